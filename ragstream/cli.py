@@ -1,0 +1,158 @@
+"""The `ragstream` command line. It only parses arguments and prints; the work is in the library."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ragstream.config import load_settings
+from ragstream.errors import RagstreamError
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except RagstreamError as exc:
+        err_console.print(f"[bold red]error[/] ({exc.layer}): {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        err_console.print("interrupted: the previous index (if any) is unchanged")
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragstream", description=__doc__)
+    parser.add_argument("--config", help="a YAML file of settings that override config/defaults.yaml")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    index = commands.add_parser("index", help="index a repository (incremental when an index exists)")
+    index.add_argument("path", help="the repository's root folder")
+    index.add_argument("--name", help="index name (default: the branch)")
+    index.add_argument("--branch", help="branch recorded in the index (default: git's current branch)")
+    mode = index.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="list what would be indexed and why files are skipped")
+    mode.add_argument("--status", action="store_true", help="report files changed since the index was built")
+    mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
+    index.set_defaults(handler=_index)
+    return parser
+
+
+def _index(args: argparse.Namespace) -> int:
+    settings = load_settings(args.config)
+    if args.dry_run:
+        return _dry_run(args, settings)
+    if args.status:
+        return _status(args, settings)
+    from ragstream.index.build import build_index
+
+    with _RichProgress() as progress:
+        report = build_index(args.path, settings, name=args.name, branch=args.branch,
+                             rebuild=args.rebuild, progress=progress)
+    _print_summary(report)
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, settings) -> int:
+    from ragstream.index.walk import walk_repository
+
+    walked = walk_repository(args.path, settings.index)
+    for f in walked.files:
+        redacted = f"  ({len(f.redactions)} secret(s) will be redacted)" if f.redactions else ""
+        console.print(f"index  {f.path}  [{f.language}]{redacted}", highlight=False, soft_wrap=True)
+    for s in walked.skipped:
+        detail = f": {s.detail}" if s.detail else ""
+        console.print(f"skip   {s.path}  ({s.reason}{detail})", highlight=False, soft_wrap=True)
+    console.print(f"{len(walked.files)} file(s) would be indexed, {len(walked.skipped)} skipped: "
+                  + ", ".join(f"{k} {v}" for k, v in walked.skipped_by_reason().items()))
+    return 0
+
+
+def _status(args: argparse.Namespace, settings) -> int:
+    from ragstream.index.build import index_status
+
+    stored, changes = index_status(args.path, settings, name=args.name, branch=args.branch)
+    m = stored.manifest
+    console.print(f"index {stored.location.index_dir} (updated {m['updated_at']}, "
+                  f"{m['counts']['files']} files, {m['counts']['chunks']} chunks)")
+    for label, paths in (("added", changes.added), ("changed", changes.changed), ("deleted", changes.deleted)):
+        for path in paths:
+            console.print(f"  {label:8} {path}")
+    console.print(f"{changes.stale} stale file(s), {changes.unchanged} unchanged"
+                  + ("" if not changes.stale else f"; run `ragstream index {args.path}` to update"))
+    return 0
+
+
+def _print_summary(report) -> None:
+    c = report.changes
+    mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
+            f"{c.unchanged} unchanged" if report.incremental else "full build")
+    console.print(f"[bold]indexed[/] {report.info.repository} @ {report.info.branch}"
+                  f"{' (' + report.info.commit[:10] + ')' if report.info.commit else ''} -> {report.location.index_dir}")
+    if report.previous_index_problem:
+        console.print(f"[yellow]previous index not reused:[/] {report.previous_index_problem}")
+    console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
+                  f"{report.reparsed} files parsed, {report.embedded_new} chunks embedded, "
+                  f"{report.embedded_cached} from cache")
+    console.print(_counter_table("nodes by kind", report.nodes_by_kind))
+    console.print(_counter_table("edges by type", report.edges_by_type))
+    console.print(_counter_table("skipped files by reason", Counter(s.reason for s in report.skipped)))
+    r = report.resolution
+    console.print(f"references: {sum(r.resolved.values())} linked ({sum(r.by_name.values())} by unique name, "
+                  f"{sum(r.external.values())} to EXTERNAL nodes), {sum(r.dropped.values())} unresolved and dropped")
+    for path, error in sorted(report.parse_failures.items()):
+        console.print(f"[yellow]parse failed, indexed as text:[/] {path}: {error}", highlight=False)
+    for warning in report.parse_warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if report.redactions:
+        console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")
+    console.print("time per phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
+
+
+def _counter_table(title: str, counts: Counter) -> Table:
+    table = Table(title=title, show_header=False, title_justify="left", box=None, padding=(0, 2))
+    for key, value in sorted(counts.items()):
+        table.add_row(str(key), str(value))
+    if not counts:
+        table.add_row("(none)", "")
+    return table
+
+
+class _RichProgress:
+    """One progress bar per build phase."""
+
+    def __init__(self) -> None:
+        self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<6}"), BarColumn(),
+                                  MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
+                                  transient=False)
+        self._tasks: dict[str, int] = {}
+
+    def __enter__(self) -> "_RichProgress":
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._progress.__exit__(*exc)
+
+    def start(self, phase: str, total: int | None) -> None:
+        self._tasks[phase] = self._progress.add_task(phase, total=total)
+
+    def advance(self, phase: str, amount: int = 1) -> None:
+        self._progress.advance(self._tasks[phase], amount)
+
+    def finish(self, phase: str) -> None:
+        task = self._tasks[phase]
+        done = self._progress.tasks[task].completed
+        self._progress.update(task, total=done, completed=done)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

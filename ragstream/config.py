@@ -1,0 +1,130 @@
+"""Settings: `config/defaults.yaml` deep-merged with an optional user file, checked key by key."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragstream.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULTS_FILE = PROJECT_ROOT / "config" / "defaults.yaml"
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    data_dir: str
+    max_file_bytes: int
+    max_line_chars: int
+    sql_dialect: str
+    languages: dict[str, str]
+    ignore: list[str]
+    vendored_dirs: list[str]
+    lock_files: list[str]
+    generated_files: list[str]
+    generated_markers: list[str]
+    secret_files: list[str]
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    max_chunk_tokens: int
+    header_max_names: int
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    dtype: str
+    batch_size: int
+
+
+@dataclass(frozen=True)
+class TokenSettings:
+    encoding: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    index: IndexSettings
+    chunks: ChunkSettings
+    embedding: EmbeddingSettings
+    tokens: TokenSettings
+
+
+def load_settings(user_file: str | Path | None = None, overrides: dict | None = None) -> Settings:
+    """Defaults, then the user's file, then in-code overrides; unknown keys are errors."""
+    merged = _read_yaml(DEFAULTS_FILE)
+    source = str(DEFAULTS_FILE)
+    if user_file is not None:
+        merged = deep_merge(merged, _read_yaml(Path(user_file)))
+        source = str(user_file)
+    if overrides:
+        merged = deep_merge(merged, overrides)
+        source += " (with overrides)"
+    return _build(Settings, merged, source, "")
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """Merge `override` into a copy of `base`: nested mappings merge, anything else is replaced."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read_yaml(path: Path) -> dict:
+    if not path.is_file():
+        raise ConfigError("configuration file not found", where=str(path))
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", where=where) from exc
+    if not isinstance(data, dict):
+        raise ConfigError("top level must be a mapping", where=str(path))
+    return data
+
+
+def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
+    """Build dataclass `cls` from a mapping, naming the file and dotted key of any mistake."""
+    where = f"{source}: {prefix.rstrip('.') or '<root>'}"
+    if not isinstance(data, dict):
+        raise ConfigError(f"expected a mapping, got {type(data).__name__}", where=where)
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {unknown}; known: {sorted(known)}", where=where)
+    values = {}
+    for name, f in known.items():
+        key = f"{prefix}{name}"
+        if name not in data:
+            raise ConfigError("missing setting", where=f"{source}: {key}")
+        value = data[name]
+        if isinstance(f.type, str) and f.type in _SECTIONS:
+            value = _build(_SECTIONS[f.type], value, source, key + ".")
+        else:
+            _check_type(value, f.type, f"{source}: {key}")
+        values[name] = value
+    return cls(**values)
+
+
+_SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings)}
+_SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
+_CONTAINERS = {"list[str]": list, "dict[str, str]": dict}
+
+
+def _check_type(value: Any, type_name: str, where: str) -> None:
+    expected = _SIMPLE.get(type_name) or _CONTAINERS[type_name]
+    ok = isinstance(value, expected) and not (type_name == "int" and isinstance(value, bool))
+    if ok and type_name == "list[str]":
+        ok = all(isinstance(v, str) for v in value)
+    if ok and type_name == "dict[str, str]":
+        ok = all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    if not ok:
+        raise ConfigError(f"expected {type_name}, got {value!r}", where=where)

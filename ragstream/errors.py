@@ -1,0 +1,56 @@
+"""Typed errors: one hierarchy under RagstreamError, one class per layer.
+
+Every error carries where it came from (a file, line, setting, step or stage), so a message
+can always say what was wrong and where.
+"""
+from __future__ import annotations
+
+
+class RagstreamError(Exception):
+    """Base of every error ragstream raises on purpose."""
+
+    layer = "ragstream"
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None):
+        self.message = message
+        self.where = where
+        self.hint = hint
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        return f"{text}\n  hint: {self.hint}" if self.hint else text
+
+
+class ConfigError(RagstreamError):
+    """A setting or configuration file is missing or invalid (where = file and key)."""
+
+    layer = "config"
+
+
+class IndexingError(RagstreamError):
+    """Walking, parsing, embedding or writing an index failed (where = path)."""
+
+    layer = "index"
+
+
+class IndexLoadError(IndexingError):
+    """An index on disk is missing, partial, corrupt or of another format version."""
+
+
+class PipelineError(RagstreamError):
+    """A pipeline file or a step is invalid (where = file and step)."""
+
+    layer = "pipeline"
+
+
+class RetrievalError(RagstreamError):
+    """A search or fetch request is invalid or cannot be served (where = request field)."""
+
+    layer = "retrieval"
+
+
+class ModelError(RagstreamError):
+    """A model (embedding, cross-encoder, LLM) cannot be loaded or called (where = setting)."""
+
+    layer = "model"

@@ -1,0 +1,299 @@
+"""`ragstream index PATH`: walk, parse, link, chunk, embed and write one index, incrementally.
+
+Per-file parse results are cached in the index under a key of (content hash, language, module
+name, SQL dialect), and vectors in the repository's embedding cache under the hash of their
+text. A re-index therefore re-parses only changed and added files, re-embeds only chunk texts
+it has never seen, and re-links the whole graph (cheap) so edges into changed files follow.
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ragstream.config import Settings
+from ragstream.errors import IndexLoadError, IndexingError
+from ragstream.index import store
+from ragstream.index.chunks import build_chunks
+from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
+from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.model import ParsedFile
+from ragstream.index.parse import parse_source
+from ragstream.index.parsers.python import module_names
+from ragstream.index.search_artifacts import write_bm25, write_faiss
+from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
+from ragstream.tokens import token_counter
+
+PHASES = ("walk", "parse", "embed", "write")
+
+
+class Progress(Protocol):
+    """What a build reports while it runs (the CLI draws bars, the UI a progress widget)."""
+
+    def start(self, phase: str, total: int | None) -> None: ...
+
+    def advance(self, phase: str, amount: int = 1) -> None: ...
+
+    def finish(self, phase: str) -> None: ...
+
+
+class _Silent:
+    def start(self, phase: str, total: int | None) -> None:
+        pass
+
+    def advance(self, phase: str, amount: int = 1) -> None:
+        pass
+
+    def finish(self, phase: str) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class RepositoryInfo:
+    root: Path
+    repository: str
+    branch: str
+    commit: str | None
+
+
+@dataclass
+class FileChanges:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def stale(self) -> int:
+        return len(self.added) + len(self.changed) + len(self.deleted)
+
+
+@dataclass
+class BuildReport:
+    info: RepositoryInfo
+    location: store.IndexLocation
+    incremental: bool
+    changes: FileChanges
+    files: int = 0
+    chunks: int = 0
+    split_chunks: int = 0
+    nodes_by_kind: Counter = field(default_factory=Counter)
+    edges_by_type: Counter = field(default_factory=Counter)
+    resolution: ResolutionStats = field(default_factory=ResolutionStats)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    parse_failures: dict[str, str] = field(default_factory=dict)  # path -> error
+    parse_warnings: list[str] = field(default_factory=list)
+    redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
+    reparsed: int = 0
+    embedded_new: int = 0
+    embedded_cached: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    previous_index_problem: str | None = None  # why an existing index could not be reused
+
+
+def repository_info(path: str | Path, branch: str | None = None) -> RepositoryInfo:
+    """Root, name, branch and commit (from git when the folder is a git work tree)."""
+    root = check_repository_path(path)
+    git_branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD")
+    commit = _git(root, "rev-parse", "HEAD")
+    chosen = branch or (git_branch if git_branch and git_branch != "HEAD" else None) or "default"
+    return RepositoryInfo(root, store.safe_name(root.name), chosen, commit)
+
+
+def locate(info: RepositoryInfo, settings: Settings, name: str | None = None) -> store.IndexLocation:
+    return store.IndexLocation(Path(settings.index.data_dir).expanduser().resolve(),
+                               info.repository, store.safe_name(name or info.branch))
+
+
+def build_index(path: str | Path, settings: Settings, *, name: str | None = None,
+                branch: str | None = None, rebuild: bool = False,
+                progress: Progress | None = None, embedder: Embedder | None = None) -> BuildReport:
+    """Build or incrementally update the index of the repository at `path`."""
+    progress = progress or _Silent()
+    info = repository_info(path, branch)
+    location = locate(info, settings, name)
+    embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size)
+    with store.build_lock(location):
+        previous, problem = (None, None) if rebuild else _previous(location, embedder)
+        clock = _PhaseClock()
+
+        progress.start("walk", None)
+        walked = walk_repository(info.root, settings.index)
+        progress.finish("walk")
+        clock.lap("walk")
+
+        old_parsed = previous.parsed_files() if previous else {}
+        changes = diff_files(previous.manifest["files"] if previous else {}, walked.files)
+        report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
+                             skipped=walked.skipped, previous_index_problem=problem)
+        report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
+        generation = store.new_generation(location)
+
+        progress.start("parse", len(walked.files))
+        parsed_records = _parse_all(walked.files, old_parsed, settings, report, progress)
+        progress.finish("parse")
+        store.write_json(generation / store.PARSED, parsed_records)
+        parsed = [ParsedFile.from_dict(r["parsed"]) for r in parsed_records.values()]
+        graph, report.resolution = build_graph(parsed)
+        texts = {f.path: f.text for f in walked.files}
+        counter = token_counter(settings.tokens.encoding)
+        chunks = build_chunks(graph, texts, counter.count, settings.chunks.max_chunk_tokens,
+                              settings.chunks.header_max_names)
+        if not chunks:
+            raise IndexingError("nothing to index: no supported file with content was found",
+                                where=str(info.root),
+                                hint="run `ragstream index --dry-run PATH` to see why files were skipped")
+        store.write_graph(generation / store.GRAPH, graph)
+        clock.lap("parse")
+
+        embedding_texts = [c.embedding_text for c in chunks]
+        cache = EmbeddingCache(location.embedding_cache)
+        try:
+            vectors, report.embedded_new = embed_with_cache(
+                embedding_texts, embedder, cache,
+                on_start=lambda total: progress.start("embed", total),
+                progress=lambda n: progress.advance("embed", n))
+        finally:
+            cache.close()
+        progress.finish("embed")
+        report.embedded_cached = len(chunks) - report.embedded_new
+        clock.lap("embed")
+
+        progress.start("write", 4)
+        write_faiss(generation / store.FAISS, vectors)
+        progress.advance("write")
+        write_bm25(generation / store.BM25_DIR, embedding_texts)
+        progress.advance("write")
+        store.write_chunks(generation / store.CHUNKS, chunks)
+        progress.advance("write")
+        _fill_counts(report, graph, chunks)
+        manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
+        store.write_json(generation / store.MANIFEST, manifest)
+        store.publish(location, generation)
+        progress.advance("write")
+        progress.finish("write")
+        clock.lap("write")
+        report.seconds = clock.laps
+    return report
+
+
+def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:
+    """Files added, changed (by content hash) and deleted since the index was built."""
+    changes = FileChanges()
+    current = {f.path: f.sha256 for f in files}
+    for path, sha in current.items():
+        if path not in old:
+            changes.added.append(path)
+        elif old[path] != sha:
+            changes.changed.append(path)
+        else:
+            changes.unchanged += 1
+    changes.deleted = sorted(set(old) - set(current))
+    return changes
+
+
+def index_status(path: str | Path, settings: Settings, *, name: str | None = None,
+                 branch: str | None = None) -> tuple[store.StoredIndex, FileChanges]:
+    """Which files changed since the index was built, without building anything."""
+    info = repository_info(path, branch)
+    stored = store.load_index(locate(info, settings, name))
+    walked = walk_repository(info.root, settings.index)
+    return stored, diff_files(stored.manifest["files"], walked.files)
+
+
+def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
+    """Everything a file's parse result depends on."""
+    return f"{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+
+
+def _parse_all(files: list[SourceFile], old_parsed: dict[str, dict], settings: Settings,
+               report: BuildReport, progress: Progress) -> dict[str, dict]:
+    modules = module_names([f.path for f in files if f.language == "python"])
+    records: dict[str, dict] = {}
+    for source in files:
+        key = parse_key(source, modules.get(source.path), settings.index.sql_dialect)
+        old = old_parsed.get(source.path)
+        if old and old["key"] == key:
+            records[source.path] = old
+        else:
+            parsed = parse_source(source, modules.get(source.path), settings.index.sql_dialect)
+            records[source.path] = {"key": key, "parsed": parsed.to_dict()}
+            report.reparsed += 1
+        record = records[source.path]["parsed"]
+        if record["error"]:
+            report.parse_failures[source.path] = record["error"]
+        report.parse_warnings.extend(f"{source.path}: {w}" for w in record["warnings"])
+        progress.advance("parse")
+    return records
+
+
+def _previous(location: store.IndexLocation, embedder: Embedder
+              ) -> tuple[store.StoredIndex | None, str | None]:
+    """The live index to update incrementally, or None (and why) when a full build is needed."""
+    if store.current_generation(location) is None:
+        return None, None
+    try:
+        previous = store.load_index(location)
+    except IndexLoadError as exc:
+        return None, exc.message
+    if previous.manifest["model"]["name"] != embedder.model_name:
+        return None, "the embedding model changed"
+    return previous, None
+
+
+def _fill_counts(report: BuildReport, graph, chunks) -> None:
+    report.chunks = len(chunks)
+    report.split_chunks = sum(1 for c in chunks if "parent_chunk" in c.metadata)
+    report.nodes_by_kind = Counter(kind for _, kind in graph.nodes(data="kind"))
+    report.edges_by_type = Counter(key for _, _, key in graph.edges(keys=True))
+
+
+def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
+              files: list[SourceFile], previous: store.StoredIndex | None, generation: Path) -> dict:
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return {
+        "format_version": store.FORMAT_VERSION,
+        "repository": report.info.repository,
+        "branch": report.info.branch,
+        "commit": report.info.commit,
+        "active_index": report.location.active_index,
+        "source_root": str(report.info.root),
+        "created_at": previous.manifest["created_at"] if previous else now,
+        "updated_at": now,
+        "model": {"name": embedder.model_name, "dimension": embedder.dimension,
+                  "dtype": embedder.dtype},
+        "tokenizer": settings.tokens.encoding,
+        "files": {f.path: f.sha256 for f in files},
+        "counts": {
+            "files": report.files, "chunks": report.chunks, "split_chunks": report.split_chunks,
+            "nodes": sum(report.nodes_by_kind.values()), "edges": sum(report.edges_by_type.values()),
+            "nodes_by_kind": dict(sorted(report.nodes_by_kind.items())),
+            "edges_by_type": dict(sorted(report.edges_by_type.items())),
+            "skipped_by_reason": dict(sorted(Counter(s.reason for s in report.skipped).items())),
+            "parse_failures": len(report.parse_failures),
+        },
+        "artifacts": store.artifact_sizes(generation),
+    }
+
+
+class _PhaseClock:
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.laps[phase] = round(now - self._last, 3)
+        self._last = now
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                                timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (result.stdout.strip() or None) if result.returncode == 0 else None

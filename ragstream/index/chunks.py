@@ -1,0 +1,158 @@
+"""Chunks: one per function, method, class, table, view, procedure or type, plus file-level code.
+
+A chunk's text is its node's source lines with each child definition (that has a chunk of its
+own) elided to one line, so no code is embedded twice. Above the code sits a context header
+(file, symbol, kind, defined in, calls, called by, ...) built from the graph; header and code
+together are what gets embedded and keyword-indexed. Chunks over the token limit are split on
+line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import networkx as nx
+
+from ragstream.index.model import CHUNKABLE_KINDS, Node
+from ragstream.super_prompt import Chunk
+
+# (edge type, direction, header label); "out" lists targets, "in" lists sources.
+HEADER_RELATIONS = (
+    ("INHERITS", "out", "inherits"), ("IMPLEMENTS", "out", "implements"),
+    ("CALLS", "out", "calls"), ("CALLS", "in", "called by"),
+    ("READS", "out", "reads"), ("WRITES", "out", "writes"),
+    ("READS", "in", "read by"), ("WRITES", "in", "written by"),
+    ("FOREIGN_KEY", "out", "references"), ("FOREIGN_KEY", "in", "referenced by"),
+    ("MAPS_TO", "out", "maps to"), ("MAPS_TO", "in", "mapped by"),
+    ("INHERITS", "in", "subclassed by"), ("IMPLEMENTS", "in", "implemented by"),
+)
+
+
+def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Callable[[str], int],
+                 max_tokens: int, max_names: int) -> list[Chunk]:
+    """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""
+    nodes = [Node(**data) for _, data in graph.nodes(data=True)]
+    by_id = {n.id: n for n in nodes}
+    roots = {n.path: n.id for n in nodes if n.kind in ("FILE", "MODULE")}
+    children: dict[str, list[Node]] = {}
+    for node in nodes:
+        if node.kind in CHUNKABLE_KINDS and node.path in texts:
+            owner = _chunk_owner(node, by_id, roots)
+            if owner:
+                children.setdefault(owner, []).append(node)
+    chunks: list[Chunk] = []
+    for node in sorted(nodes, key=lambda n: n.id):
+        if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
+            continue
+        lines = texts[node.path].split("\n")
+        body = _elided_text(node, lines, children.get(node.id, []))
+        if body is None:
+            continue
+        header = _header(graph, node, by_id, max_names)
+        chunks.extend(_split(node, body, header, count_tokens, max_tokens))
+    return chunks
+
+
+def _chunk_owner(node: Node, by_id: dict[str, Node], roots: dict[str, str]) -> str | None:
+    """The nearest chunked ancestor in the same file, else the file's root. Namespaces are
+    skipped: one namespace node is shared by every file that declares it."""
+    parent = by_id.get(node.parent) if node.parent else None
+    while parent is not None and parent.path == node.path:
+        if parent.kind in CHUNKABLE_KINDS:
+            return parent.id
+        parent = by_id.get(parent.parent) if parent.parent else None
+    root = roots.get(node.path)
+    return root if root != node.id else None
+
+
+def _elided_text(node: Node, lines: list[str], children: list[Node]) -> list[tuple[int, str]] | None:
+    """(line number, text) of the node's span with children cut to one line; None if only
+    blank lines and elisions remain."""
+    out: list[tuple[int, str]] = []
+    line_no = node.start_line
+    has_code = False
+    for child in sorted(children, key=lambda c: c.start_line):
+        if child.start_line < line_no:
+            continue  # nested inside an earlier child
+        for number in range(line_no, child.start_line):
+            out.append((number, lines[number - 1]))
+            has_code = has_code or bool(lines[number - 1].strip())
+        out.append((child.start_line, _elision(child, lines)))
+        line_no = child.end_line + 1
+    for number in range(line_no, min(node.end_line, len(lines)) + 1):
+        out.append((number, lines[number - 1]))
+        has_code = has_code or bool(lines[number - 1].strip())
+    return out if has_code else None
+
+
+def _elision(child: Node, lines: list[str]) -> str:
+    first = lines[child.start_line - 1]
+    indent = first[: len(first) - len(first.lstrip())]
+    shown = child.signature.split("\n", 1)[0] if child.signature else first.strip()
+    return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: lines {child.start_line}-{child.end_line}, own chunk]"
+
+
+def _header(graph: nx.MultiDiGraph, node: Node, by_id: dict[str, Node], max_names: int) -> str:
+    rows = [
+        f"file: {node.path}:{node.start_line}-{node.end_line}",
+        f"symbol: {node.name} ({node.kind.lower()}, {node.language})",
+    ]
+    parent = by_id.get(node.parent) if node.parent else None
+    if parent is not None:
+        rows.append(f"defined in: {parent.name}")
+    if node.signature:
+        rows.append(f"signature: {' '.join(node.signature.split())}")
+    for edge_type, direction, label in HEADER_RELATIONS:
+        names = _related_names(graph, node.id, edge_type, direction, by_id)
+        if names:
+            more = f" (+{len(names) - max_names} more)" if len(names) > max_names else ""
+            rows.append(f"{label}: {', '.join(names[:max_names])}{more}")
+    return "\n".join(rows)
+
+
+def _related_names(graph: nx.MultiDiGraph, nid: str, edge_type: str, direction: str,
+                   by_id: dict[str, Node]) -> list[str]:
+    edges = graph.out_edges(nid, keys=True) if direction == "out" else graph.in_edges(nid, keys=True)
+    others = {v if direction == "out" else u for u, v, key in edges if key == edge_type}
+    return sorted(_display_name(graph.nodes[o]) for o in others if o != nid)
+
+
+def _display_name(data: dict) -> str:
+    """The last two name segments (`Class.method`): short, yet distinct enough to read."""
+    name = data["name"]
+    if data["kind"] == "FILE":
+        return name
+    return ".".join(name.split(".")[-2:])
+
+
+def _split(node: Node, body: list[tuple[int, str]], header: str,
+           count_tokens: Callable[[str], int], max_tokens: int) -> list[Chunk]:
+    parts: list[list[tuple[int, str]]] = [[]]
+    used = 0
+    for line in body:
+        cost = count_tokens(line[1] + "\n")
+        if parts[-1] and used + cost > max_tokens:
+            parts.append([])
+            used = 0
+        parts[-1].append(line)
+        used += cost
+    base = {"language": node.language, "signature": node.signature, "parent_node": node.parent}
+    if len(parts) == 1:
+        text = "\n".join(t for _, t in body)
+        return [_chunk(node, node.id, body, text, header,
+                       {**base, "tokens": count_tokens(text)})]
+    chunks = []
+    for index, part in enumerate(parts, start=1):
+        text = "\n".join(t for _, t in part)
+        meta = {**base, "tokens": count_tokens(text), "parent_chunk": node.id,
+                "part": index, "parts": len(parts)}
+        chunks.append(_chunk(node, f"{node.id}#p{index}", part, text,
+                             f"{header}\npart: {index} of {len(parts)}", meta))
+    return chunks
+
+
+def _chunk(node: Node, cid: str, lines: list[tuple[int, str]], text: str, header: str,
+           metadata: dict) -> Chunk:
+    return Chunk(
+        id=cid, path=node.path, start_line=lines[0][0], end_line=lines[-1][0], kind=node.kind,
+        symbol=node.name, text=text, metadata={**metadata, "header": header},
+    )

@@ -1,0 +1,31 @@
+"""Code-aware keyword tokenisation, shared by the BM25 index and BM25 queries.
+
+`getUserName` and `get_user_name` both yield `get`, `user`, `name` and the whole identifier,
+so a query can match either the exact identifier (rare, high weight) or its words.
+"""
+from __future__ import annotations
+
+import re
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+STOPWORDS = frozenset(
+    "a an and are as at be but by for from has have in into is it its of on or that the their "
+    "then there these this to was were will with".split()
+)
+
+
+def keyword_tokens(text: str) -> list[str]:
+    """Lower-case tokens: each identifier whole, plus its snake_case and camelCase parts."""
+    tokens: list[str] = []
+    for word in _IDENTIFIER.findall(text):
+        whole = word.lower().strip("_")
+        if not whole or whole in STOPWORDS:
+            continue
+        parts = [p.lower() for piece in word.split("_") for p in _CAMEL.findall(piece)]
+        if len(parts) > 1 or (parts and parts[0] != whole):
+            tokens.append(whole)
+            tokens.extend(p for p in parts if len(p) > 1 and p not in STOPWORDS)
+        elif len(whole) > 1:
+            tokens.append(whole)
+    return tokens

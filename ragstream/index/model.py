@@ -1,0 +1,127 @@
+"""What parsers produce: nodes, resolved edges and unresolved references, per file.
+
+Parsers see one file at a time. Anything that points into another file is a `Reference`;
+`graph_build.resolve` turns references into edges once every file is parsed, which is what lets
+an incremental re-index re-parse only changed files and still re-link the whole graph.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Node kinds. Python: MODULE CLASS FUNCTION METHOD. SQL: TABLE COLUMN VIEW PROCEDURE FUNCTION.
+# C#: NAMESPACE TYPE METHOD. Any language: FILE (file-level code, or a file kept as plain text).
+# EXTERNAL: a call/base/table outside the repository; expansion skips it.
+CHUNKABLE_KINDS = frozenset(
+    {"MODULE", "FILE", "CLASS", "FUNCTION", "METHOD", "TABLE", "VIEW", "PROCEDURE", "TYPE"}
+)
+EDGE_TYPES = (
+    "DEFINES", "CALLS", "IMPORTS", "INHERITS", "IMPLEMENTS", "REFERENCES",
+    "FOREIGN_KEY", "READS", "WRITES", "MAPS_TO",
+)
+LANGUAGE_PREFIX = {"python": "py", "sql": "sql", "csharp": "cs"}
+
+
+def node_id(language: str, name: str, kind: str) -> str:
+    """Stable readable id: `py:pkg.mod.Class.method|METHOD`, `file:a/b.sql|FILE`."""
+    prefix = "file" if kind == "FILE" else "ext" if kind == "EXTERNAL" else LANGUAGE_PREFIX[language]
+    return f"{prefix}:{name}|{kind}"
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    kind: str
+    language: str  # python | sql | csharp | text
+    name: str  # qualified name: pkg.mod.Class.method, dbo.Invoice, MyApp.InvoiceService
+    path: str = ""  # repository-relative posix path; "" for EXTERNAL
+    start_line: int = 0  # 1-based, inclusive
+    end_line: int = 0
+    parent: str | None = None  # id of the node that defines this one
+    signature: str = ""
+    docstring: str = ""
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    type: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A link to something that may live in another file, resolved after all files are parsed.
+
+    The resolver tries `candidates` (qualified names in `target_language`) in order; when none
+    exists and `by_name` is set, it tries a unique node of `target_kinds` whose short name is
+    the last segment of `target`. What stays unresolved becomes an EXTERNAL node named `target`
+    when `external` is set, and is dropped (and counted) otherwise.
+    """
+
+    source: str
+    edge_type: str
+    target: str
+    target_language: str
+    candidates: tuple[str, ...] = ()
+    target_kinds: tuple[str, ...] = ()
+    by_name: bool = False
+    external: bool = True
+    line: int = 0
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    language: str  # python | sql | csharp | text
+    root_id: str  # the MODULE or FILE node that owns file-level code
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    # Python: names bound at module level by imports, local name -> qualified target. The
+    # resolver follows them so `pkg.name` finds a symbol that `pkg/__init__.py` re-exports.
+    aliases: dict[str, str] = field(default_factory=dict)
+    error: str | None = None  # why the file was degraded to plain text, if it was
+    warnings: list[str] = field(default_factory=list)  # parts skipped without degrading the file
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ParsedFile":
+        return cls(
+            path=data["path"],
+            language=data["language"],
+            root_id=data["root_id"],
+            nodes=[Node(**n) for n in data["nodes"]],
+            edges=[Edge(**e) for e in data["edges"]],
+            references=[
+                Reference(**{**r, "candidates": tuple(r["candidates"]),
+                             "target_kinds": tuple(r["target_kinds"])})
+                for r in data["references"]
+            ],
+            aliases=data["aliases"],
+            error=data["error"],
+            warnings=data["warnings"],
+        )
+
+
+def file_node(path: str, line_count: int, language: str) -> Node:
+    """The FILE node every non-Python file gets; it owns the file-level chunk."""
+    return Node(
+        id=node_id(language, path, "FILE"), kind="FILE", language=language, name=path,
+        path=path, start_line=1, end_line=max(line_count, 1),
+    )
+
+
+def text_file(path: str, text: str, error: str | None = None) -> ParsedFile:
+    """A file kept as plain text: one FILE node, split into line-window chunks later."""
+    node = file_node(path, text.count("\n") + 1, "text")
+    return ParsedFile(path=path, language="text", root_id=node.id, nodes=[node], error=error)

@@ -1,0 +1,63 @@
+"""Redaction of credential-looking strings, before any text is parsed, chunked or embedded.
+
+Known token shapes are matched by their published prefixes; generic assignments
+(`password = "..."`, `Password=...;` in connection strings, `user:pass@` in URLs) keep the key
+and lose the value. Redaction never changes the number of lines, so line spans stay exact.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED]"
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    name: str
+    regex: re.Pattern[str]
+    group: int = 0  # the group that holds the secret; 0 = the whole match
+
+
+_KEY_WORDS = r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d|pwd|client[_-]?secret|private[_-]?key)"
+
+PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern("private_key_block", re.compile(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S)),
+    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    SecretPattern("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
+    SecretPattern("openai_key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
+    SecretPattern("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b")),
+    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    # Password=...; / Pwd=... inside a connection string: after a quote or `;`, up to `;`/quote.
+    SecretPattern("connection_string_password", re.compile(
+        r"(?i)(?<=[;\"'])[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;'\"\s][^;'\"\n]*)"), group=1),
+    # scheme://user:password@host
+    SecretPattern("url_credentials", re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:([^@\s'\"/]+)@"), group=1),
+    # key = "value" / key: 'value' / "key": "value" with a value of 8+ characters.
+    SecretPattern("assigned_secret", re.compile(
+        rf"(?i)[\"']?\b[\w.-]*{_KEY_WORDS}\b[\"']?\s*[:=]\s*[rbuf]?[\"']([^\"'\s]{{8,}})[\"']"), group=1),
+)
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """Return text with secrets replaced, and the names of the patterns that fired."""
+    fired: list[str] = []
+    for pattern in PATTERNS:
+        text, count = pattern.regex.subn(lambda m, p=pattern: _replace(m, p.group), text)
+        if count:
+            fired.extend([pattern.name] * count)
+    return text, fired
+
+
+def _replace(match: re.Match[str], group: int) -> str:
+    whole = match.group(0)
+    if match.group(group) == REDACTED:
+        return whole
+    start, end = match.start(group) - match.start(0), match.end(group) - match.start(0)
+    secret = whole[start:end]
+    # Keep the line count of multi-line secrets (private keys), so spans stay exact.
+    replacement = REDACTED + "\n" * secret.count("\n")
+    return whole[:start] + replacement + whole[end:]

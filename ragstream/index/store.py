@@ -1,0 +1,231 @@
+"""The index store: one folder per index, written atomically, loaded with checks.
+
+Layout: `<data_dir>/indexes/<repository>/<active_index>/` holds generations `gen-*/` and a
+`CURRENT` file naming the live one. A build writes a new generation beside the live one and
+then replaces `CURRENT` in one `os.replace`; a crash or Ctrl-C at any moment leaves the previous
+generation live and loadable. The repository folder also holds the embedding cache that all
+its indexes share.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from ragstream.errors import IndexLoadError, IndexingError
+from ragstream.super_prompt import Chunk
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.jsonl"
+GRAPH = "graph.json"
+PARSED = "parsed.json"
+FAISS = "faiss.index"
+BM25_DIR = "bm25"
+CURRENT = "CURRENT"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(name: str) -> str:
+    """A repository or index name usable as one folder name."""
+    cleaned = _SAFE_NAME.sub("-", name).strip(".-")
+    if not cleaned:
+        raise IndexingError(f"name {name!r} has no usable characters", where="--name")
+    return cleaned
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    data_dir: Path
+    repository: str
+    active_index: str
+
+    @property
+    def repository_dir(self) -> Path:
+        return self.data_dir / "indexes" / self.repository
+
+    @property
+    def index_dir(self) -> Path:
+        return self.repository_dir / self.active_index
+
+    @property
+    def embedding_cache(self) -> Path:
+        return self.repository_dir / "embedding_cache.sqlite"
+
+    def rebuild_hint(self, source: str | None = None) -> str:
+        return (f"rebuild it: ragstream index {source or '<repository path>'} "
+                f"--name {self.active_index} --rebuild")
+
+
+def current_generation(location: IndexLocation) -> Path | None:
+    """The live generation folder, or None when the index was never written."""
+    pointer = location.index_dir / CURRENT
+    if not pointer.is_file():
+        return None
+    name = pointer.read_text(encoding="utf-8").strip()
+    return location.index_dir / name if name else None
+
+
+@contextmanager
+def build_lock(location: IndexLocation) -> Iterator[None]:
+    """One build per index at a time; a second one fails at once instead of racing."""
+    location.index_dir.mkdir(parents=True, exist_ok=True)
+    with open(location.index_dir / ".lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise IndexingError("another build of this index is running",
+                                where=str(location.index_dir)) from exc
+        yield
+
+
+def new_generation(location: IndexLocation) -> Path:
+    """An empty staging folder for the next generation; stale ones from killed builds go."""
+    live = current_generation(location)
+    for old in location.index_dir.glob("gen-*"):
+        if old != live:
+            shutil.rmtree(old, ignore_errors=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    path = location.index_dir / f"gen-{stamp}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+    path.mkdir(parents=True)
+    return path
+
+
+def publish(location: IndexLocation, generation: Path) -> None:
+    """Make `generation` live in one atomic step, then drop the previous one."""
+    previous = current_generation(location)
+    _fsync_dir(generation)
+    tmp = location.index_dir / f"{CURRENT}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(generation.name)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, location.index_dir / CURRENT)
+    _fsync_dir(location.index_dir)
+    if previous and previous != generation:
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def write_json(path: Path, data: Any) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_chunks(path: Path, chunks: list[Chunk]) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for chunk in chunks:
+            handle.write(json.dumps(asdict(chunk), ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_graph(path: Path, graph: nx.MultiDiGraph) -> None:
+    write_json(path, nx.node_link_data(graph, edges="edges"))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- loading ---------------------------------------------------------------------------
+
+@dataclass
+class StoredIndex:
+    """An index as loaded from disk (FAISS and BM25 are loaded by the retrieval backend)."""
+
+    location: IndexLocation
+    generation: Path
+    manifest: dict[str, Any]
+
+    def chunks(self) -> list[Chunk]:
+        return [Chunk(**row) for row in self._jsonl(CHUNKS)]
+
+    def graph(self) -> nx.MultiDiGraph:
+        data = self._json(GRAPH)
+        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+
+    def parsed_files(self) -> dict[str, dict]:
+        """path -> {"key": ..., "parsed": ParsedFile dict}."""
+        return self._json(PARSED)
+
+    @property
+    def faiss_path(self) -> Path:
+        return self.generation / FAISS
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.generation / BM25_DIR
+
+    def _json(self, name: str) -> Any:
+        try:
+            return json.loads((self.generation / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise self._corrupt(name, exc) from exc
+
+    def _jsonl(self, name: str) -> list[dict]:
+        try:
+            with open(self.generation / name, encoding="utf-8") as handle:
+                return [json.loads(line) for line in handle]
+        except (OSError, ValueError) as exc:
+            raise self._corrupt(name, exc) from exc
+
+    def _corrupt(self, name: str, exc: Exception) -> IndexLoadError:
+        return IndexLoadError(f"index file {name} is unreadable ({exc})",
+                              where=str(self.generation / name),
+                              hint=self.location.rebuild_hint(self.manifest.get("source_root")))
+
+
+def load_index(location: IndexLocation) -> StoredIndex:
+    """The live generation, after checking its manifest, version and files."""
+    hint = location.rebuild_hint()
+    if not location.index_dir.is_dir():
+        raise IndexLoadError("no such index", where=str(location.index_dir),
+                             hint=f"build it: ragstream index <repository path> --name {location.active_index}")
+    generation = current_generation(location)
+    if generation is None or not generation.is_dir():
+        raise IndexLoadError("index has no complete generation (CURRENT is missing or points "
+                             "nowhere): it was never finished", where=str(location.index_dir), hint=hint)
+    manifest_path = generation / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IndexLoadError(f"manifest is missing or corrupt ({exc})", where=str(manifest_path),
+                             hint=hint) from exc
+    hint = location.rebuild_hint(manifest.get("source_root"))
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        raise IndexLoadError(f"index format version {version} is not the supported {FORMAT_VERSION}",
+                             where=str(manifest_path), hint=hint)
+    for name, size in manifest.get("artifacts", {}).items():
+        path = generation / name
+        actual = _size(path)
+        if actual != size:
+            raise IndexLoadError(f"{name} is {actual} bytes, the manifest says {size}: the index is "
+                                 "partial or corrupt", where=str(path), hint=hint)
+    return StoredIndex(location, generation, manifest)
+
+
+def artifact_sizes(generation: Path) -> dict[str, int]:
+    """Size of every file the manifest vouches for (the manifest itself excepted)."""
+    return {p.relative_to(generation).as_posix(): p.stat().st_size
+            for p in sorted(generation.rglob("*")) if p.is_file() and p.name != MANIFEST}
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.is_file() else -1

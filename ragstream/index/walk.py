@@ -1,0 +1,205 @@
+"""Walking a repository: which files are indexed, and why every other file is skipped.
+
+`.gitignore` files are honoured at every depth with git's semantics (pathspec's GitIgnoreSpec):
+a deeper file's decision wins, a negation can re-include a file, and an ignored directory is
+never entered. Secrets are never read into the index: secret files are skipped by name and
+credential-looking strings are redacted from the text of every file that is kept.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from ragstream.config import IndexSettings
+from ragstream.errors import IndexingError
+from ragstream.index.secrets import redact
+
+SKIP_REASONS = (
+    "gitignored", "ignore_list", "vendored_dir", "virtualenv", "secret_file", "lock_file",
+    "generated", "minified", "binary", "too_large", "unsupported_type", "symlink",
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # repository-relative posix path
+    language: str
+    sha256: str  # of the file's bytes as on disk
+    text: str  # decoded and redacted
+    redactions: tuple[str, ...] = ()  # names of the secret patterns that fired
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str  # one of SKIP_REASONS
+    detail: str = ""
+
+
+@dataclass
+class WalkResult:
+    root: Path
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in self.skipped:
+            counts[item.reason] = counts.get(item.reason, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def check_repository_path(path: str | Path) -> Path:
+    """The resolved repository root, or a clear error for a missing path or a non-directory."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise IndexingError("path does not exist", where=str(root))
+    if not root.is_dir():
+        raise IndexingError("path is not a directory; give the repository's root folder",
+                            where=str(root))
+    return root.resolve()
+
+
+def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
+    """List every file under root, keeping the indexable ones in path order."""
+    root = check_repository_path(root)
+    result = WalkResult(root=root)
+    user_ignore = pathspec.GitIgnoreSpec.from_lines(settings.ignore)
+    layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir
+        layers = [(d, s) for d, s in layers if _is_within(rel_dir, d)]
+        gitignore = Path(dirpath) / ".gitignore"
+        if gitignore.is_file():
+            layers.append((rel_dir, _read_gitignore(gitignore)))
+        kept_dirs = []
+        for name in sorted(dirnames):
+            rel = _join(rel_dir, name)
+            reason = _directory_skip_reason(Path(dirpath) / name, rel, name, layers,
+                                            user_ignore, settings)
+            if reason:
+                result.skipped.append(SkippedFile(rel + "/", reason))
+            else:
+                kept_dirs.append(name)
+        dirnames[:] = kept_dirs
+        for name in sorted(filenames):
+            rel = _join(rel_dir, name)
+            outcome = _visit_file(Path(dirpath) / name, rel, name, layers, user_ignore, settings)
+            if isinstance(outcome, SkippedFile):
+                result.skipped.append(outcome)
+            else:
+                result.files.append(outcome)
+    result.files.sort(key=lambda f: f.path)
+    result.skipped.sort(key=lambda s: s.path)
+    return result
+
+
+def _directory_skip_reason(abs_path: Path, rel: str, name: str, layers, user_ignore,
+                           settings: IndexSettings) -> str | None:
+    if name in settings.vendored_dirs:
+        return "vendored_dir"
+    if (abs_path / "pyvenv.cfg").is_file():
+        return "virtualenv"
+    if _ignored(rel + "/", layers):
+        return "gitignored"
+    if user_ignore.match_file(rel + "/"):
+        return "ignore_list"
+    return None
+
+
+def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
+                settings: IndexSettings) -> SourceFile | SkippedFile:
+    if _ignored(rel, layers):
+        return SkippedFile(rel, "gitignored")
+    if user_ignore.match_file(rel):
+        return SkippedFile(rel, "ignore_list")
+    if _matches(name, settings.secret_files):
+        return SkippedFile(rel, "secret_file", "never read: name matches a secret-file pattern")
+    if _matches(name, settings.lock_files):
+        return SkippedFile(rel, "lock_file")
+    if _matches(name, settings.generated_files):
+        return SkippedFile(rel, "generated", "name matches a generated-file pattern")
+    language = settings.languages.get(PurePosixPath(name).suffix.lower())
+    if language is None:
+        return SkippedFile(rel, "unsupported_type")
+    if abs_path.is_symlink():
+        # The target is indexed where it lives, if it lives inside the repository at all.
+        return SkippedFile(rel, "symlink")
+    size = abs_path.stat().st_size
+    if size > settings.max_file_bytes:
+        return SkippedFile(rel, "too_large", f"{size} bytes > index.max_file_bytes={settings.max_file_bytes}")
+    try:
+        data = abs_path.read_bytes()
+    except OSError as exc:
+        raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
+                            hint="fix its permissions, or add it to index.ignore") from exc
+    return _classify_content(rel, language, data, settings)
+
+
+def _classify_content(rel: str, language: str, data: bytes,
+                      settings: IndexSettings) -> SourceFile | SkippedFile:
+    if b"\x00" in data[:8192]:
+        return SkippedFile(rel, "binary", "NUL byte in the first 8 KiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return SkippedFile(rel, "binary", f"not UTF-8 (byte {exc.start})")
+    marker = _generated_marker(text, settings.generated_markers)
+    if marker:
+        return SkippedFile(rel, "generated", f"header says {marker!r}")
+    lines = text.count("\n") + 1
+    if len(text) / lines > settings.max_line_chars:
+        return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    clean, fired = redact(text)
+    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
+
+
+_COMMENT_STARTS = ("#", "//", "--", "/*", "*", "<!--", '"' * 3, "'" * 3, ";")
+
+
+def _generated_marker(text: str, markers: list[str]) -> str | None:
+    """A generator's marker in a comment among the first lines (not just anywhere in the file)."""
+    for line in text.split("\n", 10)[:10]:
+        stripped = line.strip()
+        if stripped.startswith(_COMMENT_STARTS):
+            found = next((m for m in markers if m in stripped), None)
+            if found:
+                return found
+    return None
+
+
+def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec:
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError as exc:
+        raise IndexingError(f"cannot read .gitignore: {exc.strerror}", where=str(path)) from exc
+
+
+def _ignored(rel: str, layers: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+    """Git semantics: the deepest .gitignore with an opinion about the path decides."""
+    decision = False
+    for base, spec in layers:
+        local = rel[len(base) + 1:] if base else rel
+        verdict = spec.check_file(local).include
+        if verdict is not None:
+            decision = verdict
+    return decision
+
+
+def _matches(name: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _is_within(rel_dir: str, base: str) -> bool:
+    return base == "" or rel_dir == base or rel_dir.startswith(base + "/")
+
+
+def _join(rel_dir: str, name: str) -> str:
+    return f"{rel_dir}/{name}" if rel_dir else name
