@@ -22,10 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except RagstreamError as exc:
-        err_console.print(f"[bold red]error[/] ({exc.layer}): {exc}", highlight=False)
+        print(f"error ({exc.layer}): {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        err_console.print("interrupted: the previous index (if any) is unchanged")
+        print("interrupted: the previous index (if any) is unchanged", file=sys.stderr)
         return 130
 
 
@@ -67,11 +67,11 @@ def _dry_run(args: argparse.Namespace, settings) -> int:
     walked = walk_repository(args.path, settings.index)
     for f in walked.files:
         redacted = f"  ({len(f.redactions)} secret(s) will be redacted)" if f.redactions else ""
-        console.print(f"index  {f.path}  [{f.language}]{redacted}", highlight=False, soft_wrap=True)
+        print(f"index  {f.path}  [{f.language}]{redacted}")
     for s in walked.skipped:
         detail = f": {s.detail}" if s.detail else ""
-        console.print(f"skip   {s.path}  ({s.reason}{detail})", highlight=False, soft_wrap=True)
-    console.print(f"{len(walked.files)} file(s) would be indexed, {len(walked.skipped)} skipped: "
+        print(f"skip   {s.path}  ({s.reason}{detail})")
+    print(f"{len(walked.files)} file(s) would be indexed, {len(walked.skipped)} skipped: "
                   + ", ".join(f"{k} {v}" for k, v in walked.skipped_by_reason().items()))
     return 0
 

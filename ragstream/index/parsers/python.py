@@ -221,7 +221,7 @@ class _ModuleParser:
                           kinds=("METHOD",), by_name=not candidates, external=False)
             return
         chain = _attribute_chain(func)
-        if chain is None:
+        if chain is None or chain == ["super"]:  # super() itself: its method call is linked above
             return
         head, rest = chain[0], chain[1:]
         if head == scope.self_name and scope.class_qualname and rest:

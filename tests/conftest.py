@@ -1,0 +1,41 @@
+"""Shared fixtures. Importing ragstream sets HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE for every test."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import ragstream  # noqa: F401  (offline switches)
+from ragstream.config import load_settings
+from ragstream.index.build import build_index
+from ragstream.index.embeddings import Embedder
+
+SAMPLE_REPO = Path(__file__).parent / "fixtures" / "sample_repo"
+
+
+def make_settings(data_dir: Path, **sections):
+    """Default settings with the data folder in `data_dir` and per-section overrides."""
+    overrides = {"index": {"data_dir": str(data_dir)}}
+    for section, values in sections.items():
+        overrides.setdefault(section, {}).update(values)
+    return load_settings(overrides=overrides)
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    """A private copy of the sample repository that a test may change."""
+    target = tmp_path / "sample_repo"
+    shutil.copytree(SAMPLE_REPO, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def built_sample(tmp_path_factory):
+    """The sample repository indexed once for the session: (repo copy, settings, report)."""
+    root = tmp_path_factory.mktemp("built")
+    repo = root / "sample_repo"
+    shutil.copytree(SAMPLE_REPO, repo)
+    settings = make_settings(root / "data")
+    report = build_index(repo, settings, embedder=Embedder())
+    return repo, settings, report

@@ -1,0 +1,64 @@
+"""A build killed mid-way leaves the previous index live and loadable."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ragstream.index import store
+from ragstream.index.build import build_index, locate, repository_info
+from tests.conftest import make_settings
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "first.py").write_text("def first():\n    return 1\n")
+    settings = make_settings(tmp_path / "data")
+    before = build_index(repo, settings)
+    location = locate(repository_info(repo), settings)
+    live = store.current_generation(location)
+
+    # Enough new code that embedding takes seconds, so the kill lands mid-build.
+    for i in range(40):
+        functions = "\n\n".join(f"def handler_{i}_{j}(event):\n    return process_{j}(event, {i * j})"
+                                for j in range(20))
+        (repo / f"module_{i}.py").write_text(functions + "\n")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ragstream.cli", "--config", str(config), "index", str(repo)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    staged = _wait_for_staged_generation(location, live, proc)
+    os.kill(proc.pid, sig)
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+
+    assert staged.exists() and not (staged / store.MANIFEST).exists()  # half-written, never live
+    assert store.current_generation(location) == live
+    stored = store.load_index(location)
+    assert stored.manifest["counts"]["chunks"] == before.chunks
+    assert [c.id for c in stored.chunks()] == ["py:first.first|FUNCTION"]
+
+    after = build_index(repo, settings)  # the next build clears the debris and completes
+    assert not staged.exists()
+    assert store.load_index(location).manifest["counts"]["chunks"] == after.chunks > before.chunks
+
+
+def _wait_for_staged_generation(location, live: Path, proc: subprocess.Popen) -> Path:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for gen in location.index_dir.glob("gen-*"):
+            if gen != live and (gen / store.GRAPH).exists():
+                return gen
+        if proc.poll() is not None:
+            pytest.fail(f"build ended before it could be interrupted: {proc.stderr.read().decode()}")
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("no staged generation appeared")

@@ -1,0 +1,188 @@
+"""Building, storing, reloading and incrementally updating an index (real model, FAISS, BM25)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragstream.cli import main
+from ragstream.errors import IndexLoadError
+from ragstream.index import store
+from ragstream.index.build import build_index, index_status, locate, repository_info
+from ragstream.index.embeddings import Embedder
+from ragstream.index.search_artifacts import read_bm25, read_faiss
+from tests.conftest import make_settings
+
+SECRETS = ("hunter2hunter2", "sk-proj-Abc123Def456")
+
+
+def load(settings, repo: Path) -> store.StoredIndex:
+    return store.load_index(locate(repository_info(repo), settings))
+
+
+def test_chunk_ids_are_graph_node_ids(built_sample):
+    repo, settings, _ = built_sample
+    stored = load(settings, repo)
+    graph = stored.graph()
+    chunks = stored.chunks()
+    assert chunks and all(c.node_id in graph for c in chunks)
+    assert len({c.id for c in chunks}) == len(chunks)
+    kinds = {c.kind for c in chunks}
+    assert {"MODULE", "CLASS", "METHOD", "FUNCTION", "FILE", "TABLE", "PROCEDURE", "TYPE"} <= kinds
+    assert not any(graph.nodes[c.node_id]["kind"] in ("EXTERNAL", "NAMESPACE", "COLUMN") for c in chunks)
+
+
+def test_chunk_text_elides_children_and_carries_a_context_header(built_sample):
+    repo, settings, _ = built_sample
+    chunks = {c.id: c for c in load(settings, repo).chunks()}
+    service = chunks["py:billing.service.InvoiceService|CLASS"]
+    assert "def record_payment(self, invoice_id: int, amount: Decimal) -> Decimal ..." in service.text
+    assert "self._validate(amount)" not in service.text  # that body lives in the method's chunk
+    method = chunks["py:billing.service.InvoiceService.record_payment|METHOD"]
+    assert method.text.lstrip().startswith("def record_payment")
+    assert (method.start_line, method.end_line) == (16, 25)
+    header = method.metadata["header"].splitlines()
+    assert header[0] == "file: billing/service.py:16-25"
+    assert header[1] == "symbol: billing.service.InvoiceService.record_payment (method, python)"
+    assert "defined in: billing.service.InvoiceService" in header
+    assert "calls: InvoiceRepository.get, InvoiceRepository.save_payment, InvoiceService._validate, " \
+           "Invoice.balance, Invoice.mark_paid, util.log_event" in header
+    assert "called by: AuditedInvoiceService.record_payment" in header
+    assert method.embedding_text.startswith("file: billing/service.py:16-25\n")
+    module = chunks["py:billing.util|MODULE"]
+    assert module.text.startswith("import logging") and "[function log_event: lines 4-5, own chunk]" in module.text
+
+
+def test_parse_failure_degrades_to_text_chunks(built_sample):
+    repo, settings, report = built_sample
+    assert set(report.parse_failures) == {"billing/legacy.py"}
+    assert "line 4: SyntaxError" in report.parse_failures["billing/legacy.py"]
+    chunks = {c.id: c for c in load(settings, repo).chunks()}
+    legacy = chunks["file:billing/legacy.py|FILE"]
+    assert 'print "computing total"' in legacy.text and legacy.kind == "FILE"
+
+
+def test_secrets_never_reach_any_artifact(built_sample):
+    repo, settings, report = built_sample
+    assert report.redactions == {"billing/cli.py": 2}
+    stored = load(settings, repo)
+    for path in stored.generation.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert not any(s.encode() in data for s in SECRETS), path
+    cli_chunk = next(c for c in stored.chunks() if c.id == "py:billing.cli|MODULE")
+    assert 'API_KEY = "[REDACTED]"' in cli_chunk.text
+
+
+def test_manifest_and_search_artifacts(built_sample):
+    repo, settings, report = built_sample
+    stored = load(settings, repo)
+    m = stored.manifest
+    assert m["format_version"] == store.FORMAT_VERSION
+    assert m["repository"] == "sample_repo" and m["branch"] == "default" and m["active_index"] == "default"
+    assert m["model"] == {"name": "sentence-transformers/all-MiniLM-L6-v2", "dimension": 384, "dtype": "bfloat16"}
+    assert m["tokenizer"] == "cl100k_base"
+    assert set(m["files"]) == {f for f in m["files"]} and "billing/service.py" in m["files"]
+    assert m["counts"]["chunks"] == report.chunks == len(stored.chunks())
+    faiss_index = read_faiss(stored.faiss_path)
+    assert faiss_index.ntotal == report.chunks and faiss_index.d == 384
+    bm25 = read_bm25(stored.bm25_dir)
+    assert bm25.scores["num_docs"] == report.chunks
+
+
+def test_long_definitions_split_on_line_boundaries(tmp_path: Path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    body = "\n".join(f"    total += compute_value_{i}(alpha, beta, gamma)" for i in range(60))
+    (repo / "long.py").write_text(f"def long_function(alpha, beta, gamma):\n    total = 0\n{body}\n    return total\n")
+    settings = make_settings(tmp_path / "data", chunks={"max_chunk_tokens": 120})
+    build_index(repo, settings)
+    chunks = [c for c in load(settings, repo).chunks() if c.node_id == "py:long.long_function|FUNCTION"]
+    assert len(chunks) >= 4
+    assert [c.id for c in chunks] == [f"py:long.long_function|FUNCTION#p{i}" for i in range(1, len(chunks) + 1)]
+    assert all(c.metadata["parent_chunk"] == "py:long.long_function|FUNCTION" for c in chunks)
+    assert [c.metadata["part"] for c in chunks] == list(range(1, len(chunks) + 1))
+    assert chunks[0].start_line == 1 and chunks[-1].end_line == 63
+    assert all(a.end_line + 1 == b.start_line for a, b in zip(chunks, chunks[1:]))
+    assert all(c.metadata["tokens"] <= 120 for c in chunks)
+    assert f"part: 2 of {len(chunks)}" in chunks[1].metadata["header"]
+
+
+def test_incremental_reindex_only_redoes_the_changed_file(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    first = build_index(sample_repo, settings, embedder=Embedder())
+    assert not first.incremental and first.embedded_new == first.chunks
+
+    unchanged = Embedder()
+    again = build_index(sample_repo, settings, embedder=unchanged)
+    assert again.incremental and again.reparsed == 0 and unchanged.texts_embedded == 0
+
+    util = sample_repo / "billing" / "util.py"
+    util.write_text(util.read_text().replace('getLogger("billing")', 'getLogger("billing.events")'))
+    _, changes = index_status(sample_repo, settings)
+    assert changes.changed == ["billing/util.py"] and changes.stale == 1
+    counting = Embedder()
+    report = build_index(sample_repo, settings, embedder=counting)
+    assert report.changes.changed == ["billing/util.py"]
+    assert report.reparsed == 1
+    assert counting.texts_embedded == report.embedded_new == 1  # the one function whose code changed
+    assert "billing.events" in {c.id: c for c in load(settings, repo=sample_repo).chunks()}[
+        "py:billing.util.log_event|FUNCTION"].text
+
+
+def test_incremental_reindex_relinks_edges_into_deleted_and_added_files(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    build_index(sample_repo, settings)
+    (sample_repo / "billing" / "util.py").unlink()
+    report = build_index(sample_repo, settings)
+    assert report.changes.deleted == ["billing/util.py"] and report.reparsed == 0
+    graph = load(settings, sample_repo).graph()
+    assert "py:billing.util.log_event|FUNCTION" not in graph
+    caller = "py:billing.service.InvoiceService.record_payment|METHOD"
+    assert graph.has_edge(caller, "ext:billing.util.log_event|EXTERNAL", key="CALLS")
+
+    (sample_repo / "billing" / "util.py").write_text("def log_event(message):\n    return message\n")
+    report = build_index(sample_repo, settings)
+    assert report.changes.added == ["billing/util.py"] and report.reparsed == 1
+    graph = load(settings, sample_repo).graph()
+    assert graph.has_edge(caller, "py:billing.util.log_event|FUNCTION", key="CALLS")
+    assert "ext:billing.util.log_event|EXTERNAL" not in graph
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda gen: (gen / store.CHUNKS).write_text((gen / store.CHUNKS).read_text()[:100]), "partial or corrupt"),
+    (lambda gen: (gen / store.MANIFEST).write_text("{not json"), "manifest is missing or corrupt"),
+    (lambda gen: (gen / store.MANIFEST).write_text(json.dumps(
+        {**json.loads((gen / store.MANIFEST).read_text()), "format_version": 999})), "format version 999"),
+    (lambda gen: (gen.parent / store.CURRENT).write_text("gen-gone"), "never finished"),
+])
+def test_corrupt_index_fails_clearly_and_rebuilds(tmp_path: Path, damage, message):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def f():\n    return 1\n")
+    settings = make_settings(tmp_path / "data")
+    build_index(repo, settings)
+    location = locate(repository_info(repo), settings)
+    damage(store.current_generation(location))
+    with pytest.raises(IndexLoadError) as error:
+        store.load_index(location)
+    assert message in str(error.value)
+    assert "ragstream index" in str(error.value) and "--rebuild" in str(error.value)
+    report = build_index(repo, settings)  # the next build starts over instead of failing
+    assert not report.incremental and report.previous_index_problem
+    assert store.load_index(location).manifest["counts"]["chunks"] == report.chunks
+
+
+def test_cli_builds_and_summarises(sample_repo: Path, tmp_path: Path, capsys):
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    assert main(["--config", str(config), "index", str(sample_repo), "--name", "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "full build" in out and "nodes by kind" in out and "edges by type" in out
+    assert "MAPS_TO" in out and "FOREIGN_KEY" in out
+    assert "parse failed, indexed as text: billing/legacy.py" in out
+    assert "time per phase: walk" in out
+    assert (tmp_path / "data" / "indexes" / "sample_repo" / "demo" / store.CURRENT).is_file()
+    assert main(["--config", str(config), "index", "--status", str(sample_repo), "--name", "demo"]) == 0
+    assert "0 stale file(s)" in capsys.readouterr().out

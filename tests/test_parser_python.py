@@ -1,0 +1,127 @@
+"""Python parsing and cross-file resolution on the sample repository's `billing` package."""
+from __future__ import annotations
+
+import pytest
+
+from ragstream.index.graph_build import build_graph
+from ragstream.index.model import ParsedFile
+from ragstream.index.parsers.python import module_names, parse_python
+from tests.conftest import SAMPLE_REPO
+
+FILES = ["billing/__init__.py", "billing/cli.py", "billing/models.py", "billing/repository.py",
+         "billing/service.py", "billing/util.py"]
+
+
+def parse_package() -> list[ParsedFile]:
+    modules = module_names(FILES)
+    return [parse_python(p, (SAMPLE_REPO / p).read_text(), modules[p]) for p in FILES]
+
+
+def edges(graph, *types):
+    return {(u, k, v) for u, v, k in graph.edges(keys=True) if k in types}
+
+
+def test_module_names_follow_packages():
+    names = module_names(["src/pkg/__init__.py", "src/pkg/a.py", "src/pkg/sub/__init__.py",
+                          "src/pkg/sub/b.py", "scripts/tool.py", "setup.py", "pkg/__init__.py"])
+    assert names == {
+        # `pkg/` sorts first and takes the name; the second root shipping `pkg` falls back
+        # to its path instead of colliding
+        "pkg/__init__.py": "pkg", "src/pkg/__init__.py": "src.pkg", "src/pkg/a.py": "pkg.a",
+        "src/pkg/sub/__init__.py": "pkg.sub", "src/pkg/sub/b.py": "pkg.sub.b",
+        "scripts/tool.py": "scripts.tool", "setup.py": "setup",
+    }
+
+
+def test_nodes_spans_signatures_docstrings():
+    graph, _ = build_graph(parse_package())
+    assert {n for n in graph if n.startswith("py:")} == {
+        "py:billing|MODULE", "py:billing.cli|MODULE", "py:billing.cli.main|FUNCTION",
+        "py:billing.models|MODULE", "py:billing.models.Entity|CLASS",
+        "py:billing.models.Entity.key|METHOD", "py:billing.models.Customer|CLASS",
+        "py:billing.models.Invoice|CLASS", "py:billing.models.Invoice.balance|METHOD",
+        "py:billing.models.Invoice.mark_paid|METHOD", "py:billing.repository|MODULE",
+        "py:billing.repository.InvoiceRepository|CLASS",
+        "py:billing.repository.InvoiceRepository.__init__|METHOD",
+        "py:billing.repository.InvoiceRepository.get|METHOD",
+        "py:billing.repository.InvoiceRepository.save_payment|METHOD",
+        "py:billing.service|MODULE", "py:billing.service.InvoiceService|CLASS",
+        "py:billing.service.InvoiceService.__init__|METHOD",
+        "py:billing.service.InvoiceService.record_payment|METHOD",
+        "py:billing.service.InvoiceService._validate|METHOD",
+        "py:billing.service.AuditedInvoiceService|CLASS",
+        "py:billing.service.AuditedInvoiceService.record_payment|METHOD",
+        "py:billing.util|MODULE", "py:billing.util.log_event|FUNCTION",
+    }
+    invoice = graph.nodes["py:billing.models.Invoice|CLASS"]
+    assert (invoice["start_line"], invoice["end_line"]) == (25, 41)  # the decorator line included
+    balance = graph.nodes["py:billing.models.Invoice.balance|METHOD"]
+    assert balance["signature"] == "def balance(self) -> Decimal"
+    assert balance["docstring"] == "What is still owed on this invoice."
+    assert balance["parent"] == "py:billing.models.Invoice|CLASS"
+
+
+def test_defines_imports_inherits():
+    graph, _ = build_graph(parse_package())
+    assert ("py:billing.models.Invoice|CLASS", "DEFINES", "py:billing.models.Invoice.balance|METHOD") in edges(graph, "DEFINES")
+    assert edges(graph, "IMPORTS") == {
+        ("py:billing|MODULE", "IMPORTS", "py:billing.service|MODULE"),
+        ("py:billing.cli|MODULE", "IMPORTS", "py:billing|MODULE"),
+        ("py:billing.cli|MODULE", "IMPORTS", "py:billing.repository|MODULE"),
+        ("py:billing.repository|MODULE", "IMPORTS", "py:billing.models|MODULE"),
+        ("py:billing.service|MODULE", "IMPORTS", "py:billing.repository|MODULE"),
+        ("py:billing.service|MODULE", "IMPORTS", "py:billing.util|MODULE"),  # relative import
+    }
+    assert edges(graph, "INHERITS") == {
+        ("py:billing.models.Customer|CLASS", "INHERITS", "py:billing.models.Entity|CLASS"),
+        ("py:billing.models.Invoice|CLASS", "INHERITS", "py:billing.models.Entity|CLASS"),
+        ("py:billing.service.AuditedInvoiceService|CLASS", "INHERITS", "py:billing.service.InvoiceService|CLASS"),
+    }
+
+
+def test_calls_resolved_through_imports_self_attributes_super_and_reexports():
+    graph, stats = build_graph(parse_package())
+    internal = {e for e in edges(graph, "CALLS") if not e[2].startswith("ext:")}
+    assert internal == {
+        # `billing.InvoiceService(...)`: `billing/__init__.py` re-exports the class
+        ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.service.InvoiceService|CLASS"),
+        ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.repository.InvoiceRepository|CLASS"),
+        ("py:billing.cli|MODULE", "CALLS", "py:billing.cli.main|FUNCTION"),
+        ("py:billing.models.Invoice.mark_paid|METHOD", "CALLS", "py:billing.models.Invoice.balance|METHOD"),
+        ("py:billing.repository.InvoiceRepository.get|METHOD", "CALLS", "py:billing.models.Invoice|CLASS"),
+        # self.repository: typed by the annotated __init__ parameter it is bound from
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.repository.InvoiceRepository.get|METHOD"),
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.repository.InvoiceRepository.save_payment|METHOD"),
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.service.InvoiceService._validate|METHOD"),
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.util.log_event|FUNCTION"),
+        # `invoice` is a local of unknown type: linked by unique method name
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.models.Invoice.balance|METHOD"),
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "CALLS", "py:billing.models.Invoice.mark_paid|METHOD"),
+        # inherited self method and super() resolve through INHERITS
+        ("py:billing.service.AuditedInvoiceService.record_payment|METHOD", "CALLS", "py:billing.service.InvoiceService._validate|METHOD"),
+        ("py:billing.service.AuditedInvoiceService.record_payment|METHOD", "CALLS", "py:billing.service.InvoiceService.record_payment|METHOD"),
+        ("py:billing.service.AuditedInvoiceService.record_payment|METHOD", "CALLS", "py:billing.util.log_event|FUNCTION"),
+    }
+    by_name = {(u, v) for u, v, k, d in graph.edges(keys=True, data=True) if d.get("resolution") == "by_name"}
+    assert by_name == {
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "py:billing.models.Invoice.balance|METHOD"),
+        ("py:billing.service.InvoiceService.record_payment|METHOD", "py:billing.models.Invoice.mark_paid|METHOD"),
+    }
+    # Unresolved calls with a known name become EXTERNAL nodes; `super()` itself is not a call edge.
+    assert ("py:billing.util.log_event|FUNCTION", "CALLS", "ext:logging.getLogger|EXTERNAL") in edges(graph, "CALLS")
+    assert graph.nodes["ext:logging.getLogger|EXTERNAL"]["kind"] == "EXTERNAL"
+    assert "ext:builtins.super|EXTERNAL" not in graph
+    # `.append` on a list is a builtin method name: never linked by name
+    assert stats.by_name["CALLS"] == 2
+
+
+def test_common_method_names_never_resolve_by_name():
+    code = "class Bag:\n    def append(self, x):\n        pass\n\ndef f(items):\n    items.append(1)\n"
+    parsed = parse_python("bag.py", code, "bag")
+    graph, _ = build_graph([parsed])
+    assert not edges(graph, "CALLS")
+
+
+def test_syntax_error_raises_for_the_caller_to_degrade():
+    with pytest.raises(SyntaxError):
+        parse_python("billing/legacy.py", (SAMPLE_REPO / "billing/legacy.py").read_text(), "billing.legacy")
