@@ -41,15 +41,15 @@ def test_chunk_text_elides_children_and_carries_a_context_header(built_sample):
     assert "self._validate(amount)" not in service.text  # that body lives in the method's chunk
     method = chunks["py:billing.service.InvoiceService.record_payment|METHOD"]
     assert method.text.lstrip().startswith("def record_payment")
-    assert (method.start_line, method.end_line) == (16, 25)
+    assert (method.start_line, method.end_line) == (16, 24)
     header = method.metadata["header"].splitlines()
-    assert header[0] == "file: billing/service.py:16-25"
+    assert header[0] == "file: billing/service.py:16-24"
     assert header[1] == "symbol: billing.service.InvoiceService.record_payment (method, python)"
     assert "defined in: billing.service.InvoiceService" in header
-    assert "calls: InvoiceRepository.get, InvoiceRepository.save_payment, InvoiceService._validate, " \
-           "Invoice.balance, Invoice.mark_paid, util.log_event" in header
+    assert "calls: Invoice.balance, Invoice.mark_paid, InvoiceRepository.get, " \
+           "InvoiceRepository.save_payment, InvoiceService._validate, util.log_event" in header
     assert "called by: AuditedInvoiceService.record_payment" in header
-    assert method.embedding_text.startswith("file: billing/service.py:16-25\n")
+    assert method.embedding_text.startswith("file: billing/service.py:16-24\n")
     module = chunks["py:billing.util|MODULE"]
     assert module.text.startswith("import logging") and "[function log_event: lines 4-5, own chunk]" in module.text
 
@@ -186,3 +186,70 @@ def test_cli_builds_and_summarises(sample_repo: Path, tmp_path: Path, capsys):
     assert (tmp_path / "data" / "indexes" / "sample_repo" / "demo" / store.CURRENT).is_file()
     assert main(["--config", str(config), "index", "--status", str(sample_repo), "--name", "demo"]) == 0
     assert "0 stale file(s)" in capsys.readouterr().out
+
+
+RELATIONS = {"INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY", "READS", "WRITES", "MAPS_TO"}
+
+
+def test_one_graph_links_python_sql_and_csharp(built_sample):
+    repo, settings, _ = built_sample
+    graph = load(settings, repo).graph()
+    relations = {(u, k, v) for u, v, k in graph.edges(keys=True) if k in RELATIONS}
+    assert relations == {
+        # C# inheritance; the interface base becomes IMPLEMENTS once resolved
+        ("cs:Billing.Services.InvoiceService|TYPE", "INHERITS", "cs:Billing.Services.ServiceBase|TYPE"),
+        ("cs:Billing.Services.InvoiceService|TYPE", "IMPLEMENTS", "cs:Billing.Services.IInvoiceService|TYPE"),
+        ("cs:Billing.Data.BillingContext|TYPE", "INHERITS", "ext:DbContext|EXTERNAL"),
+        # EF: the DbContext's entities, and each entity mapped to its SQL table (cross-language)
+        ("cs:Billing.Data.BillingContext|TYPE", "REFERENCES", "cs:Billing.Models.Customer|TYPE"),
+        ("cs:Billing.Data.BillingContext|TYPE", "REFERENCES", "cs:Billing.Models.Invoice|TYPE"),
+        ("cs:Billing.Data.BillingContext|TYPE", "REFERENCES", "cs:Billing.Models.InvoiceLine|TYPE"),
+        ("cs:Billing.Models.Customer|TYPE", "MAPS_TO", "sql:dbo.Customers|TABLE"),
+        ("cs:Billing.Models.Invoice|TYPE", "MAPS_TO", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Models.InvoiceLine|TYPE", "MAPS_TO", "sql:dbo.InvoiceLines|TABLE"),
+        # inline SQL in C# (Dapper, ADO.NET, EF raw SQL, a const string) reads and writes tables
+        ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Payments|TABLE"),
+        ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Services.InvoiceService.GetOpenInvoices|METHOD", "READS", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Services.InvoiceService.GetCustomerBalance|METHOD", "READS", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Services.InvoiceService.GetCustomerBalance|METHOD", "READS", "sql:dbo.Customers|TABLE"),
+        # SQL schema: foreign keys (inline, table-level, ALTER TABLE), views and procedures
+        ("sql:dbo.Invoices|TABLE", "FOREIGN_KEY", "sql:dbo.Customers|TABLE"),
+        ("sql:dbo.InvoiceLines|TABLE", "FOREIGN_KEY", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.Payments|TABLE", "FOREIGN_KEY", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.vw_OpenInvoices|VIEW", "READS", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.vw_OpenInvoices|VIEW", "READS", "sql:dbo.Customers|TABLE"),
+        ("sql:dbo.usp_RecordPayment|PROCEDURE", "READS", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.usp_RecordPayment|PROCEDURE", "READS", "sql:dbo.Payments|TABLE"),
+        ("sql:dbo.usp_RecordPayment|PROCEDURE", "WRITES", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.usp_RecordPayment|PROCEDURE", "WRITES", "sql:dbo.Payments|TABLE"),
+        ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Invoices|TABLE"),
+        ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Customers|TABLE"),
+        ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Payments|TABLE"),
+        ("sql:dbo.usp_LogAudit|PROCEDURE", "WRITES", "ext:dbo.AuditLog|EXTERNAL"),  # not in the repo
+        # PostgreSQL: an unqualified table name finds the one table of that name
+        ("sql:reporting.refresh_monthly_totals|FUNCTION", "READS", "sql:dbo.Invoices|TABLE"),
+        ("sql:reporting.refresh_monthly_totals|FUNCTION", "WRITES", "sql:reporting.monthly_totals|TABLE"),
+        # Python
+        ("py:billing.models.Customer|CLASS", "INHERITS", "py:billing.models.Entity|CLASS"),
+        ("py:billing.models.Invoice|CLASS", "INHERITS", "py:billing.models.Entity|CLASS"),
+        ("py:billing.service.AuditedInvoiceService|CLASS", "INHERITS", "py:billing.service.InvoiceService|CLASS"),
+    }
+    assert graph.has_edge("sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_LogAudit|PROCEDURE", key="CALLS")
+    assert graph.has_edge("cs:Billing.Services.InvoiceService.RecordPayment|METHOD",
+                          "cs:Billing.Services.ServiceBase.Log|METHOD", key="CALLS")
+    kinds = {}
+    for node, kind in graph.nodes(data="kind"):
+        kinds.setdefault(kind, set()).add(node)
+    assert kinds["TABLE"] == {"sql:dbo.Customers|TABLE", "sql:dbo.Invoices|TABLE", "sql:dbo.InvoiceLines|TABLE",
+                              "sql:dbo.Payments|TABLE", "sql:reporting.monthly_totals|TABLE"}
+    assert kinds["PROCEDURE"] == {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_GetCustomerInvoices|PROCEDURE",
+                                  "sql:dbo.usp_LogAudit|PROCEDURE"}
+    assert kinds["FILE"] == {f"file:{p}|FILE" for p in (
+        "README.md", "billing/legacy.py", "db/procedures.sql", "db/reporting_pg.sql", "db/schema.sql",
+        "src/Billing/Data/BillingContext.cs", "src/Billing/Models/Customer.cs", "src/Billing/Models/Invoice.cs",
+        "src/Billing/Models/InvoiceLine.cs", "src/Billing/Models/Payment.cs",
+        "src/Billing/Services/IInvoiceService.cs", "src/Billing/Services/InvoiceService.cs",
+        "src/Billing/Services/ServiceBase.cs")}
+    assert "sql:dbo.Invoices.CustomerId|COLUMN" in kinds["COLUMN"]
+    assert graph.has_edge("sql:dbo.Invoices|TABLE", "sql:dbo.Invoices.CustomerId|COLUMN", key="DEFINES")

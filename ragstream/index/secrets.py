@@ -43,21 +43,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
 
 
 def redact(text: str) -> tuple[str, list[str]]:
-    """Return text with secrets replaced, and the names of the patterns that fired."""
+    """Return text with secrets replaced, and the name of the pattern behind each replacement."""
     fired: list[str] = []
     for pattern in PATTERNS:
-        text, count = pattern.regex.subn(lambda m, p=pattern: _replace(m, p.group), text)
-        if count:
-            fired.extend([pattern.name] * count)
+        text = pattern.regex.sub(lambda m, p=pattern: _replace(m, p, fired), text)
     return text, fired
 
 
-def _replace(match: re.Match[str], group: int) -> str:
+def _replace(match: re.Match[str], pattern: SecretPattern, fired: list[str]) -> str:
     whole = match.group(0)
-    if match.group(group) == REDACTED:
+    if match.group(pattern.group) == REDACTED:  # an earlier pattern got there first
         return whole
-    start, end = match.start(group) - match.start(0), match.end(group) - match.start(0)
+    fired.append(pattern.name)
+    start = match.start(pattern.group) - match.start(0)
+    end = match.end(pattern.group) - match.start(0)
     secret = whole[start:end]
     # Keep the line count of multi-line secrets (private keys), so spans stay exact.
-    replacement = REDACTED + "\n" * secret.count("\n")
-    return whole[:start] + replacement + whole[end:]
+    return whole[:start] + REDACTED + "\n" * secret.count("\n") + whole[end:]

@@ -1,0 +1,286 @@
+"""Which tables a piece of SQL reads and writes, and which procedures it executes.
+
+Used by the SQL parser on view and procedure bodies and by the C# parser on inline SQL. The
+sqlglot tree is the source of truth; a small regex only covers text sqlglot cannot parse, so
+table usage in odd SQL is approximate rather than silently lost.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.parser import Parser
+from sqlglot.tokens import Token, Tokenizer
+
+
+# What sqlglot raises on SQL it cannot read; deep nesting exhausts its recursive descent.
+PARSE_ERRORS = (SqlglotError, RecursionError)
+
+
+@dataclass(frozen=True)
+class TableAccess:
+    """Table names as written in the SQL (brackets/quotes stripped), sorted and deduplicated."""
+
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    calls: tuple[str, ...] = ()  # procedures run with EXEC / EXECUTE
+
+
+@dataclass
+class _Found:
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+
+    def add(self, other: _Found) -> None:
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.calls |= other.calls
+
+
+def table_access(sql: str, dialect: str | None = None) -> TableAccess:
+    """Tables read and written by `sql` (one statement or many); never raises on bad SQL."""
+    found = _collect(sql, dialect)
+    return TableAccess(
+        reads=tuple(sorted(found.reads)),
+        writes=tuple(sorted(found.writes)),
+        calls=tuple(sorted(found.calls)),
+    )
+
+
+def table_name(table: exp.Table) -> str:
+    """`[dbo].[Invoices]` -> `dbo.Invoices`: the name as written, without quoting."""
+    return ".".join(part.name for part in table.parts)
+
+
+def tokenize(sql: str, dialect: str | None) -> list[Token]:
+    """sqlglot's tokens, except that no keyword swallows the rest of its statement.
+
+    sqlglot turns what follows a "command" keyword into one string token (T-SQL: `END TRY
+    BEGIN CATCH ...` up to the next `;`), which hides block keywords from a splitter.
+    """
+    return _plain_tokenizer(dialect)(dialect=dialect).tokenize(sql)
+
+
+@lru_cache(maxsize=None)
+def _plain_tokenizer(dialect: str | None) -> type[Tokenizer]:
+    base = Dialect.get_or_raise(dialect).tokenizer_class
+    return type(f"Plain{base.__name__}", (base,), {"COMMANDS": set()})
+
+
+def is_statement(tree: exp.Expression) -> bool:
+    """False for sqlglot's unparsed Command and for a bare expression (a lone word, prose)."""
+    return not isinstance(tree, (exp.Command, exp.Condition, exp.Alias))
+
+
+@contextmanager
+def quiet_sqlglot() -> Iterator[None]:
+    """Silence sqlglot's 'falling back to Command' warnings: callers handle unparsed text."""
+    logger = logging.getLogger("sqlglot")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+def _collect(sql: str, dialect: str | None) -> _Found:
+    try:
+        tokens = tokenize(sql, dialect)
+    except SqlglotError:  # unterminated strings and the like
+        return _regex_access(sql)
+    parser = Dialect.get_or_raise(dialect).parser()
+    found = _Found()
+    for piece in _control_free_pieces(sql, tokens):
+        for statement in _parse_statements(parser, sql, piece):
+            found.add(_regex_access(statement) if isinstance(statement, str)
+                      else _tree_access(statement))
+    return found
+
+
+# sqlglot reads a statement that follows these words as an alias of what precedes it
+# (`IF EXISTS (...) UPDATE t` -> EXISTS aliased UPDATE), so they are cut out before parsing.
+_CONTROL_WORDS = frozenset({"IF", "ELSE", "WHILE", "BEGIN", "END"})
+_BLOCK_WORDS = frozenset({"TRY", "CATCH", "TRAN", "TRANSACTION"})
+# Words that can open a statement: T-SQL needs no `;` between statements.
+_STATEMENT_KEYWORDS = frozenset({
+    "SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "EXEC", "EXECUTE", "DECLARE", "SET",
+    "RETURN", "TRUNCATE", "COMMIT", "ROLLBACK", "THROW", "PRINT", "RAISERROR", "CREATE", "ALTER",
+    "DROP", "OPEN", "FETCH", "CLOSE", "DEALLOCATE",
+})
+# Longest run of keyword segments tried as one statement before giving up on its first one.
+_MAX_SEGMENTS = 12
+
+
+def _control_free_pieces(sql: str, tokens: list[Token]) -> list[list[Token]]:
+    """Tokens between `;` and control-flow words; an IF/WHILE condition is a piece of its own."""
+    pieces: list[list[Token]] = [[]]
+    depth = cases = 0
+    after_control = in_condition = False
+    for token in tokens:
+        word = _keyword(sql, token)
+        if after_control and word in _BLOCK_WORDS:  # the TRY of `BEGIN TRY`
+            after_control = False
+            continue
+        after_control = False
+        top = depth == 0 and cases == 0
+        if depth == 0 and (word == "CASE" or (cases and word == "END")):  # CASE ... END: no block
+            cases += 1 if word == "CASE" else -1
+        elif top and (word in _CONTROL_WORDS or token.text == ";"):
+            pieces.append([])
+            after_control, in_condition = word in _CONTROL_WORDS, word in ("IF", "WHILE")
+            continue
+        elif top and in_condition and word in _STATEMENT_KEYWORDS:
+            pieces.append([])
+            in_condition = False
+        pieces[-1].append(token)
+        depth += {"(": 1, ")": -1}.get(token.text, 0)
+    return [piece for piece in pieces if piece]
+
+
+def _keyword(sql: str, token: Token) -> str:
+    """The upper-cased word of an unquoted token; "" for strings and quoted identifiers."""
+    raw = sql[token.start:token.end + 1]
+    return raw.upper() if raw == token.text else ""
+
+
+def _parse_statements(parser: Parser, sql: str,
+                      tokens: list[Token]) -> Iterator[exp.Expression | str]:
+    """Parsed statements, or the raw text of a part that does not parse.
+
+    The piece is cut before every statement keyword, then runs of segments are joined for as
+    long as they parse into real statements: `INSERT INTO t (a)` + `SELECT a FROM s` joins,
+    `SELECT 1 FROM b` + `UPDATE c ...` does not, and neither does `SET NOCOUNT ON` + `SELECT ...`
+    (sqlglot takes that for one unparsed Command). Each statement is parsed about twice.
+    """
+    segments = _segments(sql, tokens)
+    start = 0
+    while start < len(segments):
+        end, trees = start + 1, None
+        for stop in range(start + 1, min(start + _MAX_SEGMENTS, len(segments)) + 1):
+            attempt = _try_parse(parser, sql, [t for seg in segments[start:stop] for t in seg])
+            if attempt is not None and all(is_statement(tree) for tree in attempt):
+                end, trees = stop, attempt
+            elif trees is not None:
+                break
+        if trees is None:
+            yield sql[segments[start][0].start:segments[start][-1].end + 1]
+        else:
+            yield from trees
+        start = end
+
+
+def _segments(sql: str, tokens: list[Token]) -> list[list[Token]]:
+    segments: list[list[Token]] = []
+    depth = 0
+    for token in tokens:
+        if not segments or (depth == 0 and _keyword(sql, token) in _STATEMENT_KEYWORDS):
+            segments.append([])
+        segments[-1].append(token)
+        depth += {"(": 1, ")": -1}.get(token.text, 0)
+    return segments
+
+
+def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expression] | None:
+    try:
+        with quiet_sqlglot():
+            return [tree for tree in parser.parse(tokens, sql) if tree is not None]
+    except PARSE_ERRORS:
+        return None
+
+
+def _tree_access(tree: exp.Expression) -> _Found:
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
+    written = list(_write_targets(tree))
+    targets = [_unalias(t, by_alias) for t in written]
+    executions = list(tree.find_all(exp.Execute))
+    # `EXEC ('SELECT ...')` parses its string as a table name; dynamic SQL is not analysed.
+    executed = [e.this for e in executions if isinstance(e.this, exp.Table)
+                and _is_table(e.this, ctes) and not any(c.isspace() for c in e.this.name)]
+    in_exec = [t for e in executions for t in e.find_all(exp.Table)]
+    not_read = {id(t) for t in [*written, *targets, *in_exec, *_definition_tables(tree)]}
+    return _Found(
+        reads={table_name(t) for t in tree.find_all(exp.Table)
+               if id(t) not in not_read and _is_table(t, ctes)},
+        writes={table_name(t) for t in targets if _is_table(t, ctes)},
+        calls={table_name(t) for t in executed},
+    )
+
+
+def _write_targets(tree: exp.Expression) -> Iterator[exp.Table]:
+    for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Into):
+        # `DELETE i FROM dbo.Invoices i` names its targets in `tables` and its source in `this`.
+        named = node.args.get("tables") if isinstance(node, exp.Delete) else None
+        for target in named or [node.this]:
+            yield from _as_table(target)
+    for node in tree.find_all(exp.TruncateTable):
+        for target in node.expressions:
+            yield from _as_table(target)
+
+
+def _as_table(node: exp.Expression | None) -> list[exp.Table]:
+    """`INSERT INTO t (a, b)` wraps its table in a Schema."""
+    if isinstance(node, exp.Schema):
+        node = node.this
+    return [node] if isinstance(node, exp.Table) else []
+
+
+def _unalias(target: exp.Table, by_alias: dict[str, exp.Table]) -> exp.Table:
+    """`UPDATE i ... FROM dbo.Invoices i` writes dbo.Invoices, not a table called i."""
+    if target.db or target.alias:
+        return target
+    return by_alias.get(target.name.lower(), target)
+
+
+def _definition_tables(tree: exp.Expression) -> Iterator[exp.Table]:
+    """Tables that DDL names or references; only a CREATE's query body reads anything."""
+    for node in tree.find_all(exp.Create, exp.Alter, exp.Drop):
+        scope = node.this if isinstance(node, exp.Create) else node
+        if isinstance(scope, exp.Expression):
+            yield from scope.find_all(exp.Table)
+
+
+def _is_table(table: exp.Table, ctes: set[str]) -> bool:
+    """False for CTE names, #temp tables, @table variables and table-valued functions."""
+    ident = table.this
+    if not isinstance(ident, exp.Identifier) or not ident.name:
+        return False
+    if ident.args.get("temporary") or ident.args.get("global_") or ident.name.startswith(("#", "@")):
+        return False
+    return bool(table.db) or ident.name.lower() not in ctes
+
+
+# --- fallback for text sqlglot cannot parse -------------------------------------------------
+
+_NAME = r"(?:[\[\"`]?[\w$#@]+[\]\"`]?\s*\.\s*){0,2}[\[\"`]?[\w$#@]+[\]\"`]?"
+_USES = re.compile(
+    r"\b(?:(?P<write>INSERT\s+INTO|INSERT|UPDATE|DELETE\s+FROM|DELETE|MERGE\s+INTO|MERGE"
+    r"|TRUNCATE\s+TABLE|INTO)|(?P<read>FROM|JOIN|USING)|(?P<call>EXEC|EXECUTE|CALL))\s+"
+    rf"(?P<name>{_NAME})",
+    re.IGNORECASE,
+)
+_CTE = re.compile(r"(?:\bWITH|,)\s*(\w+)\s*(?:\([^()]*\))?\s+AS\s*\(", re.IGNORECASE)
+_NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'", re.DOTALL)
+_NOT_NAMES = {"select", "set", "values", "from", "where", "default", "top", "distinct", "output"}
+
+
+def _regex_access(sql: str) -> _Found:
+    text = _NOISE.sub(" ", sql)
+    skip = {name.lower() for name in _CTE.findall(text)} | _NOT_NAMES
+    found = _Found()
+    for match in _USES.finditer(text):
+        name = re.sub(r"[\[\]\"`\s]", "", match["name"])
+        if name.startswith(("#", "@")) or name.lower() in skip:
+            continue
+        bucket = found.writes if match["write"] else found.reads if match["read"] else found.calls
+        bucket.add(name)
+    return found

@@ -1,0 +1,301 @@
+"""SQL parser: fixture files parsed with real sqlglot, table access on snippets, failure modes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragstream.errors import ConfigError, IndexingError
+from ragstream.index.model import ParsedFile
+from ragstream.index.parsers.sql import detect_dialect, parse_sql, split_statements
+from ragstream.index.parsers.sql_access import TableAccess, table_access
+
+REPO = Path(__file__).parent / "fixtures" / "sample_repo"
+
+
+def parse_fixture(rel: str) -> ParsedFile:
+    return parse_sql(rel, (REPO / rel).read_text(encoding="utf-8"))
+
+
+def node(parsed: ParsedFile, node_id: str):
+    return next(n for n in parsed.nodes if n.id == node_id)
+
+
+def defines(parsed: ParsedFile) -> set[tuple[str, str]]:
+    assert {e.type for e in parsed.edges} == {"DEFINES"}
+    return {(e.source, e.target) for e in parsed.edges}
+
+
+def references(parsed: ParsedFile) -> set[tuple[str, str, str]]:
+    return {(r.source, r.edge_type, r.target) for r in parsed.references}
+
+
+def columns(table: str, *names: str) -> set[str]:
+    return {f"sql:{table}.{name}|COLUMN" for name in names}
+
+
+# --- schema.sql ---------------------------------------------------------------------------
+
+SCHEMA_TABLES = {
+    "dbo.Customers": ("CustomerId", "Name", "Email"),
+    "dbo.Invoices": ("InvoiceId", "CustomerId", "Total", "Status", "IssuedAt"),
+    "dbo.InvoiceLines": ("InvoiceLineId", "InvoiceId", "Description", "Amount"),
+    "dbo.Payments": ("PaymentId", "InvoiceId", "Amount", "PaidAt"),
+}
+
+
+def test_schema_nodes_and_defines():
+    parsed = parse_fixture("db/schema.sql")
+    root = "file:db/schema.sql|FILE"
+    tables = {f"sql:{name}|TABLE" for name in SCHEMA_TABLES}
+    all_columns = set().union(*(columns(t, *cols) for t, cols in SCHEMA_TABLES.items()))
+    view = "sql:dbo.vw_OpenInvoices|VIEW"
+
+    assert parsed.root_id == root and parsed.language == "sql"
+    assert {n.id for n in parsed.nodes} == {root, view} | tables | all_columns
+    assert defines(parsed) == (
+        {(root, t) for t in tables | {view}}
+        | {(f"sql:{t}|TABLE", c) for t, cols in SCHEMA_TABLES.items() for c in columns(t, *cols)}
+    )
+    assert parsed.warnings == []
+
+
+def test_schema_references():
+    parsed = parse_fixture("db/schema.sql")
+    assert references(parsed) == {
+        ("sql:dbo.Invoices|TABLE", "FOREIGN_KEY", "dbo.Customers"),
+        ("sql:dbo.InvoiceLines|TABLE", "FOREIGN_KEY", "dbo.Invoices"),
+        ("sql:dbo.Payments|TABLE", "FOREIGN_KEY", "dbo.Invoices"),
+        ("sql:dbo.vw_OpenInvoices|VIEW", "READS", "dbo.Invoices"),
+        ("sql:dbo.vw_OpenInvoices|VIEW", "READS", "dbo.Customers"),
+    }
+    by_key = {(r.source, r.edge_type, r.target): r for r in parsed.references}
+    alter_fk = by_key[("sql:dbo.Payments|TABLE", "FOREIGN_KEY", "dbo.Invoices")]
+    assert alter_fk.attrs == {"columns": ["InvoiceId"], "ref_columns": ["InvoiceId"]}
+    assert alter_fk.line == 50 and alter_fk.target_kinds == ("TABLE",)
+    assert alter_fk.candidates == ("dbo.Invoices",) and alter_fk.external
+    inline_fk = by_key[("sql:dbo.Invoices|TABLE", "FOREIGN_KEY", "dbo.Customers")]
+    assert (inline_fk.line, inline_fk.attrs["columns"]) == (22, ["CustomerId"])
+    read = by_key[("sql:dbo.vw_OpenInvoices|VIEW", "READS", "dbo.Customers")]
+    assert read.target_kinds == ("TABLE", "VIEW") and read.target_language == "sql"
+    assert read.line == 58
+
+
+def test_schema_table_and_column_details():
+    parsed = parse_fixture("db/schema.sql")
+    customers = node(parsed, "sql:dbo.Customers|TABLE")  # declared as [dbo].[Customers]
+    assert (customers.name, customers.start_line, customers.end_line) == ("dbo.Customers", 12, 16)
+    assert customers.attrs == {"primary_key": ["CustomerId"]}
+    assert customers.docstring == (
+        "Customers who receive invoices.\nEmail is optional: some customers are billed by post."
+    )
+    assert node(parsed, "sql:dbo.InvoiceLines|TABLE").attrs == {"primary_key": ["InvoiceLineId"]}
+
+    email = node(parsed, "sql:dbo.Customers.Email|COLUMN")
+    assert email.attrs == {"data_type": "NVARCHAR(320)", "nullable": True, "primary_key": False}
+    assert (email.start_line, email.parent) == (15, "sql:dbo.Customers|TABLE")
+    key = node(parsed, "sql:dbo.Invoices.InvoiceId|COLUMN")
+    assert key.attrs["primary_key"] and not key.attrs["nullable"]
+
+    view = node(parsed, "sql:dbo.vw_OpenInvoices|VIEW")
+    assert (view.start_line, view.end_line) == (54, 59)
+    assert view.signature == "CREATE VIEW dbo.vw_OpenInvoices"
+    assert view.parent == "file:db/schema.sql|FILE"
+
+
+# --- procedures.sql -----------------------------------------------------------------------
+
+def test_procedures_nodes_and_references():
+    parsed = parse_fixture("db/procedures.sql")
+    root = "file:db/procedures.sql|FILE"
+    record = "sql:dbo.usp_RecordPayment|PROCEDURE"
+    get = "sql:dbo.usp_GetCustomerInvoices|PROCEDURE"
+    audit = "sql:dbo.usp_LogAudit|PROCEDURE"
+
+    assert {n.id for n in parsed.nodes} == {root, record, get, audit}
+    assert defines(parsed) == {(root, record), (root, get), (root, audit)}
+    # The CTE `paid` and the temp table `#owed` are not tables.
+    assert references(parsed) == {
+        (record, "READS", "dbo.Invoices"),
+        (record, "READS", "dbo.Payments"),
+        (record, "WRITES", "dbo.Payments"),
+        (record, "WRITES", "dbo.Invoices"),
+        (record, "CALLS", "dbo.usp_LogAudit"),
+        (get, "READS", "dbo.Invoices"),
+        (get, "READS", "dbo.Customers"),
+        (get, "READS", "dbo.Payments"),
+        (audit, "WRITES", "dbo.AuditLog"),
+    }
+    call = next(r for r in parsed.references if r.edge_type == "CALLS")
+    assert (call.target_kinds, call.line) == (("PROCEDURE",), 23)
+    update = next(r for r in parsed.references if (r.edge_type, r.target) == ("WRITES", "dbo.Invoices"))
+    assert update.line == 21
+    assert parsed.warnings == []
+
+
+def test_procedure_spans_signatures_and_docstrings():
+    parsed = parse_fixture("db/procedures.sql")
+    record = node(parsed, "sql:dbo.usp_RecordPayment|PROCEDURE")
+    assert (record.start_line, record.end_line) == (4, 31)
+    assert record.signature == (
+        "CREATE PROCEDURE dbo.usp_RecordPayment @InvoiceId INT, @Amount DECIMAL(10,2)"
+    )
+    assert record.docstring == "Records a payment and marks the invoice paid once it is covered."
+
+    get = node(parsed, "sql:dbo.usp_GetCustomerInvoices|PROCEDURE")
+    assert (get.name, get.start_line, get.end_line) == ("dbo.usp_GetCustomerInvoices", 35, 58)
+    assert get.signature == "create procedure [dbo].[usp_GetCustomerInvoices]\n    @CustomerId INT"
+
+    audit = node(parsed, "sql:dbo.usp_LogAudit|PROCEDURE")
+    assert (audit.start_line, audit.end_line) == (62, 67)
+
+
+# --- reporting_pg.sql ---------------------------------------------------------------------
+
+def test_postgres_file():
+    parsed = parse_fixture("db/reporting_pg.sql")
+    root = "file:db/reporting_pg.sql|FILE"
+    table = "sql:reporting.monthly_totals|TABLE"
+    function = "sql:reporting.refresh_monthly_totals|FUNCTION"
+    cols = columns("reporting.monthly_totals", "month", "total")
+
+    assert {n.id for n in parsed.nodes} == {root, table, function} | cols
+    assert defines(parsed) == {(root, table), (root, function)} | {(table, c) for c in cols}
+    assert references(parsed) == {
+        (function, "WRITES", "reporting.monthly_totals"),
+        (function, "READS", "invoices"),
+    }
+    assert node(parsed, table).attrs == {"primary_key": ["month"]}
+    total = node(parsed, "sql:reporting.monthly_totals.total|COLUMN")
+    assert total.attrs == {"data_type": "DECIMAL(12, 2)", "nullable": False, "primary_key": False}
+    body = node(parsed, function)
+    assert (body.start_line, body.end_line) == (11, 28)
+    assert body.signature.startswith("CREATE OR REPLACE FUNCTION reporting.refresh_monthly_totals()")
+    lines = {r.target: r.line for r in parsed.references}
+    assert lines == {"reporting.monthly_totals": 18, "invoices": 22}
+
+
+# --- table_access -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sql", "dialect", "reads", "writes"), [
+    pytest.param("WITH recent AS (SELECT * FROM dbo.Invoices) SELECT * FROM recent "
+                 "JOIN [dbo].[Customers] c ON 1 = 1", "tsql",
+                 ("dbo.Customers", "dbo.Invoices"), (), id="cte-and-brackets"),
+    pytest.param("SELECT * INTO #tmp FROM dbo.Invoices; SELECT * FROM #tmp", "tsql",
+                 ("dbo.Invoices",), (), id="temp-table"),
+    pytest.param("DECLARE @t TABLE (id INT); INSERT INTO @t SELECT id FROM dbo.A", "tsql",
+                 ("dbo.A",), (), id="table-variable"),
+    pytest.param("MERGE INTO dbo.Target AS t USING dbo.Source AS s ON t.id = s.id "
+                 "WHEN MATCHED THEN UPDATE SET t.a = s.a "
+                 "WHEN NOT MATCHED THEN INSERT (a) VALUES (s.a);", "tsql",
+                 ("dbo.Source",), ("dbo.Target",), id="merge"),
+    pytest.param("UPDATE i SET i.Status = 'Paid' FROM dbo.Invoices i "
+                 "JOIN dbo.Payments p ON p.InvoiceId = i.InvoiceId WHERE i.InvoiceId = @id", "tsql",
+                 ("dbo.Payments",), ("dbo.Invoices",), id="update-from-alias"),
+    pytest.param("DELETE i FROM dbo.Invoices i JOIN dbo.Customers c ON c.CustomerId = i.CustomerId",
+                 "tsql", ("dbo.Customers",), ("dbo.Invoices",), id="delete-alias"),
+    pytest.param("INSERT INTO archive (id) SELECT id FROM orders", None,
+                 ("orders",), ("archive",), id="insert-select"),
+    pytest.param("SELECT * FROM orders WHERE id = $1 AND status = $2", "postgres",
+                 ("orders",), (), id="postgres-params"),
+    pytest.param("SELECT * FROM Invoices WHERE CustomerId = @CustomerId; "
+                 "UPDATE Invoices SET Status = @Status WHERE InvoiceId = @Id", None,
+                 ("Invoices",), ("Invoices",), id="dapper-params"),
+    pytest.param("SELECT * FROM orders WHERE id = :id OR id = {0}", None,
+                 ("orders",), (), id="named-and-format-params"),
+    pytest.param("SELEC * FRM x WHERE ((( INSERT INTO dbo.Y SELECT * FROM dbo.Z JOIN [w].[q] ON",
+                 None, ("dbo.Z", "w.q"), ("dbo.Y",), id="unparsable-fallback"),
+    pytest.param("IF EXISTS (SELECT 1 FROM dbo.A WHERE x = 1) UPDATE dbo.B SET y = 2 "
+                 "ELSE DELETE FROM dbo.C", "tsql",
+                 ("dbo.A",), ("dbo.B", "dbo.C"), id="if-else-without-semicolons"),
+    pytest.param("SELECT 1 FROM a\nSELECT 2 FROM b\nUPDATE c SET x = 1\nTRUNCATE TABLE d", "tsql",
+                 ("a", "b"), ("c", "d"), id="statements-without-semicolons"),
+])
+def test_table_access(sql, dialect, reads, writes):
+    access = table_access(sql, dialect)
+    assert (access.reads, access.writes) == (reads, writes)
+
+
+def test_table_access_calls_and_bad_input():
+    assert table_access("EXEC dbo.usp_LogAudit @Action = 'x'", "tsql").calls == ("dbo.usp_LogAudit",)
+    assert table_access("EXEC dbo.usp_LogAudit @Action = 'x'").calls == ("dbo.usp_LogAudit",)
+    for bad in ("", "this is not sql", "SELECT 'unterminated", "((("):
+        assert table_access(bad) == TableAccess(reads=(), writes=())
+
+
+# --- failure modes, splitting, dialects ---------------------------------------------------
+
+def test_broken_statement_is_skipped_with_a_warning():
+    text = (
+        "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+        "\n"
+        "CREATE TABLE broken (id INTEGER NOT NULL\n"
+        ";\n"
+        "/* a view; with a semicolon in a comment */\n"
+        "CREATE VIEW active_accounts AS\n"
+        "SELECT id, 'a;b' AS s FROM accounts WHERE name <> ';';\n"
+    )
+    parsed = parse_sql("db/mixed.sql", text)
+    assert {n.id for n in parsed.nodes} == {
+        "file:db/mixed.sql|FILE", "sql:accounts|TABLE", "sql:accounts.id|COLUMN",
+        "sql:accounts.name|COLUMN", "sql:active_accounts|VIEW",
+    }
+    assert references(parsed) == {("sql:active_accounts|VIEW", "READS", "accounts")}
+    assert len(parsed.warnings) == 1 and parsed.warnings[0].startswith("db/mixed.sql:3:")
+    view = node(parsed, "sql:active_accounts|VIEW")
+    assert (view.start_line, view.end_line) == (6, 7)
+
+
+@pytest.mark.parametrize("text", [
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\nSed do eiusmod; tempor.",
+    "hello",
+    "SELECT 'never closed",
+])
+def test_garbage_file_raises(text):
+    with pytest.raises(IndexingError):
+        parse_sql("notes.sql", text)
+
+
+def test_empty_file_is_only_a_file_node():
+    for text in ("", "-- nothing here yet\n"):
+        assert [n.id for n in parse_sql("db/empty.sql", text).nodes] == ["file:db/empty.sql|FILE"]
+
+
+def test_split_statements_lines():
+    text = (
+        "-- one; two\n"
+        "SELECT ';' AS a FROM t;\n"
+        "GO\n"
+        "CREATE PROCEDURE p AS\n"
+        "BEGIN\n"
+        "  SELECT 1; SELECT CASE WHEN 1 = 1 THEN 2 END;\n"
+        "END\n"
+        "SELECT 3\n"
+    )
+    statements, problems = split_statements(text, "tsql")
+    assert problems == []
+    assert [(s.start_line, s.end_line) for s in statements] == [(2, 2), (4, 7), (8, 8)]
+    assert statements[0].text == "SELECT ';' AS a FROM t"
+
+
+@pytest.mark.parametrize(("rel", "dialect"), [
+    ("db/schema.sql", "tsql"), ("db/procedures.sql", "tsql"), ("db/reporting_pg.sql", "postgres"),
+])
+def test_detect_dialect_on_fixtures(rel, dialect):
+    assert detect_dialect((REPO / rel).read_text(encoding="utf-8")) == dialect
+
+
+def test_detect_dialect_on_snippets():
+    assert detect_dialect("CREATE TABLE t (id INT)") == "generic"
+    assert detect_dialect("CREATE TABLE t (id SERIAL PRIMARY KEY)") == "postgres"
+    assert detect_dialect("SELECT 1\nGO\n") == "tsql"
+
+
+def test_explicit_dialects_and_unknown_dialect():
+    text = (REPO / "db/reporting_pg.sql").read_text(encoding="utf-8")
+    assert references(parse_sql("r.sql", text, "postgres")) == references(parse_sql("r.sql", text))
+    assert [n.kind for n in parse_sql("g.sql", "CREATE TABLE t (id INT)", "generic").nodes] == [
+        "FILE", "TABLE", "COLUMN"]
+    with pytest.raises(ConfigError) as raised:
+        parse_sql("x.sql", "SELECT 1", "oracle")
+    assert raised.value.where == "sql.dialect"
