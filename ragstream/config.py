@@ -63,7 +63,34 @@ def load_settings(user_file: str | Path | None = None, overrides: dict | None = 
     if overrides:
         merged = deep_merge(merged, overrides)
         source += " (with overrides)"
-    return _build(Settings, merged, source, "")
+    settings = _build(Settings, merged, source, "")
+    _check_values(settings, source)
+    return settings
+
+
+# Settings with a closed set of values, and settings that must be positive.
+CHOICES = {
+    "index.sql_dialect": ("auto", "tsql", "postgres", "generic"),
+    "embedding.dtype": ("bfloat16", "float32"),
+    "tokens.encoding": ("cl100k_base", "o200k_base"),
+}
+POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
+            "chunks.header_max_names", "embedding.batch_size")
+
+
+def _check_values(settings: Settings, source: str) -> None:
+    for key, allowed in CHOICES.items():
+        value = _get(settings, key)
+        if value not in allowed:
+            raise ConfigError(f"{value!r} is not one of {allowed}", where=f"{source}: {key}")
+    for key in POSITIVE:
+        if _get(settings, key) < 1:
+            raise ConfigError(f"must be >= 1, got {_get(settings, key)}", where=f"{source}: {key}")
+
+
+def _get(settings: Settings, dotted: str):
+    section, name = dotted.split(".")
+    return getattr(getattr(settings, section), name)
 
 
 def deep_merge(base: dict, override: dict) -> dict:

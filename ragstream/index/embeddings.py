@@ -28,7 +28,13 @@ def load_model(dtype: str = "bfloat16"):
     if dtype not in DTYPES:
         raise ConfigError(f"unknown dtype {dtype!r}; choose one of {DTYPES}", where="embedding.dtype")
     import torch
+    import transformers
     from sentence_transformers import SentenceTransformer
+
+    # Weight-loading bars and "sequence longer than 256" notes are noise in a CLI summary:
+    # truncating long chunks to the model's window is intended.
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
 
     try:
         model = SentenceTransformer(offline.embedding_model_path(), device="cpu")

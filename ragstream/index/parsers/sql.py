@@ -8,6 +8,7 @@ from their header tokens, so a body sqlglot cannot fully parse still yields its 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,11 +21,8 @@ from sqlglot.tokens import Token, TokenType
 from ragstream.errors import ConfigError, IndexingError
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, file_node, node_id
 from ragstream.index.parsers.sql_access import (
-    PARSE_ERRORS, is_statement, quiet_sqlglot, table_access, table_name, tokenize,
+    PARSE_ERRORS, SQL_DIALECTS, is_statement, quiet_sqlglot, table_access, table_name, tokenize,
 )
-
-# Setting value -> sqlglot dialect name (None is sqlglot's default dialect).
-SQL_DIALECTS: dict[str, str | None] = {"tsql": "tsql", "postgres": "postgres", "generic": None}
 
 _TSQL_HINTS = re.compile(r"^[ \t]*GO[ \t]*$|\[\w+\]\.|\bNVARCHAR\b|\bIDENTITY\b|\bdbo\.",
                          re.IGNORECASE | re.MULTILINE)
@@ -72,12 +70,12 @@ class _Definition:
 def parse_sql(path: str, text: str, dialect: str = "auto") -> ParsedFile:
     """Parse one SQL file; raises when the file has statements and none of them parses."""
     read = SQL_DIALECTS[resolve_dialect(text, dialect)]
-    root = file_node(path, len(text.splitlines()), "sql")
+    root = file_node(path, text.rstrip("\n").count("\n") + 1, "sql")
     out = ParsedFile(path=path, language="sql", root_id=root.id, nodes=[root])
     statements, problems = split_statements(text, read)
     out.warnings.extend(f"{path}:{line}: skipped SQL that cannot be tokenized: {message}"
                         for line, message in problems)
-    lines = text.splitlines()
+    lines = text.split("\n")  # indexed like the offsets-based line numbers
     parsed = sum(_add_statement(out, statement, read, lines) for statement in statements)
     if parsed == 0 and (statements or problems):
         raise IndexingError("no SQL statement in the file could be parsed", where=path,
@@ -106,28 +104,34 @@ def detect_dialect(text: str) -> str:
 
 # --- splitting ------------------------------------------------------------------------------
 
-def split_statements(text: str, dialect: str | None) -> tuple[list[Statement], list[tuple[int, str]]]:
-    """Statements with their lines, and (line, message) for each GO batch that cannot be tokenized."""
+def split_statements(
+    text: str, dialect: str | None
+) -> tuple[list[Statement], list[tuple[int, str]]]:
+    """Statements with their lines, and (line, message) for each batch that cannot be tokenized.
+
+    `dialect` is a sqlglot dialect name (a value of SQL_DIALECTS).
+    """
+    newlines = [match.start() for match in re.finditer("\n", text)]
+
+    def line(offset: int) -> int:
+        return bisect_left(newlines, offset) + 1
+
     statements, problems = [], []
     for offset, batch in _batches(text):
         try:
             tokens = tokenize(batch, dialect)
         except SqlglotError as error:
-            first_line = _line(text, offset + len(batch) - len(batch.lstrip()))
-            problems.append((first_line, str(error).splitlines()[0]))
+            problems.append((line(offset + len(batch) - len(batch.lstrip())),
+                             str(error).splitlines()[0]))
             continue
         for first, last in _statement_spans(tokens, dialect == "tsql"):
-            start, end = offset + first.start, offset + last.end + 1
-            statements.append(Statement(text[start:end], _line(text, start), _line(text, end - 1)))
+            start, end = offset + first.start, offset + last.end
+            statements.append(Statement(text[start:end + 1], line(start), line(end)))
     return statements, problems
 
 
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _batches(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, text) of each T-SQL batch between `GO` lines (the whole text when there are none)."""
+    """(offset, text) of each T-SQL batch between `GO` lines (or the whole text)."""
     start = 0
     for match in _GO_LINE.finditer(text):
         yield start, text[start:match.start()]
@@ -138,23 +142,23 @@ def _batches(text: str) -> Iterator[tuple[int, str]]:
 def _statement_spans(tokens: list[Token], tsql: bool) -> Iterator[tuple[Token, Token]]:
     """First and last token of each statement in one batch.
 
-    `;` ends a statement only outside BEGIN/CASE ... END blocks. A T-SQL
-    routine owns the rest of its batch (its body needs no BEGIN), unless its body is a
-    BEGIN ... END block, which then ends it.
+    `;` ends a statement only outside BEGIN/CASE ... END blocks. A T-SQL routine owns the rest
+    of its batch (its body needs no BEGIN), unless its body is a BEGIN ... END block, which
+    then ends it.
     """
     start: int | None = None
     depth = blocks = 0
     routine = body_block = False
     for i, token in enumerate(tokens):
         kind = token.token_type
+        if (start is not None and depth == blocks == 0 and not (tsql and routine)
+                and _starts_definition(tokens, i)):  # DDL statements without `;` between them
+            yield tokens[start], tokens[i - 1]
+            start = None
         if start is None:
             if kind == TokenType.SEMICOLON:
                 continue
             start, depth, blocks, routine, body_block = i, 0, 0, _is_routine(tokens, i), False
-        elif depth == blocks == 0 and not (tsql and routine) and _starts_definition(tokens, i):
-            # DDL statements without `;` between them.
-            yield tokens[start], tokens[i - 1]
-            start, routine = i, _is_routine(tokens, i)
         routine_owns_semicolons = tsql and routine and not body_block
         # No `;` is legal inside parentheses: ending there keeps an unclosed `(` local.
         if kind == TokenType.SEMICOLON and blocks == 0 and not routine_owns_semicolons:
@@ -228,7 +232,8 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
     if isinstance(tree, exp.Create) and tree.kind == "TABLE" and isinstance(tree.this, exp.Schema):
         _add_table(out, statement, tree.this, tokens, dialect, _docstring(lines, statement))
     elif isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
-        _add_foreign_keys(out, statement, tree, tokens, node_id("sql", table_name(tree.this), "TABLE"))
+        table_id = node_id("sql", table_name(tree.this), "TABLE")
+        _add_foreign_keys(out, statement, tree, tokens, table_id)
     return is_statement(tree)
 
 
@@ -266,7 +271,7 @@ def _add_table(out: ParsedFile, statement: Statement, schema: exp.Schema, tokens
 
 
 def _primary_key(schema: exp.Schema, columns: list[exp.ColumnDef]) -> list[str]:
-    """Key columns, declared on a column, as `PRIMARY KEY (...)` or `PRIMARY KEY CLUSTERED (...)`."""
+    """Key columns: on a column, `PRIMARY KEY (...)` or T-SQL's `PRIMARY KEY CLUSTERED (...)`."""
     inline = [column.name for column in columns if column.find(exp.PrimaryKeyColumnConstraint)]
     if inline:
         return inline
@@ -350,14 +355,15 @@ def _definition(statement: Statement, tokens: list[Token]) -> _Definition | None
         return None
     first = tokens[body_as + 1]
     text = statement.text
-    if first.token_type in _STRING_TOKENS:  # postgres: AS $$ ... $$ or AS '...'
-        body = first.text
-    else:
-        body = text[first.start:]
-    signature = "\n".join(line.rstrip() for line in text[:tokens[body_as].start].splitlines())
+    # postgres bodies are a string: AS $$ ... $$ or AS '...'
+    body = first.text if first.token_type in _STRING_TOKENS else text[first.start:]
+    header = text[:tokens[body_as].start]
     return _Definition(
-        kind=_DEFINED_KINDS[tokens[kind].token_type], name=".".join(parts), signature=signature.strip(),
-        body=body, body_line=statement.start_line + text.count("\n", 0, first.start),
+        kind=_DEFINED_KINDS[tokens[kind].token_type],
+        name=".".join(parts),
+        signature="\n".join(line.rstrip() for line in header.splitlines()).strip(),
+        body=body,
+        body_line=statement.start_line + text.count("\n", 0, first.start),
     )
 
 

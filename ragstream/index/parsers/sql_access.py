@@ -22,6 +22,8 @@ from sqlglot.tokens import Token, Tokenizer
 
 # What sqlglot raises on SQL it cannot read; deep nesting exhausts its recursive descent.
 PARSE_ERRORS = (SqlglotError, RecursionError)
+# The `sql.dialect` setting's values -> sqlglot dialect names (None: sqlglot's default).
+SQL_DIALECTS: dict[str, str | None] = {"tsql": "tsql", "postgres": "postgres", "generic": None}
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,11 @@ class _Found:
 
 
 def table_access(sql: str, dialect: str | None = None) -> TableAccess:
-    """Tables read and written by `sql` (one statement or many); never raises on bad SQL."""
-    found = _collect(sql, dialect)
+    """Tables read and written by `sql` (one statement or many); never raises on bad SQL.
+
+    `dialect` is a `sql.dialect` setting value or any sqlglot dialect name.
+    """
+    found = _collect(sql, SQL_DIALECTS.get(dialect, dialect) if dialect else None)
     return TableAccess(
         reads=tuple(sorted(found.reads)),
         writes=tuple(sorted(found.writes)),
@@ -179,10 +184,12 @@ def _parse_statements(parser: Parser, sql: str,
 
 
 def _segments(sql: str, tokens: list[Token]) -> list[list[Token]]:
+    """Tokens cut before each top-level statement keyword, except a MERGE action (`THEN UPDATE`)."""
     segments: list[list[Token]] = []
     depth = 0
-    for token in tokens:
-        if not segments or (depth == 0 and _keyword(sql, token) in _STATEMENT_KEYWORDS):
+    for previous, token in zip([None, *tokens], tokens):
+        starts = depth == 0 and _keyword(sql, token) in _STATEMENT_KEYWORDS
+        if not segments or (starts and previous and _keyword(sql, previous) != "THEN"):
             segments.append([])
         segments[-1].append(token)
         depth += {"(": 1, ")": -1}.get(token.text, 0)
@@ -254,7 +261,9 @@ def _is_table(table: exp.Table, ctes: set[str]) -> bool:
     ident = table.this
     if not isinstance(ident, exp.Identifier) or not ident.name:
         return False
-    if ident.args.get("temporary") or ident.args.get("global_") or ident.name.startswith(("#", "@")):
+    if ident.args.get("temporary") or ident.args.get("global_"):
+        return False
+    if ident.name.startswith(("#", "@")):
         return False
     return bool(table.db) or ident.name.lower() not in ctes
 
@@ -269,7 +278,9 @@ _USES = re.compile(
     re.IGNORECASE,
 )
 _CTE = re.compile(r"(?:\bWITH|,)\s*(\w+)\s*(?:\([^()]*\))?\s+AS\s*\(", re.IGNORECASE)
-_NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'", re.DOTALL)
+# Comments, strings and cursor fetches (`FETCH NEXT FROM cur`) name no table.
+_NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\bFETCH\b[\w\s]*?\bFROM\s+[\w\[\]\"]+",
+                    re.DOTALL | re.IGNORECASE)
 _NOT_NAMES = {"select", "set", "values", "from", "where", "default", "top", "distinct", "output"}
 
 

