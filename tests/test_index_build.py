@@ -43,15 +43,15 @@ def test_chunk_text_elides_children_and_carries_a_context_header(built_sample):
     assert method.text.lstrip().startswith("def record_payment")
     assert (method.start_line, method.end_line) == (16, 24)
     header = method.metadata["header"].splitlines()
-    assert header[0] == "file: billing/service.py:16-24"
+    assert header[0] == "file: billing/service.py"  # line numbers are chunk fields, never embedded
     assert header[1] == "symbol: billing.service.InvoiceService.record_payment (method, python)"
     assert "defined in: billing.service.InvoiceService" in header
     assert "calls: Invoice.balance, Invoice.mark_paid, InvoiceRepository.get, " \
            "InvoiceRepository.save_payment, InvoiceService._validate, util.log_event" in header
     assert "called by: AuditedInvoiceService.record_payment" in header
-    assert method.embedding_text.startswith("file: billing/service.py:16-24\n")
+    assert method.embedding_text.startswith("file: billing/service.py\n")
     module = chunks["py:billing.util|MODULE"]
-    assert module.text.startswith("import logging") and "[function log_event: lines 4-5, own chunk]" in module.text
+    assert module.text.startswith("import logging") and "[function log_event: own chunk]" in module.text
 
 
 def test_parse_failure_degrades_to_text_chunks(built_sample):
@@ -118,17 +118,23 @@ def test_incremental_reindex_only_redoes_the_changed_file(sample_repo: Path, tmp
     again = build_index(sample_repo, settings, embedder=unchanged)
     assert again.incremental and again.reparsed == 0 and unchanged.texts_embedded == 0
 
-    util = sample_repo / "billing" / "util.py"
-    util.write_text(util.read_text().replace('getLogger("billing")', 'getLogger("billing.events")'))
+    # One new line in the first method shifts every definition below it in the file.
+    service = sample_repo / "billing" / "service.py"
+    service.write_text(service.read_text().replace(
+        "        self.repository = repository\n",
+        "        self.repository = repository\n        self.audit_trail: list[str] = []\n"))
     _, changes = index_status(sample_repo, settings)
-    assert changes.changed == ["billing/util.py"] and changes.stale == 1
+    assert changes.changed == ["billing/service.py"] and changes.stale == 1
     counting = Embedder()
     report = build_index(sample_repo, settings, embedder=counting)
-    assert report.changes.changed == ["billing/util.py"]
+    assert report.changes.changed == ["billing/service.py"]
     assert report.reparsed == 1
-    assert counting.texts_embedded == report.embedded_new == 1  # the one function whose code changed
-    assert "billing.events" in {c.id: c for c in load(settings, repo=sample_repo).chunks()}[
-        "py:billing.util.log_event|FUNCTION"].text
+    # Only the method whose code changed is embedded again; the moved ones come from the cache.
+    assert counting.texts_embedded == report.embedded_new == 1
+    chunks = {c.id: c for c in load(settings, sample_repo).chunks()}
+    assert "audit_trail" in chunks["py:billing.service.InvoiceService.__init__|METHOD"].text
+    moved = chunks["py:billing.service.InvoiceService.record_payment|METHOD"]
+    assert (moved.start_line, moved.end_line) == (17, 25)
 
 
 def test_incremental_reindex_relinks_edges_into_deleted_and_added_files(sample_repo: Path, tmp_path: Path):

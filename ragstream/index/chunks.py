@@ -1,7 +1,8 @@
 """Chunks: one per function, method, class, table, view, procedure or type, plus file-level code.
 
 A chunk's text is its node's source lines with each child definition (that has a chunk of its
-own) elided to one line, so no code is embedded twice. Above the code sits a context header
+own) elided to one line, so no code is embedded twice. Neither text nor header holds line
+numbers (they are chunk fields): an edit that shifts lines re-embeds only what it changed. Above the code sits a context header
 (file, symbol, kind, defined in, calls, called by, ...) built from the graph; header and code
 together are what gets embedded and keyword-indexed. Chunks over the token limit are split on
 line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
@@ -39,12 +40,12 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Ca
             owner = _chunk_owner(node, by_id, roots)
             if owner:
                 children.setdefault(owner, []).append(node)
+    lines_of = {path: text.split("\n") for path, text in texts.items()}
     chunks: list[Chunk] = []
     for node in sorted(nodes, key=lambda n: n.id):
         if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
             continue
-        lines = texts[node.path].split("\n")
-        body = _elided_text(node, lines, children.get(node.id, []))
+        body = _elided_text(node, lines_of[node.path], children.get(node.id, []))
         if body is None:
             continue
         header = _header(graph, node, by_id, max_names)
@@ -88,12 +89,12 @@ def _elision(child: Node, lines: list[str]) -> str:
     first = lines[child.start_line - 1]
     indent = first[: len(first) - len(first.lstrip())]
     shown = child.signature.split("\n", 1)[0] if child.signature else first.strip()
-    return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: lines {child.start_line}-{child.end_line}, own chunk]"
+    return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: own chunk]"
 
 
 def _header(graph: nx.MultiDiGraph, node: Node, by_id: dict[str, Node], max_names: int) -> str:
     rows = [
-        f"file: {node.path}:{node.start_line}-{node.end_line}",
+        f"file: {node.path}",
         f"symbol: {node.name} ({node.kind.lower()}, {node.language})",
     ]
     parent = by_id.get(node.parent) if node.parent else None
@@ -126,20 +127,12 @@ def _display_name(data: dict) -> str:
 
 def _split(node: Node, body: list[tuple[int, str]], header: str,
            count_tokens: Callable[[str], int], max_tokens: int) -> list[Chunk]:
-    parts: list[list[tuple[int, str]]] = [[]]
-    used = 0
-    for line in body:
-        cost = count_tokens(line[1] + "\n")
-        if parts[-1] and used + cost > max_tokens:
-            parts.append([])
-            used = 0
-        parts[-1].append(line)
-        used += cost
     base = {"language": node.language, "signature": node.signature, "parent_node": node.parent}
-    if len(parts) == 1:
-        text = "\n".join(t for _, t in body)
-        return [_chunk(node, node.id, body, text, header,
-                       {**base, "tokens": count_tokens(text)})]
+    text = "\n".join(t for _, t in body)
+    tokens = count_tokens(text)
+    if tokens <= max_tokens:
+        return [_chunk(node, node.id, body, text, header, {**base, "tokens": tokens})]
+    parts = _line_groups(body, count_tokens, max_tokens)
     chunks = []
     for index, part in enumerate(parts, start=1):
         text = "\n".join(t for _, t in part)
@@ -148,6 +141,21 @@ def _split(node: Node, body: list[tuple[int, str]], header: str,
         chunks.append(_chunk(node, f"{node.id}#p{index}", part, text,
                              f"{header}\npart: {index} of {len(parts)}", meta))
     return chunks
+
+
+def _line_groups(body: list[tuple[int, str]], count_tokens: Callable[[str], int],
+                 max_tokens: int) -> list[list[tuple[int, str]]]:
+    """Consecutive lines packed into groups of at most max_tokens (a longer line stays whole)."""
+    groups: list[list[tuple[int, str]]] = [[]]
+    used = 0
+    for line in body:
+        cost = count_tokens(line[1] + "\n")
+        if groups[-1] and used + cost > max_tokens:
+            groups.append([])
+            used = 0
+        groups[-1].append(line)
+        used += cost
+    return groups
 
 
 def _chunk(node: Node, cid: str, lines: list[tuple[int, str]], text: str, header: str,

@@ -72,7 +72,9 @@ class Embedder:
             vectors = model.encode([texts[i] for i in batch], batch_size=len(batch),
                                    convert_to_numpy=True, normalize_embeddings=True,
                                    show_progress_bar=False)
-            out[batch] = vectors.astype(np.float32)
+            vectors = vectors.astype(np.float32)
+            # Normalise again in fp32: bf16 arithmetic leaves norms up to ~0.5% off 1.
+            out[batch] = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             self.texts_embedded += len(batch)
             if progress:
                 progress(len(batch))
