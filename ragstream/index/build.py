@@ -20,7 +20,6 @@ from ragstream.index import store
 from ragstream.index.chunks import build_chunks
 from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
 from ragstream.index.graph_build import ResolutionStats, build_graph
-from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
@@ -125,7 +124,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         progress.finish("walk")
         clock.lap("walk")
 
-        old_parsed = previous.parsed_files() if previous else {}
+        old_records = previous.parse_records() if previous else {}
         changes = diff_files(previous.manifest["files"] if previous else {}, walked.files)
         report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
                              skipped=walked.skipped, previous_index_problem=problem)
@@ -133,11 +132,10 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         generation = store.new_generation(location)
 
         progress.start("parse", len(walked.files))
-        parsed_records = _parse_all(walked.files, old_parsed, settings, report, progress)
+        records = _parse_all(walked.files, old_records, settings, report, progress)
         progress.finish("parse")
-        store.write_json(generation / store.PARSED, parsed_records)
-        parsed = [ParsedFile.from_dict(r["parsed"]) for r in parsed_records.values()]
-        graph, report.resolution = build_graph(parsed)
+        store.write_json(generation / store.PARSED, records)
+        graph, report.resolution = build_graph([r.parsed for r in records.values()])
         texts = {f.path: f.text for f in walked.files}
         counter = token_counter(settings.tokens.encoding)
         chunks = build_chunks(graph, texts, counter.count, settings.chunks.max_chunk_tokens,
@@ -209,23 +207,22 @@ def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     return f"{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
 
 
-def _parse_all(files: list[SourceFile], old_parsed: dict[str, dict], settings: Settings,
-               report: BuildReport, progress: Progress) -> dict[str, dict]:
+def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord],
+               settings: Settings, report: BuildReport, progress: Progress
+               ) -> dict[str, store.ParseRecord]:
     modules = module_names([f.path for f in files if f.language == "python"])
-    records: dict[str, dict] = {}
+    records: dict[str, store.ParseRecord] = {}
     for source in files:
         key = parse_key(source, modules.get(source.path), settings.index.sql_dialect)
-        old = old_parsed.get(source.path)
-        if old and old["key"] == key:
-            records[source.path] = old
-        else:
+        record = old_records.get(source.path)
+        if record is None or record.key != key:
             parsed = parse_source(source, modules.get(source.path), settings.index.sql_dialect)
-            records[source.path] = {"key": key, "parsed": parsed.to_dict()}
+            record = store.ParseRecord(key, parsed)
             report.reparsed += 1
-        record = records[source.path]["parsed"]
-        if record["error"]:
-            report.parse_failures[source.path] = record["error"]
-        report.parse_warnings.extend(f"{source.path}: {w}" for w in record["warnings"])
+        records[source.path] = record
+        if record.parsed.error:
+            report.parse_failures[source.path] = record.parsed.error
+        report.parse_warnings.extend(f"{source.path}: {w}" for w in record.parsed.warnings)
         progress.advance("parse")
     return records
 

@@ -41,6 +41,7 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Ca
             if owner:
                 children.setdefault(owner, []).append(node)
     lines_of = {path: text.split("\n") for path, text in texts.items()}
+    related = _related(graph)
     chunks: list[Chunk] = []
     for node in sorted(nodes, key=lambda n: n.id):
         if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
@@ -48,7 +49,7 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Ca
         body = _elided_text(node, lines_of[node.path], children.get(node.id, []))
         if body is None:
             continue
-        header = _header(graph, node, by_id, max_names)
+        header = _header(node, by_id, related, max_names)
         chunks.extend(_split(node, body, header, count_tokens, max_tokens))
     return chunks
 
@@ -92,7 +93,8 @@ def _elision(child: Node, lines: list[str]) -> str:
     return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: own chunk]"
 
 
-def _header(graph: nx.MultiDiGraph, node: Node, by_id: dict[str, Node], max_names: int) -> str:
+def _header(node: Node, by_id: dict[str, Node], related: dict[tuple, set[str]],
+            max_names: int) -> str:
     rows = [
         f"file: {node.path}",
         f"symbol: {node.name} ({node.kind.lower()}, {node.language})",
@@ -103,18 +105,22 @@ def _header(graph: nx.MultiDiGraph, node: Node, by_id: dict[str, Node], max_name
     if node.signature:
         rows.append(f"signature: {' '.join(node.signature.split())}")
     for edge_type, direction, label in HEADER_RELATIONS:
-        names = _related_names(graph, node.id, edge_type, direction, by_id)
+        names = sorted(related.get((node.id, edge_type, direction), ()))
         if names:
             more = f" (+{len(names) - max_names} more)" if len(names) > max_names else ""
             rows.append(f"{label}: {', '.join(names[:max_names])}{more}")
     return "\n".join(rows)
 
 
-def _related_names(graph: nx.MultiDiGraph, nid: str, edge_type: str, direction: str,
-                   by_id: dict[str, Node]) -> list[str]:
-    edges = graph.out_edges(nid, keys=True) if direction == "out" else graph.in_edges(nid, keys=True)
-    others = {v if direction == "out" else u for u, v, key in edges if key == edge_type}
-    return sorted(_display_name(graph.nodes[o]) for o in others if o != nid)
+def _related(graph: nx.MultiDiGraph) -> dict[tuple, set[str]]:
+    """(node, edge type, direction) -> display names of the nodes at the other end."""
+    related: dict[tuple, set[str]] = {}
+    for source, target, edge_type in graph.edges(keys=True):
+        if source == target:
+            continue
+        related.setdefault((source, edge_type, "out"), set()).add(_display_name(graph.nodes[target]))
+        related.setdefault((target, edge_type, "in"), set()).add(_display_name(graph.nodes[source]))
+    return related
 
 
 def _display_name(data: dict) -> str:

@@ -7,7 +7,7 @@ anything else.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -27,7 +27,7 @@ def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionSta
     graph = nx.MultiDiGraph()
     for parsed in files:
         for node in parsed.nodes:
-            graph.add_node(node.id, **asdict(node))
+            graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds
         for edge in parsed.edges:
             add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
     symbols = SymbolTable(files)
@@ -90,7 +90,7 @@ def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
             return
         target = node_id(ref.target_language, ref.target, "EXTERNAL")
         if target not in graph:
-            graph.add_node(target, **asdict(Node(
+            graph.add_node(target, **vars(Node(
                 id=target, kind="EXTERNAL", language=ref.target_language, name=ref.target)))
         stats.external[edge_type] += 1
         how = "external"

@@ -6,6 +6,7 @@ so a query can match either the exact identifier (rare, high weight) or its word
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -19,13 +20,17 @@ def keyword_tokens(text: str) -> list[str]:
     """Lower-case tokens: each identifier whole, plus its snake_case and camelCase parts."""
     tokens: list[str] = []
     for word in _IDENTIFIER.findall(text):
-        whole = word.lower().strip("_")
-        if not whole or whole in STOPWORDS:
-            continue
-        parts = [p.lower() for piece in word.split("_") for p in _CAMEL.findall(piece)]
-        if len(parts) > 1 or (parts and parts[0] != whole):
-            tokens.append(whole)
-            tokens.extend(p for p in parts if len(p) > 1 and p not in STOPWORDS)
-        elif len(whole) > 1:
-            tokens.append(whole)
+        tokens.extend(word_tokens(word))
     return tokens
+
+
+@lru_cache(maxsize=200_000)
+def word_tokens(word: str) -> tuple[str, ...]:
+    """Tokens of one identifier (memoised: a code base repeats its identifiers constantly)."""
+    whole = word.lower().strip("_")
+    if not whole or whole in STOPWORDS:
+        return ()
+    parts = [p.lower() for piece in word.split("_") for p in _CAMEL.findall(piece)]
+    if len(parts) > 1 or (parts and parts[0] != whole):
+        return (whole, *(p for p in parts if len(p) > 1 and p not in STOPWORDS))
+    return (whole,) if len(whole) > 1 else ()

@@ -6,7 +6,7 @@ an incremental re-index re-parse only changed files and still re-link the whole 
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 # Node kinds. Python: MODULE CLASS FUNCTION METHOD. SQL: TABLE COLUMN VIEW PROCEDURE FUNCTION.
@@ -90,9 +90,6 @@ class ParsedFile:
     aliases: dict[str, str] = field(default_factory=dict)
     error: str | None = None  # why the file was degraded to plain text, if it was
     warnings: list[str] = field(default_factory=list)  # parts skipped without degrading the file
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ParsedFile":

@@ -17,36 +17,57 @@ class SecretPattern:
     name: str
     regex: re.Pattern[str]
     group: int = 0  # the group that holds the secret; 0 = the whole match
+    # Literals one of which every match contains (checked case-insensitively when `folded`):
+    # a text without any of them is not scanned, which keeps redaction cheap on large trees.
+    hints: tuple[str, ...] = ()
+    folded: bool = False
+
+    def may_match(self, text: str, folded_text: str) -> bool:
+        haystack = folded_text if self.folded else text
+        return not self.hints or any(h in haystack for h in self.hints)
 
 
-_KEY_WORDS = r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d|pwd|client[_-]?secret|private[_-]?key)"
+_KEY_WORDS = ("api_key", "api-key", "apikey", "secret", "access_token", "access-token",
+              "auth_token", "auth-token", "token", "password", "passwd", "pwd", "private_key",
+              "private-key")
+_KEY_WORDS_RE = r"(?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|token|passw(?:or)?d|pwd|client[_-]?secret|private[_-]?key)"
 
 PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("private_key_block", re.compile(
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S)),
-    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    SecretPattern("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
-    SecretPattern("openai_key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}")),
-    SecretPattern("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b")),
-    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        hints=("PRIVATE KEY-----",)),
+    SecretPattern("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), hints=("AKIA", "ASIA")),
+    SecretPattern("github_token", re.compile(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b"),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    SecretPattern("openai_key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"), hints=("sk-",)),
+    SecretPattern("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), hints=("xox",)),
+    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), hints=("AIza",)),
+    SecretPattern("stripe_key", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b"), hints=("_live_",)),
+    SecretPattern("jwt", re.compile(
+        r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), hints=("eyJ",)),
     # Password=...; / Pwd=... inside a connection string: after a quote or `;`, up to `;`/quote.
     SecretPattern("connection_string_password", re.compile(
-        r"(?i)(?<=[;\"'])[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;'\"\s][^;'\"\n]*)"), group=1),
+        r"(?i)(?<=[;\"'])[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;'\"\s][^;'\"\n]*)"), group=1,
+        hints=("password", "pwd"), folded=True),
     # scheme://user:password@host
-    SecretPattern("url_credentials", re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:([^@\s'\"/]+)@"), group=1),
-    # key = "value" / key: 'value' / "key": "value" with a value of 8+ characters.
+    SecretPattern("url_credentials", re.compile(
+        r"\b[a-z][a-z0-9+.-]{0,20}://[^/\s:@'\"]+:([^@\s'\"/]+)@"), group=1, hints=("://",)),
+    # key = "value" / key: 'value' / "key": "value" with a value of 8+ characters, where the
+    # name ends in a key word (OPENAI_API_KEY, db.password). Matching starts at the key word.
     SecretPattern("assigned_secret", re.compile(
-        rf"(?i)[\"']?\b[\w.-]*{_KEY_WORDS}\b[\"']?\s*[:=]\s*[rbuf]?[\"']([^\"'\s]{{8,}})[\"']"), group=1),
+        rf"(?i){_KEY_WORDS_RE}(?!\w)[\"']?\s*[:=]\s*[rbuf]?[\"']([^\"'\s]{{8,}})[\"']"), group=1,
+        hints=_KEY_WORDS, folded=True),
 )
 
 
 def redact(text: str) -> tuple[str, list[str]]:
     """Return text with secrets replaced, and the name of the pattern behind each replacement."""
     fired: list[str] = []
+    folded = text.lower()
     for pattern in PATTERNS:
-        text = pattern.regex.sub(lambda m, p=pattern: _replace(m, p, fired), text)
+        if pattern.may_match(text, folded):
+            text = pattern.regex.sub(lambda m, p=pattern: _replace(m, p, fired), text)
     return text, fired
 
 

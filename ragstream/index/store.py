@@ -9,20 +9,21 @@ its indexes share.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import orjson
 
 from ragstream.errors import IndexLoadError, IndexingError
+from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
 FORMAT_VERSION = 1
@@ -117,16 +118,17 @@ def publish(location: IndexLocation, generation: Path) -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
-        handle.flush()
-        os.fsync(handle.fileno())
+    """JSON (dataclasses included) written and fsynced; orjson is ~10x the stdlib's speed."""
+    _write_bytes(path, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
 
 
 def write_chunks(path: Path, chunks: list[Chunk]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        for chunk in chunks:
-            handle.write(json.dumps(asdict(chunk), ensure_ascii=False) + "\n")
+    _write_bytes(path, b"".join(orjson.dumps(chunk) + b"\n" for chunk in chunks))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
 
@@ -141,6 +143,14 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class ParseRecord:
+    """A file's parse result, reusable while `key` (content, module name, dialect) holds."""
+
+    key: str
+    parsed: ParsedFile
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -160,9 +170,10 @@ class StoredIndex:
         data = self._json(GRAPH)
         return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
 
-    def parsed_files(self) -> dict[str, dict]:
-        """path -> {"key": ..., "parsed": ParsedFile dict}."""
-        return self._json(PARSED)
+    def parse_records(self) -> dict[str, ParseRecord]:
+        """path -> the file's parse result and the key it was made under."""
+        return {path: ParseRecord(row["key"], ParsedFile.from_dict(row["parsed"]))
+                for path, row in self._json(PARSED).items()}
 
     @property
     def faiss_path(self) -> Path:
@@ -174,14 +185,14 @@ class StoredIndex:
 
     def _json(self, name: str) -> Any:
         try:
-            return json.loads((self.generation / name).read_text(encoding="utf-8"))
+            return orjson.loads((self.generation / name).read_bytes())
         except (OSError, ValueError) as exc:
             raise self._corrupt(name, exc) from exc
 
     def _jsonl(self, name: str) -> list[dict]:
         try:
-            with open(self.generation / name, encoding="utf-8") as handle:
-                return [json.loads(line) for line in handle]
+            with open(self.generation / name, "rb") as handle:
+                return [orjson.loads(line) for line in handle]
         except (OSError, ValueError) as exc:
             raise self._corrupt(name, exc) from exc
 
@@ -203,7 +214,7 @@ def load_index(location: IndexLocation) -> StoredIndex:
                              "nowhere): it was never finished", where=str(location.index_dir), hint=hint)
     manifest_path = generation / MANIFEST
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = orjson.loads(manifest_path.read_bytes())
     except (OSError, ValueError) as exc:
         raise IndexLoadError(f"manifest is missing or corrupt ({exc})", where=str(manifest_path),
                              hint=hint) from exc
