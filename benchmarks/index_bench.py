@@ -1,14 +1,15 @@
 """Index build benchmark: a full build, a no-change re-index and a one-file-change re-index.
 
     .venv/bin/python benchmarks/index_bench.py PATH [--dtype bfloat16|float32] [--json OUT]
-    .venv/bin/python benchmarks/index_bench.py PATH --compare-dtypes 600
+    .venv/bin/python benchmarks/index_bench.py PATH --compare-dtypes 600   # torch fp32 vs torch bf16 vs ONNX fp32
 
 The repository is copied to a scratch folder first (the one-file change must not touch it) and
 indexed into a fresh data folder, so the first build embeds everything. Prints files/s,
 chunks/s, embedding chunks/s, time per phase, peak RSS, index size on disk, and the wall time
 of the incremental re-index both in-process (model warm) and as a fresh `ragstream index` CLI
 process (what a user waits for). `--compare-dtypes N` instead embeds N chunk texts of the
-repository with fp32 and bf16 and reports throughput, cosine agreement and top-10 overlap.
+repository with torch fp32, torch bf16 and ONNX fp32 and reports throughput, cosine agreement
+and top-10 overlap against torch fp32.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path")
     parser.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
-    parser.add_argument("--compare-dtypes", type=int, metavar="N", help="compare fp32 and bf16 on N chunks")
+    parser.add_argument("--compare-dtypes", type=int, metavar="N",
+                        help="compare torch fp32, torch bf16 and ONNX fp32 on N chunks")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragstream-bench-") as scratch:
@@ -55,19 +57,19 @@ def bench_build(repo: Path, data_dir: Path, dtype: str) -> dict:
     load_model(dtype)
     model_load = time.perf_counter() - started
 
-    embedder = Embedder(dtype, settings.embedding.batch_size)
+    embedder = Embedder(dtype, settings.embedding.batch_size, settings.embedding.onnx_below)
     started = time.perf_counter()
     full = build_index(repo, settings, embedder=embedder)
     full_seconds = time.perf_counter() - started
     lines = sum(f.read_text(errors="replace").count("\n") for f in map(repo.joinpath, _indexed(data_dir)))
 
     started = time.perf_counter()
-    unchanged = build_index(repo, settings, embedder=Embedder(dtype))
+    unchanged = build_index(repo, settings, embedder=Embedder(dtype, onnx_below=settings.embedding.onnx_below))
     unchanged_seconds = time.perf_counter() - started
 
     changed_file = _change_one_file(repo)
     started = time.perf_counter()
-    one = build_index(repo, settings, embedder=Embedder(dtype))
+    one = build_index(repo, settings, embedder=Embedder(dtype, onnx_below=settings.embedding.onnx_below))
     one_seconds = time.perf_counter() - started
 
     _change_one_file(repo, again=True)
@@ -89,6 +91,7 @@ def bench_build(repo: Path, data_dir: Path, dtype: str) -> dict:
         "files_per_s": round(full.files / full_seconds, 1),
         "chunks_per_s": round(full.chunks / full_seconds, 1),
         "embedding_chunks_per_s": round(full.embedded_new / full.seconds["embed"], 1),
+        "full_build_backends": full.embedding_backends,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "index_size_mb": round(size / 2**20, 2), "embedding_cache_mb": round(cache / 2**20, 2),
         "reindex_unchanged_s": round(unchanged_seconds, 2),
@@ -96,32 +99,43 @@ def bench_build(repo: Path, data_dir: Path, dtype: str) -> dict:
         "reindex_one_file": changed_file,
         "reindex_one_file_s": round(one_seconds, 2), "reindex_one_file_phase_s": one.seconds,
         "reindex_one_file_embedded": one.embedded_new, "reindex_one_file_reparsed": one.reparsed,
+        "reindex_one_file_backends": one.embedding_backends,
         "reindex_one_file_cli_process_s": round(cli_seconds, 2),
     }
 
 
 def compare_dtypes(repo: Path, scratch: Path, n: int) -> dict:
-    """Throughput of fp32 and bf16 on the same chunk texts, and how far bf16 moves results."""
+    """Throughput of torch fp32, torch bf16 and ONNX fp32 on the same chunk texts, and how far
+    each moves results from torch fp32 (the reference)."""
     settings = load_settings(overrides={"index": {"data_dir": str(scratch / "data")}})
-    build_index(repo, settings, embedder=Embedder("bfloat16"))
+    build_index(repo, settings, embedder=Embedder("bfloat16", onnx_below=0))
     chunks = store.load_index(locate(repository_info(repo), settings)).chunks()
-    texts = [c.embedding_text for c in chunks][:n]
+    texts = [c.embedding_text for c in chunks][:: max(1, len(chunks) // n)][:n]
+    paths = {"torch_fp32": Embedder("float32", onnx_below=0),
+             "torch_bf16": Embedder("bfloat16", onnx_below=0),
+             "onnx_fp32": Embedder("float32", onnx_below=len(texts) + 1)}
     vectors, figures = {}, {"repository": repo.name, "texts": len(texts)}
-    for dtype in ("float32", "bfloat16"):
-        load_model(dtype)
+    for label, embedder in paths.items():
+        embedder.encode(texts[:2])  # load the model outside the timing
         started = time.perf_counter()
-        vectors[dtype] = Embedder(dtype).encode(texts)
-        figures[f"{dtype}_chunks_per_s"] = round(len(texts) / (time.perf_counter() - started), 1)
-    cos = np.sum(vectors["float32"] * vectors["bfloat16"], axis=1)
-    figures["cosine_min"] = round(float(cos.min()), 4)
-    figures["cosine_mean"] = round(float(cos.mean()), 4)
-    # Top-10 neighbours of every text among the others, fp32 vs bf16.
-    overlaps = []
-    for i in range(min(len(texts), 200)):
-        tops = [set(np.argsort(-(v @ v[i]))[1:11]) for v in (vectors["float32"], vectors["bfloat16"])]
-        overlaps.append(len(tops[0] & tops[1]) / 10)
-    figures["top10_overlap_mean"] = round(float(np.mean(overlaps)), 3)
+        vectors[label] = embedder.encode(texts)
+        figures[f"{label}_chunks_per_s"] = round(len(texts) / (time.perf_counter() - started), 1)
+        figures[f"{label}_backend"] = ", ".join(embedder.backends)
+    reference = vectors["torch_fp32"]
+    for label in ("torch_bf16", "onnx_fp32"):
+        cos = np.sum(reference * vectors[label], axis=1)
+        figures[f"{label}_cosine_min"] = round(float(cos.min()), 6)
+        figures[f"{label}_top10_overlap"] = round(_top10_overlap(reference, vectors[label]), 3)
     return figures
+
+
+def _top10_overlap(reference: np.ndarray, other: np.ndarray) -> float:
+    """Mean share of each text's 10 nearest neighbours (first 200 texts as queries) kept."""
+    kept = []
+    for i in range(min(len(reference), 200)):
+        tops = [set(np.argsort(-(v @ v[i]))[1:11]) for v in (reference, other)]
+        kept.append(len(tops[0] & tops[1]) / 10)
+    return float(np.mean(kept))
 
 
 def _indexed(data_dir: Path) -> list[str]:

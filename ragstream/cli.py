@@ -100,8 +100,8 @@ def _print_summary(report) -> None:
     if report.previous_index_problem:
         console.print(f"[yellow]previous index not reused:[/] {report.previous_index_problem}")
     console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
-                  f"{report.reparsed} files parsed, {report.embedded_new} chunks embedded, "
-                  f"{report.embedded_cached} from cache")
+                  f"{report.reparsed} files parsed, {report.embedded_new} chunks embedded"
+                  f"{_backends(report.embedding_backends)}, {report.embedded_cached} from cache")
     console.print(_counter_table("nodes by kind", report.nodes_by_kind))
     console.print(_counter_table("edges by type", report.edges_by_type))
     console.print(_counter_table("skipped files by reason", Counter(s.reason for s in report.skipped)))
@@ -115,6 +115,10 @@ def _print_summary(report) -> None:
     if report.redactions:
         console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")
     console.print("time per phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
+
+
+def _backends(backends: dict[str, int]) -> str:
+    return f" ({', '.join(f'{n} with {name}' for name, n in sorted(backends.items()))})" if backends else ""
 
 
 def _counter_table(title: str, counts: Counter) -> Table:

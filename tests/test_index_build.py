@@ -131,6 +131,7 @@ def test_incremental_reindex_only_redoes_the_changed_file(sample_repo: Path, tmp
     assert report.reparsed == 1
     # Only the method whose code changed is embedded again; the moved ones come from the cache.
     assert counting.texts_embedded == report.embedded_new == 1
+    assert report.embedding_backends == {"onnx-fp32": 1}  # a small job: no torch start-up
     chunks = {c.id: c for c in load(settings, sample_repo).chunks()}
     assert "audit_trail" in chunks["py:billing.service.InvoiceService.__init__|METHOD"].text
     moved = chunks["py:billing.service.InvoiceService.record_payment|METHOD"]

@@ -50,3 +50,17 @@ def test_bundled_model_embeds_offline():
     assert vectors.shape == (3, 384) and embedder.texts_embedded == 3
     assert float(abs((vectors ** 2).sum(axis=1) - 1.0).max()) < 1e-5  # unit length
     assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]  # similar code is closer than SQL
+
+
+def test_small_jobs_use_the_onnx_export_with_the_same_vectors():
+    from ragstream.index.embeddings import Embedder
+    from ragstream.index.onnx_model import export_onnx
+
+    export_onnx()  # setup has done it; idempotent
+    texts = ["def add(a, b):\n    return a + b", "SELECT Total FROM dbo.Invoices WHERE InvoiceId = @id",
+             "class InvoiceService:\n    def record_payment(self, invoice_id, amount): ..."]
+    small = Embedder("float32", onnx_below=10)
+    bulk = Embedder("float32", onnx_below=0)
+    onnx_vectors, torch_vectors = small.encode(texts), bulk.encode(texts)
+    assert dict(small.backends) == {"onnx-fp32": 3} and dict(bulk.backends) == {"torch-float32": 3}
+    assert float((onnx_vectors * torch_vectors).sum(axis=1).min()) > 0.99999

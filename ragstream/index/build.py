@@ -89,6 +89,7 @@ class BuildReport:
     reparsed: int = 0
     embedded_new: int = 0
     embedded_cached: int = 0
+    embedding_backends: dict[str, int] = field(default_factory=dict)  # backend -> texts embedded
     seconds: dict[str, float] = field(default_factory=dict)
     previous_index_problem: str | None = None  # why an existing index could not be reused
 
@@ -114,7 +115,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     progress = progress or _Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
-    embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size)
+    embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
+                                    settings.embedding.onnx_below)
+    backends_before = Counter(embedder.backends)
     with store.build_lock(location):
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         clock = _PhaseClock()
@@ -158,6 +161,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             cache.close()
         progress.finish("embed")
         report.embedded_cached = len(chunks) - report.embedded_new
+        report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
         clock.lap("embed")
 
         progress.start("write", 4)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +16,7 @@ import numpy as np
 
 from ragstream import offline
 from ragstream.errors import ConfigError, IndexingError, ModelError
+from ragstream.index.onnx_model import onnx_encoder
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384
@@ -47,17 +49,24 @@ def load_model(dtype: str = "bfloat16"):
 
 
 class Embedder:
-    """Turns texts into L2-normalised float32 vectors; counts every text it embeds."""
+    """Turns texts into L2-normalised float32 vectors, and counts what it embedded and how.
+
+    A job of fewer than `onnx_below` texts runs on the ONNX export (ready in ~0.4 s, fp32);
+    a larger one on torch in `dtype` (bf16: 1.7x the ONNX throughput here, after a ~6.5 s
+    start). Without an export, every job runs on torch.
+    """
 
     model_name = MODEL_NAME
     dimension = DIMENSION
 
-    def __init__(self, dtype: str = "bfloat16", batch_size: int = 32):
+    def __init__(self, dtype: str = "bfloat16", batch_size: int = 32, onnx_below: int = 300):
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}", where="embedding.batch_size")
         self.dtype = dtype
         self.batch_size = batch_size
+        self.onnx_below = onnx_below
         self.texts_embedded = 0
+        self.backends: Counter = Counter()  # backend label -> texts embedded with it
 
     def encode(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Vectors in input order. Texts are batched by length: padding a short text to a long
@@ -65,20 +74,27 @@ class Embedder:
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
             return out
-        model = load_model(self.dtype)
+        encode_batch, label = self._backend(len(texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start:start + self.batch_size]
-            vectors = model.encode([texts[i] for i in batch], batch_size=len(batch),
-                                   convert_to_numpy=True, normalize_embeddings=True,
-                                   show_progress_bar=False)
-            vectors = vectors.astype(np.float32)
-            # Normalise again in fp32: bf16 arithmetic leaves norms up to ~0.5% off 1.
+            vectors = np.asarray(encode_batch([texts[i] for i in batch]), dtype=np.float32)
+            # Normalised here in fp32 for every backend: bf16 leaves norms up to ~0.5% off 1.
             out[batch] = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             self.texts_embedded += len(batch)
             if progress:
                 progress(len(batch))
+        self.backends[label] += len(texts)
         return out
+
+    def _backend(self, count: int) -> tuple[Callable[[list[str]], np.ndarray], str]:
+        if count < self.onnx_below:
+            encoder = onnx_encoder()
+            if encoder is not None:
+                return encoder.encode, "onnx-fp32"
+        model = load_model(self.dtype)
+        return (lambda batch: model.encode(batch, batch_size=len(batch), convert_to_numpy=True,
+                                           show_progress_bar=False)), f"torch-{self.dtype}"
 
 
 def text_key(text: str) -> str:
