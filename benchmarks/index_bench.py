@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/index_bench.py PATH [--dtype bfloat16|float32] [--json OUT]
     .venv/bin/python benchmarks/index_bench.py PATH --compare-dtypes 600   # torch fp32 vs torch bf16 vs ONNX fp32
 
-The repository is copied to a scratch folder first (the one-file change must not touch it) and
-indexed into a fresh data folder, so the first build embeds everything. Prints files/s,
+The files ragstream would index are copied to a scratch folder (the one-file change must not
+touch the repository) and indexed into a fresh data folder, so the first build embeds
+everything. Prints files/s,
 chunks/s, embedding chunks/s, time per phase, peak RSS, index size on disk, and the wall time
 of the incremental re-index both in-process (model warm) and as a fresh `ragstream index` CLI
 process (what a user waits for). `--compare-dtypes N` instead embeds N chunk texts of the
@@ -29,6 +30,7 @@ from ragstream.config import load_settings
 from ragstream.index import store
 from ragstream.index.build import build_index, locate, repository_info
 from ragstream.index.embeddings import Embedder, load_model
+from ragstream.index.walk import walk_repository
 
 
 def main() -> None:
@@ -40,8 +42,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragstream-bench-") as scratch:
-        repo = Path(scratch) / Path(args.path).resolve().name
-        shutil.copytree(args.path, repo, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+        repo = copy_indexable(Path(args.path).resolve(), Path(scratch))
         if args.compare_dtypes:
             figures = compare_dtypes(repo, Path(scratch), args.compare_dtypes)
         else:
@@ -49,6 +50,18 @@ def main() -> None:
     print_table(figures)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
+
+
+def copy_indexable(source: Path, scratch: Path) -> Path:
+    """Copy what ragstream would index (and the .gitignore files), not virtualenvs or data."""
+    repo = scratch / source.name
+    walked = walk_repository(source, load_settings().index)
+    for rel in [f.path for f in walked.files] + [p.relative_to(source).as_posix()
+                                                 for p in source.rglob(".gitignore")]:
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, target)
+    return repo
 
 
 def bench_build(repo: Path, data_dir: Path, dtype: str) -> dict:

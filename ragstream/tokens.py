@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import accumulate
 
 from ragstream import offline
 from ragstream.errors import ConfigError
@@ -24,6 +25,21 @@ class TokenCounter:
 
     def count(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
+
+    def line_costs(self, lines: list[str]) -> list[int]:
+        """Tokens of "\n".join(lines) charged to the line each token starts in (they sum to
+        the whole text's count). One encode of the text, not one per line."""
+        text = "\n".join(lines)
+        tokens = self._encoding.encode(text, disallowed_special=())
+        _, offsets = self._encoding.decode_with_offsets(tokens)
+        starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        costs = [0] * len(lines)
+        line = 0
+        for offset in offsets:
+            while line + 1 < len(starts) and offset >= starts[line + 1]:
+                line += 1
+            costs[line] += 1
+        return costs
 
 
 @lru_cache(maxsize=None)

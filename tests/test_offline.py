@@ -64,3 +64,10 @@ def test_small_jobs_use_the_onnx_export_with_the_same_vectors():
     onnx_vectors, torch_vectors = small.encode(texts), bulk.encode(texts)
     assert dict(small.backends) == {"onnx-fp32": 3} and dict(bulk.backends) == {"torch-float32": 3}
     assert float((onnx_vectors * torch_vectors).sum(axis=1).min()) > 0.99999
+
+
+def test_line_costs_charge_every_token_to_a_line():
+    lines = ["def total(items):", "    return sum(item.price for item in items)", "", "", "x = 2"]
+    costs = token_counter().line_costs(lines)
+    assert len(costs) == len(lines) and costs[0] > 0 and costs[1] > costs[0]
+    assert sum(costs) == token_counter().count("\n".join(lines))

@@ -141,7 +141,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         graph, report.resolution = build_graph([r.parsed for r in records.values()])
         texts = {f.path: f.text for f in walked.files}
         counter = token_counter(settings.tokens.encoding)
-        chunks = build_chunks(graph, texts, counter.count, settings.chunks.max_chunk_tokens,
+        chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
                               settings.chunks.header_max_names)
         if not chunks:
             raise IndexingError("nothing to index: no supported file with content was found",

@@ -9,12 +9,11 @@ line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import networkx as nx
 
 from ragstream.index.model import CHUNKABLE_KINDS, Node
 from ragstream.super_prompt import Chunk
+from ragstream.tokens import TokenCounter
 
 # (edge type, direction, header label); "out" lists targets, "in" lists sources.
 HEADER_RELATIONS = (
@@ -28,7 +27,7 @@ HEADER_RELATIONS = (
 )
 
 
-def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Callable[[str], int],
+def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounter,
                  max_tokens: int, max_names: int) -> list[Chunk]:
     """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""
     nodes = [Node(**data) for _, data in graph.nodes(data=True)]
@@ -50,7 +49,7 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], count_tokens: Ca
         if body is None:
             continue
         header = _header(node, by_id, related, max_names)
-        chunks.extend(_split(node, body, header, count_tokens, max_tokens))
+        chunks.extend(_split(node, body, header, counter, max_tokens))
     return chunks
 
 
@@ -131,31 +130,30 @@ def _display_name(data: dict) -> str:
     return ".".join(name.split(".")[-2:])
 
 
-def _split(node: Node, body: list[tuple[int, str]], header: str,
-           count_tokens: Callable[[str], int], max_tokens: int) -> list[Chunk]:
+def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounter,
+           max_tokens: int) -> list[Chunk]:
     base = {"language": node.language, "signature": node.signature, "parent_node": node.parent}
     text = "\n".join(t for _, t in body)
-    tokens = count_tokens(text)
+    tokens = counter.count(text)
     if tokens <= max_tokens:
         return [_chunk(node, node.id, body, text, header, {**base, "tokens": tokens})]
-    parts = _line_groups(body, count_tokens, max_tokens)
+    parts = _line_groups(body, counter.line_costs([t for _, t in body]), max_tokens)
     chunks = []
     for index, part in enumerate(parts, start=1):
         text = "\n".join(t for _, t in part)
-        meta = {**base, "tokens": count_tokens(text), "parent_chunk": node.id,
+        meta = {**base, "tokens": counter.count(text), "parent_chunk": node.id,
                 "part": index, "parts": len(parts)}
         chunks.append(_chunk(node, f"{node.id}#p{index}", part, text,
                              f"{header}\npart: {index} of {len(parts)}", meta))
     return chunks
 
 
-def _line_groups(body: list[tuple[int, str]], count_tokens: Callable[[str], int],
+def _line_groups(body: list[tuple[int, str]], costs: list[int],
                  max_tokens: int) -> list[list[tuple[int, str]]]:
     """Consecutive lines packed into groups of at most max_tokens (a longer line stays whole)."""
     groups: list[list[tuple[int, str]]] = [[]]
     used = 0
-    for line in body:
-        cost = count_tokens(line[1] + "\n")
+    for line, cost in zip(body, costs):
         if groups[-1] and used + cost > max_tokens:
             groups.append([])
             used = 0
