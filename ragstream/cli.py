@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from ragstream.config import load_settings
-from ragstream.errors import RagstreamError
+from ragstream.errors import RagstreamError, RetrievalError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -43,6 +43,18 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--status", action="store_true", help="report files changed since the index was built")
     mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     index.set_defaults(handler=_index)
+
+    search = commands.add_parser("search", help="search an index (semantic, bm25 or hybrid)")
+    search.add_argument("query")
+    search.add_argument("--repository", help="default: the only repository indexed")
+    search.add_argument("--index", help="index name (default: the repository's only index)")
+    search.add_argument("--branch", help="default: the index's branch")
+    search.add_argument("--mode", default="hybrid", choices=["semantic", "bm25", "hybrid"])
+    search.add_argument("--rerank", default="none", choices=["none", "keyword_rerank", "cross_encoder"])
+    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--filter", action="append", default=[], metavar="KEY=V1,V2",
+                        help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
+    search.set_defaults(handler=_search)
     return parser
 
 
@@ -59,6 +71,39 @@ def _index(args: argparse.Namespace) -> int:
                              rebuild=args.rebuild, progress=progress)
     _print_summary(report)
     return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.scope import default_scope
+    from ragstream.retrieval.types import SearchRequest
+
+    settings = load_settings(args.config)
+    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
+    request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
+                            _filters(args.filter), index, args.rerank)
+    backend = LocalBackend(settings)
+    response = backend.search(request)
+    where = backend.locations([h.id for h in response.hits], repository, branch,
+                              request.retrieval_filters, index)
+    table = Table("rank", "score", "id", "path:lines", "sources", title=f"{args.mode} search: {args.query!r}",
+                  title_justify="left")
+    for hit in response.hits:
+        sources = ", ".join(f"{k} #{v}" for k, v in hit.sources.items())
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.id, where.get(hit.id, ""), sources)
+    console.print(table)
+    console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False)
+    return 0
+
+
+def _filters(items: list[str]) -> dict[str, list[str]]:
+    filters: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep:
+            raise RetrievalError(f"expected KEY=V1,V2, got {item!r}", where="--filter")
+        filters.setdefault(key.strip(), []).extend(v.strip() for v in values.split(",") if v.strip())
+    return filters
 
 
 def _dry_run(args: argparse.Namespace, settings) -> int:

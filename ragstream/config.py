@@ -47,11 +47,33 @@ class TokenSettings:
 
 
 @dataclass(frozen=True)
+class AclSettings:
+    """Index-time access policy: every chunk gets the defaults plus what matching rules add."""
+
+    default_tags: list[str]
+    default_labels: list[str]
+    default_owner: str
+    rules: list[dict]  # {paths: [globs], acl_tags: [...], classification_labels: [...], owner_group: str}
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    rrf_k: int
+    bm25_missing: str  # fail | semantic
+    widen_factor: int
+    keyword_semantic_weight: float
+    keyword_keyword_weight: float
+    cross_encoder_model: str  # local path or model name; "" = none configured
+
+
+@dataclass(frozen=True)
 class Settings:
     index: IndexSettings
     chunks: ChunkSettings
     embedding: EmbeddingSettings
     tokens: TokenSettings
+    acl: AclSettings
+    retrieval: RetrievalSettings
 
 
 def load_settings(user_file: str | Path | None = None, overrides: dict | None = None) -> Settings:
@@ -74,9 +96,11 @@ CHOICES = {
     "index.sql_dialect": ("auto", "tsql", "postgres", "generic"),
     "embedding.dtype": ("bfloat16", "float32"),
     "tokens.encoding": ("cl100k_base", "o200k_base"),
+    "retrieval.bm25_missing": ("fail", "semantic"),
 }
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
-            "chunks.header_max_names", "embedding.batch_size")
+            "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
+            "retrieval.widen_factor")
 NON_NEGATIVE = ("embedding.onnx_below",)
 
 
@@ -146,9 +170,10 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
     return cls(**values)
 
 
-_SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings)}
+_SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
+                                     AclSettings, RetrievalSettings)}
 _SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
-_CONTAINERS = {"list[str]": list, "dict[str, str]": dict}
+_CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 
 
 def _check_type(value: Any, type_name: str, where: str) -> None:
@@ -156,6 +181,8 @@ def _check_type(value: Any, type_name: str, where: str) -> None:
     ok = isinstance(value, expected) and not (type_name == "int" and isinstance(value, bool))
     if ok and type_name == "list[str]":
         ok = all(isinstance(v, str) for v in value)
+    if ok and type_name == "list[dict]":
+        ok = all(isinstance(v, dict) for v in value)
     if ok and type_name == "dict[str, str]":
         ok = all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
     if not ok:

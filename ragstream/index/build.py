@@ -10,13 +10,14 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from ragstream.config import Settings
 from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
+from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.chunks import build_chunks
 from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
 from ragstream.index.graph_build import ResolutionStats, build_graph
@@ -24,6 +25,7 @@ from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
+from ragstream.super_prompt import Chunk
 from ragstream.tokens import token_counter
 
 PHASES = ("walk", "parse", "embed", "write")
@@ -143,6 +145,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         counter = token_counter(settings.tokens.encoding)
         chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
                               settings.chunks.header_max_names)
+        chunks = label_access(graph, chunks, acl_policy(settings.acl))
         if not chunks:
             raise IndexingError("nothing to index: no supported file with content was found",
                                 where=str(info.root),
@@ -180,6 +183,15 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         clock.lap("write")
         report.seconds = clock.laps
     return report
+
+
+def label_access(graph, chunks: list[Chunk], policy: AclPolicy) -> list[Chunk]:
+    """Give every chunk, and every graph node with a file, the policy's labels for its path.
+    Labels are not in the embedded text, so changing the policy never re-embeds anything."""
+    for node, path in graph.nodes(data="path"):
+        if path:
+            graph.nodes[node]["acl"] = policy.for_path(path)
+    return [replace(c, metadata={**c.metadata, **policy.for_path(c.path)}) for c in chunks]
 
 
 def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:

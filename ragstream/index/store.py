@@ -202,8 +202,9 @@ class StoredIndex:
                               hint=self.location.rebuild_hint(self.manifest.get("source_root")))
 
 
-def load_index(location: IndexLocation) -> StoredIndex:
-    """The live generation, after checking its manifest, version and files."""
+def load_index(location: IndexLocation, optional: tuple[str, ...] = ()) -> StoredIndex:
+    """The live generation, after checking its manifest, version and files. Artifacts under an
+    `optional` prefix may be missing (the caller copes); present ones must be whole."""
     hint = location.rebuild_hint()
     if not location.index_dir.is_dir():
         raise IndexLoadError("no such index", where=str(location.index_dir),
@@ -226,6 +227,8 @@ def load_index(location: IndexLocation) -> StoredIndex:
     for name, size in manifest.get("artifacts", {}).items():
         path = generation / name
         actual = _size(path)
+        if actual == -1 and name.startswith(optional):
+            continue
         if actual != size:
             raise IndexLoadError(f"{name} is {actual} bytes, the manifest says {size}: the index is "
                                  "partial or corrupt", where=str(path), hint=hint)

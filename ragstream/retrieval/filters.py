@@ -1,0 +1,64 @@
+"""Security filters (`retrieval_filters`): what a caller may see, decided before any ranking.
+
+A key that is absent constrains nothing. A key that is present is an allowlist, and an empty
+allowlist allows nothing (a caller with no tags sees nothing). `classification_labels_all`
+requires every listed label on the chunk; `paths_exclude` removes what it matches.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ragstream.errors import RetrievalError
+
+ALLOWLISTS = ("acl_tags_any", "paths_include", "kinds", "languages")
+
+
+@dataclass(frozen=True)
+class RetrievalFilters:
+    acl_tags_any: tuple[str, ...] | None = None
+    classification_labels_all: tuple[str, ...] | None = None
+    paths_include: tuple[str, ...] | None = None  # gitignore-style globs
+    paths_exclude: tuple[str, ...] | None = None
+    kinds: tuple[str, ...] | None = None  # FUNCTION, METHOD, CLASS, TABLE, ...
+    languages: tuple[str, ...] | None = None  # python, sql, csharp, text
+
+    @classmethod
+    def parse(cls, value: "RetrievalFilters | Mapping[str, Any] | None") -> "RetrievalFilters":
+        """Filters from a mapping; an unknown key or a value that is not a list of strings is
+        an error naming the key (a typo must never widen access silently)."""
+        if value is None:
+            return cls()
+        if isinstance(value, RetrievalFilters):
+            return value
+        if not isinstance(value, Mapping):
+            raise RetrievalError(f"must be a mapping, got {type(value).__name__}", where="retrieval_filters")
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise RetrievalError(f"unknown filter(s) {unknown}; known: {known}", where="retrieval_filters")
+        parsed = {}
+        for key, items in value.items():
+            if items is None:
+                continue
+            if isinstance(items, str) or not all(isinstance(i, str) for i in items):
+                raise RetrievalError(f"must be a list of strings, got {items!r}", where=f"retrieval_filters.{key}")
+            parsed[key] = tuple(items)
+        return cls(**parsed)
+
+    def narrowed_by(self, extra: "RetrievalFilters") -> "RetrievalFilters":
+        """These filters plus `extra`, which can only add constraints, never lift one."""
+        merged = {}
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(extra, f.name)
+            if mine is None or theirs is None:
+                merged[f.name] = theirs if mine is None else mine
+            elif f.name in ("classification_labels_all", "paths_exclude"):
+                merged[f.name] = tuple(sorted(set(mine) | set(theirs)))  # more required / excluded
+            else:
+                merged[f.name] = tuple(sorted(set(mine) & set(theirs)))  # smaller allowlist
+        return RetrievalFilters(**merged)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {f.name: list(v) for f in fields(self) if (v := getattr(self, f.name)) is not None}

@@ -1,0 +1,173 @@
+"""The local retrieval backend: FAISS (semantic), bm25s (keyword), RRF (hybrid), rerankers.
+
+Security filters become a row mask before anything is scored: FAISS searches with an id
+selector over the visible rows and BM25 scores with the mask as weights, so a filtered search
+still returns top_k visible hits when they exist, and nothing invisible is ever ranked,
+returned, fetched or written to the debug record.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragstream.config import Settings
+from ragstream.errors import RetrievalError
+from ragstream.index import store
+from ragstream.index.embeddings import Embedder
+from ragstream.index.keywords import keyword_tokens
+from ragstream.index.search_artifacts import read_bm25, read_faiss
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.fusion import reciprocal_rank_fusion
+from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
+from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
+from ragstream.retrieval.visibility import Visibility
+from ragstream.super_prompt import Chunk
+
+
+@dataclass
+class LoadedIndex:
+    stored: store.StoredIndex
+    chunks: list[Chunk]
+    rows: dict[str, int]  # chunk id -> row in FAISS and BM25
+    faiss: object
+    bm25: object | None  # None when the BM25 files are missing
+    visibility: Visibility
+
+
+class LocalBackend:
+    """Serves every index under the data folder, loading each once on first use."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None):
+        self.settings = settings
+        self.data_dir = Path(settings.index.data_dir).expanduser().resolve()
+        self.embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
+                                             settings.embedding.onnx_below)
+        self._indexes: dict[tuple[str, str], LoadedIndex] = {}
+
+    # --- the contract ---------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        index = self._index(request.repository, request.branch, request.active_index)
+        visible = index.visibility.mask(request.retrieval_filters)
+        debug: dict = {"search_type": request.search_type, "rerank": request.rerank,
+                       "top_k": request.top_k, "visible_rows": int(visible.sum()),
+                       "index": f"{request.repository}/{index.stored.location.active_index}"}
+        mode = request.search_type
+        if mode != "semantic" and index.bm25 is None:
+            if self.settings.retrieval.bm25_missing == "fail":
+                raise RetrievalError(f"the index has no BM25 files, needed by {mode} search",
+                                     where=str(index.stored.bm25_dir),
+                                     hint="rebuild the index, or set retrieval.bm25_missing: semantic")
+            debug["fallback"] = f"{mode} -> semantic: the BM25 files are missing"
+            mode = "semantic"
+        if mode == "semantic" and request.rerank != "none":
+            hits = self._reranked(index, request, visible, debug)
+        elif mode == "semantic":
+            hits = self._ranked(self._semantic(index, request.query, request.top_k, visible), "semantic")
+        elif mode == "bm25":
+            hits = self._ranked(self._bm25(index, request.query, request.top_k, visible), "bm25")
+        else:
+            hits = self._hybrid(index, request, visible)
+        debug["seconds"] = round(time.perf_counter() - started, 4)
+        return SearchResponse(hits, debug)
+
+    def fetch_texts(self, ids: list[str], repository: str, branch: str,
+                    retrieval_filters: RetrievalFilters | dict | None,
+                    active_index: str | None = None) -> dict[str, str]:
+        """Texts of the ids that exist and are visible in scope; the others are left out."""
+        index = self._index(repository, branch, active_index)
+        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        rows = [(cid, index.rows[cid]) for cid in ids if cid in index.rows]
+        return {cid: index.chunks[row].text for cid, row in rows if visible[row]}
+
+    def locations(self, ids: list[str], repository: str, branch: str,
+                  retrieval_filters: RetrievalFilters | dict | None,
+                  active_index: str | None = None) -> dict[str, str]:
+        """`path:start-end` of the ids visible in scope (for tables; no text)."""
+        index = self._index(repository, branch, active_index)
+        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        chunks = [index.chunks[index.rows[cid]] for cid in ids if cid in index.rows]
+        return {c.id: f"{c.path}:{c.start_line}-{c.end_line}" for c in chunks if visible[index.rows[c.id]]}
+
+    # --- modes ----------------------------------------------------------------------------
+
+    def _semantic(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
+        import faiss
+
+        k = min(k, int(visible.sum()))
+        if k == 0:
+            return []
+        vector = self.embedder.encode([query])
+        params = None
+        if not visible.all():
+            bitmap = np.packbits(visible, bitorder="little")
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(visible), faiss.swig_ptr(bitmap)))
+        scores, rows = index.faiss.search(vector, k, params=params)
+        found = [(index.chunks[r].id, float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0 and visible[r]]
+        return sorted(found, key=lambda item: (-item[1], item[0]))
+
+    def _bm25(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
+        tokens = keyword_tokens(query)
+        if not tokens:
+            return []
+        scores = index.bm25.get_scores(tokens, weight_mask=visible.astype(np.float32))
+        scores = np.where(visible, scores, 0.0)  # belt and braces: the mask is the contract
+        candidates = np.flatnonzero(scores > 0)
+        top = candidates[np.argsort(-scores[candidates], kind="stable")]
+        found = [(index.chunks[r].id, float(scores[r])) for r in top]
+        return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
+
+    def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray) -> list[SearchHit]:
+        semantic = [cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]
+        keyword = [cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)]
+        fused = reciprocal_rank_fusion(semantic, keyword, self.settings.retrieval.rrf_k)
+        return [SearchHit(cid, score, rank, sources)
+                for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
+
+    def _reranked(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray,
+                  debug: dict) -> list[SearchHit]:
+        reranker = self._reranker(request.rerank)
+        widen = self.settings.retrieval.widen_factor
+        candidates = self._semantic(index, request.query, request.top_k * widen, visible)
+        chunks = [index.chunks[index.rows[cid]] for cid, _ in candidates]
+        scores = reranker.scores(request.query, chunks, [s for _, s in candidates])
+        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        debug["rerank_candidates"] = len(candidates)
+        return [SearchHit(candidates[i][0], float(scores[i]), rank, {"semantic": i + 1})
+                for rank, i in enumerate(order[:request.top_k], start=1)]
+
+    def _reranker(self, name: str) -> Reranker:
+        retrieval = self.settings.retrieval
+        if name == "keyword_rerank":
+            return KeywordReranker(retrieval.keyword_semantic_weight, retrieval.keyword_keyword_weight)
+        return CrossEncoderReranker(retrieval.cross_encoder_model)
+
+    @staticmethod
+    def _ranked(found: list[tuple[str, float]], source: str) -> list[SearchHit]:
+        return [SearchHit(cid, score, rank, {source: rank}) for rank, (cid, score) in enumerate(found, start=1)]
+
+    # --- indexes --------------------------------------------------------------------------
+
+    def _index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
+        check_scope(repository, branch)
+        name = active_index or branch
+        key = (repository, name)
+        if key not in self._indexes:
+            self._indexes[key] = _load(store.IndexLocation(self.data_dir, repository, name))
+        index = self._indexes[key]
+        if index.stored.manifest["branch"] != branch:
+            raise RetrievalError(f"index {repository}/{name} holds branch "
+                                 f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")
+        return index
+
+
+def _load(location: store.IndexLocation) -> LoadedIndex:
+    stored = store.load_index(location, optional=(store.BM25_DIR + "/",))
+    chunks = stored.chunks()
+    bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
+    return LoadedIndex(stored, chunks, {c.id: row for row, c in enumerate(chunks)},
+                       read_faiss(stored.faiss_path), bm25, Visibility(chunks))

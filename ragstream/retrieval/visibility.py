@@ -1,0 +1,64 @@
+"""Which rows of an index a set of filters lets through, as one boolean mask.
+
+Columns (one boolean array per tag, label, kind and language; one path id per row) are built
+once per loaded index, so a filter costs a few vector operations, not a pass over 100k chunks
+in Python. The mask is computed before any ranking: FAISS and BM25 only ever score visible rows.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+import pathspec
+
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.super_prompt import Chunk
+
+
+class Visibility:
+    def __init__(self, chunks: list[Chunk]):
+        self.size = len(chunks)
+        rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+        paths: dict[str, int] = {}
+        path_ids = []
+        for row, chunk in enumerate(chunks):
+            meta = chunk.metadata
+            for tag in meta.get("acl_tags", ()):
+                rows[("acl_tags", tag)].append(row)
+            for label in meta.get("classification_labels", ()):
+                rows[("labels", label)].append(row)
+            rows[("kind", chunk.kind)].append(row)
+            rows[("language", meta.get("language", ""))].append(row)
+            path_ids.append(paths.setdefault(chunk.path, len(paths)))
+        self._rows = {key: np.array(value, dtype=np.int64) for key, value in rows.items()}
+        self._paths = list(paths)
+        self._path_ids = np.array(path_ids, dtype=np.int64)
+        self.mask = lru_cache(maxsize=128)(self._mask)
+
+    def _mask(self, filters: RetrievalFilters) -> np.ndarray:
+        visible = np.ones(self.size, dtype=bool)
+        for field, values in (("acl_tags", filters.acl_tags_any), ("kind", filters.kinds),
+                              ("language", filters.languages)):
+            if values is not None:
+                visible &= self._any(field, values)
+        for label in filters.classification_labels_all or ():
+            visible &= self._any("labels", (label,))
+        if filters.paths_include is not None:
+            visible &= self._paths_matching(filters.paths_include)[self._path_ids]
+        if filters.paths_exclude:
+            visible &= ~self._paths_matching(filters.paths_exclude)[self._path_ids]
+        visible.flags.writeable = False  # cached and shared between calls
+        return visible
+
+    def _any(self, field: str, values: tuple[str, ...]) -> np.ndarray:
+        hit = np.zeros(self.size, dtype=bool)
+        for value in values:
+            rows = self._rows.get((field, value))
+            if rows is not None:
+                hit[rows] = True
+        return hit
+
+    def _paths_matching(self, globs: tuple[str, ...]) -> np.ndarray:
+        spec = pathspec.GitIgnoreSpec.from_lines(globs)
+        return np.array([spec.match_file(p) for p in self._paths], dtype=bool)

@@ -1,0 +1,49 @@
+"""A synthetic index written straight to the store: random vectors, chosen metadata, no model.
+
+For retrieval tests that need thousands of chunks or hypothesis-generated ones; indexes of real
+code come from `build_index` instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragstream.index import store
+from ragstream.index.search_artifacts import write_bm25, write_faiss
+from ragstream.super_prompt import Chunk
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    text: str
+    path: str = "src/a.py"
+    kind: str = "FUNCTION"
+    language: str = "python"
+    acl_tags: tuple[str, ...] = ("public",)
+    labels: tuple[str, ...] = ("internal",)
+
+
+def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, repository: str = "synth",
+                          branch: str = "main", vectors: np.ndarray | None = None) -> store.IndexLocation:
+    location = store.IndexLocation(data_dir, repository, branch)
+    chunks = [Chunk(r.id, r.path, 1, 2, r.kind, r.id, r.text,
+                    {"language": r.language, "acl_tags": list(r.acl_tags),
+                     "classification_labels": list(r.labels), "header": f"file: {r.path}"})
+              for r in rows]
+    if vectors is None:
+        vectors = np.random.default_rng(seed).normal(size=(len(rows), 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with store.build_lock(location):
+        generation = store.new_generation(location)
+        store.write_chunks(generation / store.CHUNKS, chunks)
+        write_faiss(generation / store.FAISS, vectors)
+        write_bm25(generation / store.BM25_DIR, [c.embedding_text for c in chunks])
+        store.write_json(generation / store.MANIFEST, {
+            "format_version": store.FORMAT_VERSION, "repository": repository, "branch": branch,
+            "active_index": branch, "source_root": "", "files": {}, "counts": {"chunks": len(chunks)},
+            "artifacts": store.artifact_sizes(generation)})
+        store.publish(location, generation)
+    return location

@@ -1,0 +1,225 @@
+"""The retrieval backend's contract: requests, modes, RRF, filters, rerankers, fetch_texts."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragstream.cli import main
+from ragstream.errors import ConfigError, IndexLoadError, RetrievalError
+from ragstream.index import store
+from ragstream.index.build import build_index
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.fusion import reciprocal_rank_fusion
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.types import SearchRequest
+from tests.conftest import SAMPLE_REPO, make_settings
+from tests.synthetic_index import Row, write_synthetic_index
+
+ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
+              "owner_group": "data"}]
+
+
+@pytest.fixture(scope="module")
+def acl_backend(tmp_path_factory):
+    """The sample repository indexed with db/ restricted to the `dba` tag."""
+    root = tmp_path_factory.mktemp("acl")
+    repo = root / "sample_repo"
+    shutil.copytree(SAMPLE_REPO, repo)
+    settings = make_settings(root / "data", acl={"rules": ACL_RULES})
+    build_index(repo, settings)
+    return LocalBackend(settings)
+
+
+def request(query="record a payment", mode="semantic", top_k=5, **kw):
+    kw.setdefault("repository", "sample_repo")
+    kw.setdefault("branch", "default")
+    return SearchRequest(mode, query, top_k, **kw)
+
+
+# --- requests -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, where, message", [
+    ({"search_type": "fuzzy"}, "search_type", "unknown search_type 'fuzzy'"),
+    ({"query": "  "}, "query", "query is empty"),
+    ({"top_k": 0}, "top_k", "top_k must be an int >= 1"),
+    ({"top_k": True}, "top_k", "top_k must be an int >= 1"),
+    ({"top_k": "5"}, "top_k", "top_k must be an int >= 1"),
+    ({"rerank": "magic"}, "rerank", "unknown rerank 'magic'"),
+    ({"search_type": "bm25", "rerank": "keyword_rerank"}, "rerank", "works on semantic search only"),
+    ({"search_type": "hybrid", "rerank": "cross_encoder"}, "rerank", "works on semantic search only"),
+    ({"repository": ""}, "repository", "repository is missing or empty"),
+    ({"branch": None}, "branch", "branch is missing or empty"),
+    ({"retrieval_filters": {"acl_tag": ["x"]}}, "retrieval_filters", "unknown filter(s) ['acl_tag']"),
+    ({"retrieval_filters": {"kinds": "FUNCTION"}}, "retrieval_filters.kinds", "must be a list of strings"),
+])
+def test_bad_requests_fail_fast_naming_the_field(kwargs, where, message):
+    fields = {"search_type": "semantic", "query": "q", "top_k": 3, "repository": "r", "branch": "b", **kwargs}
+    with pytest.raises(RetrievalError) as error:
+        SearchRequest(**fields)
+    assert error.value.where == where and message in str(error.value)
+
+
+def test_scope_must_match_the_index(acl_backend):
+    with pytest.raises(RetrievalError, match="holds branch 'default', not 'main'"):
+        acl_backend.search(request(branch="main", active_index="default"))
+    with pytest.raises(IndexLoadError, match="no such index"):
+        acl_backend.search(request(repository="other_repo"))
+    with pytest.raises(RetrievalError, match="branch is missing"):
+        acl_backend.fetch_texts(["x"], "sample_repo", "", None)
+
+
+# --- modes and fusion -----------------------------------------------------------------------
+
+def test_rrf_scores_by_hand():
+    fused = reciprocal_rank_fusion(["a", "b", "c"], ["c", "a", "d"], rrf_k=60)
+    assert [cid for cid, _, _ in fused] == ["a", "c", "b", "d"]
+    scores = {cid: score for cid, score, _ in fused}
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert scores["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores["b"] == pytest.approx(1 / 62) and scores["d"] == pytest.approx(1 / 63)
+    assert fused[0][2] == {"semantic": 1, "bm25": 2}
+
+
+def test_rrf_ties_go_to_the_lower_semantic_rank_then_id():
+    # x and y: 1/61 + 1/62 each; x is semantic #1.
+    assert [c for c, _, _ in reciprocal_rank_fusion(["x", "y"], ["y", "x"], rrf_k=60)] == ["x", "y"]
+    # p only semantic #1, q only bm25 #1: equal scores, p has a semantic rank.
+    assert [c for c, _, _ in reciprocal_rank_fusion(["p"], ["q"])] == ["p", "q"]
+    # same score from mirrored ranks among ids missing from semantic -> bm25 rank, then id.
+    assert [c for c, _, _ in reciprocal_rank_fusion([], ["m", "n"])] == ["m", "n"]
+
+
+@pytest.mark.parametrize("rrf_k", [0, -1, True, 1.5])
+def test_rrf_k_must_be_a_positive_int(rrf_k):
+    with pytest.raises(RetrievalError, match="rrf_k must be an int >= 1"):
+        reciprocal_rank_fusion(["a"], ["b"], rrf_k=rrf_k)
+
+
+def test_modes_find_the_payment_code(acl_backend):
+    for mode in ("semantic", "bm25", "hybrid"):
+        hits = acl_backend.search(request("record_payment invoice amount", mode, top_k=5)).hits
+        assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+        assert any("record_payment" in h.id or "RecordPayment" in h.id for h in hits), mode
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+    hybrid = acl_backend.search(request("record_payment invoice amount", "hybrid", top_k=5)).hits
+    assert all(set(h.sources) <= {"semantic", "bm25"} and h.sources for h in hybrid)
+
+
+def test_results_are_deterministic(acl_backend):
+    for mode in ("semantic", "bm25", "hybrid"):
+        first = acl_backend.search(request("customer balance", mode, top_k=8)).hits
+        assert acl_backend.search(request("customer balance", mode, top_k=8)).hits == first
+
+
+# --- security filters -----------------------------------------------------------------------
+
+def test_acl_tags_come_from_the_index_policy(acl_backend):
+    dba = acl_backend.search(request("invoices table", "bm25", 50, retrieval_filters={"acl_tags_any": ["dba"]})).hits
+    assert dba and all(h.id.startswith(("sql:", "file:db/")) for h in dba)
+    public = acl_backend.search(request("invoices table", "bm25", 50, retrieval_filters={"acl_tags_any": ["public"]})).hits
+    assert public and not any(h.id.startswith(("sql:", "file:db/")) for h in public)
+    nobody = acl_backend.search(request("invoices", "hybrid", 50, retrieval_filters={"acl_tags_any": []}))
+    assert nobody.hits == [] and nobody.debug["visible_rows"] == 0
+
+
+@pytest.mark.parametrize("filters, allowed", [
+    ({"classification_labels_all": ["confidential"]}, lambda i: i.startswith(("sql:", "file:db/"))),
+    ({"paths_include": ["billing/"]}, lambda i: i.startswith(("py:billing", "file:billing/"))),
+    ({"paths_exclude": ["billing/", "db/"]}, lambda i: not i.startswith(("py:", "sql:", "file:billing/", "file:db/"))),
+    ({"kinds": ["METHOD"]}, lambda i: i.endswith("|METHOD")),
+    ({"languages": ["csharp"]}, lambda i: i.startswith(("cs:", "file:src/"))),
+    ({"kinds": ["TABLE"], "acl_tags_any": ["public"]}, lambda i: False),
+])
+def test_every_mode_and_fetch_respect_filters(acl_backend, filters, allowed):
+    for mode in ("semantic", "bm25", "hybrid"):
+        response = acl_backend.search(request("invoice payment customer table", mode, 20, retrieval_filters=filters))
+        assert all(allowed(h.id) for h in response.hits), (mode, [h.id for h in response.hits])
+    everything = acl_backend.search(request("invoice payment customer table", "semantic", 500)).hits
+    texts = acl_backend.fetch_texts([h.id for h in everything] + ["py:no.such|FUNCTION"], "sample_repo",
+                                    "default", filters)
+    assert set(texts) == {h.id for h in everything if allowed(h.id)}
+
+
+def test_filtered_search_fills_top_k_when_one_percent_is_visible(tmp_path: Path):
+    rows = [Row(f"py:m.f{i}|FUNCTION", f"def f{i}(): return compute_total({i})",
+                acl_tags=("rare",) if i % 100 == 7 else ("public",)) for i in range(3000)]
+    write_synthetic_index(tmp_path / "data", rows)
+    backend = LocalBackend(make_settings(tmp_path / "data"))
+    for mode in ("semantic", "bm25", "hybrid"):
+        hits = backend.search(SearchRequest(mode, "compute total", 10, "synth", "main",
+                                            {"acl_tags_any": ["rare"]})).hits
+        assert len(hits) == 10 and all(int(h.id.split(".f")[1].split("|")[0]) % 100 == 7 for h in hits), mode
+
+
+def test_filters_can_only_be_narrowed():
+    base = RetrievalFilters.parse({"acl_tags_any": ["public", "dev"], "paths_exclude": ["secret/"]})
+    extra = RetrievalFilters.parse({"acl_tags_any": ["dev", "admin"], "paths_exclude": ["tmp/"], "kinds": ["METHOD"]})
+    merged = base.narrowed_by(extra)
+    assert merged.acl_tags_any == ("dev",)  # never widened to admin
+    assert merged.paths_exclude == ("secret/", "tmp/") and merged.kinds == ("METHOD",)
+    assert RetrievalFilters().narrowed_by(extra) == extra
+
+
+# --- BM25 artifact missing ------------------------------------------------------------------
+
+def test_missing_bm25_fails_fast_or_falls_back(tmp_path: Path):
+    location = write_synthetic_index(tmp_path / "data", [Row(f"py:m.f{i}|FUNCTION", f"def f{i}(): pass") for i in range(5)])
+    shutil.rmtree(store.current_generation(location) / store.BM25_DIR)
+    strict = LocalBackend(make_settings(tmp_path / "data"))
+    with pytest.raises(RetrievalError) as error:
+        strict.search(SearchRequest("hybrid", "f1", 3, "synth", "main"))
+    assert "no BM25 files" in str(error.value) and "retrieval.bm25_missing" in str(error.value)
+    lenient = LocalBackend(make_settings(tmp_path / "data", retrieval={"bm25_missing": "semantic"}))
+    response = lenient.search(SearchRequest("bm25", "f1", 3, "synth", "main"))
+    assert response.debug["fallback"] == "bm25 -> semantic: the BM25 files are missing"
+    assert len(response.hits) == 3
+
+
+# --- rerankers ------------------------------------------------------------------------------
+
+def test_keyword_rerank_only_reorders_widened_candidates(acl_backend):
+    top_k = 3
+    candidates = {h.id for h in acl_backend.search(request("log payment event", top_k=top_k * 6)).hits}
+    response = acl_backend.search(request("log payment event", top_k=top_k, rerank="keyword_rerank"))
+    assert len(response.hits) == top_k and {h.id for h in response.hits} <= candidates
+    assert response.debug["rerank_candidates"] == len(candidates)
+
+
+def test_cross_encoder_without_a_model_names_the_setting_and_fallback(acl_backend):
+    with pytest.raises(ConfigError) as error:
+        acl_backend.search(request(rerank="cross_encoder"))
+    assert error.value.where == "retrieval.cross_encoder_model" and "keyword_rerank" in str(error.value)
+
+
+def test_cross_encoder_from_a_local_folder(tmp_path: Path, acl_backend):
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from ragstream import offline
+
+    folder = tmp_path / "tiny-cross-encoder"
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)  # random weights, real code path
+    AutoTokenizer.from_pretrained(offline.embedding_model_path()).save_pretrained(folder)
+    backend = LocalBackend(make_settings(Path(acl_backend.settings.index.data_dir),
+                                         retrieval={"cross_encoder_model": str(folder)}))
+    candidates = {h.id for h in backend.search(request("invoice", top_k=12)).hits}
+    hits = backend.search(request("invoice", top_k=2, rerank="cross_encoder")).hits
+    assert len(hits) == 2 and {h.id for h in hits} <= candidates
+
+
+# --- command line ---------------------------------------------------------------------------
+
+def test_cli_search_prints_ranked_rows(acl_backend, capsys):
+    data = acl_backend.settings.index.data_dir
+    config = Path(data).parent / "cli.yaml"
+    config.write_text(f"index:\n  data_dir: {data}\n")
+    assert main(["--config", str(config), "search", "record payment", "--mode", "bm25", "--top-k", "3",
+                 "--filter", "acl_tags_any=public", "--filter", "kinds=METHOD,FUNCTION"]) == 0
+    out = capsys.readouterr().out
+    assert "bm25 search" in out and "visible_rows" in out and "bm25 #1" in out
+    assert main(["--config", str(config), "search", "x", "--filter", "kinds"]) == 2
+    assert "expected KEY=V1,V2" in capsys.readouterr().err

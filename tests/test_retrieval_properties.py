@@ -1,0 +1,75 @@
+"""Property: whatever the index, filters and query, nothing outside the filters ever comes out."""
+from __future__ import annotations
+
+import pathspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.types import SearchRequest
+from tests.conftest import make_settings
+from tests.synthetic_index import Row, write_synthetic_index
+
+WORDS = ["invoice", "payment", "customer", "total", "refund", "ledger", "tax", "audit"]
+PATHS = ["src/a.py", "src/b/c.py", "db/schema.sql", "docs/readme.md", "secret/keys.py"]
+KINDS = ["FUNCTION", "METHOD", "CLASS", "TABLE"]
+LANGUAGES = ["python", "sql", "text"]
+TAGS = ["public", "dev", "dba"]
+LABELS = ["internal", "confidential"]
+
+
+def subsets(values):
+    return st.lists(st.sampled_from(values), unique=True).map(tuple)
+
+
+rows_strategy = st.lists(
+    st.builds(lambda words, path, kind, language, tags, labels: (words, path, kind, language, tags, labels),
+              st.lists(st.sampled_from(WORDS), min_size=1, max_size=5), st.sampled_from(PATHS),
+              st.sampled_from(KINDS), st.sampled_from(LANGUAGES), subsets(TAGS), subsets(LABELS)),
+    min_size=1, max_size=40)
+filters_strategy = st.fixed_dictionaries({}, optional={
+    "acl_tags_any": st.lists(st.sampled_from(TAGS), unique=True),
+    "classification_labels_all": st.lists(st.sampled_from(LABELS), unique=True),
+    "paths_include": st.lists(st.sampled_from(["src/", "db/", "*.md", "secret/"]), unique=True),
+    "paths_exclude": st.lists(st.sampled_from(["src/b/", "secret/", "*.sql"]), unique=True),
+    "kinds": st.lists(st.sampled_from(KINDS), unique=True),
+    "languages": st.lists(st.sampled_from(LANGUAGES), unique=True),
+})
+
+
+def allowed(row: Row, filters: dict) -> bool:
+    """The filter semantics, written out plainly as the test's oracle."""
+    def matches(globs):
+        return pathspec.GitIgnoreSpec.from_lines(globs).match_file(row.path)
+    return all([
+        "acl_tags_any" not in filters or bool(set(row.acl_tags) & set(filters["acl_tags_any"])),
+        set(filters.get("classification_labels_all", [])) <= set(row.labels),
+        "paths_include" not in filters or matches(filters["paths_include"]),
+        not filters.get("paths_exclude") or not matches(filters["paths_exclude"]),
+        "kinds" not in filters or row.kind in filters["kinds"],
+        "languages" not in filters or row.language in filters["languages"],
+    ])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw_rows=rows_strategy, filters=filters_strategy, query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+       mode=st.sampled_from(["semantic", "bm25", "hybrid"]), top_k=st.integers(1, 12), seed=st.integers(0, 99))
+def test_no_hit_text_or_debug_entry_outside_the_filters(tmp_path_factory, raw_rows, filters, query, mode, top_k, seed):
+    rows = [Row(f"py:m.f{i}|{kind}", " ".join(words), path, kind, language, tags, labels)
+            for i, (words, path, kind, language, tags, labels) in enumerate(raw_rows)]
+    data = tmp_path_factory.mktemp("prop")
+    write_synthetic_index(data, rows, seed=seed)
+    backend = LocalBackend(make_settings(data))
+    visible = {r.id for r in rows if allowed(r, filters)}
+    search = SearchRequest(mode, " ".join(query), top_k, "synth", "main", filters)
+
+    response = backend.search(search)
+    assert {h.id for h in response.hits} <= visible
+    assert len(response.hits) <= top_k
+    if mode == "semantic":
+        assert len(response.hits) == min(top_k, len(visible))  # filtering never starves top_k
+    assert not any("py:m." in str(value) for value in response.debug.values())
+    assert response.debug["visible_rows"] == len(visible)
+    assert backend.search(search).hits == response.hits  # deterministic
+    texts = backend.fetch_texts([r.id for r in rows], "synth", "main", filters)
+    assert set(texts) == visible
