@@ -1,7 +1,8 @@
-"""The state a question accumulates. For now: `Chunk`, the unit every index and stage shares.
+"""The state a question accumulates (`SuperPrompt`) and the unit every layer hands around (`Chunk`).
 
-(The `SuperPrompt` dataclass itself arrives with the stages; `Chunk` lives here because every
-layer, from the index to the prompt builder, hands chunks around.)
+Stages read the state and write their own fields; nothing else is shared between stages.
+Field groups follow DESIGN.md. (Serialisation, the stage vocabulary and the engine's write
+checks arrive with the stages.)
 """
 from __future__ import annotations
 
@@ -32,3 +33,62 @@ class Chunk:
     def embedding_text(self) -> str:
         """What is embedded and keyword-indexed: the context header above the code."""
         return f"{self.metadata.get('header', '')}\n{self.text}"
+
+
+@dataclass
+class SuperPrompt:
+    # question
+    question_raw: str = ""
+    is_english: bool = True
+    question_en: str = ""
+    body: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+    # understanding
+    intent: str = "other"
+    domain: str = "code"
+    concepts: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
+    # plan
+    retrieval_mode: str = ""
+    retrieval_query: str = ""
+    rerank: str = "none"
+    # scope and security (retrieval_filters is sacred: only ever narrowed)
+    repository: str = ""
+    branch: str = ""
+    active_index: str | None = None
+    retrieval_filters: dict[str, list[str]] = field(default_factory=dict)
+    # retrieval
+    retrieval_seed_nodes: list[str] = field(default_factory=list)
+    retrieval_hits: list[dict[str, Any]] = field(default_factory=list)
+    base_context_chunks: list[Chunk] = field(default_factory=list)
+    views_by_stage: dict[str, list[str]] = field(default_factory=dict)
+    final_selection_ids: list[str] = field(default_factory=list)
+    # graph
+    graph_seed_nodes: list[str] = field(default_factory=list)
+    graph_expanded_nodes: list[str] = field(default_factory=list)
+    graph_edges: list[dict[str, str]] = field(default_factory=list)
+    graph_debug: dict[str, Any] = field(default_factory=dict)
+    node_texts: list[dict[str, Any]] = field(default_factory=list)
+    # context
+    history_for_prompt: list[dict[str, str]] = field(default_factory=list)
+    S_CTX_MD: str = ""  # noqa: N815 - the names DESIGN.md gives the prompt blocks
+    System_MD: str = ""  # noqa: N815
+    Prompt_MD: str = ""  # noqa: N815
+    Attachments_MD: str = ""  # noqa: N815
+    prompt_ready: str = ""
+    budget: dict[str, Any] = field(default_factory=dict)
+    # answer
+    answer_en: str = ""
+    answer: str = ""
+    turn_loop_counter: int = 0
+    # bookkeeping
+    stage: str = ""
+    history_of_stages: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+
+# What a new retrieval invalidates: everything retrieved, expanded or materialised before it.
+RETRIEVAL_FIELDS = ("retrieval_seed_nodes", "retrieval_hits", "base_context_chunks", "views_by_stage",
+                    "final_selection_ids")
+GRAPH_FIELDS = ("graph_seed_nodes", "graph_expanded_nodes", "graph_edges", "graph_debug")
+TEXT_FIELDS = ("node_texts", "S_CTX_MD", "Attachments_MD")

@@ -13,9 +13,11 @@ from ragstream.index.build import build_index
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import reciprocal_rank_fusion
 from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.search_nodes import parse_router_payload, search_nodes
 from ragstream.retrieval.types import SearchRequest
+from ragstream.super_prompt import SuperPrompt
 from tests.conftest import SAMPLE_REPO, make_settings
-from tests.synthetic_index import Row, write_synthetic_index
+from ragstream.eval.synthetic_index import Row, write_synthetic_index
 
 ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
               "owner_group": "data"}]
@@ -223,3 +225,58 @@ def test_cli_search_prints_ranked_rows(acl_backend, capsys):
     assert "bm25 search" in out and "visible_rows" in out and "bm25 #1" in out
     assert main(["--config", str(config), "search", "x", "--filter", "kinds"]) == 2
     assert "expected KEY=V1,V2" in capsys.readouterr().err
+
+
+# --- search_nodes ---------------------------------------------------------------------------
+
+def state(**kw) -> SuperPrompt:
+    fields = {"repository": "sample_repo", "branch": "default", "retrieval_mode": "hybrid",
+              "retrieval_query": "record payment on an invoice", "retrieval_filters": {"acl_tags_any": ["public"]}}
+    return SuperPrompt(**{**fields, **kw})
+
+
+def test_search_nodes_clears_then_writes_ids_in_rank_order(acl_backend):
+    sp = state(graph_seed_nodes=["old"], node_texts=[{"id": "old", "text": "stale"}], S_CTX_MD="stale",
+               base_context_chunks=[], views_by_stage={"retrieve": ["old"]}, graph_debug={"reason": "ok"})
+    search_nodes(sp, acl_backend, {"id": "retrieve", "top_k": 4}, {})
+    assert sp.graph_seed_nodes == [] and sp.node_texts == [] and sp.S_CTX_MD == "" and sp.graph_debug == {}
+    assert sp.views_by_stage == {}
+    assert sp.retrieval_seed_nodes == [h["id"] for h in sp.retrieval_hits]
+    assert [h["rank"] for h in sp.retrieval_hits] == [1, 2, 3, 4]
+    assert all(set(h) == {"id", "score", "rank", "sources"} for h in sp.retrieval_hits)  # never text
+    assert sp.retrieval_filters == {"acl_tags_any": ["public"]}
+
+
+def test_search_nodes_top_k_from_step_or_settings(acl_backend):
+    sp = state()
+    assert len(search_nodes(sp, acl_backend, {"id": "r"}, {"top_k": 2}).retrieval_hits) == 2
+    assert len(search_nodes(sp, acl_backend, {"id": "r", "top_k": 3}, {"top_k": 2}).retrieval_hits) == 3
+    with pytest.raises(RetrievalError) as error:
+        search_nodes(sp, acl_backend, {"id": "retrieve_1"}, {})
+    assert error.value.where == "step retrieve_1: top_k"
+
+
+@pytest.mark.parametrize("fields, where", [
+    ({"repository": ""}, "repository"), ({"branch": ""}, "branch"),
+    ({"retrieval_query": "  "}, "search_nodes.query"), ({"retrieval_mode": ""}, "step r: mode"),
+])
+def test_search_nodes_requires_scope_query_and_mode(acl_backend, fields, where):
+    with pytest.raises(RetrievalError) as error:
+        search_nodes(state(**fields), acl_backend, {"id": "r", "top_k": 3}, {})
+    assert error.value.where == where
+
+
+@pytest.mark.parametrize("payload", [
+    '{"query": "invoice payment", "filters": {"kinds": ["METHOD"]}}',
+    "{query: 'invoice payment', filters: {kinds: [METHOD]}}",
+])
+def test_router_payload_filters_only_narrow(acl_backend, payload):
+    sp = search_nodes(state(), acl_backend, {"id": "r", "top_k": 10}, {}, query=payload, parse_query=True)
+    assert sp.retrieval_seed_nodes and all(i.endswith("|METHOD") for i in sp.retrieval_seed_nodes)
+    # A payload asking for the dba tag cannot widen a public-only caller: it sees nothing.
+    widen = '{"query": "invoices table", "filters": {"acl_tags_any": ["dba"]}}'
+    assert search_nodes(state(), acl_backend, {"id": "r", "top_k": 10}, {}, query=widen,
+                        parse_query=True).retrieval_seed_nodes == []
+    assert parse_router_payload("plain words").query == "plain words"
+    with pytest.raises(RetrievalError, match="mapping with `query`"):
+        parse_router_payload('{"q": "x"}')

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
 from tests.conftest import make_settings
-from tests.synthetic_index import Row, write_synthetic_index
+from ragstream.eval.synthetic_index import Row, write_synthetic_index
 
 WORDS = ["invoice", "payment", "customer", "total", "refund", "ledger", "tax", "audit"]
 PATHS = ["src/a.py", "src/b/c.py", "db/schema.sql", "docs/readme.md", "secret/keys.py"]

@@ -117,8 +117,11 @@ class LocalBackend:
         scores = index.bm25.get_scores(tokens, weight_mask=visible.astype(np.float32))
         scores = np.where(visible, scores, 0.0)  # belt and braces: the mask is the contract
         candidates = np.flatnonzero(scores > 0)
-        top = candidates[np.argsort(-scores[candidates], kind="stable")]
-        found = [(index.chunks[r].id, float(scores[r])) for r in top]
+        if len(candidates) > k:
+            # Everything scoring at least the k-th best: ties at the cut are then broken by id.
+            kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
+            candidates = candidates[scores[candidates] >= kth]
+        found = [(index.chunks[r].id, float(scores[r])) for r in candidates]
         return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
     def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray) -> list[SearchHit]:

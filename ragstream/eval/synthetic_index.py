@@ -1,7 +1,7 @@
 """A synthetic index written straight to the store: random vectors, chosen metadata, no model.
 
-For retrieval tests that need thousands of chunks or hypothesis-generated ones; indexes of real
-code come from `build_index` instead.
+For retrieval tests and benchmarks that need 100k chunks or hypothesis-generated ones; indexes
+of real code come from `build_index` instead.
 """
 from __future__ import annotations
 
