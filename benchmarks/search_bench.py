@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/search_bench.py --data-dir DATA --repository R --index I [--json OUT]
 
 `--synthetic N` writes an index of N chunks (random unit vectors, code-like texts drawn from a
-Zipf vocabulary, 10% of chunks tagged `restricted`) to a scratch folder; otherwise a real index
-is searched. Queries are real issue texts from ../shared/eval (first 30 words) when that folder
-exists, else generated. Every figure includes embedding the query (ONNX, one text), which is
+Zipf vocabulary, 10% of chunks tagged `restricted`) to a scratch folder and queries it with
+8-word queries from the same vocabulary; a real index is queried with real issue texts from
+../shared/eval (first 30 words). Every figure includes embedding the query (ONNX, one text), which is
 also reported on its own; the cross-encoder is left out (no weights on this machine).
 """
 from __future__ import annotations
@@ -51,12 +51,13 @@ def main() -> None:
         if args.synthetic:
             data_dir, repository, index, filters = Path(scratch), "synth", "main", {"acl_tags_any": ["restricted"]}
             started = time.perf_counter()
-            write_synthetic_index(data_dir, synthetic_rows(args.synthetic))
+            rows, texts = synthetic_rows(args.synthetic, args.queries)
+            write_synthetic_index(data_dir, rows)
             print(f"wrote a {args.synthetic}-chunk index in {time.perf_counter() - started:.1f}s")
         else:
             data_dir, repository, index = Path(args.data_dir), args.repository, args.index
-            filters = {"kinds": ["FUNCTION", "METHOD"]}
-        figures = bench(data_dir, repository, index, filters, queries(args.queries), args.top_k)
+            filters, texts = {"kinds": ["FUNCTION", "METHOD"]}, eval_queries(args.queries)
+        figures = bench(data_dir, repository, index, filters, texts, args.top_k)
     figures["source"] = f"synthetic {args.synthetic}" if args.synthetic else f"{repository}/{index}"
     for key, value in figures.items():
         print(f"{key:<40} {value}")
@@ -87,20 +88,23 @@ def bench(data_dir: Path, repository: str, index: str, filters: dict, texts: lis
     return figures
 
 
-def synthetic_rows(n: int) -> list[Row]:
-    """Code-like texts: identifiers from a Zipf-distributed vocabulary, as real code has."""
+def synthetic_rows(n: int, n_queries: int) -> tuple[list[Row], list[str]]:
+    """Code-like texts and queries: identifiers from a Zipf-distributed vocabulary, as real
+    code has, so BM25 has real posting lists to score."""
     rng = np.random.default_rng(0)
     vocabulary = [f"{a}_{b}" for a in ("get", "set", "load", "save", "parse", "build", "find", "make")
                   for b in ("invoice", "payment", "customer", "order", "token", "session", "config",
                             "request", "response", "fixture", "plugin", "node", "table", "index")]
     vocabulary += [f"word{i}" for i in range(5000)]
-    ranks = np.minimum(rng.zipf(1.3, size=(n, 40)), len(vocabulary)) - 1
-    return [Row(f"py:pkg.mod{i // 50}.f{i}|FUNCTION", " ".join(vocabulary[r] for r in ranks[i]),
+    ranks = np.minimum(rng.zipf(1.3, size=(n + n_queries, 40)), len(vocabulary)) - 1
+    rows = [Row(f"py:pkg.mod{i // 50}.f{i}|FUNCTION", " ".join(vocabulary[r] for r in ranks[i]),
                 path=f"pkg/mod{i // 50}.py", acl_tags=("restricted",) if i % 10 == 3 else ("public",))
             for i in range(n)]
+    queries = [" ".join(vocabulary[r] for r in ranks[n + q][:8]) for q in range(n_queries)]
+    return rows, queries
 
 
-def queries(n: int) -> list[str]:
+def eval_queries(n: int) -> list[str]:
     texts = []
     for name in ("swebench_lite_retrieval.dev.jsonl", "commit_localization.dev.jsonl"):
         path = EVAL_DIR / name

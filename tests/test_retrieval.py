@@ -280,3 +280,13 @@ def test_router_payload_filters_only_narrow(acl_backend, payload):
     assert parse_router_payload("plain words").query == "plain words"
     with pytest.raises(RetrievalError, match="mapping with `query`"):
         parse_router_payload('{"q": "x"}')
+
+
+def test_one_backend_serves_several_indexes(tmp_path: Path):
+    data = tmp_path / "data"
+    write_synthetic_index(data, [Row("py:a.alpha|FUNCTION", "alpha ledger")], repository="repo_a")
+    write_synthetic_index(data, [Row("py:b.beta|FUNCTION", "beta ledger")], repository="repo_b", branch="dev")
+    backend = LocalBackend(make_settings(data))
+    assert [h.id for h in backend.search(SearchRequest("bm25", "ledger", 5, "repo_a", "main")).hits] == ["py:a.alpha|FUNCTION"]
+    assert [h.id for h in backend.search(SearchRequest("bm25", "ledger", 5, "repo_b", "dev")).hits] == ["py:b.beta|FUNCTION"]
+    assert backend.fetch_texts(["py:a.alpha|FUNCTION"], "repo_b", "dev", None) == {}  # other scope

@@ -169,6 +169,10 @@ class LocalBackend:
 
 
 def _load(location: store.IndexLocation) -> LoadedIndex:
+    import faiss
+
+    # One query at a time: OpenMP threads only add hand-off cost (16 ms -> 6.5 ms at 100k rows).
+    faiss.omp_set_num_threads(1)
     stored = store.load_index(location, optional=(store.BM25_DIR + "/",))
     chunks = stored.chunks()
     bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
