@@ -55,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--filter", action="append", default=[], metavar="KEY=V1,V2",
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
     search.set_defaults(handler=_search)
+
+    expand = commands.add_parser("expand", help="search, walk the graph around the hits, fetch texts in a budget")
+    for action in search._actions[1:]:  # the same query and scope options as `search`
+        expand._add_action(action)
+    expand.add_argument("--budget-tokens", type=int, help="default: 70%% of graph.max_context_tokens")
+    expand.add_argument("--html", help="also write the graph view (offline HTML) to this file")
+    expand.add_argument("--show-context", action="store_true", help="print the rendered evidence blocks")
+    expand.set_defaults(handler=_expand)
     return parser
 
 
@@ -74,18 +82,10 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from ragstream.retrieval.local_backend import LocalBackend
-    from ragstream.retrieval.scope import default_scope
-    from ragstream.retrieval.types import SearchRequest
-
-    settings = load_settings(args.config)
-    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
-    request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
-                            _filters(args.filter), index, args.rerank)
-    backend = LocalBackend(settings)
+    _, backend, request = _search_request(args)
     response = backend.search(request)
-    where = backend.locations([h.id for h in response.hits], repository, branch,
-                              request.retrieval_filters, index)
+    where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
+                              request.retrieval_filters, request.active_index)
     table = Table("rank", "score", "id", "path:lines", "sources", title=f"{args.mode} search: {args.query!r}",
                   title_justify="left")
     for hit in response.hits:
@@ -94,6 +94,46 @@ def _search(args: argparse.Namespace) -> int:
     console.print(table)
     console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False)
     return 0
+
+
+def _expand(args: argparse.Namespace) -> int:
+    from ragstream.graph.neighbourhood import neighbourhood
+    from ragstream.graph.render import render_context_blocks
+    from ragstream.graph.view import graph_html
+
+    settings, backend, request = _search_request(args)
+    found = neighbourhood(backend, request, settings, args.budget_tokens)
+    expansion, kept = found.expansion, {t["id"]: t for t in found.node_texts}
+    print(f"seeds {expansion.debug['seed_count']}, expanded {expansion.debug['expanded_count']}, "
+          f"edges {expansion.debug['edges_count']}, reason {expansion.debug['reason']}")
+    for node in expansion.nodes:
+        item = kept.get(node)
+        status = f"{item['tokens']} tokens" if item else (
+            "cut by the budget" if any(c["id"] == node for c in found.accounting["cut"]) else "no text")
+        print(f"{'  ' * expansion.depth[node]}{'*' if node in expansion.seeds else '-'} {node}  [{status}]")
+    a = found.accounting
+    print(f"budget: {a['used']} of {a['budget']} {a['unit']} used; {len(a['cut'])} node(s) cut")
+    graph = backend.graph(request.repository, request.branch, request.active_index)
+    if args.show_context:
+        print(render_context_blocks(found.node_texts, graph, expansion.parent, settings.graph.layout))
+    if args.html:
+        from pathlib import Path
+
+        Path(args.html).write_text(graph_html(graph, expansion, set(kept)), encoding="utf-8")
+        print(f"graph view written to {args.html}")
+    return 0
+
+
+def _search_request(args: argparse.Namespace):
+    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.scope import default_scope
+    from ragstream.retrieval.types import SearchRequest
+
+    settings = load_settings(args.config)
+    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
+    request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
+                            _filters(args.filter), index, args.rerank)
+    return settings, LocalBackend(settings), request
 
 
 def _filters(items: list[str]) -> dict[str, list[str]]:

@@ -73,3 +73,6 @@ def test_no_hit_text_or_debug_entry_outside_the_filters(tmp_path_factory, raw_ro
     assert backend.search(search).hits == response.hits  # deterministic
     texts = backend.fetch_texts([r.id for r in rows], "synth", "main", filters)
     assert set(texts) == visible
+    # The one-item predicate (used on graph nodes) agrees with the vectorised mask.
+    parsed = search.retrieval_filters
+    assert {r.id for r in rows if parsed.allows(r.acl_tags, r.labels, r.path, r.kind, r.language)} == visible

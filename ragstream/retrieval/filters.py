@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any
+
+import pathspec
 
 from ragstream.errors import RetrievalError
 
@@ -60,5 +63,26 @@ class RetrievalFilters:
                 merged[f.name] = tuple(sorted(set(mine) & set(theirs)))  # smaller allowlist
         return RetrievalFilters(**merged)
 
+    def allows(self, acl_tags, labels, path: str, kind: str, language: str) -> bool:
+        """Whether one item with this access metadata is visible (graph nodes use this; the
+        index's vectorised `Visibility` must agree with it row for row, which a test checks)."""
+        if self.acl_tags_any is not None and not set(acl_tags) & set(self.acl_tags_any):
+            return False
+        if self.classification_labels_all and not set(self.classification_labels_all) <= set(labels):
+            return False
+        if self.kinds is not None and kind not in self.kinds:
+            return False
+        if self.languages is not None and language not in self.languages:
+            return False
+        if self.paths_include is not None and not path_spec(self.paths_include).match_file(path):
+            return False
+        return not (self.paths_exclude and path_spec(self.paths_exclude).match_file(path))
+
     def as_dict(self) -> dict[str, list[str]]:
         return {f.name: list(v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+
+@lru_cache(maxsize=256)
+def path_spec(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """Compiled gitignore-style globs (compiled once per distinct tuple)."""
+    return pathspec.GitIgnoreSpec.from_lines(globs)

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 
 from ragstream.config import Settings
@@ -31,10 +32,11 @@ from ragstream.super_prompt import Chunk
 class LoadedIndex:
     stored: store.StoredIndex
     chunks: list[Chunk]
-    rows: dict[str, int]  # chunk id -> row in FAISS and BM25
+    rows: dict[str, list[int]]  # chunk id, or node id of a split chunk -> its rows (in order)
     faiss: object
     bm25: object | None  # None when the BM25 files are missing
     visibility: Visibility
+    graph: nx.MultiDiGraph | None = None  # loaded on first use
 
 
 class LocalBackend:
@@ -78,11 +80,12 @@ class LocalBackend:
     def fetch_texts(self, ids: list[str], repository: str, branch: str,
                     retrieval_filters: RetrievalFilters | dict | None,
                     active_index: str | None = None) -> dict[str, str]:
-        """Texts of the ids that exist and are visible in scope; the others are left out."""
+        """Texts of the ids that exist and are visible in scope; the others are left out. A node
+        whose chunk was split gets its parts joined in order."""
         index = self._index(repository, branch, active_index)
         visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
-        rows = [(cid, index.rows[cid]) for cid in ids if cid in index.rows]
-        return {cid: index.chunks[row].text for cid, row in rows if visible[row]}
+        return {cid: "\n".join(index.chunks[r].text for r in index.rows[cid])
+                for cid in ids if cid in index.rows and all(visible[r] for r in index.rows[cid])}
 
     def locations(self, ids: list[str], repository: str, branch: str,
                   retrieval_filters: RetrievalFilters | dict | None,
@@ -90,8 +93,20 @@ class LocalBackend:
         """`path:start-end` of the ids visible in scope (for tables; no text)."""
         index = self._index(repository, branch, active_index)
         visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
-        chunks = [index.chunks[index.rows[cid]] for cid in ids if cid in index.rows]
-        return {c.id: f"{c.path}:{c.start_line}-{c.end_line}" for c in chunks if visible[index.rows[c.id]]}
+        spans = {}
+        for cid in ids:
+            rows = index.rows.get(cid, [])
+            if rows and all(visible[r] for r in rows):
+                first, last = index.chunks[rows[0]], index.chunks[rows[-1]]
+                spans[cid] = f"{first.path}:{first.start_line}-{last.end_line}"
+        return spans
+
+    def graph(self, repository: str, branch: str, active_index: str | None = None) -> nx.MultiDiGraph:
+        """The index's dependency graph (loaded once). Callers filter nodes by their `acl`."""
+        index = self._index(repository, branch, active_index)
+        if index.graph is None:
+            index.graph = index.stored.graph()
+        return index.graph
 
     # --- modes ----------------------------------------------------------------------------
 
@@ -136,7 +151,7 @@ class LocalBackend:
         reranker = self._reranker(request.rerank)
         widen = self.settings.retrieval.widen_factor
         candidates = self._semantic(index, request.query, request.top_k * widen, visible)
-        chunks = [index.chunks[index.rows[cid]] for cid, _ in candidates]
+        chunks = [index.chunks[index.rows[cid][0]] for cid, _ in candidates]
         scores = reranker.scores(request.query, chunks, [s for _, s in candidates])
         order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
         debug["rerank_candidates"] = len(candidates)
@@ -176,5 +191,9 @@ def _load(location: store.IndexLocation) -> LoadedIndex:
     stored = store.load_index(location, optional=(store.BM25_DIR + "/",))
     chunks = stored.chunks()
     bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
-    return LoadedIndex(stored, chunks, {c.id: row for row, c in enumerate(chunks)},
-                       read_faiss(stored.faiss_path), bm25, Visibility(chunks))
+    rows: dict[str, list[int]] = {}
+    for row, chunk in enumerate(chunks):
+        rows[chunk.id] = [row]
+        if chunk.node_id != chunk.id:
+            rows.setdefault(chunk.node_id, []).append(row)
+    return LoadedIndex(stored, chunks, rows, read_faiss(stored.faiss_path), bm25, Visibility(chunks))

@@ -10,9 +10,8 @@ from collections import defaultdict
 from functools import lru_cache
 
 import numpy as np
-import pathspec
 
-from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.filters import RetrievalFilters, path_spec
 from ragstream.super_prompt import Chunk
 
 
@@ -60,5 +59,5 @@ class Visibility:
         return hit
 
     def _paths_matching(self, globs: tuple[str, ...]) -> np.ndarray:
-        spec = pathspec.GitIgnoreSpec.from_lines(globs)
+        spec = path_spec(globs)
         return np.array([spec.match_file(p) for p in self._paths], dtype=bool)

@@ -1,0 +1,163 @@
+"""`expand_dependency_tree`: the graph neighbourhood of the retrieval seeds, within limits.
+
+A breadth-first walk from the seeds over allowed edge types (each in its configured
+directions), never into EXTERNAL nodes and never into or through a node the caller's filters
+hide. When more nodes are reachable than `max_nodes` allows, the kept ones are the most
+relevant: personalised PageRank from the seeds over the reached subgraph (ties by depth, then
+id), the way aider ranks a repository map.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from ragstream.errors import PipelineError
+from ragstream.index.model import EDGE_TYPES
+from ragstream.retrieval.filters import RetrievalFilters
+
+DIRECTIONS = ("out", "in", "both")
+PARAMETERS = ("max_depth_from_settings", "max_nodes_from_settings", "edge_allowlist_from_settings")
+
+
+@dataclass(frozen=True)
+class ExpansionLimits:
+    max_depth: int
+    max_nodes: int  # seeds included
+    edges: Mapping[str, str]  # edge type -> out | in | both
+
+
+@dataclass
+class Expansion:
+    seeds: list[str]
+    nodes: list[str]  # seeds first (rank order), then graph nodes by depth, then id
+    depth: dict[str, int]
+    parent: dict[str, str | None]  # best-effort parent on a shortest path from a seed
+    edges: list[dict[str, str]]
+    debug: dict[str, Any] = field(default_factory=dict)
+
+
+def limits_from_settings(params: Mapping[str, Any], settings: Mapping[str, Any], step: str) -> ExpansionLimits:
+    """The limits named by the step's `*_from_settings` parameters; every gap is an error."""
+    values = {}
+    for param in PARAMETERS:
+        key = params.get(param)
+        if not key:
+            raise PipelineError(f"parameter {param} is missing: limits come only from settings",
+                                where=f"step {step}: {param}")
+        if key not in settings:
+            raise PipelineError(f"settings have no key {key!r} (named by {param})", where=f"step {step}: {param}")
+        values[param] = settings[key]
+    depth, nodes, allow = values.values()
+    for name, value in (("max_depth", depth), ("max_nodes", nodes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "max_depth" else 1):
+            raise PipelineError(f"{name} must be an int >= {0 if name == 'max_depth' else 1}, got {value!r}",
+                                where=f"step {step}: {params[name + '_from_settings']}")
+    edges = {t: "both" for t in allow} if isinstance(allow, list) else dict(allow or {})
+    for edge_type, direction in edges.items():
+        if edge_type not in EDGE_TYPES or direction not in DIRECTIONS:
+            raise PipelineError(f"edge allowlist entry {edge_type}: {direction} is invalid; types {EDGE_TYPES}, "
+                                f"directions {DIRECTIONS}", where=f"step {step}: {params['edge_allowlist_from_settings']}")
+    return ExpansionLimits(depth, nodes, edges)
+
+
+def expand_dependency_tree(graph: nx.MultiDiGraph, seeds: list[str], filters: RetrievalFilters,
+                           limits: ExpansionLimits) -> Expansion:
+    """Walk out from the seeds; keep at most `limits.max_nodes` nodes, the most relevant."""
+    visible_seeds = [s for s in dict.fromkeys(seeds) if _walkable(graph, s, filters)]
+    if not visible_seeds:
+        return Expansion([], [], {}, {}, [], _debug(0, 0, 0, False, "no_seeds"))
+    depth, parent = _walk(graph, visible_seeds, filters, limits)
+    kept_seeds = visible_seeds[: limits.max_nodes]
+    reached = [n for n in depth if n not in visible_seeds]
+    room = limits.max_nodes - len(kept_seeds)
+    truncated = len(reached) > room or len(kept_seeds) < len(visible_seeds)
+    if len(reached) > room:
+        reached = _most_relevant(graph, kept_seeds, reached, depth, limits, room)
+    graph_nodes = sorted(reached, key=lambda n: (depth[n], n))
+    nodes = kept_seeds + graph_nodes
+    kept = set(nodes)
+    parents = {n: None for n in kept_seeds} | {n: _kept_parent(graph, n, parent, depth, kept, limits)
+                                               for n in graph_nodes}
+    edges = _edges_among(graph, kept, limits)
+    reason = "limit_reached" if truncated else "ok"
+    return Expansion(kept_seeds, nodes, {n: depth[n] for n in nodes}, parents, edges,
+                     _debug(len(kept_seeds), len(graph_nodes), len(edges), truncated, reason))
+
+
+def _walk(graph, seeds, filters, limits) -> tuple[dict[str, int], dict[str, str]]:
+    depth = {s: 0 for s in seeds}
+    parent: dict[str, str] = {}
+    queue = deque(seeds)
+    while queue:
+        node = queue.popleft()
+        if depth[node] >= limits.max_depth:
+            continue
+        for neighbour in _neighbours(graph, node, limits):
+            if neighbour not in depth and _walkable(graph, neighbour, filters):
+                depth[neighbour] = depth[node] + 1
+                parent[neighbour] = node
+                queue.append(neighbour)
+    return depth, parent
+
+
+def _neighbours(graph: nx.MultiDiGraph, node: str, limits: ExpansionLimits) -> list[str]:
+    found = set()
+    for _, target, edge_type in graph.out_edges(node, keys=True):
+        if limits.edges.get(edge_type) in ("out", "both"):
+            found.add(target)
+    for source, _, edge_type in graph.in_edges(node, keys=True):
+        if limits.edges.get(edge_type) in ("in", "both"):
+            found.add(source)
+    found.discard(node)
+    return sorted(found)  # deterministic discovery order, hence deterministic parents
+
+
+def _walkable(graph: nx.MultiDiGraph, node: str, filters: RetrievalFilters) -> bool:
+    """In the graph, not EXTERNAL, and visible under the filters (or it is not walked through)."""
+    if node not in graph:
+        return False
+    data = graph.nodes[node]
+    if data.get("kind") == "EXTERNAL":
+        return False
+    acl = data.get("acl") or {}
+    return filters.allows(acl.get("acl_tags", ()), acl.get("classification_labels", ()), data.get("path", ""),
+                          data.get("kind", ""), data.get("language", ""))
+
+
+def _most_relevant(graph, seeds, reached, depth, limits, room) -> list[str]:
+    """Personalised PageRank from the seeds over the reached subgraph; ties by depth, then id."""
+    if room <= 0:
+        return []
+    sub = nx.DiGraph()
+    sub.add_nodes_from(seeds + reached)
+    members = set(sub)
+    for node in members:
+        for neighbour in _neighbours(graph, node, limits):
+            if neighbour in members:
+                sub.add_edge(node, neighbour)
+    rank = nx.pagerank(sub, alpha=0.85, personalization={s: 1.0 for s in seeds}, tol=1e-8)
+    return sorted(reached, key=lambda n: (-round(rank[n], 12), depth[n], n))[:room]
+
+
+def _kept_parent(graph, node, parent, depth, kept, limits) -> str | None:
+    """The walk's parent if kept, else a kept neighbour one level closer to the seeds."""
+    if parent.get(node) in kept:
+        return parent[node]
+    closer = [n for n in _neighbours(graph, node, limits) if n in kept and depth.get(n, 99) < depth[node]]
+    return min(closer, key=lambda n: (depth[n], n)) if closer else None
+
+
+def _edges_among(graph: nx.MultiDiGraph, kept: set[str], limits: ExpansionLimits) -> list[dict[str, str]]:
+    edges = [{"from_id": u, "to_id": v, "edge_type": k}
+             for u in kept for _, v, k in graph.out_edges(u, keys=True)
+             if v in kept and k in limits.edges and u != v]
+    return sorted(edges, key=lambda e: (e["from_id"], e["to_id"], e["edge_type"]))
+
+
+def _debug(seeds: int, expanded: int, edges: int, truncated: bool, reason: str) -> dict[str, Any]:
+    return {"seed_count": seeds, "expanded_count": expanded, "edges_count": edges,
+            "truncated": truncated, "reason": reason}

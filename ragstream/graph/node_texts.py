@@ -1,0 +1,91 @@
+"""`fetch_node_texts`: exact bodies of the most relevant nodes, inside a token budget.
+
+Candidates are queued by the prioritisation mode, then taken whole or not at all: a snippet
+that does not fit is skipped and the scan goes on to the end of the queue, so a smaller one
+further down can still use the room. Texts come through the retrieval backend's `fetch_texts`,
+under the same scope and filters as the search.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragstream.errors import PipelineError
+from ragstream.retrieval.types import RetrievalBackend
+from ragstream.tokens import TokenCounter
+
+MODES = ("seed_first", "graph_first", "balanced")
+DEFAULT_SHARE = 0.70  # of max_context_tokens, when no budget_tokens is given
+
+
+@dataclass(frozen=True)
+class Budget:
+    limit: int
+    unit: str  # "tokens" | "chars"
+
+
+def budget_from(params: Mapping[str, Any], settings: Mapping[str, Any], step: str) -> Budget:
+    """`budget_tokens`, or `max_chars`, or floor(max_context_tokens * 0.70); gaps are errors."""
+    where = f"step {step}"
+    if "max_chars" in params and "budget_tokens" in params:
+        raise PipelineError("give budget_tokens or max_chars, not both", where=f"{where}: max_chars")
+    if "max_chars" in params:
+        return Budget(_positive(params["max_chars"], f"{where}: max_chars"), "chars")
+    if "budget_tokens" in params:
+        return Budget(_positive(params["budget_tokens"], f"{where}: budget_tokens"), "tokens")
+    total = settings.get("max_context_tokens")
+    if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
+        raise PipelineError(f"max_context_tokens must be a positive int, got {total!r}",
+                            where=f"{where}: settings.max_context_tokens")
+    return Budget(_positive(math.floor(total * DEFAULT_SHARE), f"{where}: computed budget"), "tokens")
+
+
+def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int], mode: str) -> list[str]:
+    """The order in which candidates try to enter the budget."""
+    if mode not in MODES:
+        raise PipelineError(f"unknown prioritization_mode {mode!r}; choose one of {MODES}",
+                            where="prioritization_mode")
+    graph_nodes = sorted(graph_nodes, key=lambda n: (depth.get(n, 0), n))
+    if mode == "seed_first":
+        return seeds + graph_nodes
+    if mode == "graph_first":
+        return graph_nodes + seeds
+    queue = [n for pair in zip(seeds, graph_nodes) for n in pair]
+    shorter = min(len(seeds), len(graph_nodes))
+    return queue + seeds[shorter:] + graph_nodes[shorter:]
+
+
+def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str, int],
+                     parent: Mapping[str, str | None], backend: RetrievalBackend, scope: Mapping[str, Any],
+                     budget: Budget, counter: TokenCounter, mode: str = "balanced") -> tuple[list[dict], dict]:
+    """(node_texts, accounting). Items: id, text, is_seed, depth, parent_id, tokens. The
+    accounting lists what was cut by the budget and what had no text, for the budget panel."""
+    seed_set = set(seeds)
+    queue = prioritise([c for c in candidates if c in seed_set], [c for c in candidates if c not in seed_set],
+                       depth, mode)
+    texts = backend.fetch_texts(queue, scope["repository"], scope["branch"], scope["retrieval_filters"],
+                                scope.get("active_index"))
+    used, kept, cut = 0, [], []
+    for node in queue:
+        if node not in texts:
+            continue
+        text = texts[node]
+        tokens = counter.count(text)
+        cost = tokens if budget.unit == "tokens" else len(text)
+        if used + cost > budget.limit:
+            cut.append({"id": node, "cost": cost})
+            continue
+        used += cost
+        kept.append({"id": node, "text": text, "is_seed": node in seed_set, "depth": depth.get(node, 0),
+                     "parent_id": None if node in seed_set else parent.get(node), "tokens": tokens})
+    accounting = {"budget": budget.limit, "unit": budget.unit, "used": used, "cut": cut,
+                  "without_text": [n for n in queue if n not in texts]}
+    return kept, accounting
+
+
+def _positive(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise PipelineError(f"must be a positive int, got {value!r}", where=where)
+    return value
