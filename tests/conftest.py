@@ -39,3 +39,20 @@ def built_sample(tmp_path_factory):
     settings = make_settings(root / "data")
     report = build_index(repo, settings, embedder=Embedder())
     return repo, settings, report
+
+
+ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
+              "owner_group": "data"}]
+
+
+@pytest.fixture(scope="session")
+def acl_backend(tmp_path_factory):
+    """A backend over the sample repository indexed with db/ restricted to the `dba` tag."""
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    root = tmp_path_factory.mktemp("acl")
+    repo = root / "sample_repo"
+    shutil.copytree(SAMPLE_REPO, repo)
+    settings = make_settings(root / "data", acl={"rules": ACL_RULES})
+    build_index(repo, settings)
+    return LocalBackend(settings)

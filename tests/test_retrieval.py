@@ -9,30 +9,14 @@ import pytest
 from ragstream.cli import main
 from ragstream.errors import ConfigError, IndexLoadError, RetrievalError
 from ragstream.index import store
-from ragstream.index.build import build_index
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import reciprocal_rank_fusion
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import parse_router_payload, search_nodes
 from ragstream.retrieval.types import SearchRequest
 from ragstream.super_prompt import SuperPrompt
-from tests.conftest import SAMPLE_REPO, make_settings
+from tests.conftest import make_settings
 from ragstream.eval.synthetic_index import Row, write_synthetic_index
-
-ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
-              "owner_group": "data"}]
-
-
-@pytest.fixture(scope="module")
-def acl_backend(tmp_path_factory):
-    """The sample repository indexed with db/ restricted to the `dba` tag."""
-    root = tmp_path_factory.mktemp("acl")
-    repo = root / "sample_repo"
-    shutil.copytree(SAMPLE_REPO, repo)
-    settings = make_settings(root / "data", acl={"rules": ACL_RULES})
-    build_index(repo, settings)
-    return LocalBackend(settings)
-
 
 def request(query="record a payment", mode="semantic", top_k=5, **kw):
     kw.setdefault("repository", "sample_repo")

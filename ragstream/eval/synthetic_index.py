@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 
 from ragstream.index import store
@@ -27,7 +28,9 @@ class Row:
 
 
 def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, repository: str = "synth",
-                          branch: str = "main", vectors: np.ndarray | None = None) -> store.IndexLocation:
+                          branch: str = "main", vectors: np.ndarray | None = None,
+                          edges: list[tuple[str, str, str]] = ()) -> store.IndexLocation:
+    """An index of `rows` (one chunk and one graph node each) and `edges` (source, target, type)."""
     location = store.IndexLocation(data_dir, repository, branch)
     chunks = [Chunk(r.id, r.path, 1, 2, r.kind, r.id, r.text,
                     {"language": r.language, "acl_tags": list(r.acl_tags),
@@ -41,9 +44,21 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
         store.write_chunks(generation / store.CHUNKS, chunks)
         write_faiss(generation / store.FAISS, vectors)
         write_bm25(generation / store.BM25_DIR, [c.embedding_text for c in chunks])
+        store.write_graph(generation / store.GRAPH, _graph(rows, edges))
         store.write_json(generation / store.MANIFEST, {
             "format_version": store.FORMAT_VERSION, "repository": repository, "branch": branch,
             "active_index": branch, "source_root": "", "files": {}, "counts": {"chunks": len(chunks)},
             "artifacts": store.artifact_sizes(generation)})
         store.publish(location, generation)
     return location
+
+
+def _graph(rows: list[Row], edges) -> nx.MultiDiGraph:
+    graph = nx.MultiDiGraph()
+    for r in rows:
+        graph.add_node(r.id, id=r.id, kind=r.kind, language=r.language, name=r.id, path=r.path,
+                       start_line=1, end_line=2, acl={"acl_tags": list(r.acl_tags),
+                                                      "classification_labels": list(r.labels), "owner_group": ""})
+    for source, target, edge_type in edges:
+        graph.add_edge(source, target, key=edge_type, type=edge_type)
+    return graph

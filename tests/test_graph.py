@@ -1,0 +1,229 @@
+"""Graph expansion, node texts under a budget, context rendering and the offline graph view."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragstream.cli import main
+from ragstream.errors import PipelineError
+from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, limits_from_settings
+from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise
+from ragstream.graph.render import render_context_blocks
+from ragstream.graph.view import graph_html
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.tokens import token_counter
+
+ALL_BOTH = {t: "both" for t in ("CALLS", "INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY",
+                                "READS", "WRITES", "MAPS_TO")}
+NO_FILTERS = RetrievalFilters()
+SCOPE = {"repository": "sample_repo", "branch": "default", "retrieval_filters": NO_FILTERS}
+
+
+@pytest.fixture(scope="module")
+def graph(acl_backend):
+    return acl_backend.graph("sample_repo", "default")
+
+
+def expand(graph, seeds, depth=1, nodes=100, edges=None, filters=NO_FILTERS):
+    return expand_dependency_tree(graph, seeds, filters, ExpansionLimits(depth, nodes, edges or ALL_BOTH))
+
+
+# --- expansion ------------------------------------------------------------------------------
+
+def test_table_seed_reaches_keys_procedures_and_the_csharp_entity(graph):
+    result = expand(graph, ["sql:dbo.Invoices|TABLE"])
+    assert set(result.nodes) == {
+        "sql:dbo.Invoices|TABLE",
+        "sql:dbo.Customers|TABLE", "sql:dbo.InvoiceLines|TABLE", "sql:dbo.Payments|TABLE",  # foreign keys
+        "sql:dbo.vw_OpenInvoices|VIEW", "sql:dbo.usp_RecordPayment|PROCEDURE",
+        "sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "sql:reporting.refresh_monthly_totals|FUNCTION",
+        "cs:Billing.Models.Invoice|TYPE",  # MAPS_TO from the EF entity
+        "cs:Billing.Services.InvoiceService.RecordPayment|METHOD",  # inline SQL
+        "cs:Billing.Services.InvoiceService.GetOpenInvoices|METHOD",
+        "cs:Billing.Services.InvoiceService.GetCustomerBalance|METHOD",
+    }
+    assert result.seeds == ["sql:dbo.Invoices|TABLE"] and result.depth["sql:dbo.Customers|TABLE"] == 1
+    assert result.parent["cs:Billing.Models.Invoice|TYPE"] == "sql:dbo.Invoices|TABLE"
+    assert {"from_id": "cs:Billing.Models.Invoice|TYPE", "to_id": "sql:dbo.Invoices|TABLE",
+            "edge_type": "MAPS_TO"} in result.edges
+    assert result.debug == {"seed_count": 1, "expanded_count": 11, "edges_count": len(result.edges),
+                            "truncated": False, "reason": "ok"}
+
+
+def test_function_seed_reaches_callers_and_callees(graph):
+    seed = "py:billing.service.InvoiceService.record_payment|METHOD"
+    result = expand(graph, [seed], edges={"CALLS": "both"})
+    assert set(result.nodes) - {seed} == {
+        "py:billing.service.AuditedInvoiceService.record_payment|METHOD",  # caller
+        "py:billing.repository.InvoiceRepository.get|METHOD", "py:billing.repository.InvoiceRepository.save_payment|METHOD",
+        "py:billing.service.InvoiceService._validate|METHOD", "py:billing.util.log_event|FUNCTION",
+        "py:billing.models.Invoice.balance|METHOD", "py:billing.models.Invoice.mark_paid|METHOD",
+    }  # no EXTERNAL node although record_payment calls some
+    callers_only = expand(graph, [seed], edges={"CALLS": "in"})
+    assert callers_only.nodes == [seed, "py:billing.service.AuditedInvoiceService.record_payment|METHOD"]
+
+
+def test_depth_nodes_and_edge_types_limit_the_walk(graph):
+    seed = "sql:dbo.Invoices|TABLE"
+    assert expand(graph, [seed], depth=0).nodes == [seed]
+    keys_only = expand(graph, [seed], depth=3, edges={"FOREIGN_KEY": "both"})
+    assert all(n.endswith("|TABLE") for n in keys_only.nodes) and len(keys_only.nodes) == 4
+    deep = expand(graph, [seed], depth=2)
+    assert max(deep.depth.values()) == 2
+    cut = expand(graph, [seed], depth=2, nodes=5)
+    assert len(cut.nodes) == 5 and cut.debug["truncated"] and cut.debug["reason"] == "limit_reached"
+    # personalised PageRank keeps nodes close to the seed: all kept ones are direct neighbours
+    assert all(cut.depth[n] == 1 for n in cut.nodes[1:])
+    assert cut.edges and all(e["from_id"] in cut.nodes and e["to_id"] in cut.nodes for e in cut.edges)
+
+
+def test_hidden_nodes_are_neither_returned_nor_walked_through(graph):
+    public = RetrievalFilters.parse({"acl_tags_any": ["public"]})
+    assert expand(graph, ["sql:dbo.Invoices|TABLE"], filters=public).debug["reason"] == "no_seeds"
+    entity = "cs:Billing.Models.Invoice|TYPE"
+    result = expand(graph, [entity], depth=3, edges={"MAPS_TO": "both", "FOREIGN_KEY": "both"}, filters=public)
+    assert result.nodes == [entity]  # the table is dba-only, and so is everything behind it
+    everyone = expand(graph, [entity], depth=3, edges={"MAPS_TO": "both", "FOREIGN_KEY": "both"})
+    assert "sql:dbo.Customers|TABLE" in everyone.nodes
+
+
+def test_no_seeds_and_unknown_seeds(graph):
+    assert expand(graph, []).debug == {"seed_count": 0, "expanded_count": 0, "edges_count": 0,
+                                       "truncated": False, "reason": "no_seeds"}
+    assert expand(graph, ["py:not.there|FUNCTION"]).debug["reason"] == "no_seeds"
+
+
+@pytest.mark.parametrize("params, settings, where, message", [
+    ({"max_nodes_from_settings": "n", "edge_allowlist_from_settings": "e"}, {"n": 5, "e": []},
+     "step x: max_depth_from_settings", "is missing"),
+    ({"max_depth_from_settings": "d", "max_nodes_from_settings": "n", "edge_allowlist_from_settings": "e"},
+     {"d": 1, "n": 5}, "step x: edge_allowlist_from_settings", "settings have no key 'e'"),
+    ({"max_depth_from_settings": "d", "max_nodes_from_settings": "n", "edge_allowlist_from_settings": "e"},
+     {"d": -1, "n": 5, "e": []}, "step x: d", "max_depth must be an int >= 0"),
+    ({"max_depth_from_settings": "d", "max_nodes_from_settings": "n", "edge_allowlist_from_settings": "e"},
+     {"d": 1, "n": 0, "e": []}, "step x: n", "max_nodes must be an int >= 1"),
+    ({"max_depth_from_settings": "d", "max_nodes_from_settings": "n", "edge_allowlist_from_settings": "e"},
+     {"d": 1, "n": 5, "e": {"CALLS": "sideways"}}, "step x: e", "CALLS: sideways is invalid"),
+])
+def test_limits_come_only_from_settings(params, settings, where, message):
+    with pytest.raises(PipelineError) as error:
+        limits_from_settings(params, settings, "x")
+    assert error.value.where == where and message in str(error.value)
+
+
+# --- node texts -----------------------------------------------------------------------------
+
+def test_prioritisation_orders():
+    depth = {"g1": 1, "g2": 2, "g3": 1}
+    seeds, graph_nodes = ["s1", "s2"], ["g2", "g1", "g3"]
+    assert prioritise(seeds, graph_nodes, depth, "seed_first") == ["s1", "s2", "g1", "g3", "g2"]
+    assert prioritise(seeds, graph_nodes, depth, "graph_first") == ["g1", "g3", "g2", "s1", "s2"]
+    assert prioritise(seeds, graph_nodes, depth, "balanced") == ["s1", "g1", "s2", "g3", "g2"]
+    assert prioritise(["s1", "s2", "s3"], ["g1"], depth, "balanced") == ["s1", "g1", "s2", "s3"]
+    with pytest.raises(PipelineError, match="unknown prioritization_mode 'random'"):
+        prioritise(seeds, graph_nodes, depth, "random")
+
+
+def test_budget_is_exact_atomic_and_scans_to_the_end(graph, acl_backend):
+    result = expand(graph, ["sql:dbo.Invoices|TABLE"])
+    counter = token_counter()
+    texts = acl_backend.fetch_texts(result.nodes, **SCOPE)
+    queue = prioritise(result.seeds, result.nodes[1:], result.depth, "balanced")
+    costs = [counter.count(texts[n]) for n in queue if n in texts]
+    ordered = [n for n in queue if n in texts]
+    big = max(range(1, len(costs)), key=lambda i: costs[i])
+    # Room for everything before the biggest one, plus one smaller snippet after it.
+    after = next(i for i in range(big + 1, len(costs)) if costs[i] < costs[big])
+    limit = sum(costs[:big]) + costs[after]
+    kept, accounting = fetch_node_texts(result.nodes, result.seeds, result.depth, result.parent, acl_backend,
+                                        SCOPE, Budget(limit, "tokens"), counter, "balanced")
+    kept_ids = [k["id"] for k in kept]
+    assert ordered[big] not in kept_ids and ordered[after] in kept_ids  # skipped, and the scan went on
+    assert sum(k["tokens"] for k in kept) == accounting["used"] <= limit
+    assert all(k["tokens"] == counter.count(k["text"]) for k in kept)
+    assert {"id": ordered[big], "cost": costs[big]} in accounting["cut"]
+    seed = kept[0]
+    assert seed["id"] == "sql:dbo.Invoices|TABLE" and seed["is_seed"] and seed["parent_id"] is None
+    graph_item = next(k for k in kept if not k["is_seed"])
+    assert graph_item["parent_id"] == "sql:dbo.Invoices|TABLE" and graph_item["depth"] == 1
+    assert result.nodes[0] == "sql:dbo.Invoices|TABLE"  # the id lists are never modified
+
+
+def test_texts_respect_filters(graph, acl_backend):
+    result = expand(graph, ["cs:Billing.Models.Invoice|TYPE"], edges={"MAPS_TO": "both"})
+    public = {**SCOPE, "retrieval_filters": RetrievalFilters.parse({"acl_tags_any": ["public"]})}
+    kept, accounting = fetch_node_texts(result.nodes, result.seeds, result.depth, result.parent, acl_backend,
+                                        public, Budget(10_000, "tokens"), token_counter())
+    assert [k["id"] for k in kept] == ["cs:Billing.Models.Invoice|TYPE"]
+    assert accounting["without_text"] == ["sql:dbo.Invoices|TABLE"]
+
+
+@pytest.mark.parametrize("params, settings, expected", [
+    ({"budget_tokens": 500}, {}, Budget(500, "tokens")),
+    ({}, {"max_context_tokens": 1000}, Budget(700, "tokens")),
+    ({"max_chars": 2000}, {}, Budget(2000, "chars")),
+])
+def test_budget_sources(params, settings, expected):
+    assert budget_from(params, settings, "fetch") == expected
+
+
+@pytest.mark.parametrize("params, settings, message", [
+    ({"budget_tokens": 5, "max_chars": 10}, {}, "not both"),
+    ({}, {}, "max_context_tokens must be a positive int, got None"),
+    ({}, {"max_context_tokens": 0}, "max_context_tokens must be a positive int, got 0"),
+    ({}, {"max_context_tokens": 1}, "must be a positive int, got 0"),  # floor(0.7) = 0
+    ({"budget_tokens": -3}, {}, "must be a positive int, got -3"),
+])
+def test_budget_errors(params, settings, message):
+    with pytest.raises(PipelineError, match=re.escape(message)):
+        budget_from(params, settings, "fetch")
+
+
+# --- rendering and view ---------------------------------------------------------------------
+
+def test_render_flat_and_tree(graph, acl_backend):
+    result = expand(graph, ["sql:dbo.Invoices|TABLE"], edges={"FOREIGN_KEY": "both", "MAPS_TO": "both"})
+    kept, _ = fetch_node_texts(result.nodes, result.seeds, result.depth, result.parent, acl_backend, SCOPE,
+                               Budget(10_000, "tokens"), token_counter())
+    flat = render_context_blocks(kept, graph, layout="flat")
+    tree = render_context_blocks(kept, graph, result.parent, layout="tree")
+    for text in (flat, tree):
+        assert all(k["id"] in text for k in kept)
+        assert "`db/schema.sql:" in text and "```sql" in text
+    assert tree.startswith("- **sql:dbo.Invoices|TABLE**")
+    assert "\n  - **cs:Billing.Models.Invoice|TYPE** — `src/Billing/Models/Invoice.cs:" in tree
+    assert "this MAPS_TO sql:dbo.Invoices|TABLE" in tree
+    with pytest.raises(PipelineError, match="unknown layout"):
+        render_context_blocks(kept, graph, layout="mindmap")
+
+
+def test_tree_is_at_most_three_levels_deep():
+    items = [{"id": f"n{i}", "text": "x", "is_seed": i == 0, "depth": i, "parent_id": f"n{i - 1}" if i else None,
+              "tokens": 1} for i in range(6)]
+    tree = render_context_blocks(items, __import__("networkx").MultiDiGraph(), layout="tree")
+    indents = {len(line) - len(line.lstrip()) for line in tree.splitlines() if line.lstrip().startswith("- **")}
+    assert indents == {0, 2, 4}
+
+
+def test_graph_html_is_self_contained(graph, acl_backend):
+    result = expand(graph, ["sql:dbo.Invoices|TABLE"])
+    html = graph_html(graph, result, in_context={"sql:dbo.Invoices|TABLE"})
+    assert "vis.Network" in html and "sql:dbo.Invoices|TABLE" in html
+    assert not re.search(r"<script[^>]*\bsrc=", html, re.I)
+    assert not re.search(r"<link[^>]*\bhref=", html, re.I)
+    assert "cdn.jsdelivr" not in html and "node_modules" not in html  # what pyvis' template links
+    assert '"borderDashes": true' in html  # cut nodes look different from those in the context
+
+
+def test_cli_expand(acl_backend, tmp_path: Path, capsys):
+    config = tmp_path / "cli.yaml"
+    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n")
+    out_html = tmp_path / "graph.html"
+    assert main(["--config", str(config), "expand", "customer invoices balance", "--top-k", "2",
+                 "--budget-tokens", "300", "--html", str(out_html), "--show-context"]) == 0
+    out = capsys.readouterr().out
+    assert "reason ok" in out or "reason limit_reached" in out
+    assert re.search(r"budget: \d+ of 300 tokens used", out) and "tokens]" in out
+    assert out_html.read_text().count("vis.Network") >= 1
