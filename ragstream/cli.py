@@ -97,29 +97,30 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _expand(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from ragstream.graph.neighbourhood import neighbourhood
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
 
     settings, backend, request = _search_request(args)
-    found = neighbourhood(backend, request, settings, args.budget_tokens)
-    expansion, kept = found.expansion, {t["id"]: t for t in found.node_texts}
-    print(f"seeds {expansion.debug['seed_count']}, expanded {expansion.debug['expanded_count']}, "
-          f"edges {expansion.debug['edges_count']}, reason {expansion.debug['reason']}")
-    for node in expansion.nodes:
-        item = kept.get(node)
-        status = f"{item['tokens']} tokens" if item else (
-            "cut by the budget" if any(c["id"] == node for c in found.accounting["cut"]) else "no text")
-        print(f"{'  ' * expansion.depth[node]}{'*' if node in expansion.seeds else '-'} {node}  [{status}]")
-    a = found.accounting
-    print(f"budget: {a['used']} of {a['budget']} {a['unit']} used; {len(a['cut'])} node(s) cut")
+    sp = neighbourhood(backend, request, settings, args.budget_tokens)
+    debug, accounting = sp.graph_debug, sp.budget["node_texts"]
+    kept = {t["id"]: t for t in sp.node_texts}
+    cut = {c["id"] for c in accounting["cut"]}
+    print(f"seeds {debug['seed_count']}, expanded {debug['expanded_count']}, edges {debug['edges_count']}, "
+          f"reason {debug['reason']}")
+    for node in sp.graph_expanded_nodes:
+        status = f"{kept[node]['tokens']} tokens" if node in kept else "cut by the budget" if node in cut else "no text"
+        marker = "*" if node in sp.graph_seed_nodes else "-"
+        print(f"{'  ' * debug['depth'][node]}{marker} {node}  [{status}]")
+    print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
+          f"{len(cut)} node(s) cut")
     graph = backend.graph(request.repository, request.branch, request.active_index)
     if args.show_context:
-        print(render_context_blocks(found.node_texts, graph, expansion.parent, settings.graph.layout))
+        print(render_context_blocks(sp.node_texts, graph, debug["parent"], settings.graph.layout))
     if args.html:
-        from pathlib import Path
-
-        Path(args.html).write_text(graph_html(graph, expansion, set(kept)), encoding="utf-8")
+        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
         print(f"graph view written to {args.html}")
     return 0
 

@@ -208,8 +208,12 @@ def test_tree_is_at_most_three_levels_deep():
 
 
 def test_graph_html_is_self_contained(graph, acl_backend):
+    from ragstream.super_prompt import SuperPrompt
+
     result = expand(graph, ["sql:dbo.Invoices|TABLE"])
-    html = graph_html(graph, result, in_context={"sql:dbo.Invoices|TABLE"})
+    sp = SuperPrompt(graph_seed_nodes=result.seeds, graph_expanded_nodes=result.nodes, graph_edges=result.edges,
+                     graph_debug={"depth": result.depth}, node_texts=[{"id": "sql:dbo.Invoices|TABLE"}])
+    html = graph_html(graph, sp)
     assert "vis.Network" in html and "sql:dbo.Invoices|TABLE" in html
     assert not re.search(r"<script[^>]*\bsrc=", html, re.I)
     assert not re.search(r"<link[^>]*\bhref=", html, re.I)
@@ -227,3 +231,34 @@ def test_cli_expand(acl_backend, tmp_path: Path, capsys):
     assert "reason ok" in out or "reason limit_reached" in out
     assert re.search(r"budget: \d+ of 300 tokens used", out) and "tokens]" in out
     assert out_html.read_text().count("vis.Network") >= 1
+
+
+# --- the actions on the state ---------------------------------------------------------------
+
+def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
+    from dataclasses import asdict
+
+    from ragstream.graph.actions import expand_graph, fetch_texts
+    from ragstream.super_prompt import SuperPrompt
+
+    sp = SuperPrompt(repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]},
+                     retrieval_seed_nodes=["py:billing.service.InvoiceService.record_payment|METHOD",
+                                           "sql:dbo.Invoices|TABLE"])  # the table is hidden from this caller
+    before = asdict(sp)
+    settings = {"d": 1, "n": 20, "e": {"CALLS": "both"}, "max_context_tokens": 400}
+    step = {"id": "expand", "max_depth_from_settings": "d", "max_nodes_from_settings": "n",
+            "edge_allowlist_from_settings": "e"}
+    assert expand_graph(sp, acl_backend, step, settings) == "ok"
+    assert sp.graph_seed_nodes == ["py:billing.service.InvoiceService.record_payment|METHOD"]
+    assert sp.graph_expanded_nodes[0] == sp.graph_seed_nodes[0] and len(sp.graph_expanded_nodes) == 8
+    assert {"seed_count", "expanded_count", "edges_count", "truncated", "reason"} <= set(sp.graph_debug)
+    assert fetch_texts(sp, acl_backend, token_counter(), {"id": "fetch"}, settings) == "ok"
+    assert sum(t["tokens"] for t in sp.node_texts) <= 280 and sp.budget["node_texts"]["budget"] == 280
+    changed = {k for k, v in asdict(sp).items() if v != before[k]}
+    assert changed == {"graph_seed_nodes", "graph_expanded_nodes", "graph_edges", "graph_debug", "node_texts", "budget"}
+
+
+def test_namespaces_are_not_walked_through(graph):
+    """A namespace node is shared by every file declaring it: no path through it."""
+    result = expand(graph, ["cs:Billing.Models.Payment|TYPE"], depth=3, edges={"DEFINES": "both"})
+    assert result.nodes == ["cs:Billing.Models.Payment|TYPE"]

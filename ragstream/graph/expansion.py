@@ -1,8 +1,8 @@
 """`expand_dependency_tree`: the graph neighbourhood of the retrieval seeds, within limits.
 
 A breadth-first walk from the seeds over allowed edge types (each in its configured
-directions), never into EXTERNAL nodes and never into or through a node the caller's filters
-hide. When more nodes are reachable than `max_nodes` allows, the kept ones are the most
+directions), never into EXTERNAL or namespace nodes and never into or through a node the
+caller's filters hide. When more nodes are reachable than `max_nodes` allows, the kept ones are the most
 relevant: personalised PageRank from the seeds over the reached subgraph (ties by depth, then
 id), the way aider ranks a repository map.
 """
@@ -20,6 +20,7 @@ from ragstream.index.model import EDGE_TYPES
 from ragstream.retrieval.filters import RetrievalFilters
 
 DIRECTIONS = ("out", "in", "both")
+SKIPPED_KINDS = frozenset({"EXTERNAL", "NAMESPACE"})
 PARAMETERS = ("max_depth_from_settings", "max_nodes_from_settings", "edge_allowlist_from_settings")
 
 
@@ -117,11 +118,13 @@ def _neighbours(graph: nx.MultiDiGraph, node: str, limits: ExpansionLimits) -> l
 
 
 def _walkable(graph: nx.MultiDiGraph, node: str, filters: RetrievalFilters) -> bool:
-    """In the graph, not EXTERNAL, and visible under the filters (or it is not walked through)."""
+    """In the graph, not EXTERNAL, not a namespace, and visible under the filters (or it is not
+    walked through). One namespace node is shared by every file declaring it: walking through it
+    would make neighbours of unrelated files."""
     if node not in graph:
         return False
     data = graph.nodes[node]
-    if data.get("kind") == "EXTERNAL":
+    if data.get("kind") in SKIPPED_KINDS:
         return False
     acl = data.get("acl") or {}
     return filters.allows(acl.get("acl_tags", ()), acl.get("classification_labels", ()), data.get("path", ""),

@@ -1,0 +1,48 @@
+"""The graph actions on a `SuperPrompt`: expand around the seeds, then fetch texts in a budget.
+
+They read the state's seeds, scope and filters and write only the graph fields and
+`node_texts` (plus the node-text accounting under `budget["node_texts"]`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
+from ragstream.graph.node_texts import budget_from, fetch_node_texts
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.types import check_scope
+from ragstream.super_prompt import SuperPrompt
+from ragstream.tokens import TokenCounter
+
+
+def expand_graph(sp: SuperPrompt, backend: LocalBackend, step: Mapping[str, Any],
+                 settings: Mapping[str, Any]) -> str:
+    """Writes graph_seed_nodes, graph_expanded_nodes (seeds first), graph_edges and graph_debug
+    (with each node's depth and parent); returns the outcome (`ok`, `no_seeds`, `limit_reached`)."""
+    check_scope(sp.repository, sp.branch)
+    limits = limits_from_settings(step, settings, step.get("id", "expand"))
+    graph = backend.graph(sp.repository, sp.branch, sp.active_index)
+    seeds = list(dict.fromkeys(s.split("#p")[0] for s in sp.retrieval_seed_nodes))  # parts -> node
+    result = expand_dependency_tree(graph, seeds, RetrievalFilters.parse(sp.retrieval_filters), limits)
+    sp.graph_seed_nodes = result.seeds
+    sp.graph_expanded_nodes = result.nodes
+    sp.graph_edges = result.edges
+    sp.graph_debug = {**result.debug, "depth": result.depth, "parent": result.parent}
+    return result.debug["reason"]
+
+
+def fetch_texts(sp: SuperPrompt, backend: LocalBackend, counter: TokenCounter, step: Mapping[str, Any],
+                settings: Mapping[str, Any]) -> str:
+    """Writes node_texts from graph_expanded_nodes (else graph_seed_nodes) inside the budget."""
+    budget = budget_from(step, settings, step.get("id", "fetch_node_texts"))
+    candidates = sp.graph_expanded_nodes or sp.graph_seed_nodes
+    scope = {"repository": sp.repository, "branch": sp.branch,
+             "retrieval_filters": RetrievalFilters.parse(sp.retrieval_filters), "active_index": sp.active_index}
+    texts, accounting = fetch_node_texts(
+        candidates, sp.graph_seed_nodes, sp.graph_debug.get("depth", {}), sp.graph_debug.get("parent", {}),
+        backend, scope, budget, counter, step.get("prioritization_mode", settings.get("prioritization_mode", "balanced")))
+    sp.node_texts = texts
+    sp.budget = {**sp.budget, "node_texts": accounting}
+    return "ok" if texts else "no_texts"
