@@ -28,9 +28,6 @@ from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path,
 from ragstream.super_prompt import Chunk
 from ragstream.tokens import token_counter
 
-PHASES = ("walk", "parse", "embed", "write")
-
-
 class Progress(Protocol):
     """What a build reports while it runs (the CLI draws bars, the UI a progress widget)."""
 

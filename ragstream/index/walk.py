@@ -19,11 +19,6 @@ from ragstream.config import IndexSettings
 from ragstream.errors import IndexingError
 from ragstream.index.secrets import redact
 
-SKIP_REASONS = (
-    "gitignored", "ignore_list", "vendored_dir", "virtualenv", "secret_file", "lock_file",
-    "generated", "minified", "binary", "too_large", "unsupported_type", "symlink",
-)
-
 
 @dataclass(frozen=True)
 class SourceFile:
@@ -36,8 +31,11 @@ class SourceFile:
 
 @dataclass(frozen=True)
 class SkippedFile:
+    """reason: gitignored, ignore_list, vendored_dir, virtualenv, secret_file, lock_file,
+    generated, minified, binary, too_large, unsupported_type or symlink."""
+
     path: str
-    reason: str  # one of SKIP_REASONS
+    reason: str
     detail: str = ""
 
 

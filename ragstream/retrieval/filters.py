@@ -15,9 +15,6 @@ import pathspec
 
 from ragstream.errors import RetrievalError
 
-ALLOWLISTS = ("acl_tags_any", "paths_include", "kinds", "languages")
-
-
 @dataclass(frozen=True)
 class RetrievalFilters:
     acl_tags_any: tuple[str, ...] | None = None
