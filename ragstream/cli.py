@@ -56,10 +56,14 @@ def _parser() -> argparse.ArgumentParser:
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
     search.set_defaults(handler=_search)
 
-    expand = commands.add_parser("expand", help="search, walk the graph around the hits, fetch texts in a budget")
-    for action in search._actions[1:]:  # the same query and scope options as `search`
-        expand._add_action(action)
-    expand.add_argument("--budget-tokens", type=int, help="default: 70%% of graph.max_context_tokens")
+    expand = commands.add_parser("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
+    expand.add_argument("query")
+    for action in search._actions:  # the same scope and filter options as `search`
+        if action.dest in ("repository", "index", "branch", "filter"):
+            expand._add_action(action)
+    expand.add_argument("--pipeline", default="base", help="a pipeline in pipelines/ (default: base)")
+    expand.add_argument("--top-k", type=int, help="override the pipeline's top_k")
+    expand.add_argument("--max-context-tokens", type=int, help="override the pipeline's budget (node texts get 70%%)")
     expand.add_argument("--html", help="also write the graph view (offline HTML) to this file")
     expand.add_argument("--show-context", action="store_true", help="print the rendered evidence blocks")
     expand.set_defaults(handler=_expand)
@@ -99,26 +103,32 @@ def _search(args: argparse.Namespace) -> int:
 def _expand(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ragstream.graph.neighbourhood import neighbourhood
+    from ragstream.controller import Controller, Scope
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
+    from ragstream.retrieval.scope import default_scope
 
-    settings, backend, request = _search_request(args)
-    sp = neighbourhood(backend, request, settings, args.budget_tokens)
-    debug, accounting = sp.graph_debug, sp.budget["node_texts"]
+    settings = load_settings(args.config)
+    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
+    controller = Controller(settings)
+    overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens)) if v}
+    pipeline = controller.pipeline(args.pipeline, overrides)
+    sp, results = controller.run(args.query, Scope(repository, branch, index, _filters(args.filter)), pipeline)
+    for result in results:
+        print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
+    debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
     kept = {t["id"]: t for t in sp.node_texts}
-    cut = {c["id"] for c in accounting["cut"]}
-    print(f"seeds {debug['seed_count']}, expanded {debug['expanded_count']}, edges {debug['edges_count']}, "
-          f"reason {debug['reason']}")
+    cut = {c["id"] for c in accounting.get("cut", [])}
     for node in sp.graph_expanded_nodes:
         status = f"{kept[node]['tokens']} tokens" if node in kept else "cut by the budget" if node in cut else "no text"
         marker = "*" if node in sp.graph_seed_nodes else "-"
         print(f"{'  ' * debug['depth'][node]}{marker} {node}  [{status}]")
-    print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
-          f"{len(cut)} node(s) cut")
-    graph = backend.graph(request.repository, request.branch, request.active_index)
+    if accounting:
+        print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
+              f"{len(cut)} node(s) cut")
+    graph = controller.runtime.backend.graph(repository, branch, index)
     if args.show_context:
-        print(render_context_blocks(sp.node_texts, graph, debug["parent"], settings.graph.layout))
+        print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
     if args.html:
         Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
         print(f"graph view written to {args.html}")

@@ -67,18 +67,6 @@ class RetrievalSettings:
 
 
 @dataclass(frozen=True)
-class GraphSettings:
-    """Defaults for graph expansion and node texts (pipelines name these keys)."""
-
-    max_depth: int
-    max_nodes: int
-    edge_allowlist: dict[str, str]  # edge type -> out | in | both
-    max_context_tokens: int
-    prioritization_mode: str
-    layout: str
-
-
-@dataclass(frozen=True)
 class Settings:
     index: IndexSettings
     chunks: ChunkSettings
@@ -86,7 +74,6 @@ class Settings:
     tokens: TokenSettings
     acl: AclSettings
     retrieval: RetrievalSettings
-    graph: GraphSettings
 
 
 def load_settings(user_file: str | Path | None = None, overrides: dict | None = None) -> Settings:
@@ -110,12 +97,10 @@ CHOICES = {
     "embedding.dtype": ("bfloat16", "float32"),
     "tokens.encoding": ("cl100k_base", "o200k_base"),
     "retrieval.bm25_missing": ("fail", "semantic"),
-    "graph.prioritization_mode": ("seed_first", "graph_first", "balanced"),
-    "graph.layout": ("tree", "flat"),
 }
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
-            "retrieval.widen_factor", "graph.max_nodes", "graph.max_context_tokens")
+            "retrieval.widen_factor")
 NON_NEGATIVE = ("embedding.onnx_below",)
 
 
@@ -186,7 +171,7 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
 
 
 _SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
-                                     AclSettings, RetrievalSettings, GraphSettings)}
+                                     AclSettings, RetrievalSettings)}
 _SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
 _CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 

@@ -226,10 +226,10 @@ def test_cli_expand(acl_backend, tmp_path: Path, capsys):
     config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n")
     out_html = tmp_path / "graph.html"
     assert main(["--config", str(config), "expand", "customer invoices balance", "--top-k", "2",
-                 "--budget-tokens", "300", "--html", str(out_html), "--show-context"]) == 0
+                 "--max-context-tokens", "430", "--html", str(out_html), "--show-context"]) == 0
     out = capsys.readouterr().out
-    assert "reason ok" in out or "reason limit_reached" in out
-    assert re.search(r"budget: \d+ of 300 tokens used", out) and "tokens]" in out
+    assert "step retrieve (retrieve): ok" in out and "step expand (expand): ok" in out
+    assert re.search(r"budget: \d+ of 301 tokens used", out) and "tokens]" in out and "- **" in out
     assert out_html.read_text().count("vis.Network") >= 1
 
 

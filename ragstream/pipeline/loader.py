@@ -50,15 +50,17 @@ class Pipeline:
         return step.branches.get(outcome, step.next)
 
 
-def load_pipeline(name: str, directory: Path = PIPELINES_DIR,
-                  registry: Mapping[str, ActionSpec] = REGISTRY) -> Pipeline:
-    """Read `name` (a file name without `.yaml`, or a path), resolve `extends`, merge, validate."""
+def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, ActionSpec] = REGISTRY,
+                  overrides: Mapping[str, Any] | None = None) -> Pipeline:
+    """Read `name` (a file name without `.yaml`, or a path), resolve `extends`, merge, validate.
+    `overrides` (a session's sliders, a CLI option) merge into the settings last."""
     chain = _chain(_path(name, directory))
     settings: dict[str, Any] = {}
     steps: dict[str, Step] = {}
     for path, data in chain:
         settings = deep_merge(settings, data.get("settings") or {})
         steps.update(_steps(path, data.get("steps") or []))
+    settings = deep_merge(settings, dict(overrides or {}))
     files = tuple(str(p) for p, _ in chain)
     entry = settings.get("entry_step_id")
     if not isinstance(entry, str) or entry not in steps:

@@ -1,0 +1,113 @@
+"""One engine for both modes: `step` runs the next step (a button click), `run` steps to the end.
+
+Each action declares the state fields it writes; after every step the engine compares the
+state with its copy from before the step and fails loudly if anything else changed. The next
+step is chosen by the step's outcome (`on_<outcome>`, else `next`). The state itself records
+where it is (`stage`: the step to run next, "" when finished), the steps it ran
+(`history_of_stages`, append-only) and a trace entry per step.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ragstream.errors import PipelineError
+from ragstream.graph.actions import expand_graph, fetch_texts
+from ragstream.pipeline.loader import Pipeline
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.search_nodes import search_nodes
+from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
+from ragstream.tokens import TokenCounter
+
+BOOKKEEPING = frozenset({"stage", "history_of_stages", "trace"})
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What actions use but never keep: built once, passed to every step."""
+
+    backend: LocalBackend
+    counter: TokenCounter
+
+
+@dataclass(frozen=True)
+class Action:
+    run: Callable[[SuperPrompt, Runtime, dict[str, Any], Mapping[str, Any]], str]
+    writes: frozenset[str]
+
+
+def _retrieve(sp: SuperPrompt, runtime: Runtime, step: dict, settings: Mapping) -> str:
+    search_nodes(sp, runtime.backend, step, settings, parse_query=step.get("parse_query", False))
+    return "ok" if sp.retrieval_seed_nodes else "no_entry_points"
+
+
+ACTIONS: dict[str, Action] = {
+    "retrieve": Action(_retrieve, frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS)),
+    "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
+                     frozenset(GRAPH_FIELDS)),
+    "fetch_node_texts": Action(lambda sp, rt, step, settings: fetch_texts(sp, rt.backend, rt.counter, step, settings),
+                               frozenset({"node_texts", "budget"})),
+}
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: str
+    action: str
+    outcome: str
+    next_step: str | None
+    seconds: float
+    changed: tuple[str, ...]  # state fields the step changed (bookkeeping excluded)
+
+
+class Engine:
+    def __init__(self, pipeline: Pipeline, runtime: Runtime, actions: Mapping[str, Action] = ACTIONS):
+        missing = sorted({s.action for s in pipeline.steps.values()} - set(actions))
+        if missing:
+            raise PipelineError(f"actions {missing} are declared but not implemented", where=pipeline.files[-1])
+        self.pipeline = pipeline
+        self.runtime = runtime
+        self.actions = actions
+
+    def start(self, sp: SuperPrompt) -> SuperPrompt:
+        """Point a fresh state at the entry step."""
+        sp.stage = self.pipeline.entry
+        return sp
+
+    def step(self, sp: SuperPrompt) -> StepResult:
+        """Run the state's next step and move it on."""
+        if not sp.stage:
+            raise PipelineError("the pipeline has finished; start a new question", where=self.pipeline.name)
+        if sp.stage not in self.pipeline.steps:
+            raise PipelineError(f"the state is at unknown step {sp.stage!r}", where=self.pipeline.name)
+        step = self.pipeline.steps[sp.stage]
+        action = self.actions[step.action]
+        before = copy.deepcopy(sp)
+        started = time.perf_counter()
+        outcome = action.run(sp, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
+        seconds = time.perf_counter() - started
+        changed = tuple(f.name for f in fields(sp) if getattr(sp, f.name) != getattr(before, f.name))
+        undeclared = sorted(set(changed) - action.writes - BOOKKEEPING)
+        if undeclared:
+            raise PipelineError(f"{step.action} wrote fields it does not declare: {undeclared}",
+                                where=f"{step.source}: step {step.id}")
+        next_step = self.pipeline.transition(step, outcome)
+        sp.history_of_stages.append(step.id)
+        sp.trace.append({"step": step.id, "action": step.action, "outcome": outcome,
+                         "seconds": round(seconds, 4), "path": "deterministic", "changed": list(changed)})
+        sp.stage = next_step or ""
+        return StepResult(step.id, step.action, outcome, next_step, seconds, changed)
+
+    def run(self, sp: SuperPrompt) -> list[StepResult]:
+        """Step until the pipeline ends (a step with no transition for its outcome)."""
+        results = []
+        limit = 4 * len(self.pipeline.steps)  # a loop of steps must have its own guard step
+        while sp.stage:
+            if len(results) == limit:
+                raise PipelineError(f"ran {limit} steps without finishing: a loop without a guard",
+                                    where=self.pipeline.name)
+            results.append(self.step(sp))
+        return results

@@ -1,0 +1,83 @@
+"""One engine, two modes: stepping and running give the same state; writes are checked."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ragstream.controller import Controller, Scope
+from ragstream.errors import PipelineError
+from ragstream.pipeline.engine import ACTIONS, Action, Engine
+from ragstream.pipeline.loader import load_pipeline
+
+SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
+
+
+@pytest.fixture(scope="module")
+def controller(acl_backend):
+    return Controller(acl_backend.settings)
+
+
+def serialised(sp) -> str:
+    """The state as JSON with the timings taken out."""
+    data = asdict(sp)
+    for entry in data["trace"]:
+        entry.pop("seconds")
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def test_step_by_step_equals_run_and_runs_repeat(controller):
+    pipeline = controller.pipeline("db")
+    auto, results = controller.run("which procedures write the payments table", SCOPE, pipeline)
+    again, _ = controller.run("which procedures write the payments table", SCOPE, pipeline)
+    engine = Engine(pipeline, controller.runtime)
+    manual = engine.start(controller.new_state("which procedures write the payments table", SCOPE))
+    while manual.stage:
+        engine.step(manual)
+    assert serialised(auto) == serialised(manual) == serialised(again)
+    assert [r.step for r in results] == auto.history_of_stages == ["retrieve", "expand", "fetch_texts"]
+    assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
+    assert [t["outcome"] for t in auto.trace] == ["ok", "ok", "ok"]
+    assert all(t["path"] == "deterministic" for t in auto.trace)
+
+
+def test_no_entry_points_ends_the_pipeline(controller):
+    hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
+    sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
+    assert [(r.step, r.outcome) for r in results] == [("retrieve", "no_entry_points")]
+    assert sp.retrieval_seed_nodes == [] and sp.node_texts == [] and sp.stage == ""
+
+
+def test_an_undeclared_write_fails_loudly(controller):
+    def sneaky(sp, runtime, step, settings):
+        sp.answer = "made up"
+        return "ok"
+    actions = {**ACTIONS, "retrieve": Action(sneaky, frozenset({"retrieval_hits"}))}
+    engine = Engine(controller.pipeline("base"), controller.runtime, actions)
+    sp = engine.start(controller.new_state("q", SCOPE))
+    with pytest.raises(PipelineError) as error:
+        engine.step(sp)
+    assert "wrote fields it does not declare: ['answer']" in str(error.value)
+    assert error.value.where.endswith("base.yaml: step retrieve")
+
+
+def test_finished_states_and_guardless_loops(controller, tmp_path: Path):
+    sp, _ = controller.run("invoice", SCOPE, controller.pipeline("base"))
+    with pytest.raises(PipelineError, match="the pipeline has finished"):
+        Engine(controller.pipeline("base"), controller.runtime).step(sp)
+    (tmp_path / "loop.yaml").write_text(yaml.safe_dump({
+        "settings": {"entry_step_id": "fetch", "max_context_tokens": 100},
+        "steps": [{"id": "fetch", "action": "fetch_node_texts", "next": "fetch"}]}))
+    engine = Engine(load_pipeline("loop", tmp_path), controller.runtime)
+    state = engine.start(controller.new_state("q", SCOPE))
+    with pytest.raises(PipelineError, match="a loop without a guard"):
+        engine.run(state)
+
+
+def test_settings_overrides_reach_the_steps(controller):
+    small = controller.pipeline("base", {"top_k": 2, "max_context_tokens": 200})
+    sp, _ = controller.run("invoice payment", SCOPE, small)
+    assert len(sp.retrieval_seed_nodes) == 2 and sp.budget["node_texts"]["budget"] == 140
