@@ -6,8 +6,11 @@ checks arrive with the stages.)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from ragstream.errors import PipelineError
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,20 @@ class SuperPrompt:
     stage: str = ""
     history_of_stages: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """The whole state as JSON (stable key order), for saving, reloading and diffing."""
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "SuperPrompt":
+        """The state `to_json` wrote; unknown fields are an error, not silently dropped."""
+        data = json.loads(text)
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise PipelineError(f"unknown SuperPrompt field(s) {unknown}", where="state JSON")
+        data["base_context_chunks"] = [Chunk(**c) for c in data.get("base_context_chunks", [])]
+        return cls(**data)
 
 
 # What a new retrieval invalidates: everything retrieved, expanded or materialised before it.

@@ -81,3 +81,15 @@ def test_settings_overrides_reach_the_steps(controller):
     small = controller.pipeline("base", {"top_k": 2, "max_context_tokens": 200})
     sp, _ = controller.run("invoice payment", SCOPE, small)
     assert len(sp.retrieval_seed_nodes) == 2 and sp.budget["node_texts"]["budget"] == 140
+
+
+def test_state_json_round_trip_is_lossless(controller):
+    from ragstream.super_prompt import Chunk, SuperPrompt
+
+    sp, _ = controller.run("record payment", SCOPE, controller.pipeline("code"))
+    sp.base_context_chunks = [Chunk("py:a.f|FUNCTION", "a.py", 1, 3, "FUNCTION", "a.f", "def f(): ...",
+                                    {"language": "python", "acl_tags": ["public"]})]
+    again = SuperPrompt.from_json(sp.to_json())
+    assert again == sp and again.to_json() == sp.to_json()
+    with pytest.raises(PipelineError, match="unknown SuperPrompt field"):
+        SuperPrompt.from_json('{"questionn": "typo"}')
