@@ -144,9 +144,30 @@ def test_filters_can_only_be_narrowed():
     base = RetrievalFilters.parse({"acl_tags_any": ["public", "dev"], "paths_exclude": ["secret/"]})
     extra = RetrievalFilters.parse({"acl_tags_any": ["dev", "admin"], "paths_exclude": ["tmp/"], "kinds": ["METHOD"]})
     merged = base.narrowed_by(extra)
-    assert merged.acl_tags_any == ("dev",)  # never widened to admin
-    assert merged.paths_exclude == ("secret/", "tmp/") and merged.kinds == ("METHOD",)
-    assert RetrievalFilters().narrowed_by(extra) == extra
+    assert merged.allows(["dev"], [], "src/a.py", "METHOD", "python")
+    assert not merged.allows(["admin"], [], "src/a.py", "METHOD", "python")  # never widened to admin
+    assert not merged.allows(["public"], [], "src/a.py", "METHOD", "python")  # extra requires dev/admin
+    assert not merged.allows(["dev"], [], "secret/a.py", "METHOD", "python")
+    assert not merged.allows(["dev"], [], "tmp/a.py", "METHOD", "python")
+    assert not merged.allows(["dev"], [], "src/a.py", "FUNCTION", "python")
+
+
+def test_a_router_payload_cannot_lift_a_negated_glob(acl_backend):
+    """Regression: merging glob lists dropped the caller's `!db/**` and leaked every table."""
+    sp = state(retrieval_filters={"paths_include": ["**", "!db/**"]})
+    payload = '{"query": "invoice table", "filters": {"paths_include": ["**"]}}'
+    search_nodes(sp, acl_backend, {"id": "r", "top_k": 50}, {}, query=payload, parse_query=True)
+    assert sp.retrieval_seed_nodes and not any(i.startswith(("sql:", "file:db/")) for i in sp.retrieval_seed_nodes)
+
+
+@pytest.mark.parametrize("filters, message", [
+    ({"kinds": 5}, "must be a list of strings, got 5"),
+    ({"kinds": {"METHOD": 1}}, "must be a list of strings"),
+    ({"paths_include": ["!"]}, "invalid path glob"),
+])
+def test_malformed_filters_are_errors(filters, message):
+    with pytest.raises(RetrievalError, match=message):
+        RetrievalFilters.parse(filters)
 
 
 # --- BM25 artifact missing ------------------------------------------------------------------

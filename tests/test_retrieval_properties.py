@@ -5,6 +5,7 @@ import pathspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
 from tests.conftest import make_settings
@@ -30,7 +31,8 @@ rows_strategy = st.lists(
 filters_strategy = st.fixed_dictionaries({}, optional={
     "acl_tags_any": st.lists(st.sampled_from(TAGS), unique=True),
     "classification_labels_all": st.lists(st.sampled_from(LABELS), unique=True),
-    "paths_include": st.lists(st.sampled_from(["src/", "db/", "*.md", "secret/"]), unique=True),
+    "paths_include": st.lists(st.sampled_from(["src/", "db/", "*.md", "secret/", "**", "!src/b/", "!db/**"]),
+                              unique=True),
     "paths_exclude": st.lists(st.sampled_from(["src/b/", "secret/", "*.sql"]), unique=True),
     "kinds": st.lists(st.sampled_from(KINDS), unique=True),
     "languages": st.lists(st.sampled_from(LANGUAGES), unique=True),
@@ -52,16 +54,20 @@ def allowed(row: Row, filters: dict) -> bool:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw_rows=rows_strategy, filters=filters_strategy, query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+@given(raw_rows=rows_strategy, filters=filters_strategy, extra=filters_strategy,
+       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
        mode=st.sampled_from(["semantic", "bm25", "hybrid"]), top_k=st.integers(1, 12), seed=st.integers(0, 99))
-def test_no_hit_text_or_debug_entry_outside_the_filters(tmp_path_factory, raw_rows, filters, query, mode, top_k, seed):
+def test_no_hit_text_or_debug_entry_outside_the_filters(tmp_path_factory, raw_rows, filters, extra, query, mode,
+                                                        top_k, seed):
     rows = [Row(f"py:m.f{i}|{kind}", " ".join(words), path, kind, language, tags, labels)
             for i, (words, path, kind, language, tags, labels) in enumerate(raw_rows)]
     data = tmp_path_factory.mktemp("prop")
     write_synthetic_index(data, rows, seed=seed)
     backend = LocalBackend(make_settings(data))
-    visible = {r.id for r in rows if allowed(r, filters)}
-    search = SearchRequest(mode, " ".join(query), top_k, "synth", "main", filters)
+    # The caller's filters narrowed by a second set (as a router payload does): both must hold.
+    visible = {r.id for r in rows if allowed(r, filters) and allowed(r, extra)}
+    narrowed = RetrievalFilters.parse(filters).narrowed_by(RetrievalFilters.parse(extra))
+    search = SearchRequest(mode, " ".join(query), top_k, "synth", "main", narrowed)
 
     response = backend.search(search)
     assert {h.id for h in response.hits} <= visible
@@ -71,7 +77,7 @@ def test_no_hit_text_or_debug_entry_outside_the_filters(tmp_path_factory, raw_ro
     assert not any("py:m." in str(value) for value in response.debug.values())
     assert response.debug["visible_rows"] == len(visible)
     assert backend.search(search).hits == response.hits  # deterministic
-    texts = backend.fetch_texts([r.id for r in rows], "synth", "main", filters)
+    texts = backend.fetch_texts([r.id for r in rows], "synth", "main", narrowed)
     assert set(texts) == visible
     # The one-item predicate (used on graph nodes) agrees with the vectorised mask.
     parsed = search.retrieval_filters

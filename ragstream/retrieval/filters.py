@@ -7,7 +7,7 @@ requires every listed label on the chunk; `paths_exclude` removes what it matche
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -23,6 +23,7 @@ class RetrievalFilters:
     paths_exclude: tuple[str, ...] | None = None
     kinds: tuple[str, ...] | None = None  # FUNCTION, METHOD, CLASS, TABLE, ...
     languages: tuple[str, ...] | None = None  # python, sql, csharp, text
+    also: tuple["RetrievalFilters", ...] = ()  # further filters an item must pass too (narrowed_by)
 
     @classmethod
     def parse(cls, value: "RetrievalFilters | Mapping[str, Any] | None") -> "RetrievalFilters":
@@ -34,7 +35,7 @@ class RetrievalFilters:
             return value
         if not isinstance(value, Mapping):
             raise RetrievalError(f"must be a mapping, got {type(value).__name__}", where="retrieval_filters")
-        known = [f.name for f in fields(cls)]
+        known = [f.name for f in fields(cls) if f.name != "also"]
         unknown = sorted(set(value) - set(known))
         if unknown:
             raise RetrievalError(f"unknown filter(s) {unknown}; known: {known}", where="retrieval_filters")
@@ -42,23 +43,17 @@ class RetrievalFilters:
         for key, items in value.items():
             if items is None:
                 continue
-            if isinstance(items, str) or not all(isinstance(i, str) for i in items):
+            if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
                 raise RetrievalError(f"must be a list of strings, got {items!r}", where=f"retrieval_filters.{key}")
+            if key.startswith("paths_"):
+                _check_globs(items, f"retrieval_filters.{key}")
             parsed[key] = tuple(items)
         return cls(**parsed)
 
     def narrowed_by(self, extra: "RetrievalFilters") -> "RetrievalFilters":
-        """These filters plus `extra`, which can only add constraints, never lift one."""
-        merged = {}
-        for f in fields(self):
-            mine, theirs = getattr(self, f.name), getattr(extra, f.name)
-            if mine is None or theirs is None:
-                merged[f.name] = theirs if mine is None else mine
-            elif f.name in ("classification_labels_all", "paths_exclude"):
-                merged[f.name] = tuple(sorted(set(mine) | set(theirs)))  # more required / excluded
-            else:
-                merged[f.name] = tuple(sorted(set(mine) & set(theirs)))  # smaller allowlist
-        return RetrievalFilters(**merged)
+        """These filters AND `extra`: an item must pass both, so `extra` can only narrow.
+        (Merging glob lists instead could drop a negation and widen access.)"""
+        return replace(self, also=self.also + (replace(extra, also=()),) + extra.also)
 
     def allows(self, acl_tags, labels, path: str, kind: str, language: str) -> bool:
         """Whether one item with this access metadata is visible (graph nodes use this; the
@@ -73,13 +68,19 @@ class RetrievalFilters:
             return False
         if self.paths_include is not None and not path_spec(self.paths_include).match_file(path):
             return False
-        return not (self.paths_exclude and path_spec(self.paths_exclude).match_file(path))
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return {f.name: list(v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
+        if self.paths_exclude and path_spec(self.paths_exclude).match_file(path):
+            return False
+        return all(f.allows(acl_tags, labels, path, kind, language) for f in self.also)
 
 
 @lru_cache(maxsize=256)
 def path_spec(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     """Compiled gitignore-style globs (compiled once per distinct tuple)."""
     return pathspec.GitIgnoreSpec.from_lines(globs)
+
+
+def _check_globs(globs, where: str) -> None:
+    try:
+        path_spec(tuple(globs))
+    except (ValueError, TypeError) as exc:  # pathspec's pattern errors are ValueErrors
+        raise RetrievalError(f"invalid path glob: {exc}", where=where) from exc

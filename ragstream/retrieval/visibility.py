@@ -47,6 +47,8 @@ class Visibility:
             visible &= self._paths_matching(filters.paths_include)[self._path_ids]
         if filters.paths_exclude:
             visible &= ~self._paths_matching(filters.paths_exclude)[self._path_ids]
+        for narrower in filters.also:
+            visible &= self.mask(narrower)
         visible.flags.writeable = False  # cached and shared between calls
         return visible
 
