@@ -260,3 +260,22 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         "src/Billing/Services/ServiceBase.cs")}
     assert "sql:dbo.Invoices.CustomerId|COLUMN" in kinds["COLUMN"]
     assert graph.has_edge("sql:dbo.Invoices|TABLE", "sql:dbo.Invoices.CustomerId|COLUMN", key="DEFINES")
+
+
+def test_headers_never_name_neighbours_with_other_access(tmp_path: Path):
+    """Regression: a public chunk's header named a caller only the hr group may see."""
+    repo = tmp_path / "repo"
+    (repo / "hr").mkdir(parents=True)
+    (repo / "util.py").write_text("def round_money(x):\n    return round(x, 2)\n")
+    (repo / "hr" / "payroll.py").write_text(
+        "from util import round_money\n\ndef compute_executive_bonus(s):\n    return round_money(s * 0.3)\n")
+    restricted = make_settings(tmp_path / "data", acl={"rules": [{"paths": ["hr/**"], "acl_tags": ["hr"]}]})
+    build_index(repo, restricted)
+    chunks = {c.id: c for c in load(restricted, repo).chunks()}
+    public = chunks["py:util.round_money|FUNCTION"]
+    assert "compute_executive_bonus" not in public.embedding_text and public.metadata["acl_tags"] == ["public"]
+    assert chunks["py:hr.payroll.compute_executive_bonus|FUNCTION"].metadata["acl_tags"] == ["hr"]
+    open_settings = make_settings(tmp_path / "data2")
+    build_index(repo, open_settings)
+    same = {c.id: c for c in load(open_settings, repo).chunks()}["py:util.round_money|FUNCTION"]
+    assert "called by: payroll.compute_executive_bonus" in same.metadata["header"]

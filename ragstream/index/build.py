@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,7 +25,6 @@ from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
-from ragstream.super_prompt import Chunk
 from ragstream.tokens import token_counter
 
 class Progress(Protocol):
@@ -140,9 +139,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         graph, report.resolution = build_graph([r.parsed for r in records.values()])
         texts = {f.path: f.text for f in walked.files}
         counter = token_counter(settings.tokens.encoding)
+        label_access(graph, acl_policy(settings.acl))
         chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
                               settings.chunks.header_max_names)
-        chunks = label_access(graph, chunks, acl_policy(settings.acl))
         if not chunks:
             raise IndexingError("nothing to index: no supported file with content was found",
                                 where=str(info.root),
@@ -182,13 +181,13 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     return report
 
 
-def label_access(graph, chunks: list[Chunk], policy: AclPolicy) -> list[Chunk]:
-    """Give every chunk, and every graph node with a file, the policy's labels for its path.
-    Labels are not in the embedded text, so changing the policy never re-embeds anything."""
+def label_access(graph, policy: AclPolicy) -> None:
+    """Give every graph node with a file the policy's labels for its path (`acl`); its chunks
+    copy them. Labels are not embedded text, so a policy change re-embeds only the headers
+    whose neighbours' visibility it changes."""
     for node, path in graph.nodes(data="path"):
         if path:
             graph.nodes[node]["acl"] = policy.for_path(path)
-    return [replace(c, metadata={**c.metadata, **policy.for_path(c.path)}) for c in chunks]
 
 
 def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:

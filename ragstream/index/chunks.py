@@ -1,13 +1,15 @@
 """Chunks: one per function, method, class, table, view, procedure or type, plus file-level code.
 
 A chunk's text is its node's source lines with each child definition (that has a chunk of its
-own) elided to one line, so no code is embedded twice. Neither text nor header holds line
-numbers (they are chunk fields): an edit that shifts lines re-embeds only what it changed. Above the code sits a context header
+own) elided to one line, so no code is embedded twice. Above the code sits a context header
 (file, symbol, kind, defined in, calls, called by, ...) built from the graph; header and code
-together are what gets embedded and keyword-indexed. Chunks over the token limit are split on
+together are what gets embedded and keyword-indexed. Neither holds line numbers (they are
+chunk fields), so an edit that shifts lines re-embeds only what it changed. Chunks over the token limit are split on
 line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 """
 from __future__ import annotations
+
+from dataclasses import fields
 
 import networkx as nx
 
@@ -15,6 +17,7 @@ from ragstream.index.model import CHUNKABLE_KINDS, Node
 from ragstream.super_prompt import Chunk
 from ragstream.tokens import TokenCounter
 
+NODE_FIELDS = tuple(f.name for f in fields(Node))
 # (edge type, direction, header label); "out" lists targets, "in" lists sources.
 HEADER_RELATIONS = (
     ("INHERITS", "out", "inherits"), ("IMPLEMENTS", "out", "implements"),
@@ -30,7 +33,7 @@ HEADER_RELATIONS = (
 def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounter,
                  max_tokens: int, max_names: int) -> list[Chunk]:
     """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""
-    nodes = [Node(**data) for _, data in graph.nodes(data=True)]
+    nodes = [Node(**{f: data[f] for f in NODE_FIELDS}) for _, data in graph.nodes(data=True)]
     by_id = {n.id: n for n in nodes}
     roots = {n.path: n.id for n in nodes if n.kind in ("FILE", "MODULE")}
     children: dict[str, list[Node]] = {}
@@ -49,7 +52,8 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
         if body is None:
             continue
         header = _header(node, by_id, related, max_names)
-        chunks.extend(_split(node, body, header, counter, max_tokens))
+        access = graph.nodes[node.id].get("acl", {})
+        chunks.extend(_split(node, body, header, counter, max_tokens, access))
     return chunks
 
 
@@ -112,14 +116,22 @@ def _header(node: Node, by_id: dict[str, Node], related: dict[tuple, set[str]],
 
 
 def _related(graph: nx.MultiDiGraph) -> dict[tuple, set[str]]:
-    """(node, edge type, direction) -> display names of the nodes at the other end."""
+    """(node, edge type, direction) -> display names of the nodes at the other end.
+
+    Only across nodes with the same access labels: a header is embedded and keyword-indexed,
+    so naming a caller that some users may not see would leak it through a visible chunk.
+    EXTERNAL nodes carry no labels and are named from the calling code itself."""
     related: dict[tuple, set[str]] = {}
     for source, target, edge_type in graph.edges(keys=True):
-        if source == target:
+        if source == target or not _same_access(graph.nodes[source], graph.nodes[target]):
             continue
         related.setdefault((source, edge_type, "out"), set()).add(_display_name(graph.nodes[target]))
         related.setdefault((target, edge_type, "in"), set()).add(_display_name(graph.nodes[source]))
     return related
+
+
+def _same_access(a: dict, b: dict) -> bool:
+    return a.get("kind") == "EXTERNAL" or b.get("kind") == "EXTERNAL" or a.get("acl") == b.get("acl")
 
 
 def _display_name(data: dict) -> str:
@@ -131,8 +143,8 @@ def _display_name(data: dict) -> str:
 
 
 def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounter,
-           max_tokens: int) -> list[Chunk]:
-    base = {"language": node.language, "signature": node.signature, "parent_node": node.parent}
+           max_tokens: int, access: dict) -> list[Chunk]:
+    base = {"language": node.language, "signature": node.signature, "parent_node": node.parent, **access}
     text = "\n".join(t for _, t in body)
     tokens = counter.count(text)
     if tokens <= max_tokens:
