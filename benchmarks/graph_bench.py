@@ -50,7 +50,7 @@ def main() -> None:
         figures["write_index_s"] = round(time.perf_counter() - started, 1)
         backend = LocalBackend(load_settings(overrides={"index": {"data_dir": scratch}}))
         started = time.perf_counter()
-        graph = backend.graph("synth", "main")
+        graph = backend.graph("synth", "main", None)
         figures["load_graph_s"] = round(time.perf_counter() - started, 1)
         limits = ExpansionLimits(2, 40, {"CALLS": "both"})
         counter = token_counter()

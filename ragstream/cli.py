@@ -126,7 +126,7 @@ def _expand(args: argparse.Namespace) -> int:
     if accounting:
         print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
               f"{len(cut)} node(s) cut")
-    graph = controller.runtime.backend.graph(repository, branch, index)
+    graph = controller.runtime.backend.graph(repository, branch, sp.retrieval_filters, index)
     if args.show_context:
         print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
     if args.html:

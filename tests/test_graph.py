@@ -23,7 +23,7 @@ SCOPE = {"repository": "sample_repo", "branch": "default", "retrieval_filters": 
 
 @pytest.fixture(scope="module")
 def graph(acl_backend):
-    return acl_backend.graph("sample_repo", "default")
+    return acl_backend.graph("sample_repo", "default", None)
 
 
 def expand(graph, seeds, depth=1, nodes=100, edges=None, filters=NO_FILTERS):
@@ -256,6 +256,13 @@ def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
     assert sum(t["tokens"] for t in sp.node_texts) <= 280 and sp.budget["node_texts"]["budget"] == 280
     changed = {k for k, v in asdict(sp).items() if v != before[k]}
     assert changed == {"graph_seed_nodes", "graph_expanded_nodes", "graph_edges", "graph_debug", "node_texts", "budget"}
+
+
+def test_the_backend_hands_out_only_visible_nodes(acl_backend):
+    public = acl_backend.graph("sample_repo", "default", {"acl_tags_any": ["public"]})
+    assert "py:billing.util.log_event|FUNCTION" in public and "sql:dbo.Invoices|TABLE" not in public
+    assert not any(v.startswith("sql:") for _, v in public.edges())
+    assert "ext:logging.getLogger|EXTERNAL" not in public  # no labels: hidden once labels are filtered
 
 
 def test_namespaces_are_not_walked_through(graph):

@@ -11,21 +11,21 @@ from typing import Any
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import budget_from, fetch_node_texts
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.retrieval.types import check_scope
+from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
 
-def expand_graph(sp: SuperPrompt, backend: LocalBackend, step: Mapping[str, Any],
+def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any],
                  settings: Mapping[str, Any]) -> str:
     """Writes graph_seed_nodes, graph_expanded_nodes (seeds first), graph_edges and graph_debug
     (with each node's depth and parent); returns the outcome (`ok`, `no_seeds`, `limit_reached`)."""
     check_scope(sp.repository, sp.branch)
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
-    graph = backend.graph(sp.repository, sp.branch, sp.active_index)
+    filters = RetrievalFilters.parse(sp.retrieval_filters)
+    graph = backend.graph(sp.repository, sp.branch, filters, sp.active_index)
     seeds = list(dict.fromkeys(s.split("#p")[0] for s in sp.retrieval_seed_nodes))  # parts -> node
-    result = expand_dependency_tree(graph, seeds, RetrievalFilters.parse(sp.retrieval_filters), limits)
+    result = expand_dependency_tree(graph, seeds, filters, limits)
     sp.graph_seed_nodes = result.seeds
     sp.graph_expanded_nodes = result.nodes
     sp.graph_edges = result.edges
@@ -33,7 +33,7 @@ def expand_graph(sp: SuperPrompt, backend: LocalBackend, step: Mapping[str, Any]
     return result.debug["reason"]
 
 
-def fetch_texts(sp: SuperPrompt, backend: LocalBackend, counter: TokenCounter, step: Mapping[str, Any],
+def fetch_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
                 settings: Mapping[str, Any]) -> str:
     """Writes node_texts from graph_expanded_nodes (else graph_seed_nodes) inside the budget."""
     budget = budget_from(step, settings, step.get("id", "fetch_node_texts"))

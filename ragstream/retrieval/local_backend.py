@@ -101,12 +101,17 @@ class LocalBackend:
                 spans[cid] = f"{first.path}:{first.start_line}-{last.end_line}"
         return spans
 
-    def graph(self, repository: str, branch: str, active_index: str | None = None) -> nx.MultiDiGraph:
-        """The index's dependency graph (loaded once). Callers filter nodes by their `acl`."""
+    def graph(self, repository: str, branch: str, retrieval_filters: RetrievalFilters | dict | None,
+              active_index: str | None = None) -> nx.MultiDiGraph:
+        """A read-only view of the index's dependency graph holding only the nodes the filters
+        let through (EXTERNAL nodes, which carry no access labels, only when nothing restricts
+        access labels or paths). The full graph is loaded once and never handed out."""
         index = self._index(repository, branch, active_index)
         if index.graph is None:
             index.graph = index.stored.graph()
-        return index.graph
+        filters = RetrievalFilters.parse(retrieval_filters)
+        full = index.graph
+        return nx.subgraph_view(full, filter_node=lambda node: _node_visible(full.nodes[node], filters))
 
     # --- modes ----------------------------------------------------------------------------
 
@@ -181,6 +186,12 @@ class LocalBackend:
             raise RetrievalError(f"index {repository}/{name} holds branch "
                                  f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")
         return index
+
+
+def _node_visible(data: dict, filters: RetrievalFilters) -> bool:
+    acl = data.get("acl") or {}
+    return filters.allows(acl.get("acl_tags", ()), acl.get("classification_labels", ()), data.get("path", ""),
+                          data.get("kind", ""), data.get("language", ""))
 
 
 def _load(location: store.IndexLocation) -> LoadedIndex:

@@ -63,6 +63,9 @@ class RetrievalBackend(Protocol):
                     retrieval_filters: RetrievalFilters | dict | None,
                     active_index: str | None = None) -> dict[str, str]: ...
 
+    def graph(self, repository: str, branch: str, retrieval_filters: RetrievalFilters | dict | None,
+              active_index: str | None = None): ...
+
 
 def check_scope(repository: str, branch: str) -> None:
     """Scope is repository + branch; both must be given."""
