@@ -43,3 +43,17 @@ def test_bad_settings_name_file_and_key(tmp_path: Path, text, where, message):
 def test_missing_config_file(tmp_path: Path):
     with pytest.raises(ConfigError, match="configuration file not found"):
         load_settings(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize("rule, where, message", [
+    ({"paths": ["db/**"], "acl_tag": ["x"]}, "acl.rules[0]", "unknown key(s) ['acl_tag']"),
+    ({"acl_tags": ["x"]}, "acl.rules[0].paths", "non-empty list of globs"),
+    ({"paths": ["!"], "acl_tags": ["x"]}, "acl.rules[0].paths", "invalid path glob"),
+    ({"paths": ["db/**"], "acl_tags": "dba"}, "acl.rules[0].acl_tags", "must be a list of strings"),
+])
+def test_bad_acl_rules_name_the_rule(rule, where, message):
+    from ragstream.index.acl import acl_policy
+
+    with pytest.raises(ConfigError) as error:
+        acl_policy(load_settings(overrides={"acl": {"rules": [rule]}}).acl)
+    assert error.value.where == where and message in str(error.value)

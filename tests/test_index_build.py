@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragstream.cli import main
-from ragstream.errors import IndexLoadError
+from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
 from ragstream.index.build import build_index, index_status, locate, repository_info
 from ragstream.index.embeddings import Embedder
@@ -279,3 +279,28 @@ def test_headers_never_name_neighbours_with_other_access(tmp_path: Path):
     build_index(repo, open_settings)
     same = {c.id: c for c in load(open_settings, repo).chunks()}["py:util.round_money|FUNCTION"]
     assert "called by: payroll.compute_executive_bonus" in same.metadata["header"]
+
+
+def test_a_failed_first_build_leaves_nothing_behind(tmp_path: Path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "image.png").write_bytes(b"\x89PNG")
+    settings = make_settings(tmp_path / "data")
+    with pytest.raises(IndexingError, match="nothing to index"):
+        build_index(repo, settings)
+    assert not locate(repository_info(repo), settings).index_dir.exists()
+
+
+def test_a_long_running_backend_follows_a_reindex(sample_repo: Path, tmp_path: Path):
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    settings = make_settings(tmp_path / "data")
+    build_index(sample_repo, settings)
+    backend = LocalBackend(settings)
+    node = "py:billing.util.log_event|FUNCTION"
+    assert "getLogger" in backend.fetch_texts([node], "sample_repo", "default", None)[node]
+    util = sample_repo / "billing" / "util.py"
+    util.write_text(util.read_text().replace("getLogger", "getChild"))
+    build_index(sample_repo, settings)  # publishes a new generation, deletes the old one
+    assert "getChild" in backend.fetch_texts([node], "sample_repo", "default", None)[node]
+    assert node in backend.graph("sample_repo", "default", None)

@@ -125,3 +125,13 @@ def test_common_method_names_never_resolve_by_name():
 def test_syntax_error_raises_for_the_caller_to_degrade():
     with pytest.raises(SyntaxError):
         parse_python("billing/legacy.py", (SAMPLE_REPO / "billing/legacy.py").read_text(), "billing.legacy")
+
+
+def test_inherited_framework_methods_are_not_guessed_by_name():
+    """Regression: `self.save()` in a Django model resolved to an unrelated DiskCache.save."""
+    models = ("from django.db import models\n\nclass Order(models.Model):\n"
+              "    def place(self):\n        self.save()\n")
+    cache = "class DiskCache:\n    def save(self):\n        pass\n"
+    graph, _ = build_graph([parse_python("shop/models.py", models, "shop.models"),
+                            parse_python("shop/cache.py", cache, "shop.cache")])
+    assert not edges(graph, "CALLS")

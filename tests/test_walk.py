@@ -51,6 +51,8 @@ def messy_repo(tmp_path: Path) -> Path:
         "README.md": "# Repo\n",
         "Services/App.cs": "class App {}\n",
         "app/empty/__init__.py": "",
+        "app/main.pyi": "def main() -> int: ...\n",              # shadowed by app/main.py
+        "typings/lib.pyi": "def f() -> None: ...\n",              # a stub on its own is indexed
     }
     for rel, content in files.items():
         write(root, rel, content)
@@ -63,7 +65,7 @@ def test_indexed_files_and_skip_reasons(messy_repo: Path, tmp_path: Path):
     result = walk_repository(messy_repo, settings.index)
     assert [f.path for f in result.files] == [
         "README.md", "Services/App.cs", "app/empty/__init__.py", "app/keep.tmp.py", "app/main.py",
-        "db/schema.sql",
+        "db/schema.sql", "typings/lib.pyi",
     ]
     assert {f.path: f.language for f in result.files}["Services/App.cs"] == "csharp"
     reasons = {s.path: s.reason for s in result.skipped}
@@ -74,7 +76,7 @@ def test_indexed_files_and_skip_reasons(messy_repo: Path, tmp_path: Path):
         "venvlike/": "virtualenv", "deploy/server.pem": "secret_file", "poetry.lock": "lock_file",
         "proto/api_pb2.py": "generated", "gen/models.py": "generated", "docs/bundle.txt": "minified",
         "app/blob.py": "binary", "app/latin.py": "binary", "db/big.sql": "too_large",
-        "image.png": "unsupported_type", "app/link.py": "symlink",
+        "image.png": "unsupported_type", "app/link.py": "symlink", "app/main.pyi": "stub",
     }
 
 
@@ -96,7 +98,7 @@ def test_inline_secrets_are_redacted_and_lines_kept():
         "settings = {'client_secret': 'abcd1234efgh5678'}\n"
         "password = get_password()  # code, not a secret\n"
     )
-    clean, fired = redact(text)
+    clean, fired = redact(text, "python")
     for secret in ("Sup3rS3cret", "hunter22", "sk-proj-abc", "AKIAIOSFODNN7EXAMPLE", "ghp_aaa",
                    "MIIEabc", "abcd1234efgh5678"):
         assert secret not in clean
@@ -142,3 +144,36 @@ def test_bad_paths_exit_non_zero(tmp_path: Path, capsys, make, message):
     assert main(["index", str(target)]) == 2
     err = capsys.readouterr().err
     assert message in err and str(target) in err
+
+
+def test_config_files_lose_unquoted_secrets_code_keeps_its_calls():
+    config = "db:\n  password: Tr0ub4dor-prod-2024\n  user: admin\n[aws]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n"
+    clean, fired = redact(config, "text")
+    assert "Tr0ub4dor" not in clean and "wJalrX" not in clean and "user: admin" in clean
+    assert fired == ["config_secret", "config_secret"]
+    assert redact("password = get_password()\n", "python") == ("password = get_password()\n", [])
+
+
+def test_invalid_patterns(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".gitignore").write_text("!\nbuild/\n")  # git ignores the invalid line; so do we
+    (root / "build").mkdir()
+    (root / "build" / "x.py").write_text("x = 1\n")
+    (root / "a.py").write_text("a = 1\n")
+    result = walk_repository(root, make_settings(tmp_path / "data").index)
+    assert [f.path for f in result.files] == ["a.py"]
+    from ragstream.errors import ConfigError
+    with pytest.raises(ConfigError) as error:
+        walk_repository(root, make_settings(tmp_path / "data", index={"ignore": ["!"]}).index)
+    assert error.value.where == "index.ignore"
+
+
+def test_non_utf8_file_names_are_skipped(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "ok.py").write_text("x = 1\n")
+    (Path(bytes(root) .decode() + "/caf\udce9.py")).write_bytes(b"y = 2\n")
+    result = walk_repository(root, make_settings(tmp_path / "data").index)
+    assert [f.path for f in result.files] == ["ok.py"]
+    assert [s.reason for s in result.skipped] == ["bad_filename"]

@@ -62,7 +62,11 @@ def acl_policy(settings: AclSettings) -> AclPolicy:
         owner = rule.get("owner_group")
         if owner is not None and not isinstance(owner, str):
             raise ConfigError("`owner_group` must be a string", where=f"{where}.owner_group")
-        rules.append(AclRule(pathspec.GitIgnoreSpec.from_lines(paths), tuple(rule.get("acl_tags", [])),
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines(paths)
+        except ValueError as exc:
+            raise ConfigError(f"invalid path glob: {exc}", where=f"{where}.paths") from exc
+        rules.append(AclRule(spec, tuple(rule.get("acl_tags", [])),
                              tuple(rule.get("classification_labels", [])), owner))
     return AclPolicy(tuple(settings.default_tags), tuple(settings.default_labels),
                      settings.default_owner, tuple(rules))

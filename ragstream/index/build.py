@@ -24,6 +24,7 @@ from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
+from ragstream.index.secrets import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
 from ragstream.tokens import token_counter
 
@@ -130,54 +131,53 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
                              skipped=walked.skipped, previous_index_problem=problem)
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
-        generation = store.new_generation(location)
+        with store.staging(location) as generation:
+            progress.start("parse", len(walked.files))
+            records = _parse_all(walked.files, old_records, settings, report, progress)
+            progress.finish("parse")
+            store.write_json(generation / store.PARSED, records)
+            graph, report.resolution = build_graph([r.parsed for r in records.values()])
+            texts = {f.path: f.text for f in walked.files}
+            counter = token_counter(settings.tokens.encoding)
+            label_access(graph, acl_policy(settings.acl))
+            chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
+                                  settings.chunks.header_max_names)
+            if not chunks:
+                raise IndexingError("nothing to index: no supported file with content was found",
+                                    where=str(info.root),
+                                    hint="run `ragstream index --dry-run PATH` to see why files were skipped")
+            store.write_graph(generation / store.GRAPH, graph)
+            clock.lap("parse")
 
-        progress.start("parse", len(walked.files))
-        records = _parse_all(walked.files, old_records, settings, report, progress)
-        progress.finish("parse")
-        store.write_json(generation / store.PARSED, records)
-        graph, report.resolution = build_graph([r.parsed for r in records.values()])
-        texts = {f.path: f.text for f in walked.files}
-        counter = token_counter(settings.tokens.encoding)
-        label_access(graph, acl_policy(settings.acl))
-        chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
-                              settings.chunks.header_max_names)
-        if not chunks:
-            raise IndexingError("nothing to index: no supported file with content was found",
-                                where=str(info.root),
-                                hint="run `ragstream index --dry-run PATH` to see why files were skipped")
-        store.write_graph(generation / store.GRAPH, graph)
-        clock.lap("parse")
+            embedding_texts = [c.embedding_text for c in chunks]
+            cache = EmbeddingCache(location.embedding_cache)
+            try:
+                vectors, report.embedded_new = embed_with_cache(
+                    embedding_texts, embedder, cache,
+                    on_start=lambda total: progress.start("embed", total),
+                    progress=lambda n: progress.advance("embed", n))
+            finally:
+                cache.close()
+            progress.finish("embed")
+            report.embedded_cached = len(chunks) - report.embedded_new
+            report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
+            clock.lap("embed")
 
-        embedding_texts = [c.embedding_text for c in chunks]
-        cache = EmbeddingCache(location.embedding_cache)
-        try:
-            vectors, report.embedded_new = embed_with_cache(
-                embedding_texts, embedder, cache,
-                on_start=lambda total: progress.start("embed", total),
-                progress=lambda n: progress.advance("embed", n))
-        finally:
-            cache.close()
-        progress.finish("embed")
-        report.embedded_cached = len(chunks) - report.embedded_new
-        report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
-        clock.lap("embed")
-
-        progress.start("write", 4)
-        write_faiss(generation / store.FAISS, vectors)
-        progress.advance("write")
-        write_bm25(generation / store.BM25_DIR, embedding_texts)
-        progress.advance("write")
-        store.write_chunks(generation / store.CHUNKS, chunks)
-        progress.advance("write")
-        _fill_counts(report, graph, chunks)
-        manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
-        store.write_json(generation / store.MANIFEST, manifest)
-        store.publish(location, generation)
-        progress.advance("write")
-        progress.finish("write")
-        clock.lap("write")
-        report.seconds = clock.laps
+            progress.start("write", 4)
+            write_faiss(generation / store.FAISS, vectors)
+            progress.advance("write")
+            write_bm25(generation / store.BM25_DIR, embedding_texts)
+            progress.advance("write")
+            store.write_chunks(generation / store.CHUNKS, chunks)
+            progress.advance("write")
+            _fill_counts(report, graph, chunks)
+            manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
+            store.write_json(generation / store.MANIFEST, manifest)
+            store.publish(location, generation)
+            progress.advance("write")
+            progress.finish("write")
+            clock.lap("write")
+            report.seconds = clock.laps
     return report
 
 
@@ -214,9 +214,14 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
     return stored, diff_files(stored.manifest["files"], walked.files)
 
 
+# Bump when a parser's output changes, so cached parse results of unchanged files are redone.
+PARSER_VERSION = 1
+
+
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
-    """Everything a file's parse result depends on."""
-    return f"{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+    """Everything a file's parse result depends on: its bytes, how it is read, which parser
+    version and which redaction patterns produced it."""
+    return f"{PARSER_VERSION}:{REDACTION_VERSION}:{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord],

@@ -6,6 +6,7 @@ and lose the value. Redaction never changes the number of lines, so line spans s
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ class SecretPattern:
     # a text without any of them is not scanned, which keeps redaction cheap on large trees.
     hints: tuple[str, ...] = ()
     folded: bool = False
+    languages: tuple[str, ...] | None = None  # only in files of these languages (None: all)
 
     def may_match(self, text: str, folded_text: str) -> bool:
         haystack = folded_text if self.folded else text
@@ -58,14 +60,27 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("assigned_secret", re.compile(
         rf"(?i){_KEY_WORDS_RE}(?!\w)[\"']?\s*[:=]\s*[rbuf]?[\"']([^\"'\s]{{8,}})[\"']"), group=1,
         hints=_KEY_WORDS, folded=True),
+    # Config and text files (YAML, INI, .cfg, .toml, docs): `db_password: hunter2 prod` or
+    # `aws_secret_access_key = AKIA...`, quoted or not, up to the end of the line. Code is left
+    # to the patterns above: there `password = get_password()` is not a secret.
+    SecretPattern("config_secret", re.compile(
+        r"(?im)^[ \t]*[\w.-]*(?:passw(?:or)?d|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+        r"|auth[_-]?token|access[_-]?token)[\w.-]*[\"']?[ \t]*[:=][ \t]*([^\s#;].{5,}?)[ \t]*$"), group=1,
+        hints=("pass", "pwd", "secret", "key", "token"), folded=True, languages=("text",)),
 )
 
 
-def redact(text: str) -> tuple[str, list[str]]:
+# Changes whenever a pattern changes: cached parse results made under other patterns are redone.
+REDACTION_VERSION = hashlib.sha1("|".join(f"{p.name}={p.regex.pattern}" for p in PATTERNS).encode()).hexdigest()[:12]
+
+
+def redact(text: str, language: str) -> tuple[str, list[str]]:
     """Return text with secrets replaced, and the name of the pattern behind each replacement."""
     fired: list[str] = []
     folded = text.lower()
     for pattern in PATTERNS:
+        if pattern.languages is not None and language not in pattern.languages:
+            continue
         if pattern.may_match(text, folded):
             text = pattern.regex.sub(lambda m, p=pattern: _replace(m, p, fired), text)
     return text, fired

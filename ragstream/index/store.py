@@ -102,6 +102,20 @@ def new_generation(location: IndexLocation) -> Path:
     return path
 
 
+@contextmanager
+def staging(location: IndexLocation) -> Iterator[Path]:
+    """A new generation to write into; if the build fails or is interrupted, it is removed
+    (and so is an index folder that never had a live generation)."""
+    generation = new_generation(location)
+    try:
+        yield generation
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        if current_generation(location) is None:
+            shutil.rmtree(location.index_dir, ignore_errors=True)
+        raise
+
+
 def publish(location: IndexLocation, generation: Path) -> None:
     """Make `generation` live in one atomic step, then drop the previous one."""
     previous = current_generation(location)

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 import pathspec
 
 from ragstream.config import IndexSettings
-from ragstream.errors import IndexingError
+from ragstream.errors import ConfigError, IndexingError
 from ragstream.index.secrets import redact
 
 
@@ -32,7 +32,7 @@ class SourceFile:
 @dataclass(frozen=True)
 class SkippedFile:
     """reason: gitignored, ignore_list, vendored_dir, virtualenv, secret_file, lock_file,
-    generated, minified, binary, too_large, unsupported_type or symlink."""
+    generated, minified, binary, too_large, unsupported_type, symlink, stub or bad_filename."""
 
     path: str
     reason: str
@@ -67,7 +67,10 @@ def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
     """List every file under root, keeping the indexable ones in path order."""
     root = check_repository_path(root)
     result = WalkResult(root=root)
-    user_ignore = pathspec.GitIgnoreSpec.from_lines(settings.ignore)
+    try:
+        user_ignore = pathspec.GitIgnoreSpec.from_lines(settings.ignore)
+    except ValueError as exc:
+        raise ConfigError(f"invalid ignore pattern: {exc}", where="index.ignore") from exc
     layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = Path(dirpath).relative_to(root).as_posix()
@@ -113,6 +116,9 @@ def _directory_skip_reason(abs_path: Path, rel: str, name: str, layers, user_ign
 
 def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
                 settings: IndexSettings) -> SourceFile | SkippedFile:
+    if not _utf8(rel):
+        return SkippedFile(rel.encode("utf-8", "backslashreplace").decode(), "bad_filename",
+                           "the path is not valid UTF-8")
     if _ignored(rel, layers):
         return SkippedFile(rel, "gitignored")
     if user_ignore.match_file(rel):
@@ -126,6 +132,8 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     language = settings.languages.get(PurePosixPath(name).suffix.lower())
     if language is None:
         return SkippedFile(rel, "unsupported_type")
+    if name.endswith(".pyi") and abs_path.with_suffix(".py").exists():
+        return SkippedFile(rel, "stub", "the .py beside it is indexed (same module name)")
     if abs_path.is_symlink():
         # The target is indexed where it lives, if it lives inside the repository at all.
         return SkippedFile(rel, "symlink")
@@ -155,7 +163,7 @@ def _classify_content(rel: str, language: str, data: bytes,
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    clean, fired = redact(text)
+    clean, fired = redact(text, language)
     return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
 
 
@@ -174,10 +182,28 @@ def _generated_marker(text: str, markers: list[str]) -> str | None:
 
 
 def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec:
+    """The file's patterns; like git, a line that is not a valid pattern is ignored."""
     try:
-        return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:
         raise IndexingError(f"cannot read .gitignore: {exc.strerror}", where=str(path)) from exc
+    return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _valid_pattern(line)])
+
+
+def _valid_pattern(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _ignored(rel: str, layers: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:

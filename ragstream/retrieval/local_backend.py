@@ -179,8 +179,11 @@ class LocalBackend:
         check_scope(repository, branch)
         name = active_index or branch
         key = (repository, name)
-        if key not in self._indexes:
-            self._indexes[key] = _load(store.IndexLocation(self.data_dir, repository, name))
+        location = store.IndexLocation(self.data_dir, repository, name)
+        cached = self._indexes.get(key)
+        # A re-index publishes a new generation and deletes the old one: follow it.
+        if cached is None or cached.stored.generation != store.current_generation(location):
+            self._indexes[key] = _load(location)
         index = self._indexes[key]
         if index.stored.manifest["branch"] != branch:
             raise RetrievalError(f"index {repository}/{name} holds branch "

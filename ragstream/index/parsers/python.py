@@ -241,8 +241,11 @@ class _ModuleParser:
         cls = scope.class_qualname
         if len(rest) == 1:
             target = f"{cls}.{rest[0]}"
+            # The resolver walks in-repo bases itself; a class with bases it cannot see (a
+            # framework's Model, say) inherits the method from there, not from a same-named one.
+            guess = not self.class_bases.get(cls) and rest[0] not in COMMON_METHOD_NAMES
             self._add_ref(scope.node_id, "CALLS", target, line, candidates=(target,),
-                          kinds=("METHOD", "FUNCTION", "CLASS"), by_name=True, external=False)
+                          kinds=("METHOD", "FUNCTION", "CLASS"), by_name=guess, external=False)
             return
         attr_type = self.attr_types.get(cls, {}).get(rest[0])
         candidates = (".".join([attr_type, *rest[1:]]),) if attr_type and len(rest) == 2 else ()
