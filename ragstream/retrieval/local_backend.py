@@ -108,10 +108,19 @@ class LocalBackend:
         access labels or paths). The full graph is loaded once and never handed out."""
         index = self._index(repository, branch, active_index)
         if index.graph is None:
-            index.graph = index.stored.graph()
+            index.graph = nx.freeze(index.stored.graph())  # shared: nobody may change it
         filters = RetrievalFilters.parse(retrieval_filters)
         full = index.graph
-        return nx.subgraph_view(full, filter_node=lambda node: _node_visible(full.nodes[node], filters))
+        if filters == RetrievalFilters():
+            return full  # nothing to hide (a view would only slow every neighbour lookup)
+        memo: dict[str, bool] = {}  # a view re-asks for the same nodes while it is walked
+
+        def visible(node: str) -> bool:
+            if node not in memo:
+                memo[node] = _node_visible(full.nodes[node], filters)
+            return memo[node]
+
+        return nx.subgraph_view(full, filter_node=visible)
 
     # --- modes ----------------------------------------------------------------------------
 
