@@ -101,7 +101,8 @@ CHOICES = {
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
             "retrieval.widen_factor")
-NON_NEGATIVE = ("embedding.onnx_below",)
+NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight")
+LANGUAGES = ("python", "sql", "csharp", "text")
 
 
 def _check_values(settings: Settings, source: str) -> None:
@@ -112,6 +113,9 @@ def _check_values(settings: Settings, source: str) -> None:
     for key in POSITIVE:
         if _get(settings, key) < 1:
             raise ConfigError(f"must be >= 1, got {_get(settings, key)}", where=f"{source}: {key}")
+    for suffix, language in settings.index.languages.items():
+        if language not in LANGUAGES:
+            raise ConfigError(f"{suffix}: {language!r} is not one of {LANGUAGES}", where=f"{source}: index.languages")
     for key in NON_NEGATIVE:
         if _get(settings, key) < 0:
             raise ConfigError(f"must be >= 0, got {_get(settings, key)}", where=f"{source}: {key}")

@@ -238,7 +238,7 @@ def test_cli_expand(acl_backend, tmp_path: Path, capsys):
 def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
     from dataclasses import asdict
 
-    from ragstream.graph.actions import expand_graph, fetch_texts
+    from ragstream.graph.actions import expand_graph, fill_node_texts
     from ragstream.super_prompt import SuperPrompt
 
     sp = SuperPrompt(repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]},
@@ -252,7 +252,7 @@ def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
     assert sp.graph_seed_nodes == ["py:billing.service.InvoiceService.record_payment|METHOD"]
     assert sp.graph_expanded_nodes[0] == sp.graph_seed_nodes[0] and len(sp.graph_expanded_nodes) == 8
     assert {"seed_count", "expanded_count", "edges_count", "truncated", "reason"} <= set(sp.graph_debug)
-    assert fetch_texts(sp, acl_backend, token_counter(), {"id": "fetch"}, settings) == "ok"
+    assert fill_node_texts(sp, acl_backend, token_counter(), {"id": "fetch"}, settings) == "ok"
     assert sum(t["tokens"] for t in sp.node_texts) <= 280 and sp.budget["node_texts"]["budget"] == 280
     changed = {k for k, v in asdict(sp).items() if v != before[k]}
     assert changed == {"graph_seed_nodes", "graph_expanded_nodes", "graph_edges", "graph_debug", "node_texts", "budget"}

@@ -107,6 +107,10 @@ def test_long_definitions_split_on_line_boundaries(tmp_path: Path):
     assert all(a.end_line + 1 == b.start_line for a, b in zip(chunks, chunks[1:]))
     assert all(c.metadata["tokens"] <= 120 for c in chunks)
     assert f"part: 2 of {len(chunks)}" in chunks[1].metadata["header"]
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    whole = LocalBackend(settings).fetch_texts(["py:long.long_function|FUNCTION"], "repo", "default", None)
+    assert whole == {"py:long.long_function|FUNCTION": "\n".join(c.text for c in chunks)}
 
 
 def test_incremental_reindex_only_redoes_the_changed_file(sample_repo: Path, tmp_path: Path):

@@ -33,7 +33,7 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     return result.debug["reason"]
 
 
-def fetch_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
+def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
                 settings: Mapping[str, Any]) -> str:
     """Writes node_texts from graph_expanded_nodes (else graph_seed_nodes) inside the budget."""
     budget = budget_from(step, settings, step.get("id", "fetch_node_texts"))

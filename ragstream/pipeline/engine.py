@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ragstream.errors import PipelineError
-from ragstream.graph.actions import expand_graph, fetch_texts
+from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import search_nodes
@@ -48,7 +48,7 @@ ACTIONS: dict[str, Action] = {
     "retrieve": Action(_retrieve, frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS)),
     "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
                      frozenset(GRAPH_FIELDS)),
-    "fetch_node_texts": Action(lambda sp, rt, step, settings: fetch_texts(sp, rt.backend, rt.counter, step, settings),
+    "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
                                frozenset({"node_texts", "budget"})),
 }
 

@@ -84,8 +84,8 @@ class LocalBackend:
         whose chunk was split gets its parts joined in order."""
         index = self._index(repository, branch, active_index)
         visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
-        return {cid: "\n".join(index.chunks[r].text for r in index.rows[cid])
-                for cid in ids if cid in index.rows and all(visible[r] for r in index.rows[cid])}
+        return {cid: "\n".join(index.chunks[r].text for r in rows)
+                for cid in ids if (rows := _visible_rows(index, visible, cid))}
 
     def locations(self, ids: list[str], repository: str, branch: str,
                   retrieval_filters: RetrievalFilters | dict | None,
@@ -95,8 +95,7 @@ class LocalBackend:
         visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
         spans = {}
         for cid in ids:
-            rows = index.rows.get(cid, [])
-            if rows and all(visible[r] for r in rows):
+            if rows := _visible_rows(index, visible, cid):
                 first, last = index.chunks[rows[0]], index.chunks[rows[-1]]
                 spans[cid] = f"{first.path}:{first.start_line}-{last.end_line}"
         return spans
@@ -198,6 +197,12 @@ class LocalBackend:
             raise RetrievalError(f"index {repository}/{name} holds branch "
                                  f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")
         return index
+
+
+def _visible_rows(index: LoadedIndex, visible: np.ndarray, cid: str) -> list[int]:
+    """The rows of a chunk id (or of every part of a split node), if all are visible; else []."""
+    rows = index.rows.get(cid, [])
+    return rows if rows and all(visible[r] for r in rows) else []
 
 
 def _node_visible(data: dict, filters: RetrievalFilters) -> bool:
