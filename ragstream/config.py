@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from ragstream.errors import ConfigError
+from ragstream.errors import ConfigError, RagstreamError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS_FILE = PROJECT_ROOT / "config" / "defaults.yaml"
@@ -140,14 +140,19 @@ def deep_merge(base: dict, override: dict) -> dict:
 def _read_yaml(path: Path) -> dict:
     if not path.is_file():
         raise ConfigError("configuration file not found", where=str(path))
+    return read_yaml_mapping(path, ConfigError)
+
+
+def read_yaml_mapping(path: Path, error: type[RagstreamError]) -> dict:
+    """A YAML file whose top level is a mapping; a syntax error names the file and line."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", where=where) from exc
+        raise error(f"invalid YAML: {getattr(exc, 'problem', exc)}", where=where) from exc
     if not isinstance(data, dict):
-        raise ConfigError("top level must be a mapping", where=str(path))
+        raise error("top level must be a mapping", where=str(path))
     return data
 
 

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ragstream.config import PROJECT_ROOT, deep_merge
+from ragstream.config import PROJECT_ROOT, deep_merge, read_yaml_mapping
 from ragstream.errors import PipelineError
 from ragstream.pipeline.registry import REGISTRY, ActionSpec
 
@@ -102,14 +100,7 @@ def _chain(path: Path) -> list[tuple[Path, dict]]:
 
 
 def _read(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise PipelineError(f"invalid YAML: {getattr(exc, 'problem', exc)}", where=where) from exc
-    if not isinstance(data, dict):
-        raise PipelineError("a pipeline file is a mapping with extends, settings and steps", where=str(path))
+    data = read_yaml_mapping(path, PipelineError)
     unknown = sorted(set(data) - FILE_KEYS)
     if unknown:
         raise PipelineError(f"unknown top-level key(s) {unknown}; known: {sorted(FILE_KEYS)}", where=str(path))
