@@ -54,3 +54,7 @@ class ModelError(RagstreamError):
     """A model (embedding, cross-encoder, LLM) cannot be loaded or called (where = setting)."""
 
     layer = "model"
+
+
+class ProtocolError(ModelError):
+    """A reply (from a model or the rule-based stand-in) breaks its one-line protocol."""

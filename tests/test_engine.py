@@ -38,30 +38,39 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
     while manual.stage:
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
-    assert [r.step for r in results] == auto.history_of_stages == ["retrieve", "expand", "fetch_texts"]
+    assert [r.step for r in results] == auto.history_of_stages == ["route", "retrieve", "expand", "fetch_texts"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
-    assert [t["outcome"] for t in auto.trace] == ["ok", "ok", "ok"]
+    assert [t["outcome"] for t in auto.trace] == ["ok", "ok", "ok", "ok"]
     assert all(t["path"] == "deterministic" for t in auto.trace)
 
 
-def test_no_entry_points_ends_the_pipeline(controller):
+def test_nothing_visible_routes_direct_and_ends(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
+    assert [(r.step, r.outcome) for r in results] == [("route", "direct")]
+    assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
+
+
+def test_no_entry_points_is_an_outcome(controller, tmp_path: Path):
+    (tmp_path / "plain.yaml").write_text(yaml.safe_dump({
+        "settings": {"entry_step_id": "retrieve", "top_k": 3},
+        "steps": [{"id": "retrieve", "action": "retrieve", "mode": "bm25"}]}))
+    sp, results = controller.run("zzqx wobble", SCOPE, load_pipeline("plain", tmp_path))
     assert [(r.step, r.outcome) for r in results] == [("retrieve", "no_entry_points")]
-    assert sp.retrieval_seed_nodes == [] and sp.node_texts == [] and sp.stage == ""
+    assert sp.retrieval_seed_nodes == [] and sp.stage == ""
 
 
 def test_an_undeclared_write_fails_loudly(controller):
     def sneaky(sp, runtime, step, settings):
         sp.answer = "made up"
         return "ok"
-    actions = {**ACTIONS, "retrieve": Action(sneaky, frozenset({"retrieval_hits"}))}
+    actions = {**ACTIONS, "route": Action(sneaky, frozenset({"retrieval_hits"}))}
     engine = Engine(controller.pipeline("base"), controller.runtime, actions)
     sp = engine.start(controller.new_state("q", SCOPE))
     with pytest.raises(PipelineError) as error:
         engine.step(sp)
     assert "wrote fields it does not declare: ['answer']" in str(error.value)
-    assert error.value.where.endswith("base.yaml: step retrieve")
+    assert error.value.where.endswith("base.yaml: step route")
 
 
 def test_finished_states_and_guardless_loops(controller, tmp_path: Path):

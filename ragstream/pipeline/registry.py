@@ -16,6 +16,8 @@ class ActionSpec:
 
 
 REGISTRY: dict[str, ActionSpec] = {
+    # stage 2 (ragstream/stages/route.py)
+    "route": ActionSpec({}, ("ok", "direct")),
     # search_nodes (ragstream/retrieval/search_nodes.py)
     "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str, "parse_query": bool},
                            ("ok", "no_entry_points")),

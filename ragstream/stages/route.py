@@ -1,0 +1,67 @@
+"""Stage 2, route: choose the retrieval mode and query, as one prefix line.
+
+The deterministic path writes the same line a model would and reads it back with the same
+strict parser. Rules: quoted strings and error messages lean to BM25 (exact tokens matter),
+a question that is mostly identifiers to BM25, identifiers inside prose to HYBRID, prose to
+HYBRID (on code, keyword evidence is too strong to drop), and a question that shares no
+keyword with anything the caller may see to DIRECT.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ragstream.index.keywords import keyword_tokens
+from ragstream.llm.protocol import format_route, parse_route
+from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.super_prompt import SuperPrompt
+
+WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras"})
+OUTCOMES = ("ok", "direct")
+
+_QUOTED = re.compile(r"\"([^\"]{2,})\"|'([^']{2,})'|`([^`]{2,})`")
+_ERROR = re.compile(r"Traceback|\b\w*(?:Error|Exception|Warning)\b\s*:|\bline \d+\b|^\s*File \"", re.M)
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*|\w+\(\))")
+SHORT_QUESTION_WORDS = 4  # at most this many words, mostly identifiers: a lookup, not prose
+
+
+def rule_route(question: str, has_overlap: bool) -> tuple[str, list[str]]:
+    """(prefix line, reasons) for a question."""
+    text = " ".join(question.split())
+    if not has_overlap:
+        return format_route("DIRECT", "no keyword of the question occurs in the visible index"), [
+            "no overlap with the index vocabulary"]
+    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
+    if quoted:
+        return format_route("BM25", " ".join(quoted)), [f"quoted text: {quoted}"]
+    if _ERROR.search(question):
+        return format_route("BM25", text), ["looks like an error message or traceback"]
+    identifiers = _IDENTIFIER.findall(question)
+    if identifiers and len(text.split()) <= SHORT_QUESTION_WORDS:
+        return format_route("BM25", text), [f"short and made of identifiers: {identifiers}"]
+    if identifiers:
+        return format_route("HYBRID", text), [f"prose naming identifiers: {identifiers}"]
+    return format_route("HYBRID", text), ["prose"]
+
+
+def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    """Write the plan (mode, query, rerank) and the raw line; outcome `direct` skips retrieval."""
+    question = sp.question_en or sp.question_raw
+    line, reasons = rule_route(question, _visible_overlap(sp, backend, question))
+    plan = parse_route(line)
+    sp.retrieval_mode = plan.mode
+    sp.retrieval_query = plan.query if plan.mode != "direct" else ""
+    sp.rerank = plan.rerank
+    sp.extras = {**sp.extras, "route": {"line": line, "reasons": reasons, "path": "deterministic"}}
+    return "direct" if plan.mode == "direct" else "ok"
+
+
+def _visible_overlap(sp: SuperPrompt, backend: RetrievalBackend, question: str) -> bool:
+    """Whether any chunk the caller may see shares a keyword with the question (asked of the
+    backend, under the caller's filters: the index's full vocabulary would leak hidden words)."""
+    if not keyword_tokens(question):
+        return False
+    hits = backend.search(SearchRequest("bm25", question, 1, sp.repository, sp.branch,
+                                        sp.retrieval_filters, sp.active_index)).hits
+    return bool(hits)
