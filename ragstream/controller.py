@@ -5,10 +5,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragstream.config import Settings
+from ragstream.errors import PipelineError, RagstreamError
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.super_prompt import SuperPrompt
+from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
 
 
@@ -40,3 +41,48 @@ class Controller:
         engine = Engine(pipeline, self.runtime)
         sp = engine.start(self.new_state(question, scope))
         return sp, engine.run(sp)
+
+
+@dataclass(frozen=True)
+class Click:
+    """What one button press did: the step's result, or the error to show instead."""
+
+    result: StepResult | None = None
+    error: RagstreamError | None = None
+
+
+class ManualSession:
+    """Manual mode: one step per click, in pipeline order; re-running an earlier step first
+    clears every field that it and the steps after it wrote."""
+
+    def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope):
+        self.engine = Engine(pipeline, controller.runtime)
+        self.state = self.engine.start(controller.new_state(question, scope))
+        self._ran: list[str] = []  # this pass's steps, in order
+
+    @property
+    def enabled(self) -> list[str]:
+        """The steps a person may click now: those already run, and the next one."""
+        return self._ran + ([self.state.stage] if self.state.stage else [])
+
+    def click(self, step_id: str) -> Click:
+        try:
+            if step_id not in self.enabled:
+                raise PipelineError(f"step {step_id!r} is not available now; enabled: {self.enabled}",
+                                    where=self.engine.pipeline.name)
+            if step_id in self._ran:
+                self._rewind(step_id)
+            result = self.engine.step(self.state)
+            self._ran.append(result.step)
+            return Click(result=result)
+        except RagstreamError as exc:
+            return Click(error=exc)
+
+    def _rewind(self, step_id: str) -> None:
+        undone = self._ran[self._ran.index(step_id):]
+        steps = self.engine.pipeline.steps
+        for name in sorted({f for s in undone for f in self.engine.actions[steps[s].action].writes}):
+            setattr(self.state, name, field_default(name))
+        self._ran = self._ran[: self._ran.index(step_id)]
+        self.state.stage = step_id
+

@@ -7,7 +7,7 @@ checks arrive with the stages.)
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from ragstream.errors import PipelineError
@@ -102,6 +102,12 @@ class SuperPrompt:
             raise PipelineError(f"unknown SuperPrompt field(s) {unknown}", where="state JSON")
         data["base_context_chunks"] = [Chunk(**c) for c in data.get("base_context_chunks", [])]
         return cls(**data)
+
+
+def field_default(name: str) -> Any:
+    """A fresh default value of one SuperPrompt field (what clearing it means)."""
+    spec = next(f for f in fields(SuperPrompt) if f.name == name)
+    return spec.default_factory() if spec.default_factory is not MISSING else spec.default
 
 
 # What a new retrieval invalidates: everything retrieved, expanded or materialised before it.

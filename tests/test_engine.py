@@ -102,3 +102,30 @@ def test_state_json_round_trip_is_lossless(controller):
     assert again == sp and again.to_json() == sp.to_json()
     with pytest.raises(PipelineError, match="unknown SuperPrompt field"):
         SuperPrompt.from_json('{"questionn": "typo"}')
+
+
+def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
+    from ragstream.controller import ManualSession
+
+    session = ManualSession(controller, controller.pipeline("base"), "where is record_payment", SCOPE)
+    assert session.enabled == ["route"]
+    refused = session.click("expand")  # not yet: errors come back as values for the UI
+    assert refused.result is None and "not available now" in str(refused.error)
+    for step in ("route", "retrieve", "expand", "fetch_texts"):
+        assert session.click(step).error is None
+    assert session.state.node_texts and session.enabled == ["route", "retrieve", "expand", "fetch_texts"]
+    done = serialised(session.state)
+
+    rerun = session.click("retrieve")  # everything retrieve, expand and fetch wrote is cleared first
+    assert rerun.error is None and rerun.result.step == "retrieve"
+    assert session.state.retrieval_seed_nodes and session.state.graph_expanded_nodes == []
+    assert session.state.node_texts == [] and session.state.budget == {}
+    assert session.enabled == ["route", "retrieve", "expand"]
+    for step in ("expand", "fetch_texts"):
+        session.click(step)
+    again = json.loads(serialised(session.state))
+    first = json.loads(done)
+    for key in ("history_of_stages", "trace"):  # append-only: the re-run is recorded
+        again.pop(key), first.pop(key)
+    assert again == first
+    assert session.state.history_of_stages[-3:] == ["retrieve", "expand", "fetch_texts"]

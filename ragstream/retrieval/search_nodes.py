@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -10,7 +10,7 @@ import yaml
 from ragstream.errors import RetrievalError
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
-from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
+from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt, field_default
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any
     order). Filters from a parsed payload can only narrow `sp.retrieval_filters`.
     """
     for name in RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS:
-        setattr(sp, name, _empty(name))
+        setattr(sp, name, field_default(name))
     raw = sp.retrieval_query if query is None else query
     parsed = parse_router_payload(raw) if parse_query else ParsedQuery(raw, RetrievalFilters())
     if not parsed.query.strip():
@@ -70,7 +70,3 @@ def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any
     sp.retrieval_seed_nodes = [h.id for h in response.hits]
     return sp
 
-
-def _empty(name: str) -> Any:
-    default = next(f for f in fields(SuperPrompt) if f.name == name)
-    return default.default_factory() if callable(default.default_factory) else default.default
