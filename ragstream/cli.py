@@ -113,6 +113,8 @@ def _expand(args: argparse.Namespace) -> int:
     controller = Controller(settings)
     overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens)) if v}
     pipeline = controller.pipeline(args.pipeline, overrides)
+    for warning in pipeline.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     sp, results = controller.run(args.query, Scope(repository, branch, index, _filters(args.filter)), pipeline)
     for result in results:
         print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")

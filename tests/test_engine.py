@@ -67,10 +67,14 @@ def test_an_undeclared_write_fails_loudly(controller):
     actions = {**ACTIONS, "route": Action(sneaky, frozenset({"retrieval_hits"}))}
     engine = Engine(controller.pipeline("base"), controller.runtime, actions)
     sp = engine.start(controller.new_state("q", SCOPE))
+    before = sp.to_json()
     with pytest.raises(PipelineError) as error:
         engine.step(sp)
     assert "wrote fields it does not declare: ['answer']" in str(error.value)
     assert error.value.where.endswith("base.yaml: step route")
+    assert sp.to_json() == before  # nothing of the failed step is kept; a retry fails again
+    with pytest.raises(PipelineError):
+        engine.step(sp)
 
 
 def test_finished_states_and_guardless_loops(controller, tmp_path: Path):

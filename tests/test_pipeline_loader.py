@@ -23,7 +23,8 @@ def write(folder: Path, name: str, **data) -> None:
 
 
 def base(folder: Path, **overrides) -> None:
-    write(folder, "base", settings={"entry_step_id": "retrieve", "budget": {"context": 100, "history": 50}},
+    write(folder, "base", settings={"entry_step_id": "retrieve", "budget": {"context": 100, "history": 50},
+                                    "d": 1, "n": 10, "e": ["CALLS"]},
           steps=[RETRIEVE, EXPAND, FETCH], **overrides)
 
 
@@ -53,8 +54,9 @@ def test_settings_deep_merge_child_wins_and_steps_merge_by_id(tmp_path: Path):
 
 
 def test_step_order_means_nothing(tmp_path: Path):
-    write(tmp_path, "a", settings={"entry_step_id": "retrieve"}, steps=[RETRIEVE, EXPAND, FETCH])
-    write(tmp_path, "b", settings={"entry_step_id": "retrieve"}, steps=[FETCH, EXPAND, RETRIEVE])
+    limits = {"entry_step_id": "retrieve", "d": 1, "n": 10, "e": ["CALLS"]}
+    write(tmp_path, "a", settings=limits, steps=[RETRIEVE, EXPAND, FETCH])
+    write(tmp_path, "b", settings=limits, steps=[FETCH, EXPAND, RETRIEVE])
     def shape(name):
         return {i: (s.action, s.params, s.next, s.branches) for i, s in load_pipeline(name, tmp_path).steps.items()}
     assert shape("a") == shape("b")
@@ -74,6 +76,8 @@ def test_step_order_means_nothing(tmp_path: Path):
     ({"settings": {"entry_step_id": "start"}}, "child.yaml", "entry_step_id 'start' names no step"),
     ({"stages": []}, "child.yaml", "unknown top-level key(s) ['stages']"),
     ({"extends": "ghost"}, "ghost.yaml", "no pipeline file ghost.yaml"),
+    ({"steps": [{**EXPAND, "max_depth_from_settings": "max_dept"}]}, "child.yaml: step expand",
+     "max_depth_from_settings names 'max_dept'"),
 ])
 def test_validation_errors_name_file_and_step(tmp_path: Path, child, where, message):
     base(tmp_path)
@@ -92,6 +96,13 @@ def test_inheritance_cycles_are_errors(tmp_path: Path):
     write(tmp_path, "self", extends="self")
     with pytest.raises(PipelineError, match="inheritance cycle"):
         load_pipeline("self", tmp_path)
+
+
+def test_extends_with_a_file_name_looks_beside_the_child(tmp_path: Path, monkeypatch):
+    base(tmp_path)
+    write(tmp_path, "child", extends="base.yaml")
+    monkeypatch.chdir("/")
+    assert Path(load_pipeline("child", tmp_path).files[0]) == tmp_path / "base.yaml"
 
 
 def test_yaml_errors_give_the_line(tmp_path: Path):

@@ -63,3 +63,8 @@ def test_the_stage_writes_the_plan_and_the_raw_line(acl_backend):
     hidden = SuperPrompt(question_raw="NOCOUNT", repository="sample_repo", branch="default",
                          retrieval_filters={"acl_tags_any": ["public"]})
     assert route.run(hidden, acl_backend, {"id": "route"}, {}) == "direct"
+
+
+def test_apostrophes_are_not_quotes():
+    line, _ = route.rule_route("Why doesn't the loader's cache refresh after a reindex?", has_overlap=True)
+    assert line == "[HYBRID:] Why doesn't the loader's cache refresh after a reindex?"

@@ -87,15 +87,19 @@ class Engine:
             raise PipelineError(f"the state is at unknown step {sp.stage!r}", where=self.pipeline.name)
         step = self.pipeline.steps[sp.stage]
         action = self.actions[step.action]
-        before = copy.deepcopy(sp)
+        # The action works on a copy, kept only if it succeeds and writes what it declares:
+        # a failed or misbehaving step leaves the state exactly as it was.
+        work = copy.deepcopy(sp)
         started = time.perf_counter()
-        outcome = action.run(sp, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
+        outcome = action.run(work, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
         seconds = time.perf_counter() - started
-        changed = tuple(f.name for f in fields(sp) if getattr(sp, f.name) != getattr(before, f.name))
+        changed = tuple(f.name for f in fields(sp) if getattr(work, f.name) != getattr(sp, f.name))
         undeclared = sorted(set(changed) - action.writes - BOOKKEEPING)
         if undeclared:
             raise PipelineError(f"{step.action} wrote fields it does not declare: {undeclared}",
                                 where=f"{step.source}: step {step.id}")
+        for name in changed:
+            setattr(sp, name, getattr(work, name))
         next_step = self.pipeline.transition(step, outcome)
         sp.history_of_stages.append(step.id)
         sp.trace.append({"step": step.id, "action": step.action, "outcome": outcome,

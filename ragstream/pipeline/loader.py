@@ -65,14 +65,14 @@ def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[
         raise PipelineError(f"settings.entry_step_id {entry!r} names no step; steps: {sorted(steps)}",
                             where=files[-1])
     for step in steps.values():
-        _validate(step, steps, registry)
+        _validate(step, steps, registry, settings)
     return Pipeline(chain[-1][0].stem, files, settings, steps, entry, _unreachable(steps, entry))
 
 
 def _path(name: str, directory: Path) -> Path:
-    path = Path(name)
-    if path.suffix not in (".yaml", ".yml"):
-        path = directory / f"{name}.yaml"
+    """A pipeline name (`base`) or file (`base.yaml`, a path), relative to `directory`."""
+    path = Path(name) if Path(name).suffix in (".yaml", ".yml") else Path(f"{name}.yaml")
+    path = path if path.is_absolute() else directory / path
     if not path.is_file():
         available = sorted(p.stem for p in directory.glob("*.yaml")) if directory.is_dir() else []
         raise PipelineError(f"no pipeline file {path.name}; available: {available}", where=str(path))
@@ -134,7 +134,8 @@ def _steps(path: Path, raw_steps: list) -> dict[str, Step]:
     return steps
 
 
-def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, ActionSpec]) -> None:
+def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, ActionSpec],
+              settings: Mapping[str, Any]) -> None:
     where = f"{step.source}: step {step.id}"
     spec = registry.get(step.action)
     if spec is None:
@@ -146,6 +147,8 @@ def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, Acti
         expected = spec.params[name]
         if (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected):
             raise PipelineError(f"parameter {name} must be {_type_name(expected)}, got {value!r}", where=where)
+        if name.endswith("_from_settings") and value not in settings:
+            raise PipelineError(f"{name} names {value!r}, which the merged settings do not have", where=where)
     for outcome in step.branches:
         if outcome not in spec.outcomes:
             raise PipelineError(f"on_{outcome}: {step.action} has no outcome {outcome!r}; "

@@ -20,7 +20,8 @@ from ragstream.super_prompt import SuperPrompt
 WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras"})
 OUTCOMES = ("ok", "direct")
 
-_QUOTED = re.compile(r"\"([^\"]{2,})\"|'([^']{2,})'|`([^`]{2,})`")
+# Quotes that open and close outside words: an apostrophe (doesn't, the loader's) is not one.
+_QUOTED = re.compile(r"(?<!\w)\"([^\"]{2,})\"(?!\w)|(?<!\w)'([^']{2,})'(?!\w)|`([^`]{2,})`")
 _ERROR = re.compile(r"Traceback|\b\w*(?:Error|Exception|Warning)\b\s*:|\bline \d+\b|^\s*File \"", re.M)
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*|\w+\(\))")
 SHORT_QUESTION_WORDS = 4  # at most this many words, mostly identifiers: a lookup, not prose
