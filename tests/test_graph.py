@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 from ragstream.cli import main
@@ -202,7 +203,7 @@ def test_render_flat_and_tree(graph, acl_backend):
 def test_tree_is_at_most_three_levels_deep():
     items = [{"id": f"n{i}", "text": "x", "is_seed": i == 0, "depth": i, "parent_id": f"n{i - 1}" if i else None,
               "tokens": 1} for i in range(6)]
-    tree = render_context_blocks(items, __import__("networkx").MultiDiGraph(), layout="tree")
+    tree = render_context_blocks(items, nx.MultiDiGraph(), layout="tree")
     indents = {len(line) - len(line.lstrip()) for line in tree.splitlines() if line.lstrip().startswith("- **")}
     assert indents == {0, 2, 4}
 
