@@ -67,6 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     expand.add_argument("--html", help="also write the graph view (offline HTML) to this file")
     expand.add_argument("--show-context", action="store_true", help="print the rendered evidence blocks")
     expand.set_defaults(handler=_expand)
+
+    ask = commands.add_parser("ask", help="answer a question through a pipeline (extractive without a model)")
+    for action in expand._actions[1:]:
+        if action.dest not in ("html", "show_context"):
+            ask._add_action(action)
+    ask.add_argument("--step", action="store_true", help="run step by step (manual mode), showing what each changed")
+    ask.add_argument("--show-prompt", action="store_true", help="also print the ready prompt")
+    ask.add_argument("--save-state", help="write the final state as JSON to this file")
+    ask.set_defaults(handler=_ask)
     return parser
 
 
@@ -100,12 +109,9 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _expand(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from ragstream.controller import Controller, Scope
-    from ragstream.graph.render import render_context_blocks
-    from ragstream.graph.view import graph_html
+def _run_pipeline(args: argparse.Namespace, manual: bool = False):
+    """(controller, pipeline, state, step results) of the question through the chosen pipeline."""
+    from ragstream.controller import Controller, ManualSession, Scope
     from ragstream.retrieval.scope import default_scope
 
     settings = load_settings(args.config)
@@ -115,7 +121,28 @@ def _expand(args: argparse.Namespace) -> int:
     pipeline = controller.pipeline(args.pipeline, overrides)
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    sp, results = controller.run(args.query, Scope(repository, branch, index, _filters(args.filter)), pipeline)
+    scope = Scope(repository, branch, index, _filters(args.filter))
+    if not manual:
+        sp, results = controller.run(args.query, scope, pipeline)
+        return controller, pipeline, sp, results
+    session = ManualSession(controller, pipeline, args.query, scope)
+    results = []
+    while session.state.stage:
+        click = session.click(session.state.stage)
+        if click.error:
+            raise click.error
+        results.append(click.result)
+        print(f"[{click.result.step}] {click.result.outcome}; changed: {', '.join(click.result.changed) or 'nothing'}")
+    return controller, pipeline, session.state, results
+
+
+def _expand(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ragstream.graph.render import render_context_blocks
+    from ragstream.graph.view import graph_html
+
+    controller, pipeline, sp, results = _run_pipeline(args)
     for result in results:
         print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
@@ -128,12 +155,39 @@ def _expand(args: argparse.Namespace) -> int:
     if accounting:
         print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
               f"{len(cut)} node(s) cut")
-    graph = controller.runtime.backend.graph(repository, branch, sp.retrieval_filters, index)
+    graph = controller.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     if args.show_context:
         print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
     if args.html:
         Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
         print(f"graph view written to {args.html}")
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    _, _, sp, results = _run_pipeline(args, manual=args.step)
+    print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
+    trace = Table("step", "action", "outcome", "ms", "path", "changed", title="trace", title_justify="left")
+    for entry in sp.trace:
+        trace.add_row(entry["step"], entry["action"], entry["outcome"], f"{entry['seconds'] * 1000:.0f}",
+                      entry["path"], ", ".join(entry["changed"]))
+    console.print(trace)
+    prompt = sp.budget.get("prompt", {})
+    if prompt:
+        budget = Table("block", "tokens", "limit", title="prompt budget", title_justify="left")
+        for name, tokens in prompt["blocks"].items():
+            budget.add_row(name, str(tokens), str(prompt["limits"].get(name, "")))
+        budget.add_row("total", str(prompt["total"]), "")
+        console.print(budget)
+        for cut in sp.budget.get("context", {}).get("cuts", []):
+            print(f"cut {cut['id']}: {cut['reason']}")
+    if args.show_prompt:
+        print(sp.prompt_ready)
+    if args.save_state:
+        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
+        print(f"state written to {args.save_state}")
     return 0
 
 

@@ -67,6 +67,15 @@ class RetrievalSettings:
 
 
 @dataclass(frozen=True)
+class LimitSettings:
+    """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
+
+    N3_FINAL_SELECTION_MAX: int  # noqa: N815 - the constants' names in DESIGN.md
+    max_history_tokens: int
+    answer_max_citations: int
+
+
+@dataclass(frozen=True)
 class Settings:
     index: IndexSettings
     chunks: ChunkSettings
@@ -74,6 +83,7 @@ class Settings:
     tokens: TokenSettings
     acl: AclSettings
     retrieval: RetrievalSettings
+    limits: LimitSettings
 
 
 def load_settings(user_file: str | Path | None = None, overrides: dict | None = None) -> Settings:
@@ -100,7 +110,8 @@ CHOICES = {
 }
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
-            "retrieval.widen_factor")
+            "retrieval.widen_factor", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens",
+            "limits.answer_max_citations")
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight")
 LANGUAGES = ("python", "sql", "csharp", "text")
 
@@ -180,7 +191,7 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
 
 
 _SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
-                                     AclSettings, RetrievalSettings)}
+                                     AclSettings, RetrievalSettings, LimitSettings)}
 _SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
 _CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 

@@ -29,7 +29,7 @@ class Controller:
         self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding))
 
     def pipeline(self, name: str, overrides: dict[str, Any] | None = None) -> Pipeline:
-        return load_pipeline(name, overrides=overrides)
+        return load_pipeline(name, overrides=overrides, defaults=vars(self.settings.limits))
 
     def new_state(self, question: str, scope: Scope) -> SuperPrompt:
         return SuperPrompt(question_raw=question, retrieval_query=question, repository=scope.repository,

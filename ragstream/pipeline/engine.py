@@ -19,7 +19,7 @@ from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import search_nodes
-from ragstream.stages import route
+from ragstream.stages import answer, build_prompt, condense, route
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -52,6 +52,11 @@ ACTIONS: dict[str, Action] = {
                      frozenset(GRAPH_FIELDS)),
     "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
                                frozenset({"node_texts", "budget"})),
+    "condense": Action(lambda sp, rt, step, settings: condense.run(sp, rt.backend, rt.counter, step, settings),
+                       condense.WRITES),
+    "build_prompt": Action(lambda sp, rt, step, settings: build_prompt.run(sp, rt.backend, rt.counter, step, settings),
+                           build_prompt.WRITES),
+    "answer": Action(lambda sp, rt, step, settings: answer.run(sp, rt.backend, step, settings), answer.WRITES),
 }
 
 

@@ -49,11 +49,12 @@ class Pipeline:
 
 
 def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, ActionSpec] = REGISTRY,
-                  overrides: Mapping[str, Any] | None = None) -> Pipeline:
+                  overrides: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None) -> Pipeline:
     """Read `name` (a file name without `.yaml`, or a path), resolve `extends`, merge, validate.
-    `overrides` (a session's sliders, a CLI option) merge into the settings last."""
+    Settings: `defaults` (the configured N-constants), then the files root first, then
+    `overrides` (a session's sliders, a CLI option)."""
     chain = _chain(_path(name, directory))
-    settings: dict[str, Any] = {}
+    settings: dict[str, Any] = dict(defaults or {})
     steps: dict[str, Step] = {}
     for path, data in chain:
         settings = deep_merge(settings, data.get("settings") or {})

@@ -27,4 +27,8 @@ REGISTRY: dict[str, ActionSpec] = {
     # fetch_node_texts (ragstream/graph/actions.py)
     "fetch_node_texts": ActionSpec({"budget_tokens": int, "max_chars": int, "prioritization_mode": str},
                                    ("ok", "no_texts")),
+    # stages 6-8 (ragstream/stages/)
+    "condense": ActionSpec({}, ("ok", "condensed")),
+    "build_prompt": ActionSpec({}, ("ok",)),
+    "answer": ActionSpec({}, ("ok", "no_evidence")),
 }

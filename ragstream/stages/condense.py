@@ -1,0 +1,95 @@
+"""Stage 6, condense: fit the evidence and the conversation into their budgets.
+
+The evidence (`node_texts`, at most `N3_FINAL_SELECTION_MAX` blocks in priority order) is
+rendered into `S_CTX_MD`. While the rendered context is over `max_context_tokens`, the lowest
+priority block not yet condensed is cut down extractively: its first line, every line naming a
+query keyword, and every definition line stay (identifiers are never rewritten); the rest
+becomes `...`. When every block is condensed and it is still over, the lowest priority blocks
+are dropped. The conversation keeps its most recent turns within `max_history_tokens`. Every
+cut is recorded in `budget["context"]` with its reason. (This is the deterministic path; a
+model-written condensation plugs in with the language-model issue.)
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ragstream.errors import PipelineError
+from ragstream.graph.render import render_context_blocks
+from ragstream.index.keywords import keyword_tokens
+from ragstream.retrieval.types import RetrievalBackend
+from ragstream.super_prompt import SuperPrompt
+from ragstream.tokens import TokenCounter
+
+WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "history_for_prompt", "budget"})
+OUTCOMES = ("ok", "condensed")
+ELIDED = "..."
+_DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",
+                         re.IGNORECASE)
+
+
+def condense_text(text: str, query_tokens: set[str]) -> str:
+    """An extractive cut of one snippet: first line, definition lines, lines naming the query."""
+    kept: list[str] = []
+    for index, line in enumerate(text.split("\n")):
+        if index == 0 or _DEFINITION.match(line) or query_tokens & set(keyword_tokens(line)):
+            kept.append(line)
+        elif not kept or kept[-1].strip() != ELIDED:
+            indent = line[: len(line) - len(line.lstrip())]
+            kept.append(f"{indent}{ELIDED}")
+    return "\n".join(kept)
+
+
+def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
+        settings: Mapping[str, Any]) -> str:
+    limits = {key: _positive(settings, key, step) for key in
+              ("max_context_tokens", "max_history_tokens", "N3_FINAL_SELECTION_MAX")}
+    graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    layout = settings.get("layout", "tree")
+    parent = sp.graph_debug.get("parent", {})
+    query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
+    blocks = [dict(item) for item in sp.node_texts[: limits["N3_FINAL_SELECTION_MAX"]]]
+    cuts = [{"id": item["id"], "reason": "over N3_FINAL_SELECTION_MAX"}
+            for item in sp.node_texts[limits["N3_FINAL_SELECTION_MAX"]:]]
+
+    def tokens() -> int:
+        return counter.count(render_context_blocks(blocks, graph, parent, layout))
+
+    for item in reversed(blocks):  # lowest priority first
+        if tokens() <= limits["max_context_tokens"]:
+            break
+        item["text"] = condense_text(item["text"], query)
+        item["tokens"] = counter.count(item["text"])
+        cuts.append({"id": item["id"], "reason": "condensed: over max_context_tokens"})
+    while blocks and tokens() > limits["max_context_tokens"]:
+        cuts.append({"id": blocks.pop()["id"], "reason": "dropped: over max_context_tokens after condensing"})
+    sp.S_CTX_MD = render_context_blocks(blocks, graph, parent, layout)
+    sp.final_selection_ids = [item["id"] for item in blocks]
+    sp.history_for_prompt = _recent(sp.history_for_prompt, counter, limits["max_history_tokens"])
+    sp.budget = {**sp.budget, "context": {
+        "tokens": counter.count(sp.S_CTX_MD), "limit": limits["max_context_tokens"],
+        "history_tokens": sum(counter.count(t["content"]) for t in sp.history_for_prompt),
+        "history_limit": limits["max_history_tokens"], "cuts": cuts,
+        "per_block": {item["id"]: item["tokens"] for item in blocks}}}
+    return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
+
+
+def _recent(turns: list[dict[str, str]], counter: TokenCounter, limit: int) -> list[dict[str, str]]:
+    """The most recent turns whose tokens fit the limit, in their original order."""
+    kept, used = [], 0
+    for turn in reversed(turns):
+        cost = counter.count(turn["content"])
+        if used + cost > limit:
+            break
+        kept.append(turn)
+        used += cost
+    return kept[::-1]
+
+
+def _positive(settings: Mapping[str, Any], key: str, step: Mapping[str, Any]) -> int:
+    value = settings.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise PipelineError(f"{key} must be a positive int in the pipeline settings, got {value!r}",
+                            where=f"step {step.get('id', 'condense')}: {key}")
+    return value

@@ -1,0 +1,131 @@
+"""Stages 6-8 on their deterministic paths: condense, build prompt, extractive answer; and `ask`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragstream.cli import main
+from ragstream.controller import Controller, Scope
+from ragstream.stages.condense import ELIDED, condense_text
+from ragstream.super_prompt import SuperPrompt
+from ragstream.tokens import token_counter
+
+SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
+
+
+@pytest.fixture(scope="module")
+def controller(acl_backend):
+    return Controller(acl_backend.settings)
+
+
+def test_condense_text_keeps_definitions_and_query_lines():
+    text = "def record_payment(self, invoice_id, amount):\n    a = 1\n    b = 2\n    self.repository.save_payment(x)\n    c = 3\n"
+    cut = condense_text(text, {"save", "payment"})
+    assert cut.split("\n")[0] == "def record_payment(self, invoice_id, amount):"
+    assert "    self.repository.save_payment(x)" in cut and "a = 1" not in cut
+    assert cut.count(ELIDED) == 2  # one marker per run of dropped lines
+
+
+def test_condense_fits_the_budget_and_records_every_cut(controller):
+    roomy, _ = controller.run("how is a payment recorded on an invoice", SCOPE, controller.pipeline("base"))
+    assert not [c for c in roomy.budget["context"]["cuts"] if c["reason"] != "over N3_FINAL_SELECTION_MAX"]
+    assert roomy.final_selection_ids and len(roomy.final_selection_ids) <= 12
+    limit = roomy.budget["context"]["tokens"] // 2
+    tight, results = controller.run("how is a payment recorded on an invoice", SCOPE,
+                                    controller.pipeline("base", {"max_context_tokens": limit, "N3_FINAL_SELECTION_MAX": 6}))
+    assert dict((r.step, r.outcome) for r in results)["condense"] == "condensed"
+    context = tight.budget["context"]
+    assert token_counter().count(tight.S_CTX_MD) == context["tokens"] <= limit
+    assert len(tight.final_selection_ids) <= 6
+    reasons = {c["reason"].split(":")[0] for c in context["cuts"]}
+    assert reasons <= {"over N3_FINAL_SELECTION_MAX", "condensed", "dropped"} and "condensed" in reasons
+    assert all(i in tight.S_CTX_MD for i in tight.final_selection_ids)
+
+
+def test_history_keeps_the_most_recent_turns(controller):
+    from ragstream.stages import condense
+
+    turns = [{"role": "user", "content": f"question number {i} " * 20} for i in range(10)]
+    sp = SuperPrompt(repository="sample_repo", branch="default", history_for_prompt=turns)
+    settings = {"max_context_tokens": 1000, "max_history_tokens": 200, "N3_FINAL_SELECTION_MAX": 5}
+    condense.run(sp, controller.runtime.backend, token_counter(), {"id": "condense"}, settings)
+    assert sp.history_for_prompt == turns[-len(sp.history_for_prompt):] and 0 < len(sp.history_for_prompt) < 10
+    assert sp.budget["context"]["history_tokens"] <= 200
+
+
+def test_prompt_blocks_in_order_with_their_tokens(controller):
+    sp, _ = controller.run("which procedures write the payments table", SCOPE, controller.pipeline("db"))
+    ready = sp.prompt_ready
+    assert ready.index("Cite the file:lines") < ready.index("## Question") < ready.index("## Evidence")
+    assert "which procedures write the payments table" in sp.Prompt_MD and sp.S_CTX_MD in ready
+    blocks = sp.budget["prompt"]["blocks"]
+    assert blocks["context"] > 0 and blocks["attachments"] == 0 and sp.Attachments_MD == ""
+    assert sp.budget["prompt"]["total"] == token_counter().count(ready)
+
+
+def test_condensed_blocks_come_back_raw_as_attachments_when_they_fit(controller):
+    roomy, _ = controller.run("how is a payment recorded on an invoice", SCOPE, controller.pipeline("base"))
+    tight, _ = controller.run("how is a payment recorded on an invoice", SCOPE,
+                              controller.pipeline("base", {"max_context_tokens": roomy.budget["context"]["tokens"] - 40}))
+    if tight.Attachments_MD:
+        assert "SOURCE: " in tight.Attachments_MD and "SPAN: " in tight.Attachments_MD
+    total = tight.budget["prompt"]["blocks"]["context"] + tight.budget["prompt"]["blocks"]["attachments"]
+    assert total <= tight.budget["prompt"]["limits"]["context"] + 20  # headings only on top
+
+
+def test_extractive_answer_is_labelled_and_cites(controller):
+    sp, results = controller.run("where is a payment recorded for an invoice", SCOPE, controller.pipeline("base"))
+    assert results[-1].outcome == "ok"
+    assert sp.answer.startswith("> **Not written by a model.**") and sp.answer == sp.answer_en
+    assert "(search hit)" in sp.answer and ".py:" in sp.answer or ".cs:" in sp.answer
+
+
+def test_no_evidence_is_said_plainly(controller, tmp_path: Path):
+    import yaml
+
+    from ragstream.pipeline.loader import load_pipeline
+
+    (tmp_path / "bare.yaml").write_text(yaml.safe_dump({
+        "settings": {"entry_step_id": "answer", "answer_max_citations": 3}, "steps": [{"id": "answer", "action": "answer"}]}))
+    sp, results = controller.run("anything", SCOPE, load_pipeline("bare", tmp_path))
+    assert results[-1].outcome == "no_evidence" and "nothing to quote" in sp.answer
+
+
+GROUNDED = [  # (question, a file the answer must cite)
+    ("How is a payment recorded on an invoice?", "billing/service.py"),
+    pytest.param("Which table does the Invoice entity map to?", "src/Billing/Models/Invoice.cs",
+                 marks=pytest.mark.xfail(strict=True, reason="known gap: hybrid ranks OnModelCreating, models.py and "
+                                         "InvoiceLines above the Invoice type; Invoice.cs is not among the 5 citations")),
+    ("Which stored procedure writes to the Payments table?", "db/procedures.sql"),
+    ("What does the foreign key from Invoices reference?", "db/schema.sql"),
+    ("How does InvoiceRepository load an invoice?", "billing/repository.py"),
+    ("Where are audit records logged?", "db/procedures.sql"),
+    ("What is the balance of an invoice and when is it marked paid?", "billing/models.py"),
+    pytest.param("How does the command line entry point record a payment?", "billing/cli.py",
+                 marks=pytest.mark.xfail(strict=True, reason="known gap: 'command line entry point' shares no "
+                                         "keyword with main() in billing/cli.py and MiniLM does not bridge it")),
+    ("Which DbSet properties does BillingContext declare?", "src/Billing/Data/BillingContext.cs"),
+    ("How are monthly totals refreshed for reporting?", "db/reporting_pg.sql"),
+    ("Where is log_event defined?", "billing/util.py"),
+]
+
+
+@pytest.mark.parametrize("question, path", GROUNDED)
+def test_ask_gives_grounded_answers_on_the_fixture(controller, question, path):
+    sp, _ = controller.run(question, SCOPE, controller.pipeline("base"))
+    assert f"`{path}:" in sp.answer, sp.answer[:1500]
+
+
+def test_cli_ask_prints_answer_trace_budget_and_saves_state(acl_backend, tmp_path: Path, capsys):
+    config = tmp_path / "cli.yaml"
+    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n")
+    state = tmp_path / "state.json"
+    assert main(["--config", str(config), "ask", "how is a payment recorded", "--step", "--show-prompt",
+                 "--save-state", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "[route] ok; changed:" in out and "Not written by a model" in out
+    assert "trace" in out and "prompt budget" in out and "## Question" in out
+    saved = SuperPrompt.from_json(state.read_text())
+    assert saved.answer and json.loads(state.read_text())["history_of_stages"][-1] == "answer"
