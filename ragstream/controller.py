@@ -29,7 +29,10 @@ class Controller:
         self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding))
 
     def pipeline(self, name: str, overrides: dict[str, Any] | None = None) -> Pipeline:
-        return load_pipeline(name, overrides=overrides, defaults=vars(self.settings.limits))
+        retrieval = self.settings.retrieval
+        defaults = {**vars(self.settings.limits), "keyword_semantic_weight": retrieval.keyword_semantic_weight,
+                    "keyword_keyword_weight": retrieval.keyword_keyword_weight}
+        return load_pipeline(name, overrides=overrides, defaults=defaults)
 
     def new_state(self, question: str, scope: Scope) -> SuperPrompt:
         return SuperPrompt(question_raw=question, retrieval_query=question, repository=scope.repository,
@@ -81,8 +84,12 @@ class ManualSession:
     def _rewind(self, step_id: str) -> None:
         undone = self._ran[self._ran.index(step_id):]
         steps = self.engine.pipeline.steps
-        for name in sorted({f for s in undone for f in self.engine.actions[steps[s].action].writes}):
-            setattr(self.state, name, field_default(name))
+        for write in sorted({w for s in undone for w in self.engine.actions[steps[s].action].writes}):
+            name, _, key = write.partition(".")
+            if key:  # one key of a shared dict field: the other steps' keys stay
+                setattr(self.state, name, {k: v for k, v in getattr(self.state, name).items() if k != key})
+            else:
+                setattr(self.state, name, field_default(name))
         self._ran = self._ran[: self._ran.index(step_id)]
         self.state.stage = step_id
 

@@ -39,7 +39,7 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
     assert [r.step for r in results] == auto.history_of_stages == [
-        "route", "retrieve", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+        "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
     assert [t["outcome"] for t in auto.trace][:4] == ["ok", "ok", "ok", "ok"]
     assert all(t["path"] == "deterministic" for t in auto.trace)
@@ -116,7 +116,7 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert session.enabled == ["route"]
     refused = session.click("expand")  # not yet: errors come back as values for the UI
     assert refused.result is None and "not available now" in str(refused.error)
-    steps = ["route", "retrieve", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+    steps = ["route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
     for step in steps:
         assert session.click(step).error is None
     assert session.state.node_texts and session.enabled == steps
@@ -126,7 +126,7 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert rerun.error is None and rerun.result.step == "retrieve"
     assert session.state.retrieval_seed_nodes and session.state.graph_expanded_nodes == []
     assert session.state.node_texts == [] and session.state.budget == {} and session.state.answer == ""
-    assert session.enabled == ["route", "retrieve", "expand"]
+    assert session.enabled == ["route", "retrieve", "rerank"]
     for step in steps[2:]:
         session.click(step)
     again = json.loads(serialised(session.state))
@@ -134,4 +134,4 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     for key in ("history_of_stages", "trace"):  # append-only: the re-run is recorded
         again.pop(key), first.pop(key)
     assert again == first
-    assert session.state.history_of_stages[-6:] == steps[1:]
+    assert session.state.history_of_stages[-7:] == steps[1:]

@@ -19,7 +19,7 @@ from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import search_nodes
-from ragstream.stages import answer, build_prompt, condense, route
+from ragstream.stages import answer, build_prompt, condense, rerank, route
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -36,22 +36,27 @@ class Runtime:
 
 @dataclass(frozen=True)
 class Action:
+    """An action and what it writes: whole fields (`node_texts`), or one key of a shared dict
+    field (`budget.context`, `extras.route`), so re-running a step clears only its own part."""
+
     run: Callable[[SuperPrompt, Runtime, dict[str, Any], Mapping[str, Any]], str]
     writes: frozenset[str]
 
 
 def _retrieve(sp: SuperPrompt, runtime: Runtime, step: dict, settings: Mapping) -> str:
     search_nodes(sp, runtime.backend, step, settings, parse_query=step.get("parse_query", False))
+    sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
     return "ok" if sp.retrieval_seed_nodes else "no_entry_points"
 
 
 ACTIONS: dict[str, Action] = {
     "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, step, settings), route.WRITES),
     "retrieve": Action(_retrieve, frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS)),
+    "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, step, settings), rerank.WRITES),
     "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
                      frozenset(GRAPH_FIELDS)),
     "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
-                               frozenset({"node_texts", "budget"})),
+                               frozenset({"node_texts", "budget.node_texts"})),
     "condense": Action(lambda sp, rt, step, settings: condense.run(sp, rt.backend, rt.counter, step, settings),
                        condense.WRITES),
     "build_prompt": Action(lambda sp, rt, step, settings: build_prompt.run(sp, rt.backend, rt.counter, step, settings),
@@ -68,6 +73,16 @@ class StepResult:
     next_step: str | None
     seconds: float
     changed: tuple[str, ...]  # state fields the step changed (bookkeeping excluded)
+
+
+def _declared(name: str, before: Any, after: Any, writes: frozenset[str]) -> bool:
+    """Whether a change to field `name` stays within what the action declares."""
+    if name in writes or name in BOOKKEEPING:
+        return True
+    keys = {w.split(".", 1)[1] for w in writes if w.startswith(name + ".")}
+    if not keys or not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    return ({k: v for k, v in before.items() if k not in keys} == {k: v for k, v in after.items() if k not in keys})
 
 
 class Engine:
@@ -99,7 +114,8 @@ class Engine:
         outcome = action.run(work, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
         seconds = time.perf_counter() - started
         changed = tuple(f.name for f in fields(sp) if getattr(work, f.name) != getattr(sp, f.name))
-        undeclared = sorted(set(changed) - action.writes - BOOKKEEPING)
+        undeclared = sorted(name for name in changed
+                            if not _declared(name, getattr(sp, name), getattr(work, name), action.writes))
         if undeclared:
             raise PipelineError(f"{step.action} wrote fields it does not declare: {undeclared}",
                                 where=f"{step.source}: step {step.id}")

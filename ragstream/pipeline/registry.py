@@ -21,6 +21,8 @@ REGISTRY: dict[str, ActionSpec] = {
     # search_nodes (ragstream/retrieval/search_nodes.py)
     "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str, "parse_query": bool},
                            ("ok", "no_entry_points")),
+    # stage 4 (ragstream/stages/rerank.py)
+    "rerank": ActionSpec({}, ("ok", "no_entry_points")),
     # expand_dependency_tree (ragstream/graph/actions.py)
     "expand": ActionSpec({"max_depth_from_settings": str, "max_nodes_from_settings": str,
                           "edge_allowlist_from_settings": str}, ("ok", "no_seeds", "limit_reached")),

@@ -28,11 +28,8 @@ class KeywordReranker:
 
     def scores(self, query: str, chunks: list[Chunk], semantic_scores: list[float]) -> list[float]:
         wanted = set(keyword_tokens(query))
-        coverage = [len(wanted & set(keyword_tokens(c.embedding_text))) / len(wanted) if wanted else 0.0
-                    for c in chunks]
-        blended = (self.semantic_weight * _min_max(semantic_scores)
-                   + self.keyword_weight * _min_max(coverage))
-        return blended.tolist()
+        coverage = [keyword_coverage(wanted, set(keyword_tokens(c.embedding_text))) for c in chunks]
+        return blend(semantic_scores, coverage, self.semantic_weight, self.keyword_weight).tolist()
 
 
 @dataclass(frozen=True)
@@ -63,6 +60,16 @@ def load_cross_encoder(model: str):
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cross-encoder {model!r} is not available offline ({exc})",
                           where="retrieval.cross_encoder_model", hint=hint) from exc
+
+
+def keyword_coverage(query: set[str], words: set[str]) -> float:
+    """The share of the query's keywords a text contains."""
+    return len(query & words) / len(query) if query else 0.0
+
+
+def blend(first: list[float], second: list[float], first_weight: float, second_weight: float) -> np.ndarray:
+    """Weighted sum of two score lists, each min-max normalised over the candidates."""
+    return first_weight * _min_max(first) + second_weight * _min_max(second)
 
 
 def _min_max(values: list[float]) -> np.ndarray:

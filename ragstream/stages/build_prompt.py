@@ -14,7 +14,7 @@ from ragstream.retrieval.types import RetrievalBackend
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
-WRITES = frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget"})
+WRITES = frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget.prompt"})
 OUTCOMES = ("ok",)
 SYSTEM_PROMPT = PROJECT_ROOT / "config" / "prompts" / "answer_system.md"
 DEFAULT_FORMAT = "Markdown. Lead with the direct answer, then the evidence, citing file:lines."

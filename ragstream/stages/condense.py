@@ -22,7 +22,7 @@ from ragstream.retrieval.types import RetrievalBackend
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
-WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "history_for_prompt", "budget"})
+WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "history_for_prompt", "budget.context"})
 OUTCOMES = ("ok", "condensed")
 ELIDED = "..."
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",

@@ -17,7 +17,7 @@ from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras"})
+WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras.route"})
 OUTCOMES = ("ok", "direct")
 
 # Quotes that open and close outside words: an apostrophe (doesn't, the loader's) is not one.
