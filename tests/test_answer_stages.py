@@ -123,7 +123,7 @@ def test_cli_ask_prints_answer_trace_budget_and_saves_state(acl_backend, tmp_pat
     assert main(["--config", str(config), "ask", "how is a payment recorded", "--step", "--show-prompt",
                  "--save-state", str(state)]) == 0
     out = capsys.readouterr().out
-    assert "[route] ok; changed:" in out and "Not written by a model" in out
+    assert "[normalize] ok; changed:" in out and "[route] ok; changed:" in out and "Not written by a model" in out
     assert "trace" in out and "prompt budget" in out and "## Question" in out
     saved = SuperPrompt.from_json(state.read_text())
     assert saved.answer and json.loads(state.read_text())["history_of_stages"][-1] == "answer"

@@ -39,7 +39,7 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
     assert [r.step for r in results] == auto.history_of_stages == [
-        "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
     assert [t["outcome"] for t in auto.trace][:4] == ["ok", "ok", "ok", "ok"]
     assert all(t["path"] == "deterministic" for t in auto.trace)
@@ -48,7 +48,7 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
 def test_nothing_visible_routes_direct_and_ends(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
-    assert [(r.step, r.outcome) for r in results] == [("route", "direct")]
+    assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct")]
     assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
 
 
@@ -65,14 +65,14 @@ def test_an_undeclared_write_fails_loudly(controller):
     def sneaky(sp, runtime, step, settings):
         sp.answer = "made up"
         return "ok"
-    actions = {**ACTIONS, "route": Action(sneaky, frozenset({"retrieval_hits"}))}
+    actions = {**ACTIONS, "normalize": Action(sneaky, frozenset({"retrieval_hits"}))}
     engine = Engine(controller.pipeline("base"), controller.runtime, actions)
     sp = engine.start(controller.new_state("q", SCOPE))
     before = sp.to_json()
     with pytest.raises(PipelineError) as error:
         engine.step(sp)
     assert "wrote fields it does not declare: ['answer']" in str(error.value)
-    assert error.value.where.endswith("base.yaml: step route")
+    assert error.value.where.endswith("base.yaml: step normalize")
     assert sp.to_json() == before  # nothing of the failed step is kept; a retry fails again
     with pytest.raises(PipelineError):
         engine.step(sp)
@@ -113,10 +113,10 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     from ragstream.controller import ManualSession
 
     session = ManualSession(controller, controller.pipeline("base"), "where is record_payment", SCOPE)
-    assert session.enabled == ["route"]
+    assert session.enabled == ["normalize"]
     refused = session.click("expand")  # not yet: errors come back as values for the UI
     assert refused.result is None and "not available now" in str(refused.error)
-    steps = ["route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+    steps = ["normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
     for step in steps:
         assert session.click(step).error is None
     assert session.state.node_texts and session.enabled == steps
@@ -126,7 +126,7 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert rerun.error is None and rerun.result.step == "retrieve"
     assert session.state.retrieval_seed_nodes and session.state.graph_expanded_nodes == []
     assert session.state.node_texts == [] and session.state.budget == {} and session.state.answer == ""
-    assert session.enabled == ["route", "retrieve", "rerank"]
+    assert session.enabled == ["normalize", "route", "retrieve", "rerank"]
     for step in steps[2:]:
         session.click(step)
     again = json.loads(serialised(session.state))
@@ -134,4 +134,4 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     for key in ("history_of_stages", "trace"):  # append-only: the re-run is recorded
         again.pop(key), first.pop(key)
     assert again == first
-    assert session.state.history_of_stages[-7:] == steps[1:]
+    assert session.state.history_of_stages[-7:] == steps[2:]

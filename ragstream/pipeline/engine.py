@@ -19,7 +19,7 @@ from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import search_nodes
-from ragstream.stages import answer, build_prompt, condense, rerank, route
+from ragstream.stages import answer, build_prompt, condense, normalize, rerank, route
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -50,6 +50,7 @@ def _retrieve(sp: SuperPrompt, runtime: Runtime, step: dict, settings: Mapping) 
 
 
 ACTIONS: dict[str, Action] = {
+    "normalize": Action(lambda sp, rt, step, settings: normalize.run(sp, step, settings), normalize.WRITES),
     "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, step, settings), route.WRITES),
     "retrieve": Action(_retrieve, frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS)),
     "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, step, settings), rerank.WRITES),

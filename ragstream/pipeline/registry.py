@@ -16,6 +16,8 @@ class ActionSpec:
 
 
 REGISTRY: dict[str, ActionSpec] = {
+    # stage 1 (ragstream/stages/normalize.py)
+    "normalize": ActionSpec({}, ("ok",)),
     # stage 2 (ragstream/stages/route.py)
     "route": ActionSpec({}, ("ok", "direct")),
     # search_nodes (ragstream/retrieval/search_nodes.py)

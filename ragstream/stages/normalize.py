@@ -1,0 +1,181 @@
+"""Stage 1, normalize: prompt headers into `body`, then intent, domain, concepts and synonyms.
+
+Headers (`Task: ...`, `Zielgruppe: ...`, `fromat: ...`) map onto fields by the ladder of
+`config/prompt_schema.yaml`: normalise, exact, alias, tiny typo, bilingual, template, keyword,
+else unknown (kept in `extras`). A prompt none of whose `word:` lines resolves to a field has no
+headers at all, so `Why does ValueError: x happen?` stays one question. MUST fields get their
+defaults; `task` defaults to the question. Understanding is by rules on this deterministic path;
+translation needs a model, so a question marked not English is kept as it is and the trace
+says so.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from ragstream.config import PROJECT_ROOT
+from ragstream.errors import ConfigError
+from ragstream.index.keywords import STOPWORDS, keyword_tokens
+from ragstream.super_prompt import SuperPrompt
+
+WRITES = frozenset({"question_en", "body", "intent", "domain", "concepts", "synonyms", "extras.normalize"})
+OUTCOMES = ("ok",)
+SCHEMA_FILE = PROJECT_ROOT / "config" / "prompt_schema.yaml"
+LADDER = ("exact", "alias", "typo", "bilingual", "template", "keyword")
+_HEADER = re.compile(r"^\s*([^\W\d][\w' -]{0,40}?)\s*:\s*(.*)$")
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*)\b")
+# Rules in precedence order: the first intent whose pattern matches wins.
+INTENT_RULES = (
+    ("bug", r"\b(bug|\w*error|\w*exception|fails?|failing|broken|crash\w*|traceback|wrong|regression)\b"),
+    ("impact", r"\b(impact|affect\w*|breaks?|depends? on|who calls|callers?|if i change|ripple)\b"),
+    ("where_is", r"\b(where|which|locate|find|defined)\b"),
+    ("how_implemented", r"\b(how (does|do|is|are)|implement\w*|works?)\b"),
+    ("explain", r"\b(explain|what (is|are|does)|why|describe)\b"),
+)
+DB_WORDS = frozenset("table tables column columns sql query queries procedure procedures stored schema database "
+                     "view views join select insert update delete foreign key keys row rows".split())
+CODE_WORDS = frozenset("function functions method methods class classes module modules call calls code api "
+                       "service services python csharp c# entity entities repository".split())
+QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
+                           "please explain show tell me find about".split())
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    must: bool
+    default: str | None
+    aliases: tuple[str, ...]
+    bilingual: tuple[str, ...]
+    templates: tuple[str, ...]
+    keywords: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def schema() -> tuple[Field, ...]:
+    try:
+        data = yaml.safe_load(SCHEMA_FILE.read_text(encoding="utf-8"))["fields"]
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read the prompt schema: {exc}", where=str(SCHEMA_FILE)) from exc
+    return tuple(Field(name, bool(spec.get("must")), spec.get("default"),
+                       *(tuple(_norm(v) for v in spec.get(key, [])) for key in
+                         ("aliases", "bilingual", "templates", "keywords")))
+                 for name, spec in data.items())
+
+
+def resolve_header(header: str) -> tuple[str | None, str]:
+    """(field, ladder step) for a written header; (None, "unknown") when nothing matches."""
+    name = _norm(header)
+    for step in LADDER:
+        for spec in schema():
+            if _matches(step, name, spec):
+                return spec.name, step
+    return None, "unknown"
+
+
+def parse_headers(prompt: str) -> tuple[dict[str, str], list[dict[str, str]], dict[str, str], str]:
+    """(known fields, how each header resolved, unknown headers, text before the first header)."""
+    lines = prompt.split("\n")
+    candidates = [(i, m) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
+    if not any(resolve_header(m.group(1))[0] for _, m in candidates):
+        return {}, [], {}, prompt.strip()
+    known: dict[str, str] = {}
+    unknown: dict[str, str] = {}
+    trail: list[dict[str, str]] = []
+    preamble = "\n".join(lines[: candidates[0][0]]).strip()
+    for n, (index, match) in enumerate(candidates):
+        end = candidates[n + 1][0] if n + 1 < len(candidates) else len(lines)
+        value = "\n".join([match.group(2), *lines[index + 1:end]]).strip()
+        field, step = resolve_header(match.group(1))
+        trail.append({"header": match.group(1).strip(), "field": field or "", "step": step})
+        target = known if field else unknown
+        key = field or match.group(1).strip()
+        target[key] = f"{target[key]}\n{value}" if key in target else value
+    return known, trail, unknown, preamble
+
+
+def understand(question: str) -> tuple[str, str, list[str], list[str]]:
+    """(intent, domain, concepts, synonyms) of a question, by rules."""
+    lowered = question.lower()
+    intent = next((name for name, pattern in INTENT_RULES if re.search(pattern, lowered)), "other")
+    identifiers = _IDENTIFIER.findall(question)
+    prose = _IDENTIFIER.sub(" ", question)
+    words = set(re.findall(r"[a-z#]+", prose.lower()))
+    db = bool(words & DB_WORDS)
+    code = bool(words & CODE_WORDS) or bool(identifiers)  # a named symbol is code
+    domain = "mixed" if db and code else "db" if db else "code"
+    concepts = list(dict.fromkeys(
+        [*identifiers, *(w for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", prose)
+                         if len(w) > 2 and w.lower() not in STOPWORDS | QUESTION_WORDS)]))
+    synonyms = list(dict.fromkeys(s for c in concepts for s in _variants(c) if s.lower() != c.lower()))
+    return intent, domain, concepts, synonyms
+
+
+def run(sp: SuperPrompt, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    known, trail, unknown, preamble = parse_headers(sp.question_raw)
+    body = {spec.name: known.get(spec.name, "") for spec in schema()}
+    body["task"] = body["task"] or preamble or sp.question_raw.strip()
+    for spec in schema():
+        if spec.must and not body[spec.name] and spec.default is not None:
+            body[spec.name] = spec.default
+    sp.body = body
+    sp.question_en = body["task"]
+    sp.intent, sp.domain, sp.concepts, sp.synonyms = understand(body["task"])
+    sp.extras = {**sp.extras, "normalize": {
+        "headers": trail, "unknown_headers": unknown, "path": "deterministic",
+        "translation": "none needed" if sp.is_english else
+        "not translated: translation needs a model; the question is used as written"}}
+    return "ok"
+
+
+def _matches(step: str, name: str, spec: Field) -> bool:
+    if step == "exact":
+        return name == spec.name
+    if step == "alias":
+        return name in spec.aliases
+    if step == "typo":
+        return len(name) >= 4 and any(_within_one_edit(name, known) for known in (spec.name, *spec.aliases))
+    if step == "bilingual":
+        return name in spec.bilingual
+    if step == "template":
+        return any(template in name for template in spec.templates)
+    return any(keyword in name.split() for keyword in spec.keywords)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w# ]+", " ", text.lower()).split())
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Levenshtein distance <= 1 (a swap of neighbours counts as one, as in `fromat`)."""
+    if a == b:
+        return True
+    if len(a) == len(b):
+        diffs = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diffs) == 1 or (len(diffs) == 2 and diffs[1] == diffs[0] + 1
+                                   and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]])
+    if abs(len(a) - len(b)) != 1:
+        return False
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _variants(concept: str) -> list[str]:
+    """Identifier parts and singular/plural forms (no index vocabulary: it could name hidden code)."""
+    parts = [p for p in keyword_tokens(concept) if p != concept.lower()]
+    word = concept.lower()
+    identifier = not word.isalpha() or (concept != word and not concept.istitle())  # snake, dotted, camel
+    if identifier or word.endswith(("ed", "ing")):  # identifiers and verbs get no plural
+        forms = []
+    elif word.endswith("ies") and len(word) > 4:
+        forms = [word[:-3] + "y"]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        forms = [word[:-1]]
+    else:
+        forms = [word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")]
+    return parts + forms

@@ -1,0 +1,71 @@
+"""Stage 1, normalize: the header mapping ladder, MUST defaults, and rule-based understanding."""
+from __future__ import annotations
+
+import pytest
+
+from ragstream.stages import normalize
+from ragstream.super_prompt import SuperPrompt
+
+
+@pytest.mark.parametrize("header, field, step", [
+    ("Task", "task", "exact"),
+    ("  FORMAT!! ", "format", "exact"),  # normalised first
+    ("Background", "context", "alias"),
+    ("fromat", "format", "typo"),
+    ("Audeince", "audience", "typo"),  # two neighbours swapped: one edit
+    ("Adiense", None, "unknown"),  # two edits away: not a typo of anything
+    ("Zielgruppe", "audience", "bilingual"),
+    ("What I need", "task", "template"),
+    ("Desired output", "format", "keyword"),
+    ("Ticket", None, "unknown"),
+])
+def test_the_ladder(header, field, step):
+    assert normalize.resolve_header(header) == (field, step)
+
+
+def test_headers_fill_the_body_unknown_ones_go_to_extras():
+    sp = SuperPrompt(question_raw="Task: explain how payments are recorded\nZielgruppe: new developers\n"
+                                  "fromat: a bullet list\nTicket: BILL-42\n  raised by support")
+    assert normalize.run(sp, {"id": "normalize"}, {}) == "ok"
+    assert sp.body["task"] == "explain how payments are recorded" == sp.question_en
+    assert sp.body["audience"] == "new developers" and sp.body["format"] == "a bullet list"
+    assert sp.body["tone"] == "neutral" and sp.body["depth"] == "normal" and sp.body["confidence"] == "normal"
+    assert sp.body["context"] == ""  # optional fields stay empty
+    extras = sp.extras["normalize"]
+    assert extras["unknown_headers"] == {"Ticket": "BILL-42\n  raised by support"}
+    assert [h["step"] for h in extras["headers"]] == ["exact", "bilingual", "typo", "unknown"]
+
+
+def test_a_question_with_a_colon_is_not_headers():
+    sp = SuperPrompt(question_raw="Why does ValueError: a payment must be positive happen?")
+    normalize.run(sp, {"id": "normalize"}, {})
+    assert sp.body["task"] == "Why does ValueError: a payment must be positive happen?"
+    assert sp.extras["normalize"]["headers"] == [] and sp.intent == "bug"
+    assert sp.body["format"].startswith("Markdown")  # MUST default
+
+
+@pytest.mark.parametrize("question, intent, domain", [
+    ("Why does save_payment fail with a KeyError?", "bug", "code"),
+    ("What breaks if I change InvoiceRepository.get?", "impact", "code"),
+    ("Where is log_event defined?", "where_is", "code"),
+    ("How is a payment recorded?", "how_implemented", "code"),
+    ("Explain the payments table and its foreign keys", "explain", "db"),
+    ("Which stored procedure writes the table used by InvoiceService?", "where_is", "mixed"),
+    ("Thanks!", "other", "code"),
+])
+def test_intent_and_domain(question, intent, domain):
+    assert normalize.understand(question)[:2] == (intent, domain)
+
+
+def test_concepts_and_synonyms():
+    _, _, concepts, synonyms = normalize.understand("How do invoices reach the record_payment method of InvoiceService?")
+    assert concepts[:2] == ["record_payment", "InvoiceService"] and "invoices" in concepts
+    assert {"record", "payment", "invoice", "service"} <= set(synonyms)  # identifier parts, singular
+    assert "invoiceservices" not in synonyms and "methods" in synonyms
+
+
+def test_not_english_is_kept_and_said(tmp_path):
+    sp = SuperPrompt(question_raw="Wie wird eine Zahlung verbucht?", is_english=False)
+    normalize.run(sp, {"id": "normalize"}, {})
+    assert sp.question_en == "Wie wird eine Zahlung verbucht?"
+    assert "translation needs a model" in sp.extras["normalize"]["translation"]
