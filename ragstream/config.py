@@ -70,7 +70,10 @@ class RetrievalSettings:
 class LimitSettings:
     """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
 
-    N2_RERANK_TOP_K: int  # noqa: N815 - the constants' names in DESIGN.md
+    N0_QUERY_PIECES: int  # noqa: N815 - the constants' names in DESIGN.md
+    N1_RETR_MAX_CANDIDATES: int  # noqa: N815
+    logavgexp_tau: float
+    N2_RERANK_TOP_K: int  # noqa: N815
     N3_FINAL_SELECTION_MAX: int  # noqa: N815
     gate_duplicate_jaccard: float
     max_history_tokens: int
@@ -112,7 +115,8 @@ CHOICES = {
 }
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
-            "retrieval.widen_factor", "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens",
+            "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
+            "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens",
             "limits.answer_max_citations")
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight")
 LANGUAGES = ("python", "sql", "csharp", "text")

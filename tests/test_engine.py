@@ -56,7 +56,8 @@ def test_no_entry_points_is_an_outcome(controller, tmp_path: Path):
     (tmp_path / "plain.yaml").write_text(yaml.safe_dump({
         "settings": {"entry_step_id": "retrieve", "top_k": 3},
         "steps": [{"id": "retrieve", "action": "retrieve", "mode": "bm25"}]}))
-    sp, results = controller.run("zzqx wobble", SCOPE, load_pipeline("plain", tmp_path))
+    sp, results = controller.run("zzqx wobble", SCOPE, load_pipeline("plain", tmp_path,
+                                                                     defaults=vars(controller.settings.limits)))
     assert [(r.step, r.outcome) for r in results] == [("retrieve", "no_entry_points")]
     assert sp.retrieval_seed_nodes == [] and sp.stage == ""
 

@@ -18,9 +18,8 @@ from ragstream.errors import PipelineError
 from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.retrieval.search_nodes import search_nodes
-from ragstream.stages import answer, build_prompt, condense, normalize, rerank, route
-from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
+from ragstream.stages import answer, build_prompt, condense, normalize, rerank, retrieve, route
+from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
 BOOKKEEPING = frozenset({"stage", "history_of_stages", "trace"})
@@ -43,16 +42,10 @@ class Action:
     writes: frozenset[str]
 
 
-def _retrieve(sp: SuperPrompt, runtime: Runtime, step: dict, settings: Mapping) -> str:
-    search_nodes(sp, runtime.backend, step, settings, parse_query=step.get("parse_query", False))
-    sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
-    return "ok" if sp.retrieval_seed_nodes else "no_entry_points"
-
-
 ACTIONS: dict[str, Action] = {
     "normalize": Action(lambda sp, rt, step, settings: normalize.run(sp, step, settings), normalize.WRITES),
     "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, step, settings), route.WRITES),
-    "retrieve": Action(_retrieve, frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS)),
+    "retrieve": Action(lambda sp, rt, step, settings: retrieve.run(sp, rt.backend, step, settings), retrieve.WRITES),
     "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, step, settings), rerank.WRITES),
     "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
                      frozenset(GRAPH_FIELDS)),

@@ -20,9 +20,8 @@ REGISTRY: dict[str, ActionSpec] = {
     "normalize": ActionSpec({}, ("ok",)),
     # stage 2 (ragstream/stages/route.py)
     "route": ActionSpec({}, ("ok", "direct")),
-    # search_nodes (ragstream/retrieval/search_nodes.py)
-    "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str, "parse_query": bool},
-                           ("ok", "no_entry_points")),
+    # stage 3 (ragstream/stages/retrieve.py)
+    "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str}, ("ok", "no_entry_points")),
     # stage 4 (ragstream/stages/rerank.py)
     "rerank": ActionSpec({}, ("ok", "no_entry_points")),
     # expand_dependency_tree (ragstream/graph/actions.py)

@@ -38,21 +38,32 @@ def parse_router_payload(payload: str) -> ParsedQuery:
     return ParsedQuery(str(data.get("query") or ""), RetrievalFilters.parse(data.get("filters")))
 
 
-def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any],
-                 pipeline_settings: dict[str, Any], query: str | None = None,
-                 parse_query: bool = False) -> SuperPrompt:
-    """Search for entry points and record them on the state.
+@dataclass(frozen=True)
+class SearchPlan:
+    """What every search of one retrieval step shares: mode, top_k, filters, rerank."""
 
-    Clears every retrieval, graph and text field first (a new search invalidates them), then
-    writes `retrieval_hits` (id, score, rank, sources) and `retrieval_seed_nodes` (ids in rank
-    order). Filters from a parsed payload can only narrow `sp.retrieval_filters`.
-    """
+    mode: str
+    top_k: int
+    filters: RetrievalFilters
+    rerank: str
+
+    def request(self, sp: SuperPrompt, query: str, extra: RetrievalFilters | None = None,
+                top_k: int | None = None) -> SearchRequest:
+        filters = self.filters.narrowed_by(extra) if extra else self.filters
+        return SearchRequest(self.mode, query, top_k or self.top_k, sp.repository, sp.branch, filters,
+                             sp.active_index, self.rerank)
+
+
+def clear_retrieval(sp: SuperPrompt) -> None:
+    """A new search invalidates every retrieval, graph and text field."""
     for name in RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS:
         setattr(sp, name, field_default(name))
-    raw = sp.retrieval_query if query is None else query
-    parsed = parse_router_payload(raw) if parse_query else ParsedQuery(raw, RetrievalFilters())
-    if not parsed.query.strip():
-        raise RetrievalError("the query is empty", where="search_nodes.query")
+
+
+def plan_search(sp: SuperPrompt, step: dict[str, Any], pipeline_settings: dict[str, Any],
+                extra_filters: RetrievalFilters | None = None) -> SearchPlan:
+    """top_k from the step, else the pipeline settings; mode from the step, else the route;
+    the caller's filters, only ever narrowed."""
     top_k = step.get("top_k", pipeline_settings.get("top_k"))
     if top_k is None:
         raise RetrievalError("top_k is set neither on the step nor in the pipeline settings",
@@ -61,12 +72,30 @@ def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any
     if not mode:
         raise RetrievalError("no retrieval mode: the route stage sets one, or the step names it",
                              where=f"step {step.get('id', '?')}: mode")
-    filters = RetrievalFilters.parse(sp.retrieval_filters).narrowed_by(parsed.extra_filters)
-    request = SearchRequest(mode, parsed.query, top_k,
-                            sp.repository, sp.branch, filters, sp.active_index, step.get("rerank", sp.rerank))
-    response = backend.search(request)
-    sp.retrieval_hits = [{"id": h.id, "score": h.score, "rank": h.rank, "sources": dict(h.sources)}
-                         for h in response.hits]
-    sp.retrieval_seed_nodes = [h.id for h in response.hits]
-    return sp
+    filters = RetrievalFilters.parse(sp.retrieval_filters)
+    if extra_filters:
+        filters = filters.narrowed_by(extra_filters)
+    return SearchPlan(mode, top_k, filters, step.get("rerank", sp.rerank))
 
+
+def record_hits(sp: SuperPrompt, hits: list[dict[str, Any]]) -> None:
+    """`retrieval_hits` (id, score, rank, sources) and `retrieval_seed_nodes` in rank order."""
+    sp.retrieval_hits = hits
+    sp.retrieval_seed_nodes = [h["id"] for h in hits]
+
+
+def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any],
+                 pipeline_settings: dict[str, Any], query: str | None = None,
+                 parse_query: bool = False) -> SuperPrompt:
+    """Search for entry points and record them on the state: clear, plan, search, record.
+    Filters from a parsed payload can only narrow `sp.retrieval_filters`."""
+    clear_retrieval(sp)
+    raw = sp.retrieval_query if query is None else query
+    parsed = parse_router_payload(raw) if parse_query else ParsedQuery(raw, RetrievalFilters())
+    if not parsed.query.strip():
+        raise RetrievalError("the query is empty", where="search_nodes.query")
+    plan = plan_search(sp, step, pipeline_settings, parsed.extra_filters)
+    response = backend.search(plan.request(sp, parsed.query))
+    record_hits(sp, [{"id": h.id, "score": h.score, "rank": h.rank, "sources": dict(h.sources)}
+                     for h in response.hits])
+    return sp

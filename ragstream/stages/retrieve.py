@@ -1,0 +1,139 @@
+"""Stage 3, retrieve: entry points for the question, from several query pieces, checked.
+
+The query is decomposed into at most `N0_QUERY_PIECES` pieces (the whole query, then each
+identifier the question names); a mixed code-and-database question also searches once inside
+each domain (languages narrowed, never widened) and keeps at least a quarter of its hits from
+each side. Every piece returns up to
+`N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`; per chunk the piece scores (each scaled by its piece's best)
+are aggregated by LogAvgExp, `tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that
+missed the chunk adds nothing but still counts: chunks several pieces agree on rise. Then an
+entry-point check: do the hits name the question's concepts, are there hits of the asked
+domain, are they not mostly tests or samples. A failed check reformulates (the concepts and
+their synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome
+is `no_entry_points` rather than a guess.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ragstream.errors import PipelineError
+from ragstream.index.keywords import keyword_tokens
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
+from ragstream.retrieval.types import RetrievalBackend
+from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
+
+WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}
+OUTCOMES = ("ok", "no_entry_points")
+DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
+                  "code": RetrievalFilters(languages=("python", "csharp"))}
+TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?)/|(^|/)test_[^/]*$|_test\.\w+$")
+MAX_REFORMULATIONS = 2
+TESTS_DOMINATE = 0.7  # share of hits under test or sample paths at which the hits are suspect
+
+
+def log_avg_exp(scores: list[float], pieces: int, tau: float) -> float:
+    """tau * log(mean(exp(s / tau))) over `pieces`, the missing ones contributing nothing."""
+    return tau * math.log(sum(math.exp(s / tau) for s in scores) / pieces)
+
+
+def decompose(query: str, concepts: list[str], limit: int) -> list[str]:
+    """The query itself, then each identifier concept (snake, camel or dotted), up to `limit`."""
+    identifiers = [c for c in concepts if not c.isalpha() or c[1:] != c[1:].lower()]
+    return list(dict.fromkeys([query, *identifiers]))[:limit]
+
+
+def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    limits = {k: _number(settings, k, step) for k in ("N0_QUERY_PIECES", "N1_RETR_MAX_CANDIDATES", "logavgexp_tau")}
+    clear_retrieval(sp)
+    plan = plan_search(sp, dict(step), dict(settings))
+    query = sp.retrieval_query.strip()
+    if not query:
+        raise PipelineError("the query is empty: route sets it", where=f"step {step.get('id', 'retrieve')}: query")
+    attempts = [(plan, decompose(query, sp.concepts, int(limits["N0_QUERY_PIECES"])))]
+    words = " ".join(dict.fromkeys([*sp.concepts, *sp.synonyms])) or query
+    attempts += [(SearchPlan("bm25", plan.top_k, plan.filters, "none"), [words]),
+                 (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
+    log = []
+    for number, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
+        hits = _aggregate(sp, backend, attempt_plan, pieces, limits)
+        problems = _check(hits, sp, backend)
+        log.append({"attempt": number, "mode": attempt_plan.mode, "pieces": pieces,
+                    "hits": len(hits), "problems": problems})
+        if not problems:
+            record_hits(sp, hits)
+            sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
+            sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic"}}
+            return "ok"
+    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic"}}
+    return "no_entry_points"
+
+
+def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pieces: list[str],
+               limits: Mapping[str, float]) -> list[dict[str, Any]]:
+    searches = [(piece, None) for piece in pieces]
+    if sp.domain == "mixed":
+        searches += [(pieces[0], DOMAIN_FILTERS["db"]), (pieces[0], DOMAIN_FILTERS["code"])]
+    found: dict[str, list[float]] = {}
+    sources: dict[str, dict[str, int]] = {}
+    for index, (piece, extra) in enumerate(searches):
+        hits = backend.search(plan.request(sp, piece, extra, int(limits["N1_RETR_MAX_CANDIDATES"]))).hits
+        best = max((h.score for h in hits), default=0.0) or 1.0
+        for hit in hits:
+            found.setdefault(hit.id, []).append(hit.score / best)
+            sources.setdefault(hit.id, {})[f"piece{index}"] = hit.rank
+    ranked = sorted(((log_avg_exp(s, len(searches), limits["logavgexp_tau"]), cid) for cid, s in found.items()),
+                    key=lambda item: (-item[0], item[1]))
+    keep = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
+    scored = _with_both_domains(ranked, keep) if sp.domain == "mixed" else ranked[:keep]
+    return [{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
+            for rank, (score, cid) in enumerate(scored, start=1)]
+
+
+def _with_both_domains(ranked: list[tuple[float, str]], keep: int) -> list[tuple[float, str]]:
+    """The best `keep`, but with at least a quarter (one at least) from each side, database and
+    code, when the ranking has them: a mixed question needs both ends of the link."""
+    reserve = max(1, keep // 4)
+    chosen = {cid for _, cid in [x for x in ranked if _is_db(x[1])][:reserve]}
+    chosen |= {cid for _, cid in [x for x in ranked if not _is_db(x[1])][:reserve]}
+    for _, cid in ranked:
+        if len(chosen) >= keep:
+            break
+        chosen.add(cid)
+    return [x for x in ranked if x[1] in chosen][:keep]
+
+
+def _is_db(cid: str) -> bool:
+    return cid.startswith("sql:") or cid.endswith(".sql|FILE")
+
+
+def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBackend) -> list[str]:
+    """What is wrong with these entry points (nothing: they are good enough to go on)."""
+    if not hits:
+        return ["no hits"]
+    top = [h["id"] for h in hits[:10]]
+    problems = []
+    spans = backend.locations(top, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    paths = [spans[i].rsplit(":", 1)[0] for i in top if i in spans]
+    if paths and sum(bool(TEST_PATH.search(p)) for p in paths) / len(paths) >= TESTS_DOMINATE:
+        problems.append("mostly tests or samples")
+    wanted = {t for c in sp.concepts for t in keyword_tokens(c)} or set(keyword_tokens(sp.retrieval_query))
+    named = {t for i in top for t in keyword_tokens(i)}
+    if wanted and not wanted & named:
+        texts = backend.fetch_texts(top, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+        if not any(wanted & set(keyword_tokens(t)) for t in texts.values()):
+            problems.append("no hit names a concept of the question")
+    if sp.domain == "db" and not any(_is_db(i) for i in top):
+        problems.append("no database object among the hits")
+    return problems
+
+
+def _number(settings: Mapping[str, Any], key: str, step: Mapping[str, Any]) -> float:
+    value = settings.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise PipelineError(f"{key} must be a positive number in the pipeline settings, got {value!r}",
+                            where=f"step {step.get('id', 'retrieve')}: {key}")
+    return value

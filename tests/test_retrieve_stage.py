@@ -1,0 +1,70 @@
+"""Stage 3, retrieve: query pieces, LogAvgExp aggregation, domain-aware searches, the check."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ragstream.errors import PipelineError
+from ragstream.stages import retrieve
+from ragstream.super_prompt import SuperPrompt
+
+SETTINGS = {"top_k": 8, "N0_QUERY_PIECES": 4, "N1_RETR_MAX_CANDIDATES": 40, "logavgexp_tau": 9}
+
+
+def state(query: str, concepts=(), domain="code", mode="hybrid") -> SuperPrompt:
+    return SuperPrompt(repository="sample_repo", branch="default", retrieval_query=query, retrieval_mode=mode,
+                       concepts=list(concepts), domain=domain,
+                       retrieval_filters={"acl_tags_any": ["public", "dba"]})
+
+
+def test_log_avg_exp_by_hand():
+    assert retrieve.log_avg_exp([1.0, 1.0], 2, 9) == pytest.approx(1.0)
+    # found by one piece of two: penalised by tau * log(1/2) against being found by both
+    assert retrieve.log_avg_exp([1.0], 2, 9) == pytest.approx(9 * math.log(math.exp(1 / 9) / 2))
+    assert retrieve.log_avg_exp([1.0, 0.0], 2, 9) > retrieve.log_avg_exp([1.0], 2, 9)
+
+
+def test_decompose_keeps_the_query_then_identifiers():
+    pieces = retrieve.decompose("how does save_payment reach InvoiceRepository", 
+                                ["save_payment", "InvoiceRepository", "reach", "Payments"], limit=4)
+    assert pieces == ["how does save_payment reach InvoiceRepository", "save_payment", "InvoiceRepository"]
+    assert len(retrieve.decompose("q", ["a_b", "c_d", "e_f", "g_h"], limit=2)) == 2
+
+
+def test_pieces_and_sources_are_recorded(acl_backend):
+    sp = state("where does record_payment call save_payment", ["record_payment", "save_payment"])
+    assert retrieve.run(sp, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"
+    attempt = sp.extras["retrieve"]["attempts"][0]
+    assert attempt["pieces"] == ["where does record_payment call save_payment", "record_payment", "save_payment"]
+    assert len(sp.retrieval_hits) <= 8 and sp.views_by_stage == {"retrieve": sp.retrieval_seed_nodes}
+    both = [h for h in sp.retrieval_hits if len(h["sources"]) >= 2]
+    assert both and sp.retrieval_hits[0] in both  # agreement between pieces ranks first
+
+
+def test_mixed_questions_search_each_domain(acl_backend):
+    sp = state("which procedures write the payments table used by InvoiceService", ["InvoiceService"], "mixed")
+    retrieve.run(sp, acl_backend, {"id": "retrieve"}, SETTINGS)
+    seeds = sp.retrieval_seed_nodes
+    assert any(s.startswith("sql:") for s in seeds) and any(s.startswith(("py:", "cs:")) for s in seeds)
+
+
+def test_no_entry_points_after_two_reformulations(acl_backend):
+    sp = state("zzqx wobble", mode="bm25")
+    assert retrieve.run(sp, acl_backend, {"id": "retrieve"}, SETTINGS) == "no_entry_points"
+    attempts = sp.extras["retrieve"]["attempts"]
+    assert [a["mode"] for a in attempts] == ["bm25", "bm25", "hybrid"] and all(a["problems"] for a in attempts)
+    assert sp.retrieval_seed_nodes == []
+
+
+def test_a_db_question_without_database_hits_is_reformulated(acl_backend):
+    public_only = state("invoice table columns", ["invoice"], "db", mode="bm25")
+    public_only.retrieval_filters = {"acl_tags_any": ["public"]}  # the schema is hidden from this caller
+    assert retrieve.run(public_only, acl_backend, {"id": "retrieve"}, SETTINGS) == "no_entry_points"
+    assert "no database object among the hits" in public_only.extras["retrieve"]["attempts"][0]["problems"]
+
+
+def test_n_constants_are_required(acl_backend):
+    with pytest.raises(PipelineError) as error:
+        retrieve.run(state("x"), acl_backend, {"id": "r"}, {k: v for k, v in SETTINGS.items() if k != "logavgexp_tau"})
+    assert error.value.where == "step r: logavgexp_tau"
