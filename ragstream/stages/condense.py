@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ragstream.errors import PipelineError
 from ragstream.graph.render import render_context_blocks
 from ragstream.index.keywords import keyword_tokens
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -43,7 +43,7 @@ def condense_text(text: str, query_tokens: set[str]) -> str:
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
         settings: Mapping[str, Any]) -> str:
-    limits = {key: _positive(settings, key, step) for key in
+    limits = {key: number(settings, key, step) for key in
               ("max_context_tokens", "max_history_tokens", "N3_FINAL_SELECTION_MAX")}
     graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     layout = settings.get("layout", "tree")
@@ -86,10 +86,3 @@ def _recent(turns: list[dict[str, str]], counter: TokenCounter, limit: int) -> l
         used += cost
     return kept[::-1]
 
-
-def _positive(settings: Mapping[str, Any], key: str, step: Mapping[str, Any]) -> int:
-    value = settings.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise PipelineError(f"{key} must be a positive int in the pipeline settings, got {value!r}",
-                            where=f"step {step.get('id', 'condense')}: {key}")
-    return value

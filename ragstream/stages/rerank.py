@@ -13,10 +13,10 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from ragstream.errors import PipelineError
 from ragstream.index.keywords import keyword_tokens
 from ragstream.retrieval.rerankers import blend, keyword_coverage
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"retrieval_seed_nodes", "views_by_stage.rerank", "extras.gate"})
@@ -24,10 +24,10 @@ OUTCOMES = ("ok", "no_entry_points")
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-    top = _setting(settings, "N2_RERANK_TOP_K", int, step)
-    jaccard = _setting(settings, "gate_duplicate_jaccard", float, step)
-    weights = (_setting(settings, "keyword_semantic_weight", float, step),
-               _setting(settings, "keyword_keyword_weight", float, step))
+    top = number(settings, "N2_RERANK_TOP_K", step)
+    jaccard = number(settings, "gate_duplicate_jaccard", step, integer=False, minimum=0)
+    weights = (number(settings, "keyword_semantic_weight", step, integer=False, minimum=0),
+               number(settings, "keyword_keyword_weight", step, integer=False, minimum=0))
     hits = sp.retrieval_hits[:top]
     texts = backend.fetch_texts([h["id"] for h in hits], sp.repository, sp.branch, sp.retrieval_filters,
                                 sp.active_index)
@@ -61,10 +61,3 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
-
-def _setting(settings: Mapping[str, Any], key: str, kind: type, step: Mapping[str, Any]):
-    value = settings.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind) or value < 0:
-        raise PipelineError(f"{key} must be a non-negative {kind.__name__} in the pipeline settings, got {value!r}",
-                            where=f"step {step.get('id', 'rerank')}: {key}")
-    return value

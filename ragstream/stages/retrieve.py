@@ -24,6 +24,7 @@ from ragstream.index.keywords import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.settings import number
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 
 WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}
@@ -47,7 +48,9 @@ def decompose(query: str, concepts: list[str], limit: int) -> list[str]:
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-    limits = {k: _number(settings, k, step) for k in ("N0_QUERY_PIECES", "N1_RETR_MAX_CANDIDATES", "logavgexp_tau")}
+    limits = {"N0_QUERY_PIECES": number(settings, "N0_QUERY_PIECES", step),
+              "N1_RETR_MAX_CANDIDATES": number(settings, "N1_RETR_MAX_CANDIDATES", step),
+              "logavgexp_tau": number(settings, "logavgexp_tau", step, integer=False, minimum=1e-6)}
     clear_retrieval(sp)
     plan = plan_search(sp, dict(step), dict(settings))
     query = sp.retrieval_query.strip()
@@ -58,10 +61,10 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     attempts += [(SearchPlan("bm25", plan.top_k, plan.filters, "none"), [words]),
                  (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
     log = []
-    for number, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
+    for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
         hits = _aggregate(sp, backend, attempt_plan, pieces, limits)
         problems = _check(hits, sp, backend)
-        log.append({"attempt": number, "mode": attempt_plan.mode, "pieces": pieces,
+        log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
                     "hits": len(hits), "problems": problems})
         if not problems:
             record_hits(sp, hits)
@@ -130,10 +133,3 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
         problems.append("no database object among the hits")
     return problems
 
-
-def _number(settings: Mapping[str, Any], key: str, step: Mapping[str, Any]) -> float:
-    value = settings.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise PipelineError(f"{key} must be a positive number in the pipeline settings, got {value!r}",
-                            where=f"step {step.get('id', 'retrieve')}: {key}")
-    return value
