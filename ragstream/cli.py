@@ -73,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
         if action.dest not in ("html", "show_context"):
             ask._add_action(action)
     ask.add_argument("--step", action="store_true", help="run step by step (manual mode), showing what each changed")
+    ask.add_argument("--not-english", action="store_true",
+                     help="the question is not in English (without a model it is used as written; the trace says so)")
     ask.add_argument("--show-prompt", action="store_true", help="also print the ready prompt")
     ask.add_argument("--save-state", help="write the final state as JSON to this file")
     ask.set_defaults(handler=_ask)
@@ -122,10 +124,11 @@ def _run_pipeline(args: argparse.Namespace, manual: bool = False):
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     scope = Scope(repository, branch, index, _filters(args.filter))
+    is_english = not getattr(args, "not_english", False)
     if not manual:
-        sp, results = controller.run(args.query, scope, pipeline)
+        sp, results = controller.run(args.query, scope, pipeline, is_english)
         return controller, pipeline, sp, results
-    session = ManualSession(controller, pipeline, args.query, scope)
+    session = ManualSession(controller, pipeline, args.query, scope, is_english)
     results = []
     while session.state.stage:
         click = session.click(session.state.stage)
@@ -168,6 +171,9 @@ def _ask(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     _, _, sp, results = _run_pipeline(args, manual=args.step)
+    translation = sp.extras.get("normalize", {}).get("translation", "")
+    if not sp.is_english:
+        print(f"note: {translation}")
     print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
     trace = Table("step", "action", "outcome", "ms", "path", "changed", title="trace", title_justify="left")
     for entry in sp.trace:

@@ -34,15 +34,16 @@ class Controller:
                     "keyword_keyword_weight": retrieval.keyword_keyword_weight}
         return load_pipeline(name, overrides=overrides, defaults=defaults)
 
-    def new_state(self, question: str, scope: Scope) -> SuperPrompt:
-        return SuperPrompt(question_raw=question, retrieval_query=question, repository=scope.repository,
-                           branch=scope.branch, active_index=scope.active_index,
+    def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
+        return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
+                           repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
                            retrieval_filters=dict(scope.retrieval_filters))
 
-    def run(self, question: str, scope: Scope, pipeline: Pipeline) -> tuple[SuperPrompt, list[StepResult]]:
+    def run(self, question: str, scope: Scope, pipeline: Pipeline,
+            is_english: bool = True) -> tuple[SuperPrompt, list[StepResult]]:
         """Auto mode: the question through every step of the pipeline."""
         engine = Engine(pipeline, self.runtime)
-        sp = engine.start(self.new_state(question, scope))
+        sp = engine.start(self.new_state(question, scope, is_english))
         return sp, engine.run(sp)
 
 
@@ -58,9 +59,10 @@ class ManualSession:
     """Manual mode: one step per click, in pipeline order; re-running an earlier step first
     clears every field that it and the steps after it wrote."""
 
-    def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope):
+    def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope,
+                 is_english: bool = True):
         self.engine = Engine(pipeline, controller.runtime)
-        self.state = self.engine.start(controller.new_state(question, scope))
+        self.state = self.engine.start(controller.new_state(question, scope, is_english))
         self._ran: list[str] = []  # this pass's steps, in order
 
     @property

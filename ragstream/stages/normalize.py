@@ -37,8 +37,9 @@ INTENT_RULES = (
     ("how_implemented", r"\b(how (does|do|is|are)|implement\w*|works?)\b"),
     ("explain", r"\b(explain|what (is|are|does)|why|describe)\b"),
 )
-DB_WORDS = frozenset("table tables column columns sql query queries procedure procedures stored schema database "
-                     "view views join select insert update delete foreign key keys row rows".split())
+# Only words that mean the database side: `rows`, `keys`, `views`, `update` are as common in code.
+DB_WORDS = frozenset("table tables column columns sql procedure procedures stored schema schemas database "
+                     "databases join joins foreign dbo".split())
 CODE_WORDS = frozenset("function functions method methods class classes module modules call calls code api "
                        "service services python csharp c# entity entities repository".split())
 QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
