@@ -136,3 +136,34 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
         again.pop(key), first.pop(key)
     assert again == first
     assert session.state.history_of_stages[-7:] == steps[2:]
+
+
+def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_did(controller):
+    from ragstream.pipeline.registry import REGISTRY, STAGES
+
+    sp, results = controller.run("Which stored procedure writes the Payments table used by InvoiceService?",
+                                 SCOPE, controller.pipeline("base"))
+    for result, entry in zip(results, sp.trace):
+        writes = ACTIONS[result.action].writes
+        assert set(result.changed) <= {w.split(".")[0] for w in writes}, result
+        assert entry["stage"] in STAGES and entry["stage"] == REGISTRY[result.action].stage
+        assert entry["path"] == "deterministic" and entry["warnings"] == []
+    trace = {e["step"]: e for e in sp.trace}
+    assert trace["route"]["decisions"]["extras.route"]["line"].startswith("[")
+    assert trace["retrieve"]["counts"]["retrieval_seed_nodes"] == len(sp.retrieval_hits) <= 8
+    assert "extras.gate" in trace["rerank"]["decisions"]
+    ids = [c.id for c in sp.base_context_chunks]
+    assert ids == sp.retrieval_seed_nodes and len(set(ids)) == len(ids)  # unique by id, reranked order
+    assert all(c.text for c in sp.base_context_chunks)
+
+
+def test_not_english_is_a_warning_in_the_trace(controller):
+    sp, _ = controller.run("Wie wird eine Zahlung (payment) verbucht?", SCOPE, controller.pipeline("base"),
+                           is_english=False)
+    assert sp.trace[0]["warnings"] == ["not translated: translation needs a model; the question is used as written"]
+
+
+def test_n1_caps_the_candidates(controller):
+    wide = controller.pipeline("base", {"top_k": 100, "N1_RETR_MAX_CANDIDATES": 3})
+    sp, _ = controller.run("invoice payment customer", SCOPE, wide)
+    assert 0 < len(sp.retrieval_hits) <= 3

@@ -295,3 +295,11 @@ def test_one_backend_serves_several_indexes(tmp_path: Path):
     assert [h.id for h in backend.search(SearchRequest("bm25", "ledger", 5, "repo_a", "main")).hits] == ["py:a.alpha|FUNCTION"]
     assert [h.id for h in backend.search(SearchRequest("bm25", "ledger", 5, "repo_b", "dev")).hits] == ["py:b.beta|FUNCTION"]
     assert backend.fetch_texts(["py:a.alpha|FUNCTION"], "repo_b", "dev", None) == {}  # other scope
+
+
+def test_fetch_chunks_visible_unique_and_whole(acl_backend):
+    ids = ["py:billing.util.log_event|FUNCTION", "sql:dbo.Invoices|TABLE", "py:billing.util.log_event|FUNCTION"]
+    public = acl_backend.fetch_chunks(ids, "sample_repo", "default", {"acl_tags_any": ["public"]})
+    assert [c.id for c in public] == ["py:billing.util.log_event|FUNCTION"]
+    everyone = acl_backend.fetch_chunks(ids, "sample_repo", "default", None)
+    assert [c.id for c in everyone] == ids[:2] and everyone[1].path == "db/schema.sql"

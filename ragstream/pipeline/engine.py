@@ -17,6 +17,7 @@ from typing import Any
 from ragstream.errors import PipelineError
 from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
+from ragstream.pipeline.registry import REGISTRY
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.stages import answer, build_prompt, condense, normalize, rerank, retrieve, route
 from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
@@ -116,9 +117,18 @@ class Engine:
         for name in changed:
             setattr(sp, name, getattr(work, name))
         next_step = self.pipeline.transition(step, outcome)
+        decisions = {w: work.extras.get(w.split(".", 1)[1]) for w in sorted(action.writes) if w.startswith("extras.")}
         sp.history_of_stages.append(step.id)
-        sp.trace.append({"step": step.id, "action": step.action, "outcome": outcome,
-                         "seconds": round(seconds, 4), "path": "deterministic", "changed": list(changed)})
+        sp.trace.append({
+            "step": step.id, "action": step.action, "stage": REGISTRY[step.action].stage, "outcome": outcome,
+            "seconds": round(seconds, 4), "changed": list(changed),
+            # which path ran: a stage that records one says so; the rest have only a deterministic path
+            "path": next((d["path"] for d in decisions.values() if d and "path" in d), "deterministic"),
+            "counts": {name: len(getattr(sp, name)) for name in changed
+                       if isinstance(getattr(sp, name), (list, dict))},
+            "decisions": decisions,
+            "warnings": [w for d in decisions.values() if d for w in d.get("warnings", [])],
+        })
         sp.stage = next_step or ""
         return StepResult(step.id, step.action, outcome, next_step, seconds, changed)
 

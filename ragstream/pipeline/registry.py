@@ -9,29 +9,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 
+# The fixed stage vocabulary (DESIGN.md): every action belongs to one stage.
+STAGES = ("normalize", "route", "retrieve", "rerank", "expand", "condense", "build_prompt", "answer")
+
+
 @dataclass(frozen=True)
 class ActionSpec:
     params: Mapping[str, type | tuple[type, ...]]
     outcomes: tuple[str, ...]
+    stage: str
 
 
 REGISTRY: dict[str, ActionSpec] = {
     # stage 1 (ragstream/stages/normalize.py)
-    "normalize": ActionSpec({}, ("ok",)),
+    "normalize": ActionSpec({}, ("ok",), "normalize"),
     # stage 2 (ragstream/stages/route.py)
-    "route": ActionSpec({}, ("ok", "direct")),
+    "route": ActionSpec({}, ("ok", "direct"), "route"),
     # stage 3 (ragstream/stages/retrieve.py)
-    "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str}, ("ok", "no_entry_points")),
+    "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str}, ("ok", "no_entry_points"), "retrieve"),
     # stage 4 (ragstream/stages/rerank.py)
-    "rerank": ActionSpec({}, ("ok", "no_entry_points")),
+    "rerank": ActionSpec({}, ("ok", "no_entry_points"), "rerank"),
     # expand_dependency_tree (ragstream/graph/actions.py)
     "expand": ActionSpec({"max_depth_from_settings": str, "max_nodes_from_settings": str,
-                          "edge_allowlist_from_settings": str}, ("ok", "no_seeds", "limit_reached")),
+                          "edge_allowlist_from_settings": str}, ("ok", "no_seeds", "limit_reached"), "expand"),
     # fetch_node_texts (ragstream/graph/actions.py)
     "fetch_node_texts": ActionSpec({"budget_tokens": int, "max_chars": int, "prioritization_mode": str},
-                                   ("ok", "no_texts")),
+                                   ("ok", "no_texts"), "expand"),
     # stages 6-8 (ragstream/stages/)
-    "condense": ActionSpec({}, ("ok", "condensed")),
-    "build_prompt": ActionSpec({}, ("ok",)),
-    "answer": ActionSpec({}, ("ok", "no_evidence")),
+    "condense": ActionSpec({}, ("ok", "condensed"), "condense"),
+    "build_prompt": ActionSpec({}, ("ok",), "build_prompt"),
+    "answer": ActionSpec({}, ("ok", "no_evidence"), "answer"),
 }

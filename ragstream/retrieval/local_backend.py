@@ -87,6 +87,25 @@ class LocalBackend:
         return {cid: "\n".join(index.chunks[r].text for r in rows)
                 for cid in ids if (rows := _visible_rows(index, visible, cid))}
 
+    def fetch_chunks(self, ids: list[str], repository: str, branch: str,
+                     retrieval_filters: RetrievalFilters | dict | None,
+                     active_index: str | None = None) -> list[Chunk]:
+        """The chunks of the visible ids, unique by id, in the order asked; a split node comes
+        back whole (its parts joined, spanning from the first part's start to the last's end)."""
+        index = self._index(repository, branch, active_index)
+        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        chunks = []
+        for cid in dict.fromkeys(ids):
+            rows = _visible_rows(index, visible, cid)
+            if rows:
+                parts = [index.chunks[r] for r in rows]
+                first = parts[0]
+                meta = {k: v for k, v in first.metadata.items() if k not in ("parent_chunk", "part", "parts")}
+                chunks.append(Chunk(cid, first.path, first.start_line, parts[-1].end_line, first.kind, first.symbol,
+                                    "\n".join(p.text for p in parts), meta) if len(parts) > 1 or first.id != cid
+                              else first)
+        return chunks
+
     def locations(self, ids: list[str], repository: str, branch: str,
                   retrieval_filters: RetrievalFilters | dict | None,
                   active_index: str | None = None) -> dict[str, str]:

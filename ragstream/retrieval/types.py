@@ -63,6 +63,14 @@ class RetrievalBackend(Protocol):
                     retrieval_filters: RetrievalFilters | dict | None,
                     active_index: str | None = None) -> dict[str, str]: ...
 
+    def fetch_chunks(self, ids: list[str], repository: str, branch: str,
+                     retrieval_filters: RetrievalFilters | dict | None,
+                     active_index: str | None = None) -> list: ...
+
+    def locations(self, ids: list[str], repository: str, branch: str,
+                  retrieval_filters: RetrievalFilters | dict | None,
+                  active_index: str | None = None) -> dict[str, str]: ...
+
     def graph(self, repository: str, branch: str, retrieval_filters: RetrievalFilters | dict | None,
               active_index: str | None = None): ...
 

@@ -127,10 +127,11 @@ def run(sp: SuperPrompt, step: Mapping[str, Any], settings: Mapping[str, Any]) -
     sp.body = body
     sp.question_en = body["task"]
     sp.intent, sp.domain, sp.concepts, sp.synonyms = understand(body["task"])
+    untranslated = "not translated: translation needs a model; the question is used as written"
     sp.extras = {**sp.extras, "normalize": {
         "headers": trail, "unknown_headers": unknown, "path": "deterministic",
-        "translation": "none needed" if sp.is_english else
-        "not translated: translation needs a model; the question is used as written"}}
+        "translation": "none needed" if sp.is_english else untranslated,
+        "warnings": [] if sp.is_english else [untranslated]}}
     return "ok"
 
 

@@ -5,7 +5,8 @@ normalised retrieval score and the share of the query's keywords their text cont
 from `retrieval.keyword_*_weight`). The gate then drops, with a reason per id: `empty` (no
 keyword at all), `duplicate of <id>` (keyword sets overlapping >= `gate_duplicate_jaccard` with
 a chunk ranked above), and `off_topic` (no query keyword and a retrieval score below the
-candidates' median). Texts come through the backend, under the caller's filters.
+candidates' median). The kept chunks become `base_context_chunks` (unique by id); texts come
+through the backend, under the caller's filters.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"retrieval_seed_nodes", "views_by_stage.rerank", "extras.gate"})
+WRITES = frozenset({"retrieval_seed_nodes", "base_context_chunks", "views_by_stage.rerank", "extras.gate"})
 OUTCOMES = ("ok", "no_entry_points")
 
 
@@ -29,8 +30,9 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     weights = (number(settings, "keyword_semantic_weight", step, integer=False, minimum=0),
                number(settings, "keyword_keyword_weight", step, integer=False, minimum=0))
     hits = sp.retrieval_hits[:top]
-    texts = backend.fetch_texts([h["id"] for h in hits], sp.repository, sp.branch, sp.retrieval_filters,
-                                sp.active_index)
+    chunks = {c.id: c for c in backend.fetch_chunks([h["id"] for h in hits], sp.repository, sp.branch,
+                                                     sp.retrieval_filters, sp.active_index)}
+    texts = {cid: chunk.text for cid, chunk in chunks.items()}
     query = set(keyword_tokens(sp.retrieval_query))
     words = {h["id"]: set(keyword_tokens(texts.get(h["id"], ""))) for h in hits}
     coverage = [keyword_coverage(query, words[h["id"]]) for h in hits]
@@ -52,6 +54,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         else:
             kept.append(node)
     sp.retrieval_seed_nodes = kept
+    sp.base_context_chunks = [chunks[node] for node in kept]  # kept ids are unique: so are these
     sp.views_by_stage = {**sp.views_by_stage, "rerank": kept}
     sp.extras = {**sp.extras, "gate": {"dropped": dropped, "path": "deterministic",
                                       "scores": {hits[i]["id"]: round(float(scores[i]), 4) for i in order}}}
