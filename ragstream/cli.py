@@ -175,10 +175,11 @@ def _ask(args: argparse.Namespace) -> int:
     if not sp.is_english:
         print(f"note: {translation}")
     print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
-    trace = Table("step", "action", "outcome", "ms", "path", "changed", title="trace", title_justify="left")
+    trace = Table("stage", "step", "outcome", "ms", "path", "counts", title="trace", title_justify="left")
     for entry in sp.trace:
-        trace.add_row(entry["step"], entry["action"], entry["outcome"], f"{entry['seconds'] * 1000:.0f}",
-                      entry["path"], ", ".join(entry["changed"]))
+        counts = ", ".join(f"{name} {n}" for name, n in entry["counts"].items())
+        trace.add_row(entry["stage"], entry["step"], entry["outcome"], f"{entry['seconds'] * 1000:.0f}",
+                      entry["path"], counts)
     console.print(trace)
     prompt = sp.budget.get("prompt", {})
     if prompt:

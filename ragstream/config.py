@@ -78,6 +78,10 @@ class LimitSettings:
     gate_duplicate_jaccard: float
     max_history_tokens: int
     answer_max_citations: int
+    answer_best_lines: int
+    route_short_question_words: int
+    entry_tests_share: float
+    mixed_domain_share: float
 
 
 @dataclass(frozen=True)

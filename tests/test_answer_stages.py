@@ -89,7 +89,8 @@ def test_no_evidence_is_said_plainly(controller, tmp_path: Path):
     from ragstream.pipeline.loader import load_pipeline
 
     (tmp_path / "bare.yaml").write_text(yaml.safe_dump({
-        "settings": {"entry_step_id": "answer", "answer_max_citations": 3}, "steps": [{"id": "answer", "action": "answer"}]}))
+        "settings": {"entry_step_id": "answer", "answer_max_citations": 3, "answer_best_lines": 2},
+        "steps": [{"id": "answer", "action": "answer"}]}))
     sp, results = controller.run("anything", SCOPE, load_pipeline("bare", tmp_path))
     assert results[-1].outcome == "no_evidence" and "nothing to quote" in sp.answer
 

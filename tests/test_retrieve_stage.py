@@ -9,7 +9,8 @@ from ragstream.errors import PipelineError
 from ragstream.stages import retrieve
 from ragstream.super_prompt import SuperPrompt
 
-SETTINGS = {"top_k": 8, "N0_QUERY_PIECES": 4, "N1_RETR_MAX_CANDIDATES": 40, "logavgexp_tau": 9}
+SETTINGS = {"top_k": 8, "N0_QUERY_PIECES": 4, "N1_RETR_MAX_CANDIDATES": 40, "logavgexp_tau": 9,
+            "entry_tests_share": 0.7, "mixed_domain_share": 0.25}
 
 
 def state(query: str, concepts=(), domain="code", mode="hybrid") -> SuperPrompt:

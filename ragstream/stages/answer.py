@@ -12,6 +12,7 @@ from typing import Any
 
 from ragstream.index.keywords import keyword_tokens
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"answer_en", "answer"})
@@ -19,12 +20,12 @@ OUTCOMES = ("ok", "no_evidence")
 NOTICE = ("> **Not written by a model.** No language model is configured, so this is the evidence "
           "ragstream found for the question, best first. The ready prompt (`prompt_ready`, or "
           "`ragstream ask --show-prompt`) can be pasted into any model.")
-BEST_LINES = 3
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     texts = {item["id"]: item for item in sp.node_texts}
-    chosen = [i for i in sp.final_selection_ids if i in texts][: settings["answer_max_citations"]]
+    chosen = [i for i in sp.final_selection_ids if i in texts][: number(settings, "answer_max_citations", step)]
+    best_lines = number(settings, "answer_best_lines", step)
     if not chosen:
         sp.answer_en = sp.answer = (f"{NOTICE}\n\nNo evidence was found that this caller may see, so there is "
                                     "nothing to quote. Try other words, another pipeline, or wider filters.")
@@ -37,7 +38,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         lines.append(f"- **{node}** — `{spans.get(node, '?')}` ({_connection(node, parent, sp.graph_seed_nodes)})")
         best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]
         if best:
-            lines.extend(["  ```", *(f"  {line}" for line in best[:BEST_LINES]), "  ```"])
+            lines.extend(["  ```", *(f"  {line}" for line in best[:best_lines]), "  ```"])
     sp.answer_en = sp.answer = "\n".join(lines)
     return "ok"
 

@@ -2,13 +2,13 @@
 
 The query is decomposed into at most `N0_QUERY_PIECES` pieces (the whole query, then each
 identifier the question names); a mixed code-and-database question also searches once inside
-each domain (languages narrowed, never widened) and keeps at least a quarter of its hits from
-each side. Every piece returns up to
+each domain (languages narrowed, never widened) and keeps at least `mixed_domain_share` of
+its hits from each side. Every piece returns up to
 `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`; per chunk the piece scores (each scaled by its piece's best)
 are aggregated by LogAvgExp, `tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that
 missed the chunk adds nothing but still counts: chunks several pieces agree on rise. Then an
 entry-point check: do the hits name the question's concepts, are there hits of the asked
-domain, are they not mostly tests or samples. A failed check reformulates (the concepts and
+domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and
 their synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome
 is `no_entry_points` rather than a guess.
 """
@@ -33,7 +33,6 @@ DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
                   "code": RetrievalFilters(languages=("python", "csharp"))}
 TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?)/|(^|/)test_[^/]*$|_test\.\w+$")
 MAX_REFORMULATIONS = 2
-TESTS_DOMINATE = 0.7  # share of hits under test or sample paths at which the hits are suspect
 
 
 def log_avg_exp(scores: list[float], pieces: int, tau: float) -> float:
@@ -50,7 +49,9 @@ def decompose(query: str, concepts: list[str], limit: int) -> list[str]:
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     limits = {"N0_QUERY_PIECES": number(settings, "N0_QUERY_PIECES", step),
               "N1_RETR_MAX_CANDIDATES": number(settings, "N1_RETR_MAX_CANDIDATES", step),
-              "logavgexp_tau": number(settings, "logavgexp_tau", step, integer=False, minimum=1e-6)}
+              "logavgexp_tau": number(settings, "logavgexp_tau", step, integer=False, minimum=1e-6),
+              "entry_tests_share": number(settings, "entry_tests_share", step, integer=False, minimum=0),
+              "mixed_domain_share": number(settings, "mixed_domain_share", step, integer=False, minimum=0)}
     clear_retrieval(sp)
     plan = plan_search(sp, dict(step), dict(settings))
     query = sp.retrieval_query.strip()
@@ -63,7 +64,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     log = []
     for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
         hits = _aggregate(sp, backend, attempt_plan, pieces, limits)
-        problems = _check(hits, sp, backend)
+        problems = _check(hits, sp, backend, limits["entry_tests_share"])
         log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
                     "hits": len(hits), "problems": problems})
         if not problems:
@@ -91,15 +92,16 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
     ranked = sorted(((log_avg_exp(s, len(searches), limits["logavgexp_tau"]), cid) for cid, s in found.items()),
                     key=lambda item: (-item[0], item[1]))
     keep = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
-    scored = _with_both_domains(ranked, keep) if sp.domain == "mixed" else ranked[:keep]
+    scored = (_with_both_domains(ranked, keep, limits["mixed_domain_share"]) if sp.domain == "mixed"
+              else ranked[:keep])
     return [{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
             for rank, (score, cid) in enumerate(scored, start=1)]
 
 
-def _with_both_domains(ranked: list[tuple[float, str]], keep: int) -> list[tuple[float, str]]:
-    """The best `keep`, but with at least a quarter (one at least) from each side, database and
-    code, when the ranking has them: a mixed question needs both ends of the link."""
-    reserve = max(1, keep // 4)
+def _with_both_domains(ranked: list[tuple[float, str]], keep: int, share: float) -> list[tuple[float, str]]:
+    """The best `keep`, but with at least `share` of them (one at least) from each side,
+    database and code, when the ranking has them: a mixed question needs both ends."""
+    reserve = max(1, int(keep * share))
     chosen = {cid for _, cid in [x for x in ranked if _is_db(x[1])][:reserve]}
     chosen |= {cid for _, cid in [x for x in ranked if not _is_db(x[1])][:reserve]}
     for _, cid in ranked:
@@ -113,7 +115,8 @@ def _is_db(cid: str) -> bool:
     return cid.startswith("sql:") or cid.endswith(".sql|FILE")
 
 
-def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBackend) -> list[str]:
+def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBackend,
+           tests_share: float) -> list[str]:
     """What is wrong with these entry points (nothing: they are good enough to go on)."""
     if not hits:
         return ["no hits"]
@@ -121,7 +124,7 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
     problems = []
     spans = backend.locations(top, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     paths = [spans[i].rsplit(":", 1)[0] for i in top if i in spans]
-    if paths and sum(bool(TEST_PATH.search(p)) for p in paths) / len(paths) >= TESTS_DOMINATE:
+    if paths and sum(bool(TEST_PATH.search(p)) for p in paths) / len(paths) >= tests_share:
         problems.append("mostly tests or samples")
     wanted = {t for c in sp.concepts for t in keyword_tokens(c)} or set(keyword_tokens(sp.retrieval_query))
     named = {t for i in top for t in keyword_tokens(i)}

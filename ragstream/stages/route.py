@@ -15,6 +15,7 @@ from typing import Any
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras.route"})
@@ -24,11 +25,11 @@ OUTCOMES = ("ok", "direct")
 _QUOTED = re.compile(r"(?<!\w)\"([^\"]{2,})\"(?!\w)|(?<!\w)'([^']{2,})'(?!\w)|`([^`]{2,})`")
 _ERROR = re.compile(r"Traceback|\b\w*(?:Error|Exception|Warning)\b\s*:|\bline \d+\b|^\s*File \"", re.M)
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*|\w+\(\))")
-SHORT_QUESTION_WORDS = 4  # at most this many words, mostly identifiers: a lookup, not prose
 
 
-def rule_route(question: str, has_overlap: bool) -> tuple[str, list[str]]:
-    """(prefix line, reasons) for a question."""
+def rule_route(question: str, has_overlap: bool, short_words: int) -> tuple[str, list[str]]:
+    """(prefix line, reasons) for a question; `short_words` or fewer words made of identifiers
+    are a lookup, not prose."""
     text = " ".join(question.split())
     if not has_overlap:
         return format_route("DIRECT", "no keyword of the question occurs in the visible index"), [
@@ -39,7 +40,7 @@ def rule_route(question: str, has_overlap: bool) -> tuple[str, list[str]]:
     if _ERROR.search(question):
         return format_route("BM25", text), ["looks like an error message or traceback"]
     identifiers = _IDENTIFIER.findall(question)
-    if identifiers and len(text.split()) <= SHORT_QUESTION_WORDS:
+    if identifiers and len(text.split()) <= short_words:
         return format_route("BM25", text), [f"short and made of identifiers: {identifiers}"]
     if identifiers:
         return format_route("HYBRID", text), [f"prose naming identifiers: {identifiers}"]
@@ -49,7 +50,8 @@ def rule_route(question: str, has_overlap: bool) -> tuple[str, list[str]]:
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     """Write the plan (mode, query, rerank) and the raw line; outcome `direct` skips retrieval."""
     question = sp.question_en or sp.question_raw
-    line, reasons = rule_route(question, _visible_overlap(sp, backend, question))
+    line, reasons = rule_route(question, _visible_overlap(sp, backend, question),
+                               number(settings, "route_short_question_words", step))
     plan = parse_route(line)
     sp.retrieval_mode = plan.mode
     sp.retrieval_query = plan.query if plan.mode != "direct" else ""
