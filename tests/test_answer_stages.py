@@ -52,8 +52,11 @@ def test_history_keeps_the_most_recent_turns(controller):
     sp = SuperPrompt(repository="sample_repo", branch="default", history_for_prompt=turns)
     settings = {"max_context_tokens": 1000, "max_history_tokens": 200, "N3_FINAL_SELECTION_MAX": 5}
     condense.run(sp, controller.runtime.backend, token_counter(), {"id": "condense"}, settings)
-    assert sp.history_for_prompt == turns[-len(sp.history_for_prompt):] and 0 < len(sp.history_for_prompt) < 10
+    kept = condense.kept_history(sp)
+    assert kept == turns[-len(kept):] and 0 < len(kept) < 10 and sp.history_for_prompt == turns  # input untouched
     assert sp.budget["context"]["history_tokens"] <= 200
+    dropped = [c for c in sp.budget["context"]["cuts"] if c["reason"] == "dropped: over max_history_tokens"]
+    assert len(dropped) == 10 - len(kept)
 
 
 def test_prompt_blocks_in_order_with_their_tokens(controller):

@@ -45,11 +45,21 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
     assert all(t["path"] == "deterministic" for t in auto.trace)
 
 
-def test_nothing_visible_routes_direct_and_ends(controller):
+def test_nothing_visible_routes_direct_to_an_honest_answer(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
-    assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct")]
+    assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct"),
+                                                      ("answer", "no_evidence")]
     assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
+    assert "nothing to quote" in sp.answer
+
+
+def test_no_entry_points_leads_to_an_honest_answer(controller):
+    public = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})
+    sp, results = controller.run("Which stored procedure records a payment?", public, controller.pipeline("base"))
+    outcomes = dict((r.step, r.outcome) for r in results)
+    assert outcomes["retrieve"] == "no_entry_points" and results[-1].step == "answer"
+    assert sp.answer.startswith("> **Not written by a model.**") and "nothing to quote" in sp.answer
 
 
 def test_no_entry_points_is_an_outcome(controller, tmp_path: Path):

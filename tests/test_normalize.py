@@ -18,6 +18,7 @@ from ragstream.super_prompt import SuperPrompt
     ("What I need", "task", "template"),
     ("Desired output", "format", "keyword"),
     ("Ticket", None, "unknown"),
+    ("Error output of the job", None, "unknown"),  # keywords count in short headers only
 ])
 def test_the_ladder(header, field, step):
     assert normalize.resolve_header(header) == (field, step)

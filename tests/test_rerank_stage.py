@@ -56,7 +56,9 @@ def test_only_the_top_n2_are_considered_and_nothing_left_is_an_outcome(acl_backe
     hits = [(f"py:no.such.f{i}|FUNCTION", 1.0 - i / 100) for i in range(30)]
     sp = state("payment", hits)
     assert rerank.run(sp, acl_backend, {"id": "rerank"}, {**SETTINGS, "N2_RERANK_TOP_K": 5}) == "no_entry_points"
-    assert len(sp.extras["gate"]["dropped"]) == 5 and sp.retrieval_seed_nodes == []
+    reasons = [d["reason"] for d in sp.extras["gate"]["dropped"]]
+    assert reasons.count("over N2_RERANK_TOP_K") == 25 and reasons.count("empty") == 5
+    assert sp.retrieval_seed_nodes == []
 
 
 def test_missing_settings_name_the_step(acl_backend):

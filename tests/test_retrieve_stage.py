@@ -69,3 +69,10 @@ def test_n_constants_are_required(acl_backend):
     with pytest.raises(PipelineError) as error:
         retrieve.run(state("x"), acl_backend, {"id": "r"}, {k: v for k, v in SETTINGS.items() if k != "logavgexp_tau"})
     assert error.value.where == "step r: logavgexp_tau"
+
+
+def test_domain_searches_count_toward_n0(acl_backend):
+    sp = state("which table does the InvoiceService class write payments to", ["InvoiceService"], "mixed")
+    retrieve.run(sp, acl_backend, {"id": "retrieve"}, {**SETTINGS, "N0_QUERY_PIECES": 3})
+    attempt = sp.extras["retrieve"]["attempts"][0]
+    assert len(attempt["pieces"]) + len(attempt["domain_searches"]) == 3

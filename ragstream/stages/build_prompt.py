@@ -11,6 +11,7 @@ from typing import Any
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.condense import kept_history
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -27,7 +28,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
     sp.Prompt_MD = f"## Question\n\n{question}\n\n## Answer format\n\n{sp.body.get('format') or DEFAULT_FORMAT}"
     room = settings["max_context_tokens"] - counter.count(sp.S_CTX_MD)
     sp.Attachments_MD = _attachments(sp, backend, counter, room)
-    history = "\n".join(f"**{turn['role']}**: {turn['content']}" for turn in sp.history_for_prompt)
+    history = "\n".join(f"**{turn['role']}**: {turn['content']}" for turn in kept_history(sp))
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,
               "context": f"## Evidence\n\n{sp.S_CTX_MD}" if sp.S_CTX_MD else "",
               "attachments": f"## Attachments\n\n{sp.Attachments_MD}" if sp.Attachments_MD else "",

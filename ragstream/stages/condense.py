@@ -5,8 +5,9 @@ rendered into `S_CTX_MD`. While the rendered context is over `max_context_tokens
 priority block not yet condensed is cut down extractively: its first line, every line naming a
 query keyword, and every definition line stay (identifiers are never rewritten); the rest
 becomes `...`. When every block is condensed and it is still over, the lowest priority blocks
-are dropped. The conversation keeps its most recent turns within `max_history_tokens`. Every
-cut is recorded in `budget["context"]` with its reason. (This is the deterministic path; a
+are dropped. Of the conversation, the most recent turns within `max_history_tokens` are kept
+(the count is recorded; `history_for_prompt` itself is input and never rewritten). Every cut,
+evidence or turn, is recorded in `budget["context"]` with its reason. (This is the deterministic path; a
 model-written condensation plugs in with the language-model issue.)
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
-WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "history_for_prompt", "budget.context"})
+WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "budget.context"})
 OUTCOMES = ("ok", "condensed")
 ELIDED = "..."
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",
@@ -66,13 +67,22 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
         cuts.append({"id": blocks.pop()["id"], "reason": "dropped: over max_context_tokens after condensing"})
     sp.S_CTX_MD = render_context_blocks(blocks, graph, parent, layout)
     sp.final_selection_ids = [item["id"] for item in blocks]
-    sp.history_for_prompt = _recent(sp.history_for_prompt, counter, limits["max_history_tokens"])
+    kept_turns = _recent(sp.history_for_prompt, counter, limits["max_history_tokens"])
+    dropped_turns = len(sp.history_for_prompt) - len(kept_turns)
+    cuts += [{"id": f"history turn {n + 1}", "reason": "dropped: over max_history_tokens"} for n in range(dropped_turns)]
     sp.budget = {**sp.budget, "context": {
         "tokens": counter.count(sp.S_CTX_MD), "limit": limits["max_context_tokens"],
-        "history_tokens": sum(counter.count(t["content"]) for t in sp.history_for_prompt),
+        "history_turns_kept": len(kept_turns),
+        "history_tokens": sum(counter.count(t["content"]) for t in kept_turns),
         "history_limit": limits["max_history_tokens"], "cuts": cuts,
         "per_block": {item["id"]: item["tokens"] for item in blocks}}}
     return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
+
+
+def kept_history(sp: SuperPrompt) -> list[dict[str, str]]:
+    """The recent turns condense kept (it records how many; the conversation itself is input)."""
+    kept = sp.budget.get("context", {}).get("history_turns_kept", 0)
+    return sp.history_for_prompt[len(sp.history_for_prompt) - kept:] if kept else []
 
 
 def _recent(turns: list[dict[str, str]], counter: TokenCounter, limit: int) -> list[dict[str, str]]:

@@ -146,7 +146,9 @@ def _matches(step: str, name: str, spec: Field) -> bool:
         return name in spec.bilingual
     if step == "template":
         return any(template in name for template in spec.templates)
-    return any(keyword in name.split() for keyword in spec.keywords)
+    words = name.split()
+    # Only short headers: `Error output: KeyError 'id'` is pasted text, not the answer format.
+    return len(words) <= 2 and any(keyword in words for keyword in spec.keywords)
 
 
 def _norm(text: str) -> str:

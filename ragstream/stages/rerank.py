@@ -40,7 +40,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i]["rank"]))
     median = statistics.median(h["score"] for h in hits) if hits else 0.0
     kept: list[str] = []
-    dropped: list[dict[str, str]] = []
+    dropped = [{"id": h["id"], "reason": "over N2_RERANK_TOP_K"} for h in sp.retrieval_hits[top:]]
     for i in order:
         node, reason = hits[i]["id"], None
         if not words[node]:

@@ -1,8 +1,8 @@
 """Stage 3, retrieve: entry points for the question, from several query pieces, checked.
 
-The query is decomposed into at most `N0_QUERY_PIECES` pieces (the whole query, then each
-identifier the question names); a mixed code-and-database question also searches once inside
-each domain (languages narrowed, never widened) and keeps at least `mixed_domain_share` of
+The query is decomposed into at most `N0_QUERY_PIECES` searches: the whole query, then each
+identifier the question names; for a mixed code-and-database question two of them search the
+whole query inside each domain (languages narrowed, never widened) and keeps at least `mixed_domain_share` of
 its hits from each side. Every piece returns up to
 `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`; per chunk the piece scores (each scaled by its piece's best)
 are aggregated by LogAvgExp, `tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that
@@ -57,7 +57,9 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     query = sp.retrieval_query.strip()
     if not query:
         raise PipelineError("the query is empty: route sets it", where=f"step {step.get('id', 'retrieve')}: query")
-    attempts = [(plan, decompose(query, sp.concepts, int(limits["N0_QUERY_PIECES"])))]
+    # A mixed question spends two of its N0 searches on the domain split of the whole query.
+    room = int(limits["N0_QUERY_PIECES"]) - (len(DOMAIN_FILTERS) if sp.domain == "mixed" else 0)
+    attempts = [(plan, decompose(query, sp.concepts, max(1, room)))]
     words = " ".join(dict.fromkeys([*sp.concepts, *sp.synonyms])) or query
     attempts += [(SearchPlan("bm25", plan.top_k, plan.filters, "none"), [words]),
                  (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
@@ -66,6 +68,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         hits = _aggregate(sp, backend, attempt_plan, pieces, limits)
         problems = _check(hits, sp, backend, limits["entry_tests_share"])
         log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
+                    "domain_searches": sorted(DOMAIN_FILTERS) if sp.domain == "mixed" else [],
                     "hits": len(hits), "problems": problems})
         if not problems:
             record_hits(sp, hits)
