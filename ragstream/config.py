@@ -77,6 +77,7 @@ class LimitSettings:
     N3_FINAL_SELECTION_MAX: int  # noqa: N815
     gate_duplicate_jaccard: float
     max_history_tokens: int
+    max_attachment_tokens: int
     answer_max_citations: int
     answer_best_lines: int
     route_short_question_words: int
@@ -120,7 +121,7 @@ CHOICES = {
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
             "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
-            "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens",
+            "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
             "limits.answer_max_citations")
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight")
 LANGUAGES = ("python", "sql", "csharp", "text")

@@ -2,7 +2,8 @@
 recent conversation, in that order, into `prompt_ready`, with the tokens of every block.
 
 Attachments are raw excerpts (fenced, with SOURCE and SPAN) of selected blocks that condense had
-to shorten, added in priority order while they fit what is left of `max_context_tokens`.
+to shorten, added in priority order while they fit their own budget, `max_attachment_tokens`
+(the context budget is what forced the shortening, so it has no room for them).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from ragstream.config import PROJECT_ROOT
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.condense import kept_history
+from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -26,8 +28,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
     sp.System_MD = SYSTEM_PROMPT.read_text(encoding="utf-8").strip()
     question = sp.question_en or sp.question_raw
     sp.Prompt_MD = f"## Question\n\n{question}\n\n## Answer format\n\n{sp.body.get('format') or DEFAULT_FORMAT}"
-    room = settings["max_context_tokens"] - counter.count(sp.S_CTX_MD)
-    sp.Attachments_MD = _attachments(sp, backend, counter, room)
+    sp.Attachments_MD = _attachments(sp, backend, counter, number(settings, "max_attachment_tokens", step))
     history = "\n".join(f"**{turn['role']}**: {turn['content']}" for turn in kept_history(sp))
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,
               "context": f"## Evidence\n\n{sp.S_CTX_MD}" if sp.S_CTX_MD else "",
@@ -36,7 +37,8 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
     sp.prompt_ready = "\n\n".join(text for text in blocks.values() if text)
     sp.budget = {**sp.budget, "prompt": {
         "blocks": {name: counter.count(text) for name, text in blocks.items()},
-        "limits": {"context": settings["max_context_tokens"], "history": settings["max_history_tokens"]},
+        "limits": {"context": settings["max_context_tokens"], "history": settings["max_history_tokens"],
+                   "attachments": settings["max_attachment_tokens"]},
         "total": counter.count(sp.prompt_ready)}}
     return "ok"
 
