@@ -126,6 +126,15 @@ def test_json_schemas_bound_the_reply_and_its_values(client):
     assert all(d["decision"] in GATE_DECISIONS for d in decisions)
 
 
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has exited (a zombie waiting for its new parent counts)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return True
+
+
 def _task_count() -> int:
     return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 0
 
@@ -134,9 +143,9 @@ def _task_count() -> int:
 def test_stop_frees_the_port_and_leaves_nothing_running():
     threads = _task_count()
     with LocalServer() as running:
-        port, process = running.port, running._process
+        port, pid = running.port, running.pid
         assert port_in_use(port) and running.running
-    assert process.returncode is not None and not running.running
+    assert _gone(pid) and not running.running and running.pid is None
     assert not port_in_use(port)
     assert _task_count() == threads
     running.stop()  # idempotent
@@ -176,3 +185,24 @@ def test_module_entry_serves_until_ctrl_c():
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process states from /proc (Linux)")
+def test_server_stops_when_its_parent_is_killed():
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import time; from ragstream.llm.local_server import LocalServer\n"
+                               "s = LocalServer().start(); print(s.pid, s.port, flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True, env=local_server._child_env())
+    try:
+        pid, port = map(int, parent.stdout.readline().split())
+        assert not _gone(pid) and port_in_use(port)
+        parent.kill()  # no chance to clean up: the child notices its stdin closing
+        parent.wait()
+        deadline = time.monotonic() + 10  # its threads may still be closing the socket
+        while not (_gone(pid) and not port_in_use(port)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(pid) and not port_in_use(port)
+    finally:
+        parent.kill()
+        parent.wait()

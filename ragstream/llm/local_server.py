@@ -108,6 +108,10 @@ class LocalServer:
         return f"http://{HOST}:{self.port}/v1"
 
     @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
