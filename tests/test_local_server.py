@@ -21,7 +21,7 @@ import pytest
 
 from ragstream.errors import ModelError
 from ragstream.llm import local_server
-from ragstream.llm.grammars import choice, extra_body_for, gate_schema, object_schema, text, text_list
+from ragstream.llm.grammars import choice, extra_body_for, gate_schema, local_extra_body, object_schema, text_list
 from ragstream.llm.local_server import LocalServer, port_in_use
 from ragstream.llm.protocol import parse_route
 
@@ -206,3 +206,13 @@ def test_server_stops_when_its_parent_is_killed():
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_extra_body_constrains_exactly_the_protocol_roles():
+    body = local_extra_body({"gate": gate_schema(["c1", "c2"], GATE_DECISIONS, 80)})
+    assert set(body) == {"router", "answer", "shaper", "gate", "condenser"}
+    assert "grammar" in body["router"] and "grammar" in body["answer"]
+    assert body["shaper"] == {"response_format": {"type": "json_object"}}
+    decision = body["gate"]["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
+    assert decision["properties"]["id"] == {"enum": ["c1", "c2"]}
+    assert extra_body_for("translator") == {} and extra_body_for("format") == {}
