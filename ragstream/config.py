@@ -146,8 +146,8 @@ POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_to
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
             "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
-            "limits.answer_max_citations", "limits.gate_candidate_chars",
-            "llm.timeout_seconds")
+            "limits.answer_max_citations", "limits.gate_candidate_chars")
+ABOVE_ZERO = ("llm.timeout_seconds",)
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds",
                 "limits.max_turn_loops", "limits.history_summary_share")
@@ -165,6 +165,9 @@ def _check_values(settings: Settings, source: str) -> None:
     for suffix, language in settings.index.languages.items():
         if language not in LANGUAGES:
             raise ConfigError(f"{suffix}: {language!r} is not one of {LANGUAGES}", where=f"{source}: index.languages")
+    for key in ABOVE_ZERO:
+        if _get(settings, key) <= 0:
+            raise ConfigError(f"must be > 0, got {_get(settings, key)}", where=f"{source}: {key}")
     unknown_roles = sorted(set(settings.llm.roles) - set(LLM_ROLES))
     if unknown_roles:
         raise ConfigError(f"unknown role(s) {unknown_roles}; roles: {list(LLM_ROLES)}", where=f"{source}: llm.roles")
