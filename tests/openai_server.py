@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -27,7 +28,7 @@ class Reply:
 class ScriptedServer:
     def __init__(self) -> None:
         self.queues: dict[str, deque[Reply]] = defaultdict(deque)
-        self.fallback: dict[str, Reply] = {}
+        self.fallback: dict[str, Reply | Callable[[dict], str]] = {}
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -42,9 +43,9 @@ class ScriptedServer:
         with self._lock:
             self.queues[model].extend(r if isinstance(r, Reply) else Reply(r) for r in replies)
 
-    def always(self, model: str, reply: Reply | str) -> None:
-        """What `model` answers once its queue is empty."""
-        self.fallback[model] = reply if isinstance(reply, Reply) else Reply(reply)
+    def always(self, model: str, reply: Reply | str | Callable[[dict], str]) -> None:
+        """What `model` answers once its queue is empty (a function makes it from the request)."""
+        self.fallback[model] = reply if isinstance(reply, Reply) or callable(reply) else Reply(reply)
 
     def requests_for(self, model: str) -> list[dict]:
         return [r for r in self.requests if r.get("model") == model]
@@ -55,7 +56,8 @@ class ScriptedServer:
             queue = self.queues[request.get("model", "")]
             if queue:
                 return queue.popleft()
-        return self.fallback.get(request.get("model", ""), Reply("script exhausted", status=500))
+        reply = self.fallback.get(request.get("model", ""), Reply("script exhausted", status=500))
+        return Reply(reply(request)) if callable(reply) else reply
 
     def __enter__(self) -> "ScriptedServer":
         self._thread.start()

@@ -50,6 +50,7 @@ def test_nothing_visible_routes_direct_to_an_honest_answer(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
     assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct"),
+                                                      ("history", "ok"), ("condense", "ok"), ("build_prompt", "ok"),
                                                       ("answer", "no_evidence"), ("persist", "ok")]
     assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
     assert "nothing to quote" in sp.answer

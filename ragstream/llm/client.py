@@ -74,7 +74,8 @@ class LLMClient:
 
     def complete(self, role: str, messages: Sequence[Message], *,
                  on_token: Callable[[str], None] | None = None) -> Completion:
-        """The model's reply to `messages`; streamed through `on_token` when it is given."""
+        """The model's reply to `messages`; streamed through `on_token` when it is given (an
+        empty piece marks the end of the stream)."""
         if not self.uses_model(role):
             raise ModelError(f"no model plays the role {role!r}", where=f"llm.roles.{role}")
         model = self.model_for(role)
@@ -120,6 +121,7 @@ class LLMClient:
                 if delta:
                     parts.append(delta)
                     on_token(delta)
+            on_token("")  # the end of the stream: a sink holding text back lets it out
         except Exception as exc:
             if parts:  # the reader has seen part of it: a retry would show it twice
                 raise ModelError(f"the stream broke after {len(parts)} pieces: {_describe(exc)}",

@@ -62,7 +62,8 @@ def parse_route(line: str) -> RoutePlan:
 # The answering model's reply starts with exactly one of these markers.
 ANSWER_MARKER = "[Answer:]"
 REQUEST_MARKER = "[Requesting data on:]"
-_MARKERS = re.compile(r"\[(?:Answer|Requesting data on|SEMANTIC_RERANK|SEMANTIC|BM25|HYBRID|DIRECT):\][ \t]*")
+MARKERS = (ANSWER_MARKER, REQUEST_MARKER, *(f"[{prefix}:]" for prefix in ROUTES))
+_MARKERS = re.compile("(?:" + "|".join(re.escape(m) for m in sorted(MARKERS, key=len, reverse=True)) + ")[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -85,28 +86,42 @@ def parse_answer(reply: str) -> AnswerReply:
 
 
 class AnswerStream:
-    """Passes on an `[Answer:]` reply's text as it streams, without the marker; withholds
-    anything else (a request for data, or a malformed reply that will be asked for again)."""
+    """Passes on an `[Answer:]` reply's text as it streams, without markers; withholds anything
+    else (a request for data, or a malformed reply that will be asked for again). A marker may
+    arrive split across pieces, and the spaces after one are dropped with it, so text from the
+    last `[` on waits while it could still be a marker; an empty piece ends the stream. What is
+    passed on adds up to exactly the parsed answer's text."""
 
     def __init__(self, sink: Callable[[str], None]):
         self.sink = sink
-        self.buffer = ""
+        self.received = ""  # everything since the first marker
+        self.sent = 0  # characters of the cleaned text passed on
         self.state = "undecided"  # -> passing | withholding
 
     def __call__(self, piece: str) -> None:
-        if self.state == "passing":
-            self.sink(strip_markers(piece))
-            return
         if self.state == "withholding":
             return
-        self.buffer += piece
-        text = self.buffer.lstrip()
-        if text.startswith(ANSWER_MARKER):
-            self.state = "passing"
-            if rest := text[len(ANSWER_MARKER):].lstrip():
-                self.sink(strip_markers(rest))
-        elif not ANSWER_MARKER.startswith(text):
-            self.state = "withholding"
+        self.received += piece
+        if self.state == "undecided":
+            text = self.received.lstrip()
+            if text.startswith(ANSWER_MARKER):
+                self.state, self.received = "passing", text[len(ANSWER_MARKER):].lstrip()
+            elif not (ANSWER_MARKER.startswith(text) and piece):
+                self.state = "withholding"
+                return
+        stable = self.received
+        held = stable.rfind("[")
+        if piece and held != -1 and _could_be_marker(stable[held:]):
+            stable = stable[:held]
+        cleaned = strip_markers(stable).lstrip() if self.sent == 0 else strip_markers(stable)
+        if len(cleaned) > self.sent:
+            self.sink(cleaned[self.sent:])
+            self.sent = len(cleaned)
+
+
+def _could_be_marker(tail: str) -> bool:
+    """Whether `tail` may still grow into a marker, or is one with only spaces after it."""
+    return any(marker.startswith(tail) or tail.rstrip(" \t") == marker for marker in MARKERS)
 
 
 def strip_markers(text: str) -> str:
