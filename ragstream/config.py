@@ -81,6 +81,7 @@ class LLMSettings:
     max_retries: int
     backoff_seconds: float  # the first wait; each retry doubles it (2, 4, 8, 16, 32 s)
     max_backoff_seconds: float  # no wait is longer, not even one a server asks for
+    max_reply_tokens: int  # sent as max_tokens; 0 = the server's default
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_to
             "limits.answer_max_citations", "limits.gate_candidate_chars")
 ABOVE_ZERO = ("llm.timeout_seconds",)
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
-                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds",
+                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")
 

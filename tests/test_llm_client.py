@@ -31,6 +31,7 @@ def test_a_reply_with_temperature_zero_a_seed_and_a_call_record(server):
     assert completion.text == "Hi."
     request = server.requests[0]
     assert request["model"] == "m" and request["temperature"] == 0 and request["seed"] == 7
+    assert request["max_tokens"] == 1024 and "response_format" not in request  # no constraints: not local
     assert request["messages"] == MESSAGES and not request.get("stream")
     call = completion.call
     assert (call.role, call.model, call.retries, call.streamed, call.usage_reported) == ("router", "m", 0, False, True)
@@ -132,3 +133,17 @@ def test_unknown_roles_and_providers_are_config_errors():
         load_settings(overrides={"llm": {"roles": {"writer": "x"}}})
     with pytest.raises(ConfigError, match="llm.provider"):
         load_settings(overrides={"llm": {"provider": "anthropic"}})
+
+
+def test_constraints_go_with_the_request_when_the_server_can_enforce_them(server):
+    from ragstream.llm.grammars import extra_body_for, gate_schema
+
+    server.queue("m", "[BM25:] x", '{"decisions": []}')
+    settings = load_settings(overrides={"llm": {"provider": "openai", "base_url": server.base_url, "model": "m"}}).llm
+    llm = LLMClient(settings, constraints=extra_body_for)
+    llm.complete("router", MESSAGES)
+    llm.complete("gate", MESSAGES, schema=gate_schema(["a|FUNCTION"], ["keep"], 10))
+    router, gate = server.requests
+    assert router["grammar"].startswith("root ::=")
+    decision = gate["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
+    assert decision["properties"]["id"] == {"enum": ["a|FUNCTION"]}

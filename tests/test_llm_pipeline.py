@@ -271,3 +271,29 @@ def test_cli_ask_with_no_model_makes_no_call(server, acl_backend, tmp_path, caps
     config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n")
     assert main(["--config", str(config), "ask", QUESTION, "--llm", "none"]) == 0
     assert "Not written by a model" in capsys.readouterr().out and server.requests == []
+
+
+@pytest.mark.parametrize("pieces", [
+    ["[Answer:]", " The", " evidence", " is here.", "\n"],
+    ["[Ans", "wer:] a [Ans", "wer:]  b ", " c\n\n"],
+    [" [Answer:] x [Requesting", " data on:] y"],
+])
+def test_the_stream_adds_up_to_the_parsed_answer(pieces):
+    from ragstream.llm.protocol import AnswerStream, parse_answer
+
+    seen: list[str] = []
+    stream = AnswerStream(seen.append)
+    for piece in [*pieces, ""]:
+        stream(piece)
+    assert "".join(seen) == parse_answer("".join(pieces)).text
+
+
+def test_a_request_or_a_malformed_reply_streams_nothing():
+    from ragstream.llm.protocol import AnswerStream
+
+    for reply in (["[Requesting data on:] the", " schema"], ["Sure! ", "[Answer:] x"]):
+        seen: list[str] = []
+        stream = AnswerStream(seen.append)
+        for piece in [*reply, ""]:
+            stream(piece)
+        assert seen == []

@@ -21,6 +21,7 @@ from ragstream.errors import ProtocolError
 from ragstream.graph.render import render_context_blocks
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
+from ragstream.llm.grammars import object_schema, text as text_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.model_path import ask
@@ -97,7 +98,7 @@ def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query
     identifier the block defines or the question names (then the extractive cut is used)."""
     reply = ask(llm, "condenser", {"question": sp.question_en or sp.question_raw, "id": item["id"],
                                    "text": item["text"], "limit": str(max(1, item["tokens"] // 2))},
-                _condensed_text)
+                _condensed_text, schema=object_schema(text=text_schema(len(item["text"]))))
     decisions["llm_calls"] += reply.calls
     decisions["warnings"] += reply.warnings
     if reply.value is None:
