@@ -257,8 +257,12 @@ def test_cli_ask_with_openai_base_url_streams_and_persists(models, server, acl_b
     turns = controller.history.turns(session)
     assert len(turns) == 1 and turns[0].answer == "It is recorded by record_payment."
     server.always("m", "[Answer:] Same place as before.")
+    # the same session under narrower filters is refused: the first answer saw dba-only code
     assert main(["--config", str(config), "ask", "and who calls it?", "--llm", "openai", "--model", "m",
-                 "--session", session]) == 0
+                 "--session", session, "--filter", "acl_tags_any=public"]) == 2
+    assert "runs under" in capsys.readouterr().err
+    assert main(["--config", str(config), "ask", "and who calls it?", "--llm", "openai", "--model", "m",
+                 "--session", session, "--filter", "acl_tags_any=public,dba"]) == 0
     second = [r for r in server.requests_for("m") if "who calls it" in r["messages"][-1]["content"]][-1]
     assert "## Recent conversation" in second["messages"][1]["content"]
     assert QUESTION in second["messages"][1]["content"]

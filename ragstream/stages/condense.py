@@ -24,6 +24,7 @@ from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import object_schema, text as text_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.conversation import render_history
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
@@ -86,7 +87,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     sp.budget = {**sp.budget, "context": {
         "tokens": counter.count(sp.S_CTX_MD), "limit": limits["max_context_tokens"],
         "history_turns_kept": len(kept_turns),
-        "history_tokens": sum(counter.count(t["content"]) for t in kept_turns),
+        "history_tokens": counter.count(render_history(kept_turns)),
         "history_limit": limits["max_history_tokens"], "cuts": cuts,
         "per_block": {item["id"]: item["tokens"] for item in blocks}, **decisions}}
     return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
@@ -133,13 +134,11 @@ def kept_history(sp: SuperPrompt) -> list[dict[str, str]]:
 
 
 def _recent(turns: list[dict[str, str]], counter: TokenCounter, limit: int) -> list[dict[str, str]]:
-    """The most recent turns whose tokens fit the limit, in their original order."""
-    kept, used = [], 0
+    """The most recent turns whose rendered history block fits the limit, in their original order."""
+    kept: list[dict[str, str]] = []
     for turn in reversed(turns):
-        cost = counter.count(turn["content"])
-        if used + cost > limit:
+        if counter.count(render_history([turn, *kept])) > limit:
             break
-        kept.append(turn)
-        used += cost
-    return kept[::-1]
+        kept.insert(0, turn)
+    return kept
 
