@@ -85,6 +85,13 @@ def test_giving_up_names_the_role_the_model_and_the_server(server):
     assert "gave up after 5 retries" in str(error.value)
 
 
+@pytest.mark.parametrize("header, wait", [("soon", 2), ("Wed, 21 Oct 2015 07:28:00", 0), ("1.5", 1.5)])
+def test_an_unreadable_or_past_retry_after_never_breaks_the_call(server, header, wait):
+    server.queue("m", Reply(status=429, headers={"Retry-After": header}), "ok")
+    waits: list[float] = []
+    assert client(server, waits).complete("router", MESSAGES).text == "ok" and waits == [wait]
+
+
 def test_waits_are_capped(server):
     server.queue("m", Reply(status=429, headers={"Retry-After": "3600"}), "ok")
     waits: list[float] = []
@@ -147,3 +154,19 @@ def test_constraints_go_with_the_request_when_the_server_can_enforce_them(server
     assert router["grammar"].startswith("root ::=")
     decision = gate["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
     assert decision["properties"]["id"] == {"enum": ["a|FUNCTION"]}
+
+
+def test_a_local_window_lowers_the_budgets_to_fit():
+    from ragstream.controller import BUDGETS, PROMPT_OVERHEAD_TOKENS, fit_local_window
+    from ragstream.pipeline.loader import load_pipeline
+
+    settings = load_settings()
+    pipeline = load_pipeline("base", defaults=vars(settings.limits))
+    local = dataclasses.replace(settings.llm, provider="local", local_ctx_size=8192, max_reply_tokens=1024)
+    assert fit_local_window(pipeline.settings, settings.llm) == {}  # another server knows its own window
+    assert fit_local_window(pipeline.settings, dataclasses.replace(local, local_ctx_size=200_000)) == {}
+    fitted = fit_local_window(pipeline.settings, local)
+    room = 8192 - 1024 - PROMPT_OVERHEAD_TOKENS
+    assert room - len(BUDGETS) <= sum(fitted[key] for key in BUDGETS) <= room
+    assert fitted["max_context_tokens"] > fitted["max_attachment_tokens"] > 0  # scaled together
+    assert fitted["gate_candidate_chars"] * pipeline.settings["N2_RERANK_TOP_K"] <= room * 3

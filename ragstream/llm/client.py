@@ -7,6 +7,7 @@ latency, retries) that the calling stage puts in its trace. Provider `none` make
 """
 from __future__ import annotations
 
+import datetime
 import email.utils
 import os
 import time
@@ -163,8 +164,14 @@ def _retry_after(exc: Exception) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:  # an HTTP date; one without a zone is taken as UTC, as HTTP dates are
         when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
+    except (TypeError, ValueError):
+        return None  # unreadable: the usual backoff applies
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _describe(exc: Exception) -> str:

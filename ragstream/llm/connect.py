@@ -19,7 +19,8 @@ def connect(settings: LLMSettings) -> Iterator[LLMClient]:
     from ragstream.llm.grammars import extra_body_for
     from ragstream.llm.local_server import LocalServer, LocalServerOptions
 
-    options = LocalServerOptions(max_tokens=settings.max_reply_tokens or LocalServerOptions.max_tokens)
+    options = LocalServerOptions(ctx_size=settings.local_ctx_size,
+                                 max_tokens=settings.max_reply_tokens or LocalServerOptions.max_tokens)
     with LocalServer(settings.local_gguf or None, options=options) as server:
         # one model serves every role unless the settings name others
         yield LLMClient(replace(settings, model=settings.model or server.model), base_url=server.base_url,

@@ -37,7 +37,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     if requests := sp.extras.get("loop", {}).get("requests"):
         sp.Prompt_MD += ("\n\n## Data you asked for\n\nThe evidence below was searched again for: "
                          + "; ".join(requests) + f". Follow-up searches left: "
-                         f"{max(0, settings.get('max_turn_loops', 0) - sp.turn_loop_counter)}.")
+                         f"{max(0, number(settings, 'max_turn_loops', step, minimum=0) - sp.turn_loop_counter)}.")
     sp.Attachments_MD = _attachments(sp, backend, counter, number(settings, "max_attachment_tokens", step))
     history = render_history(kept_history(sp))
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,

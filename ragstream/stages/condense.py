@@ -60,9 +60,15 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     layout = settings.get("layout", "tree")
     parent = sp.graph_debug.get("parent", {})
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
-    blocks = [dict(item) for item in sp.node_texts[: limits["N3_FINAL_SELECTION_MAX"]]]
+    most = limits["N3_FINAL_SELECTION_MAX"]
+    candidates = [dict(item) for item in sp.node_texts]
+    carried = _carried_blocks(sp, backend, counter, {item["id"] for item in candidates[:most]})
+    # A follow-up search keeps up to half the places for the evidence found before it.
+    room = min(len(carried), most // 2)
+    blocks = candidates[: most - room] + carried[:room]
+    chosen = {item["id"] for item in blocks}
     cuts = [{"id": item["id"], "reason": "over N3_FINAL_SELECTION_MAX"}
-            for item in sp.node_texts[limits["N3_FINAL_SELECTION_MAX"]:]]
+            for item in candidates[most - room:] + carried[room:] if item["id"] not in chosen]
 
     def tokens() -> int:
         return counter.count(render_context_blocks(blocks, graph, parent, layout))
@@ -93,6 +99,16 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
 
 
+def _carried_blocks(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter,
+                    present: set[str]) -> list[dict[str, Any]]:
+    """Evidence selected before a follow-up search that this search did not find again, fetched
+    anew through the backend (under the caller's filters), in its earlier order."""
+    wanted = [i for i in sp.extras.get("loop", {}).get("carried", []) if i not in present]
+    texts = backend.fetch_texts(wanted, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index) if wanted else {}
+    return [{"id": i, "text": texts[i], "is_seed": True, "depth": 0, "parent_id": None, "carried": True,
+             "tokens": counter.count(texts[i])} for i in wanted if i in texts]
+
+
 def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query: set[str],
                     decisions: dict[str, Any]) -> str | None:
     """The condenser model's shortening of one block, or None when its reply drops an
@@ -103,6 +119,9 @@ def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query
     decisions["llm_calls"] += reply.calls
     decisions["warnings"] += reply.warnings
     if reply.value is None:
+        return None
+    if len(reply.value) >= len(item["text"]):
+        decisions["warnings"].append(f"condenser did not shorten {item['id']}: extractive cut used")
         return None
     missing = sorted(must_keep(item["text"], query) - set(re.findall(r"\w+", reply.value)))
     if missing:
