@@ -7,9 +7,7 @@ import os
 import streamlit as st
 
 from ragstream.config import load_settings
-
-CONFIG_ENV = "RAGSTREAM_CONFIG"  # a settings file, as `ragstream --config FILE ui` passes it on
-BUILD_DEFAULT_ENV = "RAGSTREAM_BUILD_DEFAULT"  # "1": build or update the bundled default index
+from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV
 
 
 @st.cache_resource(show_spinner=False)

@@ -89,8 +89,8 @@ def _index_section(controller: Controller) -> Scope | None:
 
 
 def _index_card(s: IndexSummary) -> None:
-    stale = ("source folder not found" if s.stale is None
-             else "up to date" if s.stale == 0 else f"**{s.stale} stale file(s)**")
+    stale = ("stale files unknown (source folder not found)" if s.stale is None
+             else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
     st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
                f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}")
 

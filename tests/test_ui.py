@@ -1,0 +1,184 @@
+"""The workbench through Streamlit's AppTest: the real app script, controller, engine and the
+sample index; each AppTest is one browser session."""
+from __future__ import annotations
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.errors import AppTestError
+
+from ragstream.config import PROJECT_ROOT
+from ragstream.pipeline.registry import STAGES
+from ragstream.ui import CONFIG_ENV
+
+APP = str(PROJECT_ROOT / "ui_streamlit.py")
+QUESTION = "How is a payment recorded?"
+
+
+@pytest.fixture(scope="session")
+def ui_config(built_sample, tmp_path_factory):
+    """A settings file pointing the workbench at the indexed sample repository."""
+    _, settings, _ = built_sample
+    path = tmp_path_factory.mktemp("ui") / "settings.yaml"
+    path.write_text(yaml.safe_dump({"index": {"data_dir": settings.index.data_dir}}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def new_session(ui_config, monkeypatch):
+    monkeypatch.setenv(CONFIG_ENV, str(ui_config))
+
+    def start() -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=120).run()
+        assert not at.exception, at.exception
+        return at
+
+    return start
+
+
+def stage_buttons(at: AppTest) -> dict[str, bool]:
+    """stage -> enabled."""
+    return {stage: not at.button(key=f"stage:{stage}").disabled for stage in STAGES}
+
+
+def press(at: AppTest, stage: str) -> AppTest:
+    at.button(key=f"stage:{stage}").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def stage_panels(at: AppTest) -> list[str]:
+    """The labels of the stage panels shown (`3 Retrieve · 12 ms · deterministic path (no model)`)."""
+    return [e.label for e in at.expander if e.label[0].isdigit()]
+
+
+def asked(at: AppTest, question: str = QUESTION) -> AppTest:
+    at.text_area(key="manual:question").input(question).run()
+    return at
+
+
+def test_first_paint_lists_the_index_and_enables_only_the_first_stage(new_session):
+    at = new_session()
+    assert at.selectbox(key="index_choice").value == "sample_repo / default"
+    assert "chunks" in at.sidebar.caption[0].value and "stale" in at.sidebar.caption[0].value
+    assert not any(stage_buttons(at).values())  # no question yet
+    asked(at)
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
+
+
+def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_session):
+    at = asked(new_session())
+    for n, stage in enumerate(STAGES):
+        press(at, stage)
+        enabled = stage_buttons(at)
+        assert [s for s in STAGES if enabled[s]] == list(STAGES[: n + 2]), stage
+        panels = stage_panels(at)
+        assert len(panels) == n + 1 and all(" ms · deterministic path (no model)" in p for p in panels)
+    session = at.session_state["manual:session"]
+    assert session.state.stage == "" and session.state.history_of_stages == [
+        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Not written by a model" in shown and session.state.answer.splitlines()[0] in shown
+    assert any(c.value == session.state.prompt_ready for c in at.code)  # build prompt shows the prompt
+    assert at.get("download_button")  # ... with a download
+    assert not at.error
+
+
+def test_out_of_order_stages_are_disabled_and_a_skip_enables_the_stage_after_it(new_session):
+    at = press(asked(new_session()), "normalize")
+    assert stage_buttons(at)["retrieve"] is False
+    with pytest.raises(AppTestError, match="disabled"):  # no one can press a later stage early
+        at.button(key="stage:retrieve").click()
+    # A caller who may see nothing: route answers `direct`, so the next stage is the answer.
+    at.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
+    press(press(at, "normalize"), "route")
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "answer"]
+    press(at, "answer")
+    assert at.session_state["manual:session"].ran == ["normalize", "route", "answer"]
+    assert "nothing to quote" in at.session_state["manual:session"].state.answer
+    assert [p.split(" ·")[0] for p in stage_panels(at)] == ["1 Normalize", "2 Route", "8 Answer"]
+
+
+def test_rerunning_an_earlier_stage_clears_what_follows(new_session):
+    at = asked(new_session())
+    for stage in STAGES[:6]:  # up to condense
+        press(at, stage)
+    state = at.session_state["manual:session"].state
+    assert state.S_CTX_MD and state.node_texts
+    press(at, "retrieve")
+    session = at.session_state["manual:session"]
+    assert session.ran == ["normalize", "route", "retrieve"] and session.state.stage == "rerank"
+    assert session.state.S_CTX_MD == "" and session.state.node_texts == [] and session.state.graph_expanded_nodes == []
+    assert len(stage_panels(at)) == 3
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "retrieve", "rerank"]
+
+
+def test_a_changed_question_starts_a_new_pass(new_session):
+    at = press(press(asked(new_session()), "normalize"), "route")
+    asked(at, "Which procedures write the payments table?")
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
+    press(at, "normalize")
+    assert at.session_state["manual:session"].state.question_raw == "Which procedures write the payments table?"
+    assert len(stage_panels(at)) == 1
+
+
+def test_auto_mode_turns_each_with_trace_graph_and_budget(new_session):
+    at = new_session()
+    at.segmented_control(key="mode").set_value("Auto").run()
+    at.chat_input(key="auto:input").set_value(QUESTION).run()
+    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
+    assert not at.exception, at.exception
+    turns = at.session_state["auto:turns"]
+    assert [t.question for t in turns] == [QUESTION, "Which procedures write the payments table?"]
+    assert all(t.error is None and t.state.answer for t in turns)
+    assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
+    assert [e.label for e in at.expander if e.label.startswith("turn")] == [
+        "turn 1: trace, graph and budget", "turn 2: trace, graph and budget"]
+    trace = at.chat_message[3].dataframe[0].value
+    assert list(trace["step"]) == turns[1].state.history_of_stages
+    assert set(trace["path"]) == {"deterministic"}
+
+
+def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
+    at = asked(new_session())
+    at.text_input(key="filter:paths_include").input("!").run()  # not a valid gitignore pattern
+    press(at, "normalize")
+    press(at, "route")  # route searches under the filters: the backend rejects them
+    assert len(at.error) == 1 and "retrieval error" in at.error[0].value
+    assert "invalid path glob" in at.error[0].value and "retrieval_filters.paths_include" in at.error[0].value
+    assert at.session_state["manual:session"].ran == ["normalize"]  # the failed step left the state as it was
+    at.segmented_control(key="mode").set_value("Auto").run()
+    at.chat_input(key="auto:input").set_value(QUESTION).run()
+    assert not at.exception and "invalid path glob" in at.chat_message[1].error[0].value
+
+
+def test_two_sessions_do_not_share_state(new_session):
+    first, second = new_session(), new_session()
+    press(press(asked(first), "normalize"), "route")
+    second.sidebar.selectbox(key="pipeline_choice").set_value("db").run()
+    asked(second, "Which procedures write the payments table?")
+    press(second, "normalize")
+    first.run()
+    assert first.session_state["manual:session"].ran == ["normalize", "route"]
+    assert first.session_state["manual:session"].state.question_raw == QUESTION
+    assert first.selectbox(key="pipeline_choice").value == "base"
+    assert second.session_state["manual:session"].ran == ["normalize"]
+    assert len(stage_panels(first)) == 2 and len(stage_panels(second)) == 1
+
+
+def test_budget_sliders_and_n_constants_reach_the_pipeline(new_session):
+    at = asked(new_session())
+    at.slider(key="base:max_context_tokens").set_value(500).run()
+    at.number_input(key="base:N3_FINAL_SELECTION_MAX").set_value(2).run()
+    for stage in STAGES[:6]:
+        press(at, stage)
+    state = at.session_state["manual:session"].state
+    assert state.budget["context"]["limit"] == 500 and len(state.final_selection_ids) <= 2
+
+
+def test_a_broken_settings_file_is_reported_in_place(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("limits:\n  N9_UNKNOWN: 3\n", encoding="utf-8")
+    monkeypatch.setenv(CONFIG_ENV, str(bad))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and "config error" in at.error[0].value and "N9_UNKNOWN" in at.error[0].value
