@@ -29,7 +29,7 @@ with st.sidebar:
 mode = st.segmented_control("mode", ["Manual", "Auto"], default="Manual", required=True, key="mode",
                             label_visibility="collapsed")
 if choices.scope is None:
-    builds.render(controller)  # the default index being built shows here too, live
+    builds.render(controller)  # the first index being built (the default one), live
 if mode == "Manual":
     manual.render(controller, choices)
 else:

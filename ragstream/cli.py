@@ -218,7 +218,8 @@ def _ui(args: argparse.Namespace) -> int:
            BUILD_DEFAULT_ENV: "1" if args.build_default else ""}
     command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
                "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
-               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+               "--server.fileWatcherType", "none"]  # no reloading: scanning torch's modules on every rerun is slow
     print(f"ragstream workbench: http://127.0.0.1:{args.port}", flush=True)
     os.execve(sys.executable, command, env)
 

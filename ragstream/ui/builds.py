@@ -8,7 +8,7 @@ import streamlit as st
 from ragstream.catalog import BuildJob
 from ragstream.ui.common import show_error
 
-POLL_SECONDS = 0.5
+POLL_SECONDS = 1.0
 SHOW_FINISHED_FOR = 30.0  # a finished build's summary stays this long
 
 

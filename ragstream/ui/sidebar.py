@@ -68,8 +68,9 @@ def _index_section(controller: Controller) -> Scope | None:
     marker = tuple((str(job.path), job.name, job.finished) for job in controller.builds())
     summaries = _indexes(resources.config_file(), marker)
     usable = [s for s in summaries if s.problem is None]
-    builds.render(controller)
-    if not usable:
+    if usable:  # with no index yet, the builds are drawn large in the main area instead
+        builds.render(controller)
+    else:
         st.info("No index yet. Index a folder below" + (" (the default index is being built)."
                                                          if any(j.running for j in controller.builds()) else "."))
     chosen = None
