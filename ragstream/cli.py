@@ -77,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="the question is not in English (without a model it is used as written; the trace says so)")
     ask.add_argument("--show-prompt", action="store_true", help="also print the ready prompt")
     ask.add_argument("--save-state", help="write the final state as JSON to this file")
+    ask.add_argument("--llm", choices=["none", "openai", "local"],
+                     help="language model provider (default: llm.provider in the config, which defaults to none); "
+                          "openai uses OPENAI_API_KEY and OPENAI_BASE_URL")
+    ask.add_argument("--model", help="the model of every role (default: llm.model)")
+    ask.add_argument("--base-url", help="an OpenAI-compatible server's URL (default: llm.base_url, $OPENAI_BASE_URL)")
+    ask.add_argument("--session", help="a conversation to continue (its history goes in the prompt and this turn "
+                                       "is saved); 'new' starts one and prints its id")
     ask.set_defaults(handler=_ask)
 
     ui = commands.add_parser("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
@@ -117,14 +124,22 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_pipeline(args: argparse.Namespace, manual: bool = False):
-    """(controller, pipeline, state, step results) of the question through the chosen pipeline."""
-    from ragstream.controller import Controller, ManualSession, Scope
+def _controller(args: argparse.Namespace):
+    """The controller for the settings and the --llm/--model/--base-url flags (a context manager:
+    it stops a local model server it started)."""
+    from ragstream.controller import Controller
+
+    llm = {key: value for key, value in (("provider", getattr(args, "llm", None)), ("model", getattr(args, "model", None)),
+                                         ("base_url", getattr(args, "base_url", None))) if value}
+    return Controller(load_settings(args.config, {"llm": llm} if llm else None))
+
+
+def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False):
+    """(pipeline, state, step results) of the question through the chosen pipeline."""
+    from ragstream.controller import ManualSession, Scope
     from ragstream.retrieval.scope import default_scope
 
-    settings = load_settings(args.config)
-    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
-    controller = Controller(settings)
+    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
     overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens)) if v}
     pipeline = controller.pipeline(args.pipeline, overrides)
     for warning in pipeline.warnings:
@@ -132,8 +147,11 @@ def _run_pipeline(args: argparse.Namespace, manual: bool = False):
     scope = Scope(repository, branch, index, _filters(args.filter))
     is_english = not getattr(args, "not_english", False)
     if not manual:
-        sp, results = controller.run(args.query, scope, pipeline, is_english)
-        return controller, pipeline, sp, results
+        session = _session(controller, getattr(args, "session", None))
+        streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
+        sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
+                                     on_token=_print_piece if streamed else None)
+        return pipeline, sp, results
     session = ManualSession(controller, pipeline, args.query, scope, is_english)
     results = []
     while session.state.stage:
@@ -142,7 +160,19 @@ def _run_pipeline(args: argparse.Namespace, manual: bool = False):
             raise click.error
         results.append(click.result)
         print(f"[{click.result.step}] {click.result.outcome}; changed: {', '.join(click.result.changed) or 'nothing'}")
-    return controller, pipeline, session.state, results
+    return pipeline, session.state, results
+
+
+def _session(controller, wanted: str | None) -> str | None:
+    if wanted != "new":
+        return wanted
+    session = controller.history.create_session()
+    print(f"session {session} (continue it with --session {session})", file=sys.stderr)
+    return session
+
+
+def _print_piece(piece: str) -> None:
+    print(piece, end="", flush=True)
 
 
 def _expand(args: argparse.Namespace) -> int:
@@ -151,7 +181,8 @@ def _expand(args: argparse.Namespace) -> int:
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
 
-    controller, pipeline, sp, results = _run_pipeline(args)
+    with _controller(args) as controller:
+        pipeline, sp, results = _run_pipeline(controller, args)
     for result in results:
         print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
@@ -174,19 +205,35 @@ def _expand(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
+    with _controller(args) as controller:
+        _, sp, results = _run_pipeline(controller, args, manual=args.step)
+    return _report_answer(args, sp, results)
+
+
+def _report_answer(args: argparse.Namespace, sp, results) -> int:
     from pathlib import Path
 
-    _, _, sp, results = _run_pipeline(args, manual=args.step)
     translation = sp.extras.get("normalize", {}).get("translation", "")
     if not sp.is_english:
         print(f"note: {translation}")
-    print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
-    trace = Table("stage", "step", "outcome", "ms", "path", "counts", title="trace", title_justify="left")
+    streamed = any(call["streamed"] for entry in sp.trace for call in entry.get("llm_calls", []))
+    if streamed and sp.answer_en == sp.answer:
+        print()  # the answer was printed as it streamed
+    else:
+        print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
+    trace = Table("stage", "step", "outcome", "ms", "path", "counts", "model calls", title="trace",
+                  title_justify="left")
     for entry in sp.trace:
         counts = ", ".join(f"{name} {n}" for name, n in entry["counts"].items())
+        calls = ", ".join(f"{c['role']} {c['model']} {c['prompt_tokens']}+{c['completion_tokens']} tok "
+                          f"{c['seconds']:.1f}s" + (f" ({c['retries']} retries)" if c["retries"] else "")
+                          for c in entry.get("llm_calls", []))
         trace.add_row(entry["stage"], entry["step"], entry["outcome"], f"{entry['seconds'] * 1000:.0f}",
-                      entry["path"], counts)
+                      entry["path"], counts, calls)
     console.print(trace)
+    for entry in sp.trace:
+        for warning in entry["warnings"]:
+            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
     prompt = sp.budget.get("prompt", {})
     if prompt:
         budget = Table("block", "tokens", "limit", title="prompt budget", title_justify="left")

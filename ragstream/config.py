@@ -67,6 +67,23 @@ class RetrievalSettings:
 
 
 @dataclass(frozen=True)
+class LLMSettings:
+    """Language models: one OpenAI-compatible endpoint, a model per role, retry policy."""
+
+    provider: str  # none | openai | local
+    base_url: str  # "" = $OPENAI_BASE_URL, else the OpenAI API
+    model: str  # the default model of every role
+    roles: dict[str, str]  # role -> model, overriding `model`
+    local_gguf: str  # provider local: the GGUF file ("" = the bundled demo model)
+    temperature: float
+    seed: int
+    timeout_seconds: float
+    max_retries: int
+    backoff_seconds: float  # the first wait; each retry doubles it (2, 4, 8, 16, 32 s)
+    max_backoff_seconds: float  # no wait is longer, not even one a server asks for
+
+
+@dataclass(frozen=True)
 class LimitSettings:
     """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
 
@@ -76,6 +93,7 @@ class LimitSettings:
     N2_RERANK_TOP_K: int  # noqa: N815
     N3_FINAL_SELECTION_MAX: int  # noqa: N815
     gate_duplicate_jaccard: float
+    gate_candidate_chars: int
     max_history_tokens: int
     max_attachment_tokens: int
     answer_max_citations: int
@@ -83,6 +101,8 @@ class LimitSettings:
     route_short_question_words: int
     entry_tests_share: float
     mixed_domain_share: float
+    max_turn_loops: int
+    history_summary_share: float
 
 
 @dataclass(frozen=True)
@@ -93,6 +113,7 @@ class Settings:
     tokens: TokenSettings
     acl: AclSettings
     retrieval: RetrievalSettings
+    llm: LLMSettings
     limits: LimitSettings
 
 
@@ -117,13 +138,19 @@ CHOICES = {
     "embedding.dtype": ("bfloat16", "float32"),
     "tokens.encoding": ("cl100k_base", "o200k_base"),
     "retrieval.bm25_missing": ("fail", "semantic"),
+    "llm.provider": ("none", "openai", "local"),
 }
+# The roles a model can play (config/prompts/<role>.md holds each one's prompt).
+LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
             "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
-            "limits.answer_max_citations")
-NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight")
+            "limits.answer_max_citations", "limits.gate_candidate_chars")
+ABOVE_ZERO = ("llm.timeout_seconds",)
+NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
+                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds",
+                "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")
 
 
@@ -138,6 +165,15 @@ def _check_values(settings: Settings, source: str) -> None:
     for suffix, language in settings.index.languages.items():
         if language not in LANGUAGES:
             raise ConfigError(f"{suffix}: {language!r} is not one of {LANGUAGES}", where=f"{source}: index.languages")
+    for key in ABOVE_ZERO:
+        if _get(settings, key) <= 0:
+            raise ConfigError(f"must be > 0, got {_get(settings, key)}", where=f"{source}: {key}")
+    unknown_roles = sorted(set(settings.llm.roles) - set(LLM_ROLES))
+    if unknown_roles:
+        raise ConfigError(f"unknown role(s) {unknown_roles}; roles: {list(LLM_ROLES)}", where=f"{source}: llm.roles")
+    if settings.limits.history_summary_share >= 1:
+        raise ConfigError("must be below 1 (the summary shares the history budget with recent turns)",
+                          where=f"{source}: limits.history_summary_share")
     for key in NON_NEGATIVE:
         if _get(settings, key) < 0:
             raise ConfigError(f"must be >= 0, got {_get(settings, key)}", where=f"{source}: {key}")
@@ -202,7 +238,7 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
 
 
 _SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
-                                     AclSettings, RetrievalSettings, LimitSettings)}
+                                     AclSettings, RetrievalSettings, LLMSettings, LimitSettings)}
 _SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
 _CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 

@@ -1,19 +1,26 @@
 """What the CLI and the workbench call: one place that builds the runtime and runs pipelines."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ragstream import catalog
 from ragstream.config import Settings
 from ragstream.errors import PipelineError, RagstreamError
+from ragstream.history import HistoryStore
+from ragstream.llm.connect import connect
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
+
+
+HISTORY_FILE = "history.sqlite"  # in index.data_dir, beside the indexes
 
 
 @dataclass(frozen=True)
@@ -25,12 +32,25 @@ class Scope:
 
 
 class Controller:
-    """Holds the runtime (backend with its loaded indexes, token counter) for a session."""
+    """Holds the runtime (backend with its loaded indexes, token counter, language-model client,
+    history store) for a process; `close` stops what it started (a local model server)."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding))
+        self._resources = ExitStack()
+        llm = self._resources.enter_context(connect(settings.llm))
+        self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
+        self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding), llm, self.history)
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
+
+    def close(self) -> None:
+        self._resources.close()
+
+    def __enter__(self) -> "Controller":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def pipeline(self, name: str, overrides: dict[str, Any] | None = None) -> Pipeline:
         retrieval = self.settings.retrieval
@@ -43,11 +63,17 @@ class Controller:
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
                            retrieval_filters=dict(scope.retrieval_filters))
 
-    def run(self, question: str, scope: Scope, pipeline: Pipeline,
-            is_english: bool = True) -> tuple[SuperPrompt, list[StepResult]]:
-        """Auto mode: the question through every step of the pipeline."""
-        engine = Engine(pipeline, self.runtime)
-        sp = engine.start(self.new_state(question, scope, is_english))
+    def run(self, question: str, scope: Scope, pipeline: Pipeline, is_english: bool = True, *,
+            session_id: str | None = None,
+            on_token: Callable[[str], None] | None = None) -> tuple[SuperPrompt, list[StepResult]]:
+        """Auto mode: the question through every step of the pipeline. With a `session_id` it is
+        a turn of that conversation (its history is loaded, the turn persisted); `on_token`
+        receives a model's answer as it streams."""
+        engine = Engine(pipeline, replace(self.runtime, on_token=on_token))
+        sp = self.new_state(question, scope, is_english)
+        if session_id:
+            sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
+        engine.start(sp)
         return sp, engine.run(sp)
 
     # --- what the workbench shows beside a run --------------------------------------------
@@ -141,9 +167,11 @@ class ManualSession:
         return [stage for stage in STAGES if stage in enabled]
 
     def click_stage(self, stage: str) -> list[Click]:
-        """One stage button: the stage's first enabled step, then its further steps while the
-        pipeline stays in the stage (expand is two steps: the walk, then the texts)."""
-        first = next((step for step in self.enabled if self.stage_of(step) == stage), None)
+        """One stage button: the stage's next step when the pipeline is in it (a follow-up loop
+        comes back to retrieve), else its first step run (a re-run); then its further steps while
+        the pipeline stays in the stage (expand is two steps: the walk, then the texts)."""
+        upcoming = [self.state.stage] if self.state.stage else []
+        first = next((step for step in upcoming + self.enabled if self.stage_of(step) == stage), None)
         if first is None:
             error = PipelineError(f"stage {stage!r} is not available now; enabled: {self.enabled_stages}",
                                   where=self.engine.pipeline.name)
@@ -159,7 +187,7 @@ class ManualSession:
             if step_id not in self.enabled:
                 raise PipelineError(f"step {step_id!r} is not available now; enabled: {self.enabled}",
                                     where=self.engine.pipeline.name)
-            if step_id in self._ran:
+            if step_id in self._ran and step_id != self.state.stage:  # the next step of a loop is no re-run
                 self._rewind(step_id)
             result = self.engine.step(self.state)
             self._ran.append(result.step)

@@ -50,6 +50,12 @@ class RetrievalError(RagstreamError):
     layer = "retrieval"
 
 
+class HistoryError(RagstreamError):
+    """The conversation history cannot be read or written (where = the file)."""
+
+    layer = "history"
+
+
 class ModelError(RagstreamError):
     """A model (embedding, cross-encoder, LLM) cannot be loaded or called (where = setting)."""
 

@@ -26,6 +26,11 @@ class TokenCounter:
     def count(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
 
+    def truncate(self, text: str, limit: int) -> str:
+        """The longest prefix of `text` within `limit` tokens."""
+        tokens = self._encoding.encode(text, disallowed_special=())
+        return text if len(tokens) <= limit else self._encoding.decode(tokens[:limit])
+
     def line_costs(self, lines: list[str]) -> list[int]:
         """Tokens of "\n".join(lines) charged to the line each token starts in (they sum to
         the whole text's count). One encode of the text, not one per line."""

@@ -52,7 +52,7 @@ def test_history_keeps_the_most_recent_turns(controller):
     turns = [{"role": "user", "content": f"question number {i} " * 20} for i in range(10)]
     sp = SuperPrompt(repository="sample_repo", branch="default", history_for_prompt=turns)
     settings = {"max_context_tokens": 1000, "max_history_tokens": 200, "N3_FINAL_SELECTION_MAX": 5}
-    condense.run(sp, controller.runtime.backend, token_counter(), {"id": "condense"}, settings)
+    condense.run(sp, controller.runtime.backend, None, token_counter(), {"id": "condense"}, settings)
     kept = condense.kept_history(sp)
     assert kept == turns[-len(kept):] and 0 < len(kept) < 10 and sp.history_for_prompt == turns  # input untouched
     assert sp.budget["context"]["history_tokens"] <= 200
@@ -140,4 +140,4 @@ def test_cli_ask_prints_answer_trace_budget_and_saves_state(acl_backend, tmp_pat
     assert "[normalize] ok; changed:" in out and "[route] ok; changed:" in out and "Not written by a model" in out
     assert "trace" in out and "prompt budget" in out and "## Question" in out
     saved = SuperPrompt.from_json(state.read_text())
-    assert saved.answer and json.loads(state.read_text())["history_of_stages"][-1] == "answer"
+    assert saved.answer and json.loads(state.read_text())["history_of_stages"][-2:] == ["answer", "persist"]

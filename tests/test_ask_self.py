@@ -39,4 +39,4 @@ def self_index(tmp_path_factory):
 def test_ask_cites_the_right_file_on_ragstreams_own_index(self_index, question, path):
     controller, scope = self_index
     sp, results = controller.run(question, scope, controller.pipeline("base"))
-    assert results[-1].step == "answer" and f"`{path}:" in sp.answer, sp.answer[:1200]
+    assert results[-2].step == "answer" and f"`{path}:" in sp.answer, sp.answer[:1200]

@@ -63,4 +63,4 @@ def test_stage_buttons_run_whole_stages_and_refuse_later_ones(built_sample):
     assert [c.result.step for c in expand] == ["expand", "fetch_texts"]  # one button, the stage's two steps
     assert session.enabled_stages == ["normalize", "route", "retrieve", "rerank", "expand", "condense"]
     again = session.click_stage("expand")
-    assert [c.result.step for c in again] == ["expand", "fetch_texts"] and session.state.stage == "condense"
+    assert [c.result.step for c in again] == ["expand", "fetch_texts"] and session.state.stage == "history"

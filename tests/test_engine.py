@@ -39,7 +39,8 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
     assert [r.step for r in results] == auto.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "answer", "persist"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
     assert [t["outcome"] for t in auto.trace][:4] == ["ok", "ok", "ok", "ok"]
     assert all(t["path"] == "deterministic" for t in auto.trace)
@@ -49,7 +50,8 @@ def test_nothing_visible_routes_direct_to_an_honest_answer(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
     assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct"),
-                                                      ("answer", "no_evidence")]
+                                                      ("history", "ok"), ("condense", "ok"), ("build_prompt", "ok"),
+                                                      ("answer", "no_evidence"), ("persist", "ok")]
     assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
     assert "nothing to quote" in sp.answer
 
@@ -58,7 +60,7 @@ def test_no_entry_points_leads_to_an_honest_answer(controller):
     public = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})
     sp, results = controller.run("Which stored procedure records a payment?", public, controller.pipeline("base"))
     outcomes = dict((r.step, r.outcome) for r in results)
-    assert outcomes["retrieve"] == "no_entry_points" and results[-1].step == "answer"
+    assert outcomes["retrieve"] == "no_entry_points" and results[-2].step == "answer"
     assert sp.answer.startswith("> **Not written by a model.**") and "nothing to quote" in sp.answer
 
 
@@ -127,7 +129,8 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert session.enabled == ["normalize"]
     refused = session.click("expand")  # not yet: errors come back as values for the UI
     assert refused.result is None and "not available now" in str(refused.error)
-    steps = ["normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+    steps = ["normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "answer", "persist"]
     for step in steps:
         assert session.click(step).error is None
     assert session.state.node_texts and session.enabled == steps
@@ -145,7 +148,7 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     for key in ("history_of_stages", "trace"):  # append-only: the re-run is recorded
         again.pop(key), first.pop(key)
     assert again == first
-    assert session.state.history_of_stages[-7:] == steps[2:]
+    assert session.state.history_of_stages[-len(steps[2:]):] == steps[2:]
 
 
 def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_did(controller):
@@ -170,7 +173,7 @@ def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_di
 def test_not_english_is_a_warning_in_the_trace(controller):
     sp, _ = controller.run("Wie wird eine Zahlung (payment) verbucht?", SCOPE, controller.pipeline("base"),
                            is_english=False)
-    assert sp.trace[0]["warnings"] == ["not translated: translation needs a model; the question is used as written"]
+    assert sp.trace[0]["warnings"] == ["not translated: no model plays the translator; the question is used as written"]
 
 
 def test_n1_caps_the_candidates(controller):

@@ -27,7 +27,7 @@ def test_the_ladder(header, field, step):
 def test_headers_fill_the_body_unknown_ones_go_to_extras():
     sp = SuperPrompt(question_raw="Task: explain how payments are recorded\nZielgruppe: new developers\n"
                                   "fromat: a bullet list\nTicket: BILL-42\n  raised by support")
-    assert normalize.run(sp, {"id": "normalize"}, {}) == "ok"
+    assert normalize.run(sp, None, {"id": "normalize"}, {}) == "ok"
     assert sp.body["task"] == "explain how payments are recorded" == sp.question_en
     assert sp.body["audience"] == "new developers" and sp.body["format"] == "a bullet list"
     assert sp.body["tone"] == "neutral" and sp.body["depth"] == "normal" and sp.body["confidence"] == "normal"
@@ -39,7 +39,7 @@ def test_headers_fill_the_body_unknown_ones_go_to_extras():
 
 def test_a_question_with_a_colon_is_not_headers():
     sp = SuperPrompt(question_raw="Why does ValueError: a payment must be positive happen?")
-    normalize.run(sp, {"id": "normalize"}, {})
+    normalize.run(sp, None, {"id": "normalize"}, {})
     assert sp.body["task"] == "Why does ValueError: a payment must be positive happen?"
     assert sp.extras["normalize"]["headers"] == [] and sp.intent == "bug"
     assert sp.body["format"].startswith("Markdown")  # MUST default
@@ -67,6 +67,6 @@ def test_concepts_and_synonyms():
 
 def test_not_english_is_kept_and_said(tmp_path):
     sp = SuperPrompt(question_raw="Wie wird eine Zahlung verbucht?", is_english=False)
-    normalize.run(sp, {"id": "normalize"}, {})
+    normalize.run(sp, None, {"id": "normalize"}, {})
     assert sp.question_en == "Wie wird eine Zahlung verbucht?"
-    assert "translation needs a model" in sp.extras["normalize"]["translation"]
+    assert "no model plays the translator" in sp.extras["normalize"]["translation"]

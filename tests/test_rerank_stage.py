@@ -23,7 +23,7 @@ def test_rescoring_lifts_chunks_that_name_the_query(acl_backend):
     sp = state("save_payment", [("py:billing.models.Invoice.balance|METHOD", 0.52),
                                 ("py:billing.repository.InvoiceRepository.save_payment|METHOD", 0.50),
                                 ("py:billing.models.Invoice.mark_paid|METHOD", 0.10)])
-    assert rerank.run(sp, acl_backend, {"id": "rerank"}, SETTINGS) == "ok"
+    assert rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS) == "ok"
     assert sp.retrieval_seed_nodes[0] == "py:billing.repository.InvoiceRepository.save_payment|METHOD"
     assert sp.views_by_stage["rerank"] == sp.retrieval_seed_nodes
     assert sp.extras["gate"]["path"] == "deterministic"
@@ -36,7 +36,7 @@ def test_the_gate_drops_off_topic_and_missing_with_reasons(acl_backend):
         ("py:billing.models.Invoice.mark_paid|METHOD", 0.5),
         ("py:no.such.thing|FUNCTION", 0.05),  # no text for this caller: empty
     ])
-    rerank.run(sp, acl_backend, {"id": "rerank"}, SETTINGS)
+    rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
     dropped = {d["id"]: d["reason"] for d in sp.extras["gate"]["dropped"]}
     assert dropped == {"py:billing.util.log_event|FUNCTION": "off_topic", "py:no.such.thing|FUNCTION": "empty"}
     assert set(sp.retrieval_seed_nodes) == {"py:billing.service.InvoiceService.record_payment|METHOD",
@@ -47,7 +47,7 @@ def test_duplicates_are_dropped_in_favour_of_the_higher_one(acl_backend):
     # A split chunk's node id and its only part carry the same text: one is a duplicate.
     sp = state("record payment", [("py:billing.service.InvoiceService.record_payment|METHOD", 0.9),
                                   ("py:billing.service.InvoiceService.record_payment|METHOD", 0.8)])
-    rerank.run(sp, acl_backend, {"id": "rerank"}, SETTINGS)
+    rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
     assert sp.extras["gate"]["dropped"] == [{"id": "py:billing.service.InvoiceService.record_payment|METHOD",
                                              "reason": "duplicate of py:billing.service.InvoiceService.record_payment|METHOD"}]
 
@@ -55,7 +55,7 @@ def test_duplicates_are_dropped_in_favour_of_the_higher_one(acl_backend):
 def test_only_the_top_n2_are_considered_and_nothing_left_is_an_outcome(acl_backend):
     hits = [(f"py:no.such.f{i}|FUNCTION", 1.0 - i / 100) for i in range(30)]
     sp = state("payment", hits)
-    assert rerank.run(sp, acl_backend, {"id": "rerank"}, {**SETTINGS, "N2_RERANK_TOP_K": 5}) == "no_entry_points"
+    assert rerank.run(sp, acl_backend, None, {"id": "rerank"}, {**SETTINGS, "N2_RERANK_TOP_K": 5}) == "no_entry_points"
     reasons = [d["reason"] for d in sp.extras["gate"]["dropped"]]
     assert reasons.count("over N2_RERANK_TOP_K") == 25 and reasons.count("empty") == 5
     assert sp.retrieval_seed_nodes == []
@@ -63,5 +63,5 @@ def test_only_the_top_n2_are_considered_and_nothing_left_is_an_outcome(acl_backe
 
 def test_missing_settings_name_the_step(acl_backend):
     with pytest.raises(PipelineError) as error:
-        rerank.run(state("x", []), acl_backend, {"id": "rr"}, {k: v for k, v in SETTINGS.items() if k != "N2_RERANK_TOP_K"})
+        rerank.run(state("x", []), acl_backend, None, {"id": "rr"}, {k: v for k, v in SETTINGS.items() if k != "N2_RERANK_TOP_K"})
     assert error.value.where == "step rr: N2_RERANK_TOP_K"

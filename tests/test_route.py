@@ -55,14 +55,14 @@ def test_no_overlap_is_direct():
 def test_the_stage_writes_the_plan_and_the_raw_line(acl_backend):
     sp = SuperPrompt(question_raw="where does record_payment update the invoice status",
                      repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]})
-    assert route.run(sp, acl_backend, {"id": "route"}, {"route_short_question_words": 4}) == "ok"
+    assert route.run(sp, acl_backend, None, {"id": "route"}, {"route_short_question_words": 4}) == "ok"
     assert (sp.retrieval_mode, sp.rerank) == ("hybrid", "none")
     assert sp.retrieval_query == "where does record_payment update the invoice status"
     assert sp.extras["route"]["line"].startswith("[HYBRID:] ") and sp.extras["route"]["path"] == "deterministic"
     # A question only hidden chunks could answer is DIRECT for this caller.
     hidden = SuperPrompt(question_raw="NOCOUNT", repository="sample_repo", branch="default",
                          retrieval_filters={"acl_tags_any": ["public"]})
-    assert route.run(hidden, acl_backend, {"id": "route"}, {"route_short_question_words": 4}) == "direct"
+    assert route.run(hidden, acl_backend, None, {"id": "route"}, {"route_short_question_words": 4}) == "direct"
 
 
 def test_apostrophes_are_not_quotes():

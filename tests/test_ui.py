@@ -76,7 +76,8 @@ def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_sessi
         assert len(panels) == n + 1 and all(" ms · deterministic path (no model)" in p for p in panels)
     session = at.session_state["manual:session"]
     assert session.state.stage == "" and session.state.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "condense", "build_prompt", "answer"]
+        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "answer", "persist"]
     shown = " ".join(m.value for m in at.markdown)
     assert "Not written by a model" in shown and session.state.answer.splitlines()[0] in shown
     assert any(c.value == session.state.prompt_ready for c in at.code)  # build prompt shows the prompt
@@ -89,14 +90,17 @@ def test_out_of_order_stages_are_disabled_and_a_skip_enables_the_stage_after_it(
     assert stage_buttons(at)["retrieve"] is False
     with pytest.raises(AppTestError, match="disabled"):  # no one can press a later stage early
         at.button(key="stage:retrieve").click()
-    # A caller who may see nothing: route answers `direct`, so the next stage is the answer.
+    # A caller who may see nothing: route answers `direct`, so retrieval is skipped.
     at.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
     press(press(at, "normalize"), "route")
-    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "answer"]
-    press(at, "answer")
-    assert at.session_state["manual:session"].ran == ["normalize", "route", "answer"]
-    assert "nothing to quote" in at.session_state["manual:session"].state.answer
-    assert [p.split(" ·")[0] for p in stage_panels(at)] == ["1 Normalize", "2 Route", "8 Answer"]
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "condense"]
+    for stage in ("condense", "build_prompt", "answer"):
+        press(at, stage)
+    session = at.session_state["manual:session"]
+    assert session.ran == ["normalize", "route", "history", "condense", "build_prompt", "answer", "persist"]
+    assert session.state.retrieval_seed_nodes == [] and session.state.answer and not at.error
+    assert [p.split(" ·")[0] for p in stage_panels(at)] == ["1 Normalize", "2 Route", "6 Condense",
+                                                            "7 Build prompt", "8 Answer"]
 
 
 def test_rerunning_an_earlier_stage_clears_what_follows(new_session):

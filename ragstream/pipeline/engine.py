@@ -19,7 +19,9 @@ from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.pipeline.registry import REGISTRY
 from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.stages import answer, build_prompt, condense, normalize, rerank, retrieve, route
+from ragstream.history import HistoryStore
+from ragstream.llm.client import LLMClient
+from ragstream.stages import answer, build_prompt, condense, conversation, normalize, rerank, retrieve, route
 from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -28,10 +30,14 @@ BOOKKEEPING = frozenset({"stage", "history_of_stages", "trace"})
 
 @dataclass(frozen=True)
 class Runtime:
-    """What actions use but never keep: built once, passed to every step."""
+    """What actions use but never keep: built once, passed to every step. `on_token` receives
+    the answer as it streams (a chat turn sets it on a copy)."""
 
     backend: LocalBackend
     counter: TokenCounter
+    llm: LLMClient | None = None
+    history: HistoryStore | None = None
+    on_token: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,19 +50,30 @@ class Action:
 
 
 ACTIONS: dict[str, Action] = {
-    "normalize": Action(lambda sp, rt, step, settings: normalize.run(sp, step, settings), normalize.WRITES),
-    "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, step, settings), route.WRITES),
+    "normalize": Action(lambda sp, rt, step, settings: normalize.run(sp, rt.llm, step, settings), normalize.WRITES),
+    "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, rt.llm, step, settings), route.WRITES),
     "retrieve": Action(lambda sp, rt, step, settings: retrieve.run(sp, rt.backend, step, settings), retrieve.WRITES),
-    "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, step, settings), rerank.WRITES),
+    "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, rt.llm, step, settings),
+                     rerank.WRITES),
     "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
                      frozenset(GRAPH_FIELDS)),
     "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
                                frozenset({"node_texts", "budget.node_texts"})),
-    "condense": Action(lambda sp, rt, step, settings: condense.run(sp, rt.backend, rt.counter, step, settings),
+    "load_conversation_history": Action(
+        lambda sp, rt, step, settings: conversation.load_conversation_history(sp, rt.history, rt.llm, rt.counter,
+                                                                              step, settings),
+        conversation.LOAD_WRITES),
+    "condense": Action(lambda sp, rt, step, settings: condense.run(sp, rt.backend, rt.llm, rt.counter, step, settings),
                        condense.WRITES),
-    "build_prompt": Action(lambda sp, rt, step, settings: build_prompt.run(sp, rt.backend, rt.counter, step, settings),
-                           build_prompt.WRITES),
-    "answer": Action(lambda sp, rt, step, settings: answer.run(sp, rt.backend, step, settings), answer.WRITES),
+    "build_prompt": Action(
+        lambda sp, rt, step, settings: build_prompt.run(sp, rt.backend, rt.llm, rt.counter, step, settings),
+        build_prompt.WRITES),
+    "answer": Action(lambda sp, rt, step, settings: answer.run(sp, rt.backend, rt.llm, rt.on_token, step, settings),
+                     answer.WRITES),
+    "loop_guard": Action(lambda sp, rt, step, settings: answer.loop_guard(sp, step, settings), answer.LOOP_WRITES),
+    "persist_turn_and_finalize": Action(
+        lambda sp, rt, step, settings: conversation.persist_turn_and_finalize(sp, rt.history, step, settings),
+        conversation.PERSIST_WRITES),
 }
 
 
@@ -118,16 +135,20 @@ class Engine:
             setattr(sp, name, getattr(work, name))
         next_step = self.pipeline.transition(step, outcome)
         decisions = {w: work.extras.get(w.split(".", 1)[1]) for w in sorted(action.writes) if w.startswith("extras.")}
+        # What a step reports about itself (path, model calls, warnings) sits in its keyed writes.
+        reports = [d for d in [*decisions.values(), *(work.budget.get(w.split(".", 1)[1]) for w in action.writes
+                                                     if w.startswith("budget."))] if isinstance(d, dict)]
         sp.history_of_stages.append(step.id)
         sp.trace.append({
             "step": step.id, "action": step.action, "stage": REGISTRY[step.action].stage, "outcome": outcome,
             "seconds": round(seconds, 4), "changed": list(changed),
             # which path ran: a stage that records one says so; the rest have only a deterministic path
-            "path": next((d["path"] for d in decisions.values() if d and "path" in d), "deterministic"),
+            "path": next((d["path"] for d in reports if "path" in d), "deterministic"),
             "counts": {name: len(getattr(sp, name)) for name in changed
                        if isinstance(getattr(sp, name), (list, dict))},
             "decisions": decisions,
-            "warnings": [w for d in decisions.values() if d for w in d.get("warnings", [])],
+            "warnings": [w for d in reports for w in d.get("warnings", [])],
+            "llm_calls": [c for d in reports for c in d.get("llm_calls", [])],
         })
         sp.stage = next_step or ""
         return StepResult(step.id, step.action, outcome, next_step, seconds, changed)
@@ -135,7 +156,8 @@ class Engine:
     def run(self, sp: SuperPrompt) -> list[StepResult]:
         """Step until the pipeline ends (a step with no transition for its outcome)."""
         results = []
-        limit = 4 * len(self.pipeline.steps)  # a loop of steps must have its own guard step
+        # Each follow-up loop re-runs the steps once more; any other cycle needs its own guard.
+        limit = len(self.pipeline.steps) * (self.pipeline.settings.get("max_turn_loops", 0) + 2)
         while sp.stage:
             if len(results) == limit:
                 raise PipelineError(f"ran {limit} steps without finishing: a loop without a guard",

@@ -36,7 +36,11 @@ REGISTRY: dict[str, ActionSpec] = {
     "fetch_node_texts": ActionSpec({"budget_tokens": int, "max_chars": int, "prioritization_mode": str},
                                    ("ok", "no_texts"), "expand"),
     # stages 6-8 (ragstream/stages/)
+    "load_conversation_history": ActionSpec({}, ("ok",), "condense"),
     "condense": ActionSpec({}, ("ok", "condensed"), "condense"),
     "build_prompt": ActionSpec({}, ("ok",), "build_prompt"),
-    "answer": ActionSpec({}, ("ok", "no_evidence"), "answer"),
+    "answer": ActionSpec({}, ("ok", "no_evidence", "follow_up"), "answer"),
+    # the answer loop and the end of a turn (ragstream/stages/answer.py, conversation.py)
+    "loop_guard": ActionSpec({}, ("ok", "exhausted"), "answer"),
+    "persist_turn_and_finalize": ActionSpec({}, ("ok",), "answer"),
 }

@@ -3,31 +3,40 @@ recent conversation, in that order, into `prompt_ready`, with the tokens of ever
 
 Attachments are raw excerpts (fenced, with SOURCE and SPAN) of selected blocks that condense had
 to shorten, added in priority order while they fit their own budget, `max_attachment_tokens`
-(the context budget is what forced the shortening, so it has no room for them).
+(the context budget is what forced the shortening, so it has no room for them). The system
+text is the system part of `config/prompts/answer.md`; with a model playing `format`, the
+user's format wish becomes explicit rules (the format enforcer).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from ragstream.config import PROJECT_ROOT
+from ragstream.llm.client import LLMClient
+from ragstream.llm.prompts import system_text
+from ragstream.llm.protocol import plain_text
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.condense import kept_history
+from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
 
 WRITES = frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget.prompt"})
 OUTCOMES = ("ok",)
-SYSTEM_PROMPT = PROJECT_ROOT / "config" / "prompts" / "answer_system.md"
 DEFAULT_FORMAT = "Markdown. Lead with the direct answer, then the evidence, citing file:lines."
 
 
-def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
-        settings: Mapping[str, Any]) -> str:
-    sp.System_MD = SYSTEM_PROMPT.read_text(encoding="utf-8").strip()
+def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, counter: TokenCounter,
+        step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    sp.System_MD = system_text("answer")
     question = sp.question_en or sp.question_raw
-    sp.Prompt_MD = f"## Question\n\n{question}\n\n## Answer format\n\n{sp.body.get('format') or DEFAULT_FORMAT}"
+    rules, decisions = _format_rules(sp, llm, question)
+    sp.Prompt_MD = f"## Question\n\n{question}\n\n## Answer format\n\n{rules}"
+    if requests := sp.extras.get("loop", {}).get("requests"):
+        sp.Prompt_MD += ("\n\n## Data you asked for\n\nThe evidence below was searched again for: "
+                         + "; ".join(requests) + f". Follow-up searches left: "
+                         f"{max(0, settings.get('max_turn_loops', 0) - sp.turn_loop_counter)}.")
     sp.Attachments_MD = _attachments(sp, backend, counter, number(settings, "max_attachment_tokens", step))
     history = "\n".join(f"**{turn['role']}**: {turn['content']}" for turn in kept_history(sp))
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,
@@ -39,8 +48,20 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
         "blocks": {name: counter.count(text) for name, text in blocks.items()},
         "limits": {"context": settings["max_context_tokens"], "history": settings["max_history_tokens"],
                    "attachments": settings["max_attachment_tokens"]},
-        "total": counter.count(sp.prompt_ready)}}
+        "total": counter.count(sp.prompt_ready), **decisions}}
     return "ok"
+
+
+def _format_rules(sp: SuperPrompt, llm: LLMClient | None, question: str) -> tuple[str, dict[str, Any]]:
+    """The answer format: as the user wrote it (or the default), or as rules the `format` model
+    made of it."""
+    written = sp.body.get("format") or DEFAULT_FORMAT
+    if llm is None or not llm.uses_model("format"):
+        return written, {"path": "deterministic", "llm_calls": [], "warnings": []}
+    values = {"question": question, "format": written,
+              **{key: sp.body.get(key) or "unspecified" for key in ("audience", "tone", "depth")}}
+    reply = ask(llm, "format", values, lambda text: plain_text(text, "format"))
+    return (reply.value if reply.value is not None else written), reply.decisions()
 
 
 def _attachments(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, room: int) -> str:

@@ -7,8 +7,9 @@ query keyword, and every definition line stay (identifiers are never rewritten);
 becomes `...`. When every block is condensed and it is still over, the lowest priority blocks
 are dropped. Of the conversation, the most recent turns within `max_history_tokens` are kept
 (the count is recorded; `history_for_prompt` itself is input and never rewritten). Every cut,
-evidence or turn, is recorded in `budget["context"]` with its reason. (This is the deterministic path; a
-model-written condensation plugs in with the language-model issue.)
+evidence or turn, is recorded in `budget["context"]` with its reason. Model path: the
+`condenser` model shortens a block instead, query-aware; a reply that loses an identifier the
+block defines or the question names is refused and the extractive cut is used.
 """
 from __future__ import annotations
 
@@ -16,9 +17,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ragstream.errors import ProtocolError
 from ragstream.graph.render import render_context_blocks
 from ragstream.index.keywords import keyword_tokens
+from ragstream.llm.client import LLMClient
+from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
@@ -28,6 +33,9 @@ OUTCOMES = ("ok", "condensed")
 ELIDED = "..."
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",
                          re.IGNORECASE)
+# The name a definition line defines: after def/class/TABLE ... (schema prefix skipped), or before "(".
+_DEFINED = re.compile(r"\b(?:def|class|TABLE|VIEW|PROCEDURE|PROC|FUNCTION)\s+(?:\[?\w+\]?\.)?\[?(\w+)|(\w+)\s*\(",
+                      re.IGNORECASE)
 
 
 def condense_text(text: str, query_tokens: set[str]) -> str:
@@ -42,8 +50,8 @@ def condense_text(text: str, query_tokens: set[str]) -> str:
     return "\n".join(kept)
 
 
-def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
-        settings: Mapping[str, Any]) -> str:
+def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, counter: TokenCounter,
+        step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     limits = {key: number(settings, key, step) for key in
               ("max_context_tokens", "max_history_tokens", "N3_FINAL_SELECTION_MAX")}
     graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
@@ -57,12 +65,16 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
     def tokens() -> int:
         return counter.count(render_context_blocks(blocks, graph, parent, layout))
 
+    decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
+    model = llm is not None and llm.uses_model("condenser")
     for item in reversed(blocks):  # lowest priority first
         if tokens() <= limits["max_context_tokens"]:
             break
-        item["text"] = condense_text(item["text"], query)
+        shorter = _model_condense(llm, item, sp, query, decisions) if model else None
+        item["text"] = shorter if shorter is not None else condense_text(item["text"], query)
         item["tokens"] = counter.count(item["text"])
-        cuts.append({"id": item["id"], "reason": "condensed: over max_context_tokens"})
+        cuts.append({"id": item["id"], "reason": "condensed by the model: over max_context_tokens" if shorter
+                     is not None else "condensed: over max_context_tokens"})
     while blocks and tokens() > limits["max_context_tokens"]:
         cuts.append({"id": blocks.pop()["id"], "reason": "dropped: over max_context_tokens after condensing"})
     sp.S_CTX_MD = render_context_blocks(blocks, graph, parent, layout)
@@ -75,8 +87,42 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step:
         "history_turns_kept": len(kept_turns),
         "history_tokens": sum(counter.count(t["content"]) for t in kept_turns),
         "history_limit": limits["max_history_tokens"], "cuts": cuts,
-        "per_block": {item["id"]: item["tokens"] for item in blocks}}}
+        "per_block": {item["id"]: item["tokens"] for item in blocks}, **decisions}}
     return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
+
+
+def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query: set[str],
+                    decisions: dict[str, Any]) -> str | None:
+    """The condenser model's shortening of one block, or None when its reply drops an
+    identifier the block defines or the question names (then the extractive cut is used)."""
+    reply = ask(llm, "condenser", {"question": sp.question_en or sp.question_raw, "id": item["id"],
+                                   "text": item["text"], "limit": str(max(1, item["tokens"] // 2))},
+                _condensed_text)
+    decisions["llm_calls"] += reply.calls
+    decisions["warnings"] += reply.warnings
+    if reply.value is None:
+        return None
+    missing = sorted(must_keep(item["text"], query) - set(re.findall(r"\w+", reply.value)))
+    if missing:
+        decisions["warnings"].append(f"condenser dropped identifiers {missing} of {item['id']}: extractive cut used")
+        return None
+    decisions["path"] = "model"
+    return reply.value
+
+
+def _condensed_text(reply: str) -> str:
+    text = parse_json_object(reply, "condenser").get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ProtocolError('"text" must be a non-empty string', where="condenser")
+    return text
+
+
+def must_keep(text: str, query: set[str]) -> set[str]:
+    """Identifiers a condensation must keep: the names the block defines and the query words it has."""
+    defined = {name for line in text.split("\n") if _DEFINITION.match(line)
+               for match in [_DEFINED.search(line)] if match for name in match.groups() if name}
+    words = set(re.findall(r"\w+", text))
+    return (defined & words) | {w for w in words if w.lower() in query}
 
 
 def kept_history(sp: SuperPrompt) -> list[dict[str, str]]:

@@ -4,9 +4,13 @@ Headers (`Task: ...`, `Zielgruppe: ...`, `fromat: ...`) map onto fields by the l
 `config/prompt_schema.yaml`: normalise, exact, alias, tiny typo, bilingual, template, keyword,
 else unknown (kept in `extras`). A prompt none of whose `word:` lines resolves to a field has no
 headers at all, so `Why does ValueError: x happen?` stays one question. MUST fields get their
-defaults; `task` defaults to the question. Understanding is by rules on this deterministic path;
-translation needs a model, so a question marked not English is kept as it is and the trace
-says so.
+defaults; `task` defaults to the question.
+
+Deterministic path: understanding by rules; a question marked not English is kept as written
+and the trace says so. Model path: the `translator` turns the task into English (driven by
+`is_english`, no language detection) and the `shaper` gives intent, domain, concepts,
+synonyms and the five closed fields (system, audience, tone, depth, confidence) the user left
+unwritten; anything outside a closed set becomes its default, with a warning.
 """
 from __future__ import annotations
 
@@ -19,14 +23,20 @@ from typing import Any
 import yaml
 
 from ragstream.config import PROJECT_ROOT
-from ragstream.errors import ConfigError
+from ragstream.errors import ConfigError, ProtocolError
 from ragstream.index.keywords import STOPWORDS, keyword_tokens
+from ragstream.llm.client import LLMClient
+from ragstream.llm.protocol import parse_json_object, plain_text, string_list
+from ragstream.stages.model_path import ModelReply, ask
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"question_en", "body", "intent", "domain", "concepts", "synonyms", "extras.normalize"})
 OUTCOMES = ("ok",)
 SCHEMA_FILE = PROJECT_ROOT / "config" / "prompt_schema.yaml"
 LADDER = ("exact", "alias", "typo", "bilingual", "template", "keyword")
+INTENTS = ("how_implemented", "where_is", "impact", "bug", "explain", "other")
+DOMAINS = ("code", "db", "mixed")
+UNTRANSLATED = "not translated: no model plays the translator; the question is used as written"
 _HEADER = re.compile(r"^\s*([^\W\d][\w' -]{0,40}?)\s*:\s*(.*)$")
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*)\b")
 # Rules in precedence order: the first intent whose pattern matches wins.
@@ -55,6 +65,7 @@ class Field:
     bilingual: tuple[str, ...]
     templates: tuple[str, ...]
     keywords: tuple[str, ...]
+    choices: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +76,7 @@ def schema() -> tuple[Field, ...]:
         raise ConfigError(f"cannot read the prompt schema: {exc}", where=str(SCHEMA_FILE)) from exc
     return tuple(Field(name, bool(spec.get("must")), spec.get("default"),
                        *(tuple(_norm(v) for v in spec.get(key, [])) for key in
-                         ("aliases", "bilingual", "templates", "keywords")))
+                         ("aliases", "bilingual", "templates", "keywords")), tuple(spec.get("choices", [])))
                  for name, spec in data.items())
 
 
@@ -117,22 +128,71 @@ def understand(question: str) -> tuple[str, str, list[str], list[str]]:
     return intent, domain, concepts, synonyms
 
 
-def run(sp: SuperPrompt, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def run(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     known, trail, unknown, preamble = parse_headers(sp.question_raw)
     body = {spec.name: known.get(spec.name, "") for spec in schema()}
     body["task"] = body["task"] or preamble or sp.question_raw.strip()
     for spec in schema():
         if spec.must and not body[spec.name] and spec.default is not None:
             body[spec.name] = spec.default
-    sp.body = body
+    decisions: dict[str, Any] = {"headers": trail, "unknown_headers": unknown, "path": "deterministic",
+                                 "llm_calls": [], "warnings": []}
     sp.question_en = body["task"]
-    sp.intent, sp.domain, sp.concepts, sp.synonyms = understand(body["task"])
-    untranslated = "not translated: translation needs a model; the question is used as written"
-    sp.extras = {**sp.extras, "normalize": {
-        "headers": trail, "unknown_headers": unknown, "path": "deterministic",
-        "translation": "none needed" if sp.is_english else untranslated,
-        "warnings": [] if sp.is_english else [untranslated]}}
+    if sp.is_english:
+        decisions["translation"] = "none needed"
+    elif llm is not None and llm.uses_model("translator"):
+        reply = ask(llm, "translator", {"text": body["task"], "target": "English"},
+                    lambda text: plain_text(text, "translator"))
+        sp.question_en = reply.value if reply.value is not None else body["task"]
+        decisions = _merge(decisions, reply)
+        decisions["translation"] = "translated by the model" if reply.value is not None else "not translated"
+    else:
+        decisions["translation"] = UNTRANSLATED
+        decisions["warnings"].append(UNTRANSLATED)
+    sp.intent, sp.domain, sp.concepts, sp.synonyms = understand(sp.question_en)
+    if llm is not None and llm.uses_model("shaper"):
+        values = {"question": sp.question_en, **{f"{spec.name}_choices": ", ".join(spec.choices)
+                                                 for spec in schema() if spec.choices}}
+        reply = ask(llm, "shaper", values, lambda text: parse_json_object(text, "shaper"))
+        decisions = _merge(decisions, reply)
+        if reply.value is not None:
+            clamped = _apply_shape(sp, body, known, reply.value)
+            decisions["warnings"] += clamped
+    sp.body = body
+    sp.extras = {**sp.extras, "normalize": decisions}
     return "ok"
+
+
+def _merge(decisions: dict[str, Any], reply: ModelReply) -> dict[str, Any]:
+    """Decisions with a model call's calls, warnings and path added (model if any call parsed)."""
+    path = "model" if reply.value is not None or decisions["path"] == "model" else reply.path
+    return {**decisions, "path": path, "llm_calls": decisions["llm_calls"] + reply.calls,
+            "warnings": decisions["warnings"] + reply.warnings}
+
+
+def _apply_shape(sp: SuperPrompt, body: dict[str, str], written: Mapping[str, str], shape: Mapping[str, Any]) -> list[str]:
+    """Take the shaper's understanding and the fields the user did not write; a value outside
+    its closed set becomes the default, and each such clamp is returned as a warning."""
+    warnings: list[str] = []
+
+    def closed(name: str, allowed: tuple[str, ...], default: str) -> str:
+        value = shape.get(name)
+        if value in allowed:
+            return value
+        warnings.append(f"shaper: {name}={value!r} is not one of {list(allowed)}; {default!r} used")
+        return default
+
+    sp.intent = closed("intent", INTENTS, sp.intent)
+    sp.domain = closed("domain", DOMAINS, sp.domain)
+    for key in ("concepts", "synonyms"):
+        try:
+            setattr(sp, key, list(dict.fromkeys([*string_list(shape, key, "shaper"), *getattr(sp, key)])))
+        except ProtocolError as exc:
+            warnings.append(f"{exc.message}; the rules' {key} kept")
+    for spec in schema():
+        if spec.choices and not written.get(spec.name):
+            body[spec.name] = closed(spec.name, spec.choices, spec.default or spec.choices[0])
+    return warnings
 
 
 def _matches(step: str, name: str, spec: Field) -> bool:

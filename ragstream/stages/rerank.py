@@ -7,6 +7,9 @@ keyword at all), `duplicate of <id>` (keyword sets overlapping >= `gate_duplicat
 a chunk ranked above), and `off_topic` (no query keyword and a retrieval score below the
 candidates' median). The kept chunks become `base_context_chunks` (unique by id); texts come
 through the backend, under the caller's filters.
+
+Model path: the `gate` model decides keep / drop_irrelevant / drop_duplicate / drop_conflict for
+each rescored candidate (texts cut to `gate_candidate_chars`); it can drop, never add.
 """
 from __future__ import annotations
 
@@ -14,22 +17,28 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
+from ragstream.errors import ProtocolError
 from ragstream.index.keywords import keyword_tokens
+from ragstream.llm.client import LLMClient
+from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.rerankers import blend, keyword_coverage
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"retrieval_seed_nodes", "base_context_chunks", "views_by_stage.rerank", "extras.gate"})
 OUTCOMES = ("ok", "no_entry_points")
+GATE_DECISIONS = ("keep", "drop_irrelevant", "drop_duplicate", "drop_conflict")
 
 
-def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step: Mapping[str, Any],
+        settings: Mapping[str, Any]) -> str:
     top = number(settings, "N2_RERANK_TOP_K", step)
     jaccard = number(settings, "gate_duplicate_jaccard", step, integer=False, minimum=0)
     weights = (number(settings, "keyword_semantic_weight", step, integer=False, minimum=0),
                number(settings, "keyword_keyword_weight", step, integer=False, minimum=0))
-    hits = sp.retrieval_hits[:top]
+    hits, repeats = _first_of_each_id(sp.retrieval_hits[:top])
     chunks = {c.id: c for c in backend.fetch_chunks([h["id"] for h in hits], sp.repository, sp.branch,
                                                      sp.retrieval_filters, sp.active_index)}
     texts = {cid: chunk.text for cid, chunk in chunks.items()}
@@ -38,9 +47,51 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     coverage = [keyword_coverage(query, words[h["id"]]) for h in hits]
     scores = blend([h["score"] for h in hits], coverage, *weights)
     order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i]["rank"]))
-    median = statistics.median(h["score"] for h in hits) if hits else 0.0
-    kept: list[str] = []
+    ranked = [hits[i]["id"] for i in order]
+    reasons: dict[str, str | None] = {}
+    decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
+    if llm is not None and llm.uses_model("gate") and ranked:
+        limit = number(settings, "gate_candidate_chars", step)
+        candidates = "\n\n".join(f"### {node}\n{texts.get(node, '')[:limit]}" for node in ranked)
+        reply = ask(llm, "gate", {"question": sp.question_en or sp.question_raw, "candidates": candidates},
+                    lambda text: parse_gate(text, ranked))
+        decisions = reply.decisions()
+        if reply.value is not None:
+            reasons, notes = reply.value
+            decisions["warnings"] = decisions["warnings"] + notes
+    if not reasons:
+        median = statistics.median(h["score"] for h in hits) if hits else 0.0
+        reasons = _rule_gate(order, hits, words, coverage, median, jaccard)
+    kept = [node for node in ranked if reasons[node] is None]
     dropped = [{"id": h["id"], "reason": "over N2_RERANK_TOP_K"} for h in sp.retrieval_hits[top:]]
+    dropped += [{"id": node, "reason": f"duplicate of {node}"} for node in repeats]
+    dropped += [{"id": node, "reason": reasons[node]} for node in ranked if reasons[node] is not None]
+    sp.retrieval_seed_nodes = kept
+    sp.base_context_chunks = [chunks[node] for node in kept]  # kept ids are unique: so are these
+    sp.views_by_stage = {**sp.views_by_stage, "rerank": kept}
+    sp.extras = {**sp.extras, "gate": {"dropped": dropped, **decisions,
+                                      "scores": {hits[i]["id"]: round(float(scores[i]), 4) for i in order}}}
+    return "ok" if kept else "no_entry_points"
+
+
+def _first_of_each_id(hits: list[dict]) -> tuple[list[dict], list[str]]:
+    """(hits with each id once, at its best rank; the ids of the repeats)."""
+    seen: set[str] = set()
+    unique, repeats = [], []
+    for hit in hits:
+        if hit["id"] in seen:
+            repeats.append(hit["id"])
+        else:
+            unique.append(hit)
+            seen.add(hit["id"])
+    return unique, repeats
+
+
+def _rule_gate(order: list[int], hits: list[dict], words: Mapping[str, set[str]], coverage: list[float],
+               median: float, jaccard: float) -> dict[str, str | None]:
+    """Each ranked id's drop reason (None = kept), by the deterministic rules."""
+    reasons: dict[str, str | None] = {}
+    kept: list[str] = []
     for i in order:
         node, reason = hits[i]["id"], None
         if not words[node]:
@@ -49,16 +100,37 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
             reason = f"duplicate of {twin}"
         elif coverage[i] == 0 and hits[i]["score"] < median:
             reason = "off_topic"
-        if reason:
-            dropped.append({"id": node, "reason": reason})
-        else:
+        reasons[node] = reason
+        if reason is None:
             kept.append(node)
-    sp.retrieval_seed_nodes = kept
-    sp.base_context_chunks = [chunks[node] for node in kept]  # kept ids are unique: so are these
-    sp.views_by_stage = {**sp.views_by_stage, "rerank": kept}
-    sp.extras = {**sp.extras, "gate": {"dropped": dropped, "path": "deterministic",
-                                      "scores": {hits[i]["id"]: round(float(scores[i]), 4) for i in order}}}
-    return "ok" if kept else "no_entry_points"
+    return reasons
+
+
+def parse_gate(reply: str, candidates: list[str]) -> tuple[dict[str, str | None], list[str]]:
+    """(each candidate's drop reason, None = keep; notes) from the gate model's JSON. Ids it
+    invents are ignored and candidates it skips are kept, each with a note: the gate can only
+    remove what retrieval found, never add."""
+    data = parse_json_object(reply, "gate")
+    items = data.get("decisions")
+    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get("id"), str) for i in items):
+        raise ProtocolError('"decisions" must be a list of objects with an "id"', where="gate")
+    reasons: dict[str, str | None] = {}
+    notes: list[str] = []
+    for item in items:
+        decision = item.get("decision")
+        if decision not in GATE_DECISIONS:
+            raise ProtocolError(f"decision {decision!r} for {item['id']!r} is not one of {list(GATE_DECISIONS)}",
+                                where="gate")
+        if item["id"] not in candidates:
+            notes.append(f"gate named an id that is not a candidate, ignored: {item['id']!r}")
+            continue
+        why = str(item.get("reason", "")).strip()
+        reasons[item["id"]] = None if decision == "keep" else f"{decision} (model){': ' + why if why else ''}"
+    for node in candidates:
+        if node not in reasons:
+            notes.append(f"gate gave no decision for {node!r}: kept")
+            reasons[node] = None
+    return reasons, notes
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -4,7 +4,8 @@ The deterministic path writes the same line a model would and reads it back with
 strict parser. Rules: quoted strings and error messages lean to BM25 (exact tokens matter),
 a question that is mostly identifiers to BM25, identifiers inside prose to HYBRID, prose to
 HYBRID (on code, keyword evidence is too strong to drop), and a question that shares no
-keyword with anything the caller may see to DIRECT.
+keyword with anything the caller may see to DIRECT. Model path: the `router` model writes the
+line (a malformed line is asked for again once, then the rules decide).
 """
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.index.keywords import keyword_tokens
+from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
@@ -47,17 +50,32 @@ def rule_route(question: str, has_overlap: bool, short_words: int) -> tuple[str,
     return format_route("HYBRID", text), ["prose"]
 
 
-def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step: Mapping[str, Any],
+        settings: Mapping[str, Any]) -> str:
     """Write the plan (mode, query, rerank) and the raw line; outcome `direct` skips retrieval."""
     question = sp.question_en or sp.question_raw
-    line, reasons = rule_route(question, _visible_overlap(sp, backend, question),
-                               number(settings, "route_short_question_words", step))
+    overlap = _visible_overlap(sp, backend, question)
+    line, reasons = rule_route(question, overlap, number(settings, "route_short_question_words", step))
+    decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
+    # With no visible keyword in common there is nothing to search: no model is asked.
+    if overlap and llm is not None and llm.uses_model("router"):
+        values = {"question": question, "intent": sp.intent, "domain": sp.domain, "concepts": ", ".join(sp.concepts)}
+        reply = ask(llm, "router", values, _model_line)
+        decisions = reply.decisions()
+        if reply.value is not None:
+            line, reasons = reply.value, ["chosen by the router model"]
     plan = parse_route(line)
     sp.retrieval_mode = plan.mode
     sp.retrieval_query = plan.query if plan.mode != "direct" else ""
     sp.rerank = plan.rerank
-    sp.extras = {**sp.extras, "route": {"line": line, "reasons": reasons, "path": "deterministic"}}
+    sp.extras = {**sp.extras, "route": {"line": line, "reasons": reasons, **decisions}}
     return "direct" if plan.mode == "direct" else "ok"
+
+
+def _model_line(reply: str) -> str:
+    """The router model's line, checked by the strict parser."""
+    parse_route(reply)
+    return reply.strip()
 
 
 def _visible_overlap(sp: SuperPrompt, backend: RetrievalBackend, question: str) -> bool:

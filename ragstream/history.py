@@ -1,0 +1,148 @@
+"""The conversation history: sessions, turns and rolling summaries in one SQLite file.
+
+WAL mode and `BEGIN IMMEDIATE` writes, with a busy timeout, so several processes can append
+turns to the same file and none is lost. A connection per operation keeps the store safe to
+share between threads (the workbench serves sessions from several).
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragstream.errors import HistoryError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    question_raw TEXT NOT NULL, question_en TEXT NOT NULL,
+    answer_en TEXT NOT NULL, answer TEXT NOT NULL,
+    pipeline TEXT NOT NULL, index_name TEXT NOT NULL, created REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session_id, id);
+CREATE TABLE IF NOT EXISTS summaries (
+    session_id TEXT NOT NULL REFERENCES sessions(id), version INTEGER NOT NULL,
+    text TEXT NOT NULL, last_turn_id INTEGER NOT NULL, created REAL NOT NULL,
+    PRIMARY KEY (session_id, version));
+"""
+BUSY_TIMEOUT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    session_id: str
+    question_raw: str
+    question_en: str
+    answer_en: str
+    answer: str
+    pipeline: str
+    index_name: str
+    created: float
+
+
+@dataclass(frozen=True)
+class Summary:
+    session_id: str
+    version: int
+    text: str
+    last_turn_id: int  # every turn up to this one is in the summary
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    created: float
+    turns: int
+
+
+class HistoryStore:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    def create_session(self, title: str = "") -> str:
+        session_id = uuid.uuid4().hex[:12]
+        with self._write() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, title or "conversation", time.time()))
+        return session_id
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, newest first, with its number of turns."""
+        with self._connect() as db:
+            rows = db.execute("SELECT s.id, s.title, s.created, COUNT(t.id) FROM sessions s "
+                              "LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.created DESC")
+            return [SessionInfo(*row) for row in rows]
+
+    def add_turn(self, session_id: str, *, question_raw: str, question_en: str, answer_en: str, answer: str,
+                 pipeline: str, index_name: str) -> int:
+        with self._write() as db:
+            self._require_session(db, session_id)
+            cursor = db.execute("INSERT INTO turns (session_id, question_raw, question_en, answer_en, answer, "
+                                "pipeline, index_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                (session_id, question_raw, question_en, answer_en, answer, pipeline, index_name,
+                                 time.time()))
+            return int(cursor.lastrowid)
+
+    def turns(self, session_id: str, after: int = 0) -> list[Turn]:
+        """The session's turns with an id above `after`, oldest first."""
+        with self._connect() as db:
+            self._require_session(db, session_id)
+            rows = db.execute("SELECT * FROM turns WHERE session_id = ? AND id > ? ORDER BY id", (session_id, after))
+            return [Turn(*row) for row in rows]
+
+    def latest_summary(self, session_id: str) -> Summary | None:
+        with self._connect() as db:
+            row = db.execute("SELECT session_id, version, text, last_turn_id FROM summaries WHERE session_id = ? "
+                             "ORDER BY version DESC LIMIT 1", (session_id,)).fetchone()
+            return Summary(*row) if row else None
+
+    def add_summary(self, session_id: str, text: str, last_turn_id: int, version: int) -> Summary:
+        """Store summary `version`; if another writer stored that version first, theirs stands
+        and is returned (both summarised the same turns)."""
+        try:
+            with self._write() as db:
+                db.execute("INSERT INTO summaries VALUES (?, ?, ?, ?, ?)",
+                           (session_id, version, text, last_turn_id, time.time()))
+            return Summary(session_id, version, text, last_turn_id)
+        except sqlite3.IntegrityError:
+            latest = self.latest_summary(session_id)
+            assert latest is not None  # the conflicting row exists
+            return latest
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            with closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA foreign_keys=ON")
+                yield db
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise HistoryError(f"{type(exc).__name__}: {exc}", where=str(self.path)) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction that takes the write lock up front (no upgrade deadlocks)."""
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def _require_session(self, db: sqlite3.Connection, session_id: str) -> None:
+        if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+            raise HistoryError(f"no session {session_id!r}", where=str(self.path))

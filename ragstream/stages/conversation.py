@@ -1,0 +1,131 @@
+"""The conversation around a question: load it into `history_for_prompt` within its budget, and
+persist the finished turn.
+
+History for the prompt is the raw turns while they fit `max_history_tokens`. Past that, a
+query-aware summary (persisted, versioned, with a pointer to the last turn it covers) takes at
+most `history_summary_share` of the budget and the newest raw turns take the rest. When the
+summary and the turns after it overflow again, the summary and the older of those turns are
+summarised into the next version: the whole raw log is never summarised again.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragstream.history import HistoryStore, Summary, Turn
+from ragstream.index.keywords import keyword_tokens
+from ragstream.llm.client import LLMClient
+from ragstream.llm.protocol import plain_text
+from ragstream.stages.model_path import ask
+from ragstream.stages.settings import number
+from ragstream.super_prompt import SuperPrompt
+from ragstream.tokens import TokenCounter
+
+LOAD_WRITES = frozenset({"history_for_prompt", "extras.history"})
+PERSIST_WRITES = frozenset({"extras.persist"})
+
+
+@dataclass(frozen=True)
+class Window:
+    """What the prompt gets: an optional summary, the raw turns after it, and the turns to fold
+    into a new summary version first (empty when the stored summary still fits)."""
+
+    summary: Summary | None
+    raw: list[Turn]
+    fold: list[Turn]
+
+
+def turn_cost(turn: Turn, count: Callable[[str], int]) -> int:
+    return count(turn.question_en) + count(turn.answer_en)
+
+
+def history_window(turns: Sequence[Turn], summary: Summary | None, budget: int, summary_limit: int,
+                   count: Callable[[str], int]) -> Window:
+    """Which turns go in raw and which must be summarised, so the history fits `budget`."""
+    if sum(turn_cost(t, count) for t in turns) <= budget:
+        return Window(None, list(turns), [])
+    newer = [t for t in turns if summary is None or t.id > summary.last_turn_id]
+    if summary is not None and count(summary.text) + sum(turn_cost(t, count) for t in newer) <= budget:
+        return Window(summary, newer, [])
+    room, recent = budget - summary_limit, []
+    for turn in reversed(newer):
+        room -= turn_cost(turn, count)
+        if room < 0:
+            break
+        recent.insert(0, turn)
+    return Window(summary, recent, newer[: len(newer) - len(recent)])
+
+
+def extractive_summary(previous: str, fold: Sequence[Turn], query: set[str], limit: int,
+                       counter: TokenCounter) -> str:
+    """One line per folded turn (its question, and the answer's first line or the lines naming
+    the query) after the previous summary's lines; lines without the query's words go first,
+    oldest first, until it fits `limit`."""
+    lines = [line for line in previous.split("\n") if line.strip()]
+    for turn in fold:
+        answer = [a for a in turn.answer_en.split("\n") if a.strip() and not a.startswith(">")]
+        relevant = [a.strip() for a in answer if query & set(keyword_tokens(a))][:2] or answer[:1]
+        lines.append(f"- Q: {' '.join(turn.question_en.split())} | A: {' '.join(' '.join(relevant).split())}")
+    order = sorted(range(len(lines)), key=lambda i: (bool(query & set(keyword_tokens(lines[i]))), i))
+    dropped: set[int] = set()
+    while counter.count("\n".join(lines[i] for i in range(len(lines)) if i not in dropped)) > limit and order:
+        dropped.add(order.pop(0))
+    return counter.truncate("\n".join(lines[i] for i in range(len(lines)) if i not in dropped), limit)
+
+
+def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: LLMClient | None,
+                              counter: TokenCounter, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    session = sp.extras.get("session", {}).get("id")
+    if store is None or not session:
+        sp.history_for_prompt = []
+        sp.extras = {**sp.extras, "history": {"path": "deterministic", "note": "no conversation: a single question"}}
+        return "ok"
+    budget = number(settings, "max_history_tokens", step)
+    share = number(settings, "history_summary_share", step, integer=False, minimum=0)
+    summary_limit = int(budget * share)
+    stored = store.latest_summary(session)
+    window = history_window(store.turns(session), stored, budget, summary_limit, counter.count)
+    decisions: dict[str, Any] = {"path": "deterministic"}
+    summary = window.summary
+    if window.fold:
+        text, decisions = _summarise(summary.text if summary else "", window.fold, sp, llm, counter, summary_limit)
+        summary = store.add_summary(session, text, window.fold[-1].id, (stored.version if stored else 0) + 1)
+    messages = [{"role": "summary", "content": summary.text}] if summary else []
+    for turn in window.raw:
+        messages += [{"role": "user", "content": turn.question_en}, {"role": "assistant", "content": turn.answer_en}]
+    sp.history_for_prompt = messages
+    sp.extras = {**sp.extras, "history": {
+        **decisions, "raw_turns": [t.id for t in window.raw], "folded_turns": [t.id for t in window.fold],
+        "summary": {"version": summary.version, "last_turn_id": summary.last_turn_id} if summary else None,
+        "tokens": sum(counter.count(m["content"]) for m in messages), "limit": budget}}
+    return "ok"
+
+
+def _summarise(previous: str, fold: Sequence[Turn], sp: SuperPrompt, llm: LLMClient | None, counter: TokenCounter,
+               limit: int) -> tuple[str, dict[str, Any]]:
+    """The next summary text (a model's when one plays `summarizer`), never over `limit` tokens."""
+    query = set(keyword_tokens(sp.question_en or sp.question_raw))
+    if llm is not None and llm.uses_model("summarizer"):
+        turns = "\n".join(f"Q: {t.question_en}\nA: {t.answer_en}" for t in fold)
+        reply = ask(llm, "summarizer", {"question": sp.question_en or sp.question_raw, "previous": previous or "(none)",
+                                        "turns": turns, "limit": str(limit)}, lambda text: plain_text(text, "summarizer"))
+        if reply.value is not None:
+            text = counter.truncate(reply.value, limit)
+            cut = ["the summary was cut to its token limit"] if text != reply.value else []
+            return text, {**reply.decisions(), "warnings": reply.warnings + cut}
+        return extractive_summary(previous, fold, query, limit, counter), reply.decisions()
+    return extractive_summary(previous, fold, query, limit, counter), {"path": "deterministic"}
+
+
+def persist_turn_and_finalize(sp: SuperPrompt, store: HistoryStore | None, step: Mapping[str, Any],
+                              settings: Mapping[str, Any]) -> str:
+    session = sp.extras.get("session", {})
+    if store is None or not session.get("id"):
+        sp.extras = {**sp.extras, "persist": {"turn_id": None, "note": "not persisted: no conversation session"}}
+        return "ok"
+    turn_id = store.add_turn(session["id"], question_raw=sp.question_raw, question_en=sp.question_en or sp.question_raw,
+                             answer_en=sp.answer_en, answer=sp.answer, pipeline=session.get("pipeline", ""),
+                             index_name=sp.active_index or "")
+    sp.extras = {**sp.extras, "persist": {"turn_id": turn_id, "session": session["id"]}}
+    return "ok"
