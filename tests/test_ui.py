@@ -126,21 +126,44 @@ def test_a_changed_question_starts_a_new_pass(new_session):
     assert len(stage_panels(at)) == 1
 
 
-def test_auto_mode_turns_each_with_trace_graph_and_budget(new_session):
-    at = new_session()
+def ask_in_auto_mode(at: AppTest, *questions: str) -> AppTest:
     at.segmented_control(key="mode").set_value("Auto").run()
-    at.chat_input(key="auto:input").set_value(QUESTION).run()
-    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
-    assert not at.exception, at.exception
-    turns = at.session_state["auto:turns"]
+    for question in questions:
+        at.chat_input(key="auto:input").set_value(question).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def test_auto_mode_turns_each_with_trace_graph_and_budget(new_session):
+    at = ask_in_auto_mode(new_session(), QUESTION, "Which procedures write the payments table?")
+    turns = at.session_state["auto:asked"]
     assert [t.question for t in turns] == [QUESTION, "Which procedures write the payments table?"]
-    assert all(t.error is None and t.state.answer for t in turns)
+    assert all(t.error is None and t.state.answer and t.turn_id for t in turns)  # persisted
     assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
     assert [e.label for e in at.expander if e.label.startswith("turn")] == [
         "turn 1: trace, graph and budget", "turn 2: trace, graph and budget"]
     trace = at.chat_message[3].dataframe[0].value
     assert list(trace["step"]) == turns[1].state.history_of_stages
     assert set(trace["path"]) == {"deterministic"}
+    # The second turn was asked with the first in its history.
+    assert turns[1].state.history_for_prompt and turns[1].state.history_for_prompt[0]["content"] in (
+        QUESTION, turns[0].state.answer)
+
+
+def test_a_conversation_survives_a_page_reload(new_session):
+    first = ask_in_auto_mode(new_session(), QUESTION)
+    conversation = first.query_params["conversation"]
+    answer = first.session_state["auto:asked"][0].state.answer
+    reloaded = new_session()  # a new browser session on the same URL
+    reloaded.query_params["conversation"] = conversation
+    reloaded.segmented_control(key="mode").set_value("Auto").run()
+    assert reloaded.selectbox(key="auto:conversation").value == conversation
+    assert [m.name for m in reloaded.chat_message] == ["user", "assistant"]
+    assert reloaded.chat_message[0].markdown[0].value == QUESTION
+    assert reloaded.chat_message[1].markdown[0].value == answer
+    assert "from the history" in reloaded.chat_message[1].caption[0].value
+    ask_in_auto_mode(reloaded, "Which procedures write the payments table?")  # and it goes on
+    assert len(reloaded.chat_message) == 4 and reloaded.query_params["conversation"] == conversation
 
 
 def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
@@ -151,9 +174,8 @@ def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
     assert len(at.error) == 1 and "retrieval error" in at.error[0].value
     assert "invalid path glob" in at.error[0].value and "retrieval_filters.paths_include" in at.error[0].value
     assert at.session_state["manual:session"].ran == ["normalize"]  # the failed step left the state as it was
-    at.segmented_control(key="mode").set_value("Auto").run()
-    at.chat_input(key="auto:input").set_value(QUESTION).run()
-    assert not at.exception and "invalid path glob" in at.chat_message[1].error[0].value
+    ask_in_auto_mode(at, QUESTION)
+    assert "invalid path glob" in at.chat_message[1].error[0].value
 
 
 def test_two_sessions_do_not_share_state(new_session):

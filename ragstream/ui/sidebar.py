@@ -2,6 +2,7 @@
 N-constants, security filters. It returns the session's choices; the panels run with them."""
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from ragstream.catalog import IndexSummary, PipelineSummary
+from ragstream.config import LLM_ROLES
 from ragstream.controller import Controller, Scope
 from ragstream.errors import RagstreamError
 from ragstream.index.embeddings import Embedder
@@ -177,13 +179,22 @@ def _filter_section() -> dict[str, list[str]]:
 
 
 def _model_section(controller: Controller) -> None:
-    settings = controller.settings
+    """The `llm` settings as this process runs them: provider, endpoint, the model of each role.
+    API keys are only ever read from the environment; whether one is set is all that is shown."""
+    settings, client = controller.settings, controller.runtime.llm
     with st.expander("models"):
-        st.caption("No language model is configured in these settings: normalize, route, condense and "
-                   "answer run their deterministic paths (the trace and every panel say so).")
-        rows = [("embedding", f"{Embedder.model_name} ({settings.embedding.dtype}; ONNX below "
-                              f"{settings.embedding.onnx_below} texts)"),
-                ("cross-encoder", settings.retrieval.cross_encoder_model or "none configured"),
-                ("tokenizer", settings.tokens.encoding),
-                ("settings file", resources.config_file() or "config/defaults.yaml")]
-        st.dataframe([{"role": r, "model": m} for r, m in rows], hide_index=True, width="stretch")
+        if not client.enabled:
+            st.caption("Provider **none**: every stage runs its deterministic path (the trace and every "
+                       "panel say so).")
+        else:
+            key = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
+            st.caption(f"provider **{settings.llm.provider}** · {client.base_url or 'the OpenAI API'} · "
+                       f"OPENAI_API_KEY {key} in the environment")
+        rows = [{"role": role, "model": client.model_for(role) if client.uses_model(role) else "deterministic path"}
+                for role in LLM_ROLES]
+        rows += [{"role": "embedding", "model": f"{Embedder.model_name} ({settings.embedding.dtype})"},
+                 {"role": "cross-encoder", "model": settings.retrieval.cross_encoder_model or "none"},
+                 {"role": "tokenizer", "model": settings.tokens.encoding}]
+        st.dataframe(rows, hide_index=True, width="stretch")
+        st.caption(f"From {resources.config_file() or 'config/defaults.yaml'} (`llm:`); "
+                   "change them there or with `ragstream --config FILE ui`.")
