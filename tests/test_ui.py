@@ -208,3 +208,24 @@ def test_a_broken_settings_file_is_reported_in_place(tmp_path, monkeypatch):
     monkeypatch.setenv(CONFIG_ENV, str(bad))
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception and "config error" in at.error[0].value and "N9_UNKNOWN" in at.error[0].value
+
+
+def test_index_a_folder_from_the_sidebar(sample_repo, tmp_path, monkeypatch):
+    from ragstream.ui import resources
+
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(yaml.safe_dump({"index": {"data_dir": str(tmp_path / "data")}}), encoding="utf-8")
+    monkeypatch.setenv(CONFIG_ENV, str(settings))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert "No index yet" in at.sidebar.info[0].value and not any(stage_buttons(at).values())
+    at.sidebar.text_input(key="index_folder:path").input(str(sample_repo))
+    at.sidebar.text_input(key="index_folder:name").input("copy")
+    at.sidebar.button(key="index_folder:submit").click().run()
+    job = next(j for j in resources.controller().builds() if j.name == "copy")
+    job.wait()
+    assert job.error is None
+    at.run()
+    assert at.selectbox(key="index_choice").value == "sample_repo / copy"
+    assert any("Indexed sample_repo → index `copy`" in s.value for s in at.sidebar.success)
+    press(asked(at), "normalize")
+    assert len(stage_panels(at)) == 1

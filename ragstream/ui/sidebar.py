@@ -107,10 +107,10 @@ def _index_row(s: IndexSummary) -> dict[str, Any]:
 def _index_folder_form(controller: Controller) -> None:
     with st.expander("index a folder"):
         with st.form("index_folder", border=False):
-            path = st.text_input("folder", placeholder="/path/to/repository")
-            name = st.text_input("index name", placeholder="default: the branch")
-            rebuild = st.checkbox("rebuild from scratch")
-            submitted = st.form_submit_button("Index", width="stretch")
+            path = st.text_input("folder", placeholder="/path/to/repository", key="index_folder:path")
+            name = st.text_input("index name", placeholder="default: the branch", key="index_folder:name")
+            rebuild = st.checkbox("rebuild from scratch", key="index_folder:rebuild")
+            submitted = st.form_submit_button("Index", width="stretch", key="index_folder:submit")
         if submitted and path.strip():
             controller.build(path.strip(), name.strip() or None, rebuild)
             time.sleep(0.2)  # let the build reach its first phase before the bars are drawn
