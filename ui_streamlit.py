@@ -16,7 +16,8 @@ st.markdown("<style>.block-container{padding-top:2.2rem;padding-bottom:1rem}"
             "[data-testid=stSidebarContent]{font-size:0.92rem}</style>", unsafe_allow_html=True)
 
 try:
-    controller = resources.controller()
+    with st.spinner("Starting: settings, history store and language-model client…"):
+        controller = resources.controller()
 except RagstreamError as exc:
     show_error(exc)
     st.stop()

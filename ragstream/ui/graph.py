@@ -48,7 +48,7 @@ def render(controller: Controller, sp: SuperPrompt, key: str) -> None:
     html = _html(_state_key(sp), controller, sp)
     if focus in sp.graph_expanded_nodes:
         html = html.replace("</body>", _FOCUS_SCRIPT % json.dumps(focus).replace("</", "<\\/"), 1)
-    drawing, listing = st.columns([3, 2])
+    drawing, listing = st.columns([2, 1])
     with drawing:
         st.iframe(html, height=HEIGHT, alt="dependency graph around the question")
     with listing:

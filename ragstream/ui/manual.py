@@ -34,7 +34,7 @@ def render(controller: Controller, choices: Choices) -> None:
         st.rerun()
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
-    stages_column, side = st.columns([1, 1], gap="medium")
+    stages_column, side = st.columns([5, 6], gap="medium")
     with stages_column:
         if current:
             _panels(controller, session)
