@@ -27,6 +27,10 @@ def step_caption(entry: dict[str, Any]) -> None:
     changed = ", ".join(f"`{name}`" for name in entry["changed"]) or "nothing"
     st.caption(f"step **{entry['step']}** · outcome **{entry['outcome']}** · "
                f"{entry['seconds'] * 1000:.0f} ms · **{path_label(entry['path'])}** · changed {changed}")
+    for call in entry.get("llm_calls", []):
+        st.caption(f"model call: {call['role']} → `{call['model']}` · {call['prompt_tokens']} + "
+                   f"{call['completion_tokens']} tokens · {call['seconds'] * 1000:.0f} ms · {call['retries']} retries"
+                   + (" · streamed" if call["streamed"] else ""))
     for warning in entry["warnings"]:
         st.warning(warning, icon=":material/warning:")
 

@@ -104,6 +104,7 @@ def condense(controller: Controller, sp: SuperPrompt, key: str) -> None:
     with after:
         st.markdown("**`S_CTX_MD`**")
         st.container(height=420).markdown(sp.S_CTX_MD or "—")
+    st.caption("conversation: " + _history_line(sp.extras.get("history", {})))
     cuts = context.get("cuts", [])
     if cuts:
         st.markdown(f"**{len(cuts)} cut**")
@@ -121,11 +122,29 @@ def build_prompt(controller: Controller, sp: SuperPrompt, key: str) -> None:
 
 
 def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
+    loop, persist = sp.extras.get("loop", {}), sp.extras.get("persist", {})
+    for n, request in enumerate(loop.get("requests", []), start=1):
+        st.caption(f"follow-up {n}: the model asked for data on “{request}”")
+    if loop:
+        st.caption(loop.get("decision", ""))
+    if persist:
+        st.caption(f"saved as turn {persist['turn_id']} of conversation {persist['session']}" if persist.get("turn_id")
+                   else persist.get("note", ""))
     st.markdown(sp.answer or "—")
 
 
 PANELS: dict[str, Panel] = {"normalize": normalize, "route": route, "retrieve": retrieve, "rerank": rerank,
                             "expand": expand, "condense": condense, "build_prompt": build_prompt, "answer": answer}
+
+
+def _history_line(history: dict) -> str:
+    if "note" in history:
+        return history["note"]
+    summary = history.get("summary")
+    return (f"{len(history.get('raw_turns', []))} recent turn(s) as written"
+            + (f", summary v{summary['version']} up to turn {summary['last_turn_id']}" if summary else "")
+            + (f" ({len(history['folded_turns'])} folded into it now)" if history.get("folded_turns") else "")
+            + f"; {history.get('tokens', 0)} of {history.get('limit', '?')} tokens")
 
 
 def _movement(was: int | None, now: int) -> str:
