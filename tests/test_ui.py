@@ -2,6 +2,10 @@
 sample index; each AppTest is one browser session."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
@@ -61,9 +65,11 @@ def test_first_paint_lists_the_index_and_enables_only_the_first_stage(new_sessio
     at = new_session()
     assert at.selectbox(key="index_choice").value == "sample_repo / default"
     assert "chunks" in at.sidebar.caption[0].value and "stale" in at.sidebar.caption[0].value
-    assert not any(stage_buttons(at).values())  # no question yet
-    asked(at)
     assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
+    press(at, "normalize")  # no question yet: said in place
+    assert "there is no question to run" in at.error[0].value and "manual:session" not in at.session_state
+    press(asked(at), "normalize")
+    assert not at.error and len(stage_panels(at)) == 1
 
 
 def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_session):
@@ -229,3 +235,14 @@ def test_index_a_folder_from_the_sidebar(sample_repo, tmp_path, monkeypatch):
     assert any("Indexed sample_repo → index `copy`" in s.value for s in at.sidebar.success)
     press(asked(at), "normalize")
     assert len(stage_panels(at)) == 1
+
+
+def test_the_first_paint_loads_no_model(ui_config):
+    """Models load on first use (a search), never to draw the page."""
+    script = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
+              f"at = AppTest.from_file({APP!r}, default_timeout=120).run()\n"
+              "assert not at.exception and at.button(key='stage:normalize')\n"
+              "print(sorted({'torch', 'sentence_transformers', 'onnxruntime', 'faiss'} & set(sys.modules)))\n")
+    env = {**os.environ, CONFIG_ENV: str(ui_config)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

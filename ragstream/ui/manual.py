@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragstream.controller import Controller, ManualSession
-from ragstream.errors import RagstreamError
+from ragstream.errors import PipelineError, RagstreamError
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
 from ragstream.ui.common import path_label, show_error, step_caption
@@ -28,7 +28,7 @@ def render(controller: Controller, choices: Choices) -> None:
     current = session is not None and st.session_state.get(SIGNATURE) == signature
     if session is not None and not current:
         st.caption("The question or the sidebar choices changed: **Normalize** starts a new pass.")
-    pressed = _buttons(session if current else None, ready=choices.ready and bool(question.strip()))
+    pressed = _buttons(session if current else None, ready=choices.ready)
     if pressed:
         _press(controller, choices, pressed, question, is_english, signature, session if current else None)
         st.rerun()
@@ -70,6 +70,8 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
            signature: tuple, session: ManualSession | None) -> None:
     st.session_state[ERROR] = None
     try:
+        if not question.strip():
+            raise PipelineError("there is no question to run: type one above", where="question")
         if session is None:  # a new pass: the first stage with the question and choices as they are now
             session = ManualSession(controller, choices.pipeline, question, choices.scope, is_english)
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
