@@ -22,7 +22,7 @@ from ragstream.ui.common import humanise_age, show_error
 INDEX_LIST_SECONDS = 20  # how long the index list (with its stale-file walk) is reused
 BUDGETS = {  # pipeline setting -> (slider minimum, maximum, step)
     "max_context_tokens": (500, 32000, 500),
-    "max_history_tokens": (0, 16000, 250),
+    "max_history_tokens": (250, 16000, 250),
 }
 N_CONSTANTS = ("N0_QUERY_PIECES", "N1_RETR_MAX_CANDIDATES", "N2_RERANK_TOP_K", "N3_FINAL_SELECTION_MAX")
 FILTER_KEYS = tuple(f.name for f in fields(RetrievalFilters) if f.name != "also")
