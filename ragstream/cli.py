@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
 
     ui = commands.add_parser("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
-    ui.add_argument("--port", type=int, default=8501)
+    ui.add_argument("--port", type=int, default=8501, help="default: 8501")
     ui.add_argument("--build-default", action="store_true",
                     help="build or update the bundled default index (ragstream's own source) in the background")
     ui.set_defaults(handler=_ui)
