@@ -28,16 +28,17 @@ def ui_config(built_sample, tmp_path_factory):
     return path
 
 
+def open_app() -> AppTest:
+    """A new browser session on the app, after its first run."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
 @pytest.fixture
 def new_session(ui_config, monkeypatch):
     monkeypatch.setenv(CONFIG_ENV, str(ui_config))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=120).run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
+    return open_app
 
 
 def stage_buttons(at: AppTest) -> dict[str, bool]:
@@ -222,7 +223,7 @@ def test_index_a_folder_from_the_sidebar(sample_repo, tmp_path, monkeypatch):
     settings = tmp_path / "settings.yaml"
     settings.write_text(yaml.safe_dump({"index": {"data_dir": str(tmp_path / "data")}}), encoding="utf-8")
     monkeypatch.setenv(CONFIG_ENV, str(settings))
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = open_app()
     assert "No index yet" in at.sidebar.info[0].value and not any(stage_buttons(at).values())
     at.sidebar.text_input(key="index_folder:path").input(str(sample_repo))
     at.sidebar.text_input(key="index_folder:name").input("copy")

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from openai_server import ScriptedServer
-from streamlit.testing.v1 import AppTest
-from test_ui import APP, ask_in_auto_mode, asked, press, stage_buttons, stage_panels
+from test_llm_pipeline import server  # noqa: F401 - the scripted server, one per module
+from test_ui import ask_in_auto_mode, asked, open_app, press, stage_buttons, stage_panels
 
 from ragstream.config import LLM_ROLES
 from ragstream.ui import CONFIG_ENV
 
 FOLLOW_UP = "[Requesting data on:] the Payments table and who writes it"
 ANSWER = "[Answer:] Payments rows are written by usp_RecordPayment (db/procedures.sql)."
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
 
 
 @pytest.fixture
@@ -34,13 +27,7 @@ def model_session(server, built_sample, tmp_path, monkeypatch):
     path = tmp_path / "settings.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     monkeypatch.setenv(CONFIG_ENV, str(path))
-
-    def start() -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=120).run()
-        assert not at.exception, at.exception
-        return at
-
-    return start
+    return open_app
 
 
 def test_manual_mode_shows_the_model_path_and_steps_through_a_follow_up(model_session, server):

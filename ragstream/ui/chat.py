@@ -93,7 +93,9 @@ def render(controller: Controller, choices: Choices) -> None:
 
 def _conversation_picker(controller: Controller) -> str | None:
     """The conversation in the URL, or one chosen from the history store (None: a new one)."""
-    sessions = controller.history.sessions()
+    # Oldest first: a new conversation is appended, so the positions of the others never shift
+    # (a widget's value may travel as its position among the options).
+    sessions = controller.history.sessions()[::-1]
     ids = [s.id for s in sessions]
     current = st.query_params.get(CONVERSATION)
     labels = {s.id: f"{s.title[:60]} · {s.turns} turn(s) · {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created))}"
