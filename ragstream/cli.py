@@ -216,8 +216,7 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     translation = sp.extras.get("normalize", {}).get("translation", "")
     if not sp.is_english:
         print(f"note: {translation}")
-    streamed = any(call["streamed"] for entry in sp.trace for call in entry.get("llm_calls", []))
-    if streamed and sp.answer_en == sp.answer:
+    if sp.extras.get("answer", {}).get("shown_while_streaming"):
         print()  # the answer was printed as it streamed
     else:
         print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")

@@ -75,12 +75,14 @@ class LLMSettings:
     model: str  # the default model of every role
     roles: dict[str, str]  # role -> model, overriding `model`
     local_gguf: str  # provider local: the GGUF file ("" = the bundled demo model)
+    local_ctx_size: int  # provider local: the model's context window in tokens
     temperature: float
     seed: int
     timeout_seconds: float
     max_retries: int
     backoff_seconds: float  # the first wait; each retry doubles it (2, 4, 8, 16, 32 s)
     max_backoff_seconds: float  # no wait is longer, not even one a server asks for
+    max_reply_tokens: int  # sent as max_tokens; 0 = the server's default
 
 
 @dataclass(frozen=True)
@@ -146,10 +148,11 @@ POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_to
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
             "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
-            "limits.answer_max_citations", "limits.gate_candidate_chars")
+            "limits.answer_max_citations", "limits.gate_candidate_chars",
+            "llm.local_ctx_size")
 ABOVE_ZERO = ("llm.timeout_seconds",)
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
-                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds",
+                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")
 

@@ -1,14 +1,14 @@
 """What the CLI and the workbench call: one place that builds the runtime and runs pipelines."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ragstream import catalog
-from ragstream.config import Settings
+from ragstream.config import LLMSettings, Settings
 from ragstream.errors import PipelineError, RagstreamError
 from ragstream.history import HistoryStore
 from ragstream.llm.connect import connect
@@ -56,7 +56,14 @@ class Controller:
         retrieval = self.settings.retrieval
         defaults = {**vars(self.settings.limits), "keyword_semantic_weight": retrieval.keyword_semantic_weight,
                     "keyword_keyword_weight": retrieval.keyword_keyword_weight}
-        return load_pipeline(name, overrides=overrides, defaults=defaults)
+        pipeline = load_pipeline(name, overrides=overrides, defaults=defaults)
+        fitted = fit_local_window(pipeline.settings, self.settings.llm)
+        if not fitted:
+            return pipeline
+        pipeline = load_pipeline(name, overrides={**(overrides or {}), **fitted}, defaults=defaults)
+        said = ", ".join(f"{key} {value}" for key, value in fitted.items())
+        return replace(pipeline, warnings=(*pipeline.warnings, f"lowered to fit the local model's window of "
+                                           f"{self.settings.llm.local_ctx_size} tokens (llm.local_ctx_size): {said}"))
 
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
@@ -127,6 +134,27 @@ class Controller:
     def locations(self, sp: SuperPrompt, ids: list[str]) -> dict[str, str]:
         """`path:start-end` of chunk ids the state's caller may see."""
         return self.runtime.backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+
+
+# What a prompt holds besides its budgets (system text, question, format rules, headings).
+PROMPT_OVERHEAD_TOKENS = 800
+CHARS_PER_TOKEN = 3  # a cautious average for code
+BUDGETS = ("max_context_tokens", "max_history_tokens", "max_attachment_tokens")
+
+
+def fit_local_window(settings: Mapping[str, Any], llm: LLMSettings) -> dict[str, int]:
+    """Pipeline overrides that make a local model's prompts fit its context window: the prompt
+    budgets scaled down together, and the gate's candidate texts cut so that all of them fit.
+    Empty when nothing needs lowering (or the model is not local: a server knows its own)."""
+    if llm.provider != "local":
+        return {}
+    room = llm.local_ctx_size - llm.max_reply_tokens - PROMPT_OVERHEAD_TOKENS
+    total = sum(settings[key] for key in BUDGETS)
+    lowered = {key: max(1, settings[key] * room // total) for key in BUDGETS} if total > room else {}
+    gate_chars = room * CHARS_PER_TOKEN // settings["N2_RERANK_TOP_K"]
+    if gate_chars < settings["gate_candidate_chars"]:
+        lowered["gate_candidate_chars"] = max(1, gate_chars)
+    return lowered
 
 
 @dataclass(frozen=True)

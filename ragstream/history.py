@@ -18,7 +18,8 @@ from ragstream.errors import HistoryError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL);
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL,
+    scope TEXT);  -- repository, branch, index and filters of its first turn; every turn runs under it
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id TEXT NOT NULL REFERENCES sessions(id),
@@ -69,11 +70,14 @@ class HistoryStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(SCHEMA)
+            if "scope" not in {row[1] for row in db.execute("PRAGMA table_info(sessions)")}:
+                db.execute("ALTER TABLE sessions ADD COLUMN scope TEXT")  # a file from before scopes
 
     def create_session(self, title: str = "") -> str:
         session_id = uuid.uuid4().hex[:12]
         with self._write() as db:
-            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (session_id, title or "conversation", time.time()))
+            db.execute("INSERT INTO sessions (id, title, created) VALUES (?, ?, ?)",
+                       (session_id, title or "conversation", time.time()))
         return session_id
 
     def sessions(self) -> list[SessionInfo]:
@@ -93,12 +97,26 @@ class HistoryStore:
                                  time.time()))
             return int(cursor.lastrowid)
 
-    def turns(self, session_id: str, after: int = 0) -> list[Turn]:
-        """The session's turns with an id above `after`, oldest first."""
+    def turns(self, session_id: str) -> list[Turn]:
+        """The session's turns, oldest first."""
         with self._connect() as db:
             self._require_session(db, session_id)
-            rows = db.execute("SELECT * FROM turns WHERE session_id = ? AND id > ? ORDER BY id", (session_id, after))
+            rows = db.execute("SELECT id, session_id, question_raw, question_en, answer_en, answer, pipeline, "
+                              "index_name, created FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
             return [Turn(*row) for row in rows]
+
+    def bind_scope(self, session_id: str, scope: str) -> None:
+        """Tie the session to `scope` (its first question's repository, branch, index and
+        filters); a question under another scope is refused, so nothing said under wider
+        filters can reach a prompt built under narrower ones."""
+        with self._write() as db:
+            self._require_session(db, session_id)
+            bound = db.execute("SELECT scope FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+            if bound is None:
+                db.execute("UPDATE sessions SET scope = ? WHERE id = ?", (scope, session_id))
+            elif bound != scope:
+                raise HistoryError(f"session {session_id!r} runs under {bound}, not under {scope}",
+                                   where=str(self.path), hint="start a new session for another index or other filters")
 
     def latest_summary(self, session_id: str) -> Summary | None:
         with self._connect() as db:

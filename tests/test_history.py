@@ -13,12 +13,12 @@ from ragstream.config import load_settings
 from ragstream.errors import HistoryError
 from ragstream.history import HistoryStore
 from ragstream.llm.client import LLMClient
-from ragstream.stages.conversation import load_conversation_history, turn_cost
+from ragstream.stages.conversation import HISTORY_HEADING, load_conversation_history, render_history, turn_cost
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import token_counter
 
 COUNTER = token_counter()
-LIMITS = {"max_history_tokens": 100, "history_summary_share": 0.4}  # summary <= 40, raw turns <= 60
+SHARE = 0.4  # of the history budget, for the summary
 
 
 def words(n: int, word: str) -> str:
@@ -32,14 +32,24 @@ def add(store: HistoryStore, session: str, n: int) -> int:
                           index_name="self")
 
 
-def load(store: HistoryStore, session: str, llm: LLMClient | None = None, **limits) -> SuperPrompt:
+def load(store: HistoryStore, session: str, budget: int, llm: LLMClient | None = None) -> SuperPrompt:
     sp = SuperPrompt(question_raw="what next?", question_en="what next?", extras={"session": {"id": session}})
-    load_conversation_history(sp, store, llm, COUNTER, {"id": "history"}, {**LIMITS, **limits})
+    load_conversation_history(sp, store, llm, COUNTER, {"id": "history"},
+                              {"max_history_tokens": budget, "history_summary_share": SHARE})
     return sp
 
 
 def tokens(sp: SuperPrompt) -> int:
-    return sum(COUNTER.count(m["content"]) for m in sp.history_for_prompt)
+    """Tokens of the history block exactly as the prompt renders it."""
+    return COUNTER.count(render_history(sp.history_for_prompt))
+
+
+def five_turns_budget(store: HistoryStore, session: str) -> int:
+    """A budget with room for exactly five of this test's turns (all cost the same): three fit
+    raw, six do not, and 40% of it (the summary's share) is two turns' worth."""
+    costs = {turn_cost(t, COUNTER.count) for t in store.turns(session)}
+    assert len(costs) == 1, costs
+    return 5 * costs.pop() + COUNTER.count(HISTORY_HEADING)
 
 
 @pytest.fixture
@@ -50,46 +60,45 @@ def store(tmp_path: Path) -> HistoryStore:
 def test_the_summary_pointer_and_version_advance_exactly_as_specified(store):
     session = store.create_session("t")
     ids = [add(store, session, n) for n in range(3)]
-    costs = [turn_cost(t, COUNTER.count) for t in store.turns(session)]
-    assert all(18 <= c <= 22 for c in costs), costs  # the arithmetic below relies on ~20 a turn
+    budget = five_turns_budget(store, session)
 
-    sp = load(store, session)  # 3 turns, ~60 tokens: all raw
+    sp = load(store, session, budget)  # 3 turns: all raw
     assert store.latest_summary(session) is None and len(sp.history_for_prompt) == 6
     assert sp.extras["history"]["raw_turns"] == ids and sp.extras["history"]["summary"] is None
 
-    ids += [add(store, session, n) for n in range(3, 6)]  # ~120 tokens: over the budget of 100
-    sp = load(store, session)
+    ids += [add(store, session, n) for n in range(3, 6)]  # 6 turns: over the budget
+    sp = load(store, session, budget)
     first = store.latest_summary(session)
     assert (first.version, first.last_turn_id) == (1, ids[2])  # the older half folded, the newest 60 raw
     assert sp.extras["history"]["folded_turns"] == ids[:3] and sp.extras["history"]["raw_turns"] == ids[3:]
     assert sp.history_for_prompt[0] == {"role": "summary", "content": first.text}
-    # 40 tokens hold one line: the oldest lines without the question's words go first
+    # two turns' worth of tokens hold one summary line: the oldest lines go first
     assert first.text.startswith("- Q: question2") and "question5" not in first.text
-    assert COUNTER.count(first.text) <= 40
 
-    sp = load(store, session)  # nothing new: the stored summary still fits, no new version
+    sp = load(store, session, budget)  # nothing new: the stored summary still fits, no new version
     assert store.latest_summary(session) == first and sp.extras["history"]["folded_turns"] == []
 
     ids.append(add(store, session, 6))  # summary + 4 newer turns overflow again
-    sp = load(store, session)
+    sp = load(store, session, budget)
     second = store.latest_summary(session)
     assert (second.version, second.last_turn_id) == (2, ids[3])
     assert sp.extras["history"]["folded_turns"] == [ids[3]]  # only what followed the pointer, never the whole log
     assert sp.extras["history"]["raw_turns"] == ids[4:]
-    assert tokens(sp) <= 100
+    assert tokens(sp) <= budget
 
 
 def test_the_summarizer_model_sees_the_previous_summary_and_only_the_new_turns(store):
     session = store.create_session()
     for n in range(6):
         add(store, session, n)
-    load(store, session)  # v1, extractive
+    budget = five_turns_budget(store, session)
+    load(store, session, budget)  # v1, extractive
     add(store, session, 6)
     with ScriptedServer() as server:
         server.queue("sum", "- turns up to 3: question3 asked")
         llm_settings = load_settings(overrides={"llm": {"provider": "openai", "base_url": server.base_url,
                                                         "roles": {"summarizer": "sum"}}}).llm
-        sp = load(store, session, LLMClient(llm_settings))
+        sp = load(store, session, budget, LLMClient(llm_settings))
         prompt = server.requests_for("sum")[0]["messages"][1]["content"]
     assert "question3" in prompt and "question2" not in prompt.split("Turns to add to it:")[1]
     assert "question2" in prompt.split("Turns to add to it:")[0]  # via the previous summary
@@ -98,20 +107,23 @@ def test_the_summarizer_model_sees_the_previous_summary_and_only_the_new_turns(s
 
 
 @hypothesis_settings(max_examples=25, deadline=None)
-@given(sizes=st.lists(st.integers(1, 80), min_size=1, max_size=12), budget=st.integers(60, 300))
+@given(sizes=st.lists(st.integers(1, 300), min_size=1, max_size=12), budget=st.integers(40, 400))
 def test_the_injected_history_never_exceeds_its_budget(tmp_path_factory, sizes, budget):
     store = HistoryStore(tmp_path_factory.mktemp("h") / "history.sqlite")
     session = store.create_session()
     for n, size in enumerate(sizes):
         store.add_turn(session, question_raw="q", question_en=words(size, f"ask{n}"), answer_en=words(size, f"ans{n}"),
                        answer="", pipeline="base", index_name="x")
-        sp = load(store, session, max_history_tokens=budget)
+        sp = load(store, session, budget)
         assert tokens(sp) <= budget
+        summary = store.latest_summary(session)
+        assert summary is None or summary.text.strip()  # never an empty summary
 
 
 def test_no_session_means_no_history(store):
     sp = SuperPrompt(question_raw="q")
-    load_conversation_history(sp, store, None, COUNTER, {"id": "history"}, LIMITS)
+    load_conversation_history(sp, store, None, COUNTER, {"id": "history"},
+                              {"max_history_tokens": 100, "history_summary_share": SHARE})
     assert sp.history_for_prompt == [] and "single question" in sp.extras["history"]["note"]
 
 
@@ -142,3 +154,33 @@ def test_concurrent_writers_in_several_processes_lose_no_turn(tmp_path):
     assert len(turns) == 160 and len({t.id for t in turns}) == 160
     for w in range(4):  # each writer's turns are all there, in its own order
         assert [t.question_raw for t in turns if t.question_raw.startswith(f"w{w}-")] == [f"w{w}-{n}" for n in range(40)]
+
+
+def test_a_session_keeps_to_the_scope_of_its_first_question(store):
+    session = store.create_session()
+    wide = SuperPrompt(question_raw="q", repository="r", branch="main", retrieval_filters={"acl_tags_any": ["dba", "public"]},
+                       extras={"session": {"id": session}})
+    load_conversation_history(wide, store, None, COUNTER, {"id": "history"},
+                              {"max_history_tokens": 100, "history_summary_share": SHARE})
+    same = SuperPrompt(question_raw="q", repository="r", branch="main", retrieval_filters={"acl_tags_any": ["public", "dba"]},
+                       extras={"session": {"id": session}})
+    load_conversation_history(same, store, None, COUNTER, {"id": "history"},
+                              {"max_history_tokens": 100, "history_summary_share": SHARE})  # order is no difference
+    narrow = SuperPrompt(question_raw="q", repository="r", branch="main", retrieval_filters={"acl_tags_any": ["public"]},
+                         extras={"session": {"id": session}})
+    with pytest.raises(HistoryError, match="runs under") as error:
+        load_conversation_history(narrow, store, None, COUNTER, {"id": "history"},
+                                  {"max_history_tokens": 100, "history_summary_share": SHARE})
+    assert "new session" in error.value.hint
+
+
+def test_an_older_history_file_gains_the_scope_column(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "history.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL)")
+        db.execute("INSERT INTO sessions VALUES ('old', 'kept', 1.0)")
+    store = HistoryStore(path)
+    store.bind_scope("old", "{}")
+    assert [s.id for s in store.sessions()] == ["old"]

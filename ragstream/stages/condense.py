@@ -21,8 +21,10 @@ from ragstream.errors import ProtocolError
 from ragstream.graph.render import render_context_blocks
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
+from ragstream.llm.grammars import object_schema, text as text_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.conversation import render_history
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
@@ -58,9 +60,15 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     layout = settings.get("layout", "tree")
     parent = sp.graph_debug.get("parent", {})
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
-    blocks = [dict(item) for item in sp.node_texts[: limits["N3_FINAL_SELECTION_MAX"]]]
+    most = limits["N3_FINAL_SELECTION_MAX"]
+    candidates = [dict(item) for item in sp.node_texts]
+    carried = _carried_blocks(sp, backend, counter, {item["id"] for item in candidates[:most]})
+    # A follow-up search keeps up to half the places for the evidence found before it.
+    room = min(len(carried), most // 2)
+    blocks = candidates[: most - room] + carried[:room]
+    chosen = {item["id"] for item in blocks}
     cuts = [{"id": item["id"], "reason": "over N3_FINAL_SELECTION_MAX"}
-            for item in sp.node_texts[limits["N3_FINAL_SELECTION_MAX"]:]]
+            for item in candidates[most - room:] + carried[room:] if item["id"] not in chosen]
 
     def tokens() -> int:
         return counter.count(render_context_blocks(blocks, graph, parent, layout))
@@ -85,10 +93,20 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
     sp.budget = {**sp.budget, "context": {
         "tokens": counter.count(sp.S_CTX_MD), "limit": limits["max_context_tokens"],
         "history_turns_kept": len(kept_turns),
-        "history_tokens": sum(counter.count(t["content"]) for t in kept_turns),
+        "history_tokens": counter.count(render_history(kept_turns)),
         "history_limit": limits["max_history_tokens"], "cuts": cuts,
         "per_block": {item["id"]: item["tokens"] for item in blocks}, **decisions}}
     return "condensed" if any(c["reason"] != "over N3_FINAL_SELECTION_MAX" for c in cuts) else "ok"
+
+
+def _carried_blocks(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter,
+                    present: set[str]) -> list[dict[str, Any]]:
+    """Evidence selected before a follow-up search that this search did not find again, fetched
+    anew through the backend (under the caller's filters), in its earlier order."""
+    wanted = [i for i in sp.extras.get("loop", {}).get("carried", []) if i not in present]
+    texts = backend.fetch_texts(wanted, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index) if wanted else {}
+    return [{"id": i, "text": texts[i], "is_seed": True, "depth": 0, "parent_id": None, "carried": True,
+             "tokens": counter.count(texts[i])} for i in wanted if i in texts]
 
 
 def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query: set[str],
@@ -97,10 +115,13 @@ def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query
     identifier the block defines or the question names (then the extractive cut is used)."""
     reply = ask(llm, "condenser", {"question": sp.question_en or sp.question_raw, "id": item["id"],
                                    "text": item["text"], "limit": str(max(1, item["tokens"] // 2))},
-                _condensed_text)
+                _condensed_text, schema=object_schema(text=text_schema(len(item["text"]))))
     decisions["llm_calls"] += reply.calls
     decisions["warnings"] += reply.warnings
     if reply.value is None:
+        return None
+    if len(reply.value) >= len(item["text"]):
+        decisions["warnings"].append(f"condenser did not shorten {item['id']}: extractive cut used")
         return None
     missing = sorted(must_keep(item["text"], query) - set(re.findall(r"\w+", reply.value)))
     if missing:
@@ -132,13 +153,11 @@ def kept_history(sp: SuperPrompt) -> list[dict[str, str]]:
 
 
 def _recent(turns: list[dict[str, str]], counter: TokenCounter, limit: int) -> list[dict[str, str]]:
-    """The most recent turns whose tokens fit the limit, in their original order."""
-    kept, used = [], 0
+    """The most recent turns whose rendered history block fits the limit, in their original order."""
+    kept: list[dict[str, str]] = []
     for turn in reversed(turns):
-        cost = counter.count(turn["content"])
-        if used + cost > limit:
+        if counter.count(render_history([turn, *kept])) > limit:
             break
-        kept.append(turn)
-        used += cost
-    return kept[::-1]
+        kept.insert(0, turn)
+    return kept
 

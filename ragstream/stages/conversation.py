@@ -9,6 +9,7 @@ summarised into the next version: the whole raw log is never summarised again.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,17 +37,44 @@ class Window:
     fold: list[Turn]
 
 
+HISTORY_HEADING = "## Recent conversation\n\n"
+
+
+def render_message(message: Mapping[str, str]) -> str:
+    return f"**{message['role']}**: {message['content']}"
+
+
+def render_history(messages: Sequence[Mapping[str, str]]) -> str:
+    """The prompt's history block, as budgets count it (empty without messages)."""
+    return HISTORY_HEADING + "\n".join(map(render_message, messages)) if messages else ""
+
+
+def turn_messages(turn: Turn) -> list[dict[str, str]]:
+    return [{"role": "user", "content": turn.question_en}, {"role": "assistant", "content": turn.answer_en}]
+
+
+def summary_message(text: str) -> dict[str, str]:
+    return {"role": "summary", "content": text}
+
+
+def message_cost(message: Mapping[str, str], count: Callable[[str], int]) -> int:
+    """Tokens a message adds to the history block: its rendered line and the line break."""
+    return count(render_message(message)) + 1
+
+
 def turn_cost(turn: Turn, count: Callable[[str], int]) -> int:
-    return count(turn.question_en) + count(turn.answer_en)
+    return sum(message_cost(m, count) for m in turn_messages(turn))
 
 
 def history_window(turns: Sequence[Turn], summary: Summary | None, budget: int, summary_limit: int,
                    count: Callable[[str], int]) -> Window:
-    """Which turns go in raw and which must be summarised, so the history fits `budget`."""
+    """Which turns go in raw and which must be summarised, so the history fits `budget` (the
+    summary's rendered line taking at most `summary_limit` of it)."""
     if sum(turn_cost(t, count) for t in turns) <= budget:
         return Window(None, list(turns), [])
     newer = [t for t in turns if summary is None or t.id > summary.last_turn_id]
-    if summary is not None and count(summary.text) + sum(turn_cost(t, count) for t in newer) <= budget:
+    summary_cost = message_cost(summary_message(summary.text), count) if summary else 0
+    if summary is not None and summary_cost + sum(turn_cost(t, count) for t in newer) <= budget:
         return Window(summary, newer, [])
     room, recent = budget - summary_limit, []
     for turn in reversed(newer):
@@ -69,9 +97,18 @@ def extractive_summary(previous: str, fold: Sequence[Turn], query: set[str], lim
         lines.append(f"- Q: {' '.join(turn.question_en.split())} | A: {' '.join(' '.join(relevant).split())}")
     order = sorted(range(len(lines)), key=lambda i: (bool(query & set(keyword_tokens(lines[i]))), i))
     dropped: set[int] = set()
-    while counter.count("\n".join(lines[i] for i in range(len(lines)) if i not in dropped)) > limit and order:
+    # the last line standing is cut to fit rather than dropped: a summary is never empty
+    while counter.count("\n".join(lines[i] for i in range(len(lines)) if i not in dropped)) > limit \
+            and len(order) > 1:
         dropped.add(order.pop(0))
     return counter.truncate("\n".join(lines[i] for i in range(len(lines)) if i not in dropped), limit)
+
+
+def scope_key(sp: SuperPrompt) -> str:
+    """The repository, branch, index and filters a question runs under, as a stable string."""
+    filters = {key: sorted(values) for key, values in sp.retrieval_filters.items()}
+    return json.dumps({"repository": sp.repository, "branch": sp.branch, "index": sp.active_index,
+                       "filters": filters}, sort_keys=True)
 
 
 def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: LLMClient | None,
@@ -81,24 +118,32 @@ def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: 
         sp.history_for_prompt = []
         sp.extras = {**sp.extras, "history": {"path": "deterministic", "note": "no conversation: a single question"}}
         return "ok"
+    store.bind_scope(session, scope_key(sp))
     budget = number(settings, "max_history_tokens", step)
     share = number(settings, "history_summary_share", step, integer=False, minimum=0)
-    summary_limit = int(budget * share)
+    room = budget - counter.count(HISTORY_HEADING)
+    summary_limit = int(room * share)
+    summary_text_limit = summary_limit - message_cost(summary_message(""), counter.count)
+    turns = store.turns(session)
     stored = store.latest_summary(session)
-    window = history_window(store.turns(session), stored, budget, summary_limit, counter.count)
+    window = history_window(turns, stored, room, summary_limit, counter.count)
     decisions: dict[str, Any] = {"path": "deterministic"}
-    summary = window.summary
-    if window.fold:
-        text, decisions = _summarise(summary.text if summary else "", window.fold, sp, llm, counter, summary_limit)
-        summary = store.add_summary(session, text, window.fold[-1].id, (stored.version if stored else 0) + 1)
-    messages = [{"role": "summary", "content": summary.text}] if summary else []
-    for turn in window.raw:
-        messages += [{"role": "user", "content": turn.question_en}, {"role": "assistant", "content": turn.answer_en}]
+    if window.fold and summary_text_limit > 0:
+        previous = stored.text if stored else ""
+        text, decisions = _summarise(previous, window.fold, sp, llm, counter, summary_text_limit)
+        made = store.add_summary(session, text, window.fold[-1].id, (stored.version if stored else 0) + 1)
+        # another writer may have stored this version first: the window follows what is stored
+        window = Window(made, history_window(turns, made, room, summary_limit, counter.count).raw, window.fold)
+    messages = [summary_message(window.summary.text)] if window.summary else []
+    messages += [m for turn in window.raw for m in turn_messages(turn)]
+    while messages and counter.count(render_history(messages)) > budget:  # tokens merging at joins
+        del messages[1 if messages[0]["role"] == "summary" and len(messages) > 1 else 0]
     sp.history_for_prompt = messages
+    summary = window.summary
     sp.extras = {**sp.extras, "history": {
         **decisions, "raw_turns": [t.id for t in window.raw], "folded_turns": [t.id for t in window.fold],
         "summary": {"version": summary.version, "last_turn_id": summary.last_turn_id} if summary else None,
-        "tokens": sum(counter.count(m["content"]) for m in messages), "limit": budget}}
+        "tokens": counter.count(render_history(messages)), "limit": budget}}
     return "ok"
 
 
@@ -124,6 +169,7 @@ def persist_turn_and_finalize(sp: SuperPrompt, store: HistoryStore | None, step:
     if store is None or not session.get("id"):
         sp.extras = {**sp.extras, "persist": {"turn_id": None, "note": "not persisted: no conversation session"}}
         return "ok"
+    store.bind_scope(session["id"], scope_key(sp))
     turn_id = store.add_turn(session["id"], question_raw=sp.question_raw, question_en=sp.question_en or sp.question_raw,
                              answer_en=sp.answer_en, answer=sp.answer, pipeline=session.get("pipeline", ""),
                              index_name=sp.active_index or "")

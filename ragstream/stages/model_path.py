@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragstream.errors import ModelError, ProtocolError
 from ragstream.llm.client import LLMClient
@@ -33,13 +33,15 @@ class ModelReply(Generic[T]):
 
 
 def ask(llm: LLMClient, role: str, values: Mapping[str, str], parse: Callable[[str], T], *,
-        stream: Callable[[], Callable[[str], None]] | None = None) -> ModelReply[T]:
-    """`parse`d reply of `role`'s model; `stream` makes a fresh token sink for each attempt."""
+        stream: Callable[[], Callable[[str], None]] | None = None,
+        schema: Mapping[str, Any] | None = None) -> ModelReply[T]:
+    """`parse`d reply of `role`'s model; `stream` makes a fresh token sink for each attempt;
+    `schema` (JSON Schema) lets a server that can enforce it do so."""
     messages = render(role, values)
     reply: ModelReply[T] = ModelReply(None)
     for attempt in range(2):
         try:
-            completion = llm.complete(role, messages, on_token=stream() if stream else None)
+            completion = llm.complete(role, messages, on_token=stream() if stream else None, schema=schema)
         except ModelError as exc:
             reply.warnings.append(f"{role} model failed ({exc.message}); deterministic path used")
             return reply

@@ -26,6 +26,7 @@ from ragstream.config import PROJECT_ROOT
 from ragstream.errors import ConfigError, ProtocolError
 from ragstream.index.keywords import STOPWORDS, keyword_tokens
 from ragstream.llm.client import LLMClient
+from ragstream.llm.grammars import choice, object_schema, text_list
 from ragstream.llm.protocol import parse_json_object, plain_text, string_list
 from ragstream.stages.model_path import ModelReply, ask
 from ragstream.super_prompt import SuperPrompt
@@ -153,7 +154,7 @@ def run(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], setting
     if llm is not None and llm.uses_model("shaper"):
         values = {"question": sp.question_en, **{f"{spec.name}_choices": ", ".join(spec.choices)
                                                  for spec in schema() if spec.choices}}
-        reply = ask(llm, "shaper", values, lambda text: parse_json_object(text, "shaper"))
+        reply = ask(llm, "shaper", values, lambda text: parse_json_object(text, "shaper"), schema=shaper_schema())
         decisions = _merge(decisions, reply)
         if reply.value is not None:
             clamped = _apply_shape(sp, body, known, reply.value)
@@ -161,6 +162,13 @@ def run(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], setting
     sp.body = body
     sp.extras = {**sp.extras, "normalize": decisions}
     return "ok"
+
+
+def shaper_schema() -> dict[str, Any]:
+    """The shaper's reply as a JSON Schema (a server that can enforce it keeps a small model in line)."""
+    closed = {spec.name: choice(spec.choices) for spec in schema() if spec.choices}
+    return object_schema(intent=choice(INTENTS), domain=choice(DOMAINS), concepts=text_list(12, 80),
+                         synonyms=text_list(12, 80), **closed)
 
 
 def _merge(decisions: dict[str, Any], reply: ModelReply) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 from ragstream.errors import ProtocolError
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
+from ragstream.llm.grammars import gate_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.rerankers import blend, keyword_coverage
 from ragstream.retrieval.types import RetrievalBackend
@@ -30,6 +31,7 @@ from ragstream.super_prompt import SuperPrompt
 WRITES = frozenset({"retrieval_seed_nodes", "base_context_chunks", "views_by_stage.rerank", "extras.gate"})
 OUTCOMES = ("ok", "no_entry_points")
 GATE_DECISIONS = ("keep", "drop_irrelevant", "drop_duplicate", "drop_conflict")
+GATE_REASON_CHARS = 40  # a reason is a few words; a bound keeps a small model from rambling
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step: Mapping[str, Any],
@@ -54,7 +56,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
         limit = number(settings, "gate_candidate_chars", step)
         candidates = "\n\n".join(f"### {node}\n{texts.get(node, '')[:limit]}" for node in ranked)
         reply = ask(llm, "gate", {"question": sp.question_en or sp.question_raw, "candidates": candidates},
-                    lambda text: parse_gate(text, ranked))
+                    lambda text: parse_gate(text, ranked), schema=gate_schema(ranked, GATE_DECISIONS, GATE_REASON_CHARS))
         decisions = reply.decisions()
         if reply.value is not None:
             reasons, notes = reply.value

@@ -143,10 +143,13 @@ def _pipeline_section(controller: Controller) -> tuple[str, Pipeline | None, dic
         return name, None, {}
     overrides = _budget_inputs(name, defaults)
     try:
-        return name, controller.pipeline(name, overrides), overrides
+        pipeline = controller.pipeline(name, overrides)
     except RagstreamError as exc:
         show_error(exc)
         return name, None, overrides
+    for warning in pipeline.warnings:  # unreachable steps, budgets lowered for a local model
+        st.caption(f":material/warning: {warning}")
+    return name, pipeline, overrides
 
 
 def _budget_inputs(pipeline: str, defaults: dict[str, Any]) -> dict[str, Any]:
