@@ -247,3 +247,15 @@ def test_the_first_paint_loads_no_model(ui_config):
     env = {**os.environ, CONFIG_ENV: str(ui_config)}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_a_conversation_refuses_a_question_under_other_filters_in_place(new_session):
+    at = ask_in_auto_mode(new_session(), QUESTION)
+    at.text_input(key="filter:acl_tags_any").input("public").run()
+    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
+    assert not at.exception
+    error = at.chat_message[3].error[0].value
+    assert "history error" in error and "start a new session" in error
+    at.selectbox(key="auto:conversation").set_value("(new conversation)").run()
+    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
+    assert [t.error is None for t in at.session_state["auto:asked"]] == [True, False, True]
