@@ -85,6 +85,12 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--session", help="a conversation to continue (its history goes in the prompt and this turn "
                                        "is saved); 'new' starts one and prints its id")
     ask.set_defaults(handler=_ask)
+
+    ui = commands.add_parser("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
+    ui.add_argument("--port", type=int, default=8501, help="default: 8501")
+    ui.add_argument("--build-default", action="store_true",
+                    help="build or update the bundled default index (ragstream's own source) in the background")
+    ui.set_defaults(handler=_ui)
     return parser
 
 
@@ -242,6 +248,26 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
         Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
         print(f"state written to {args.save_state}")
     return 0
+
+
+def _ui(args: argparse.Namespace) -> int:
+    """Become the Streamlit server of ui_streamlit.py; settings and the default-index wish go by
+    environment (Streamlit owns the script's argv)."""
+    import os
+    from pathlib import Path
+
+    from ragstream.config import PROJECT_ROOT
+    from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV
+
+    load_settings(args.config)  # a broken settings file fails here, not in the page
+    env = {**os.environ, CONFIG_ENV: str(Path(args.config).resolve()) if args.config else "",
+           BUILD_DEFAULT_ENV: "1" if args.build_default else ""}
+    command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
+               "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
+               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+               "--server.fileWatcherType", "none"]  # no reloading: scanning torch's modules on every rerun is slow
+    print(f"ragstream workbench: http://127.0.0.1:{args.port}", flush=True)
+    os.execve(sys.executable, command, env)
 
 
 def _search_request(args: argparse.Namespace):

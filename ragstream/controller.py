@@ -7,12 +7,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
 from ragstream.errors import PipelineError, RagstreamError
 from ragstream.history import HistoryStore
 from ragstream.llm.connect import connect
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
+from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
@@ -39,6 +41,7 @@ class Controller:
         llm = self._resources.enter_context(connect(settings.llm))
         self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
         self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding), llm, self.history)
+        self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
 
     def close(self) -> None:
         self._resources.close()
@@ -79,6 +82,58 @@ class Controller:
             sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
         engine.start(sp)
         return sp, engine.run(sp)
+
+    # --- what the workbench shows beside a run --------------------------------------------
+
+    def indexes(self) -> list[catalog.IndexSummary]:
+        """The indexes under the data folder, with counts and how many files changed since."""
+        return catalog.list_indexes(self.settings)
+
+    def pipelines(self) -> list[catalog.PipelineSummary]:
+        """Every pipeline in pipelines/, with what it extends and its key settings (or its error)."""
+        summaries = []
+        for name in catalog.pipeline_names():
+            try:
+                summaries.append(catalog.summarise_pipeline(name, self.pipeline(name)))
+            except RagstreamError as exc:
+                summaries.append(catalog.summarise_pipeline(name, None, str(exc)))
+        return summaries
+
+    def build(self, path: str | Path, name: str | None = None, rebuild: bool = False) -> catalog.BuildJob:
+        """Start an index build in the background (or return the one running for that target)."""
+        key = (str(Path(path).expanduser().resolve()), name)
+        job = self._builds.get(key)
+        if job is None or not job.running:
+            job = catalog.BuildJob(Path(key[0]), name, self.settings, self.runtime.backend.embedder, rebuild)
+            self._builds[key] = job.begin()
+        return job
+
+    def refresh_default_index(self) -> catalog.BuildJob | None:
+        """Build the bundled default index (ragstream's own source) in the background when it is
+        missing, unusable or stale; None when it is up to date."""
+        source, repository, name = catalog.default_index()
+        current = next((s for s in self.indexes() if (s.repository, s.index) == (repository, name)), None)
+        if current is not None and current.problem is None and current.stale == 0:
+            return None
+        return self.build(source, name, rebuild=current is not None and current.problem is not None)
+
+    def builds(self) -> list[catalog.BuildJob]:
+        """Builds started in this process, newest first."""
+        return sorted(self._builds.values(), key=lambda job: -job.started)
+
+    def graph(self, sp: SuperPrompt):
+        """The index graph as the state's caller may see it (hidden nodes left out)."""
+        return self.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+
+    def graph_html(self, sp: SuperPrompt, height: str = "640px") -> str:
+        """The offline pyvis view of the state's neighbourhood."""
+        from ragstream.graph.view import graph_html
+
+        return graph_html(self.graph(sp), sp, height)
+
+    def locations(self, sp: SuperPrompt, ids: list[str]) -> dict[str, str]:
+        """`path:start-end` of chunk ids the state's caller may see."""
+        return self.runtime.backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
 
 
 # What a prompt holds besides its budgets (system text, question, format rules, headings).
@@ -121,16 +176,46 @@ class ManualSession:
         self._ran: list[str] = []  # this pass's steps, in order
 
     @property
+    def ran(self) -> list[str]:
+        """The steps of this pass, in the order they ran."""
+        return list(self._ran)
+
+    @property
     def enabled(self) -> list[str]:
         """The steps a person may click now: those already run, and the next one."""
         return self._ran + ([self.state.stage] if self.state.stage else [])
+
+    def stage_of(self, step_id: str) -> str:
+        return REGISTRY[self.engine.pipeline.steps[step_id].action].stage
+
+    @property
+    def enabled_stages(self) -> list[str]:
+        """The stage buttons a person may press now, in stage order."""
+        enabled = {self.stage_of(step) for step in self.enabled}
+        return [stage for stage in STAGES if stage in enabled]
+
+    def click_stage(self, stage: str) -> list[Click]:
+        """One stage button: the stage's next step when the pipeline is in it (a follow-up loop
+        comes back to retrieve), else its first step run (a re-run); then its further steps while
+        the pipeline stays in the stage (expand is two steps: the walk, then the texts)."""
+        upcoming = [self.state.stage] if self.state.stage else []
+        first = next((step for step in upcoming + self.enabled if self.stage_of(step) == stage), None)
+        if first is None:
+            error = PipelineError(f"stage {stage!r} is not available now; enabled: {self.enabled_stages}",
+                                  where=self.engine.pipeline.name)
+            return [Click(error=error)]
+        clicks = [self.click(first)]
+        while (clicks[-1].result and self.state.stage and self.stage_of(self.state.stage) == stage
+               and self.state.stage not in [c.result.step for c in clicks]):
+            clicks.append(self.click(self.state.stage))
+        return clicks
 
     def click(self, step_id: str) -> Click:
         try:
             if step_id not in self.enabled:
                 raise PipelineError(f"step {step_id!r} is not available now; enabled: {self.enabled}",
                                     where=self.engine.pipeline.name)
-            if step_id in self._ran:
+            if step_id in self._ran and step_id != self.state.stage:  # the next step of a loop is no re-run
                 self._rewind(step_id)
             result = self.engine.step(self.state)
             self._ran.append(result.step)

@@ -1,0 +1,158 @@
+"""What the workbench lists and starts: the indexes under the data folder (with how stale each
+is), the pipelines (with what they extend), and index builds running in the background.
+
+The controller calls these; the workbench draws what they return.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ragstream.config import PROJECT_ROOT, Settings
+from ragstream.errors import RagstreamError
+from ragstream.index import store
+from ragstream.index.build import BuildReport, build_index, diff_files, repository_info
+from ragstream.index.embeddings import Embedder
+from ragstream.index.walk import walk_repository
+from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
+
+# The bundled default: ragstream indexing its own source.
+DEFAULT_INDEX_NAME = "self"
+# Pipeline settings worth showing beside a pipeline's name.
+KEY_SETTINGS = ("top_k", "max_depth", "max_nodes", "max_context_tokens", "prioritization_mode", "layout")
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    repository: str
+    index: str
+    branch: str = ""
+    commit: str | None = None
+    updated_at: str = ""
+    age_seconds: float = 0.0
+    files: int = 0
+    chunks: int = 0
+    nodes: int = 0
+    edges: int = 0
+    source_root: str = ""
+    stale: int | None = None  # files added, changed or deleted since the build; None: source not found
+    problem: str | None = None  # why the index cannot be used (then the counts are zero)
+
+
+def list_indexes(settings: Settings) -> list[IndexSummary]:
+    """Every index folder under the data folder, usable ones with their counts and staleness."""
+    root = Path(settings.index.data_dir).expanduser().resolve()
+    found = []
+    for folder in sorted((root / "indexes").glob("*/*/")):
+        location = store.IndexLocation(root, folder.parent.name, folder.name)
+        if store.current_generation(location) is None:
+            continue  # a build that never finished (or one running now) is not an index yet
+        found.append(_summary(location, settings))
+    return found
+
+
+def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
+    try:
+        manifest = store.load_index(location).manifest
+    except RagstreamError as exc:
+        return IndexSummary(location.repository, location.active_index, problem=str(exc))
+    counts = manifest["counts"]
+    updated = datetime.strptime(manifest["updated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    source = Path(manifest.get("source_root") or "")
+    stale = None
+    if manifest.get("source_root") and source.is_dir():
+        stale = diff_files(manifest["files"], walk_repository(source, settings.index).files).stale
+    return IndexSummary(location.repository, location.active_index, manifest["branch"], manifest.get("commit"),
+                        manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
+                        counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
+                        str(source), stale)
+
+
+def default_index() -> tuple[Path, str, str]:
+    """(source folder, repository, index name) of the bundled default index."""
+    return PROJECT_ROOT, repository_info(PROJECT_ROOT).repository, DEFAULT_INDEX_NAME
+
+
+@dataclass(frozen=True)
+class PipelineSummary:
+    name: str
+    extends: tuple[str, ...]  # the files it inherits from, root first (itself excluded)
+    settings: dict[str, Any]  # its key settings
+    problem: str | None = None  # why it does not load
+
+
+def pipeline_names() -> list[str]:
+    return sorted(p.stem for p in PIPELINES_DIR.glob("*.yaml"))
+
+
+def summarise_pipeline(name: str, pipeline: Pipeline | None, problem: str | None = None) -> PipelineSummary:
+    if pipeline is None:
+        return PipelineSummary(name, (), {}, problem)
+    return PipelineSummary(name, tuple(Path(f).stem for f in pipeline.files[:-1]),
+                           {k: pipeline.settings[k] for k in KEY_SETTINGS if k in pipeline.settings})
+
+
+@dataclass
+class PhaseProgress:
+    total: int | None  # None: not known in advance (the walk)
+    done: int = 0
+    finished: bool = False
+
+
+@dataclass
+class BuildJob:
+    """An index build on a background thread. It is the build's `Progress`: the workbench polls
+    `phases`, and `report` or `error` once `running` is false."""
+
+    path: Path
+    name: str | None
+    settings: Settings
+    embedder: Embedder
+    rebuild: bool = False
+    phases: dict[str, PhaseProgress] = field(default_factory=dict)
+    report: BuildReport | None = None
+    error: BaseException | None = None
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    _thread: threading.Thread | None = None
+
+    def begin(self) -> "BuildJob":
+        self._thread = threading.Thread(target=self._run, name=f"ragstream-build-{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def snapshot(self) -> list[tuple[str, PhaseProgress]]:
+        """The phases so far, in order (copied: the build thread keeps writing)."""
+        return [(phase, PhaseProgress(p.total, p.done, p.finished)) for phase, p in list(self.phases.items())]
+
+    # --- the build's Progress protocol (called on the build thread) ------------------------
+
+    def start(self, phase: str, total: int | None) -> None:
+        self.phases[phase] = PhaseProgress(total)
+
+    def advance(self, phase: str, amount: int = 1) -> None:
+        self.phases[phase].done += amount
+
+    def finish(self, phase: str) -> None:
+        self.phases[phase].finished = True
+
+    def _run(self) -> None:
+        try:
+            self.report = build_index(self.path, self.settings, name=self.name, rebuild=self.rebuild,
+                                      progress=self, embedder=self.embedder)
+        except BaseException as exc:  # noqa: BLE001 - shown in the workbench, which has no console
+            self.error = exc
+        finally:
+            self.finished = time.time()

@@ -1,0 +1,148 @@
+"""Auto mode: a chat over the same engine. Each question runs the whole pipeline as a turn of a
+conversation kept in the history store, so the conversation survives a page reload (its id is
+in the page's URL). A model's answer streams in as it is written; each turn asked in this browser
+session also has an expander with its trace, graph and budget.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from ragstream.controller import Controller
+from ragstream.errors import RagstreamError
+from ragstream.pipeline.engine import StepResult
+from ragstream.super_prompt import SuperPrompt
+from ragstream.ui import budget, graph
+from ragstream.ui.common import path_label, show_error
+from ragstream.ui.sidebar import Choices
+
+ASKED = "auto:asked"  # the turns asked in this browser session, with their states
+CONVERSATION = "conversation"  # the URL query parameter naming the conversation
+PENDING = "auto:pending"  # a conversation just created, for the picker to show on the next run
+PICKER = "auto:conversation"
+NEW = "(new conversation)"
+
+
+@dataclass
+class Turn:
+    question: str
+    conversation: str
+    state: SuperPrompt | None = None
+    steps: list[StepResult] = field(default_factory=list)
+    error: RagstreamError | None = None
+    seconds: float = 0.0
+
+    @property
+    def turn_id(self) -> int | None:
+        """The id the history store gave the turn (None when it was not persisted)."""
+        return self.state.extras.get("persist", {}).get("turn_id") if self.state else None
+
+
+def perform_turn(controller: Controller, choices: Choices, question: str, is_english: bool, conversation: str,
+                 on_token=None) -> Turn:
+    """One question through the whole pipeline as a turn of `conversation`; a failure becomes
+    the turn's error. `on_token` receives a model's answer as it streams."""
+    started = time.perf_counter()
+    try:
+        state, steps = controller.run(question, choices.scope, choices.pipeline, is_english,
+                                      session_id=conversation, on_token=on_token)
+    except RagstreamError as exc:
+        return Turn(question, conversation, error=exc, seconds=time.perf_counter() - started)
+    return Turn(question, conversation, state, steps, seconds=time.perf_counter() - started)
+
+
+def render(controller: Controller, choices: Choices) -> None:
+    conversation = _conversation_picker(controller)
+    is_english = st.toggle("in English", value=True, key="auto:english",
+                           help="Off: without a model the question is used as written, and the trace says so.")
+    if not choices.ready:
+        st.info("Choose an index and a pipeline in the sidebar to start.")
+    asked: list[Turn] = [t for t in st.session_state.setdefault(ASKED, []) if t.conversation == conversation]
+    shown = {t.turn_id for t in asked}
+    # Turns from the history store that this browser session did not ask (an earlier visit, a reload).
+    stored = [t for t in (controller.history.turns(conversation) if conversation else []) if t.id not in shown]
+    for number, turn in enumerate(stored, start=1):
+        _message("user", turn.question_raw)
+        with st.chat_message("assistant"):
+            st.markdown(turn.answer)
+            st.caption(f"turn {number} · from the history · pipeline {turn.pipeline} · index "
+                       f"{turn.index_name} (its trace, graph and budget were not kept)")
+    for number, turn in enumerate(asked, start=len(stored) + 1):
+        _draw(controller, turn, number, latest=turn is asked[-1])
+    question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
+    if question:
+        if not conversation:
+            conversation = controller.history.create_session(title=question[:80])
+            st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
+        _message("user", question)
+        with st.chat_message("assistant"):
+            streamed = st.empty()
+            pieces: list[str] = []
+
+            def on_token(piece: str) -> None:
+                pieces.append(piece)
+                streamed.markdown("".join(pieces) + " ▌")
+
+            with st.spinner("Running the pipeline…"):
+                turn = perform_turn(controller, choices, question, is_english, conversation, on_token)
+        st.session_state[ASKED].append(turn)
+        st.rerun()
+
+
+def _conversation_picker(controller: Controller) -> str | None:
+    """The conversation in the URL, or one chosen from the history store (None: a new one)."""
+    # Oldest first: a new conversation is appended, so the positions of the others never shift
+    # (a widget's value may travel as its position among the options).
+    sessions = controller.history.sessions()[::-1]
+    ids = [s.id for s in sessions]
+    current = st.query_params.get(CONVERSATION)
+    labels = {s.id: f"{s.title[:60]} · {s.turns} turn(s) · {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created))}"
+              for s in sessions}
+    options = [NEW, *ids]
+    if PENDING in st.session_state:  # created after the picker was drawn: show it now
+        st.session_state[PICKER] = st.session_state.pop(PENDING)
+    elif st.session_state.get(PICKER) not in options:  # a fresh page: the URL says which
+        st.session_state[PICKER] = current if current in ids else NEW
+    chosen = st.selectbox("conversation", options, format_func=lambda option: labels.get(option, option),
+                          key=PICKER)
+    if chosen == NEW:
+        st.query_params.pop(CONVERSATION, None)
+        return None
+    st.query_params[CONVERSATION] = chosen
+    return chosen
+
+
+def _message(role: str, text: str) -> None:
+    with st.chat_message(role):
+        st.markdown(text)
+
+
+def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None:
+    _message("user", turn.question)
+    with st.chat_message("assistant"):
+        if turn.error:
+            show_error(turn.error)
+            return
+        sp = turn.state
+        st.markdown(sp.answer or f"(no answer: the pipeline ended at {turn.steps[-1].step})")
+        paths = ", ".join(dict.fromkeys(path_label(t["path"]) for t in sp.trace))
+        st.caption(f"{len(turn.steps)} steps · {turn.seconds:.2f} s · {paths}")
+        with st.expander(f"turn {number}: trace, graph and budget", expanded=latest):
+            trace_tab, graph_tab, budget_tab = st.tabs(["Trace", "Graph", "Budget"])
+            with trace_tab:  # every step, a follow-up loop's included
+                st.dataframe([_trace_row(entry) for entry in sp.trace], hide_index=True, width="stretch")
+            with graph_tab:
+                if latest or st.toggle("draw the graph", key=f"auto:graph:{number}"):
+                    graph.render(controller, sp, key=f"auto:{number}:graph")
+            with budget_tab:
+                budget.render(sp, key=f"auto:{number}:budget")
+
+
+def _trace_row(entry: dict) -> dict:
+    return {"stage": entry["stage"], "step": entry["step"], "outcome": entry["outcome"],
+            "ms": round(entry["seconds"] * 1000), "path": entry["path"],
+            "counts": ", ".join(f"{name} {n}" for name, n in entry["counts"].items()),
+            "models": ", ".join(f"{c['role']}: {c['model']}" for c in entry.get("llm_calls", [])),
+            "warnings": "; ".join(entry["warnings"])}

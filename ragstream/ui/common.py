@@ -1,0 +1,47 @@
+"""Small drawing helpers every panel uses: errors in place, a step's caption, chunk kinds."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ragstream.errors import RagstreamError
+
+
+def show_error(exc: BaseException) -> None:
+    """An error in place: the stage's or the loader's own message, never a stack trace page."""
+    if isinstance(exc, RagstreamError):
+        st.error(f"**{exc.layer} error** · {exc}", icon=":material/error:")
+    else:
+        st.error(f"**unexpected {type(exc).__name__}** · {exc}", icon=":material/bug_report:")
+
+
+def path_label(path: str) -> str:
+    if path == "deterministic":
+        return "deterministic path (no model)"
+    return f"{path} path"
+
+
+def step_caption(entry: dict[str, Any]) -> None:
+    """What one step did: outcome, duration, which path ran, what it changed, its warnings."""
+    changed = ", ".join(f"`{name}`" for name in entry["changed"]) or "nothing"
+    st.caption(f"step **{entry['step']}** · outcome **{entry['outcome']}** · "
+               f"{entry['seconds'] * 1000:.0f} ms · **{path_label(entry['path'])}** · changed {changed}")
+    for call in entry.get("llm_calls", []):
+        st.caption(f"model call: {call['role']} → `{call['model']}` · {call['prompt_tokens']} + "
+                   f"{call['completion_tokens']} tokens · {call['seconds'] * 1000:.0f} ms · {call['retries']} retries"
+                   + (" · streamed" if call["streamed"] else ""))
+    for warning in entry["warnings"]:
+        st.warning(warning, icon=":material/warning:")
+
+
+def kind_of(chunk_id: str) -> str:
+    """The node kind a readable id ends with: `py:pkg.mod.f|FUNCTION#p2` -> FUNCTION."""
+    return chunk_id.rsplit("|", 1)[-1].split("#", 1)[0] if "|" in chunk_id else ""
+
+
+def humanise_age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit} ago"
+    return "just now"

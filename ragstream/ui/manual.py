@@ -1,0 +1,109 @@
+"""Manual mode: a question, then one button per stage, in order. Only the stages already run
+and the next one are enabled; re-running an earlier stage clears what it and the later ones
+wrote. Each stage's panel shows what it changed, how long it took and which path ran."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ragstream.controller import Controller, ManualSession
+from ragstream.errors import PipelineError, RagstreamError
+from ragstream.pipeline.registry import STAGES
+from ragstream.ui import budget, graph, stage_panels
+from ragstream.ui.common import path_label, show_error, step_caption
+from ragstream.ui.sidebar import Choices
+
+LABELS = {"normalize": "Normalize", "route": "Route", "retrieve": "Retrieve", "rerank": "Rerank",
+          "expand": "Expand", "condense": "Condense", "build_prompt": "Build prompt", "answer": "Answer"}
+SESSION, SIGNATURE, ERROR, LAST = "manual:session", "manual:signature", "manual:error", "manual:last"
+
+
+def render(controller: Controller, choices: Choices) -> None:
+    top = st.columns([6, 1], vertical_alignment="bottom")
+    question = top[0].text_area("Question", key="manual:question", height=68,
+                                placeholder="e.g. How does the engine check the fields a step writes?")
+    is_english = top[1].toggle("in English", value=True, key="manual:english",
+                               help="Off: without a model the question is used as written, and the trace says so.")
+    session: ManualSession | None = st.session_state.get(SESSION)
+    signature = (question.strip(), is_english, choices.signature)
+    current = session is not None and st.session_state.get(SIGNATURE) == signature
+    if session is not None and not current:
+        st.caption("The question or the sidebar choices changed: **Normalize** starts a new pass.")
+    pressed = _buttons(session if current else None, ready=choices.ready)
+    if pressed:
+        _press(controller, choices, pressed, question, is_english, signature, session if current else None)
+        st.rerun()
+    if not choices.ready:
+        st.info("Choose an index and a pipeline in the sidebar to start.")
+    stages_column, side = st.columns([5, 6], gap="medium")
+    with stages_column:
+        if current:
+            _panels(controller, session)
+        _error_in_place()
+    if current and session.ran:
+        with side:
+            graph_tab, budget_tab, state_tab = st.tabs(["Graph", "Budget", "State"])
+            with graph_tab:
+                graph.render(controller, session.state, key="manual:graph")
+            with budget_tab:
+                budget.render(session.state, key="manual:budget")
+            with state_tab:
+                st.caption("The whole state (SuperPrompt) as JSON.")
+                st.code(session.state.to_json(), language="json", height=600)
+
+
+def _buttons(session: ManualSession | None, ready: bool) -> str | None:
+    """The eight stage buttons; returns the one pressed."""
+    enabled = session.enabled_stages if session else [STAGES[0]]
+    done = {session.stage_of(step) for step in session.ran} if session else set()
+    upcoming = session.stage_of(session.state.stage) if session and session.state.stage else None
+    pressed = None
+    for n, (column, stage) in enumerate(zip(st.columns(len(STAGES)), STAGES), start=1):
+        if column.button(f"{n} {LABELS[stage]}", key=f"stage:{stage}", width="stretch",
+                         disabled=not ready or stage not in enabled,
+                         type="primary" if stage == upcoming or (session is None and n == 1) else "secondary",
+                         icon=":material/check:" if stage in done else None):
+            pressed = stage
+    return pressed
+
+
+def _press(controller: Controller, choices: Choices, stage: str, question: str, is_english: bool,
+           signature: tuple, session: ManualSession | None) -> None:
+    st.session_state[ERROR] = None
+    try:
+        if not question.strip():
+            raise PipelineError("there is no question to run: type one above", where="question")
+        if session is None:  # a new pass: the first stage with the question and choices as they are now
+            session = ManualSession(controller, choices.pipeline, question, choices.scope, is_english)
+            st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
+        with st.spinner(f"{LABELS[stage]}…"):
+            clicks = session.click_stage(stage)
+    except RagstreamError as exc:
+        st.session_state[ERROR] = (stage, exc)
+        return
+    error = next((click.error for click in clicks if click.error), None)
+    st.session_state[ERROR] = (stage, error) if error else None
+    st.session_state[LAST] = stage
+
+
+def _panels(controller: Controller, session: ManualSession) -> None:
+    """One expander per stage run in this pass, in order; the last one pressed is open."""
+    entries = {entry["step"]: entry for entry in session.state.trace}  # the latest entry per step
+    by_stage: dict[str, list[dict]] = {}
+    for step in dict.fromkeys(session.ran):
+        by_stage.setdefault(session.stage_of(step), []).append(entries[step])
+    for stage, steps in by_stage.items():
+        seconds = sum(e["seconds"] for e in steps)
+        paths = ", ".join(dict.fromkeys(path_label(e["path"]) for e in steps))
+        label = f"{STAGES.index(stage) + 1} {LABELS[stage]} · {seconds * 1000:.0f} ms · {paths}"
+        with st.expander(label, expanded=stage == st.session_state.get(LAST)):
+            for entry in steps:
+                step_caption(entry)
+            stage_panels.render(controller, session.state, stage, key=f"manual:{stage}")
+
+
+def _error_in_place() -> None:
+    failed = st.session_state.get(ERROR)
+    if failed:
+        stage, error = failed
+        st.markdown(f"**{STAGES.index(stage) + 1} {LABELS[stage]}** did not run:")
+        show_error(error)

@@ -1,0 +1,203 @@
+"""The sidebar: index picker and "index a folder", pipeline picker, models, budgets and
+N-constants, security filters. It returns the session's choices; the panels run with them."""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import streamlit as st
+
+from ragstream.catalog import IndexSummary, PipelineSummary
+from ragstream.config import LLM_ROLES
+from ragstream.controller import Controller, Scope
+from ragstream.errors import RagstreamError
+from ragstream.index.embeddings import Embedder
+from ragstream.pipeline.loader import Pipeline
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.ui import builds, resources
+from ragstream.ui.common import humanise_age, show_error
+
+INDEX_LIST_SECONDS = 20  # how long the index list (with its stale-file walk) is reused
+BUDGETS = {  # pipeline setting -> (slider minimum, maximum, step)
+    "max_context_tokens": (500, 32000, 500),
+    "max_history_tokens": (250, 16000, 250),
+}
+N_CONSTANTS = ("N0_QUERY_PIECES", "N1_RETR_MAX_CANDIDATES", "N2_RERANK_TOP_K", "N3_FINAL_SELECTION_MAX")
+FILTER_KEYS = tuple(f.name for f in fields(RetrievalFilters) if f.name != "also")
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the session runs with: scope (None until an index exists), pipeline and overrides."""
+
+    scope: Scope | None
+    pipeline_name: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    pipeline: Pipeline | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self.scope is not None and self.pipeline is not None
+
+    @property
+    def signature(self) -> tuple:
+        """What a run depends on (a manual pass made with other choices is stale)."""
+        return (self.scope, self.pipeline_name, sorted(self.overrides.items()))
+
+
+def render(controller: Controller) -> Choices:
+    st.markdown("### ragstream")
+    scope = _index_section(controller)
+    name, pipeline, overrides = _pipeline_section(controller)
+    filters = _filter_section()
+    _model_section(controller)
+    if scope is not None:
+        scope = Scope(scope.repository, scope.branch, scope.active_index, filters)
+    return Choices(scope, name, overrides, pipeline)
+
+
+# --- indexes ------------------------------------------------------------------------------
+
+@st.cache_data(ttl=INDEX_LIST_SECONDS, show_spinner=False)
+def _indexes(config: str | None, builds_marker: tuple) -> list[IndexSummary]:
+    return resources.controller().indexes()
+
+
+def _index_section(controller: Controller) -> Scope | None:
+    st.markdown("**Index**")
+    marker = tuple((str(job.path), job.name, job.finished) for job in controller.builds())
+    summaries = _indexes(resources.config_file(), marker)
+    usable = [s for s in summaries if s.problem is None]
+    if usable:  # with no index yet, the builds are drawn large in the main area instead
+        builds.render(controller)
+    else:
+        st.info("No index yet. Index a folder below" + (" (the default index is being built)."
+                                                         if any(j.running for j in controller.builds()) else "."))
+    chosen = None
+    if usable:
+        labels = [f"{s.repository} / {s.index}" for s in usable]
+        default = next((i for i, s in enumerate(usable) if s.index == "self"), 0)
+        label = st.selectbox("index", labels, index=default, key="index_choice", label_visibility="collapsed")
+        chosen = usable[labels.index(label)]
+        _index_card(chosen)
+    for broken in (s for s in summaries if s.problem):
+        st.warning(f"{broken.repository} / {broken.index} cannot be used: {broken.problem}")
+    if summaries:
+        with st.expander(f"all indexes ({len(summaries)})"):
+            st.dataframe([_index_row(s) for s in summaries], hide_index=True, width="stretch")
+    _index_folder_form(controller)
+    return Scope(chosen.repository, chosen.branch, chosen.index) if chosen else None
+
+
+def _index_card(s: IndexSummary) -> None:
+    stale = ("stale files unknown (source folder not found)" if s.stale is None
+             else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
+    st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
+               f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}")
+
+
+def _index_row(s: IndexSummary) -> dict[str, Any]:
+    return {"repository": s.repository, "index": s.index, "branch": s.branch, "commit": (s.commit or "")[:10],
+            "age": humanise_age(s.age_seconds) if not s.problem else "", "files": s.files, "chunks": s.chunks,
+            "stale files": s.stale, "source": s.source_root, "problem": s.problem or ""}
+
+
+def _index_folder_form(controller: Controller) -> None:
+    with st.expander("index a folder"):
+        with st.form("index_folder", border=False):
+            path = st.text_input("folder", placeholder="/path/to/repository", key="index_folder:path")
+            name = st.text_input("index name", placeholder="default: the branch", key="index_folder:name")
+            rebuild = st.checkbox("rebuild from scratch", key="index_folder:rebuild")
+            submitted = st.form_submit_button("Index", width="stretch", key="index_folder:submit")
+        if submitted and path.strip():
+            controller.build(path.strip(), name.strip() or None, rebuild)
+            time.sleep(0.2)  # let the build reach its first phase before the bars are drawn
+            st.rerun()
+
+
+# --- pipeline, budgets, N-constants ------------------------------------------------------
+
+@st.cache_data(ttl=INDEX_LIST_SECONDS, show_spinner=False)
+def _pipelines(config: str | None) -> list[PipelineSummary]:
+    return resources.controller().pipelines()
+
+
+def _pipeline_section(controller: Controller) -> tuple[str, Pipeline | None, dict[str, Any]]:
+    st.markdown("**Pipeline**")
+    summaries = {p.name: p for p in _pipelines(resources.config_file())}
+    names = list(summaries)
+    name = st.selectbox("pipeline", names, index=names.index("base") if "base" in names else 0,
+                        key="pipeline_choice", label_visibility="collapsed")
+    summary = summaries[name]
+    if summary.problem:
+        st.error(summary.problem)
+        return name, None, {}
+    extends = " → ".join([*summary.extends, name]) if summary.extends else f"{name} (root)"
+    st.caption(f"extends: {extends}  \n" + " · ".join(f"{k} {v}" for k, v in summary.settings.items()))
+    try:
+        defaults = controller.pipeline(name).settings
+    except RagstreamError as exc:  # the list said it loads; it changed on disk since
+        show_error(exc)
+        return name, None, {}
+    overrides = _budget_inputs(name, defaults)
+    try:
+        pipeline = controller.pipeline(name, overrides)
+    except RagstreamError as exc:
+        show_error(exc)
+        return name, None, overrides
+    for warning in pipeline.warnings:  # unreachable steps, budgets lowered for a local model
+        st.caption(f":material/warning: {warning}")
+    return name, pipeline, overrides
+
+
+def _budget_inputs(pipeline: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """Sliders and number inputs starting at the pipeline's values; returns what differs."""
+    chosen: dict[str, Any] = {}
+    with st.expander("budgets and N-constants", expanded=True):
+        for key, (low, high, step) in BUDGETS.items():
+            value = int(defaults[key])
+            chosen[key] = st.slider(key, min(low, value), max(high, value), value, step, key=f"{pipeline}:{key}")
+        columns = st.columns(2)
+        for i, key in enumerate(N_CONSTANTS):
+            chosen[key] = columns[i % 2].number_input(key, min_value=1, value=int(defaults[key]), step=1,
+                                                      key=f"{pipeline}:{key}")
+    return {key: value for key, value in chosen.items() if value != defaults[key]}
+
+
+# --- security filters and models ----------------------------------------------------------
+
+def _filter_section() -> dict[str, list[str]]:
+    """The session's retrieval_filters: a filled box is an allowlist, an empty one no filter."""
+    filters: dict[str, list[str]] = {}
+    with st.expander("security filters (retrieval_filters)"):
+        st.caption("Comma-separated. An empty box constrains nothing; path boxes take gitignore-style globs.")
+        for key in FILTER_KEYS:
+            text = st.text_input(key, key=f"filter:{key}")
+            values = [v.strip() for v in text.split(",") if v.strip()]
+            if values:
+                filters[key] = values
+    return filters
+
+
+def _model_section(controller: Controller) -> None:
+    """The `llm` settings as this process runs them: provider, endpoint, the model of each role.
+    API keys are only ever read from the environment; whether one is set is all that is shown."""
+    settings, client = controller.settings, controller.runtime.llm
+    with st.expander("models"):
+        if not client.enabled:
+            st.caption("Provider **none**: every stage runs its deterministic path (the trace and every "
+                       "panel say so).")
+        else:
+            key = "set" if os.environ.get("OPENAI_API_KEY") else "not set"
+            st.caption(f"provider **{settings.llm.provider}** · {client.base_url or 'the OpenAI API'} · "
+                       f"OPENAI_API_KEY {key} in the environment")
+        rows = [{"role": role, "model": client.model_for(role) if client.uses_model(role) else "deterministic path"}
+                for role in LLM_ROLES]
+        rows += [{"role": "embedding", "model": f"{Embedder.model_name} ({settings.embedding.dtype})"},
+                 {"role": "cross-encoder", "model": settings.retrieval.cross_encoder_model or "none"},
+                 {"role": "tokenizer", "model": settings.tokens.encoding}]
+        st.dataframe(rows, hide_index=True, width="stretch")
+        st.caption(f"From {resources.config_file() or 'config/defaults.yaml'} (`llm:`); "
+                   "change them there or with `ragstream --config FILE ui`.")

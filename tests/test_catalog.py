@@ -1,0 +1,66 @@
+"""What the workbench asks the controller for: indexes with staleness, pipelines, background
+builds with progress, and manual mode one stage button at a time."""
+from __future__ import annotations
+
+from ragstream.controller import Controller, ManualSession, Scope
+from ragstream.errors import IndexingError
+from tests.conftest import make_settings
+
+
+def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path):
+    controller = Controller(make_settings(tmp_path / "data"))
+    assert controller.indexes() == []
+    job = controller.build(sample_repo, "main")
+    job.wait()
+    assert job.error is None and not job.running
+    [summary] = controller.indexes()
+    assert (summary.repository, summary.index, summary.stale, summary.problem) == ("sample_repo", "main", 0, None)
+    assert (summary.files, summary.chunks) == (job.report.files, job.report.chunks) and summary.nodes > summary.chunks
+    assert summary.source_root == str(sample_repo) and summary.age_seconds >= 0
+    target = next(sample_repo.rglob("*.py"))
+    target.write_text(target.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    (sample_repo / "new_module.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    assert controller.indexes()[0].stale == 2
+
+
+def test_a_background_build_reports_every_phase_and_is_not_started_twice(sample_repo, tmp_path):
+    controller = Controller(make_settings(tmp_path / "data"))
+    job = controller.build(sample_repo, "main")
+    again = controller.build(sample_repo, "main")
+    job.wait()
+    assert again is job  # a second press while it runs joins it
+    phases = dict(job.snapshot())
+    assert list(phases) == ["walk", "parse", "embed", "write"] and all(p.finished for p in phases.values())
+    assert phases["parse"].done == phases["parse"].total == job.report.files
+    assert phases["embed"].done == phases["embed"].total == job.report.embedded_new
+    assert controller.builds()[0] is job and job.finished >= job.started
+
+
+def test_a_failed_build_keeps_its_error(tmp_path):
+    controller = Controller(make_settings(tmp_path / "data"))
+    job = controller.build(tmp_path / "no-such-folder", "x")
+    job.wait()
+    assert isinstance(job.error, IndexingError) and job.report is None and controller.indexes() == []
+
+
+def test_pipelines_say_what_they_extend(tmp_path):
+    summaries = {p.name: p for p in Controller(make_settings(tmp_path / "data")).pipelines()}
+    assert summaries["base"].extends == () and summaries["code"].extends == ("base",)
+    assert summaries["base"].settings["top_k"] == 8 and all(p.problem is None for p in summaries.values())
+
+
+def test_stage_buttons_run_whole_stages_and_refuse_later_ones(built_sample):
+    _, settings, report = built_sample
+    controller = Controller(settings)
+    scope = Scope(report.info.repository, report.info.branch)
+    session = ManualSession(controller, controller.pipeline("base"), "How is a payment recorded?", scope)
+    assert session.enabled_stages == ["normalize"]
+    [refused] = session.click_stage("retrieve")
+    assert refused.error and "not available now" in refused.error.message and session.ran == []
+    for stage in ("normalize", "route", "retrieve", "rerank"):
+        assert all(click.result for click in session.click_stage(stage))
+    expand = session.click_stage("expand")
+    assert [c.result.step for c in expand] == ["expand", "fetch_texts"]  # one button, the stage's two steps
+    assert session.enabled_stages == ["normalize", "route", "retrieve", "rerank", "expand", "condense"]
+    again = session.click_stage("expand")
+    assert [c.result.step for c in again] == ["expand", "fetch_texts"] and session.state.stage == "history"

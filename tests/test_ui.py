@@ -1,0 +1,261 @@
+"""The workbench through Streamlit's AppTest: the real app script, controller, engine and the
+sample index; each AppTest is one browser session."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.errors import AppTestError
+
+from ragstream.config import PROJECT_ROOT
+from ragstream.pipeline.registry import STAGES
+from ragstream.ui import CONFIG_ENV
+
+APP = str(PROJECT_ROOT / "ui_streamlit.py")
+QUESTION = "How is a payment recorded?"
+
+
+@pytest.fixture(scope="session")
+def ui_config(built_sample, tmp_path_factory):
+    """A settings file pointing the workbench at the indexed sample repository."""
+    _, settings, _ = built_sample
+    path = tmp_path_factory.mktemp("ui") / "settings.yaml"
+    path.write_text(yaml.safe_dump({"index": {"data_dir": settings.index.data_dir}}), encoding="utf-8")
+    return path
+
+
+def open_app() -> AppTest:
+    """A new browser session on the app, after its first run."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def new_session(ui_config, monkeypatch):
+    monkeypatch.setenv(CONFIG_ENV, str(ui_config))
+    return open_app
+
+
+def stage_buttons(at: AppTest) -> dict[str, bool]:
+    """stage -> enabled."""
+    return {stage: not at.button(key=f"stage:{stage}").disabled for stage in STAGES}
+
+
+def press(at: AppTest, stage: str) -> AppTest:
+    at.button(key=f"stage:{stage}").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def stage_panels(at: AppTest) -> list[str]:
+    """The labels of the stage panels shown (`3 Retrieve · 12 ms · deterministic path (no model)`)."""
+    return [e.label for e in at.expander if e.label[0].isdigit()]
+
+
+def asked(at: AppTest, question: str = QUESTION) -> AppTest:
+    at.text_area(key="manual:question").input(question).run()
+    return at
+
+
+def test_first_paint_lists_the_index_and_enables_only_the_first_stage(new_session):
+    at = new_session()
+    assert at.selectbox(key="index_choice").value == "sample_repo / default"
+    assert "chunks" in at.sidebar.caption[0].value and "stale" in at.sidebar.caption[0].value
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
+    press(at, "normalize")  # no question yet: said in place
+    assert "there is no question to run" in at.error[0].value and "manual:session" not in at.session_state
+    press(asked(at), "normalize")
+    assert not at.error and len(stage_panels(at)) == 1
+
+
+def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_session):
+    at = asked(new_session())
+    for n, stage in enumerate(STAGES):
+        press(at, stage)
+        enabled = stage_buttons(at)
+        assert [s for s in STAGES if enabled[s]] == list(STAGES[: n + 2]), stage
+        panels = stage_panels(at)
+        assert len(panels) == n + 1 and all(" ms · deterministic path (no model)" in p for p in panels)
+    session = at.session_state["manual:session"]
+    assert session.state.stage == "" and session.state.history_of_stages == [
+        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "answer", "persist"]
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Not written by a model" in shown and session.state.answer.splitlines()[0] in shown
+    assert any(c.value == session.state.prompt_ready for c in at.code)  # build prompt shows the prompt
+    assert at.get("download_button")  # ... with a download
+    assert not at.error
+
+
+def test_out_of_order_stages_are_disabled_and_a_skip_enables_the_stage_after_it(new_session):
+    at = press(asked(new_session()), "normalize")
+    assert stage_buttons(at)["retrieve"] is False
+    with pytest.raises(AppTestError, match="disabled"):  # no one can press a later stage early
+        at.button(key="stage:retrieve").click()
+    # A caller who may see nothing: route answers `direct`, so retrieval is skipped.
+    at.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
+    press(press(at, "normalize"), "route")
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "condense"]
+    for stage in ("condense", "build_prompt", "answer"):
+        press(at, stage)
+    session = at.session_state["manual:session"]
+    assert session.ran == ["normalize", "route", "history", "condense", "build_prompt", "answer", "persist"]
+    assert session.state.retrieval_seed_nodes == [] and session.state.answer and not at.error
+    assert [p.split(" ·")[0] for p in stage_panels(at)] == ["1 Normalize", "2 Route", "6 Condense",
+                                                            "7 Build prompt", "8 Answer"]
+
+
+def test_rerunning_an_earlier_stage_clears_what_follows(new_session):
+    at = asked(new_session())
+    for stage in STAGES[:6]:  # up to condense
+        press(at, stage)
+    state = at.session_state["manual:session"].state
+    assert state.S_CTX_MD and state.node_texts
+    press(at, "retrieve")
+    session = at.session_state["manual:session"]
+    assert session.ran == ["normalize", "route", "retrieve"] and session.state.stage == "rerank"
+    assert session.state.S_CTX_MD == "" and session.state.node_texts == [] and session.state.graph_expanded_nodes == []
+    assert len(stage_panels(at)) == 3
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "retrieve", "rerank"]
+
+
+def test_a_changed_question_starts_a_new_pass(new_session):
+    at = press(press(asked(new_session()), "normalize"), "route")
+    asked(at, "Which procedures write the payments table?")
+    assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
+    press(at, "normalize")
+    assert at.session_state["manual:session"].state.question_raw == "Which procedures write the payments table?"
+    assert len(stage_panels(at)) == 1
+
+
+def ask_in_auto_mode(at: AppTest, *questions: str) -> AppTest:
+    at.segmented_control(key="mode").set_value("Auto").run()
+    for question in questions:
+        at.chat_input(key="auto:input").set_value(question).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def test_auto_mode_turns_each_with_trace_graph_and_budget(new_session):
+    at = ask_in_auto_mode(new_session(), QUESTION, "Which procedures write the payments table?")
+    turns = at.session_state["auto:asked"]
+    assert [t.question for t in turns] == [QUESTION, "Which procedures write the payments table?"]
+    assert all(t.error is None and t.state.answer and t.turn_id for t in turns)  # persisted
+    assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
+    assert [e.label for e in at.expander if e.label.startswith("turn")] == [
+        "turn 1: trace, graph and budget", "turn 2: trace, graph and budget"]
+    trace = at.chat_message[3].dataframe[0].value
+    assert list(trace["step"]) == turns[1].state.history_of_stages
+    assert set(trace["path"]) == {"deterministic"}
+    # The second turn was asked with the first in its history.
+    assert turns[1].state.history_for_prompt and turns[1].state.history_for_prompt[0]["content"] in (
+        QUESTION, turns[0].state.answer)
+
+
+def test_a_conversation_survives_a_page_reload(new_session):
+    first = ask_in_auto_mode(new_session(), QUESTION)
+    conversation = first.query_params["conversation"]
+    answer = first.session_state["auto:asked"][0].state.answer
+    reloaded = new_session()  # a new browser session on the same URL
+    reloaded.query_params["conversation"] = conversation
+    reloaded.segmented_control(key="mode").set_value("Auto").run()
+    assert reloaded.selectbox(key="auto:conversation").value == conversation
+    assert [m.name for m in reloaded.chat_message] == ["user", "assistant"]
+    assert reloaded.chat_message[0].markdown[0].value == QUESTION
+    assert reloaded.chat_message[1].markdown[0].value == answer
+    assert "from the history" in reloaded.chat_message[1].caption[0].value
+    ask_in_auto_mode(reloaded, "Which procedures write the payments table?")  # and it goes on
+    assert len(reloaded.chat_message) == 4 and reloaded.query_params["conversation"] == conversation
+
+
+def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
+    at = asked(new_session())
+    at.text_input(key="filter:paths_include").input("!").run()  # not a valid gitignore pattern
+    press(at, "normalize")
+    press(at, "route")  # route searches under the filters: the backend rejects them
+    assert len(at.error) == 1 and "retrieval error" in at.error[0].value
+    assert "invalid path glob" in at.error[0].value and "retrieval_filters.paths_include" in at.error[0].value
+    assert at.session_state["manual:session"].ran == ["normalize"]  # the failed step left the state as it was
+    ask_in_auto_mode(at, QUESTION)
+    assert "invalid path glob" in at.chat_message[1].error[0].value
+
+
+def test_two_sessions_do_not_share_state(new_session):
+    first, second = new_session(), new_session()
+    press(press(asked(first), "normalize"), "route")
+    second.sidebar.selectbox(key="pipeline_choice").set_value("db").run()
+    asked(second, "Which procedures write the payments table?")
+    press(second, "normalize")
+    first.run()
+    assert first.session_state["manual:session"].ran == ["normalize", "route"]
+    assert first.session_state["manual:session"].state.question_raw == QUESTION
+    assert first.selectbox(key="pipeline_choice").value == "base"
+    assert second.session_state["manual:session"].ran == ["normalize"]
+    assert len(stage_panels(first)) == 2 and len(stage_panels(second)) == 1
+
+
+def test_budget_sliders_and_n_constants_reach_the_pipeline(new_session):
+    at = asked(new_session())
+    at.slider(key="base:max_context_tokens").set_value(500).run()
+    at.number_input(key="base:N3_FINAL_SELECTION_MAX").set_value(2).run()
+    for stage in STAGES[:6]:
+        press(at, stage)
+    state = at.session_state["manual:session"].state
+    assert state.budget["context"]["limit"] == 500 and len(state.final_selection_ids) <= 2
+
+
+def test_a_broken_settings_file_is_reported_in_place(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("limits:\n  N9_UNKNOWN: 3\n", encoding="utf-8")
+    monkeypatch.setenv(CONFIG_ENV, str(bad))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and "config error" in at.error[0].value and "N9_UNKNOWN" in at.error[0].value
+
+
+def test_index_a_folder_from_the_sidebar(sample_repo, tmp_path, monkeypatch):
+    from ragstream.ui import resources
+
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(yaml.safe_dump({"index": {"data_dir": str(tmp_path / "data")}}), encoding="utf-8")
+    monkeypatch.setenv(CONFIG_ENV, str(settings))
+    at = open_app()
+    assert "No index yet" in at.sidebar.info[0].value and not any(stage_buttons(at).values())
+    at.sidebar.text_input(key="index_folder:path").input(str(sample_repo))
+    at.sidebar.text_input(key="index_folder:name").input("copy")
+    at.sidebar.button(key="index_folder:submit").click().run()
+    job = next(j for j in resources.controller().builds() if j.name == "copy")
+    job.wait()
+    assert job.error is None
+    at.run()
+    assert at.selectbox(key="index_choice").value == "sample_repo / copy"
+    assert any("Indexed sample_repo → index `copy`" in s.value for s in at.sidebar.success)
+    press(asked(at), "normalize")
+    assert len(stage_panels(at)) == 1
+
+
+def test_the_first_paint_loads_no_model(ui_config):
+    """Models load on first use (a search), never to draw the page."""
+    script = ("import sys\nfrom streamlit.testing.v1 import AppTest\n"
+              f"at = AppTest.from_file({APP!r}, default_timeout=120).run()\n"
+              "assert not at.exception and at.button(key='stage:normalize')\n"
+              "print(sorted({'torch', 'sentence_transformers', 'onnxruntime', 'faiss'} & set(sys.modules)))\n")
+    env = {**os.environ, CONFIG_ENV: str(ui_config)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_a_conversation_refuses_a_question_under_other_filters_in_place(new_session):
+    at = ask_in_auto_mode(new_session(), QUESTION)
+    at.text_input(key="filter:acl_tags_any").input("public").run()
+    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
+    assert not at.exception
+    error = at.chat_message[3].error[0].value
+    assert "history error" in error and "start a new session" in error
+    at.selectbox(key="auto:conversation").set_value("(new conversation)").run()
+    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
+    assert [t.error is None for t in at.session_state["auto:asked"]] == [True, False, True]

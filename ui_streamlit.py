@@ -1,0 +1,37 @@
+"""The ragstream workbench (`ragstream ui`): lays out the panels of `ragstream/ui/`.
+
+Panels call the controller and draw the state. The controller (backend, indexes, models) is
+built once per process; everything a person chooses or runs lives in their own session.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ragstream.errors import RagstreamError
+from ragstream.ui import builds, chat, manual, resources, sidebar
+from ragstream.ui.common import show_error
+
+st.set_page_config(page_title="ragstream workbench", page_icon=":material/account_tree:", layout="wide")
+st.markdown("<style>.block-container{padding-top:2.2rem;padding-bottom:1rem}"
+            "[data-testid=stSidebarContent]{font-size:0.92rem}</style>", unsafe_allow_html=True)
+
+try:
+    with st.spinner("Starting: settings, history store and language-model client…"):
+        controller = resources.controller()
+except RagstreamError as exc:
+    show_error(exc)
+    st.stop()
+if resources.build_default_wanted():
+    resources.refresh_default_index_once(resources.config_file())
+
+with st.sidebar:
+    choices = sidebar.render(controller)
+
+mode = st.segmented_control("mode", ["Manual", "Auto"], default="Manual", required=True, key="mode",
+                            label_visibility="collapsed")
+if choices.scope is None:
+    builds.render(controller)  # the first index being built (the default one), live
+if mode == "Manual":
+    manual.render(controller, choices)
+else:
+    chat.render(controller, choices)
