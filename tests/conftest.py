@@ -41,6 +41,15 @@ def built_sample(tmp_path_factory):
     return repo, settings, report
 
 
+@pytest.fixture(scope="session")
+def self_index(tmp_path_factory):
+    """ragstream's own source indexed once for the session (the bundled default): (settings, report)."""
+    from ragstream.config import PROJECT_ROOT
+
+    settings = make_settings(tmp_path_factory.mktemp("self") / "data")
+    return settings, build_index(PROJECT_ROOT, settings, name="self")
+
+
 ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
               "owner_group": "data"}]
 

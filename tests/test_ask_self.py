@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragstream.config import PROJECT_ROOT
 from ragstream.controller import Controller, Scope
-from ragstream.index.build import build_index
-from tests.conftest import make_settings
 
 QUESTIONS = [  # (question, the file the answer must cite)
     ("How are secrets redacted from indexed files?", "ragstream/index/secrets.py"),
@@ -28,15 +25,14 @@ QUESTIONS = [  # (question, the file the answer must cite)
 
 
 @pytest.fixture(scope="module")
-def self_index(tmp_path_factory):
-    settings = make_settings(tmp_path_factory.mktemp("self") / "data")
-    report = build_index(PROJECT_ROOT, settings, name="self")
+def self_controller(self_index):
+    settings, report = self_index
     return Controller(settings), Scope(report.info.repository, report.info.branch, "self", {})
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("question, path", QUESTIONS)
-def test_ask_cites_the_right_file_on_ragstreams_own_index(self_index, question, path):
-    controller, scope = self_index
+def test_ask_cites_the_right_file_on_ragstreams_own_index(self_controller, question, path):
+    controller, scope = self_controller
     sp, results = controller.run(question, scope, controller.pipeline("base"))
     assert results[-2].step == "answer" and f"`{path}:" in sp.answer, sp.answer[:1200]

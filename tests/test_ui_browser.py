@@ -50,9 +50,16 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def workbench(tmp_path_factory):
-    """`ragstream ui --build-default` on an empty data folder; yields its URL."""
+def workbench(tmp_path_factory, self_index):
+    """`ragstream ui --build-default` on a data folder with no index; yields its URL. Only the
+    embedding cache of the session's own build of ragstream is copied in, so the page's build
+    (walk, parse, graph, write: all shown live) does not embed the same chunks again."""
     root = tmp_path_factory.mktemp("workbench")
+    settings_used, report = self_index
+    cache = Path(settings_used.index.data_dir) / "indexes" / report.info.repository / "embedding_cache.sqlite"
+    seeded = root / "data" / "indexes" / report.info.repository
+    seeded.mkdir(parents=True)
+    shutil.copy(cache, seeded / cache.name)
     settings = root / "settings.yaml"
     settings.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data")}}), encoding="utf-8")
     port = free_port()
