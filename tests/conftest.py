@@ -50,6 +50,15 @@ def self_index(tmp_path_factory):
     return settings, build_index(PROJECT_ROOT, settings, name="self")
 
 
+@pytest.fixture(scope="module")
+def server():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py), one per module."""
+    from openai_server import ScriptedServer
+
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
 ACL_RULES = [{"paths": ["db/**"], "acl_tags": ["dba"], "classification_labels": ["confidential", "internal"],
               "owner_group": "data"}]
 

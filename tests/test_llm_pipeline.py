@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from openai_server import Reply, ScriptedServer
+from openai_server import Reply
 from conftest import ACL_RULES, make_settings
 from ragstream.cli import main
 from ragstream.config import LLM_ROLES
@@ -20,12 +20,6 @@ from ragstream.tokens import token_counter
 
 SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 QUESTION = "How is a payment recorded on an invoice?"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from test_llm_pipeline import server  # noqa: F401 - the scripted server, one per module
 from test_ui import ask_in_auto_mode, asked, open_app, press, stage_buttons, stage_panels
 
 from ragstream.config import LLM_ROLES
