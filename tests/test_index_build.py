@@ -308,3 +308,15 @@ def test_a_long_running_backend_follows_a_reindex(sample_repo: Path, tmp_path: P
     build_index(sample_repo, settings)  # publishes a new generation, deletes the old one
     assert "getChild" in backend.fetch_texts([node], "sample_repo", "default", None)[node]
     assert node in backend.graph("sample_repo", "default", None)
+
+
+def test_another_index_of_the_same_repository_reuses_parses_and_vectors(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    first = build_index(sample_repo, settings, name="commit-a")
+    (sample_repo / "billing" / "util.py").write_text("def log_event(message):\n    return message.upper()\n")
+    counting = Embedder()
+    second = build_index(sample_repo, settings, name="commit-b", embedder=counting)
+    assert not second.incremental and first.reparsed == first.files
+    # Only the changed file is parsed; only the chunks whose text it changed are embedded.
+    assert second.reparsed == 1
+    assert 0 < counting.texts_embedded == second.embedded_new < second.chunks // 4
