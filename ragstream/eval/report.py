@@ -34,7 +34,9 @@ def comparison_markdown(summary: dict[str, dict[str, dict]], title: str, command
 
 
 def comparison_table(summary: dict[str, dict[str, dict]], title: str) -> Table:
-    table = Table("config", "avg", "n", *COLUMNS, title=title, title_justify="left")
+    table = Table(title=title, title_justify="left")
+    for header in ("config", "avg", "n", *COLUMNS):
+        table.add_column(header, min_width=len(header), no_wrap=True)
     for config, groups in summary.items():
         for average in ("micro", "macro"):
             row = groups[average]
