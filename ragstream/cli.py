@@ -218,6 +218,8 @@ def _add_eval_command(commands) -> None:
     ev.add_argument("--predictions", help="also write predictions in shared/eval/score.py's format here")
     ev.add_argument("--reuse", action="append", default=[], metavar="RANKS.jsonl",
                     help="reuse the rows of an earlier run's ranks file (question and configuration)")
+    ev.add_argument("--existing-indexes", action="store_true",
+                    help="use a commit's evaluation index as it is when one exists (no checkout, no re-index)")
     ev.set_defaults(handler=_eval)
 
 
@@ -241,7 +243,7 @@ def _eval(args: argparse.Namespace) -> int:
     options = EvalOptions(configs, Path(args.data_dir or settings.index.data_dir).resolve(),
                           Path(args.repo) if args.repo else None, Path(args.mirrors) if args.mirrors else None,
                           Path(args.worktrees) if args.worktrees else None, args.top_k,
-                          tuple(Path(p) for p in args.reuse))
+                          tuple(Path(p) for p in args.reuse), args.existing_indexes)
     command = "ragstream " + " ".join(sys.argv[1:])
     with open(out / "ranks.jsonl", "wb") as ranks, open(out / "builds.jsonl", "wb") as builds:
         def on_row(row: dict) -> None:

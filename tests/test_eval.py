@@ -200,6 +200,10 @@ def test_reused_rows_are_not_recomputed(fixture_eval, tmp_path: Path):
                                              reuse=(out / "ranks.jsonl",)))
     assert run.builds == [] and len(run.rows) == 2
 
+    again = run_eval(qs, settings, EvalOptions(["bm25"], root / "data", repo=root / "sample_repo",
+                                               existing_indexes=True))
+    assert again.builds == [] and [r["ranked_files"] for r in again.rows] == [
+        r["ranked_files"] for r in run.rows]
 
 @pytest.mark.skipif(not SCORE_PY.is_file(), reason="the shared scorer is not on this machine")
 def test_our_scorer_agrees_with_score_py(fixture_eval, tmp_path: Path):

@@ -2,8 +2,8 @@
 
 `bm25`, `semantic`, `hybrid`: one backend search. `hybrid+rerank`: the hybrid candidates
 rescored by the keyword reranker (the deterministic reranker; the backend reranks semantic
-searches only). `hybrid+graph`: the hybrid hits with the dependency graph around the top
-`top_k` seeds of the base pipeline (its depth, node and edge limits). `pipeline:<name>`: the
+searches only). `hybrid+graph`: the hybrid hits re-ranked with personalised PageRank from
+the base pipeline's `top_k` best hits, within its depth and edge limits (`graph/ranking.py`). `pipeline:<name>`: the
 named pipeline run through the Engine until its expand step has run (normalize, route,
 retrieve, rerank, expand), ranked as rerank's kept seeds, then the graph's nodes, then the
 other retrieval hits.
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ragstream.controller import Controller, Scope
 from ragstream.errors import ConfigError
-from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
+from ragstream.graph.expansion import limits_from_settings
+from ragstream.graph.ranking import graph_reranked
 from ragstream.pipeline.engine import Engine
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.rerankers import KeywordReranker
@@ -72,16 +73,16 @@ class Ranker:
         return [hits[i].id for i in order]
 
     def _with_graph(self, query: str) -> list[str]:
-        ids = [h.id for h in self._search("hybrid", query)]
+        hits = self._search("hybrid", query)
         pipeline = self.controller.pipeline(GRAPH_PIPELINE)
         step = next(s for s in pipeline.steps.values() if s.action == LAST_PIPELINE_ACTION)
         limits = limits_from_settings(step.params, pipeline.settings, step.id)
         s = self.scope
         filters = RetrievalFilters.parse(s.retrieval_filters)
         graph = self.controller.runtime.backend.graph(s.repository, s.branch, filters, s.active_index)
-        seeds = list(dict.fromkeys(i.split("#p")[0] for i in ids[: pipeline.settings["top_k"]]))
-        expansion = expand_dependency_tree(graph, seeds, filters, limits)
-        return list(dict.fromkeys([*expansion.nodes, *ids]))
+        ranked = graph_reranked(graph, [(h.id, h.score) for h in hits], filters, limits,
+                                pipeline.settings["top_k"], self.controller.settings.retrieval.graph_rank_weight)
+        return [node for node, _ in ranked]
 
     def _pipeline(self, name: str, query: str) -> list[str]:
         pipeline = self.controller.pipeline(name)

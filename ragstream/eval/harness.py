@@ -35,6 +35,7 @@ FUNCTION_KINDS = ("FUNCTION", "METHOD")
 RANKED_MAX = 50  # ranked files and functions kept per question (what score.py reads)
 EVAL_BRANCH = "eval"
 COMMIT_NAME_LENGTH = 12
+REPO_INDEX_NAME = "eval"  # the index of --repo (with --mirrors, each index is named by its commit)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class EvalOptions:
     worktrees: Path | None = None  # scratch checkouts (default: <data_dir>/worktrees)
     top_k: int = 100  # candidates each search returns
     reuse: tuple[Path, ...] = ()  # earlier ranks files: (question, config) pairs found there are not redone
+    existing_indexes: bool = False  # use a commit's index as it is when there is one (no checkout, no build)
 
 
 @dataclass
@@ -80,22 +82,38 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
                     _emit(run, reused[question.id, config], on_row)
         if not todo:
             continue
-        root, name = _checkout(repo, commit, options)
-        started = time.perf_counter()
-        report = build_index(root, settings, name=name, branch=EVAL_BRANCH, embedder=embedder)
-        build = {"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
-                 "reparsed": report.reparsed, "embedded_new": report.embedded_new,
-                 "seconds": round(time.perf_counter() - started, 2)}
-        run.builds.append(build)
-        if on_build:
-            on_build(build)
+        location = _existing_index(repo, commit, settings, options) if options.existing_indexes else None
+        if location is None:
+            location = _build(repo, commit, settings, options, embedder, run, on_build)
         controller = Controller(settings)
-        scope = Scope(report.info.repository, EVAL_BRANCH, name)
-        modules = module_names(_python_paths(report.location))
+        scope = Scope(location.repository, EVAL_BRANCH, location.active_index)
+        modules = module_names(_python_paths(location))
         ranker = Ranker(controller, scope, options.top_k)
         for question, config in todo:
             _emit(run, _rank_question(ranker, question, config, commit, modules), on_row)
     return run
+
+
+def _build(repo: str, commit: str, settings: Settings, options: EvalOptions, embedder: Embedder,
+           run: EvalRun, on_build) -> store.IndexLocation:
+    root, name = _checkout(repo, commit, options)
+    started = time.perf_counter()
+    report = build_index(root, settings, name=name, branch=EVAL_BRANCH, embedder=embedder)
+    build = {"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
+             "reparsed": report.reparsed, "embedded_new": report.embedded_new,
+             "seconds": round(time.perf_counter() - started, 2)}
+    run.builds.append(build)
+    if on_build:
+        on_build(build)
+    return report.location
+
+
+def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOptions) -> store.IndexLocation | None:
+    """The live index of this repository and commit (or of --repo), if one was built before."""
+    folder = options.repo.resolve().name if options.repo else repo.replace("/", "+")
+    name = REPO_INDEX_NAME if options.repo else commit[:COMMIT_NAME_LENGTH]
+    location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(folder), name)
+    return location if store.current_generation(location) is not None else None
 
 
 def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
@@ -150,7 +168,7 @@ def _groups(questions: list[Question], one_repository: bool) -> list[tuple[tuple
 def _checkout(repo: str, commit: str, options: EvalOptions) -> tuple[Path, str]:
     """The folder to index and the index name."""
     if options.repo is not None:
-        return options.repo, "eval"
+        return options.repo, REPO_INDEX_NAME
     if not commit:
         raise ConfigError(f"a question of {repo} has no base_commit", where="questions file")
     owner, _, name = repo.partition("/")
