@@ -356,3 +356,13 @@ def test_mentions_of_dotted_names_identifiers_and_files():
     assert 0 not in table.scores("temperature.fuentes", hidden)  # filters hold
     assert code_identifiers("call `run` or get_total() on DecodeError, not Request or plain words") == [
         "run", "get_total", "DecodeError"]
+
+
+def test_boost_sources_score_by_strength():
+    from ragstream.retrieval.fusion import fuse
+
+    fused = fuse({"semantic": {"a": 1}, "bm25": {"b": 1}}, rrf_k=10, boosts={"mentions": {"b": 0.5, "c": 1.0}})
+    scores = {cid: score for cid, score, _ in fused}
+    assert scores == pytest.approx({"a": 1 / 11, "b": 1 / 11 + 0.5 / 11, "c": 1 / 11})
+    assert [cid for cid, _, _ in fused] == ["b", "a", "c"]  # a's semantic rank breaks the a/c tie
+    assert dict(fused[0][2]) == {"bm25": 1, "mentions": 2}

@@ -23,22 +23,31 @@ def ranks_of(ids: list[str]) -> dict[str, int]:
 
 
 def fuse(rankings: Mapping[str, Mapping[str, int]], rrf_k: int = 60,
-         weights: Mapping[str, float] | None = None) -> Fused:
+         weights: Mapping[str, float] | None = None,
+         boosts: Mapping[str, Mapping[str, float]] | None = None) -> Fused:
     """(id, score, {source: rank}) best first, `score = sum weight / (rrf_k + rank)` over the
-    sources that ranked the id (ranks 1-based, tied items may share one; weight 1 unless
-    given). Ties: better rank in the first source, then in the next, ... (absent counts as
-    worst), then id."""
+    sources that ranked the id (ranks 1-based, weight 1 unless given). A boost source scores by
+    strength instead of rank: an id of strength s in [0, 1] gains `weight * s / (rrf_k + 1)`
+    (s = 1 counts as a first place), and its rank among the boost's ids is recorded. Ties:
+    better rank in the first source, then in the next, ... (absent counts as worst), then id."""
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, int) or rrf_k < 1:
         raise RetrievalError(f"rrf_k must be an int >= 1, got {rrf_k!r}", where="retrieval.rrf_k")
-    weights = weights or {}
+    weights, boosts = weights or {}, boosts or {}
     by_id: dict[str, dict[str, int]] = defaultdict(dict)
+    scores: dict[str, float] = defaultdict(float)
     for source, ranks in rankings.items():
         for cid, rank in ranks.items():
             by_id[cid][source] = rank
-    fused = [(cid, sum(weights.get(s, 1.0) / (rrf_k + r) for s, r in by_source.items()), by_source)
-             for cid, by_source in by_id.items()]
-    worst = sum(len(r) for r in rankings.values()) + 1
-    fused.sort(key=lambda item: (-item[1], *(item[2].get(s, worst) for s in rankings), item[0]))
+            scores[cid] += weights.get(source, 1.0) / (rrf_k + rank)
+    for source, strengths in boosts.items():
+        ordered = sorted(strengths.items(), key=lambda item: (-item[1], item[0]))
+        for rank, (cid, strength) in enumerate(ordered, start=1):
+            by_id[cid][source] = rank
+            scores[cid] += weights.get(source, 1.0) * min(strength, 1.0) / (rrf_k + 1)
+    order = [*rankings, *boosts]
+    worst = sum(len(r) for r in rankings.values()) + sum(len(b) for b in boosts.values()) + 1
+    fused = [(cid, scores[cid], by_source) for cid, by_source in by_id.items()]
+    fused.sort(key=lambda item: (-item[1], *(item[2].get(s, worst) for s in order), item[0]))
     return fused
 
 

@@ -23,7 +23,7 @@ from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import fuse, ranks_of, with_file_evidence
-from ragstream.retrieval.mentions import SymbolTable
+from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
@@ -180,25 +180,20 @@ class LocalBackend:
         retrieval = self.settings.retrieval
         rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
                     "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
-        if retrieval.mention_weight > 0:
-            rankings["mentions"] = self._mentions(index, request.query, request.top_k, visible)
-        fused = fuse(rankings, retrieval.rrf_k, {"mentions": retrieval.mention_weight})
+        mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
+        fused = fuse(rankings, retrieval.rrf_k, {"mentions": retrieval.mention_weight}, {"mentions": mentions})
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks)
         return [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
 
-    def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, int]:
-        """The best k rows the question names, ranked by mention score (equal scores, equal rank)."""
+    def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
+        """Strength (0..1) of the best k rows the question names."""
         if index.symbols is None:
             index.symbols = SymbolTable.build(index.chunks)
         scores = index.symbols.scores(query, visible)
         top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-        ranks: dict[str, int] = {}
-        for position, (row, score) in enumerate(top, start=1):
-            tied = position > 1 and score == top[position - 2][1]
-            ranks[index.chunks[row].id] = ranks[index.chunks[top[position - 2][0]].id] if tied else position
-        return ranks
+        return {index.chunks[row].id: strength(score) for row, score in top}
 
     def _reranked(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray,
                   debug: dict) -> list[SearchHit]:

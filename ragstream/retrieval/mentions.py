@@ -6,12 +6,12 @@ general-purpose embedding model (which truncates it) keeps.
 A row scores its best symbol match -- a dotted name in the question that ends its qualified
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
-name, weighted by how rare that name is in the index -- plus points when the question names its
-file, by path or by module.
+name, divided among the symbols sharing that name -- plus points when the question names its
+file, by path or by module. Hybrid search adds the score, as a strength in [0, 1], to the
+fused score (a full-strength mention counts like a first place in a ranking).
 """
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -28,6 +28,7 @@ SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
+FULL_STRENGTH = 2 * SYMBOL_POINTS  # a two-segment dotted match is as sure as a mention gets
 
 
 @dataclass
@@ -81,17 +82,21 @@ class SymbolTable:
                         give(named_file, self.rows_of_path[path], FILE_POINTS)
         for path in self._named_paths(query):
             give(named_file, self.rows_of_path[path], FILE_POINTS)
-        total = len(self.segments)
         for name in code_identifiers(query):
             rows = self.by_tail.get((name,), ())
-            if rows:
-                give(symbol, rows, IDENTIFIER_POINTS * math.log(1 + total / len(rows)) / math.log(1 + total))
+            if rows:  # a name many symbols share says little about each of them
+                give(symbol, rows, IDENTIFIER_POINTS / len(rows))
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
 
     def _named_paths(self, query: str) -> list[str]:
         named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)}
         named.discard("")
         return [p for p in self.rows_of_path if any(p == n or p.endswith("/" + n) for n in named if "/" in n)]
+
+
+def strength(score: float) -> float:
+    """A mention score as a strength in [0, 1]."""
+    return min(score / FULL_STRENGTH, 1.0)
 
 
 def code_identifiers(query: str) -> list[str]:
@@ -106,7 +111,9 @@ def code_identifiers(query: str) -> list[str]:
 
 
 def _chains(query: str) -> list[tuple[str, ...]]:
-    return list(dict.fromkeys(tuple(m.group(0).split("."))[-MAX_DOTTED_SEGMENTS:] for m in _DOTTED.finditer(query)))
+    """Dotted names; a file name (`app.py`) is not one (paths are matched as paths)."""
+    chains = (tuple(m.group(0).split("."))[-MAX_DOTTED_SEGMENTS:] for m in _DOTTED.finditer(query))
+    return list(dict.fromkeys(c for c in chains if c[-1] != "py"))
 
 
 def _runs(chain: tuple[str, ...]) -> list[tuple[str, ...]]:
