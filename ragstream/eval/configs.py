@@ -5,8 +5,8 @@ rescored by the keyword reranker (the deterministic reranker; the backend rerank
 searches only). `hybrid+graph`: the hybrid hits re-ranked with personalised PageRank from
 the base pipeline's `top_k` best hits, within its depth and edge limits (`graph/ranking.py`). `pipeline:<name>`: the
 named pipeline run through the Engine until its expand step has run (normalize, route,
-retrieve, rerank, expand), ranked as rerank's kept seeds, then the graph's nodes, then the
-other retrieval hits.
+retrieve, rerank, expand), ranked as rerank's kept seeds, then the other retrieval hits, then
+the graph nodes no search found (expansion adds context; it does not rank).
 """
 from __future__ import annotations
 
@@ -91,5 +91,5 @@ class Ranker:
         while sp.stage:
             if engine.step(sp).action == LAST_PIPELINE_ACTION:
                 break
-        return list(dict.fromkeys([*sp.retrieval_seed_nodes, *sp.graph_expanded_nodes,
-                                   *(h["id"] for h in sp.retrieval_hits)]))
+        return list(dict.fromkeys([*sp.retrieval_seed_nodes, *(h["id"] for h in sp.retrieval_hits),
+                                   *sp.graph_expanded_nodes]))
