@@ -220,6 +220,8 @@ def _add_eval_command(commands) -> None:
                     help="reuse the rows of an earlier run's ranks file (question and configuration)")
     ev.add_argument("--existing-indexes", action="store_true",
                     help="use a commit's evaluation index as it is when one exists (no checkout, no re-index)")
+    ev.add_argument("--with-classes", action="store_true",
+                    help="rank CLASS nodes among the functions too (gold sets that name changed classes)")
     ev.set_defaults(handler=_eval)
 
 
@@ -229,7 +231,7 @@ def _eval(args: argparse.Namespace) -> int:
     import orjson
 
     from ragstream.eval import report
-    from ragstream.eval.harness import EvalOptions, run_eval
+    from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, run_eval
     from ragstream.eval.questions import load_questions
 
     settings = load_settings(args.config)
@@ -243,7 +245,8 @@ def _eval(args: argparse.Namespace) -> int:
     options = EvalOptions(configs, Path(args.data_dir or settings.index.data_dir).resolve(),
                           Path(args.repo) if args.repo else None, Path(args.mirrors) if args.mirrors else None,
                           Path(args.worktrees) if args.worktrees else None, args.top_k,
-                          tuple(Path(p) for p in args.reuse), args.existing_indexes)
+                          tuple(Path(p) for p in args.reuse), args.existing_indexes,
+                          WITH_CLASSES if args.with_classes else FUNCTION_KINDS)
     command = "ragstream " + " ".join(sys.argv[1:])
     with open(out / "ranks.jsonl", "wb") as ranks, open(out / "builds.jsonl", "wb") as builds:
         def on_row(row: dict) -> None:

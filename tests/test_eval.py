@@ -56,6 +56,17 @@ def test_qualified_names_inside_the_module():
     assert qualified_in_module("pkg.function", "pkg") == "function"
 
 
+def test_classes_are_ranked_as_functions_only_when_asked():
+    from ragstream.eval.harness import WITH_CLASSES, ranked_files_and_functions
+    from ragstream.super_prompt import Chunk
+
+    chunks = [Chunk(f"py:pkg.m.{name}|{kind}", "pkg/m.py", 1, 2, kind, f"pkg.m.{name}", "", {"language": "python"})
+              for name, kind in (("C", "CLASS"), ("C.f", "METHOD"), ("g", "FUNCTION"))]
+    assert ranked_files_and_functions(chunks, {"pkg/m.py": "pkg.m"}) == (["pkg/m.py"], ["pkg/m.py::C.f", "pkg/m.py::g"])
+    assert ranked_files_and_functions(chunks, {"pkg/m.py": "pkg.m"}, WITH_CLASSES)[1] == [
+        "pkg/m.py::C", "pkg/m.py::C.f", "pkg/m.py::g"]
+
+
 def test_recall_curve_by_hand():
     rows = [{"id": "q", "config": "c", "ranked_files": ["x.py", "a.py", "b.py"], "ranked_functions": []}]
     curve = recall_curves(rows, {"q": (["a.py", "b.py"], [])}, "c", "files")

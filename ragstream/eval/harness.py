@@ -32,6 +32,7 @@ from ragstream.index.parsers.python import module_names
 # or test/ folder, a top-level testing/, or named test_*.py, *_test.py or conftest.py.
 TEST_FILE_PATTERNS = ["tests/", "test/", "/testing/", "test_*.py", "*_test.py", "conftest.py"]
 FUNCTION_KINDS = ("FUNCTION", "METHOD")
+WITH_CLASSES = (*FUNCTION_KINDS, "CLASS")  # the question set's gold also names classes (a changed class-level line)
 RANKED_MAX = 50  # ranked files and functions kept per question (what score.py reads)
 EVAL_BRANCH = "eval"
 COMMIT_NAME_LENGTH = 12
@@ -48,6 +49,7 @@ class EvalOptions:
     top_k: int = 100  # candidates each search returns
     reuse: tuple[Path, ...] = ()  # earlier ranks files: (question, config) pairs found there are not redone
     existing_indexes: bool = False  # use a commit's index as it is when there is one (no checkout, no build)
+    function_kinds: tuple[str, ...] = FUNCTION_KINDS  # node kinds ranked as "functions"
 
 
 @dataclass
@@ -90,7 +92,7 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
         modules = module_names(_python_paths(location))
         ranker = Ranker(controller, scope, options.top_k)
         for question, config in todo:
-            _emit(run, _rank_question(ranker, question, config, commit, modules), on_row)
+            _emit(run, _rank_question(ranker, question, config, commit, modules, options.function_kinds), on_row)
     return run
 
 
@@ -117,13 +119,13 @@ def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOpt
 
 
 def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
-                   modules: dict[str, str]) -> dict[str, Any]:
+                   modules: dict[str, str], kinds: tuple[str, ...]) -> dict[str, Any]:
     started = time.perf_counter()
     ids = ranker.ranked_ids(config, question.query)
     s = ranker.scope
     chunks = ranker.controller.runtime.backend.fetch_chunks(ids, s.repository, s.branch, s.retrieval_filters,
                                                            s.active_index)
-    files, functions = ranked_files_and_functions(chunks, modules)
+    files, functions = ranked_files_and_functions(chunks, modules, kinds)
     return {
         "id": question.id, "repo": question.repo, "commit": commit, "config": config,
         "ranked_files": files[:RANKED_MAX], "ranked_functions": functions[:RANKED_MAX],
@@ -134,13 +136,14 @@ def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
     }
 
 
-def ranked_files_and_functions(chunks, modules: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Files in order of their best chunk; FUNCTION and METHOD nodes as `path::Qualified.name`."""
+def ranked_files_and_functions(chunks, modules: dict[str, str], kinds: tuple[str, ...] = FUNCTION_KINDS
+                               ) -> tuple[list[str], list[str]]:
+    """Files in order of their best chunk; Python nodes of `kinds` as `path::Qualified.name`."""
     files: dict[str, None] = {}
     functions: dict[str, None] = {}
     for chunk in chunks:
         files.setdefault(chunk.path)
-        if chunk.kind in FUNCTION_KINDS and chunk.metadata.get("language") == "python":
+        if chunk.kind in kinds and chunk.metadata.get("language") == "python":
             functions.setdefault(f"{chunk.path}::{qualified_in_module(chunk.symbol, modules.get(chunk.path))}")
     return list(files), list(functions)
 

@@ -23,6 +23,7 @@ from ragstream.super_prompt import Chunk
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")
 _IDENTIFIER = re.compile(r"`([A-Za-z_]\w*)`|([A-Za-z_]\w*)(\()?")
+_TRACEBACK_FRAME = re.compile(r'File "[^"]+", line \d+, in ([A-Za-z_]\w*)')
 _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
@@ -89,9 +90,12 @@ class SymbolTable:
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
 
     def _named_paths(self, query: str) -> list[str]:
+        """Indexed files the question names by a path of two or more parts: relative
+        (`io/ascii/qdp.py`) or absolute, as in a traceback (`/site-packages/astropy/io/ascii/qdp.py`)."""
         named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)}
-        named.discard("")
-        return [p for p in self.rows_of_path if any(p == n or p.endswith("/" + n) for n in named if "/" in n)]
+        named = {n for n in named if "/" in n}
+        return [p for p in self.rows_of_path
+                if any(p == n or p.endswith("/" + n) or n.endswith("/" + p) for n in named)]
 
 
 def strength(score: float) -> float:
@@ -100,8 +104,9 @@ def strength(score: float) -> float:
 
 
 def code_identifiers(query: str) -> list[str]:
-    """Identifiers written as code: quoted in backticks, called, snake_case or camelCase."""
-    found = []
+    """Identifiers written as code: quoted in backticks, called, snake_case or camelCase, or
+    named by a traceback line (`File "x.py", line 3, in name`)."""
+    found = [m.group(1) for m in _TRACEBACK_FRAME.finditer(query)]
     for match in _IDENTIFIER.finditer(query):
         quoted, word, call = match.groups()
         name = quoted or word
