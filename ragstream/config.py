@@ -64,6 +64,8 @@ class RetrievalSettings:
     keyword_semantic_weight: float
     keyword_keyword_weight: float
     cross_encoder_model: str  # local path or model name; "" = none configured
+    semantic_weight: float  # hybrid: RRF weight of the semantic ranking
+    bm25_weight: float  # hybrid: RRF weight of the bm25 ranking
     mention_weight: float  # hybrid: RRF weight of the code the question names (0: off)
     file_evidence_weight: float  # hybrid: share of a file's best scores added to each of its hits
     file_evidence_chunks: int  # how many of a file's best hits make its evidence
@@ -128,7 +130,7 @@ POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_to
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
             "limits.answer_max_citations")
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
-                "retrieval.mention_weight", "retrieval.file_evidence_weight", "retrieval.graph_rank_weight")
+                "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight", "retrieval.file_evidence_weight", "retrieval.graph_rank_weight")
 LANGUAGES = ("python", "sql", "csharp", "text")
 
 

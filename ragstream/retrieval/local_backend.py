@@ -181,7 +181,9 @@ class LocalBackend:
         rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
                     "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
         mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
-        fused = fuse(rankings, retrieval.rrf_k, {"mentions": retrieval.mention_weight}, {"mentions": mentions})
+        weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
+                   "mentions": retrieval.mention_weight}
+        fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks)
         return [SearchHit(cid, score, rank, sources)
