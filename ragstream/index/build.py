@@ -23,7 +23,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
-from ragstream.index.chunks import build_chunks
+from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.model import ParsedFile
@@ -176,7 +176,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             progress.start("write", 4)
             write_faiss(generation / store.FAISS, vectors)
             progress.advance("write")
-            write_bm25(generation / store.BM25_DIR, embedding_texts)
+            write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
             progress.advance("write")
             store.write_chunks(generation / store.CHUNKS, chunks)
             progress.advance("write")

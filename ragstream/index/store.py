@@ -26,7 +26,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: BM25 indexes keyword_text (no caller/callee lists, the own name twice)
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 GRAPH = "graph.json"
