@@ -14,6 +14,7 @@ from ragstream.errors import RagstreamError, RetrievalError
 
 console = Console()
 err_console = Console(stderr=True)
+TABLE_WIDTH = 140  # the eval comparison is read in logs too, where rich would fold it into 80 columns
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,7 +273,7 @@ def _eval(args: argparse.Namespace) -> int:
     report.plot_recall(result.rows, gold, configs, out / "recall.png", title)
     if args.predictions:
         Path(args.predictions).write_bytes(report.prediction_lines(result.rows))
-    console.print(report.comparison_table(summary, title))
+    Console(width=max(console.width, TABLE_WIDTH)).print(report.comparison_table(summary, title))
     console.print(f"ranks, comparison.md and recall.png written to {out}")
     return 0
 
