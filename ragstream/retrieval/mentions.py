@@ -29,6 +29,9 @@ SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
+# An exception, warning or error type a question names is a symptom: its definition is rarely
+# what needs to change, and naming its module would lift every other class defined there.
+SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
 FULL_STRENGTH = 2 * SYMBOL_POINTS  # a two-segment dotted match is as sure as a mention gets
 
 
@@ -105,20 +108,21 @@ def strength(score: float) -> float:
 
 def code_identifiers(query: str) -> list[str]:
     """Identifiers written as code: quoted in backticks, called, snake_case or camelCase, or
-    named by a traceback line (`File "x.py", line 3, in name`)."""
+    named by a traceback line (`File "x.py", line 3, in name`); exception types left out."""
     found = [m.group(1) for m in _TRACEBACK_FRAME.finditer(query)]
     for match in _IDENTIFIER.finditer(query):
         quoted, word, call = match.groups()
         name = quoted or word
         if quoted or call or _CODE_LIKE.search(name):
             found.append(name)
-    return list(dict.fromkeys(found))
+    return [name for name in dict.fromkeys(found) if not name.endswith(SYMPTOM_SUFFIXES)]
 
 
 def _chains(query: str) -> list[tuple[str, ...]]:
-    """Dotted names; a file name (`app.py`) is not one (paths are matched as paths)."""
+    """Dotted names; a file name (`app.py`) is not one (paths are matched as paths), and a
+    name ending in an exception type is a symptom, not a location."""
     chains = (tuple(m.group(0).split("."))[-MAX_DOTTED_SEGMENTS:] for m in _DOTTED.finditer(query))
-    return list(dict.fromkeys(c for c in chains if c[-1] != "py"))
+    return list(dict.fromkeys(c for c in chains if c[-1] != "py" and not c[-1].endswith(SYMPTOM_SUFFIXES)))
 
 
 def _runs(chain: tuple[str, ...]) -> list[tuple[str, ...]]:
