@@ -191,7 +191,7 @@ def test_eval_writes_ranks_tables_plot_and_predictions(fixture_eval):
         assert row["ranked_files"] and len(row["ranked_files"]) <= 50
         assert all("::" in f for f in row["ranked_functions"])
     bm25 = {r["id"]: r for r in rows if r["config"] == "bm25"}
-    assert bm25["pay"]["gold_file_ranks"] == {"billing/service.py": 1}
+    assert bm25["pay"]["gold_file_ranks"]["billing/service.py"] <= 3
     assert bm25["balance"]["gold_function_ranks"]["billing/models.py::Invoice.balance"] <= 5
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary) == set(CONFIGS.split(",")) and summary["bm25"]["micro"]["n"] == 2
