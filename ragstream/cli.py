@@ -14,6 +14,7 @@ from ragstream.errors import RagstreamError, RetrievalError
 
 console = Console()
 err_console = Console(stderr=True)
+TABLE_WIDTH = 140  # the eval comparison is read in logs too, where rich would fold it into 80 columns
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--build-default", action="store_true",
                     help="build or update the bundled default index (ragstream's own source) in the background")
     ui.set_defaults(handler=_ui)
+    _add_eval_command(commands)
     return parser
 
 
@@ -268,6 +270,84 @@ def _ui(args: argparse.Namespace) -> int:
                "--server.fileWatcherType", "none"]  # no reloading: scanning torch's modules on every rerun is slow
     print(f"ragstream workbench: http://127.0.0.1:{args.port}", flush=True)
     os.execve(sys.executable, command, env)
+
+
+def _add_eval_command(commands) -> None:
+    from ragstream.eval.configs import BASIC
+
+    ev = commands.add_parser("eval", help="measure retrieval quality on questions with known answers")
+    ev.add_argument("questions", help="JSONL: id, repo, base_commit, query, gold_files, gold_functions, split")
+    source = ev.add_mutually_exclusive_group(required=True)
+    source.add_argument("--repo", help="one repository folder for every question")
+    source.add_argument("--mirrors", help="bare git mirrors laid out <owner>+<name>/repo")
+    ev.add_argument("--configs", default=",".join([*BASIC, "pipeline:base"]),
+                    help="comma-separated: bm25, semantic, hybrid, hybrid+rerank, hybrid+graph, pipeline:<name>")
+    ev.add_argument("--split", help="only questions of this split (e.g. dev)")
+    ev.add_argument("--repos", help="only questions of these repositories (comma-separated owner/name)")
+    ev.add_argument("--out", default="eval-results", help="folder for ranks, tables and the plot")
+    ev.add_argument("--data-dir", help="where evaluation indexes go (default: index.data_dir)")
+    ev.add_argument("--worktrees", help="scratch checkouts of --mirrors (default: DATA_DIR/worktrees)")
+    ev.add_argument("--top-k", type=int, default=100, help="candidates each search returns")
+    ev.add_argument("--predictions", help="also write predictions in shared/eval/score.py's format here")
+    ev.add_argument("--reuse", action="append", default=[], metavar="RANKS.jsonl",
+                    help="reuse the rows of an earlier run's ranks file (question and configuration)")
+    ev.add_argument("--existing-indexes", action="store_true",
+                    help="use a commit's evaluation index as it is when one exists (no checkout, no re-index)")
+    ev.add_argument("--with-classes", action="store_true",
+                    help="rank CLASS nodes among the functions too (gold sets that name changed classes)")
+    ev.set_defaults(handler=_eval)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import orjson
+
+    from ragstream.eval import report
+    from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, run_eval
+    from ragstream.eval.questions import load_questions
+
+    settings = load_settings(args.config)
+    questions = load_questions(args.questions, args.split)
+    if args.repos:
+        wanted = {r.strip() for r in args.repos.split(",")}
+        questions = [q for q in questions if q.repo in wanted]
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    options = EvalOptions(configs, Path(args.data_dir or settings.index.data_dir).resolve(),
+                          Path(args.repo) if args.repo else None, Path(args.mirrors) if args.mirrors else None,
+                          Path(args.worktrees) if args.worktrees else None, args.top_k,
+                          tuple(Path(p) for p in args.reuse), args.existing_indexes,
+                          WITH_CLASSES if args.with_classes else FUNCTION_KINDS)
+    command = "ragstream " + " ".join(sys.argv[1:])
+    with open(out / "ranks.jsonl", "wb") as ranks, open(out / "builds.jsonl", "wb") as builds:
+        def on_row(row: dict) -> None:
+            ranks.write(orjson.dumps(row) + b"\n")
+            ranks.flush()
+            m = row["metrics"]
+            err_console.print(f"{row['config']:<16} {row['id']:<40} file R@5 {m['file_R@5']:.2f}"
+                              + (f"  func R@10 {m['func_R@10']:.2f}" if "func_R@10" in m else ""), highlight=False)
+
+        def on_build(build: dict) -> None:
+            builds.write(orjson.dumps(build) + b"\n")
+            builds.flush()
+            err_console.print(f"indexed {build['repo']} @ {build['index']}: {build['files']} files, "
+                              f"{build['chunks']} chunks, {build['reparsed']} parsed, "
+                              f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False)
+
+        result = run_eval(questions, settings, options, on_row, on_build)
+    summary = report.summarize(result.rows, configs)
+    title = f"{Path(args.questions).name}: {len(questions)} questions"
+    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
+    (out / "comparison.md").write_text(report.comparison_markdown(summary, title, command), encoding="utf-8")
+    gold = {q.id: (list(q.gold_files), list(q.gold_functions)) for q in questions}
+    report.plot_recall(result.rows, gold, configs, out / "recall.png", title)
+    if args.predictions:
+        Path(args.predictions).write_bytes(report.prediction_lines(result.rows))
+    Console(width=max(console.width, TABLE_WIDTH)).print(report.comparison_table(summary, title))
+    console.print(f"ranks, comparison.md and recall.png written to {out}")
+    return 0
 
 
 def _search_request(args: argparse.Namespace):

@@ -64,6 +64,12 @@ class RetrievalSettings:
     keyword_semantic_weight: float
     keyword_keyword_weight: float
     cross_encoder_model: str  # local path or model name; "" = none configured
+    semantic_weight: float  # hybrid: RRF weight of the semantic ranking
+    bm25_weight: float  # hybrid: RRF weight of the bm25 ranking
+    mention_weight: float  # hybrid: RRF weight of the code the question names (0: off)
+    file_evidence_weight: float  # hybrid: share of a file's best scores added to each of its hits
+    file_evidence_chunks: int  # how many of a file's best hits make its evidence
+    graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
 
 
 @dataclass(frozen=True)
@@ -146,12 +152,14 @@ CHOICES = {
 LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
-            "retrieval.widen_factor", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
+            "retrieval.widen_factor", "retrieval.file_evidence_chunks", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
             "limits.answer_max_citations", "limits.gate_candidate_chars",
             "llm.local_ctx_size")
 ABOVE_ZERO = ("llm.timeout_seconds",)
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
+                "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight",
+                "retrieval.file_evidence_weight", "retrieval.graph_rank_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")

@@ -270,3 +270,32 @@ def test_namespaces_are_not_walked_through(graph):
     """A namespace node is shared by every file declaring it: no path through it."""
     result = expand(graph, ["cs:Billing.Models.Payment|TYPE"], depth=3, edges={"DEFINES": "both"})
     assert result.nodes == ["cs:Billing.Models.Payment|TYPE"]
+
+
+# --- graph re-ranking ---------------------------------------------------------------------------
+
+def _chain_graph() -> nx.MultiDiGraph:
+    """a -> b -> c calls, d alone; every node a visible FUNCTION."""
+    g = nx.MultiDiGraph()
+    for n in "abcd":
+        g.add_node(n, kind="FUNCTION", path=f"{n}.py", language="python", acl={})
+    for u, v in (("a", "b"), ("b", "c")):
+        g.add_edge(u, v, key="CALLS", type="CALLS")
+    return g
+
+
+def test_graph_rerank_lifts_the_hits_the_best_hits_call_and_finds_unretrieved_neighbours():
+    from ragstream.graph.ranking import graph_reranked
+
+    limits = ExpansionLimits(max_depth=1, max_nodes=40, edges={"CALLS": "both"})
+    hits = [("a", 1.0), ("d", 0.9), ("b", 0.1)]
+    plain = graph_reranked(_chain_graph(), hits, RetrievalFilters(), limits, seeds=2, weight=0.0)
+    assert [n for n, _ in plain] == ["a", "d", "b"]  # weight 0: the retrieval order
+    ranked = dict(graph_reranked(_chain_graph(), hits, RetrievalFilters(), limits, seeds=2, weight=1.0))
+    assert ranked["b"] > 0.0  # the last hit, lifted because the best hit calls it
+    assert "c" not in ranked  # two hops from the seeds, beyond max_depth 1
+    seeds_only = [("a", 1.0), ("d", 0.9)]
+    found = dict(graph_reranked(_chain_graph(), seeds_only, RetrievalFilters(), limits, seeds=2, weight=1.0))
+    assert found["b"] > 0.0  # no search found b; the best hit's call edge does
+    hidden = graph_reranked(_chain_graph(), seeds_only, RetrievalFilters(paths_exclude=("b.py",)), limits, 2, 1.0)
+    assert "b" not in dict(hidden)  # a hidden node is never walked to

@@ -308,3 +308,28 @@ def test_a_long_running_backend_follows_a_reindex(sample_repo: Path, tmp_path: P
     build_index(sample_repo, settings)  # publishes a new generation, deletes the old one
     assert "getChild" in backend.fetch_texts([node], "sample_repo", "default", None)[node]
     assert node in backend.graph("sample_repo", "default", None)
+
+
+def test_another_index_of_the_same_repository_reuses_parses_and_vectors(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    first = build_index(sample_repo, settings, name="commit-a")
+    (sample_repo / "billing" / "util.py").write_text("def log_event(message):\n    return message.upper()\n")
+    counting = Embedder()
+    second = build_index(sample_repo, settings, name="commit-b", embedder=counting)
+    assert not second.incremental and first.reparsed == first.files
+    # Only the changed file is parsed; only the chunks whose text it changed are embedded.
+    assert second.reparsed == 1
+    assert 0 < counting.texts_embedded == second.embedded_new < second.chunks // 4
+
+
+def test_keyword_text_keeps_the_own_name_and_drops_neighbour_lists():
+    from ragstream.index.chunks import keyword_text
+    from ragstream.super_prompt import Chunk
+
+    header = ("file: billing/service.py\nsymbol: billing.service.InvoiceService.record_payment (method, python)\n"
+              "calls: InvoiceRepository.save_payment, util.log_event\ncalled by: cli.main")
+    chunk = Chunk("py:billing.service.InvoiceService.record_payment|METHOD", "billing/service.py", 16, 25, "METHOD",
+                  "billing.service.InvoiceService.record_payment", "def record_payment(self): ...", {"header": header})
+    text = keyword_text(chunk)
+    assert "save_payment" not in text and "cli.main" not in text
+    assert text.startswith("file: billing/service.py\nsymbol:") and text.endswith("def record_payment(self): ...\nrecord_payment")

@@ -91,7 +91,7 @@ def test_modes_find_the_payment_code(acl_backend):
         scores = [h.score for h in hits]
         assert scores == sorted(scores, reverse=True)
     hybrid = acl_backend.search(request("record_payment invoice amount", "hybrid", top_k=5)).hits
-    assert all(set(h.sources) <= {"semantic", "bm25"} and h.sources for h in hybrid)
+    assert all(set(h.sources) <= {"semantic", "bm25", "mentions"} and h.sources for h in hybrid)
 
 
 def test_results_are_deterministic(acl_backend):
@@ -303,3 +303,70 @@ def test_fetch_chunks_visible_unique_and_whole(acl_backend):
     assert [c.id for c in public] == ["py:billing.util.log_event|FUNCTION"]
     everyone = acl_backend.fetch_chunks(ids, "sample_repo", "default", None)
     assert [c.id for c in everyone] == ids[:2] and everyone[1].path == "db/schema.sql"
+
+
+# --- mentions and file evidence ---------------------------------------------------------------
+
+def test_weighted_fusion_by_hand():
+    from ragstream.retrieval.fusion import fuse
+
+    fused = fuse({"semantic": {"a": 1, "b": 2}, "bm25": {"b": 1}, "mentions": {"c": 1, "a": 1}}, rrf_k=10,
+                 weights={"mentions": 2.0})
+    scores = {cid: score for cid, score, _ in fused}
+    assert scores["a"] == pytest.approx(1 / 11 + 2 / 11) and scores["b"] == pytest.approx(1 / 12 + 1 / 11)
+    assert scores["c"] == pytest.approx(2 / 11)
+    assert [cid for cid, _, _ in fused] == ["a", "c", "b"]
+
+
+def test_file_evidence_lifts_the_hits_of_a_file_many_hits_point_to():
+    from ragstream.retrieval.fusion import with_file_evidence
+
+    fused = [("lone", 1.0, {}), ("f1", 0.9, {}), ("f2", 0.8, {}), ("f3", 0.7, {})]
+    path = {"lone": "a.py", "f1": "b.py", "f2": "b.py", "f3": "b.py"}.get
+    lifted = with_file_evidence(fused, path, 0.5, per_file=2)
+    assert [cid for cid, _, _ in lifted] == ["f1", "f2", "f3", "lone"]
+    assert [score for _, score, _ in lifted] == pytest.approx([0.9 + 0.5 * 1.7, 0.8 + 0.5 * 1.7, 0.7 + 0.5 * 1.7, 1.5])
+    assert with_file_evidence(fused, path, 0.0, per_file=2) == fused
+
+
+def _chunk(symbol: str, path: str, kind: str = "FUNCTION"):
+    from ragstream.super_prompt import Chunk
+
+    return Chunk(f"py:{symbol}|{kind}", path, 1, 2, kind, symbol, "pass", {"language": "python"})
+
+
+def test_mentions_of_dotted_names_identifiers_and_files():
+    import numpy as np
+
+    from ragstream.retrieval.mentions import SymbolTable, code_identifiers
+
+    chunks = [_chunk("pvlib.temperature.fuentes", "pvlib/temperature.py"),
+              _chunk("pvlib.temperature.sapm_cell", "pvlib/temperature.py"),
+              _chunk("pvlib.irradiance.get_total", "pvlib/irradiance.py"),
+              _chunk("pvlib.pvsystem.PVSystem.get_total", "pvlib/pvsystem.py", "METHOD"),
+              _chunk("pvlib.iotools.read_tmy", "pvlib/iotools/tmy.py")]
+    table = SymbolTable.build(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    scores = table.scores("`temperature.fuentes` fails; see pvlib/iotools/tmy.py and get_total()", everything)
+    assert scores[0] > scores[1] > 0  # the named function, then its file's other rows
+    assert scores[4] > 0 and scores[2] == scores[3] > 0  # a named path; a shared identifier
+    assert 1 not in table.scores("sapm cell", everything)  # prose is not a mention
+    hidden = everything.copy()
+    hidden[0] = False
+    assert 0 not in table.scores("temperature.fuentes", hidden)  # filters hold
+    assert code_identifiers("call `run` or get_total() on DecodeError, not Request or plain words") == [
+        "run", "get_total"]  # an exception type is a symptom, not a location
+    assert table.scores("pvlib.temperature.TemperatureError was raised", everything) == {}
+    traceback = 'File "/usr/lib/site-packages/pvlib/iotools/tmy.py", line 12, in read_tmy\n  x = 1'
+    assert code_identifiers(traceback) == ["read_tmy"]
+    assert table.scores(traceback, everything)[4] > table.scores("see pvlib/iotools/tmy.py", everything)[4]
+
+
+def test_boost_sources_score_by_strength():
+    from ragstream.retrieval.fusion import fuse
+
+    fused = fuse({"semantic": {"a": 1}, "bm25": {"b": 1}}, rrf_k=10, boosts={"mentions": {"b": 0.5, "c": 1.0}})
+    scores = {cid: score for cid, score, _ in fused}
+    assert scores == pytest.approx({"a": 1 / 11, "b": 1 / 11 + 0.5 / 11, "c": 1 / 11})
+    assert [cid for cid, _, _ in fused] == ["b", "a", "c"]  # a's semantic rank breaks the a/c tie
+    assert dict(fused[0][2]) == {"bm25": 1, "mentions": 2}

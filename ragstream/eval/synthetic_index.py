@@ -12,6 +12,7 @@ import networkx as nx
 import numpy as np
 
 from ragstream.index import store
+from ragstream.index.chunks import keyword_text
 from ragstream.index.search_artifacts import write_bm25, write_faiss
 from ragstream.super_prompt import Chunk
 
@@ -43,7 +44,7 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
         generation = store.new_generation(location)
         store.write_chunks(generation / store.CHUNKS, chunks)
         write_faiss(generation / store.FAISS, vectors)
-        write_bm25(generation / store.BM25_DIR, [c.embedding_text for c in chunks])
+        write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
         store.write_graph(generation / store.GRAPH, _graph(rows, edges))
         store.write_json(generation / store.MANIFEST, {
             "format_version": store.FORMAT_VERSION, "repository": repository, "branch": branch,

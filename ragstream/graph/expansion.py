@@ -135,15 +135,30 @@ def _most_relevant(graph, seeds, reached, depth, limits, room) -> list[str]:
     """Personalised PageRank from the seeds over the reached subgraph; ties by depth, then id."""
     if room <= 0:
         return []
+    rank = personalised_pagerank(graph, {s: 1.0 for s in seeds}, reached, limits)
+    return sorted(reached, key=lambda n: (-round(rank[n], 12), depth[n], n))[:room]
+
+
+def personalised_pagerank(graph, seeds: Mapping[str, float], reached: list[str],
+                          limits: ExpansionLimits) -> dict[str, float]:
+    """PageRank restarting at the seeds (in proportion to their weights) over the subgraph of
+    the seeds and `reached`, along the allowed edges."""
     sub = nx.DiGraph()
-    sub.add_nodes_from(seeds + reached)
+    sub.add_nodes_from([*seeds, *reached])
     members = set(sub)
     for node in members:
         for neighbour in _neighbours(graph, node, limits):
             if neighbour in members:
                 sub.add_edge(node, neighbour)
-    rank = nx.pagerank(sub, alpha=0.85, personalization={s: 1.0 for s in seeds}, tol=1e-8)
-    return sorted(reached, key=lambda n: (-round(rank[n], 12), depth[n], n))[:room]
+    # Each iteration shrinks the error by alpha: small subgraphs need ~110 iterations to reach tol.
+    return nx.pagerank(sub, alpha=0.85, personalization=dict(seeds), tol=1e-8, max_iter=500)
+
+
+def walk_from(graph: nx.MultiDiGraph, seeds: list[str], filters: RetrievalFilters,
+              limits: ExpansionLimits) -> dict[str, int]:
+    """Depth of every node within `limits.max_depth` of the visible seeds (seeds at 0)."""
+    visible = [s for s in dict.fromkeys(seeds) if _walkable(graph, s, filters)]
+    return _walk(graph, visible, filters, limits)[0] if visible else {}
 
 
 def _kept_parent(graph, node, parent, depth, kept, limits) -> str | None:

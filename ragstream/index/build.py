@@ -1,9 +1,11 @@
 """`ragstream index PATH`: walk, parse, link, chunk, embed and write one index, incrementally.
 
-Per-file parse results are cached in the index under a key of (content hash, language, module
-name, SQL dialect), and vectors in the repository's embedding cache under the hash of their
-text. A re-index therefore re-parses only changed and added files, re-embeds only chunk texts
-it has never seen, and re-links the whole graph (cheap) so edges into changed files follow.
+Per-file parse results are kept in the index and in the repository's parse cache under a key
+of (content hash, language, module name, SQL dialect), and vectors in the repository's
+embedding cache under the hash of their text. Both caches are shared by every index of the
+repository, so a re-index -- or the first index of another branch or commit -- re-parses only
+files it has never seen, re-embeds only chunk texts it has never seen, and re-links the whole
+graph (cheap) so edges into changed files follow.
 """
 from __future__ import annotations
 
@@ -14,13 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import orjson
+
 from ragstream.config import Settings
 from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
-from ragstream.index.chunks import build_chunks
+from ragstream.index.blob_cache import BlobCache
+from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
 from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
@@ -133,7 +139,11 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
         with store.staging(location) as generation:
             progress.start("parse", len(walked.files))
-            records = _parse_all(walked.files, old_records, settings, report, progress)
+            parse_cache = BlobCache(location.parse_cache, "parsed", "record")
+            try:
+                records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
+            finally:
+                parse_cache.close()
             progress.finish("parse")
             store.write_json(generation / store.PARSED, records)
             graph, report.resolution = build_graph([r.parsed for r in records.values()])
@@ -166,7 +176,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             progress.start("write", 4)
             write_faiss(generation / store.FAISS, vectors)
             progress.advance("write")
-            write_bm25(generation / store.BM25_DIR, embedding_texts)
+            write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
             progress.advance("write")
             store.write_chunks(generation / store.CHUNKS, chunks)
             progress.advance("write")
@@ -224,23 +234,36 @@ def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     return f"{PARSER_VERSION}:{REDACTION_VERSION}:{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
 
 
-def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord],
+def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
                settings: Settings, report: BuildReport, progress: Progress
                ) -> dict[str, store.ParseRecord]:
+    """Each file's parse record: from the previous index, else the repository's parse cache,
+    else parsed now (and cached)."""
     modules = module_names([f.path for f in files if f.language == "python"])
+    keys = {f.path: parse_key(f, modules.get(f.path), settings.index.sql_dialect) for f in files}
+    wanted = [keys[f.path] for f in files
+              if (old := old_records.get(f.path)) is None or old.key != keys[f.path]]
+    cached = cache.get_many(sorted(set(wanted)))
     records: dict[str, store.ParseRecord] = {}
+    new: dict[str, bytes] = {}
     for source in files:
-        key = parse_key(source, modules.get(source.path), settings.index.sql_dialect)
+        key = keys[source.path]
         record = old_records.get(source.path)
         if record is None or record.key != key:
-            parsed = parse_source(source, modules.get(source.path), settings.index.sql_dialect)
-            record = store.ParseRecord(key, parsed)
-            report.reparsed += 1
+            if key in cached:
+                record = store.ParseRecord(key, ParsedFile.from_dict(orjson.loads(cached[key])))
+            else:
+                parsed = parse_source(source, modules.get(source.path), settings.index.sql_dialect)
+                record = store.ParseRecord(key, parsed)
+                new[key] = orjson.dumps(parsed)
+                report.reparsed += 1
         records[source.path] = record
         if record.parsed.error:
             report.parse_failures[source.path] = record.parsed.error
         report.parse_warnings.extend(f"{source.path}: {w}" for w in record.parsed.warnings)
         progress.advance("parse")
+    if new:
+        cache.put_many(new)
     return records
 
 

@@ -30,6 +30,17 @@ HEADER_RELATIONS = (
 )
 
 
+RELATION_LABELS = tuple(f"{label}:" for _, _, label in HEADER_RELATIONS)
+
+
+def keyword_text(chunk: Chunk) -> str:
+    """What BM25 indexes: the header without its relation lists, the code, and the symbol's own
+    name once more. Listing callers and callees made a chunk match every word of its neighbours'
+    names; the own name is what a question about this code most often says."""
+    header = [row for row in chunk.metadata.get("header", "").split("\n") if not row.startswith(RELATION_LABELS)]
+    return "\n".join([*header, chunk.text, chunk.symbol.rsplit(".", 1)[-1]])
+
+
 def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounter,
                  max_tokens: int, max_names: int) -> list[Chunk]:
     """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""

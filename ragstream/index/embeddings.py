@@ -6,7 +6,6 @@ and one model is loaded per process.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -15,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from ragstream import offline
-from ragstream.errors import ConfigError, IndexingError, ModelError
+from ragstream.errors import ConfigError, ModelError
+from ragstream.index.blob_cache import BlobCache
 from ragstream.index.onnx_model import onnx_encoder
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -104,35 +104,20 @@ def text_key(text: str) -> str:
 
 class EmbeddingCache:
     """Vectors by text hash in one SQLite file per repository, shared by all its indexes,
-    branches and commits. Each `put` is one transaction, so a crash never leaves half a batch."""
+    branches and commits."""
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(path)
-            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-        except sqlite3.DatabaseError as exc:
-            raise IndexingError(f"embedding cache is unreadable: {exc}", where=str(path),
-                                hint="delete the file; it is rebuilt on the next index run") from exc
+        self._store = BlobCache(path, "vectors", "vector")
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
-            rows = self._db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk)
-            for key, blob in rows:
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
+        return {k: np.frombuffer(blob, dtype=np.float32) for k, blob in self._store.get_many(keys).items()}
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                                 [(k, v.astype(np.float32).tobytes()) for k, v in items.items()])
+        self._store.put_many({k: v.astype(np.float32).tobytes() for k, v in items.items()})
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 def embed_with_cache(texts: list[str], embedder: Embedder, cache: EmbeddingCache,

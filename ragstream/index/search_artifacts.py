@@ -1,7 +1,8 @@
 """The FAISS and BM25 files of an index: written here at build time, read by the retrieval backend.
 
 FAISS: an exact inner-product index over L2-normalised vectors (cosine), row i = chunk i, so
-a search can be restricted with an id selector. BM25: bm25s over code-aware keyword tokens.
+a search can be restricted with an id selector. BM25: bm25s over code-aware keyword tokens of
+each chunk's `keyword_text`.
 """
 from __future__ import annotations
 

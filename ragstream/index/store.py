@@ -3,8 +3,8 @@
 Layout: `<data_dir>/indexes/<repository>/<active_index>/` holds generations `gen-*/` and a
 `CURRENT` file naming the live one. A build writes a new generation beside the live one and
 then replaces `CURRENT` in one `os.replace`; a crash or Ctrl-C at any moment leaves the previous
-generation live and loadable. The repository folder also holds the embedding cache that all
-its indexes share.
+generation live and loadable. The repository folder also holds the embedding and parse caches
+that all its indexes (branches, commits) share.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: BM25 indexes keyword_text (no caller/callee lists, the own name twice)
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 GRAPH = "graph.json"
@@ -62,6 +62,10 @@ class IndexLocation:
     @property
     def embedding_cache(self) -> Path:
         return self.repository_dir / "embedding_cache.sqlite"
+
+    @property
+    def parse_cache(self) -> Path:
+        return self.repository_dir / "parse_cache.sqlite"
 
     def rebuild_hint(self, source: str | None = None) -> str:
         return (f"rebuild it: ragstream index {source or '<repository path>'} "

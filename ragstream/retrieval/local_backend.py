@@ -1,4 +1,5 @@
-"""The local retrieval backend: FAISS (semantic), bm25s (keyword), RRF (hybrid), rerankers.
+"""The local retrieval backend: FAISS (semantic), bm25s (keyword), hybrid (weighted RRF of both
+and of the code the question names, lifted by file-level evidence), rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
 selector over the visible rows and BM25 scores with the mask as weights, so a filtered search
@@ -21,7 +22,8 @@ from ragstream.index.embeddings import Embedder
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.fusion import reciprocal_rank_fusion
+from ragstream.retrieval.fusion import fuse, ranks_of, with_file_evidence
+from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
@@ -37,6 +39,7 @@ class LoadedIndex:
     bm25: object | None  # None when the BM25 files are missing
     visibility: Visibility
     graph: nx.MultiDiGraph | None = None  # loaded on first use
+    symbols: SymbolTable | None = None  # built on first hybrid search
 
 
 class LocalBackend:
@@ -172,11 +175,27 @@ class LocalBackend:
         return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
     def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray) -> list[SearchHit]:
-        semantic = [cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]
-        keyword = [cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)]
-        fused = reciprocal_rank_fusion(semantic, keyword, self.settings.retrieval.rrf_k)
+        """RRF of semantic, bm25 and the code the question names (weighted), then each hit
+        lifted by its file's evidence."""
+        retrieval = self.settings.retrieval
+        rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
+                    "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
+        mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
+        weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
+                   "mentions": retrieval.mention_weight}
+        fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
+        fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
+                                   retrieval.file_evidence_weight, retrieval.file_evidence_chunks)
         return [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
+
+    def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
+        """Strength (0..1) of the best k rows the question names."""
+        if index.symbols is None:
+            index.symbols = SymbolTable.build(index.chunks)
+        scores = index.symbols.scores(query, visible)
+        top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        return {index.chunks[row].id: strength(score) for row, score in top}
 
     def _reranked(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray,
                   debug: dict) -> list[SearchHit]:

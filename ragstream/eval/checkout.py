@@ -1,0 +1,51 @@
+"""Checking out a question's commit from a bare mirror into a scratch worktree (.py files only).
+
+Mirrors are laid out `<mirrors>/<owner>+<name>/repo`. Only Python files are written (a few
+mirrors lack some large non-Python blobs, so a full checkout can fail); one scratch folder per
+repository is reused from commit to commit, emptied first so no file of another commit stays.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from ragstream.errors import ConfigError, IndexingError
+
+GIT_TIMEOUT_SECONDS = 600
+
+
+def mirror_path(mirrors: Path, repo: str) -> Path:
+    """The bare mirror of `owner/name`, or an error saying where it was looked for."""
+    owner, _, name = repo.partition("/")
+    path = mirrors / f"{owner}+{name}" / "repo"
+    if not (path / "HEAD").is_file():
+        raise ConfigError(f"no bare git mirror of {repo}", where=str(path),
+                          hint="lay mirrors out as <mirrors>/<owner>+<name>/repo")
+    return path
+
+
+def checkout_python_files(mirror: Path, commit: str, worktree: Path) -> Path:
+    """`worktree` holding exactly the .py files of `commit`; returns it."""
+    if worktree.exists():
+        _git(mirror, "worktree", "remove", "--force", str(worktree), check=False)
+        shutil.rmtree(worktree, ignore_errors=True)
+    _git(mirror, "worktree", "prune")
+    worktree.parent.mkdir(parents=True, exist_ok=True)
+    _git(mirror, "worktree", "add", "--no-checkout", "--detach", "--force", str(worktree), commit)
+    _git(worktree, "read-tree", "HEAD")
+    listed = _git(worktree, "ls-files", "-z", "--", "*.py").stdout
+    _git(worktree, "checkout-index", "-f", "-z", "--stdin", stdin=listed)
+    return worktree
+
+
+def _git(where: Path, *args: str, check: bool = True, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    try:
+        result = subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True,
+                                timeout=GIT_TIMEOUT_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise IndexingError(f"git {args[0]} failed: {exc}", where=str(where)) from exc
+    if check and result.returncode != 0:
+        raise IndexingError(f"git {' '.join(args[:2])} failed: {result.stderr.decode(errors='replace').strip()}",
+                            where=str(where))
+    return result

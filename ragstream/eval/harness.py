@@ -1,0 +1,202 @@
+"""`ragstream eval`: index each question's commit, rank files and functions under every
+configuration, score them, and write ranks, predictions, tables and a plot.
+
+Questions are grouped by repository and commit and taken in commit-date order, so each index
+build differs little from the one before: parses and vectors come from the repository's caches.
+Test files are left out of every evaluation index (the question set's rule: they are never
+gold), by adding ignore patterns to the index settings of the evaluation only.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ragstream.config import Settings
+from ragstream.controller import Controller, Scope
+from ragstream.errors import ConfigError
+from ragstream.eval.checkout import checkout_python_files, mirror_path
+from ragstream.eval.configs import Ranker, check_configs
+from ragstream.eval.metrics import first_ranks, norm_function, norm_path, question_metrics
+from ragstream.eval.questions import Question
+from ragstream.index import store
+from ragstream.index.build import build_index
+from ragstream.index.embeddings import Embedder
+from ragstream.index.parsers.python import module_names
+
+# The question set's rule for test files (never gold, never indexed): any file under a tests/
+# or test/ folder, a top-level testing/, or named test_*.py, *_test.py or conftest.py.
+TEST_FILE_PATTERNS = ["tests/", "test/", "/testing/", "test_*.py", "*_test.py", "conftest.py"]
+FUNCTION_KINDS = ("FUNCTION", "METHOD")
+WITH_CLASSES = (*FUNCTION_KINDS, "CLASS")  # the question set's gold also names classes (a changed class-level line)
+RANKED_MAX = 50  # ranked files and functions kept per question (what score.py reads)
+EVAL_BRANCH = "eval"
+COMMIT_NAME_LENGTH = 12
+REPO_INDEX_NAME = "eval"  # the index of --repo (with --mirrors, each index is named by its commit)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    configs: list[str]
+    data_dir: Path  # evaluation indexes (never inside a work tree)
+    repo: Path | None = None  # one repository for every question
+    mirrors: Path | None = None  # or bare mirrors, <owner>+<name>/repo, one checkout per commit
+    worktrees: Path | None = None  # scratch checkouts (default: <data_dir>/worktrees)
+    top_k: int = 100  # candidates each search returns
+    reuse: tuple[Path, ...] = ()  # earlier ranks files: (question, config) pairs found there are not redone
+    existing_indexes: bool = False  # use a commit's index as it is when there is one (no checkout, no build)
+    function_kinds: tuple[str, ...] = FUNCTION_KINDS  # node kinds ranked as "functions"
+
+
+@dataclass
+class EvalRun:
+    rows: list[dict[str, Any]] = field(default_factory=list)  # one per question and configuration
+    builds: list[dict[str, Any]] = field(default_factory=list)  # one per index built
+
+
+def eval_settings(settings: Settings, data_dir: Path) -> Settings:
+    """The settings with the evaluation's data folder and test files left out of the index."""
+    ignore = list(dict.fromkeys([*settings.index.ignore, *TEST_FILE_PATTERNS]))
+    return replace(settings, index=replace(settings.index, data_dir=str(data_dir), ignore=ignore))
+
+
+def run_eval(questions: list[Question], settings: Settings, options: EvalOptions,
+             on_row: Callable[[dict[str, Any]], None] | None = None,
+             on_build: Callable[[dict[str, Any]], None] | None = None) -> EvalRun:
+    """Every question under every configuration; `on_row` hears each ranks row as it is made
+    (reused rows included), `on_build` each index build."""
+    if (options.repo is None) == (options.mirrors is None):
+        raise ConfigError("give exactly one of --repo and --mirrors", where="eval")
+    check_configs(options.configs)
+    settings = eval_settings(settings, options.data_dir)
+    reused = _reused_rows(options.reuse)
+    run = EvalRun()
+    embedder = Embedder(settings.embedding.dtype, settings.embedding.batch_size, settings.embedding.onnx_below)
+    for (repo, commit), group in _groups(questions, options.repo is not None):
+        todo = [(q, c) for q in group for c in options.configs if (q.id, c) not in reused]
+        for question in group:
+            for config in options.configs:
+                if (question.id, config) in reused:
+                    _emit(run, reused[question.id, config], on_row)
+        if not todo:
+            continue
+        location = _existing_index(repo, commit, settings, options) if options.existing_indexes else None
+        if location is None:
+            location = _build(repo, commit, settings, options, embedder, run, on_build)
+        controller = Controller(settings)
+        scope = Scope(location.repository, EVAL_BRANCH, location.active_index)
+        modules = module_names(_python_paths(location))
+        ranker = Ranker(controller, scope, options.top_k)
+        for question, config in todo:
+            _emit(run, _rank_question(ranker, question, config, commit, modules, options.function_kinds), on_row)
+    return run
+
+
+def _build(repo: str, commit: str, settings: Settings, options: EvalOptions, embedder: Embedder,
+           run: EvalRun, on_build) -> store.IndexLocation:
+    root, name = _checkout(repo, commit, options)
+    started = time.perf_counter()
+    report = build_index(root, settings, name=name, branch=EVAL_BRANCH, embedder=embedder)
+    build = {"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
+             "reparsed": report.reparsed, "embedded_new": report.embedded_new,
+             "seconds": round(time.perf_counter() - started, 2)}
+    run.builds.append(build)
+    if on_build:
+        on_build(build)
+    return report.location
+
+
+def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOptions) -> store.IndexLocation | None:
+    """The live index of this repository and commit (or of --repo), if one was built before."""
+    folder = options.repo.resolve().name if options.repo else repo.replace("/", "+")
+    name = REPO_INDEX_NAME if options.repo else commit[:COMMIT_NAME_LENGTH]
+    location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(folder), name)
+    return location if store.current_generation(location) is not None else None
+
+
+def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
+                   modules: dict[str, str], kinds: tuple[str, ...]) -> dict[str, Any]:
+    started = time.perf_counter()
+    ids = ranker.ranked_ids(config, question.query)
+    s = ranker.scope
+    chunks = ranker.controller.runtime.backend.fetch_chunks(ids, s.repository, s.branch, s.retrieval_filters,
+                                                           s.active_index)
+    files, functions = ranked_files_and_functions(chunks, modules, kinds)
+    return {
+        "id": question.id, "repo": question.repo, "commit": commit, "config": config,
+        "ranked_files": files[:RANKED_MAX], "ranked_functions": functions[:RANKED_MAX],
+        "gold_file_ranks": first_ranks([norm_path(f) for f in question.gold_files], files),
+        "gold_function_ranks": first_ranks([norm_function(f) for f in question.gold_functions], functions),
+        "metrics": question_metrics(question.gold_files, question.gold_functions, files, functions),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def ranked_files_and_functions(chunks, modules: dict[str, str], kinds: tuple[str, ...] = FUNCTION_KINDS
+                               ) -> tuple[list[str], list[str]]:
+    """Files in order of their best chunk; Python nodes of `kinds` as `path::Qualified.name`."""
+    files: dict[str, None] = {}
+    functions: dict[str, None] = {}
+    for chunk in chunks:
+        files.setdefault(chunk.path)
+        if chunk.kind in kinds and chunk.metadata.get("language") == "python":
+            functions.setdefault(f"{chunk.path}::{qualified_in_module(chunk.symbol, modules.get(chunk.path))}")
+    return list(files), list(functions)
+
+
+def qualified_in_module(symbol: str, module: str | None) -> str:
+    """`pkg.mod.Class.method` -> `Class.method` (the name inside its file)."""
+    if module and symbol.startswith(module + "."):
+        return symbol[len(module) + 1:]
+    return symbol
+
+
+def _python_paths(location: store.IndexLocation) -> list[str]:
+    """The indexed Python files, whose dotted module names the parser gave their symbols."""
+    return [p for p in store.load_index(location).manifest["files"] if p.endswith((".py", ".pyi"))]
+
+
+def _groups(questions: list[Question], one_repository: bool) -> list[tuple[tuple[str, str], list[Question]]]:
+    """Questions by (repository, commit), repositories in name order, commits by date."""
+    groups: dict[tuple[str, str], list[Question]] = {}
+    for q in questions:
+        groups.setdefault(("", "") if one_repository else (q.repo, q.base_commit), []).append(q)
+    return sorted(groups.items(), key=lambda item: (item[0][0], min(q.created_at for q in item[1]), item[0][1]))
+
+
+def _checkout(repo: str, commit: str, options: EvalOptions) -> tuple[Path, str]:
+    """The folder to index and the index name."""
+    if options.repo is not None:
+        return options.repo, REPO_INDEX_NAME
+    if not commit:
+        raise ConfigError(f"a question of {repo} has no base_commit", where="questions file")
+    owner, _, name = repo.partition("/")
+    worktrees = options.worktrees or options.data_dir / "worktrees"
+    root = checkout_python_files(mirror_path(options.mirrors, repo), commit, worktrees / f"{owner}+{name}")
+    return root, commit[:COMMIT_NAME_LENGTH]
+
+
+def _reused_rows(paths: tuple[Path, ...]) -> dict[tuple[str, str], dict[str, Any]]:
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in paths:
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError as exc:
+            raise ConfigError(f"cannot read ranks to reuse: {exc.strerror}", where=str(path)) from exc
+        for number, line in enumerate(lines, start=1):
+            try:
+                row = orjson.loads(line)
+                rows[row["id"], row["config"]] = row
+            except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ConfigError(f"not a ranks row: {exc}", where=f"{path}:{number}") from exc
+    return rows
+
+
+def _emit(run: EvalRun, row: dict[str, Any], on_row) -> None:
+    run.rows.append(row)
+    if on_row:
+        on_row(row)

@@ -1,0 +1,41 @@
+"""A key -> bytes store in one SQLite file: what the embedding and parse caches are made of.
+
+Each `put_many` is one transaction, so a crash never leaves half a batch; keys are content
+hashes, so an entry never goes stale and the file only grows.
+"""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ragstream.errors import IndexingError
+
+_BATCH = 500  # SQLite's bound-parameter limit is 999 on older builds
+
+
+class BlobCache:
+    def __init__(self, path: Path, table: str, column: str):
+        self.path = path
+        self._select = f"SELECT key, {column} FROM {table} WHERE key IN "
+        self._insert = f"INSERT OR REPLACE INTO {table} VALUES (?, ?)"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path)
+            self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {column} BLOB NOT NULL)")
+        except sqlite3.DatabaseError as exc:
+            raise IndexingError(f"cache is unreadable: {exc}", where=str(path),
+                                hint="delete the file; it is rebuilt on the next index run") from exc
+
+    def get_many(self, keys: list[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), _BATCH):
+            chunk = keys[start:start + _BATCH]
+            found.update(self._db.execute(f"{self._select}({','.join('?' * len(chunk))})", chunk))
+        return found
+
+    def put_many(self, items: dict[str, bytes]) -> None:
+        with self._db:
+            self._db.executemany(self._insert, list(items.items()))
+
+    def close(self) -> None:
+        self._db.close()

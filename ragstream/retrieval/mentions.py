@@ -1,0 +1,137 @@
+"""Code the question names: dotted names, file paths and identifiers matched against the index's
+symbols -- the strongest signal a long issue text (tracebacks, `module.function` references)
+carries, and one that neither BM25 (which dilutes it among hundreds of prose words) nor a
+general-purpose embedding model (which truncates it) keeps.
+
+A row scores its best symbol match -- a dotted name in the question that ends its qualified
+symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
+a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
+name, divided among the symbols sharing that name -- plus points when the question names its
+file, by path or by module. Hybrid search adds the score, as a strength in [0, 1], to the
+fused score (a full-strength mention counts like a first place in a ranking).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstream.super_prompt import Chunk
+
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")
+_IDENTIFIER = re.compile(r"`([A-Za-z_]\w*)`|([A-Za-z_]\w*)(\()?")
+_TRACEBACK_FRAME = re.compile(r'File "[^"]+", line \d+, in ([A-Za-z_]\w*)')
+_CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
+SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
+IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
+FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
+MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
+# An exception, warning or error type a question names is a symptom: its definition is rarely
+# what needs to change, and naming its module would lift every other class defined there.
+SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
+FULL_STRENGTH = 2 * SYMBOL_POINTS  # a two-segment dotted match is as sure as a mention gets
+
+
+@dataclass
+class SymbolTable:
+    """Per row: the segments of its qualified symbol and of its file's module; lookups by the
+    last one or two segments (built once per loaded index)."""
+
+    segments: list[tuple[str, ...]]
+    by_tail: dict[tuple[str, ...], list[int]]  # last 1 and last 2 symbol segments -> rows
+    rows_of_path: dict[str, list[int]]
+    module_paths: dict[tuple[str, ...], list[str]]  # last 1 and 2 module segments -> paths
+    module_of_path: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def build(cls, chunks: list[Chunk]) -> "SymbolTable":
+        segments, by_tail = [], defaultdict(list)
+        rows_of_path, module_paths, module_of_path = defaultdict(list), defaultdict(list), {}
+        for row, chunk in enumerate(chunks):
+            parts = tuple(chunk.symbol.split(".")) if chunk.metadata.get("language") == "python" else ()
+            segments.append(parts)
+            for n in (1, 2):
+                if len(parts) >= n:
+                    by_tail[parts[-n:]].append(row)
+            rows_of_path[chunk.path].append(row)
+            if chunk.path not in module_of_path and chunk.path.endswith(".py"):
+                module = tuple(p for p in chunk.path[:-3].split("/") if p and p != "__init__")
+                module_of_path[chunk.path] = module
+                for n in (1, 2):
+                    if len(module) >= n:
+                        module_paths[module[-n:]].append(chunk.path)
+        return cls(segments, dict(by_tail), dict(rows_of_path), dict(module_paths), module_of_path)
+
+    def scores(self, query: str, visible: np.ndarray) -> dict[int, float]:
+        """Mention score of each visible row the question names (rows it does not name: absent):
+        its best symbol match plus its file's match."""
+        symbol: dict[int, float] = {}
+        named_file: dict[int, float] = {}
+
+        def give(into: dict[int, float], rows, points: float) -> None:
+            for row in rows:
+                if visible[row] and points > into.get(row, 0.0):
+                    into[row] = points
+
+        for chain in _chains(query):
+            for sub in _runs(chain):
+                if len(sub) >= 2:
+                    give(symbol, [r for r in self.by_tail.get(sub[-2:], ()) if _ends_with(self.segments[r], sub)],
+                         SYMBOL_POINTS * len(sub))
+                for path in self.module_paths.get(sub[-2:], ()):
+                    if _ends_with(self.module_of_path[path], sub):
+                        give(named_file, self.rows_of_path[path], FILE_POINTS)
+        for path in self._named_paths(query):
+            give(named_file, self.rows_of_path[path], FILE_POINTS)
+        for name in code_identifiers(query):
+            rows = self.by_tail.get((name,), ())
+            if rows:  # a name many symbols share says little about each of them
+                give(symbol, rows, IDENTIFIER_POINTS / len(rows))
+        return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
+
+    def _named_paths(self, query: str) -> list[str]:
+        """Indexed files the question names by a path of two or more parts: relative
+        (`io/ascii/qdp.py`) or absolute, as in a traceback (`/site-packages/astropy/io/ascii/qdp.py`)."""
+        named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)}
+        named = {n for n in named if "/" in n}
+        return [p for p in self.rows_of_path
+                if any(p == n or p.endswith("/" + n) or n.endswith("/" + p) for n in named)]
+
+
+def strength(score: float) -> float:
+    """A mention score as a strength in [0, 1]."""
+    return min(score / FULL_STRENGTH, 1.0)
+
+
+def code_identifiers(query: str) -> list[str]:
+    """Identifiers written as code: quoted in backticks, called, snake_case or camelCase, or
+    named by a traceback line (`File "x.py", line 3, in name`); exception types left out."""
+    found = [m.group(1) for m in _TRACEBACK_FRAME.finditer(query)]
+    for match in _IDENTIFIER.finditer(query):
+        quoted, word, call = match.groups()
+        name = quoted or word
+        if quoted or call or _CODE_LIKE.search(name):
+            found.append(name)
+    return [name for name in dict.fromkeys(found) if not name.endswith(SYMPTOM_SUFFIXES)]
+
+
+def _chains(query: str) -> list[tuple[str, ...]]:
+    """Dotted names; a file name (`app.py`) is not one (paths are matched as paths), and a
+    name ending in an exception type is a symptom, not a location."""
+    chains = (tuple(m.group(0).split("."))[-MAX_DOTTED_SEGMENTS:] for m in _DOTTED.finditer(query))
+    return list(dict.fromkeys(c for c in chains if c[-1] != "py" and not c[-1].endswith(SYMPTOM_SUFFIXES)))
+
+
+def _runs(chain: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Contiguous runs of a dotted chain that may name a symbol or a module: every run of two
+    or more segments (`a.b.c.attr` names `a.b.c` too), and a single segment followed by
+    another (`temperature` in `temperature.fuentes` is a module, or a class)."""
+    return [chain[i:j] for i in range(len(chain)) for j in range(i + 1, len(chain) + 1)
+            if j - i >= 2 or j < len(chain)]
+
+
+def _ends_with(parts: tuple[str, ...], tail: tuple[str, ...]) -> bool:
+    return len(parts) >= len(tail) and parts[-len(tail):] == tail
