@@ -134,6 +134,9 @@ def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: 
         made = store.add_summary(session, text, window.fold[-1].id, (stored.version if stored else 0) + 1)
         # another writer may have stored this version first: the window follows what is stored
         window = Window(made, history_window(turns, made, room, summary_limit, counter.count).raw, window.fold)
+    elif window.fold:
+        decisions["warnings"] = [f"no room for a summary (history_summary_share {share}): turns "
+                                 f"{[t.id for t in window.fold]} left out of the prompt"]
     messages = [summary_message(window.summary.text)] if window.summary else []
     messages += [m for turn in window.raw for m in turn_messages(turn)]
     while messages and counter.count(render_history(messages)) > budget:  # tokens merging at joins
