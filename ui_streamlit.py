@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ragstream.errors import RagstreamError
 from ragstream.ui import builds, chat, manual, resources, sidebar
 from ragstream.ui.common import show_error
 
@@ -18,11 +17,14 @@ st.markdown("<style>.block-container{padding-top:2.2rem;padding-bottom:1rem}"
 try:
     with st.spinner("Starting: settings, history store and language-model client…"):
         controller = resources.controller()
-except RagstreamError as exc:
+except Exception as exc:  # noqa: BLE001 - a settings or loader error, shown in place
     show_error(exc)
     st.stop()
 if resources.build_default_wanted():
-    resources.refresh_default_index_once(resources.config_file())
+    try:
+        resources.refresh_default_index_once(resources.config_file())
+    except Exception as exc:  # noqa: BLE001 - the workbench still opens on the indexes there are
+        show_error(exc)
 
 with st.sidebar:
     choices = sidebar.render(controller)

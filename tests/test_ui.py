@@ -185,6 +185,19 @@ def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
     assert "invalid path glob" in at.chat_message[1].error[0].value
 
 
+def test_an_unexpected_exception_in_a_step_is_shown_in_place(new_session, monkeypatch):
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    def broken(self, request):
+        raise ValueError("the search broke")
+
+    monkeypatch.setattr(LocalBackend, "search", broken)
+    at = press(press(asked(new_session()), "normalize"), "route")
+    assert not at.exception and "unexpected ValueError" in at.error[0].value and "the search broke" in at.error[0].value
+    ask_in_auto_mode(at, QUESTION)
+    assert "unexpected ValueError" in at.chat_message[1].error[0].value
+
+
 def test_two_sessions_do_not_share_state(new_session):
     first, second = new_session(), new_session()
     press(press(asked(first), "normalize"), "route")

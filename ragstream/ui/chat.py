@@ -36,7 +36,7 @@ class Turn:
     scope: str  # the key of the index and filters it was asked under
     state: SuperPrompt | None = None
     steps: list[StepResult] = field(default_factory=list)
-    error: RagstreamError | None = None
+    error: Exception | None = None
     seconds: float = 0.0
 
     @property
@@ -54,7 +54,7 @@ def perform_turn(controller: Controller, choices: Choices, question: str, is_eng
     try:
         state, steps = controller.run(question, choices.scope, choices.pipeline, is_english,
                                       session_id=conversation, on_token=on_token)
-    except RagstreamError as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place
         return Turn(question, conversation, key, error=exc, seconds=time.perf_counter() - started)
     return Turn(question, conversation, key, state, steps, seconds=time.perf_counter() - started)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragstream.controller import Controller, ManualSession
-from ragstream.errors import PipelineError, RagstreamError
+from ragstream.errors import PipelineError
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
 from ragstream.ui.common import path_label, show_error, step_caption
@@ -77,7 +77,7 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
         with st.spinner(f"{LABELS[stage]}…"):
             clicks = session.click_stage(stage)
-    except RagstreamError as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never as a stack-trace page
         st.session_state[ERROR] = (stage, exc)
         return
     error = next((click.error for click in clicks if click.error), None)

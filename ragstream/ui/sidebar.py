@@ -92,7 +92,7 @@ def _index_section(controller: Controller) -> Scope | None:
 
 
 def _index_card(s: IndexSummary) -> None:
-    stale = ("stale files unknown (source folder not found)" if s.stale is None
+    stale = (f"stale files unknown ({s.stale_note})" if s.stale is None
              else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
     st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
                f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}")
