@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller, Scope, scope_key
+from ragstream.controller import scope_key
 from ragstream.errors import RagstreamError
 from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
 from ragstream.ui.common import path_label, show_error
 from ragstream.ui.sidebar import Choices
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller, Scope
 
 ASKED = "auto:asked"  # the turns asked in this browser session, with their states
 CONVERSATION = "conversation"  # the URL query parameter naming the conversation

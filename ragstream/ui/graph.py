@@ -7,13 +7,16 @@ selected in any chunk table or in the node list) is selected and centred in the 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui.common import kind_of
 from ragstream.ui.tables import FOCUS, chunk_table
+
+if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
+    from ragstream.controller import Controller
 
 HEIGHT = 520
 _FOCUS_SCRIPT = """<script>

@@ -5,19 +5,22 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from ragstream.catalog import IndexSummary, PipelineSummary
 from ragstream.config import LLM_ROLES
-from ragstream.controller import Controller, Scope
+from ragstream.controller import Scope
 from ragstream.errors import RagstreamError
 from ragstream.index.embeddings import Embedder
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.ui import builds, resources
 from ragstream.ui.common import humanise_age, show_error
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller
 
 INDEX_LIST_SECONDS = 20  # how long the index list (with its stale-file walk) is reused
 BUDGETS = {  # pipeline setting -> (slider minimum, maximum, step)

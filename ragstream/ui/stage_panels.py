@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui.common import kind_of
 from ragstream.ui.tables import chunk_table
 
-Panel = Callable[[Controller, SuperPrompt, str], None]
+if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
+    from ragstream.controller import Controller
+
+Panel = Callable[["Controller", SuperPrompt, str], None]
 
 
 def normalize(controller: Controller, sp: SuperPrompt, key: str) -> None:
