@@ -153,6 +153,10 @@ class Controller:
         """The index graph as the state's caller may see it (hidden nodes left out)."""
         return self.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
 
+    def index_generation(self, sp: SuperPrompt) -> str | None:
+        """The live generation of the state's index: what a drawing of its graph depends on."""
+        return self.runtime.backend.generation(sp.repository, sp.branch, sp.active_index)
+
     def graph_html(self, sp: SuperPrompt, height: str = "640px") -> str:
         """The offline pyvis view of the state's neighbourhood."""
         from ragstream.graph.view import graph_html

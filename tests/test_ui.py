@@ -298,3 +298,19 @@ def test_a_session_under_narrower_filters_cannot_list_or_open_another_s_conversa
     assert not visitor.chat_message and QUESTION not in " ".join(m.value for m in visitor.markdown)
     assert visitor.selectbox(key="auto:conversation").value == "(new conversation)"
     assert "conversation" not in visitor.query_params
+
+
+def test_the_graph_drawing_is_keyed_by_its_edges_and_the_index_generation(built_sample):
+    from ragstream.controller import Controller, Scope
+    from ragstream.ui.graph import _state_key
+
+    _, settings, _ = built_sample
+    with Controller(settings) as controller:
+        [summary] = [s for s in controller.indexes() if s.index == "default"]
+        sp = controller.new_state(QUESTION, Scope(summary.repository, summary.branch, summary.index))
+        sp.graph_edges = [{"source": "a", "target": "b", "edge_type": "CALLS"}]
+        calls = _state_key(controller, sp)
+        sp.graph_edges = [{"source": "a", "target": "b", "edge_type": "IMPORTS"}]  # same count, other edges
+        assert _state_key(controller, sp) != calls
+        generation = controller.index_generation(sp)
+        assert generation and generation in calls

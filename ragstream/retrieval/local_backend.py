@@ -221,6 +221,11 @@ class LocalBackend:
 
     # --- indexes --------------------------------------------------------------------------
 
+    def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
+        """The name of the index's live generation (a re-index publishes a new one); None: none yet."""
+        current = store.current_generation(store.IndexLocation(self.data_dir, repository, active_index or branch))
+        return current.name if current else None
+
     def _index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
         check_scope(repository, branch)
         name = active_index or branch
