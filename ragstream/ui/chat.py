@@ -20,6 +20,7 @@ from ragstream.errors import RagstreamError
 from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
+from ragstream.ui.stage_panels import follow_ups
 from ragstream.ui.common import path_label, show_error
 from ragstream.ui.sidebar import Choices
 
@@ -163,6 +164,7 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
         with st.expander(f"turn {number}: trace, graph and budget", expanded=latest):
             trace_tab, graph_tab, budget_tab = st.tabs(["Trace", "Graph", "Budget"])
             with trace_tab:  # every step, a follow-up loop's included
+                follow_ups(sp)
                 st.dataframe([_trace_row(entry) for entry in sp.trace], hide_index=True, width="stretch")
             with graph_tab:
                 if latest or st.toggle("draw the graph", key=f"auto:graph:{number}"):

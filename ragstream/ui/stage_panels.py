@@ -124,12 +124,18 @@ def build_prompt(controller: Controller, sp: SuperPrompt, key: str) -> None:
     st.code(sp.prompt_ready, language="markdown", height=420)
 
 
-def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
-    loop, persist = sp.extras.get("loop", {}), sp.extras.get("persist", {})
+def follow_ups(sp: SuperPrompt) -> None:
+    """What the answering model asked for before it answered, and what the loop decided."""
+    loop = sp.extras.get("loop", {})
     for n, request in enumerate(loop.get("requests", []), start=1):
         st.caption(f"follow-up {n}: the model asked for data on “{request}”")
     if loop:
         st.caption(loop.get("decision", ""))
+
+
+def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
+    persist = sp.extras.get("persist", {})
+    follow_ups(sp)
     if persist:
         st.caption(f"saved as turn {persist['turn_id']} of conversation {persist['session']}" if persist.get("turn_id")
                    else persist.get("note", ""))
