@@ -7,22 +7,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ragstream.errors import RagstreamError
-from ragstream.ui import builds, chat, manual, resources, sidebar
-from ragstream.ui.common import show_error
-
+# The page's frame and a spinner go to the browser before the panels and the controller load.
 st.set_page_config(page_title="ragstream workbench", page_icon=":material/account_tree:", layout="wide")
 st.markdown("<style>.block-container{padding-top:2.2rem;padding-bottom:1rem}"
             "[data-testid=stSidebarContent]{font-size:0.92rem}</style>", unsafe_allow_html=True)
 
+from ragstream.ui import resources  # noqa: E402 - after the page config, on purpose
+from ragstream.ui.common import show_error  # noqa: E402
+
 try:
     with st.spinner("Starting: settings, history store and language-model client…"):
+        from ragstream.ui import builds, chat, manual, sidebar
+
         controller = resources.controller()
-except RagstreamError as exc:
+except Exception as exc:  # noqa: BLE001 - a settings or loader error, shown in place
     show_error(exc)
     st.stop()
 if resources.build_default_wanted():
-    resources.refresh_default_index_once(resources.config_file())
+    try:
+        resources.refresh_default_index_once(resources.config_file())
+    except Exception as exc:  # noqa: BLE001 - the workbench still opens on the indexes there are
+        show_error(exc)
 
 with st.sidebar:
     choices = sidebar.render(controller)

@@ -39,7 +39,8 @@ class IndexSummary:
     nodes: int = 0
     edges: int = 0
     source_root: str = ""
-    stale: int | None = None  # files added, changed or deleted since the build; None: source not found
+    stale: int | None = None  # files added, changed or deleted since the build; None: not known
+    stale_note: str = ""  # why `stale` is not known
     problem: str | None = None  # why the index cannot be used (then the counts are zero)
 
 
@@ -63,13 +64,16 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
     counts = manifest["counts"]
     updated = datetime.strptime(manifest["updated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
     source = Path(manifest.get("source_root") or "")
-    stale = None
+    stale, note = None, "source folder not found"
     if manifest.get("source_root") and source.is_dir():
-        stale = diff_files(manifest["files"], walk_repository(source, settings.index).files).stale
+        try:
+            stale = diff_files(manifest["files"], walk_repository(source, settings.index).files).stale
+        except (RagstreamError, OSError) as exc:  # an unreadable source must not hide the index
+            note = f"cannot walk {source}: {exc}"
     return IndexSummary(location.repository, location.active_index, manifest["branch"], manifest.get("commit"),
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
-                        str(source), stale)
+                        str(source), stale, "" if stale is not None else note)
 
 
 def default_index() -> tuple[Path, str, str]:

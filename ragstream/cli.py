@@ -267,6 +267,7 @@ def _ui(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
                "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
                "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+               "--client.showErrorDetails", "none",  # a backstop: panels show errors in place
                "--server.fileWatcherType", "none"]  # no reloading: scanning torch's modules on every rerun is slow
     print(f"ragstream workbench: http://127.0.0.1:{args.port}", flush=True)
     os.execve(sys.executable, command, env)

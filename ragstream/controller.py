@@ -9,13 +9,14 @@ from typing import Any
 
 from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
-from ragstream.errors import PipelineError, RagstreamError
-from ragstream.history import HistoryStore
+from ragstream.errors import HistoryError, PipelineError, RagstreamError
+from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.llm.connect import connect
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
 
@@ -29,6 +30,11 @@ class Scope:
     branch: str
     active_index: str | None = None
     retrieval_filters: dict[str, list[str]] = field(default_factory=dict)
+
+
+def scope_key(scope: Scope) -> str:
+    """The key the history stage binds a conversation to, for a question asked under `scope`."""
+    return make_scope_key(scope.repository, scope.branch, scope.active_index, scope.retrieval_filters)
 
 
 class Controller:
@@ -83,6 +89,28 @@ class Controller:
         engine.start(sp)
         return sp, engine.run(sp)
 
+    # --- conversations, as a caller under a scope may see them -----------------------------
+
+    def conversations(self, scope: Scope) -> list[SessionInfo]:
+        """The conversations bound to `scope` (or not bound yet), newest first: a conversation
+        held under other filters is not even listed."""
+        key = scope_key(scope)
+        return [s for s in self.history.sessions() if s.scope in (None, key)]
+
+    def conversation_turns(self, session_id: str, scope: Scope) -> list[Turn]:
+        """The turns of a conversation, oldest first; HistoryError when it is bound to another
+        scope (its turns were said under other filters) or does not exist."""
+        bound = self.history.scope_of(session_id)
+        if bound is not None and bound != scope_key(scope):
+            raise HistoryError(f"conversation {session_id!r} was held under another index or other security "
+                               "filters; it cannot be opened under these", where="conversation",
+                               hint="choose it again under its own filters, or start a new conversation")
+        return self.history.turns(session_id)
+
+    def new_conversation(self, title: str, scope: Scope) -> str:
+        """A new conversation, bound to `scope` from the start."""
+        return self.history.create_session(title=title, scope=scope_key(scope))
+
     # --- what the workbench shows beside a run --------------------------------------------
 
     def indexes(self) -> list[catalog.IndexSummary]:
@@ -124,6 +152,10 @@ class Controller:
     def graph(self, sp: SuperPrompt):
         """The index graph as the state's caller may see it (hidden nodes left out)."""
         return self.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+
+    def index_generation(self, sp: SuperPrompt) -> str | None:
+        """The live generation of the state's index: what a drawing of its graph depends on."""
+        return self.runtime.backend.generation(sp.repository, sp.branch, sp.active_index)
 
     def graph_html(self, sp: SuperPrompt, height: str = "640px") -> str:
         """The offline pyvis view of the state's neighbourhood."""

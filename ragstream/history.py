@@ -62,6 +62,7 @@ class SessionInfo:
     title: str
     created: float
     turns: int
+    scope: str | None = None  # what it is bound to (None: no question has run in it yet)
 
 
 class HistoryStore:
@@ -73,17 +74,18 @@ class HistoryStore:
             if "scope" not in {row[1] for row in db.execute("PRAGMA table_info(sessions)")}:
                 db.execute("ALTER TABLE sessions ADD COLUMN scope TEXT")  # a file from before scopes
 
-    def create_session(self, title: str = "") -> str:
+    def create_session(self, title: str = "", scope: str | None = None) -> str:
+        """A new session; with `scope` it is bound from the start (see `bind_scope`)."""
         session_id = uuid.uuid4().hex[:12]
         with self._write() as db:
-            db.execute("INSERT INTO sessions (id, title, created) VALUES (?, ?, ?)",
-                       (session_id, title or "conversation", time.time()))
+            db.execute("INSERT INTO sessions (id, title, created, scope) VALUES (?, ?, ?, ?)",
+                       (session_id, title or "conversation", time.time(), scope))
         return session_id
 
     def sessions(self) -> list[SessionInfo]:
         """Every session, newest first, with its number of turns."""
         with self._connect() as db:
-            rows = db.execute("SELECT s.id, s.title, s.created, COUNT(t.id) FROM sessions s "
+            rows = db.execute("SELECT s.id, s.title, s.created, COUNT(t.id), s.scope FROM sessions s "
                               "LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.created DESC")
             return [SessionInfo(*row) for row in rows]
 
@@ -104,6 +106,12 @@ class HistoryStore:
             rows = db.execute("SELECT id, session_id, question_raw, question_en, answer_en, answer, pipeline, "
                               "index_name, created FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
             return [Turn(*row) for row in rows]
+
+    def scope_of(self, session_id: str) -> str | None:
+        """The scope the session is bound to (None: not bound yet)."""
+        with self._connect() as db:
+            self._require_session(db, session_id)
+            return db.execute("SELECT scope FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
 
     def bind_scope(self, session_id: str, scope: str) -> None:
         """Tie the session to `scope` (its first question's repository, branch, index and

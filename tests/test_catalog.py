@@ -7,7 +7,7 @@ from ragstream.errors import IndexingError
 from tests.conftest import make_settings
 
 
-def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path):
+def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path, monkeypatch):
     controller = Controller(make_settings(tmp_path / "data"))
     assert controller.indexes() == []
     job = controller.build(sample_repo, "main")
@@ -21,6 +21,13 @@ def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path):
     target.write_text(target.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     (sample_repo / "new_module.py").write_text("def added():\n    return 1\n", encoding="utf-8")
     assert controller.indexes()[0].stale == 2
+
+    def unreadable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(sample_repo))
+
+    monkeypatch.setattr("ragstream.catalog.walk_repository", unreadable)
+    [summary] = controller.indexes()  # listed, its staleness unknown and why
+    assert summary.problem is None and summary.stale is None and "Permission denied" in summary.stale_note
 
 
 def test_a_background_build_reports_every_phase_and_is_not_started_twice(sample_repo, tmp_path):

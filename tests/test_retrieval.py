@@ -370,3 +370,32 @@ def test_boost_sources_score_by_strength():
     assert scores == pytest.approx({"a": 1 / 11, "b": 1 / 11 + 0.5 / 11, "c": 1 / 11})
     assert [cid for cid, _, _ in fused] == ["b", "a", "c"]  # a's semantic rank breaks the a/c tie
     assert dict(fused[0][2]) == {"bm25": 1, "mentions": 2}
+
+
+def test_two_threads_first_searches_load_the_index_once(acl_backend, monkeypatch):
+    """The workbench serves every browser session from one backend: the first queries of two
+    sessions, at once, must not load the index twice."""
+    import threading
+
+    from ragstream.retrieval import local_backend
+
+    backend = LocalBackend(acl_backend.settings, acl_backend.embedder)
+    loads, real_load = [], local_backend._load
+
+    def counted(location):
+        loads.append(location)
+        return real_load(location)
+
+    monkeypatch.setattr(local_backend, "_load", counted)
+    results, start = [], threading.Barrier(2)
+
+    def first_query():
+        start.wait()
+        results.append(backend.search(request(mode="bm25")).hits)
+
+    threads = [threading.Thread(target=first_query) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1 and len(results) == 2 and results[0] == results[1]

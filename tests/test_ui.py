@@ -185,6 +185,19 @@ def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
     assert "invalid path glob" in at.chat_message[1].error[0].value
 
 
+def test_an_unexpected_exception_in_a_step_is_shown_in_place(new_session, monkeypatch):
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    def broken(self, request):
+        raise ValueError("the search broke")
+
+    monkeypatch.setattr(LocalBackend, "search", broken)
+    at = press(press(asked(new_session()), "normalize"), "route")
+    assert not at.exception and "unexpected ValueError" in at.error[0].value and "the search broke" in at.error[0].value
+    ask_in_auto_mode(at, QUESTION)
+    assert "unexpected ValueError" in at.chat_message[1].error[0].value
+
+
 def test_two_sessions_do_not_share_state(new_session):
     first, second = new_session(), new_session()
     press(press(asked(first), "normalize"), "route")
@@ -249,13 +262,55 @@ def test_the_first_paint_loads_no_model(ui_config):
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
 
 
-def test_a_conversation_refuses_a_question_under_other_filters_in_place(new_session):
+def listed(at: AppTest, conversation: str) -> bool:
+    """Whether the conversation picker offers `conversation` (its labels end with the id)."""
+    return any(option.endswith(conversation) for option in at.selectbox(key="auto:conversation").options)
+
+
+def test_narrowed_filters_hide_the_earlier_turns_and_start_a_new_conversation(new_session):
     at = ask_in_auto_mode(new_session(), QUESTION)
+    first = at.query_params["conversation"]
     at.text_input(key="filter:acl_tags_any").input("public").run()
+    assert not at.exception and not at.chat_message  # nothing said under the wider filters is drawn
+    assert "history error" in at.error[0].value and "other security filters" in at.error[0].value
+    assert any("1 earlier turn(s) of this browser session are hidden" in c.value for c in at.caption)
+    assert not listed(at, first)
     at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
-    assert not at.exception
-    error = at.chat_message[3].error[0].value
-    assert "history error" in error and "start a new session" in error
-    at.selectbox(key="auto:conversation").set_value("(new conversation)").run()
-    at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
-    assert [t.error is None for t in at.session_state["auto:asked"]] == [True, False, True]
+    assert [t.error is None for t in at.session_state["auto:asked"]] == [True, True]
+    assert at.query_params["conversation"] != first and len(at.chat_message) == 2
+    at.text_input(key="filter:acl_tags_any").input("").run()  # back under the first scope: its turn is shown
+    assert any("1 earlier turn(s)" in c.value for c in at.caption) and listed(at, first)
+
+
+def test_a_session_under_narrower_filters_cannot_list_or_open_another_s_conversation(new_session):
+    owner = ask_in_auto_mode(new_session(), QUESTION)
+    conversation = owner.query_params["conversation"]
+    other = new_session()
+    other.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
+    ask_in_auto_mode(other)
+    assert not listed(other, conversation)
+    assert not other.chat_message
+    visitor = new_session()  # the same, arriving by the conversation's URL
+    visitor.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
+    visitor.query_params["conversation"] = conversation
+    ask_in_auto_mode(visitor)
+    assert "history error" in visitor.error[0].value and conversation in visitor.error[0].value
+    assert not visitor.chat_message and QUESTION not in " ".join(m.value for m in visitor.markdown)
+    assert visitor.selectbox(key="auto:conversation").value == "(new conversation)"
+    assert "conversation" not in visitor.query_params
+
+
+def test_the_graph_drawing_is_keyed_by_its_edges_and_the_index_generation(built_sample):
+    from ragstream.controller import Controller, Scope
+    from ragstream.ui.graph import _state_key
+
+    _, settings, _ = built_sample
+    with Controller(settings) as controller:
+        [summary] = [s for s in controller.indexes() if s.index == "default"]
+        sp = controller.new_state(QUESTION, Scope(summary.repository, summary.branch, summary.index))
+        sp.graph_edges = [{"source": "a", "target": "b", "edge_type": "CALLS"}]
+        calls = _state_key(controller, sp)
+        sp.graph_edges = [{"source": "a", "target": "b", "edge_type": "IMPORTS"}]  # same count, other edges
+        assert _state_key(controller, sp) != calls
+        generation = controller.index_generation(sp)
+        assert generation and generation in calls

@@ -140,6 +140,18 @@ def test_the_workbench_builds_the_default_index_then_runs_both_modes(page):
     assert frame.evaluate("network.body.data.nodes.length") > 0
     page.screenshot(path=str(ARTIFACTS / "ui-manual.png"), full_page=True)
 
+    # One click on a row of the node list focuses that node in the drawing of the same rerun.
+    nodes = page.locator('.st-key-manual-graph-nodes:not([data-stale="true"])')
+    nodes.scroll_into_view_if_needed()
+    nodes.hover(position={"x": 12, "y": 35 + 17})
+    nodes.click(position={"x": 12, "y": 35 + 17})  # the first row's selection marker, under the header
+    settle(page)
+    focus = current(page).get_by_text(re.compile(r"^focus ")).first
+    expect(focus).to_be_visible()
+    frame = page.locator('iframe[title="dependency graph around the question"]').element_handle().content_frame()
+    frame.wait_for_function("typeof network !== 'undefined' && network.getSelectedNodes().length === 1")
+    assert frame.evaluate("network.getSelectedNodes()[0]") in focus.inner_text()
+
     # Auto mode: one question, answered with its trace, graph and budget.
     page.get_by_role("radio", name="Auto").click()
     settle(page)

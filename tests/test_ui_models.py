@@ -64,3 +64,15 @@ def test_auto_mode_streams_the_model_answer_and_lists_the_calls(model_session, s
     models = at.sidebar.expander[-1].dataframe[0].value
     assert dict(zip(models["role"], models["model"]))["answer"] == "answer"
     assert dict(zip(models["role"], models["model"]))["gate"] == "deterministic path"
+
+
+def test_auto_mode_shows_the_model_s_follow_up_requests_in_the_turn(model_session, server):
+    server.always("router", "[HYBRID:] record a payment")
+    server.queue("answer", FOLLOW_UP, ANSWER)
+    at = ask_in_auto_mode(model_session(), "How is a payment recorded?")
+    [turn] = at.session_state["auto:asked"]
+    assert turn.error is None and turn.state.answer == ANSWER.removeprefix("[Answer:] ")
+    [expander] = [e for e in at.chat_message[1].expander if e.label.startswith("turn 1")]
+    captions = [c.value for c in expander.caption]
+    assert "follow-up 1: the model asked for data on “the Payments table and who writes it”" in captions
+    assert turn.state.history_of_stages.count("retrieve") == 2  # the loop went back to retrieve

@@ -6,6 +6,7 @@ and one model is loaded per process.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -23,10 +24,19 @@ DIMENSION = 384
 DTYPES = ("bfloat16", "float32")
 
 
-@lru_cache(maxsize=None)
+# Two threads' first embeddings (two workbench sessions' first queries) must not load twice.
+_LOADING = threading.Lock()
+
+
 def load_model(dtype: str = "bfloat16"):
     """The bundled model, once per process and dtype. bf16 runs ~2.4x faster than fp32 on this
     CPU with the same top-k (see docs/BENCHMARKS.md)."""
+    with _LOADING:
+        return _load_model(dtype)
+
+
+@lru_cache(maxsize=None)
+def _load_model(dtype: str):
     if dtype not in DTYPES:
         raise ConfigError(f"unknown dtype {dtype!r}; choose one of {DTYPES}", where="embedding.dtype")
     import torch
@@ -89,7 +99,8 @@ class Embedder:
 
     def _backend(self, count: int) -> tuple[Callable[[list[str]], np.ndarray], str]:
         if count < self.onnx_below:
-            encoder = onnx_encoder()
+            with _LOADING:
+                encoder = onnx_encoder()
             if encoder is not None:
                 return encoder.encode, "onnx-fp32"
         model = load_model(self.dtype)

@@ -8,6 +8,7 @@ returned, fetched or written to the debug record.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,9 @@ class LocalBackend:
         self.embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                              settings.embedding.onnx_below)
         self._indexes: dict[tuple[str, str], LoadedIndex] = {}
+        # The workbench serves every browser session from one backend, on several threads:
+        # an index, its graph and its symbol table are loaded by whichever comes first, once.
+        self._loading = threading.Lock()
 
     # --- the contract ---------------------------------------------------------------------
 
@@ -128,8 +132,9 @@ class LocalBackend:
         let through (EXTERNAL nodes, which carry no access labels, only when nothing restricts
         access labels or paths). The full graph is loaded once and never handed out."""
         index = self._index(repository, branch, active_index)
-        if index.graph is None:
-            index.graph = nx.freeze(index.stored.graph())  # shared: nobody may change it
+        with self._loading:
+            if index.graph is None:
+                index.graph = nx.freeze(index.stored.graph())  # shared: nobody may change it
         filters = RetrievalFilters.parse(retrieval_filters)
         full = index.graph
         if filters == RetrievalFilters():
@@ -191,8 +196,9 @@ class LocalBackend:
 
     def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
         """Strength (0..1) of the best k rows the question names."""
-        if index.symbols is None:
-            index.symbols = SymbolTable.build(index.chunks)
+        with self._loading:
+            if index.symbols is None:
+                index.symbols = SymbolTable.build(index.chunks)
         scores = index.symbols.scores(query, visible)
         top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         return {index.chunks[row].id: strength(score) for row, score in top}
@@ -221,16 +227,22 @@ class LocalBackend:
 
     # --- indexes --------------------------------------------------------------------------
 
+    def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
+        """The name of the index's live generation (a re-index publishes a new one); None: none yet."""
+        current = store.current_generation(store.IndexLocation(self.data_dir, repository, active_index or branch))
+        return current.name if current else None
+
     def _index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
         check_scope(repository, branch)
         name = active_index or branch
         key = (repository, name)
         location = store.IndexLocation(self.data_dir, repository, name)
-        cached = self._indexes.get(key)
-        # A re-index publishes a new generation and deletes the old one: follow it.
-        if cached is None or cached.stored.generation != store.current_generation(location):
-            self._indexes[key] = _load(location)
-        index = self._indexes[key]
+        with self._loading:
+            cached = self._indexes.get(key)
+            # A re-index publishes a new generation and deletes the old one: follow it.
+            if cached is None or cached.stored.generation != store.current_generation(location):
+                self._indexes[key] = _load(location)
+            index = self._indexes[key]
         if index.stored.manifest["branch"] != branch:
             raise RetrievalError(f"index {repository}/{name} holds branch "
                                  f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")

@@ -106,8 +106,14 @@ def extractive_summary(previous: str, fold: Sequence[Turn], query: set[str], lim
 
 def scope_key(sp: SuperPrompt) -> str:
     """The repository, branch, index and filters a question runs under, as a stable string."""
-    filters = {key: sorted(values) for key, values in sp.retrieval_filters.items()}
-    return json.dumps({"repository": sp.repository, "branch": sp.branch, "index": sp.active_index,
+    return make_scope_key(sp.repository, sp.branch, sp.active_index, sp.retrieval_filters)
+
+
+def make_scope_key(repository: str, branch: str, active_index: str | None,
+                   retrieval_filters: Mapping[str, Sequence[str]]) -> str:
+    """The one format of a conversation's scope (the history store compares these strings)."""
+    filters = {key: sorted(values) for key, values in retrieval_filters.items()}
+    return json.dumps({"repository": repository, "branch": branch, "index": active_index,
                        "filters": filters}, sort_keys=True)
 
 

@@ -2,13 +2,15 @@
 whether it was kept, condensed, dropped or cut (and why)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from ragstream.super_prompt import SuperPrompt
+
+if TYPE_CHECKING:  # imported where a chart is drawn: the first paint needs neither
+    import altair as alt
+    import pandas as pd
 
 BLOCKS = ("system", "prompt", "context", "attachments", "history")
 
@@ -33,6 +35,8 @@ def render(sp: SuperPrompt, key: str) -> None:
 
 def _block_rows(prompt: dict[str, Any], context: dict[str, Any], texts: dict[str, Any]) -> pd.DataFrame:
     """Tokens per block with its limit; before build prompt, what condense and expand measured."""
+    import pandas as pd
+
     if prompt:
         rows = [(name, prompt["blocks"].get(name, 0), prompt["limits"].get(name)) for name in BLOCKS]
     else:
@@ -46,6 +50,8 @@ def _block_rows(prompt: dict[str, Any], context: dict[str, Any], texts: dict[str
 
 
 def _chart(frame: pd.DataFrame) -> alt.LayerChart:
+    import altair as alt
+
     over = alt.condition((alt.datum.limit > 0) & (alt.datum.tokens > alt.datum.limit), alt.value("#d62728"),
                          alt.value("#4c78a8"))
     base = alt.Chart(frame).encode(y=alt.Y("block:N", sort=None, title=None))

@@ -2,21 +2,30 @@
 conversation kept in the history store, so the conversation survives a page reload (its id is
 in the page's URL). A model's answer streams in as it is written; each turn asked in this browser
 session also has an expander with its trace, graph and budget.
+
+Conversations obey the session's security filters: only those bound to the current index and
+filters are listed or opened (the controller refuses the others, a URL naming one included), and
+turns kept in this browser session are shown only under the scope they were asked under.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller
+from ragstream.controller import scope_key
 from ragstream.errors import RagstreamError
 from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
+from ragstream.ui.stage_panels import follow_ups
 from ragstream.ui.common import path_label, show_error
 from ragstream.ui.sidebar import Choices
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller, Scope
 
 ASKED = "auto:asked"  # the turns asked in this browser session, with their states
 CONVERSATION = "conversation"  # the URL query parameter naming the conversation
@@ -29,9 +38,10 @@ NEW = "(new conversation)"
 class Turn:
     question: str
     conversation: str
+    scope: str  # the key of the index and filters it was asked under
     state: SuperPrompt | None = None
     steps: list[StepResult] = field(default_factory=list)
-    error: RagstreamError | None = None
+    error: Exception | None = None
     seconds: float = 0.0
 
     @property
@@ -45,24 +55,33 @@ def perform_turn(controller: Controller, choices: Choices, question: str, is_eng
     """One question through the whole pipeline as a turn of `conversation`; a failure becomes
     the turn's error. `on_token` receives a model's answer as it streams."""
     started = time.perf_counter()
+    key = scope_key(choices.scope)
     try:
         state, steps = controller.run(question, choices.scope, choices.pipeline, is_english,
                                       session_id=conversation, on_token=on_token)
-    except RagstreamError as exc:
-        return Turn(question, conversation, error=exc, seconds=time.perf_counter() - started)
-    return Turn(question, conversation, state, steps, seconds=time.perf_counter() - started)
+    except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place
+        return Turn(question, conversation, key, error=exc, seconds=time.perf_counter() - started)
+    return Turn(question, conversation, key, state, steps, seconds=time.perf_counter() - started)
 
 
 def render(controller: Controller, choices: Choices) -> None:
-    conversation = _conversation_picker(controller)
+    if choices.scope is None:
+        st.info("Choose an index and a pipeline in the sidebar to start.")
+        return
+    conversation = _conversation_picker(controller, choices.scope)
     is_english = st.toggle("in English", value=True, key="auto:english",
                            help="Off: without a model the question is used as written, and the trace says so.")
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
-    asked: list[Turn] = [t for t in st.session_state.setdefault(ASKED, []) if t.conversation == conversation]
+    kept: list[Turn] = st.session_state.setdefault(ASKED, [])
+    visible = [t for t in kept if t.scope == scope_key(choices.scope)]
+    if len(visible) < len(kept):
+        st.caption(f":material/visibility_off: {len(kept) - len(visible)} earlier turn(s) of this browser session "
+                   "are hidden: they were asked under another index or other security filters.")
+    asked = [t for t in visible if t.conversation == conversation]
     shown = {t.turn_id for t in asked}
     # Turns from the history store that this browser session did not ask (an earlier visit, a reload).
-    stored = [t for t in (controller.history.turns(conversation) if conversation else []) if t.id not in shown]
+    stored = [t for t in _stored_turns(controller, conversation, choices.scope) if t.id not in shown]
     for number, turn in enumerate(stored, start=1):
         _message("user", turn.question_raw)
         with st.chat_message("assistant"):
@@ -74,7 +93,7 @@ def render(controller: Controller, choices: Choices) -> None:
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
     if question:
         if not conversation:
-            conversation = controller.history.create_session(title=question[:80])
+            conversation = controller.new_conversation(question[:80], choices.scope)
             st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
         _message("user", question)
         with st.chat_message("assistant"):
@@ -91,19 +110,32 @@ def render(controller: Controller, choices: Choices) -> None:
         st.rerun()
 
 
-def _conversation_picker(controller: Controller) -> str | None:
-    """The conversation in the URL, or one chosen from the history store (None: a new one)."""
+def _stored_turns(controller: Controller, conversation: str | None, scope: Scope) -> list:
+    if not conversation:
+        return []
+    try:
+        return controller.conversation_turns(conversation, scope)
+    except RagstreamError as exc:
+        show_error(exc)
+        return []
+
+
+def _conversation_picker(controller: Controller, scope: Scope) -> str | None:
+    """The conversation in the URL, or one chosen from those held under `scope` (None: a new one)."""
     # Oldest first: a new conversation is appended, so the positions of the others never shift
     # (a widget's value may travel as its position among the options).
-    sessions = controller.history.sessions()[::-1]
+    sessions = controller.conversations(scope)[::-1]
     ids = [s.id for s in sessions]
     current = st.query_params.get(CONVERSATION)
-    labels = {s.id: f"{s.title[:60]} · {s.turns} turn(s) · {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created))}"
+    labels = {s.id: f"{s.title[:60]} · {s.turns} turn(s) · "
+                    f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created))} · {s.id}"
               for s in sessions}
     options = [NEW, *ids]
     if PENDING in st.session_state:  # created after the picker was drawn: show it now
         st.session_state[PICKER] = st.session_state.pop(PENDING)
-    elif st.session_state.get(PICKER) not in options:  # a fresh page: the URL says which
+    elif st.session_state.get(PICKER) not in options:  # a fresh page, or other filters: the URL says which
+        if current and current not in ids:  # held under other filters, or gone: say why it is not opened
+            _stored_turns(controller, current, scope)
         st.session_state[PICKER] = current if current in ids else NEW
     chosen = st.selectbox("conversation", options, format_func=lambda option: labels.get(option, option),
                           key=PICKER)
@@ -132,6 +164,7 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
         with st.expander(f"turn {number}: trace, graph and budget", expanded=latest):
             trace_tab, graph_tab, budget_tab = st.tabs(["Trace", "Graph", "Budget"])
             with trace_tab:  # every step, a follow-up loop's included
+                follow_ups(sp)
                 st.dataframe([_trace_row(entry) for entry in sp.trace], hide_index=True, width="stretch")
             with graph_tab:
                 if latest or st.toggle("draw the graph", key=f"auto:graph:{number}"):

@@ -6,14 +6,18 @@ selected in any chunk table or in the node list) is selected and centred in the 
 """
 from __future__ import annotations
 
+import hashlib
 import json
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui.common import kind_of
 from ragstream.ui.tables import FOCUS, chunk_table
+
+if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
+    from ragstream.controller import Controller
 
 HEIGHT = 520
 _FOCUS_SCRIPT = """<script>
@@ -34,10 +38,13 @@ def _html(key: str, _controller: Controller, _sp: SuperPrompt) -> str:
     return _controller.graph_html(_sp, height=f"{HEIGHT - 20}px")
 
 
-def _state_key(sp: SuperPrompt) -> str:
-    """What the drawing depends on (the graph is the index's, seen through the filters)."""
-    return json.dumps([sp.repository, sp.branch, sp.active_index, sp.retrieval_filters, sp.graph_expanded_nodes,
-                       sp.graph_seed_nodes, [t["id"] for t in sp.node_texts], len(sp.graph_edges)])
+def _state_key(controller: Controller, sp: SuperPrompt) -> str:
+    """What the drawing depends on: the index as built now (its generation), seen through the
+    filters, and the state's nodes and edges themselves."""
+    edges = hashlib.sha256(json.dumps(sp.graph_edges, sort_keys=True).encode()).hexdigest()
+    return json.dumps([sp.repository, sp.branch, sp.active_index, controller.index_generation(sp),
+                       sp.retrieval_filters, sp.graph_expanded_nodes, sp.graph_seed_nodes,
+                       [t["id"] for t in sp.node_texts], edges], sort_keys=True)
 
 
 def render(controller: Controller, sp: SuperPrompt, key: str) -> None:
@@ -45,7 +52,7 @@ def render(controller: Controller, sp: SuperPrompt, key: str) -> None:
         st.caption("No graph yet: the expand stage draws the neighbourhood of the search hits.")
         return
     focus = st.session_state.get(FOCUS)
-    html = _html(_state_key(sp), controller, sp)
+    html = _html(_state_key(controller, sp), controller, sp)
     if focus in sp.graph_expanded_nodes:
         html = html.replace("</body>", _FOCUS_SCRIPT % json.dumps(focus).replace("</", "<\\/"), 1)
     drawing, listing = st.columns([2, 1])

@@ -3,14 +3,19 @@ and the next one are enabled; re-running an earlier stage clears what it and the
 wrote. Each stage's panel shows what it changed, how long it took and which path ran."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from ragstream.controller import Controller, ManualSession
-from ragstream.errors import PipelineError, RagstreamError
+from ragstream.controller import ManualSession
+from ragstream.errors import PipelineError
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
 from ragstream.ui.common import path_label, show_error, step_caption
 from ragstream.ui.sidebar import Choices
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller
 
 LABELS = {"normalize": "Normalize", "route": "Route", "retrieve": "Retrieve", "rerank": "Rerank",
           "expand": "Expand", "condense": "Condense", "build_prompt": "Build prompt", "answer": "Answer"}
@@ -77,7 +82,7 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
         with st.spinner(f"{LABELS[stage]}…"):
             clicks = session.click_stage(stage)
-    except RagstreamError as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never as a stack-trace page
         st.session_state[ERROR] = (stage, exc)
         return
     error = next((click.error for click in clicks if click.error), None)

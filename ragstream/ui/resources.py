@@ -12,7 +12,7 @@ from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV
 
 @st.cache_resource(show_spinner=False)
 def _controller(config: str | None):
-    from ragstream.controller import Controller  # imported here: the page paints first
+    from ragstream.controller import Controller  # on first use: the page config and spinner are drawn first
 
     return Controller(load_settings(config))
 

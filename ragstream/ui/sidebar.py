@@ -5,19 +5,22 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from ragstream.catalog import IndexSummary, PipelineSummary
 from ragstream.config import LLM_ROLES
-from ragstream.controller import Controller, Scope
+from ragstream.controller import Scope
 from ragstream.errors import RagstreamError
 from ragstream.index.embeddings import Embedder
 from ragstream.pipeline.loader import Pipeline
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.ui import builds, resources
 from ragstream.ui.common import humanise_age, show_error
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller
 
 INDEX_LIST_SECONDS = 20  # how long the index list (with its stale-file walk) is reused
 BUDGETS = {  # pipeline setting -> (slider minimum, maximum, step)
@@ -92,7 +95,7 @@ def _index_section(controller: Controller) -> Scope | None:
 
 
 def _index_card(s: IndexSummary) -> None:
-    stale = ("stale files unknown (source folder not found)" if s.stale is None
+    stale = (f"stale files unknown ({s.stale_note})" if s.stale is None
              else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
     st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
                f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}")

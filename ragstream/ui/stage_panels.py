@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ragstream.controller import Controller
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui.common import kind_of
 from ragstream.ui.tables import chunk_table
 
-Panel = Callable[[Controller, SuperPrompt, str], None]
+if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
+    from ragstream.controller import Controller
+
+Panel = Callable[["Controller", SuperPrompt, str], None]
 
 
 def normalize(controller: Controller, sp: SuperPrompt, key: str) -> None:
@@ -121,12 +124,18 @@ def build_prompt(controller: Controller, sp: SuperPrompt, key: str) -> None:
     st.code(sp.prompt_ready, language="markdown", height=420)
 
 
-def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
-    loop, persist = sp.extras.get("loop", {}), sp.extras.get("persist", {})
+def follow_ups(sp: SuperPrompt) -> None:
+    """What the answering model asked for before it answered, and what the loop decided."""
+    loop = sp.extras.get("loop", {})
     for n, request in enumerate(loop.get("requests", []), start=1):
         st.caption(f"follow-up {n}: the model asked for data on “{request}”")
     if loop:
         st.caption(loop.get("decision", ""))
+
+
+def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
+    persist = sp.extras.get("persist", {})
+    follow_ups(sp)
     if persist:
         st.caption(f"saved as turn {persist['turn_id']} of conversation {persist['session']}" if persist.get("turn_id")
                    else persist.get("note", ""))

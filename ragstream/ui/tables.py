@@ -1,6 +1,7 @@
 """Chunk tables whose rows click through to their node in the graph panel."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -13,10 +14,14 @@ def chunk_table(rows: list[dict[str, Any]], key: str) -> None:
     if not rows:
         st.caption("no rows")
         return
-    event = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="single-row", key=key)
-    selected = [rows[i]["id"].split("#p")[0] for i in event.selection.rows]
-    # Only a new selection moves the focus: an old one must not undo a choice made since.
-    if selected and st.session_state.get(f"{key}:last") != selected[0]:
-        st.session_state[FOCUS] = selected[0]
-    st.session_state[f"{key}:last"] = selected[0] if selected else None
+    st.dataframe(rows, hide_index=True, width="stretch", on_select=partial(_focus_selected, rows, key),
+                 selection_mode="single-row", key=key)
+
+
+def _focus_selected(rows: list[dict[str, Any]], key: str) -> None:
+    """Runs when the selection changes, before the rerun the click starts: the graph drawn in
+    that run (even one drawn above the table) already centres on the node. Clearing a
+    selection leaves the focus where it is."""
+    selected = st.session_state[key]["selection"]["rows"]
+    if selected:
+        st.session_state[FOCUS] = rows[selected[0]]["id"].split("#p")[0]
