@@ -107,6 +107,7 @@ class LimitSettings:
     answer_max_citations: int
     answer_best_lines: int
     route_short_question_words: int
+    route_lookup_max_words: int
     entry_tests_share: float
     mixed_domain_share: float
     max_turn_loops: int

@@ -34,37 +34,44 @@ def test_protocol_errors(line, message):
     assert message in str(error.value) and error.value.where == "route"
 
 
+ROUTE_LIMITS = {"route_short_question_words": 4, "route_lookup_max_words": 40}
+
+
 @pytest.mark.parametrize("question, prefix", [
     ('why does "invalid literal for int" appear', "[BM25:] invalid literal for int"),
     ("ValueError: a payment must be positive when I pay", "[BM25:]"),
     ("InvoiceService.record_payment", "[BM25:] InvoiceService.record_payment"),
     ("where does record_payment update the invoice status", "[HYBRID:]"),
     ("how are payments applied to invoices", "[HYBRID:]"),
+    # an issue report: prose with a quote and a traceback names code, it is not one lookup
+    ('Paying "0.00" fails. ' + "When I record a payment on an open invoice " * 5
+     + 'Traceback (most recent call last):\n  File "billing/service.py", line 12\nValueError: bad amount',
+     "[HYBRID:] Paying"),
 ])
 def test_rules(question, prefix):
-    line, reasons = route.rule_route(question, has_overlap=True, short_words=4)
+    line, reasons = route.rule_route(question, True, 4, 40)
     assert line.startswith(prefix) and reasons
     parse_route(line)  # the rules speak the protocol
 
 
 def test_no_overlap_is_direct():
-    line, reasons = route.rule_route("zzqx wobble", has_overlap=False, short_words=4)
+    line, reasons = route.rule_route("zzqx wobble", False, 4, 40)
     assert parse_route(line).mode == "direct" and reasons == ["no overlap with the index vocabulary"]
 
 
 def test_the_stage_writes_the_plan_and_the_raw_line(acl_backend):
     sp = SuperPrompt(question_raw="where does record_payment update the invoice status",
                      repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]})
-    assert route.run(sp, acl_backend, None, {"id": "route"}, {"route_short_question_words": 4}) == "ok"
+    assert route.run(sp, acl_backend, None, {"id": "route"}, ROUTE_LIMITS) == "ok"
     assert (sp.retrieval_mode, sp.rerank) == ("hybrid", "none")
     assert sp.retrieval_query == "where does record_payment update the invoice status"
     assert sp.extras["route"]["line"].startswith("[HYBRID:] ") and sp.extras["route"]["path"] == "deterministic"
     # A question only hidden chunks could answer is DIRECT for this caller.
     hidden = SuperPrompt(question_raw="NOCOUNT", repository="sample_repo", branch="default",
                          retrieval_filters={"acl_tags_any": ["public"]})
-    assert route.run(hidden, acl_backend, None, {"id": "route"}, {"route_short_question_words": 4}) == "direct"
+    assert route.run(hidden, acl_backend, None, {"id": "route"}, ROUTE_LIMITS) == "direct"
 
 
 def test_apostrophes_are_not_quotes():
-    line, _ = route.rule_route("Why doesn't the loader's cache refresh after a reindex?", has_overlap=True, short_words=4)
+    line, _ = route.rule_route("Why doesn't the loader's cache refresh after a reindex?", True, 4, 40)
     assert line == "[HYBRID:] Why doesn't the loader's cache refresh after a reindex?"

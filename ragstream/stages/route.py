@@ -1,7 +1,8 @@
 """Stage 2, route: choose the retrieval mode and query, as one prefix line.
 
 The deterministic path writes the same line a model would and reads it back with the same
-strict parser. Rules: quoted strings and error messages lean to BM25 (exact tokens matter),
+strict parser. Rules: quoted strings and error messages in a short question lean to BM25
+(exact tokens matter; a long issue report with a traceback is prose naming code: HYBRID),
 a question that is mostly identifiers to BM25, identifiers inside prose to HYBRID, prose to
 HYBRID (on code, keyword evidence is too strong to drop), and a question that shares no
 keyword with anything the caller may see to DIRECT. Model path: the `router` model writes the
@@ -30,17 +31,19 @@ _ERROR = re.compile(r"Traceback|\b\w*(?:Error|Exception|Warning)\b\s*:|\bline \d
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+\.\w+(?:\.\w+)*|\w+\(\))")
 
 
-def rule_route(question: str, has_overlap: bool, short_words: int) -> tuple[str, list[str]]:
+def rule_route(question: str, has_overlap: bool, short_words: int, lookup_words: int) -> tuple[str, list[str]]:
     """(prefix line, reasons) for a question; `short_words` or fewer words made of identifiers
-    are a lookup, not prose."""
+    are a lookup, not prose; quoted text and error messages are looked up exactly in a question
+    of at most `lookup_words` words (a longer one, an issue report, is prose that names code)."""
     text = " ".join(question.split())
     if not has_overlap:
         return format_route("DIRECT", "no keyword of the question occurs in the visible index"), [
             "no overlap with the index vocabulary"]
+    short = len(text.split()) <= lookup_words
     quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(question)]
-    if quoted:
+    if quoted and short:
         return format_route("BM25", " ".join(quoted)), [f"quoted text: {quoted}"]
-    if _ERROR.search(question):
+    if _ERROR.search(question) and short:
         return format_route("BM25", text), ["looks like an error message or traceback"]
     identifiers = _IDENTIFIER.findall(question)
     if identifiers and len(text.split()) <= short_words:
@@ -55,7 +58,8 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
     """Write the plan (mode, query, rerank) and the raw line; outcome `direct` skips retrieval."""
     question = sp.question_en or sp.question_raw
     overlap = _visible_overlap(sp, backend, question)
-    line, reasons = rule_route(question, overlap, number(settings, "route_short_question_words", step))
+    line, reasons = rule_route(question, overlap, number(settings, "route_short_question_words", step),
+                               number(settings, "route_lookup_max_words", step))
     decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
     # With no visible keyword in common there is nothing to search: no model is asked.
     if overlap and llm is not None and llm.uses_model("router"):
