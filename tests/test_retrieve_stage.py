@@ -27,14 +27,20 @@ def test_log_avg_exp_by_hand():
 
 
 def test_decompose_keeps_the_query_then_identifiers():
-    pieces = retrieve.decompose("how does save_payment reach InvoiceRepository", 
-                                ["save_payment", "InvoiceRepository", "reach", "Payments"], limit=4)
-    assert pieces == ["how does save_payment reach InvoiceRepository", "save_payment", "InvoiceRepository"]
-    assert len(retrieve.decompose("q", ["a_b", "c_d", "e_f", "g_h"], limit=2)) == 2
+    question = "how does save_payment reach InvoiceRepository"
+    concepts = ["save_payment", "InvoiceRepository", "reach", "Payments"]
+    assert retrieve.decompose(question, concepts, limit=4, mode="bm25") == [question, "save_payment", "InvoiceRepository"]
+    assert len(retrieve.decompose("q", ["a_b", "c_d", "e_f", "g_h"], limit=2, mode="semantic")) == 2
+
+
+def test_a_hybrid_search_is_one_piece():
+    # the backend's hybrid search fuses the identifiers the question names itself
+    assert retrieve.decompose("how does save_payment work", ["save_payment"], limit=4, mode="hybrid") == [
+        "how does save_payment work"]
 
 
 def test_pieces_and_sources_are_recorded(acl_backend):
-    sp = state("where does record_payment call save_payment", ["record_payment", "save_payment"])
+    sp = state("where does record_payment call save_payment", ["record_payment", "save_payment"], mode="bm25")
     assert retrieve.run(sp, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"
     attempt = sp.extras["retrieve"]["attempts"][0]
     assert attempt["pieces"] == ["where does record_payment call save_payment", "record_payment", "save_payment"]

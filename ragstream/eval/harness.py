@@ -18,7 +18,7 @@ import orjson
 
 from ragstream.config import Settings
 from ragstream.controller import Controller, Scope
-from ragstream.errors import ConfigError
+from ragstream.errors import ConfigError, IndexLoadError
 from ragstream.eval.checkout import checkout_python_files, mirror_path
 from ragstream.eval.configs import Ranker, check_configs
 from ragstream.eval.metrics import first_ranks, norm_function, norm_path, question_metrics
@@ -111,11 +111,15 @@ def _build(repo: str, commit: str, settings: Settings, options: EvalOptions, emb
 
 
 def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOptions) -> store.IndexLocation | None:
-    """The live index of this repository and commit (or of --repo), if one was built before."""
+    """The live index of this repository and commit (or of --repo), if a loadable one was built before."""
     folder = options.repo.resolve().name if options.repo else repo.replace("/", "+")
     name = REPO_INDEX_NAME if options.repo else commit[:COMMIT_NAME_LENGTH]
     location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(folder), name)
-    return location if store.current_generation(location) is not None else None
+    try:
+        store.load_index(location, optional=(store.BM25_DIR + "/",))
+    except IndexLoadError:
+        return None  # none, unfinished or of an older format: built again (from the caches)
+    return location
 
 
 def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,

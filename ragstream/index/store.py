@@ -26,7 +26,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
-FORMAT_VERSION = 2  # 2: BM25 indexes keyword_text (no caller/callee lists, the own name twice)
+FORMAT_VERSION = 3  # 3: BM25 tokens are stemmed (2: BM25 indexes keyword_text, without caller/callee lists)
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 GRAPH = "graph.json"

@@ -24,7 +24,7 @@ import yaml
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.errors import ConfigError, ProtocolError
-from ragstream.index.keywords import STOPWORDS, keyword_tokens
+from ragstream.index.keywords import STOPWORDS, identifier_parts
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import choice, object_schema, text_list
 from ragstream.llm.protocol import parse_json_object, plain_text, string_list
@@ -239,7 +239,7 @@ def _within_one_edit(a: str, b: str) -> bool:
 
 def _variants(concept: str) -> list[str]:
     """Identifier parts and singular/plural forms (no index vocabulary: it could name hidden code)."""
-    parts = [p for p in keyword_tokens(concept) if p != concept.lower()]
+    parts = [p for p in identifier_parts(concept) if p != concept.lower() and len(p) > 1 and p not in STOPWORDS]
     word = concept.lower()
     identifier = not word.isalpha() or (concept != word and not concept.istitle())  # snake, dotted, camel
     if identifier or word.endswith(("ed", "ing")):  # identifiers and verbs get no plural
