@@ -70,3 +70,29 @@ def test_not_english_is_kept_and_said(tmp_path):
     normalize.run(sp, None, {"id": "normalize"}, {})
     assert sp.question_en == "Wie wird eine Zahlung verbucht?"
     assert "no model plays the translator" in sp.extras["normalize"]["translation"]
+
+
+def test_a_pasted_issue_report_keeps_its_text():
+    # `Output:` is a known header (format); its section ends at the blank line, and the
+    # unknown `MRE:` header and the code stay in the question, tracebacks and all.
+    report = ("pairplot raises KeyError with MultiIndex DataFrame\nMRE:\n\n```python\nsns.pairplot(df)\n"
+              "```\n\nOutput:\n\n```\naxisgrid.py in map_diag(self, func)\nKeyError: 'A'\n```")
+    sp = SuperPrompt(question_raw=report)
+    normalize.run(sp, None, {"id": "normalize"}, {})
+    assert "map_diag" in sp.question_en and "sns.pairplot(df)" in sp.question_en
+    assert sp.question_en.startswith("pairplot raises KeyError")
+
+
+def test_headers_inside_code_blocks_and_short_typos_are_not_fields():
+    versions = "to_unstacked_dataset broken\n```\nKeyError: 'y'\n```\nxarray: 0.15.1\ndask: 2.10.1\n"
+    sp = SuperPrompt(question_raw=versions)
+    normalize.run(sp, None, {"id": "normalize"}, {})
+    assert normalize.resolve_header("dask") == (None, "unknown")  # one edit from "task", but too short to tell
+    assert sp.body["task"] == versions.strip() == sp.question_en
+
+
+def test_text_after_a_known_field_goes_back_to_the_question():
+    sp = SuperPrompt(question_raw="Format: a table\n\nWhich functions write the payments table?")
+    normalize.run(sp, None, {"id": "normalize"}, {})
+    assert sp.body["format"] == "a table"
+    assert sp.question_en == "Which functions write the payments table?"

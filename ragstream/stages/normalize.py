@@ -92,24 +92,43 @@ def resolve_header(header: str) -> tuple[str | None, str]:
 
 
 def parse_headers(prompt: str) -> tuple[dict[str, str], list[dict[str, str]], dict[str, str], str]:
-    """(known fields, how each header resolved, unknown headers, text before the first header)."""
+    """(known fields, how each header resolved, unknown headers, the question outside the known
+    fields). A known header's section runs to the next header or blank line; everything else (text
+    before the headers, unknown headers' sections, paragraphs after a known field) stays in the
+    question as written, so a pasted issue report with `Output:` or `dask: 2.10.1` lines keeps its
+    text. Lines inside fenced code blocks are never headers."""
     lines = prompt.split("\n")
-    candidates = [(i, m) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
+    fenced = _fenced(lines)
+    candidates = [(i, m) for i, line in enumerate(lines) if not fenced[i] and (m := _HEADER.match(line))]
     if not any(resolve_header(m.group(1))[0] for _, m in candidates):
         return {}, [], {}, prompt.strip()
     known: dict[str, str] = {}
     unknown: dict[str, str] = {}
     trail: list[dict[str, str]] = []
-    preamble = "\n".join(lines[: candidates[0][0]]).strip()
+    taken: set[int] = set()  # lines that belong to a known field
     for n, (index, match) in enumerate(candidates):
         end = candidates[n + 1][0] if n + 1 < len(candidates) else len(lines)
-        value = "\n".join([match.group(2), *lines[index + 1:end]]).strip()
         field, step = resolve_header(match.group(1))
+        if field:
+            end = next((i for i in range(index + 1, end) if not lines[i].strip()), end)
+            taken.update(range(index, end))
+        value = "\n".join([match.group(2), *lines[index + 1:end]]).strip()
         trail.append({"header": match.group(1).strip(), "field": field or "", "step": step})
         target = known if field else unknown
         key = field or match.group(1).strip()
         target[key] = f"{target[key]}\n{value}" if key in target else value
-    return known, trail, unknown, preamble
+    rest = "\n".join(line for i, line in enumerate(lines) if i not in taken).strip()
+    return known, trail, unknown, rest
+
+
+def _fenced(lines: list[str]) -> list[bool]:
+    """Per line, whether it lies inside a ``` fenced block (its fences included)."""
+    inside, marks = False, []
+    for line in lines:
+        fence = line.lstrip().startswith("```")
+        marks.append(inside or fence)
+        inside ^= fence
+    return marks
 
 
 def understand(question: str) -> tuple[str, str, list[str], list[str]]:
@@ -130,9 +149,9 @@ def understand(question: str) -> tuple[str, str, list[str], list[str]]:
 
 
 def run(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-    known, trail, unknown, preamble = parse_headers(sp.question_raw)
+    known, trail, unknown, rest = parse_headers(sp.question_raw)
     body = {spec.name: known.get(spec.name, "") for spec in schema()}
-    body["task"] = body["task"] or preamble or sp.question_raw.strip()
+    body["task"] = body["task"] or rest or sp.question_raw.strip()
     for spec in schema():
         if spec.must and not body[spec.name] and spec.default is not None:
             body[spec.name] = spec.default
@@ -209,7 +228,8 @@ def _matches(step: str, name: str, spec: Field) -> bool:
     if step == "alias":
         return name in spec.aliases
     if step == "typo":
-        return len(name) >= 4 and any(_within_one_edit(name, known) for known in (spec.name, *spec.aliases))
+        # From five letters: one edit turns a shorter word into another one ("dask" -> "task").
+        return len(name) >= 5 and any(_within_one_edit(name, known) for known in (spec.name, *spec.aliases))
     if step == "bilingual":
         return name in spec.bilingual
     if step == "template":
