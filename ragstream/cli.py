@@ -412,7 +412,7 @@ def _print_summary(report) -> None:
     if report.previous_index_problem:
         console.print(f"[yellow]previous index not reused:[/] {report.previous_index_problem}")
     console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
-                  f"{report.reparsed} files parsed, {report.embedded_new} chunks embedded"
+                  f"{report.reparsed} files parsed, {report.embedded_new} texts embedded"
                   f"{_backends(report.embedding_backends)}, {report.embedded_cached} from cache")
     console.print(_counter_table("nodes by kind", report.nodes_by_kind))
     console.print(_counter_table("edges by type", report.edges_by_type))

@@ -39,6 +39,7 @@ class EmbeddingSettings:
     dtype: str
     batch_size: int
     onnx_below: int
+    window_tokens: int  # word pieces a semantic window holds (the model reads 256)
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ CHOICES = {
 # The roles a model can play (config/prompts/<role>.md holds each one's prompt).
 LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
-            "chunks.header_max_names", "embedding.batch_size", "retrieval.rrf_k",
+            "chunks.header_max_names", "embedding.batch_size", "embedding.window_tokens", "retrieval.rrf_k",
             "retrieval.widen_factor", "retrieval.file_evidence_chunks", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
             "limits.answer_max_citations", "limits.gate_candidate_chars",

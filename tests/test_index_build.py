@@ -85,8 +85,9 @@ def test_manifest_and_search_artifacts(built_sample):
     assert m["tokenizer"] == "cl100k_base"
     assert set(m["files"]) == {f for f in m["files"]} and "billing/service.py" in m["files"]
     assert m["counts"]["chunks"] == report.chunks == len(stored.chunks())
-    faiss_index = read_faiss(stored.faiss_path)
-    assert faiss_index.ntotal == report.chunks and faiss_index.d == 384
+    faiss_index, window_rows = read_faiss(stored.faiss_path)
+    assert faiss_index.d == 384 and faiss_index.ntotal == len(window_rows) >= report.chunks
+    assert sorted(set(window_rows.tolist())) == list(range(report.chunks))  # every chunk has its windows
     bm25 = read_bm25(stored.bm25_dir)
     assert bm25.scores["num_docs"] == report.chunks
 
@@ -116,7 +117,7 @@ def test_long_definitions_split_on_line_boundaries(tmp_path: Path):
 def test_incremental_reindex_only_redoes_the_changed_file(sample_repo: Path, tmp_path: Path):
     settings = make_settings(tmp_path / "data")
     first = build_index(sample_repo, settings, embedder=Embedder())
-    assert not first.incremental and first.embedded_new == first.chunks
+    assert not first.incremental and first.embedded_new >= first.chunks and first.embedded_cached == 0
 
     unchanged = Embedder()
     again = build_index(sample_repo, settings, embedder=unchanged)
@@ -333,3 +334,54 @@ def test_keyword_text_keeps_the_own_name_and_drops_neighbour_lists():
     text = keyword_text(chunk)
     assert "save_payment" not in text and "cli.main" not in text
     assert text.startswith("file: billing/service.py\nsymbol:") and text.endswith("def record_payment(self): ...\nrecord_payment")
+
+
+def test_a_chunk_longer_than_the_model_window_is_also_embedded_as_windows(tmp_path: Path):
+    from ragstream.index.windows import code_windows, model_tokenizer, window_texts
+
+    body = "\n".join(f"    total_{i} = compute_amount_{i}(invoice, ledger)  # step {i}" for i in range(60))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "long.py").write_text(f"def long_function(invoice, ledger):\n{body}\n    return total_59\n\n"
+                                  "def short_function():\n    return 1\n")
+    settings = make_settings(tmp_path / "data", chunks={"max_chunk_tokens": 4000})  # one chunk, not parts
+    report = build_index(repo, settings)
+    chunks = load(settings, repo).chunks()
+    texts, rows = window_texts(chunks, settings.embedding.window_tokens)
+    long_row = next(i for i, c in enumerate(chunks) if c.id == "py:long.long_function|FUNCTION")
+    short_row = next(i for i, c in enumerate(chunks) if c.id == "py:long.short_function|FUNCTION")
+    windows = [t for t, r in zip(texts, rows) if r == long_row]
+    assert windows[0] == chunks[long_row].embedding_text and len(windows) >= 3
+    assert [t for t, r in zip(texts, rows) if r == short_row] == [chunks[short_row].embedding_text]
+    tokenizer = model_tokenizer()
+    assert all(len(tokenizer.encode(w).ids) <= settings.embedding.window_tokens for w in windows[1:])
+    assert "compute_amount_59" in windows[-1] and windows[-1].startswith("file: long.py\nsymbol: long.long_function")
+    assert windows[1:] == code_windows(chunks[long_row], settings.embedding.window_tokens)
+    assert report.embedded_new == len(texts)  # every window is a vector in the index
+
+
+def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):
+    # Four functions share their first 250+ word pieces; only their last line differs, far past
+    # what the model reads of a text: only a window over the tail can tell them apart.
+    filler = "\n".join(f"    value_{i} = int(value_{i - 1} if {i} else 0) + {i}" for i in range(1, 40))
+    tails = {"step_a": "send_invoice_email_to_customer(batch.customer, smtp_server)",
+             "step_b": "write_ledger_rows_to_database(batch.rows, connection)",
+             "step_c": "render_sales_chart_as_png(batch.totals, figure_path)",
+             "step_d": "compress_archive_of_old_log_files(log_folder)"}
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "steps.py").write_text("".join(f"def {name}(batch):\n    value_0 = 0\n{filler}\n    {tail}\n\n\n"
+                                           for name, tail in tails.items()))
+    settings = make_settings(tmp_path / "data", chunks={"max_chunk_tokens": 4000})
+    build_index(repo, settings)
+    from ragstream.retrieval.filters import RetrievalFilters
+    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.types import SearchRequest
+
+    backend = LocalBackend(settings)
+    for name, question in [("step_a", "email the invoice to the customer over smtp"),
+                           ("step_b", "store ledger rows in the database"),
+                           ("step_c", "draw the sales chart into a png image"),
+                           ("step_d", "compress old log files into an archive")]:
+        hits = backend.search(SearchRequest("semantic", question, 1, "repo", "default", RetrievalFilters())).hits
+        assert [h.id for h in hits] == [f"py:steps.{name}|FUNCTION"], question

@@ -30,6 +30,7 @@ from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
+from ragstream.index.windows import window_texts
 from ragstream.index.secrets import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
 from ragstream.tokens import token_counter
@@ -159,7 +160,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             store.write_graph(generation / store.GRAPH, graph)
             clock.lap("parse")
 
-            embedding_texts = [c.embedding_text for c in chunks]
+            embedding_texts, window_rows = window_texts(chunks, settings.embedding.window_tokens)
             cache = EmbeddingCache(location.embedding_cache)
             try:
                 vectors, report.embedded_new = embed_with_cache(
@@ -169,12 +170,12 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             finally:
                 cache.close()
             progress.finish("embed")
-            report.embedded_cached = len(chunks) - report.embedded_new
+            report.embedded_cached = len(embedding_texts) - report.embedded_new
             report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
             clock.lap("embed")
 
             progress.start("write", 4)
-            write_faiss(generation / store.FAISS, vectors)
+            write_faiss(generation / store.FAISS, vectors, window_rows)
             progress.advance("write")
             write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
             progress.advance("write")

@@ -10,6 +10,7 @@ line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import TypeVar
 
 import networkx as nx
 
@@ -18,6 +19,7 @@ from ragstream.super_prompt import Chunk
 from ragstream.tokens import TokenCounter
 
 NODE_FIELDS = tuple(f.name for f in fields(Node))
+T = TypeVar("T")
 # (edge type, direction, header label); "out" lists targets, "in" lists sources.
 HEADER_RELATIONS = (
     ("INHERITS", "out", "inherits"), ("IMPLEMENTS", "out", "implements"),
@@ -160,7 +162,7 @@ def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenC
     tokens = counter.count(text)
     if tokens <= max_tokens:
         return [_chunk(node, node.id, body, text, header, {**base, "tokens": tokens})]
-    parts = _line_groups(body, counter.line_costs([t for _, t in body]), max_tokens)
+    parts = line_groups(body, counter.line_costs([t for _, t in body]), max_tokens)
     chunks = []
     for index, part in enumerate(parts, start=1):
         text = "\n".join(t for _, t in part)
@@ -171,10 +173,9 @@ def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenC
     return chunks
 
 
-def _line_groups(body: list[tuple[int, str]], costs: list[int],
-                 max_tokens: int) -> list[list[tuple[int, str]]]:
+def line_groups(body: list[T], costs: list[int], max_tokens: int) -> list[list[T]]:
     """Consecutive lines packed into groups of at most max_tokens (a longer line stays whole)."""
-    groups: list[list[tuple[int, str]]] = [[]]
+    groups: list[list[T]] = [[]]
     used = 0
     for line, cost in zip(body, costs):
         if groups[-1] and used + cost > max_tokens:

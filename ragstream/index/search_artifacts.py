@@ -1,7 +1,8 @@
 """The FAISS and BM25 files of an index: written here at build time, read by the retrieval backend.
 
-FAISS: an exact inner-product index over L2-normalised vectors (cosine), row i = chunk i, so
-a search can be restricted with an id selector. BM25: bm25s over code-aware keyword tokens of
+FAISS: an exact inner-product index over L2-normalised vectors (cosine), one vector per semantic
+window (`index/windows.py`), with the chunk row of each vector beside it (`faiss_rows.npy`), so a
+search can be restricted with an id selector over the windows of visible chunks. BM25: bm25s over code-aware keyword tokens of
 each chunk's `keyword_text`.
 """
 from __future__ import annotations
@@ -13,18 +14,25 @@ import numpy as np
 from ragstream.index.keywords import keyword_tokens
 
 
-def write_faiss(path: Path, vectors: np.ndarray) -> None:
+def write_faiss(path: Path, vectors: np.ndarray, chunk_rows: np.ndarray) -> None:
+    """The vectors, and beside them (`<path>.rows.npy`) the chunk row each belongs to."""
     import faiss
 
     index = faiss.IndexFlatIP(vectors.shape[1])
     index.add(np.ascontiguousarray(vectors, dtype=np.float32))
     faiss.write_index(index, str(path))
+    np.save(rows_path(path), np.asarray(chunk_rows, dtype=np.int32), allow_pickle=False)
 
 
-def read_faiss(path: Path):
+def read_faiss(path: Path) -> tuple[object, np.ndarray]:
+    """(FAISS index, chunk row of each of its vectors)."""
     import faiss
 
-    return faiss.read_index(str(path))
+    return faiss.read_index(str(path)), np.load(rows_path(path), allow_pickle=False)
+
+
+def rows_path(faiss_path: Path) -> Path:
+    return faiss_path.with_name(faiss_path.name + ".rows.npy")
 
 
 def write_bm25(directory: Path, texts: list[str]) -> None:

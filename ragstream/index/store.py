@@ -26,7 +26,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
-FORMAT_VERSION = 3  # 3: BM25 tokens are stemmed (2: BM25 indexes keyword_text, without caller/callee lists)
+FORMAT_VERSION = 4  # 4: semantic windows for long chunks; 3: BM25 tokens stemmed; 2: BM25 without caller/callee lists
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 GRAPH = "graph.json"

@@ -2,7 +2,7 @@
 and of the code the question names, lifted by file-level evidence), rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
-selector over the visible rows and BM25 scores with the mask as weights, so a filtered search
+selector over the windows of visible chunks (a chunk scores by its best window) and BM25 scores with the mask as weights, so a filtered search
 still returns top_k visible hits when they exist, and nothing invisible is ever ranked,
 returned, fetched or written to the debug record.
 """
@@ -36,7 +36,8 @@ class LoadedIndex:
     stored: store.StoredIndex
     chunks: list[Chunk]
     rows: dict[str, list[int]]  # chunk id, or node id of a split chunk -> its rows (in order)
-    faiss: object
+    faiss: object  # one vector per semantic window
+    window_rows: np.ndarray  # the chunk row of each FAISS vector
     bm25: object | None  # None when the BM25 files are missing
     visibility: Visibility
     graph: nx.MultiDiGraph | None = None  # loaded on first use
@@ -151,19 +152,28 @@ class LocalBackend:
     # --- modes ----------------------------------------------------------------------------
 
     def _semantic(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
+        """The best k visible chunks, each scored by its best window (MaxP)."""
         import faiss
 
         k = min(k, int(visible.sum()))
         if k == 0:
             return []
         vector = self.embedder.encode([query])
+        windows_visible = visible[index.window_rows]
         params = None
-        if not visible.all():
-            bitmap = np.packbits(visible, bitorder="little")
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(visible), faiss.swig_ptr(bitmap)))
-        scores, rows = index.faiss.search(vector, k, params=params)
-        found = [(index.chunks[r].id, float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0 and visible[r]]
-        return sorted(found, key=lambda item: (-item[1], item[0]))
+        if not windows_visible.all():
+            bitmap = np.packbits(windows_visible, bitorder="little")
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(windows_visible), faiss.swig_ptr(bitmap)))
+        total = int(windows_visible.sum())
+        wanted = min(total, k * 2)  # most chunks have one window: a little headroom is usually enough
+        while True:
+            scores, ids = index.faiss.search(vector, wanted, params=params)
+            best = best_per_chunk(scores[0], ids[0], index.window_rows, visible)
+            if len(best) >= k or wanted >= total:
+                break
+            wanted = min(total, wanted * 2)
+        found = [(index.chunks[row].id, score) for row, score in best.items()]
+        return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
     def _bm25(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
         tokens = keyword_tokens(query)
@@ -249,6 +259,19 @@ class LocalBackend:
         return index
 
 
+def best_per_chunk(scores: np.ndarray, ids: np.ndarray, window_rows: np.ndarray,
+                   visible: np.ndarray) -> dict[int, float]:
+    """Chunk row -> its best window score, over FAISS results (ids < 0 are empty slots)."""
+    best: dict[int, float] = {}
+    for score, window in zip(scores, ids):
+        if window < 0:
+            continue
+        row = int(window_rows[window])
+        if visible[row] and float(score) > best.get(row, -np.inf):
+            best[row] = float(score)
+    return best
+
+
 def _visible_rows(index: LoadedIndex, visible: np.ndarray, cid: str) -> list[int]:
     """The rows of a chunk id (or of every part of a split node), if all are visible; else []."""
     rows = index.rows.get(cid, [])
@@ -274,4 +297,5 @@ def _load(location: store.IndexLocation) -> LoadedIndex:
         rows[chunk.id] = [row]
         if chunk.node_id != chunk.id:
             rows.setdefault(chunk.node_id, []).append(row)
-    return LoadedIndex(stored, chunks, rows, read_faiss(stored.faiss_path), bm25, Visibility(chunks))
+    vectors, window_rows = read_faiss(stored.faiss_path)
+    return LoadedIndex(stored, chunks, rows, vectors, window_rows, bm25, Visibility(chunks))
