@@ -96,3 +96,10 @@ def test_text_after_a_known_field_goes_back_to_the_question():
     normalize.run(sp, None, {"id": "normalize"}, {})
     assert sp.body["format"] == "a table"
     assert sp.question_en == "Which functions write the payments table?"
+
+
+def test_a_field_header_on_its_own_line_takes_the_next_paragraph():
+    sp = SuperPrompt(question_raw="Context:\n\nWe moved payments to a queue last week.\n\nWhy do refunds arrive twice?")
+    normalize.run(sp, None, {"id": "normalize"}, {})
+    assert sp.body["context"] == "We moved payments to a queue last week."
+    assert sp.question_en == "Why do refunds arrive twice?"

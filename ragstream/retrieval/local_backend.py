@@ -2,9 +2,10 @@
 and of the code the question names, lifted by file-level evidence), rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
-selector over the windows of visible chunks (a chunk scores by its best window) and BM25 scores with the mask as weights, so a filtered search
-still returns top_k visible hits when they exist, and nothing invisible is ever ranked,
-returned, fetched or written to the debug record.
+selector over the windows of visible chunks (a chunk scores by its best window) and BM25
+scores with the mask as weights, so a filtered search still returns top_k visible hits when
+they exist, and nothing invisible is ever ranked, returned, fetched or written to the debug
+record.
 """
 from __future__ import annotations
 

@@ -93,10 +93,10 @@ def resolve_header(header: str) -> tuple[str | None, str]:
 
 def parse_headers(prompt: str) -> tuple[dict[str, str], list[dict[str, str]], dict[str, str], str]:
     """(known fields, how each header resolved, unknown headers, the question outside the known
-    fields). A known header's section runs to the next header or blank line; everything else (text
-    before the headers, unknown headers' sections, paragraphs after a known field) stays in the
-    question as written, so a pasted issue report with `Output:` or `dask: 2.10.1` lines keeps its
-    text. Lines inside fenced code blocks are never headers."""
+    fields). A known header's section is one paragraph of prose (see `_section_end`); all else
+    (text before the headers, unknown headers' sections, what follows a known field's paragraph)
+    stays in the question as written, so a pasted issue report with `Output:` or `dask: 2.10.1`
+    lines keeps its text. Lines inside fenced code blocks are never headers."""
     lines = prompt.split("\n")
     fenced = _fenced(lines)
     candidates = [(i, m) for i, line in enumerate(lines) if not fenced[i] and (m := _HEADER.match(line))]
@@ -110,7 +110,7 @@ def parse_headers(prompt: str) -> tuple[dict[str, str], list[dict[str, str]], di
         end = candidates[n + 1][0] if n + 1 < len(candidates) else len(lines)
         field, step = resolve_header(match.group(1))
         if field:
-            end = next((i for i in range(index + 1, end) if not lines[i].strip()), end)
+            end = _section_end(lines, fenced, index, end, bool(match.group(2).strip()))
             taken.update(range(index, end))
         value = "\n".join([match.group(2), *lines[index + 1:end]]).strip()
         trail.append({"header": match.group(1).strip(), "field": field or "", "step": step})
@@ -119,6 +119,19 @@ def parse_headers(prompt: str) -> tuple[dict[str, str], list[dict[str, str]], di
         target[key] = f"{target[key]}\n{value}" if key in target else value
     rest = "\n".join(line for i, line in enumerate(lines) if i not in taken).strip()
     return known, trail, unknown, rest
+
+
+def _section_end(lines: list[str], fenced: list[bool], start: int, limit: int, has_value: bool) -> int:
+    """Where a known field's section ends (before `limit`, the next header): at the first blank
+    or fenced-code line after its text (a header with no text of its own skips blank lines first:
+    "Context:", an empty line, then the context)."""
+    i = start + 1
+    if not has_value:
+        while i < limit and not lines[i].strip():
+            i += 1
+    while i < limit and lines[i].strip() and not fenced[i]:
+        i += 1
+    return i
 
 
 def _fenced(lines: list[str]) -> list[bool]:
