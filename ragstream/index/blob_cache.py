@@ -11,6 +11,7 @@ from pathlib import Path
 from ragstream.errors import IndexingError
 
 _BATCH = 500  # SQLite's bound-parameter limit is 999 on older builds
+BUSY_TIMEOUT_S = 60  # two builds of one repository (two branches, two commits) share its caches
 
 
 class BlobCache:
@@ -20,7 +21,8 @@ class BlobCache:
         self._insert = f"INSERT OR REPLACE INTO {table} VALUES (?, ?)"
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(path)
+            self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+            self._db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {column} BLOB NOT NULL)")
         except sqlite3.DatabaseError as exc:
             raise IndexingError(f"cache is unreadable: {exc}", where=str(path),
