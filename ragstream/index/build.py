@@ -30,9 +30,9 @@ from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
-from ragstream.index.windows import window_texts
 from ragstream.index.secrets import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
+from ragstream.index.windows import window_texts
 from ragstream.tokens import token_counter
 
 class Progress(Protocol):

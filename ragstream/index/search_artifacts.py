@@ -1,9 +1,9 @@
 """The FAISS and BM25 files of an index: written here at build time, read by the retrieval backend.
 
 FAISS: an exact inner-product index over L2-normalised vectors (cosine), one vector per semantic
-window (`index/windows.py`), with the chunk row of each vector beside it (`faiss_rows.npy`), so a
-search can be restricted with an id selector over the windows of visible chunks. BM25: bm25s over code-aware keyword tokens of
-each chunk's `keyword_text`.
+window (`index/windows.py`), with the chunk row of each vector beside it (`faiss.index.rows.npy`),
+so a search can be restricted with an id selector over the windows of visible chunks. BM25:
+bm25s over code-aware keyword tokens of each chunk's `keyword_text`.
 """
 from __future__ import annotations
 

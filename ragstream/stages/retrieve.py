@@ -1,9 +1,10 @@
 """Stage 3, retrieve: entry points for the question, from several query pieces, checked.
 
 The query is decomposed into at most `N0_QUERY_PIECES` searches: the whole query, then each
-identifier the question names (in bm25 and semantic mode only: a hybrid search already fuses the
-code the question names, and a piece per identifier there outweighed the question itself:
-measured with `ragstream eval --configs pipeline:base`, commit dev function R@5 0.49 -> 0.63); for a mixed code-and-database question two of them search the
+identifier the question names (in bm25 and semantic mode only: a hybrid search already fuses
+the code the question names, and a piece per identifier there outweighed the question itself:
+`ragstream eval --configs pipeline:base` on the commit dev file, function R@5 0.47 -> 0.63);
+for a mixed code-and-database question two of them search the
 whole query inside each domain (languages narrowed, never widened) and keeps at least `mixed_domain_share` of
 its hits from each side. Every piece returns up to
 `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`; per chunk the piece scores (each scaled by its piece's best)
