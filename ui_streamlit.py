@@ -34,8 +34,12 @@ with st.sidebar:
 
 mode = st.segmented_control("mode", ["Manual", "Auto"], default="Manual", required=True, key="mode",
                             label_visibility="collapsed")
+# Always drawn, empty once an index exists: the panels below keep their places when the first
+# build ends, so a question typed meanwhile is not lost to a remounted text box.
+first_build = st.container()
 if choices.scope is None:
-    builds.render(controller)  # the first index being built (the default one), live
+    with first_build:
+        builds.render(controller)  # the first index being built (the default one), live
 if mode == "Manual":
     manual.render(controller, choices)
 else:

@@ -119,13 +119,17 @@ def test_the_workbench_builds_the_default_index_then_runs_both_modes(page):
     expect(page.get_by_text("Indexing").first).to_be_visible()
     expect(page.locator('[data-testid="stProgress"]').first).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "ui-building.png"))
+    # A question typed (not yet sent) while the index builds survives the build's end.
+    page.get_by_label("Question").fill(QUESTION)
     # Built: the sidebar describes the chosen index.
     expect(page.get_by_text(re.compile(r"\d+ files · \d+ chunks")).first).to_be_visible(timeout=BUILD_WAIT_MS)
+    settle(page)
+    expect(page.get_by_label("Question")).to_have_value(QUESTION)
 
     # Manual mode: the eight stages in order.
-    page.get_by_label("Question").fill(QUESTION)
     page.get_by_label("Question").press("Control+Enter")
     settle(page)
+    expect(page.get_by_label("Question")).to_have_value(QUESTION)
     for number, label in enumerate(LABELS, start=1):
         button = current(page).get_by_role("button", name=f"{number} {label}")
         expect(button).to_be_enabled()
