@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from ragstream.config import load_settings
-from ragstream.errors import RagstreamError, RetrievalError
+from ragstream.errors import ConfigError, RagstreamError, RetrievalError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -300,11 +300,13 @@ def _add_eval_command(commands) -> None:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    import os
     from pathlib import Path
 
     import orjson
 
     from ragstream.eval import report
+    from ragstream.eval.configs import check_configs
     from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, run_eval
     from ragstream.eval.questions import load_questions
 
@@ -313,7 +315,10 @@ def _eval(args: argparse.Namespace) -> int:
     if args.repos:
         wanted = {r.strip() for r in args.repos.split(",")}
         questions = [q for q in questions if q.repo in wanted]
-    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    if not questions:
+        raise ConfigError(f"no question of {args.questions} is left to evaluate",
+                          where="--repos" if args.repos else "--split" if args.split else "questions file")
+    configs = check_configs([c.strip() for c in args.configs.split(",") if c.strip()])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     options = EvalOptions(configs, Path(args.data_dir or settings.index.data_dir).resolve(),
@@ -322,7 +327,10 @@ def _eval(args: argparse.Namespace) -> int:
                           tuple(Path(p) for p in args.reuse), args.existing_indexes,
                           WITH_CLASSES if args.with_classes else FUNCTION_KINDS)
     command = "ragstream " + " ".join(sys.argv[1:])
-    with open(out / "ranks.jsonl", "wb") as ranks, open(out / "builds.jsonl", "wb") as builds:
+    # Rows stream to .partial files (readable, and reusable with --reuse, if the run stops) and
+    # replace the previous run's files only at the end: `--reuse OUT/ranks.jsonl --out OUT` works.
+    ranks_path, builds_path = out / "ranks.jsonl", out / "builds.jsonl"
+    with open(f"{ranks_path}.partial", "wb") as ranks, open(f"{builds_path}.partial", "wb") as builds:
         def on_row(row: dict) -> None:
             ranks.write(orjson.dumps(row) + b"\n")
             ranks.flush()
@@ -338,15 +346,22 @@ def _eval(args: argparse.Namespace) -> int:
                               f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False)
 
         result = run_eval(questions, settings, options, on_row, on_build)
+    os.replace(f"{ranks_path}.partial", ranks_path)
+    os.replace(f"{builds_path}.partial", builds_path)
     summary = report.summarize(result.rows, configs)
     title = f"{Path(args.questions).name}: {len(questions)} questions"
     (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     (out / "comparison.md").write_text(report.comparison_markdown(summary, title, command), encoding="utf-8")
-    gold = {q.id: (list(q.gold_files), list(q.gold_functions)) for q in questions}
-    report.plot_recall(result.rows, gold, configs, out / "recall.png", title)
     if args.predictions:
         Path(args.predictions).write_bytes(report.prediction_lines(result.rows))
     Console(width=max(console.width, TABLE_WIDTH)).print(report.comparison_table(summary, title))
+    gold = {q.id: (list(q.gold_files), list(q.gold_functions)) for q in questions}
+    try:
+        report.plot_recall(result.rows, gold, configs, out / "recall.png", title)
+    except ConfigError as exc:  # matplotlib is an optional extra: everything else is written
+        err_console.print(f"[yellow]no recall.png: {exc}[/yellow]")
+        console.print(f"ranks and comparison.md written to {out}")
+        return 0
     console.print(f"ranks, comparison.md and recall.png written to {out}")
     return 0
 

@@ -216,6 +216,45 @@ def test_reused_rows_are_not_recomputed(fixture_eval, tmp_path: Path):
     assert again.builds == [] and [r["ranked_files"] for r in again.rows] == [
         r["ranked_files"] for r in run.rows]
 
+def test_reusing_the_out_folders_own_ranks_keeps_and_rescores_them(fixture_eval, tmp_path: Path):
+    """`--reuse OUT/ranks.jsonl --out OUT` once emptied the file before reading it. Reused rows
+    keep their ranked lists and are scored against the gold as it is now."""
+    from ragstream.cli import main
+
+    root, out, _ = fixture_eval
+    again = tmp_path / "out"
+    shutil.copytree(out, again)
+    before = {(r["id"], r["config"]): r for r in map(json.loads, (again / "ranks.jsonl").read_text().splitlines())}
+    moved = [dict(q, gold_files=["billing/cli.py"]) if q["id"] == "balance" else q for q in QUESTIONS]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in moved))
+    code = main(["eval", str(questions), "--repo", str(root / "sample_repo"), "--split", "dev", "--configs", "bm25",
+                 "--reuse", str(again / "ranks.jsonl"), "--out", str(again), "--data-dir", str(root / "data")])
+    assert code == 0
+    rows = {r["id"]: r for r in map(json.loads, (again / "ranks.jsonl").read_text().splitlines())}
+    assert set(rows) == {"pay", "balance"} and (again / "builds.jsonl").read_text() == ""
+    assert not list(again.glob("*.partial"))
+    for qid, row in rows.items():
+        assert row["ranked_files"] == before[qid, "bm25"]["ranked_files"]
+    assert rows["pay"]["metrics"] == before["pay", "bm25"]["metrics"]
+    cli_rank = rows["balance"]["ranked_files"].index("billing/cli.py") + 1 if (
+        "billing/cli.py" in rows["balance"]["ranked_files"]) else None
+    assert rows["balance"]["gold_file_ranks"] == {"billing/cli.py": cli_rank}
+    assert rows["balance"]["metrics"]["file_MRR"] == (1 / cli_rank if cli_rank else 0.0)
+
+
+@pytest.mark.parametrize(("extra", "where"), [(["--repos", "nobody/none"], "--repos"), (["--configs", ""], "--configs")])
+def test_an_eval_with_nothing_to_do_is_refused_before_it_writes(fixture_eval, tmp_path: Path, capsys, extra, where):
+    from ragstream.cli import main
+
+    root, _, questions = fixture_eval
+    code = main(["eval", str(questions), "--repo", str(root / "sample_repo"), "--split", "dev",
+                 "--out", str(tmp_path / "out"), "--data-dir", str(root / "data"), *extra])
+    assert code == 2
+    assert f"error (config): {where}: " in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.skipif(not SCORE_PY.is_file(), reason="the shared scorer is not on this machine")
 def test_our_scorer_agrees_with_score_py(fixture_eval, tmp_path: Path):
     root, out, questions = fixture_eval

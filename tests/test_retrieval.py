@@ -10,7 +10,7 @@ from ragstream.cli import main
 from ragstream.errors import ConfigError, IndexLoadError, RetrievalError
 from ragstream.index import store
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.fusion import reciprocal_rank_fusion
+from ragstream.retrieval.fusion import fuse, ranks_of
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.search_nodes import parse_router_payload, search_nodes
 from ragstream.retrieval.types import SearchRequest
@@ -58,8 +58,13 @@ def test_scope_must_match_the_index(acl_backend):
 
 # --- modes and fusion -----------------------------------------------------------------------
 
+def rrf(semantic: list[str], bm25: list[str], rrf_k: int = 60):
+    """Plain RRF of a semantic and a bm25 ranking, equally weighted."""
+    return fuse({"semantic": ranks_of(semantic), "bm25": ranks_of(bm25)}, rrf_k)
+
+
 def test_rrf_scores_by_hand():
-    fused = reciprocal_rank_fusion(["a", "b", "c"], ["c", "a", "d"], rrf_k=60)
+    fused = rrf(["a", "b", "c"], ["c", "a", "d"], rrf_k=60)
     assert [cid for cid, _, _ in fused] == ["a", "c", "b", "d"]
     scores = {cid: score for cid, score, _ in fused}
     assert scores["a"] == pytest.approx(1 / 61 + 1 / 62)
@@ -70,17 +75,17 @@ def test_rrf_scores_by_hand():
 
 def test_rrf_ties_go_to_the_lower_semantic_rank_then_id():
     # x and y: 1/61 + 1/62 each; x is semantic #1.
-    assert [c for c, _, _ in reciprocal_rank_fusion(["x", "y"], ["y", "x"], rrf_k=60)] == ["x", "y"]
+    assert [c for c, _, _ in rrf(["x", "y"], ["y", "x"], rrf_k=60)] == ["x", "y"]
     # p only semantic #1, q only bm25 #1: equal scores, p has a semantic rank.
-    assert [c for c, _, _ in reciprocal_rank_fusion(["p"], ["q"])] == ["p", "q"]
+    assert [c for c, _, _ in rrf(["p"], ["q"])] == ["p", "q"]
     # same score from mirrored ranks among ids missing from semantic -> bm25 rank, then id.
-    assert [c for c, _, _ in reciprocal_rank_fusion([], ["m", "n"])] == ["m", "n"]
+    assert [c for c, _, _ in rrf([], ["m", "n"])] == ["m", "n"]
 
 
 @pytest.mark.parametrize("rrf_k", [0, -1, True, 1.5])
 def test_rrf_k_must_be_a_positive_int(rrf_k):
     with pytest.raises(RetrievalError, match="rrf_k must be an int >= 1"):
-        reciprocal_rank_fusion(["a"], ["b"], rrf_k=rrf_k)
+        rrf(["a"], ["b"], rrf_k=rrf_k)
 
 
 def test_modes_find_the_payment_code(acl_backend):

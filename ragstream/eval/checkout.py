@@ -15,10 +15,15 @@ from ragstream.errors import ConfigError, IndexingError
 GIT_TIMEOUT_SECONDS = 600
 
 
+def repo_folder(repo: str) -> str:
+    """`owner/name` -> `owner+name`: the folder of its mirror and of its scratch worktree."""
+    owner, _, name = repo.partition("/")
+    return f"{owner}+{name}"
+
+
 def mirror_path(mirrors: Path, repo: str) -> Path:
     """The bare mirror of `owner/name`, or an error saying where it was looked for."""
-    owner, _, name = repo.partition("/")
-    path = mirrors / f"{owner}+{name}" / "repo"
+    path = mirrors / repo_folder(repo) / "repo"
     if not (path / "HEAD").is_file():
         raise ConfigError(f"no bare git mirror of {repo}", where=str(path),
                           hint="lay mirrors out as <mirrors>/<owner>+<name>/repo")

@@ -30,6 +30,8 @@ LAST_PIPELINE_ACTION = "expand"
 
 def check_configs(names: list[str]) -> list[str]:
     """The configuration names, each known (a pipeline name is checked when it is loaded)."""
+    if not names:
+        raise ConfigError("no configuration to evaluate", where="--configs")
     for name in names:
         if name not in BASIC and not (name.startswith(PIPELINE_PREFIX) and name[len(PIPELINE_PREFIX):]):
             raise ConfigError(f"unknown configuration {name!r}; choose from {', '.join(BASIC)} "
@@ -75,7 +77,10 @@ class Ranker:
     def _with_graph(self, query: str) -> list[str]:
         hits = self._search("hybrid", query)
         pipeline = self.controller.pipeline(GRAPH_PIPELINE)
-        step = next(s for s in pipeline.steps.values() if s.action == LAST_PIPELINE_ACTION)
+        step = next((s for s in pipeline.steps.values() if s.action == LAST_PIPELINE_ACTION), None)
+        if step is None:
+            raise ConfigError(f"pipeline {GRAPH_PIPELINE!r} has no {LAST_PIPELINE_ACTION!r} step, whose graph "
+                              "limits hybrid+graph uses", where=f"pipeline {GRAPH_PIPELINE}")
         limits = limits_from_settings(step.params, pipeline.settings, step.id)
         s = self.scope
         filters = RetrievalFilters.parse(s.retrieval_filters)

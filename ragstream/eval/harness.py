@@ -19,9 +19,9 @@ import orjson
 from ragstream.config import Settings
 from ragstream.controller import Controller, Scope
 from ragstream.errors import ConfigError, IndexLoadError
-from ragstream.eval.checkout import checkout_python_files, mirror_path
+from ragstream.eval.checkout import checkout_python_files, mirror_path, repo_folder
 from ragstream.eval.configs import Ranker, check_configs
-from ragstream.eval.metrics import first_ranks, norm_function, norm_path, question_metrics
+from ragstream.eval.metrics import RANKED_MAX, first_ranks, norm_function, norm_path, question_metrics
 from ragstream.eval.questions import Question
 from ragstream.index import store
 from ragstream.index.build import build_index
@@ -33,7 +33,6 @@ from ragstream.index.parsers.python import module_names
 TEST_FILE_PATTERNS = ["tests/", "test/", "/testing/", "test_*.py", "*_test.py", "conftest.py"]
 FUNCTION_KINDS = ("FUNCTION", "METHOD")
 WITH_CLASSES = (*FUNCTION_KINDS, "CLASS")  # the question set's gold also names classes (a changed class-level line)
-RANKED_MAX = 50  # ranked files and functions kept per question (what score.py reads)
 EVAL_BRANCH = "eval"
 COMMIT_NAME_LENGTH = 12
 REPO_INDEX_NAME = "eval"  # the index of --repo (with --mirrors, each index is named by its commit)
@@ -81,18 +80,19 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
         for question in group:
             for config in options.configs:
                 if (question.id, config) in reused:
-                    _emit(run, reused[question.id, config], on_row)
+                    _emit(run, _rescored(reused[question.id, config], question), on_row)
         if not todo:
             continue
         location = _existing_index(repo, commit, settings, options) if options.existing_indexes else None
         if location is None:
             location = _build(repo, commit, settings, options, embedder, run, on_build)
-        controller = Controller(settings)
         scope = Scope(location.repository, EVAL_BRANCH, location.active_index)
         modules = module_names(_python_paths(location))
-        ranker = Ranker(controller, scope, options.top_k)
-        for question, config in todo:
-            _emit(run, _rank_question(ranker, question, config, commit, modules, options.function_kinds), on_row)
+        with Controller(settings) as controller:  # closed per commit: it may have started a local model
+            ranker = Ranker(controller, scope, options.top_k)
+            for question, config in todo:
+                _emit(run, _rank_question(ranker, question, config, commit, modules, options.function_kinds),
+                      on_row)
     return run
 
 
@@ -112,7 +112,7 @@ def _build(repo: str, commit: str, settings: Settings, options: EvalOptions, emb
 
 def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOptions) -> store.IndexLocation | None:
     """The live index of this repository and commit (or of --repo), if a loadable one was built before."""
-    folder = options.repo.resolve().name if options.repo else repo.replace("/", "+")
+    folder = options.repo.resolve().name if options.repo else repo_folder(repo)
     name = REPO_INDEX_NAME if options.repo else commit[:COMMIT_NAME_LENGTH]
     location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(folder), name)
     try:
@@ -130,14 +130,20 @@ def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
     chunks = ranker.controller.runtime.backend.fetch_chunks(ids, s.repository, s.branch, s.retrieval_filters,
                                                            s.active_index)
     files, functions = ranked_files_and_functions(chunks, modules, kinds)
-    return {
-        "id": question.id, "repo": question.repo, "commit": commit, "config": config,
-        "ranked_files": files[:RANKED_MAX], "ranked_functions": functions[:RANKED_MAX],
-        "gold_file_ranks": first_ranks([norm_path(f) for f in question.gold_files], files),
-        "gold_function_ranks": first_ranks([norm_function(f) for f in question.gold_functions], functions),
-        "metrics": question_metrics(question.gold_files, question.gold_functions, files, functions),
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    row = {"id": question.id, "repo": question.repo, "commit": commit, "config": config,
+           "ranked_files": files[:RANKED_MAX], "ranked_functions": functions[:RANKED_MAX],
+           "seconds": round(time.perf_counter() - started, 3)}
+    return _rescored(row, question)
+
+
+def _rescored(row: dict[str, Any], question: Question) -> dict[str, Any]:
+    """The row with its gold ranks and metrics computed from its written lists (the lists
+    score.py reads), so a reused row follows the current gold and metrics too."""
+    files, functions = row["ranked_files"], row["ranked_functions"]
+    return {**row,
+            "gold_file_ranks": first_ranks([norm_path(f) for f in question.gold_files], files),
+            "gold_function_ranks": first_ranks([norm_function(f) for f in question.gold_functions], functions),
+            "metrics": question_metrics(question.gold_files, question.gold_functions, files, functions)}
 
 
 def ranked_files_and_functions(chunks, modules: dict[str, str], kinds: tuple[str, ...] = FUNCTION_KINDS
@@ -161,7 +167,8 @@ def qualified_in_module(symbol: str, module: str | None) -> str:
 
 def _python_paths(location: store.IndexLocation) -> list[str]:
     """The indexed Python files, whose dotted module names the parser gave their symbols."""
-    return [p for p in store.load_index(location).manifest["files"] if p.endswith((".py", ".pyi"))]
+    stored = store.load_index(location, optional=(store.BM25_DIR + "/",))
+    return [p for p in stored.manifest["files"] if p.endswith((".py", ".pyi"))]
 
 
 def _groups(questions: list[Question], one_repository: bool) -> list[tuple[tuple[str, str], list[Question]]]:
@@ -178,9 +185,8 @@ def _checkout(repo: str, commit: str, options: EvalOptions) -> tuple[Path, str]:
         return options.repo, REPO_INDEX_NAME
     if not commit:
         raise ConfigError(f"a question of {repo} has no base_commit", where="questions file")
-    owner, _, name = repo.partition("/")
     worktrees = options.worktrees or options.data_dir / "worktrees"
-    root = checkout_python_files(mirror_path(options.mirrors, repo), commit, worktrees / f"{owner}+{name}")
+    root = checkout_python_files(mirror_path(options.mirrors, repo), commit, worktrees / repo_folder(repo))
     return root, commit[:COMMIT_NAME_LENGTH]
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 FILE_KS = (1, 5, 10)
 FUNCTION_KS = (5, 10)
+RANKED_MAX = 50  # ranked files and functions kept per question (what score.py reads)
 COLUMNS = tuple(f"file_R@{k}" for k in FILE_KS) + ("file_MRR",) + tuple(f"func_R@{k}" for k in FUNCTION_KS)
 
 
@@ -57,7 +58,7 @@ def question_metrics(gold_files: Sequence[str], gold_functions: Sequence[str],
 
 def mean_metrics(rows: Sequence[dict[str, float]]) -> dict[str, float | int]:
     """Means of each column over the rows that have it, with n and n_fn (rows with functions)."""
-    out: dict[str, float | int] = {"n": len(rows), "n_fn": sum(1 for r in rows if "func_R@5" in r)}
+    out: dict[str, float | int] = {"n": len(rows), "n_fn": sum(1 for r in rows if f"func_R@{FUNCTION_KS[0]}" in r)}
     for column in COLUMNS:
         values = [r[column] for r in rows if column in r]
         out[column] = sum(values) / len(values) if values else float("nan")

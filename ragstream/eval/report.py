@@ -10,9 +10,8 @@ import orjson
 from rich.table import Table
 
 from ragstream.errors import ConfigError
-from ragstream.eval.metrics import COLUMNS, aggregate, dedup, norm_function, norm_path
-
-CURVE_MAX_K = 50
+from ragstream.eval.metrics import (COLUMNS, RANKED_MAX, aggregate, dedup, first_ranks, norm_function, norm_path,
+                                    recall_at)
 
 
 def summarize(rows: Sequence[dict[str, Any]], configs: Sequence[str]) -> dict[str, dict[str, dict]]:
@@ -52,18 +51,18 @@ def prediction_lines(rows: Sequence[dict[str, Any]]) -> bytes:
 
 def recall_curves(rows: Sequence[dict[str, Any]], gold: dict[str, tuple[list[str], list[str]]],
                   config: str, kind: str) -> list[float]:
-    """Mean recall@k for k = 1..CURVE_MAX_K of `kind` (files | functions) over the config's
+    """Mean recall@k for k = 1..RANKED_MAX of `kind` (files | functions) over the config's
     questions (questions without gold functions are left out of the function curve)."""
     index = 0 if kind == "files" else 1
     norm = norm_path if kind == "files" else norm_function
     curves = []
     for row in rows:
-        wanted = set(norm(g) for g in gold[row["id"]][index])
+        wanted = dedup(norm(g) for g in gold[row["id"]][index])
         if row["config"] != config or not wanted:
             continue
-        ranked = dedup(norm(x) for x in row[f"ranked_{kind}"])
-        curves.append([len(wanted.intersection(ranked[:k])) / len(wanted) for k in range(1, CURVE_MAX_K + 1)])
-    return [sum(c[k] for c in curves) / len(curves) for k in range(CURVE_MAX_K)] if curves else []
+        ranks = first_ranks(wanted, [norm(x) for x in row[f"ranked_{kind}"]])
+        curves.append([recall_at(ranks, k) for k in range(1, RANKED_MAX + 1)])
+    return [sum(c[k] for c in curves) / len(curves) for k in range(RANKED_MAX)] if curves else []
 
 
 def plot_recall(rows: Sequence[dict[str, Any]], gold: dict[str, tuple[list[str], list[str]]],
@@ -78,7 +77,7 @@ def plot_recall(rows: Sequence[dict[str, Any]], gold: dict[str, tuple[list[str],
         raise ConfigError("the recall plot needs matplotlib", where="eval --out",
                           hint="pip install 'ragstream[eval]'") from exc
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    ks = list(range(1, CURVE_MAX_K + 1))
+    ks = list(range(1, RANKED_MAX + 1))
     for axis, kind in zip(axes, ("files", "functions")):
         for config in configs:
             curve = recall_curves(rows, gold, config, kind)

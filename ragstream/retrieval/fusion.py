@@ -9,11 +9,6 @@ from ragstream.errors import RetrievalError
 Fused = list[tuple[str, float, dict[str, int]]]  # (id, score, {source: rank}) best first
 
 
-def reciprocal_rank_fusion(semantic: list[str], bm25: list[str], rrf_k: int = 60) -> Fused:
-    """RRF of a semantic and a bm25 ranking, equally weighted (see `fuse`)."""
-    return fuse({"semantic": ranks_of(semantic), "bm25": ranks_of(bm25)}, rrf_k)
-
-
 def ranks_of(ids: list[str]) -> dict[str, int]:
     """1-based ranks of a ranked list (an id's first position)."""
     ranks: dict[str, int] = {}
