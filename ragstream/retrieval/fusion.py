@@ -20,11 +20,12 @@ def ranks_of(ids: list[str]) -> dict[str, int]:
 def fuse(rankings: Mapping[str, Mapping[str, int]], rrf_k: int = 60,
          weights: Mapping[str, float] | None = None,
          boosts: Mapping[str, Mapping[str, float]] | None = None) -> Fused:
-    """(id, score, {source: rank}) best first, `score = sum weight / (rrf_k + rank)` over the
-    sources that ranked the id (ranks 1-based, weight 1 unless given). A boost source scores by
-    strength instead of rank: an id of strength s in [0, 1] gains `weight * s / (rrf_k + 1)`
-    (s = 1 counts as a first place), and its rank among the boost's ids is recorded. Ties:
-    better rank in the first source, then in the next, ... (absent counts as worst), then id."""
+    """Weighted Reciprocal Rank Fusion of rankings (hybrid search: the semantic and the bm25 ranking, with the
+    mentions as a boost). Returns (id, score, {source: rank}) best first, `score = sum weight / (rrf_k + rank)`
+    over the sources that ranked the id (ranks 1-based, weight 1 unless given). A boost source scores
+    by strength instead of rank: an id of strength s in [0, 1] gains `weight * s / (rrf_k + 1)` (s = 1 counts
+    as a first place), and its rank among the boost's ids is recorded. Ties: better rank in the first source,
+    then in the next, ... (absent counts as worst), then id."""
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, int) or rrf_k < 1:
         raise RetrievalError(f"rrf_k must be an int >= 1, got {rrf_k!r}", where="retrieval.rrf_k")
     weights, boosts = weights or {}, boosts or {}
