@@ -13,6 +13,7 @@ import numpy as np
 
 from ragstream.index import store
 from ragstream.index.chunks import keyword_text
+from ragstream.index.embeddings import DIMENSION
 from ragstream.index.search_artifacts import write_bm25, write_faiss
 from ragstream.super_prompt import Chunk
 
@@ -38,7 +39,7 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
                      "classification_labels": list(r.labels), "header": f"file: {r.path}"})
               for r in rows]
     if vectors is None:
-        vectors = np.random.default_rng(seed).normal(size=(len(rows), 384)).astype(np.float32)
+        vectors = np.random.default_rng(seed).normal(size=(len(rows), DIMENSION)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with store.build_lock(location):
         generation = store.new_generation(location)
