@@ -110,6 +110,7 @@ class LimitSettings:
     route_short_question_words: int
     route_lookup_max_words: int
     entry_tests_share: float
+    tests_penalty: float
     mixed_domain_share: float
     max_turn_loops: int
     history_summary_share: float

@@ -10,7 +10,7 @@ from ragstream.stages import retrieve
 from ragstream.super_prompt import SuperPrompt
 
 SETTINGS = {"top_k": 8, "N0_QUERY_PIECES": 4, "N1_RETR_MAX_CANDIDATES": 40, "logavgexp_tau": 9,
-            "entry_tests_share": 0.7, "mixed_domain_share": 0.25}
+            "entry_tests_share": 0.7, "tests_penalty": 0.5, "mixed_domain_share": 0.25}
 
 
 def state(query: str, concepts=(), domain="code", mode="hybrid") -> SuperPrompt:
@@ -82,3 +82,48 @@ def test_domain_searches_count_toward_n0(acl_backend):
     retrieve.run(sp, acl_backend, {"id": "retrieve"}, {**SETTINGS, "N0_QUERY_PIECES": 3})
     attempt = sp.extras["retrieve"]["attempts"][0]
     assert len(attempt["pieces"]) + len(attempt["domain_searches"]) == 3
+
+
+@pytest.mark.parametrize("question, about", [
+    ("How are settings merged?", False), ("Which tests cover merging settings?", True),
+    ("what does test_merge_settings check", True), ("Where is the latest config read?", False),
+    ("Show an example of a fixture", True)])
+def test_a_question_is_about_tests_when_it_says_so(question, about):
+    assert retrieve.about_tests(question) is about
+
+
+@pytest.fixture(scope="module")
+def tested_backend(tmp_path_factory):
+    """A two-file repository whose test repeats every word of the function it tests."""
+    from conftest import make_settings
+
+    from ragstream.index.build import build_index
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    root = tmp_path_factory.mktemp("tested")
+    (root / "repo" / "pkg").mkdir(parents=True)
+    (root / "repo" / "tests").mkdir()
+    (root / "repo" / "pkg" / "merge.py").write_text(
+        'def merge_settings(base, override):\n    """Merge two settings mappings."""\n    return {**base, **override}\n')
+    (root / "repo" / "tests" / "test_merge.py").write_text(
+        "from pkg.merge import merge_settings\n\n\ndef test_merged_settings():\n"
+        '    """Merged settings: merge settings mappings, merge the override settings."""\n'
+        '    assert merge_settings({"a": 1}, {"a": 2}) == {"a": 2}\n')
+    settings = make_settings(root / "data")
+    build_index(root / "repo", settings)
+    return LocalBackend(settings)
+
+
+def test_tests_rank_below_the_code_unless_the_question_is_about_tests(tested_backend):
+    def first_hit(question: str, tests_penalty: float) -> str:
+        sp = SuperPrompt(repository="repo", branch="default", question_raw=question, retrieval_query=question,
+                         retrieval_mode="bm25")
+        retrieve.run(sp, tested_backend, {"id": "retrieve"}, {**SETTINGS, "tests_penalty": tests_penalty})
+        demoted = sp.extras["retrieve"]["attempts"][0]["tests_demoted"]
+        assert (demoted > 0) == bool(tests_penalty and not retrieve.about_tests(question))  # the trace says so
+        return sp.retrieval_hits[0]["id"]
+
+    implementation, test = "py:pkg.merge.merge_settings|FUNCTION", "py:tests.test_merge.test_merged_settings|FUNCTION"
+    assert first_hit("how are settings merged", 0.0) == test  # the test repeats the words: it wins undemoted
+    assert first_hit("how are settings merged", 0.5) == implementation
+    assert first_hit("which test checks merged settings", 0.5) == test

@@ -1,19 +1,22 @@
 """Stage 3, retrieve: entry points for the question, from several query pieces, checked.
 
 The query is decomposed into at most `N0_QUERY_PIECES` searches: the whole query, then each
-identifier the question names (in bm25 and semantic mode only: a hybrid search already fuses
-the code the question names, and a piece per identifier there outweighed the question itself:
-`ragstream eval --configs pipeline:base` on the commit dev file, function R@5 0.47 -> 0.63);
-for a mixed code-and-database question two of them search the
-whole query inside each domain (languages narrowed, never widened) and keeps at least `mixed_domain_share` of
-its hits from each side. Every piece returns up to
-`N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`; per chunk the piece scores (each scaled by its piece's best)
-are aggregated by LogAvgExp, `tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that
-missed the chunk adds nothing but still counts: chunks several pieces agree on rise. Then an
-entry-point check: do the hits name the question's concepts, are there hits of the asked
-domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and
-their synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome
-is `no_entry_points` rather than a guess.
+identifier the question names (in bm25 and semantic mode only: a hybrid search already fuses the
+code the question names, and a piece per identifier there outweighed the question itself:
+`ragstream eval --configs pipeline:base` on the commit dev file, function R@5 0.47 -> 0.63); for a mixed
+code-and-database question two of them search the whole query inside each domain (languages
+narrowed, never widened) and keeps at least `mixed_domain_share` of its hits from each side. Every
+piece returns up to `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`;
+per chunk the piece scores (each scaled by its piece's best) are aggregated by LogAvgExp,
+`tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that missed the chunk adds nothing but still
+counts: chunks several pieces agree on rise. Unless the question is about tests (it says test,
+fixture, sample, example, ...), hits under test or sample paths lose `tests_penalty` (the best hit
+of a piece scores 1) before the best `top_k` are kept: their code repeats the words of what they
+test, and a question about how something works wants the implementation. Then an entry-point check:
+do the hits name the question's concepts, are there hits of the asked domain, are they not mostly
+(`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and their
+synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome is
+`no_entry_points` rather than a guess.
 """
 from __future__ import annotations
 
@@ -35,12 +38,25 @@ OUTCOMES = ("ok", "no_entry_points")
 DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
                   "code": RetrievalFilters(languages=("python", "csharp"))}
 TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?)/|(^|/)test_[^/]*$|_test\.\w+$")
+TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "sample",
+                        "samples", "example", "examples", "conftest"})
 MAX_REFORMULATIONS = 2
 
 
 def log_avg_exp(scores: list[float], pieces: int, tau: float) -> float:
     """tau * log(mean(exp(s / tau))) over `pieces`, the missing ones contributing nothing."""
     return tau * math.log(sum(math.exp(s / tau) for s in scores) / pieces)
+
+
+def about_tests(question: str) -> bool:
+    """Does the question ask about tests, samples or examples (its words, identifiers split at `_`)?"""
+    return bool(TEST_WORDS & set(re.findall(r"[a-z]+", question.lower())))
+
+
+def demote(ranked: list[tuple[float, str]], demoted: set[str], penalty: float) -> list[tuple[float, str]]:
+    """(score, id) best first again after `penalty` is taken from the scores of the `demoted` ids."""
+    return sorted(((score - penalty if cid in demoted else score, cid) for score, cid in ranked),
+                  key=lambda item: (-item[0], item[1]))
 
 
 def decompose(query: str, concepts: list[str], limit: int, mode: str) -> list[str]:
@@ -57,6 +73,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
               "N1_RETR_MAX_CANDIDATES": number(settings, "N1_RETR_MAX_CANDIDATES", step),
               "logavgexp_tau": number(settings, "logavgexp_tau", step, integer=False, minimum=1e-6),
               "entry_tests_share": number(settings, "entry_tests_share", step, integer=False, minimum=0),
+              "tests_penalty": number(settings, "tests_penalty", step, integer=False, minimum=0),
               "mixed_domain_share": number(settings, "mixed_domain_share", step, integer=False, minimum=0)}
     clear_retrieval(sp)
     plan = plan_search(sp, dict(step), dict(settings))
@@ -71,11 +88,11 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
                  (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
     log = []
     for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
-        hits = _aggregate(sp, backend, attempt_plan, pieces, limits)
+        hits, demoted = _aggregate(sp, backend, attempt_plan, pieces, limits)
         problems = _check(hits, sp, backend, limits["entry_tests_share"])
         log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
                     "domain_searches": sorted(DOMAIN_FILTERS) if sp.domain == "mixed" else [],
-                    "hits": len(hits), "problems": problems})
+                    "hits": len(hits), "tests_demoted": demoted, "problems": problems})
         if not problems:
             record_hits(sp, hits)
             sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
@@ -86,7 +103,8 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
 
 
 def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pieces: list[str],
-               limits: Mapping[str, float]) -> list[dict[str, Any]]:
+               limits: Mapping[str, float]) -> tuple[list[dict[str, Any]], int]:
+    """(the aggregated hits, best first; how many candidates lost `tests_penalty`)."""
     searches = [(piece, None) for piece in pieces]
     if sp.domain == "mixed":
         searches += [(pieces[0], DOMAIN_FILTERS["db"]), (pieces[0], DOMAIN_FILTERS["code"])]
@@ -100,11 +118,21 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
             sources.setdefault(hit.id, {})[f"piece{index}"] = hit.rank
     ranked = sorted(((log_avg_exp(s, len(searches), limits["logavgexp_tau"]), cid) for cid, s in found.items()),
                     key=lambda item: (-item[0], item[1]))
+    demoted: set[str] = set()
+    if limits["tests_penalty"] and not about_tests(sp.question_en or sp.question_raw or sp.retrieval_query):
+        demoted = _test_ids(sp, backend, list(found))
+        ranked = demote(ranked, demoted, limits["tests_penalty"])
     keep = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
     scored = (_with_both_domains(ranked, keep, limits["mixed_domain_share"]) if sp.domain == "mixed"
               else ranked[:keep])
     return [{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
-            for rank, (score, cid) in enumerate(scored, start=1)]
+            for rank, (score, cid) in enumerate(scored, start=1)], len(demoted)
+
+
+def _test_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set[str]:
+    """The ids among `ids` whose chunks lie under test or sample paths."""
+    spans = backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    return {cid for cid, span in spans.items() if TEST_PATH.search(span.rsplit(":", 1)[0])}
 
 
 def _with_both_domains(ranked: list[tuple[float, str]], keep: int, share: float) -> list[tuple[float, str]]:
