@@ -12,6 +12,13 @@ from typing import Any
 
 from ragstream.errors import PipelineError
 
+PART_MARK = "#p"  # a long node is chunked into parts `<node id>#p<n>`
+
+
+def node_of(chunk_id: str) -> str:
+    """The graph node a chunk id belongs to (a part of a long node maps to the node)."""
+    return chunk_id.split(PART_MARK)[0]
+
 
 @dataclass(frozen=True)
 class Chunk:

@@ -127,3 +127,10 @@ def test_tests_rank_below_the_code_unless_the_question_is_about_tests(tested_bac
     assert first_hit("how are settings merged", 0.0) == test  # the test repeats the words: it wins undemoted
     assert first_hit("how are settings merged", 0.5) == implementation
     assert first_hit("which test checks merged settings", 0.5) == test
+
+
+def test_the_parts_of_one_long_node_are_one_entry_point():
+    ranked = [(0.9, "py:m.f|FUNCTION#p2"), (0.8, "py:m.g|FUNCTION"), (0.7, "py:m.f|FUNCTION#p1"),
+              (0.6, "py:m.h|FUNCTION#p1")]
+    assert retrieve.best_part_per_node(ranked) == [(0.9, "py:m.f|FUNCTION#p2"), (0.8, "py:m.g|FUNCTION"),
+                                                   (0.6, "py:m.h|FUNCTION#p1")]

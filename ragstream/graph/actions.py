@@ -12,7 +12,7 @@ from ragstream.graph.expansion import expand_dependency_tree, limits_from_settin
 from ragstream.graph.node_texts import budget_from, fetch_node_texts
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
-from ragstream.super_prompt import SuperPrompt
+from ragstream.super_prompt import SuperPrompt, node_of
 from ragstream.tokens import TokenCounter
 
 
@@ -24,7 +24,7 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
     filters = RetrievalFilters.parse(sp.retrieval_filters)
     graph = backend.graph(sp.repository, sp.branch, filters, sp.active_index)
-    seeds = list(dict.fromkeys(s.split("#p")[0] for s in sp.retrieval_seed_nodes))  # parts -> node
+    seeds = list(dict.fromkeys(node_of(s) for s in sp.retrieval_seed_nodes))
     result = expand_dependency_tree(graph, seeds, filters, limits)
     sp.graph_seed_nodes = result.seeds
     sp.graph_expanded_nodes = result.nodes

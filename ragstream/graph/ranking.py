@@ -12,6 +12,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, personalised_pagerank, walk_from
 from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.super_prompt import node_of
 
 
 def graph_reranked(graph: nx.MultiDiGraph, hits: list[tuple[str, float]], filters: RetrievalFilters,
@@ -20,14 +21,14 @@ def graph_reranked(graph: nx.MultiDiGraph, hits: list[tuple[str, float]], filter
     A split chunk's parts count as their node (its best part's score)."""
     retrieval: dict[str, float] = {}
     for cid, score in hits:
-        node = cid.split("#p")[0]
+        node = node_of(cid)
         retrieval[node] = max(score, retrieval.get(node, score))
     if not retrieval:
         return []
     low, high = min(retrieval.values()), max(retrieval.values())
     span = (high - low) or 1.0
     base = {n: (s - low) / span for n, s in retrieval.items()}
-    top = [n for n in dict.fromkeys(cid.split("#p")[0] for cid, _ in hits)][:seeds]
+    top = [n for n in dict.fromkeys(node_of(cid) for cid, _ in hits)][:seeds]
     depth = walk_from(graph, top, filters, limits)
     restart = {n: base[n] + 1e-9 for n in top if n in depth}  # +eps: the lowest seed still restarts
     rank = personalised_pagerank(graph, restart, [n for n in depth if n not in restart], limits) if restart else {}

@@ -15,7 +15,7 @@ from typing import TypeVar
 import networkx as nx
 
 from ragstream.index.model import CHUNKABLE_KINDS, Node
-from ragstream.super_prompt import Chunk
+from ragstream.super_prompt import PART_MARK, Chunk
 from ragstream.tokens import TokenCounter
 
 NODE_FIELDS = tuple(f.name for f in fields(Node))
@@ -168,7 +168,7 @@ def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenC
         text = "\n".join(t for _, t in part)
         meta = {**base, "tokens": counter.count(text), "parent_chunk": node.id,
                 "part": index, "parts": len(parts)}
-        chunks.append(_chunk(node, f"{node.id}#p{index}", part, text,
+        chunks.append(_chunk(node, f"{node.id}{PART_MARK}{index}", part, text,
                              f"{header}\npart: {index} of {len(parts)}", meta))
     return chunks
 

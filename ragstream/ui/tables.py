@@ -6,6 +6,8 @@ from typing import Any
 
 import streamlit as st
 
+from ragstream.super_prompt import node_of
+
 FOCUS = "focus_node"  # session key of the node the graph panel centres on
 
 
@@ -24,4 +26,4 @@ def _focus_selected(rows: list[dict[str, Any]], key: str) -> None:
     selection leaves the focus where it is."""
     selected = st.session_state[key]["selection"]["rows"]
     if selected:
-        st.session_state[FOCUS] = rows[selected[0]]["id"].split("#p")[0]
+        st.session_state[FOCUS] = node_of(rows[selected[0]]["id"])
