@@ -15,9 +15,8 @@ of a piece scores 1) before the best `top_k` are kept: their code repeats the wo
 test, and a question about how something works wants the implementation. A long node split into
 parts keeps only its best part, so its parts do not fill the `top_k` slots of distinct entry points
 (pipeline:base on the dev split: commit function R@10 0.746 -> 0.775, SWE-bench file R@5 0.769 ->
-0.788). Then an entry-point check:
-do the hits name the question's concepts, are there hits of the asked domain, are they not mostly
-(`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and their
+0.788). Then an entry-point check: do the hits name the question's concepts, are there hits of
+the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and their
 synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome is
 `no_entry_points` rather than a guess.
 """
@@ -68,8 +67,9 @@ def best_part_per_node(ranked: list[tuple[float, str]]) -> list[tuple[float, str
     seen: set[str] = set()
     kept = []
     for score, cid in ranked:
-        if node_of(cid) not in seen:
-            seen.add(node_of(cid))
+        node = node_of(cid)
+        if node not in seen:
+            seen.add(node)
             kept.append((score, cid))
     return kept
 
