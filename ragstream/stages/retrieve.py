@@ -16,9 +16,9 @@ test, and a question about how something works wants the implementation. A long 
 parts keeps only its best part, so its parts do not fill the `top_k` slots of distinct entry points
 (pipeline:base on the dev split: commit function R@10 0.746 -> 0.775, SWE-bench file R@5 0.769 ->
 0.788). Then an entry-point check: do the hits name the question's concepts, are there hits of
-the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check reformulates (the concepts and their
-synonyms, then the same words in hybrid mode), at most twice; still failing, the outcome is
-`no_entry_points` rather than a guess.
+the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check
+reformulates (the concepts and their synonyms, then the same words in hybrid mode), at most
+twice; still failing, the outcome is `no_entry_points` rather than a guess.
 """
 from __future__ import annotations
 
