@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -31,11 +33,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragstream", description=__doc__)
-    parser.add_argument("--config", help="a YAML file of settings that override config/defaults.yaml")
+    config_help = "a YAML file of settings that override config/defaults.yaml"
+    parser = argparse.ArgumentParser(prog="ragstream", description=__doc__, allow_abbrev=False)
+    parser.add_argument("--config", help=config_help)
+    # Every command takes --config too, before or after its name (SUPPRESS: an absent one keeps
+    # the value given before). Abbreviations are off: `eval --config X` was read as `--configs X`.
+    per_command = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    per_command.add_argument("--config", default=argparse.SUPPRESS, help=config_help)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    add_command = partial(commands.add_parser, parents=[per_command], allow_abbrev=False)
 
-    index = commands.add_parser("index", help="index a repository (incremental when an index exists)")
+    index = add_command("index", help="index a repository (incremental when an index exists)")
     index.add_argument("path", help="the repository's root folder")
     index.add_argument("--name", help="index name (default: the branch)")
     index.add_argument("--branch", help="branch recorded in the index (default: git's current branch)")
@@ -45,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     index.set_defaults(handler=_index)
 
-    search = commands.add_parser("search", help="search an index (semantic, bm25 or hybrid)")
+    search = add_command("search", help="search an index (semantic, bm25 or hybrid)")
     search.add_argument("query")
     search.add_argument("--repository", help="default: the only repository indexed")
     search.add_argument("--index", help="index name (default: the repository's only index)")
@@ -57,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
     search.set_defaults(handler=_search)
 
-    expand = commands.add_parser("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
+    expand = add_command("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
     expand.add_argument("query")
     for action in search._actions:  # the same scope and filter options as `search`
         if action.dest in ("repository", "index", "branch", "filter"):
@@ -69,9 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     expand.add_argument("--show-context", action="store_true", help="print the rendered evidence blocks")
     expand.set_defaults(handler=_expand)
 
-    ask = commands.add_parser("ask", help="answer a question through a pipeline (extractive without a model)")
+    ask = add_command("ask", help="answer a question through a pipeline (extractive without a model)")
     for action in expand._actions[1:]:
-        if action.dest not in ("html", "show_context"):
+        if action.dest not in ("html", "show_context", "config"):  # ask has its own --config
             ask._add_action(action)
     ask.add_argument("--step", action="store_true", help="run step by step (manual mode), showing what each changed")
     ask.add_argument("--not-english", action="store_true",
@@ -87,12 +95,12 @@ def _parser() -> argparse.ArgumentParser:
                                        "is saved); 'new' starts one and prints its id")
     ask.set_defaults(handler=_ask)
 
-    ui = commands.add_parser("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
+    ui = add_command("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
     ui.add_argument("--port", type=int, default=8501, help="default: 8501")
     ui.add_argument("--build-default", action="store_true",
                     help="build or update the bundled default index (ragstream's own source) in the background")
     ui.set_defaults(handler=_ui)
-    _add_eval_command(commands)
+    _add_eval_command(add_command)
     return parser
 
 
@@ -273,10 +281,10 @@ def _ui(args: argparse.Namespace) -> int:
     os.execve(sys.executable, command, env)
 
 
-def _add_eval_command(commands) -> None:
+def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> None:
     from ragstream.eval.configs import BASIC
 
-    ev = commands.add_parser("eval", help="measure retrieval quality on questions with known answers")
+    ev = add_command("eval", help="measure retrieval quality on questions with known answers")
     ev.add_argument("questions", help="JSONL: id, repo, base_commit, query, gold_files, gold_functions, split")
     source = ev.add_mutually_exclusive_group(required=True)
     source.add_argument("--repo", help="one repository folder for every question")

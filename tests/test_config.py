@@ -57,3 +57,17 @@ def test_bad_acl_rules_name_the_rule(rule, where, message):
     with pytest.raises(ConfigError) as error:
         acl_policy(load_settings(overrides={"acl": {"rules": [rule]}}).acl)
     assert error.value.where == where and message in str(error.value)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--config", "{config}", "eval", "q.jsonl", "--repo", "."],
+    ["eval", "q.jsonl", "--repo", ".", "--config", "{config}"],  # was read as --configs, silently
+    ["index", ".", "--config", "{config}"],
+    ["ask", "a question", "--config", "{config}"],
+])
+def test_the_cli_reads_config_before_or_after_the_command(tmp_path: Path, capsys, argv):
+    from ragstream.cli import main
+
+    missing = tmp_path / "missing.yaml"
+    assert main([a.format(config=missing) for a in argv]) == 2
+    assert "configuration file not found" in capsys.readouterr().err
