@@ -109,7 +109,8 @@ def eval_queries(n: int) -> list[str]:
     for name in ("swebench_lite_retrieval.dev.jsonl", "commit_localization.dev.jsonl"):
         path = EVAL_DIR / name
         if path.exists():
-            texts += [" ".join(json.loads(line)["query"].split()[:30]) for line in path.read_text(encoding="utf-8").splitlines()]
+            lines = path.read_text(encoding="utf-8").splitlines()
+            texts += [" ".join(json.loads(line)["query"].split()[:30]) for line in lines]
     texts = texts or [f"find_payment for invoice {i} get_customer" for i in range(n)]
     return (texts * (n // len(texts) + 1))[:n]
 

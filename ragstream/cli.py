@@ -364,13 +364,13 @@ def _eval(args: argparse.Namespace) -> int:
         Path(args.predictions).write_bytes(report.prediction_lines(result.rows))
     Console(width=max(console.width, TABLE_WIDTH)).print(report.comparison_table(summary, title))
     gold = {q.id: (list(q.gold_files), list(q.gold_functions)) for q in questions}
+    written = "ranks, comparison.md and recall.png"
     try:
         report.plot_recall(result.rows, gold, configs, out / "recall.png", title)
     except ConfigError as exc:  # matplotlib is an optional extra: everything else is written
         err_console.print(f"[yellow]no recall.png: {exc}[/yellow]")
-        console.print(f"ranks and comparison.md written to {out}")
-        return 0
-    console.print(f"ranks, comparison.md and recall.png written to {out}")
+        written = "ranks and comparison.md"
+    console.print(f"{written} written to {out}")
     return 0
 
 

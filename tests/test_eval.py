@@ -216,6 +216,7 @@ def test_reused_rows_are_not_recomputed(fixture_eval, tmp_path: Path):
     assert again.builds == [] and [r["ranked_files"] for r in again.rows] == [
         r["ranked_files"] for r in run.rows]
 
+
 def test_reusing_the_out_folders_own_ranks_keeps_and_rescores_them(fixture_eval, tmp_path: Path):
     """`--reuse OUT/ranks.jsonl --out OUT` once emptied the file before reading it. Reused rows
     keep their ranked lists and are scored against the gold as it is now."""
@@ -243,7 +244,8 @@ def test_reusing_the_out_folders_own_ranks_keeps_and_rescores_them(fixture_eval,
     assert rows["balance"]["metrics"]["file_MRR"] == (1 / cli_rank if cli_rank else 0.0)
 
 
-@pytest.mark.parametrize(("extra", "where"), [(["--repos", "nobody/none"], "--repos"), (["--configs", ""], "--configs")])
+@pytest.mark.parametrize(("extra", "where"), [(["--repos", "nobody/none"], "--repos"),
+                                              (["--configs", ""], "--configs")])
 def test_an_eval_with_nothing_to_do_is_refused_before_it_writes(fixture_eval, tmp_path: Path, capsys, extra, where):
     from ragstream.cli import main
 
