@@ -367,6 +367,32 @@ def test_mentions_of_dotted_names_identifiers_and_files():
     assert table.scores(traceback, everything)[4] > table.scores("see pvlib/iotools/tmy.py", everything)[4]
 
 
+def test_a_traceback_frame_pins_its_function_in_its_file():
+    import numpy as np
+
+    from ragstream.retrieval.mentions import SymbolTable, strength
+
+    chunks = [_chunk("_pytest._io.saferepr._format_repr_exception", "src/_pytest/_io/saferepr.py"),
+              _chunk("_pytest._io.saferepr.saferepr", "src/_pytest/_io/saferepr.py"),
+              _chunk("_pytest.main._format_repr_exception", "src/_pytest/main.py"),
+              _chunk("_pytest.other._format_repr_exception", "src/_pytest/other.py"),
+              _chunk("_pytest.hooks.call", "src/_pytest/hooks.py")]
+    table = SymbolTable.build(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    # installed (no src/), and a Windows traceback of another checkout
+    for frame in ['File "/usr/lib/python3.8/site-packages/_pytest/_io/saferepr.py", line 9, in _format_repr_exception',
+                  r'File "C:\work\pytest\src\_pytest\_io\saferepr.py", line 9, in _format_repr_exception']:
+        scores = table.scores(f"INTERNALERROR\n  {frame}\n    raise", everything)
+        assert strength(scores[0]) == 1.0  # the frame's function, in the frame's file
+        assert scores[0] > scores[1] > scores[2] == scores[3]  # its file's other rows; same name elsewhere
+    # another library's frame shares only the file name: it names nothing here
+    scores = table.scores('File "/site-packages/pluggy/hooks.py", line 3, in call', everything)
+    assert strength(scores[4]) < 1.0
+    hidden = everything.copy()
+    hidden[0] = False
+    assert 0 not in table.scores(frame, hidden)  # filters hold
+
+
 def test_boost_sources_score_by_strength():
     from ragstream.retrieval.fusion import fuse
 

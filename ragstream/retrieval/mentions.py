@@ -6,9 +6,10 @@ general-purpose embedding model (which truncates it) keeps.
 A row scores its best symbol match -- a dotted name in the question that ends its qualified
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
-name, divided among the symbols sharing that name -- plus points when the question names its
-file, by path or by module. Hybrid search adds the score, as a strength in [0, 1], to the
-fused score (a full-strength mention counts like a first place in a ranking).
+name, divided among the symbols sharing that name, or a traceback frame naming its file and its
+function -- plus points when the question names its file, by path or by module. Hybrid search
+adds the score, as a strength in [0, 1], to the fused score (a full-strength mention counts
+like a first place in a ranking).
 """
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ from ragstream.super_prompt import Chunk
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")
 _IDENTIFIER = re.compile(r"`([A-Za-z_]\w*)`|([A-Za-z_]\w*)(\()?")
-_TRACEBACK_FRAME = re.compile(r'File "[^"]+", line \d+, in ([A-Za-z_]\w*)')
+_TRACEBACK_FRAME = re.compile(r'File "([^"]+)", line \d+, in ([A-Za-z_]\w*)')
 _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
+FRAME_POINTS = 4.0  # a traceback frame names its file and its function: one symbol, as sure as a mention gets
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
 # An exception, warning or error type a question names is a symptom: its definition is rarely
 # what needs to change, and naming its module would lift every other class defined there.
@@ -86,6 +88,10 @@ class SymbolTable:
                         give(named_file, self.rows_of_path[path], FILE_POINTS)
         for path in self._named_paths(query):
             give(named_file, self.rows_of_path[path], FILE_POINTS)
+        for path, function in _frames(query):
+            for indexed in self._matching_paths({path}):
+                give(symbol, [r for r in self.rows_of_path[indexed] if self.segments[r][-1:] == (function,)],
+                     FRAME_POINTS)
         for name in code_identifiers(query):
             rows = self.by_tail.get((name,), ())
             if rows:  # a name many symbols share says little about each of them
@@ -95,10 +101,15 @@ class SymbolTable:
     def _named_paths(self, query: str) -> list[str]:
         """Indexed files the question names by a path of two or more parts: relative
         (`io/ascii/qdp.py`) or absolute, as in a traceback (`/site-packages/astropy/io/ascii/qdp.py`)."""
-        named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)}
-        named = {n for n in named if "/" in n}
+        named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)} | {path for path, _ in _frames(query)}
+        return self._matching_paths({n for n in named if "/" in n})
+
+    def _matching_paths(self, named: set[str]) -> list[str]:
+        """Indexed files that share a tail with a named path: two parts at least, or all of
+        the shorter path (an installed `site-packages/pkg/mod.py` is the repository's `src/pkg/mod.py`)."""
+        named_parts = [tuple(n.split("/")) for n in named]
         return [p for p in self.rows_of_path
-                if any(p == n or p.endswith("/" + n) or n.endswith("/" + p) for n in named)]
+                if any(_same_file(tuple(p.split("/")), n) for n in named_parts)]
 
 
 def strength(score: float) -> float:
@@ -109,13 +120,19 @@ def strength(score: float) -> float:
 def code_identifiers(query: str) -> list[str]:
     """Identifiers written as code: quoted in backticks, called, snake_case or camelCase, or
     named by a traceback line (`File "x.py", line 3, in name`); exception types left out."""
-    found = [m.group(1) for m in _TRACEBACK_FRAME.finditer(query)]
+    found = [function for _, function in _frames(query)]
     for match in _IDENTIFIER.finditer(query):
         quoted, word, call = match.groups()
         name = quoted or word
         if quoted or call or _CODE_LIKE.search(name):
             found.append(name)
     return [name for name in dict.fromkeys(found) if not name.endswith(SYMPTOM_SUFFIXES)]
+
+
+def _frames(query: str) -> list[tuple[str, str]]:
+    """(file path, function) of each traceback line, `/`-separated (a Windows traceback too)."""
+    return [(path.replace("\\", "/").lstrip("./"), function)
+            for path, function in dict.fromkeys(_TRACEBACK_FRAME.findall(query))]
 
 
 def _chains(query: str) -> list[tuple[str, ...]]:
@@ -131,6 +148,12 @@ def _runs(chain: tuple[str, ...]) -> list[tuple[str, ...]]:
     another (`temperature` in `temperature.fuentes` is a module, or a class)."""
     return [chain[i:j] for i in range(len(chain)) for j in range(i + 1, len(chain) + 1)
             if j - i >= 2 or j < len(chain)]
+
+
+def _same_file(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two paths end alike in at least two parts, or in all of the shorter one."""
+    shared = min(len(a), len(b), 2)
+    return a[-shared:] == b[-shared:]
 
 
 def _ends_with(parts: tuple[str, ...], tail: tuple[str, ...]) -> bool:
