@@ -393,6 +393,27 @@ def test_a_traceback_frame_pins_its_function_in_its_file():
     assert 0 not in table.scores(frame, hidden)  # filters hold
 
 
+def test_a_named_package_names_its_own_modules_sharing_the_points():
+    import numpy as np
+
+    from ragstream.retrieval.mentions import SymbolTable
+
+    chunks = [_chunk("sympy.printing.pretty", "sympy/printing/pretty/__init__.py", "MODULE"),
+              _chunk("sympy.printing.pretty.pretty.PrettyPrinter._print_Pow", "sympy/printing/pretty/pretty.py",
+                     "METHOD"),
+              _chunk("sympy.printing.pretty.stringpict.prettyForm", "sympy/printing/pretty/stringpict.py", "CLASS"),
+              _chunk("sympy.printing.pretty.tests.test_pretty.test_pow", "sympy/printing/pretty/tests/test_pretty.py"),
+              _chunk("sympy.printing.str.StrPrinter._print_Pow", "sympy/printing/str.py", "METHOD")]
+    table = SymbolTable.build(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    scores = table.scores("I didn't notice this bug among others in printing.pretty.", everything)
+    assert scores[0] > scores[1] == scores[2] > 0  # the package, then its two modules sharing its file points
+    assert 3 not in scores and 4 not in scores  # a sub-package's module and another package's are not named
+    hidden = everything.copy()
+    hidden[1] = False
+    assert 1 not in table.scores("printing.pretty", hidden)  # filters hold
+
+
 def test_boost_sources_score_by_strength():
     from ragstream.retrieval.fusion import fuse
 

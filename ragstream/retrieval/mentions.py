@@ -7,8 +7,8 @@ A row scores its best symbol match -- a dotted name in the question that ends it
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
 name, divided among the symbols sharing that name, or a traceback frame naming its file and its
-function -- plus points when the question names its file, by path or by module. Hybrid search
-adds the score, as a strength in [0, 1], to the fused score (a full-strength mention counts
+function -- plus points when the question names its file, by path or by module, or its package
+(shared among the package's modules). Hybrid search adds the score, as a strength in [0, 1], to the fused score (a full-strength mention counts
 like a first place in a ranking).
 """
 from __future__ import annotations
@@ -47,11 +47,13 @@ class SymbolTable:
     rows_of_path: dict[str, list[int]]
     module_paths: dict[tuple[str, ...], list[str]]  # last 1 and 2 module segments -> paths
     module_of_path: dict[str, tuple[str, ...]]
+    package_modules: dict[tuple[str, ...], list[str]]  # package -> the paths of its own modules
 
     @classmethod
     def build(cls, chunks: list[Chunk]) -> "SymbolTable":
         segments, by_tail = [], defaultdict(list)
         rows_of_path, module_paths, module_of_path = defaultdict(list), defaultdict(list), {}
+        package_modules = defaultdict(list)
         for row, chunk in enumerate(chunks):
             parts = tuple(chunk.symbol.split(".")) if chunk.metadata.get("language") == "python" else ()
             segments.append(parts)
@@ -62,10 +64,13 @@ class SymbolTable:
             if chunk.path not in module_of_path and chunk.path.endswith(".py"):
                 module = tuple(p for p in chunk.path[:-3].split("/") if p and p != "__init__")
                 module_of_path[chunk.path] = module
+                if not chunk.path.endswith("__init__.py"):
+                    package_modules[module[:-1]].append(chunk.path)
                 for n in (1, 2):
                     if len(module) >= n:
                         module_paths[module[-n:]].append(chunk.path)
-        return cls(segments, dict(by_tail), dict(rows_of_path), dict(module_paths), module_of_path)
+        return cls(segments, dict(by_tail), dict(rows_of_path), dict(module_paths), module_of_path,
+                   dict(package_modules))
 
     def scores(self, query: str, visible: np.ndarray) -> dict[int, float]:
         """Mention score of each visible row the question names (rows it does not name: absent):
@@ -86,6 +91,10 @@ class SymbolTable:
                 for path in self.module_paths.get(sub[-2:], ()):
                     if _ends_with(self.module_of_path[path], sub):
                         give(named_file, self.rows_of_path[path], FILE_POINTS)
+                        # a package names its own modules too, sharing the points as a shared name does
+                        modules = self._package_modules(path)
+                        for module in modules:
+                            give(named_file, self.rows_of_path[module], FILE_POINTS / len(modules))
         for path in self._named_paths(query):
             give(named_file, self.rows_of_path[path], FILE_POINTS)
         for path, function in _frames(query):
@@ -97,6 +106,10 @@ class SymbolTable:
             if rows:  # a name many symbols share says little about each of them
                 give(symbol, rows, IDENTIFIER_POINTS / len(rows))
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
+
+    def _package_modules(self, path: str) -> list[str]:
+        """The modules directly in the package whose `__init__.py` this is (else none)."""
+        return self.package_modules.get(self.module_of_path[path], []) if path.endswith("__init__.py") else []
 
     def _named_paths(self, query: str) -> list[str]:
         """Indexed files the question names by a path of two or more parts: relative
