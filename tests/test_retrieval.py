@@ -385,7 +385,7 @@ def test_a_traceback_frame_pins_its_function_in_its_file():
         scores = table.scores(f"INTERNALERROR\n  {frame}\n    raise", everything)
         assert strength(scores[0]) == 1.0  # the frame's function, in the frame's file
         assert scores[0] > scores[1] > scores[2] == scores[3]  # its file's other rows; same name elsewhere
-    # another library's frame shares only the file name: it names nothing here
+    # another library's frame shares only the file name: its function is then just an identifier
     scores = table.scores('File "/site-packages/pluggy/hooks.py", line 3, in call', everything)
     assert strength(scores[4]) < 1.0
     hidden = everything.copy()

@@ -29,7 +29,7 @@ _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
-FRAME_POINTS = 4.0  # a traceback frame names its file and its function: one symbol, as sure as a mention gets
+FRAME_POINTS = 2 * SYMBOL_POINTS  # a traceback frame names a file and its function: as sure as `module.function`
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
 # An exception, warning or error type a question names is a symptom: its definition is rarely
 # what needs to change, and naming its module would lift every other class defined there.
