@@ -99,6 +99,8 @@ class SymbolTable:
             give(named_file, self.rows_of_path[path], FILE_POINTS)
         for path, function in _frames(query):
             for indexed in self._matching_paths({path}):
+                if "/" in path:  # a bare file name names no file (paths of two or more parts do)
+                    give(named_file, self.rows_of_path[indexed], FILE_POINTS)
                 give(symbol, [r for r in self.rows_of_path[indexed] if self.segments[r][-1:] == (function,)],
                      FRAME_POINTS)
         for name in code_identifiers(query):
@@ -114,7 +116,7 @@ class SymbolTable:
     def _named_paths(self, query: str) -> list[str]:
         """Indexed files the question names by a path of two or more parts: relative
         (`io/ascii/qdp.py`) or absolute, as in a traceback (`/site-packages/astropy/io/ascii/qdp.py`)."""
-        named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)} | {path for path, _ in _frames(query)}
+        named = {m.group(0).lstrip("./") for m in _PATH.finditer(query)}
         return self._matching_paths({n for n in named if "/" in n})
 
     def _matching_paths(self, named: set[str]) -> list[str]:
