@@ -414,6 +414,30 @@ def test_a_named_package_names_its_own_modules_sharing_the_points():
     assert 1 not in table.scores("printing.pretty", hidden)  # filters hold
 
 
+def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
+    import numpy as np
+
+    from ragstream.retrieval.mentions import SymbolTable
+    from ragstream.super_prompt import Chunk
+
+    module_text = "from .tools import (\n    pretty_print,\n    render as draw,\n)\nimport os.path\nLIMIT: int = 3\n"
+    chunks = [_chunk("sympy.printing", "sympy/printing/__init__.py", "MODULE"),
+              _chunk("sympy.printing.pretty.pretty.PrettyPrinter", "sympy/printing/pretty/pretty.py", "CLASS"),
+              _chunk("sympy.interactive.printing.init_printing", "sympy/interactive/printing.py"),
+              Chunk("py:sympy.interactive.printing|MODULE", "sympy/interactive/printing.py", 1, 6, "MODULE",
+                    "sympy.interactive.printing", module_text, {"language": "python"}),
+              _chunk("_pytest.python_api.raises", "src/_pytest/python_api.py")]
+    table = SymbolTable.build(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    scores = table.scores("a bug in printing.pretty", everything)
+    assert scores[0] > 0  # the package sympy/printing holds a sub-package `pretty`
+    assert 2 not in scores and 3 not in scores  # sympy/interactive/printing.py holds no `pretty`
+    for held in ("init_printing", "pretty_print", "draw", "os", "LIMIT"):  # defined, imported or assigned
+        assert table.scores(f"see printing.{held} here", everything).get(3, 0) > 0, held  # the file is named
+    assert 3 not in table.scores("see printing.render here", everything)  # imported under another name
+    assert table.scores("python_api.raises fails", everything)[4] > 0  # a src/ layout module holds its symbols
+
+
 def test_boost_sources_score_by_strength():
     from ragstream.retrieval.fusion import fuse
 

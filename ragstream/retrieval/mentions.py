@@ -7,8 +7,8 @@ A row scores its best symbol match -- a dotted name in the question that ends it
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
 name, divided among the symbols sharing that name, or a traceback frame naming its file and its
-function -- plus points when the question names its file, by path or by module, or its package
-(shared among the package's modules). Hybrid search adds the score, as a strength in [0, 1],
+function -- plus points when the question names its file, by path or by module (in `a.b`, module
+`a` only if it defines, imports or holds `b`), or its package (shared among the package's modules). Hybrid search adds the score, as a strength in [0, 1],
 to the fused score (a full-strength mention counts like a first place in a ranking).
 """
 from __future__ import annotations
@@ -26,6 +26,9 @@ _PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")
 _IDENTIFIER = re.compile(r"`([A-Za-z_]\w*)`|([A-Za-z_]\w*)(\()?")
 _TRACEBACK_FRAME = re.compile(r'File "([^"]+)", line \d+, in ([A-Za-z_]\w*)')
 _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
+# Names a module's own text binds at its top level: `from x import a, b as c`, `import x.y`, `NAME = ...`
+_IMPORTED = re.compile(r"^from\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)|^import\s+([^\n]+)", re.MULTILINE)
+_ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
@@ -48,12 +51,13 @@ class SymbolTable:
     module_paths: dict[tuple[str, ...], list[str]]  # last 1 and 2 module segments -> paths
     module_of_path: dict[str, tuple[str, ...]]
     package_modules: dict[tuple[str, ...], list[str]]  # package -> the paths of its own modules
+    members: dict[str, set[str]]  # path -> the names its module defines, imports or holds as submodules
 
     @classmethod
     def build(cls, chunks: list[Chunk]) -> "SymbolTable":
         segments, by_tail = [], defaultdict(list)
         rows_of_path, module_paths, module_of_path = defaultdict(list), defaultdict(list), {}
-        package_modules = defaultdict(list)
+        package_modules, members, package_members = defaultdict(list), defaultdict(set), defaultdict(set)
         for row, chunk in enumerate(chunks):
             parts = tuple(chunk.symbol.split(".")) if chunk.metadata.get("language") == "python" else ()
             segments.append(parts)
@@ -66,11 +70,22 @@ class SymbolTable:
                 module_of_path[chunk.path] = module
                 if not chunk.path.endswith("__init__.py"):
                     package_modules[module[:-1]].append(chunk.path)
+                for n in range(1, len(module)):
+                    package_members[module[:n]].add(module[n])
                 for n in (1, 2):
                     if len(module) >= n:
                         module_paths[module[-n:]].append(chunk.path)
+            if parts and chunk.path in module_of_path:
+                depth = _module_depth(parts, module_of_path[chunk.path])
+                if len(parts) > depth:
+                    members[chunk.path].add(parts[depth])
+                elif chunk.kind == "MODULE":
+                    members[chunk.path].update(_bound_names(chunk.text))
+        for path, module in module_of_path.items():
+            if path.endswith("__init__.py"):
+                members[path] |= package_members[module]
         return cls(segments, dict(by_tail), dict(rows_of_path), dict(module_paths), module_of_path,
-                   dict(package_modules))
+                   dict(package_modules), dict(members))
 
     def scores(self, query: str, visible: np.ndarray) -> dict[int, float]:
         """Mention score of each visible row the question names (rows it does not name: absent):
@@ -84,12 +99,15 @@ class SymbolTable:
                     into[row] = points
 
         for chain in _chains(query):
-            for sub in _runs(chain):
+            for sub, following in _runs(chain):
                 if len(sub) >= 2:
                     give(symbol, [r for r in self.by_tail.get(sub[-2:], ()) if _ends_with(self.segments[r], sub)],
                          SYMBOL_POINTS * len(sub))
                 for path in self.module_paths.get(sub[-2:], ()):
-                    if _ends_with(self.module_of_path[path], sub):
+                    # `a.b` names module `a` only if `a` holds a `b` (`printing.pretty` names the
+                    # package sympy/printing, not sympy/interactive/printing.py)
+                    if _ends_with(self.module_of_path[path], sub) and (
+                            following is None or following in self.members.get(path, ())):
                         give(named_file, self.rows_of_path[path], FILE_POINTS)
                         # a package names its own modules too, sharing the points as a shared name does
                         modules = self._package_modules(path)
@@ -157,12 +175,30 @@ def _chains(query: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(c for c in chains if c[-1] != "py" and not c[-1].endswith(SYMPTOM_SUFFIXES)))
 
 
-def _runs(chain: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Contiguous runs of a dotted chain that may name a symbol or a module: every run of two
-    or more segments (`a.b.c.attr` names `a.b.c` too), and a single segment followed by
-    another (`temperature` in `temperature.fuentes` is a module, or a class)."""
-    return [chain[i:j] for i in range(len(chain)) for j in range(i + 1, len(chain) + 1)
-            if j - i >= 2 or j < len(chain)]
+def _runs(chain: tuple[str, ...]) -> list[tuple[tuple[str, ...], str | None]]:
+    """Contiguous runs of a dotted chain that may name a symbol or a module, each with the
+    segment that follows it (None at the end): every run of two or more segments (`a.b.c.attr`
+    names `a.b.c` too), and a single segment followed by another (`temperature` in
+    `temperature.fuentes` is a module, or a class)."""
+    return [(chain[i:j], chain[j] if j < len(chain) else None)
+            for i in range(len(chain)) for j in range(i + 1, len(chain) + 1) if j - i >= 2 or j < len(chain)]
+
+
+def _module_depth(parts: tuple[str, ...], module: tuple[str, ...]) -> int:
+    """How many leading segments of a symbol name its module (the module's path may carry a
+    layout folder, `src/`, that the symbol does not)."""
+    return next((k for k in range(min(len(parts), len(module)), 0, -1) if parts[:k] == module[-k:]), 0)
+
+
+def _bound_names(module_text: str) -> set[str]:
+    """Names a module's top level imports or assigns (its defs and classes are symbols)."""
+    names = set(_ASSIGNED.findall(module_text))
+    for from_list, imports in _IMPORTED.findall(module_text):
+        for item in (from_list or imports).strip("()").split(","):
+            words = item.split()
+            if words:  # `a as b` binds b; `import a.b` binds a
+                names.add(words[-1] if len(words) == 3 and words[1] == "as" else words[0].split(".")[0])
+    return names
 
 
 def _same_file(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
