@@ -8,8 +8,9 @@ symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
 name, divided among the symbols sharing that name, or a traceback frame naming its file and its
 function -- plus points when the question names its file, by path or by module (in `a.b`, module
-`a` only if it defines, imports or holds `b`), or its package (shared among the package's modules). Hybrid search adds the score, as a strength in [0, 1],
-to the fused score (a full-strength mention counts like a first place in a ranking).
+`a` only if it defines, imports or holds `b`), or its package (shared among the package's
+modules). Hybrid search adds the score, as a strength in [0, 1], to the fused score (a
+full-strength mention counts like a first place in a ranking).
 """
 from __future__ import annotations
 
