@@ -6,7 +6,7 @@ general-purpose embedding model (which truncates it) keeps.
 A row scores its best symbol match -- a dotted name in the question that ends its qualified
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
-name, divided among the symbols sharing that name, or a traceback frame naming its file and its
+name, damped by the number of symbols sharing that name, or a traceback frame naming its file and its
 function -- plus points when the question names its file, by path or by module (in `a.b`, module
 `a` only if it defines, imports or holds `b`), or its package (shared among the package's
 modules). Hybrid search adds the score, as a strength in [0, 1], to the fused score (a
@@ -31,7 +31,7 @@ _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
 _IMPORTED = re.compile(r"^from\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)|^import\s+([^\n]+)", re.MULTILINE)
 _ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
-IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name shared by many rows scores less
+IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name n rows share: 1/sqrt(n) of it
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
 FRAME_POINTS = 2 * SYMBOL_POINTS  # a traceback frame names a file and its function: as sure as `module.function`
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
@@ -110,7 +110,7 @@ class SymbolTable:
                     if _ends_with(self.module_of_path[path], sub) and (
                             following is None or following in self.members.get(path, ())):
                         give(named_file, self.rows_of_path[path], FILE_POINTS)
-                        # a package names its own modules too, sharing the points as a shared name does
+                        # a package names its own modules too, sharing the points among them
                         modules = self._package_modules(path)
                         for module in modules:
                             give(named_file, self.rows_of_path[module], FILE_POINTS / len(modules))
@@ -124,8 +124,8 @@ class SymbolTable:
                      FRAME_POINTS)
         for name in code_identifiers(query):
             rows = self.by_tail.get((name,), ())
-            if rows:  # a name many symbols share says little about each of them
-                give(symbol, rows, IDENTIFIER_POINTS / len(rows))
+            if rows:  # a name many symbols share says less about each (sqrt: two namesakes are still close calls)
+                give(symbol, rows, IDENTIFIER_POINTS / len(rows) ** 0.5)
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
 
     def _package_modules(self, path: str) -> list[str]:
