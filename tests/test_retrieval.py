@@ -332,6 +332,10 @@ def test_file_evidence_lifts_the_hits_of_a_file_many_hits_point_to():
     assert [cid for cid, _, _ in lifted] == ["f1", "f2", "f3", "lone"]
     assert [score for _, score, _ in lifted] == pytest.approx([0.9 + 0.5 * 1.7, 0.8 + 0.5 * 1.7, 0.7 + 0.5 * 1.7, 1.5])
     assert with_file_evidence(fused, path, 0.0, per_file=2) == fused
+    # the parts of one split function are one piece of evidence, not two
+    node = {"lone": "a", "f1": "f", "f2": "f", "f3": "g"}.get
+    parts = with_file_evidence(fused, path, 0.5, per_file=2, node_of=node)
+    assert [score for _, score, _ in parts] == pytest.approx([0.9 + 0.5 * 1.6, 0.8 + 0.5 * 1.6, 0.7 + 0.5 * 1.6, 1.5])
 
 
 def _chunk(symbol: str, path: str, kind: str = "FUNCTION"):

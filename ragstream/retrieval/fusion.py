@@ -47,16 +47,20 @@ def fuse(rankings: Mapping[str, Mapping[str, int]], rrf_k: int = 60,
     return fused
 
 
-def with_file_evidence(fused: Fused, path_of: Callable[[str], str], weight: float, per_file: int) -> Fused:
-    """Each id's score plus `weight` times the summed scores of the best `per_file` ids of its
-    file: a file that many hits point to lifts all its hits (a fix is rarely where only one
-    weak hit points). Re-sorted; ties keep the fused order."""
+def with_file_evidence(fused: Fused, path_of: Callable[[str], str], weight: float, per_file: int,
+                       node_of: Callable[[str], str] = str) -> Fused:
+    """Each id's score plus `weight` times the summed scores of the best `per_file` nodes of its
+    file (a node split into parts counts once, by its best part): a file that many hits point
+    to lifts all its hits (a fix is rarely where only one weak hit points). Re-sorted; ties
+    keep the fused order."""
     if weight <= 0 or not fused:
         return fused
     best: dict[str, list[float]] = defaultdict(list)
+    counted: set[str] = set()
     for cid, score, _ in fused:  # best first, so each file's list is too
         scores = best[path_of(cid)]
-        if len(scores) < per_file:
+        if len(scores) < per_file and node_of(cid) not in counted:
+            counted.add(node_of(cid))
             scores.append(score)
     lifted = [(cid, score + weight * sum(best[path_of(cid)]), sources) for cid, score, sources in fused]
     order = sorted(range(len(lifted)), key=lambda i: (-lifted[i][1], i))

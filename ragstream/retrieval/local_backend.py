@@ -201,7 +201,8 @@ class LocalBackend:
                    "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
-                                   retrieval.file_evidence_weight, retrieval.file_evidence_chunks)
+                                   retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
+                                   lambda cid: index.chunks[index.rows[cid][0]].node_id)
         return [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
 
