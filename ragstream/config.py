@@ -70,6 +70,7 @@ class RetrievalSettings:
     mention_weight: float  # hybrid: RRF weight of the code the question names (0: off)
     file_evidence_weight: float  # hybrid: share of a file's best scores added to each of its hits
     file_evidence_chunks: int  # how many of a file's best hits make its evidence
+    symptom_weight: float  # hybrid: scale of the fused score of exception-type definitions (1: off)
     graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
 
 
@@ -162,7 +163,7 @@ POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_to
 ABOVE_ZERO = ("llm.timeout_seconds",)
 NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
                 "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight",
-                "retrieval.file_evidence_weight", "retrieval.graph_rank_weight",
+                "retrieval.file_evidence_weight", "retrieval.symptom_weight", "retrieval.graph_rank_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")

@@ -442,6 +442,22 @@ def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
     assert table.scores("python_api.raises fails", everything)[4] > 0  # a src/ layout module holds its symbols
 
 
+def test_exception_type_definitions_are_symptoms_scaled_down():
+    from ragstream.retrieval.fusion import scaled
+    from ragstream.retrieval.mentions import defines_symptom
+
+    chunks = {c.id: c for c in [_chunk("urllib3.exceptions.DecodeError", "urllib3/exceptions.py", "CLASS"),
+                                _chunk("urllib3.exceptions.PoolError.__init__", "urllib3/exceptions.py", "METHOD"),
+                                _chunk("requests.adapters.HTTPAdapter.send", "requests/adapters.py", "METHOD"),
+                                _chunk("requests.models.raise_for_status_error", "requests/models.py")]}
+    assert [defines_symptom(c) for c in chunks.values()] == [True, True, False, False]
+    fused = [(cid, score, {}) for cid, score in zip(chunks, [0.9, 0.8, 0.6, 0.5])]
+    rescored = scaled(fused, lambda cid: 0.5 if defines_symptom(chunks[cid]) else 1.0)
+    assert [(cid.split("|")[0], score) for cid, score, _ in rescored] == [
+        ("py:requests.adapters.HTTPAdapter.send", 0.6), ("py:requests.models.raise_for_status_error", 0.5),
+        ("py:urllib3.exceptions.DecodeError", 0.45), ("py:urllib3.exceptions.PoolError.__init__", 0.4)]
+
+
 def test_boost_sources_score_by_strength():
     from ragstream.retrieval.fusion import fuse
 

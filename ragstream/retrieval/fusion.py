@@ -47,6 +47,11 @@ def fuse(rankings: Mapping[str, Mapping[str, int]], rrf_k: int = 60,
     return fused
 
 
+def scaled(fused: Fused, factor_of: Callable[[str], float]) -> Fused:
+    """Each id's score times its factor, re-sorted; ties keep the fused order."""
+    return _best_first([(cid, score * factor_of(cid), sources) for cid, score, sources in fused])
+
+
 def with_file_evidence(fused: Fused, path_of: Callable[[str], str], weight: float, per_file: int,
                        node_of: Callable[[str], str] = str) -> Fused:
     """Each id's score plus `weight` times the summed scores of the best `per_file` nodes of its
@@ -62,6 +67,9 @@ def with_file_evidence(fused: Fused, path_of: Callable[[str], str], weight: floa
         if len(scores) < per_file and node_of(cid) not in counted:
             counted.add(node_of(cid))
             scores.append(score)
-    lifted = [(cid, score + weight * sum(best[path_of(cid)]), sources) for cid, score, sources in fused]
-    order = sorted(range(len(lifted)), key=lambda i: (-lifted[i][1], i))
-    return [lifted[i] for i in order]
+    return _best_first([(cid, score + weight * sum(best[path_of(cid)]), sources) for cid, score, sources in fused])
+
+
+def _best_first(rescored: Fused) -> Fused:
+    """Sorted by score (a stable sort: ties keep their order)."""
+    return sorted(rescored, key=lambda item: -item[1])

@@ -1,5 +1,6 @@
 """The local retrieval backend: FAISS (semantic), bm25s (keyword), hybrid (weighted RRF of both
-and of the code the question names, lifted by file-level evidence), rerankers.
+and of the code the question names, exception types' definitions scaled down, lifted by
+file-level evidence), rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
 selector over the windows of visible chunks (a chunk scores by its best window) and BM25
@@ -24,8 +25,8 @@ from ragstream.index.embeddings import Embedder
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.fusion import fuse, ranks_of, with_file_evidence
-from ragstream.retrieval.mentions import SymbolTable, strength
+from ragstream.retrieval.fusion import fuse, ranks_of, scaled, with_file_evidence
+from ragstream.retrieval.mentions import SymbolTable, defines_symptom, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
@@ -191,8 +192,8 @@ class LocalBackend:
         return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
     def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray) -> list[SearchHit]:
-        """RRF of semantic, bm25 and the code the question names (weighted), then each hit
-        lifted by its file's evidence."""
+        """RRF of semantic, bm25 and the code the question names (weighted), exception types'
+        definitions scaled down, then each hit lifted by its file's evidence."""
         retrieval = self.settings.retrieval
         rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
                     "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
@@ -200,6 +201,11 @@ class LocalBackend:
         weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
                    "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
+        if retrieval.symptom_weight != 1:
+            # An error report quotes its exception's name and message, so the exception's
+            # definition matches it by construction -- yet a fix rarely changes it.
+            fused = scaled(fused, lambda cid: retrieval.symptom_weight
+                           if defines_symptom(index.chunks[index.rows[cid][0]]) else 1.0)
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
                                    lambda cid: index.chunks[index.rows[cid][0]].node_id)

@@ -146,6 +146,13 @@ class SymbolTable:
                 if any(_same_file(tuple(p.split("/")), n) for n in named_parts)]
 
 
+def defines_symptom(chunk: Chunk) -> bool:
+    """Whether a chunk defines an exception, warning or error type, or is one of its methods."""
+    parts = chunk.symbol.split(".")
+    owner = parts[-1] if chunk.kind == "CLASS" else parts[-2] if chunk.kind == "METHOD" and len(parts) > 1 else ""
+    return owner.endswith(SYMPTOM_SUFFIXES)
+
+
 def strength(score: float) -> float:
     """A mention score as a strength in [0, 1]."""
     return min(score / FULL_STRENGTH, 1.0)
