@@ -365,6 +365,8 @@ def test_mentions_of_dotted_names_identifiers_and_files():
     assert 0 not in table.scores("temperature.fuentes", hidden)  # filters hold
     assert code_identifiers("call `run` or get_total() on DecodeError, not Request or plain words") == [
         "run", "get_total"]  # an exception type is a symptom, not a location
+    assert code_identifiers("print(str(e)) differs from len of e") == [
+        "print", "str", "__str__"]  # a called builtin runs its argument's data-model method; prose `len` does not
     assert table.scores("pvlib.temperature.TemperatureError was raised", everything) == {}
     traceback = 'File "/usr/lib/site-packages/pvlib/iotools/tmy.py", line 12, in read_tmy\n  x = 1'
     assert code_identifiers(traceback) == ["read_tmy"]

@@ -39,6 +39,11 @@ MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what matc
 # what needs to change, and naming its module would lift every other class defined there.
 SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
 FULL_STRENGTH = 2 * SYMBOL_POINTS  # a two-segment dotted match is as sure as a mention gets
+# A builtin called in a question runs the data-model method of its argument's class: `str(e)`
+# that prints the wrong thing is a bug in some `__str__`.
+DISPATCHED = {name: f"__{name}__" for name in (
+    "str", "repr", "len", "hash", "bool", "iter", "next", "reversed", "abs", "round", "int", "float",
+    "complex", "bytes", "format", "dir", "divmod", "pow")}
 
 
 @dataclass
@@ -160,13 +165,16 @@ def strength(score: float) -> float:
 
 def code_identifiers(query: str) -> list[str]:
     """Identifiers written as code: quoted in backticks, called, snake_case or camelCase, or
-    named by a traceback line (`File "x.py", line 3, in name`); exception types left out."""
+    named by a traceback line (`File "x.py", line 3, in name`), and the data-model method a
+    called builtin runs (`str(e)`: `__str__`); exception types left out."""
     found = [function for _, function in _frames(query)]
     for match in _IDENTIFIER.finditer(query):
         quoted, word, call = match.groups()
         name = quoted or word
         if quoted or call or _CODE_LIKE.search(name):
             found.append(name)
+        if call and name in DISPATCHED:
+            found.append(DISPATCHED[name])
     return [name for name in dict.fromkeys(found) if not name.endswith(SYMPTOM_SUFFIXES)]
 
 
