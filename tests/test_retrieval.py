@@ -446,18 +446,34 @@ def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
 
 def test_exception_type_definitions_are_symptoms_scaled_down():
     from ragstream.retrieval.fusion import scaled
-    from ragstream.retrieval.mentions import defines_symptom
+    from ragstream.retrieval.symptoms import defines_symptom, symptom_types
+    from ragstream.super_prompt import Chunk
 
-    chunks = {c.id: c for c in [_chunk("urllib3.exceptions.DecodeError", "urllib3/exceptions.py", "CLASS"),
-                                _chunk("urllib3.exceptions.PoolError.__init__", "urllib3/exceptions.py", "METHOD"),
-                                _chunk("requests.adapters.HTTPAdapter.send", "requests/adapters.py", "METHOD"),
-                                _chunk("requests.models.raise_for_status_error", "requests/models.py")]}
-    assert [defines_symptom(c) for c in chunks.values()] == [True, True, False, False]
-    fused = [(cid, score, {}) for cid, score in zip(chunks, [0.9, 0.8, 0.6, 0.5])]
-    rescored = scaled(fused, lambda cid: 0.5 if defines_symptom(chunks[cid]) else 1.0)
-    assert [(cid.split("|")[0], score) for cid, score, _ in rescored] == [
-        ("py:requests.adapters.HTTPAdapter.send", 0.6), ("py:requests.models.raise_for_status_error", 0.5),
-        ("py:urllib3.exceptions.DecodeError", 0.45), ("py:urllib3.exceptions.PoolError.__init__", 0.4)]
+    def cls(symbol: str, signature: str) -> Chunk:
+        return Chunk(f"py:{symbol}|CLASS", "requests/exceptions.py", 1, 2, "CLASS", symbol, "pass",
+                     {"language": "python", "signature": signature})
+
+    chunks = {c.id: c for c in [
+        cls("urllib3.exceptions.DecodeError", "class DecodeError(HTTPError)"),
+        _chunk("urllib3.exceptions.PoolError.__init__", "urllib3/exceptions.py", "METHOD"),
+        cls("requests.exceptions.RequestException", "class RequestException(IOError)"),
+        cls("requests.exceptions.Timeout", "class Timeout(RequestException)"),  # named like no exception
+        cls("requests.exceptions.ConnectTimeout", "class ConnectTimeout(exceptions.Timeout, metaclass=Meta)"),
+        _chunk("requests.exceptions.Timeout.describe", "requests/exceptions.py", "METHOD"),
+        cls("requests.models.Response", "class Response(Mapping, metaclass=ErrorMeta)"),
+        _chunk("requests.adapters.HTTPAdapter.send", "requests/adapters.py", "METHOD"),
+        _chunk("requests.models.raise_for_status_error", "requests/models.py")]}
+    symptoms = symptom_types(list(chunks.values()))
+    assert symptoms == {"urllib3.exceptions.DecodeError", "requests.exceptions.RequestException",
+                        "requests.exceptions.Timeout", "requests.exceptions.ConnectTimeout"}
+    assert [defines_symptom(c, symptoms | {"urllib3.exceptions.PoolError"}) for c in chunks.values()] == [
+        True, True, True, True, True, True, False, False, False]
+    fused = [(cid, score, {}) for cid, score in zip(chunks, [0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5])]
+    rescored = scaled(fused, lambda cid: 0.5 if defines_symptom(chunks[cid], symptoms) else 1.0)
+    assert [cid.split("|")[0] for cid, _, _ in rescored[:4]] == [
+        "py:urllib3.exceptions.PoolError.__init__", "py:requests.models.Response",
+        "py:requests.adapters.HTTPAdapter.send", "py:requests.models.raise_for_status_error"]
+    assert rescored[4][1] == pytest.approx(0.45)
 
 
 def test_boost_sources_score_by_strength():

@@ -26,7 +26,8 @@ from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import fuse, ranks_of, scaled, with_file_evidence
-from ragstream.retrieval.mentions import SymbolTable, defines_symptom, strength
+from ragstream.retrieval.mentions import SymbolTable, strength
+from ragstream.retrieval.symptoms import defines_symptom, symptom_types
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
@@ -44,6 +45,7 @@ class LoadedIndex:
     visibility: Visibility
     graph: nx.MultiDiGraph | None = None  # loaded on first use
     symbols: SymbolTable | None = None  # built on first hybrid search
+    symptoms: frozenset[str] | None = None  # the exception types, found on first hybrid search
 
 
 class LocalBackend:
@@ -204,8 +206,11 @@ class LocalBackend:
         if retrieval.symptom_weight != 1:
             # An error report quotes its exception's name and message, so the exception's
             # definition matches it by construction -- yet a fix rarely changes it.
+            with self._loading:
+                if index.symptoms is None:
+                    index.symptoms = symptom_types(index.chunks)
             fused = scaled(fused, lambda cid: retrieval.symptom_weight
-                           if defines_symptom(index.chunks[index.rows[cid][0]]) else 1.0)
+                           if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms) else 1.0)
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
                                    lambda cid: index.chunks[index.rows[cid][0]].node_id)

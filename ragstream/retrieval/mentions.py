@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstream.retrieval.symptoms import SYMPTOM_SUFFIXES
 from ragstream.super_prompt import Chunk
 
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
@@ -35,9 +36,6 @@ IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name n rows sh
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
 FRAME_POINTS = 2 * SYMBOL_POINTS  # a traceback frame names a file and its function: as sure as `module.function`
 MAX_DOTTED_SEGMENTS = 6  # longer chains are cut: their sub-chains are what match
-# An exception, warning or error type a question names is a symptom: its definition is rarely
-# what needs to change, and naming its module would lift every other class defined there.
-SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
 FULL_STRENGTH = 2 * SYMBOL_POINTS  # a two-segment dotted match is as sure as a mention gets
 # A builtin called in a question runs the data-model method of its argument's class: `str(e)`
 # that prints the wrong thing is a bug in some `__str__`.
@@ -149,13 +147,6 @@ class SymbolTable:
         named_parts = [tuple(n.split("/")) for n in named]
         return [p for p in self.rows_of_path
                 if any(_same_file(tuple(p.split("/")), n) for n in named_parts)]
-
-
-def defines_symptom(chunk: Chunk) -> bool:
-    """Whether a chunk defines an exception, warning or error type, or is one of its methods."""
-    parts = chunk.symbol.split(".")
-    owner = parts[-1] if chunk.kind == "CLASS" else parts[-2] if chunk.kind == "METHOD" and len(parts) > 1 else ""
-    return owner.endswith(SYMPTOM_SUFFIXES)
 
 
 def strength(score: float) -> float:
