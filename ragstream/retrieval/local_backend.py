@@ -27,8 +27,8 @@ from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.mentions import SymbolTable, strength
-from ragstream.retrieval.symptoms import defines_symptom, symptom_types
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
+from ragstream.retrieval.symptoms import defines_symptom, symptom_types
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
 from ragstream.super_prompt import Chunk

@@ -6,8 +6,8 @@ general-purpose embedding model (which truncates it) keeps.
 A row scores its best symbol match -- a dotted name in the question that ends its qualified
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
-name, damped by the number of symbols sharing that name, or a traceback frame naming its file and its
-function -- plus points when the question names its file, by path or by module (in `a.b`, module
+name, damped by the number of symbols sharing that name, or a traceback frame naming its file
+and its function -- plus points when the question names its file, by path or by module (in `a.b`, module
 `a` only if it defines, imports or holds `b`), or its package (shared among the package's
 modules). Hybrid search adds the score, as a strength in [0, 1], to the fused score (a
 full-strength mention counts like a first place in a ranking).
@@ -127,7 +127,7 @@ class SymbolTable:
                      FRAME_POINTS)
         for name in code_identifiers(query):
             rows = self.by_tail.get((name,), ())
-            if rows:  # a name many symbols share says less about each (sqrt: two namesakes are still close calls)
+            if rows:  # a shared name says less about each symbol; sqrt: two namesakes are still close calls
                 give(symbol, rows, IDENTIFIER_POINTS / len(rows) ** 0.5)
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
 
