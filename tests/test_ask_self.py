@@ -35,3 +35,27 @@ def test_ask_cites_the_right_file_on_ragstreams_own_index(self_controller, quest
     controller, scope = self_controller
     sp, results = controller.run(question, scope, controller.pipeline("base"))
     assert results[-2].step == "answer" and f"`{path}:" in sp.answer, sp.answer[:1200]
+
+
+@pytest.mark.slow
+def test_hybrid_scales_down_exception_types_the_question_does_not_name(self_index):
+    """The setting reaches the backend: an exception class the question only describes ranks
+    lower at symptom_weight 0.5 than at 1; one it names stays near the top (its file's other
+    exception types still lose some of their evidence)."""
+    from dataclasses import replace
+
+    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.types import SearchRequest
+
+    settings, report = self_index
+
+    def rank_of_retrieval_error(question: str, weight: float) -> int:
+        backend = LocalBackend(replace(settings, retrieval=replace(settings.retrieval, symptom_weight=weight)))
+        request = SearchRequest("hybrid", question, 100, report.info.repository, report.info.branch, active_index="self")
+        ids = [hit.id for hit in backend.search(request).hits]
+        return ids.index("py:ragstream.errors.RetrievalError|CLASS") + 1
+
+    described = "errors of the retrieval layer carry where and hint"
+    assert rank_of_retrieval_error(described, 1.0) < rank_of_retrieval_error(described, 0.5)
+    named = "where is RetrievalError defined"
+    assert rank_of_retrieval_error(named, 0.5) <= 5

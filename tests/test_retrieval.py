@@ -446,7 +446,7 @@ def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
 
 def test_exception_type_definitions_are_symptoms_scaled_down():
     from ragstream.retrieval.fusion import scaled
-    from ragstream.retrieval.symptoms import defines_symptom, symptom_types
+    from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
     from ragstream.super_prompt import Chunk
 
     def cls(symbol: str, signature: str) -> Chunk:
@@ -474,6 +474,10 @@ def test_exception_type_definitions_are_symptoms_scaled_down():
         "py:urllib3.exceptions.PoolError.__init__", "py:requests.models.Response",
         "py:requests.adapters.HTTPAdapter.send", "py:requests.models.raise_for_status_error"]
     assert rescored[4][1] == pytest.approx(0.45)
+    named = question_words("is Timeout raised by send()?")  # a type the question names is what it asks about
+    assert not defines_symptom(chunks["py:requests.exceptions.Timeout|CLASS"], symptoms, named)
+    assert not defines_symptom(chunks["py:requests.exceptions.Timeout.describe|METHOD"], symptoms, named)
+    assert defines_symptom(chunks["py:requests.exceptions.ConnectTimeout|CLASS"], symptoms, named)
 
 
 def test_boost_sources_score_by_strength():

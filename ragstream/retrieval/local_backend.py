@@ -28,7 +28,7 @@ from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
-from ragstream.retrieval.symptoms import defines_symptom, symptom_types
+from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
 from ragstream.super_prompt import Chunk
@@ -204,13 +204,15 @@ class LocalBackend:
                    "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         if retrieval.symptom_weight != 1:
-            # An error report quotes its exception's name and message, so the exception's
-            # definition matches it by construction -- yet a fix rarely changes it.
+            # An error report quotes its exception's message and relatives, so their definitions
+            # match it by construction -- yet a fix rarely changes them. A type the question
+            # names is kept: "where is RetrievalError raised" asks about it.
             with self._loading:
                 if index.symptoms is None:
                     index.symptoms = symptom_types(index.chunks)
+            named = question_words(request.query)
             fused = scaled(fused, lambda cid: retrieval.symptom_weight
-                           if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms) else 1.0)
+                           if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms, named) else 1.0)
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
                                    lambda cid: index.chunks[index.rows[cid][0]].node_id)

@@ -1,6 +1,7 @@
 """Exception, warning and error types: what an error report names and quotes. Their definitions
 match a report by construction, yet a fix rarely changes them -- mentions leave them out and
-hybrid search scales their scores down."""
+hybrid search scales their scores down, except for a type the question names: then it is what
+the question is about."""
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ from ragstream.super_prompt import Chunk
 
 SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
 _BASES = re.compile(r"\((.*)\)")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def symptom_types(chunks: list[Chunk]) -> frozenset[str]:
@@ -34,8 +36,13 @@ def base_names(signature: str) -> list[str]:
     return [base.strip().rsplit(".", 1)[-1] for base in match.group(1).split(",") if "=" not in base and base.strip()]
 
 
-def defines_symptom(chunk: Chunk, symptoms: frozenset[str]) -> bool:
-    """Whether a chunk is an exception type's definition or one of its methods."""
-    if chunk.kind == "CLASS":
-        return chunk.symbol in symptoms
-    return chunk.kind == "METHOD" and chunk.symbol.rsplit(".", 1)[0] in symptoms
+def question_words(question: str) -> frozenset[str]:
+    """The identifier-shaped words of a question, as written."""
+    return frozenset(_WORD.findall(question))
+
+
+def defines_symptom(chunk: Chunk, symptoms: frozenset[str], named: frozenset[str] = frozenset()) -> bool:
+    """Whether a chunk is the definition, or a method, of an exception type that is not among
+    the `named` words."""
+    owner = chunk.symbol if chunk.kind == "CLASS" else chunk.symbol.rsplit(".", 1)[0] if chunk.kind == "METHOD" else ""
+    return owner in symptoms and owner.rsplit(".", 1)[-1] not in named
