@@ -1,6 +1,6 @@
 """The local retrieval backend: FAISS (semantic), bm25s (keyword), hybrid (weighted RRF of both
-and of the code the question names, exception types' definitions scaled down, lifted by
-file-level evidence), rerankers.
+and of the code the question names, unnamed exception types' definitions scaled down, lifted
+by file-level evidence), rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
 selector over the windows of visible chunks (a chunk scores by its best window) and BM25
