@@ -70,7 +70,7 @@ class RetrievalSettings:
     mention_weight: float  # hybrid: RRF weight of the code the question names (0: off)
     file_evidence_weight: float  # hybrid: share of a file's best scores added to each of its hits
     file_evidence_chunks: int  # how many of a file's best hits make its evidence
-    symptom_weight: float  # hybrid: scale of the fused score of exception-type definitions (1: off)
+    symptom_weight: float  # hybrid: scale of the fused score of unnamed exception types' definitions (1: off)
     graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
 
 
