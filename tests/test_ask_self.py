@@ -49,13 +49,20 @@ def test_hybrid_scales_down_exception_types_the_question_does_not_name(self_inde
 
     settings, report = self_index
 
-    def rank_of_retrieval_error(question: str, weight: float) -> int:
+    retrieval_error = "py:ragstream.errors.RetrievalError|CLASS"
+
+    def search(question: str, weight: float):
         backend = LocalBackend(replace(settings, retrieval=replace(settings.retrieval, symptom_weight=weight)))
-        request = SearchRequest("hybrid", question, 100, report.info.repository, report.info.branch, active_index="self")
-        ids = [hit.id for hit in backend.search(request).hits]
-        return ids.index("py:ragstream.errors.RetrievalError|CLASS") + 1
+        return backend.search(SearchRequest("hybrid", question, 100, report.info.repository, report.info.branch,
+                                            active_index="self"))
+
+    def rank_of_retrieval_error(question: str, weight: float) -> int:
+        return [hit.id for hit in search(question, weight).hits].index(retrieval_error) + 1
 
     described = "errors of the retrieval layer carry where and hint"
     assert rank_of_retrieval_error(described, 1.0) < rank_of_retrieval_error(described, 0.5)
+    assert retrieval_error in search(described, 0.5).debug["symptoms_scaled"]  # the trace says what was scaled
+    assert search(described, 1.0).debug["symptoms_scaled"] == []
     named = "where is RetrievalError defined"
     assert rank_of_retrieval_error(named, 0.5) <= 5
+    assert retrieval_error not in search(named, 0.5).debug["symptoms_scaled"]

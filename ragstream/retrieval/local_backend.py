@@ -25,7 +25,7 @@ from ragstream.index.embeddings import Embedder
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.fusion import fuse, ranks_of, scaled, with_file_evidence
+from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
@@ -85,7 +85,7 @@ class LocalBackend:
         elif mode == "bm25":
             hits = self._ranked(self._bm25(index, request.query, request.top_k, visible), "bm25")
         else:
-            hits = self._hybrid(index, request, visible)
+            hits = self._hybrid(index, request, visible, debug)
         debug["seconds"] = round(time.perf_counter() - started, 4)
         return SearchResponse(hits, debug)
 
@@ -193,9 +193,11 @@ class LocalBackend:
         found = [(index.chunks[r].id, float(scores[r])) for r in candidates]
         return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
-    def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray) -> list[SearchHit]:
-        """RRF of semantic, bm25 and the code the question names (weighted), exception types'
-        definitions scaled down, then each hit lifted by its file's evidence."""
+    def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray,
+                debug: dict) -> list[SearchHit]:
+        """RRF of semantic, bm25 and the code the question names (weighted), unnamed exception
+        types' definitions scaled down (listed in the debug record), then each hit lifted by its
+        file's evidence."""
         retrieval = self.settings.retrieval
         rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
                     "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
@@ -203,21 +205,26 @@ class LocalBackend:
         weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
                    "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
-        if retrieval.symptom_weight != 1:
-            # An error report quotes its exception's message and relatives, so their definitions
-            # match it by construction -- yet a fix rarely changes them. A type the question
-            # names is kept: "where is RetrievalError raised" asks about it.
-            with self._loading:
-                if index.symptoms is None:
-                    index.symptoms = symptom_types(index.chunks)
-            named = question_words(request.query)
-            fused = scaled(fused, lambda cid: retrieval.symptom_weight
-                           if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms, named) else 1.0)
+        symptoms = self._unnamed_symptoms(index, request.query, fused) if retrieval.symptom_weight != 1 else set()
+        fused = scaled(fused, lambda cid: retrieval.symptom_weight if cid in symptoms else 1.0)
         fused = with_file_evidence(fused, lambda cid: index.chunks[index.rows[cid][0]].path,
                                    retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
                                    lambda cid: index.chunks[index.rows[cid][0]].node_id)
-        return [SearchHit(cid, score, rank, sources)
+        hits = [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
+        debug["symptoms_scaled"] = [hit.id for hit in hits if hit.id in symptoms]
+        return hits
+
+    def _unnamed_symptoms(self, index: LoadedIndex, query: str, fused: Fused) -> set[str]:
+        """The fused ids that define an exception type (or are its methods) the question does
+        not name. An error report quotes its exception's message and relatives, so their
+        definitions match it by construction -- yet a fix rarely changes them. A type the
+        question names is kept: "where is RetrievalError raised" asks about it."""
+        with self._loading:
+            if index.symptoms is None:
+                index.symptoms = symptom_types(index.chunks)
+        named = question_words(query)
+        return {cid for cid, _, _ in fused if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms, named)}
 
     def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
         """Strength (0..1) of the best k rows the question names."""
