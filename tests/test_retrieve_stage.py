@@ -134,3 +134,36 @@ def test_the_parts_of_one_long_node_are_one_entry_point():
               (0.6, "py:m.h|FUNCTION#p1")]
     assert retrieve.best_part_per_node(ranked) == [(0.9, "py:m.f|FUNCTION#p2"), (0.8, "py:m.g|FUNCTION"),
                                                    (0.6, "py:m.h|FUNCTION#p1")]
+
+
+@pytest.fixture(scope="module")
+def erring_backend(tmp_path_factory):
+    """A repository with an exception type and the function that raises it."""
+    from conftest import make_settings
+
+    from ragstream.index.build import build_index
+    from ragstream.retrieval.local_backend import LocalBackend
+
+    root = tmp_path_factory.mktemp("erring")
+    (root / "repo" / "pkg").mkdir(parents=True)
+    (root / "repo" / "pkg" / "merge.py").write_text(
+        "class MergeConflict(ValueError):\n    \"\"\"Two settings files set one key to different values.\"\"\"\n\n\n"
+        "def merge_settings(base, override):\n    \"\"\"Merge two settings files; a key set twice is a conflict.\"\"\"\n"
+        "    if set(base) & set(override):\n        raise MergeConflict(sorted(set(base) & set(override)))\n"
+        "    return {**base, **override}\n")
+    settings = make_settings(root / "data")
+    build_index(root / "repo", settings)
+    return LocalBackend(settings)
+
+
+def test_the_trace_lists_the_exception_types_hybrid_search_scaled_down(erring_backend):
+    def scaled(question: str) -> list[str]:
+        sp = SuperPrompt(repository="repo", branch="default", question_raw=question, retrieval_query=question,
+                         retrieval_mode="hybrid")
+        retrieve.run(sp, erring_backend, {"id": "retrieve"}, SETTINGS)
+        assert {h["id"] for h in sp.retrieval_hits} >= {"py:pkg.merge.MergeConflict|CLASS"}
+        return sp.extras["retrieve"]["attempts"][0]["symptoms_scaled"]
+
+    assert scaled("merging two settings files fails: a key set twice is a conflict") == [
+        "py:pkg.merge.MergeConflict|CLASS"]
+    assert scaled("where is MergeConflict raised") == []  # the type the question names is what it asks about
