@@ -92,32 +92,42 @@ def test_a_question_is_about_tests_when_it_says_so(question, about):
     assert retrieve.about_tests(question) is about
 
 
-@pytest.fixture(scope="module")
-def tested_backend(tmp_path_factory):
-    """A two-file repository whose test repeats every word of the function it tests."""
+def backend_over(root, files: dict[str, str]):
+    """A local backend over a repository of `files` (path -> text) indexed under `root`."""
     from conftest import make_settings
 
     from ragstream.index.build import build_index
     from ragstream.retrieval.local_backend import LocalBackend
 
-    root = tmp_path_factory.mktemp("tested")
-    (root / "repo" / "pkg").mkdir(parents=True)
-    (root / "repo" / "tests").mkdir()
-    (root / "repo" / "pkg" / "merge.py").write_text(
-        'def merge_settings(base, override):\n    """Merge two settings mappings."""\n    return {**base, **override}\n')
-    (root / "repo" / "tests" / "test_merge.py").write_text(
-        "from pkg.merge import merge_settings\n\n\ndef test_merged_settings():\n"
-        '    """Merged settings: merge settings mappings, merge the override settings."""\n'
-        '    assert merge_settings({"a": 1}, {"a": 2}) == {"a": 2}\n')
+    for path, text in files.items():
+        (root / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / "repo" / path).write_text(text)
     settings = make_settings(root / "data")
     build_index(root / "repo", settings)
     return LocalBackend(settings)
 
 
+def asked(question: str, mode: str) -> SuperPrompt:
+    return SuperPrompt(repository="repo", branch="default", question_raw=question, retrieval_query=question,
+                       retrieval_mode=mode)
+
+
+@pytest.fixture(scope="module")
+def tested_backend(tmp_path_factory):
+    """A two-file repository whose test repeats every word of the function it tests."""
+    return backend_over(tmp_path_factory.mktemp("tested"), {
+        "pkg/merge.py":
+            'def merge_settings(base, override):\n    """Merge two settings mappings."""\n'
+            "    return {**base, **override}\n",
+        "tests/test_merge.py":
+            "from pkg.merge import merge_settings\n\n\ndef test_merged_settings():\n"
+            '    """Merged settings: merge settings mappings, merge the override settings."""\n'
+            '    assert merge_settings({"a": 1}, {"a": 2}) == {"a": 2}\n'})
+
+
 def test_tests_rank_below_the_code_unless_the_question_is_about_tests(tested_backend):
     def first_hit(question: str, tests_penalty: float) -> str:
-        sp = SuperPrompt(repository="repo", branch="default", question_raw=question, retrieval_query=question,
-                         retrieval_mode="bm25")
+        sp = asked(question, "bm25")
         retrieve.run(sp, tested_backend, {"id": "retrieve"}, {**SETTINGS, "tests_penalty": tests_penalty})
         demoted = sp.extras["retrieve"]["attempts"][0]["tests_demoted"]
         assert (demoted > 0) == bool(tests_penalty and not retrieve.about_tests(question))  # the trace says so
@@ -139,27 +149,17 @@ def test_the_parts_of_one_long_node_are_one_entry_point():
 @pytest.fixture(scope="module")
 def erring_backend(tmp_path_factory):
     """A repository with an exception type and the function that raises it."""
-    from conftest import make_settings
-
-    from ragstream.index.build import build_index
-    from ragstream.retrieval.local_backend import LocalBackend
-
-    root = tmp_path_factory.mktemp("erring")
-    (root / "repo" / "pkg").mkdir(parents=True)
-    (root / "repo" / "pkg" / "merge.py").write_text(
-        "class MergeConflict(ValueError):\n    \"\"\"Two settings files set one key to different values.\"\"\"\n\n\n"
-        "def merge_settings(base, override):\n    \"\"\"Merge two settings files; a key set twice is a conflict.\"\"\"\n"
-        "    if set(base) & set(override):\n        raise MergeConflict(sorted(set(base) & set(override)))\n"
-        "    return {**base, **override}\n")
-    settings = make_settings(root / "data")
-    build_index(root / "repo", settings)
-    return LocalBackend(settings)
+    return backend_over(tmp_path_factory.mktemp("erring"), {
+        "pkg/merge.py":
+            'class MergeConflict(ValueError):\n    """Two settings files set one key to different values."""\n\n\n'
+            'def merge_settings(base, override):\n    """Merge two settings files; a key set twice is a conflict."""\n'
+            "    if set(base) & set(override):\n        raise MergeConflict(sorted(set(base) & set(override)))\n"
+            "    return {**base, **override}\n"})
 
 
 def test_the_trace_lists_the_exception_types_hybrid_search_scaled_down(erring_backend):
     def scaled(question: str) -> list[str]:
-        sp = SuperPrompt(repository="repo", branch="default", question_raw=question, retrieval_query=question,
-                         retrieval_mode="hybrid")
+        sp = asked(question, "hybrid")
         retrieve.run(sp, erring_backend, {"id": "retrieve"}, SETTINGS)
         assert {h["id"] for h in sp.retrieval_hits} >= {"py:pkg.merge.MergeConflict|CLASS"}
         return sp.extras["retrieve"]["attempts"][0]["symptoms_scaled"]
