@@ -437,6 +437,9 @@ def _print_summary(report) -> None:
     console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
                   f"{report.reparsed} files parsed, {report.embedded_new} texts embedded"
                   f"{_backends(report.embedding_backends)}, {report.embedded_cached} from cache")
+    console.print(f"change history: {report.past_changes} past commits touched indexed definitions"
+                  if report.past_changes else "change history: none (not a git work tree, no commits touching "
+                  "indexed definitions, or index.change_history_commits is 0)")
     console.print(_counter_table("nodes by kind", report.nodes_by_kind))
     console.print(_counter_table("edges by type", report.edges_by_type))
     console.print(_counter_table("skipped files by reason", Counter(s.reason for s in report.skipped)))

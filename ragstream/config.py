@@ -26,6 +26,7 @@ class IndexSettings:
     generated_files: list[str]
     generated_markers: list[str]
     secret_files: list[str]
+    change_history_commits: int  # how many recent commits' messages and changed definitions to index (0: none)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class RetrievalSettings:
     file_evidence_weight: float  # hybrid: share of a file's best scores added to each of its hits
     file_evidence_chunks: int  # how many of a file's best hits make its evidence
     symptom_weight: float  # hybrid: scale of the fused score of unnamed exception types' definitions (1: off)
+    change_history_weight: float  # hybrid: RRF weight of what past commits with matching messages changed (0: off)
+    change_history_matches: int  # how many best-matching past commits give their definitions
     graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
 
 
@@ -156,14 +159,17 @@ CHOICES = {
 LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
 POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
             "chunks.header_max_names", "embedding.batch_size", "embedding.window_tokens", "retrieval.rrf_k",
-            "retrieval.widen_factor", "retrieval.file_evidence_chunks", "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
+            "retrieval.widen_factor", "retrieval.file_evidence_chunks", "retrieval.change_history_matches",
+            "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
             "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
             "limits.answer_max_citations", "limits.gate_candidate_chars",
             "llm.local_ctx_size")
 ABOVE_ZERO = ("llm.timeout_seconds",)
-NON_NEGATIVE = ("embedding.onnx_below", "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
+NON_NEGATIVE = ("index.change_history_commits", "embedding.onnx_below",
+                "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
                 "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight",
-                "retrieval.file_evidence_weight", "retrieval.symptom_weight", "retrieval.graph_rank_weight",
+                "retrieval.file_evidence_weight", "retrieval.symptom_weight", "retrieval.change_history_weight",
+                "retrieval.graph_rank_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")

@@ -43,7 +43,7 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with store.build_lock(location):
         generation = store.new_generation(location)
-        store.write_chunks(generation / store.CHUNKS, chunks)
+        store.write_jsonl(generation / store.CHUNKS, chunks)
         write_faiss(generation / store.FAISS, vectors, np.arange(len(chunks)))  # one window a chunk
         write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
         store.write_graph(generation / store.GRAPH, _graph(rows, edges))

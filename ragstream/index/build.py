@@ -23,6 +23,7 @@ from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
+from ragstream.index.change_history import read_change_history
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
 from ragstream.index.graph_build import ResolutionStats, build_graph
@@ -96,6 +97,7 @@ class BuildReport:
     embedded_new: int = 0
     embedded_cached: int = 0
     embedding_backends: dict[str, int] = field(default_factory=dict)  # backend -> texts embedded
+    past_changes: int = 0  # commits of the change history that touched an indexed definition
     seconds: dict[str, float] = field(default_factory=dict)
     previous_index_problem: str | None = None  # why an existing index could not be reused
 
@@ -174,12 +176,16 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
             clock.lap("embed")
 
-            progress.start("write", 4)
+            progress.start("write", 5)
             write_faiss(generation / store.FAISS, vectors, window_rows)
             progress.advance("write")
             write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
             progress.advance("write")
-            store.write_chunks(generation / store.CHUNKS, chunks)
+            store.write_jsonl(generation / store.CHUNKS, chunks)
+            progress.advance("write")
+            changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
+            store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+            report.past_changes = len(changes_read)
             progress.advance("write")
             _fill_counts(report, graph, chunks)
             manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
@@ -312,6 +318,7 @@ def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
             "edges_by_type": dict(sorted(report.edges_by_type.items())),
             "skipped_by_reason": dict(sorted(Counter(s.reason for s in report.skipped).items())),
             "parse_failures": len(report.parse_failures),
+            "past_changes": report.past_changes,
         },
         "artifacts": store.artifact_sizes(generation),
     }

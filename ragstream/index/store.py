@@ -13,7 +13,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ import networkx as nx
 import orjson
 
 from ragstream.errors import IndexLoadError, IndexingError
+from ragstream.index.change_history import PastChange
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
@@ -33,6 +34,7 @@ GRAPH = "graph.json"
 PARSED = "parsed.json"
 FAISS = "faiss.index"
 BM25_DIR = "bm25"
+CHANGE_HISTORY = "change_history.jsonl"  # optional: indexes built before it have none
 CURRENT = "CURRENT"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -140,8 +142,9 @@ def write_json(path: Path, data: Any) -> None:
     _write_bytes(path, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
 
 
-def write_chunks(path: Path, chunks: list[Chunk]) -> None:
-    _write_bytes(path, b"".join(orjson.dumps(chunk) + b"\n" for chunk in chunks))
+def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
+    """One JSON object (dataclasses included) a line, written and fsynced."""
+    _write_bytes(path, b"".join(orjson.dumps(row) + b"\n" for row in rows))
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -192,6 +195,12 @@ class StoredIndex:
         """path -> the file's parse result and the key it was made under."""
         return {path: ParseRecord(row["key"], ParsedFile.from_dict(row["parsed"]))
                 for path, row in self._json(PARSED).items()}
+
+    def change_history(self) -> list[PastChange] | None:
+        """The indexed past changes, newest first; None when the index was built without them."""
+        if not (self.generation / CHANGE_HISTORY).exists():
+            return None
+        return [PastChange(row["commit"], row["message"], tuple(row["targets"])) for row in self._jsonl(CHANGE_HISTORY)]
 
     @property
     def faiss_path(self) -> Path:

@@ -1,6 +1,7 @@
-"""The local retrieval backend: FAISS (semantic), bm25s (keyword), hybrid (weighted RRF of both
-and of the code the question names, unnamed exception types' definitions scaled down, lifted
-by file-level evidence), rerankers.
+"""The local retrieval backend: FAISS (semantic), bm25s (keyword), hybrid (weighted RRF of both,
+of the definitions past changes with matching messages touched and of the code the question
+names, unnamed exception types' definitions scaled down, lifted by file-level evidence),
+rerankers.
 
 Security filters become a row mask before anything is scored: FAISS searches with an id
 selector over the windows of visible chunks (a chunk scores by its best window) and BM25
@@ -25,6 +26,7 @@ from ragstream.index.embeddings import Embedder
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
@@ -46,6 +48,7 @@ class LoadedIndex:
     graph: nx.MultiDiGraph | None = None  # loaded on first use
     symbols: SymbolTable | None = None  # built on first hybrid search
     symptoms: frozenset[str] | None = None  # the exception types, found on first hybrid search
+    history: HistoryIndex | None = None  # the past changes, searchable; built on first hybrid search
 
 
 class LocalBackend:
@@ -195,15 +198,17 @@ class LocalBackend:
 
     def _hybrid(self, index: LoadedIndex, request: SearchRequest, visible: np.ndarray,
                 debug: dict) -> list[SearchHit]:
-        """RRF of semantic, bm25 and the code the question names (weighted), unnamed exception
-        types' definitions scaled down (listed in the debug record), then each hit lifted by its
-        file's evidence."""
+        """RRF of semantic, bm25, the definitions past changes with matching messages touched,
+        and the code the question names (weighted), unnamed exception types' definitions scaled
+        down (listed in the debug record), then each hit lifted by its file's evidence."""
         retrieval = self.settings.retrieval
         rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
                     "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
+        if retrieval.change_history_weight > 0:
+            rankings["history"] = ranks_of(self._history(index, request.query, request.top_k, visible, debug))
         mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
         weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
-                   "mentions": retrieval.mention_weight}
+                   "history": retrieval.change_history_weight, "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         symptoms = self._unnamed_symptoms(index, request.query, fused) if retrieval.symptom_weight != 1 else set()
         fused = scaled(fused, lambda cid: retrieval.symptom_weight if cid in symptoms else 1.0)
@@ -225,6 +230,20 @@ class LocalBackend:
                 index.symptoms = symptom_types(index.chunks)
         named = question_words(query)
         return {cid for cid, _, _ in fused if defines_symptom(index.chunks[index.rows[cid][0]], index.symptoms, named)}
+
+    def _history(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray, debug: dict) -> list[str]:
+        """The chunk ids of the best k visible definitions that the past changes whose messages
+        match the question touched (a split definition by its first part)."""
+        with self._loading:
+            if index.history is None:
+                index.history = HistoryIndex.build(index.stored.change_history() or [])
+        if not index.history.changes:
+            debug["change_history"] = "none: the index holds no past changes (rebuild it from a git work tree)"
+            return []
+        debug["change_history"] = f"{len(index.history.changes)} past changes"
+        ranked = index.history.ranking(query, lambda node: bool(_visible_rows(index, visible, node)),
+                                       self.settings.retrieval.change_history_matches, k)
+        return [index.chunks[index.rows[node][0]].id for node, _ in ranked]
 
     def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
         """Strength (0..1) of the best k rows the question names."""
@@ -311,7 +330,7 @@ def _load(location: store.IndexLocation) -> LoadedIndex:
 
     # One query at a time: OpenMP threads only add hand-off cost (16 ms -> 6.5 ms at 100k rows).
     faiss.omp_set_num_threads(1)
-    stored = store.load_index(location, optional=(store.BM25_DIR + "/",))
+    stored = store.load_index(location, optional=(store.BM25_DIR + "/", store.CHANGE_HISTORY))
     chunks = stored.chunks()
     bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
     rows: dict[str, list[int]] = {}

@@ -103,12 +103,11 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
                  (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
     log = []
     for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
-        hits, demoted, symptoms = _aggregate(sp, backend, attempt_plan, pieces, limits)
+        hits, demoted, marked = _aggregate(sp, backend, attempt_plan, pieces, limits)
         problems = _check(hits, sp, backend, limits["entry_tests_share"])
         log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
                     "domain_searches": sorted(DOMAIN_FILTERS) if sp.domain == "mixed" else [],
-                    "hits": len(hits), "tests_demoted": demoted, "symptoms_scaled": symptoms,
-                    "problems": problems})
+                    "hits": len(hits), "tests_demoted": demoted, **marked, "problems": problems})
         if not problems:
             record_hits(sp, hits)
             sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
@@ -119,19 +118,22 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
 
 
 def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pieces: list[str],
-               limits: Mapping[str, float]) -> tuple[list[dict[str, Any]], int, list[str]]:
+               limits: Mapping[str, float]) -> tuple[list[dict[str, Any]], int, dict[str, list[str]]]:
     """(the aggregated hits, best first; how many candidates lost `tests_penalty`; the kept hits
-    a hybrid search scaled down as exception types, from its debug record)."""
+    a hybrid search scaled down as exception types, from its debug record, and those its change
+    history ranked)."""
     searches = [(piece, None) for piece in pieces]
     if sp.domain == "mixed":
         searches += [(pieces[0], DOMAIN_FILTERS["db"]), (pieces[0], DOMAIN_FILTERS["code"])]
     found: dict[str, list[float]] = {}
     sources: dict[str, dict[str, int]] = {}
     symptoms: set[str] = set()
+    from_history: set[str] = set()
     for index, (piece, extra) in enumerate(searches):
         response = backend.search(plan.request(sp, piece, extra, int(limits["N1_RETR_MAX_CANDIDATES"])))
         hits = response.hits
         symptoms.update(response.debug.get("symptoms_scaled", ()))
+        from_history.update(hit.id for hit in hits if "history" in hit.sources)
         best = max((h.score for h in hits), default=0.0) or 1.0
         for hit in hits:
             found.setdefault(hit.id, []).append(hit.score / best)
@@ -148,7 +150,8 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
               else ranked[:keep])
     return ([{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
              for rank, (score, cid) in enumerate(scored, start=1)], len(demoted),
-            [cid for _, cid in scored if cid in symptoms])
+            {"symptoms_scaled": [cid for _, cid in scored if cid in symptoms],
+             "from_change_history": [cid for _, cid in scored if cid in from_history]})
 
 
 def _test_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set[str]:

@@ -1,0 +1,47 @@
+"""Search over past changes: the commits whose messages best match a question, and the
+definitions they changed, ranked by those matches (bm25s over the messages' keyword tokens)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstream.index.change_history import PastChange
+from ragstream.index.keywords import keyword_tokens
+
+
+@dataclass
+class HistoryIndex:
+    changes: list[PastChange]
+    bm25: object | None  # bm25s.BM25 over the messages; None when there are none
+
+    @classmethod
+    def build(cls, changes: list[PastChange]) -> HistoryIndex:
+        import bm25s
+
+        if not changes:
+            return cls(changes, None)
+        bm25 = bm25s.BM25()
+        # bm25s cannot index an empty document: a placeholder keeps row i = change i.
+        bm25.index([keyword_tokens(c.message) or ["\x00empty"] for c in changes], show_progress=False)
+        return cls(changes, bm25)
+
+    def ranking(self, query: str, visible: Callable[[str], bool], commits: int, k: int) -> list[tuple[str, float]]:
+        """The best k visible definitions changed by the `commits` past changes whose messages
+        match the query best: each scores the sum of those changes' BM25 scores, a change's
+        score shared out by the square root of how many definitions it touched (a sweeping
+        refactor says little about any one of them). Definitions the filters hide are dropped
+        before anything is ranked: a change that touched only hidden code takes no place."""
+        tokens = keyword_tokens(query)
+        if not tokens or not self.changes:
+            return []
+        shown = [[t for t in change.targets if visible(t)] for change in self.changes]
+        scores = np.where([bool(s) for s in shown], self.bm25.get_scores(tokens), 0.0)
+        best = [int(i) for i in np.argsort(-scores, kind="stable")[:commits] if scores[i] > 0]
+        totals: dict[str, float] = {}
+        for i in best:
+            share = float(scores[i]) / len(self.changes[i].targets) ** 0.5
+            for target in shown[i]:
+                totals[target] = totals.get(target, 0.0) + share
+        return sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:k]
