@@ -83,7 +83,7 @@ def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_sessi
         assert len(panels) == n + 1 and all(" ms · deterministic path (no model)" in p for p in panels)
     attempts = next(d.value for d in at.dataframe if "pieces" in d.value.columns)  # the retrieve panel's
     assert list(attempts.columns) == ["attempt", "mode", "pieces", "domain searches", "hits", "tests demoted",
-                                      "exception types scaled", "problems"]
+                                      "exception types scaled", "from change history", "problems"]
     session = at.session_state["manual:session"]
     assert session.state.stage == "" and session.state.history_of_stages == [
         "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
