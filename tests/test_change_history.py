@@ -3,6 +3,7 @@ git repository made here, indexed, and searched as hybrid search's "history" ran
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,7 @@ def ledger_repo(tmp_path_factory) -> Path:
     _commit(work, {"books/ledger.py": LEDGER_V2}, "Round refunds to whole cents")
     _commit(work, {"books/ledger.py": LEDGER_V3}, "Ledger keeps a closed flag from the start")
     _commit(work, {"docs/notes.txt": "refunds are rounded\n"}, "Note about refunds (no code)")
+    _commit(work, {"books/report.py": OTHER.replace("sum(lines)", "round(sum(lines), 2)")}, "Reports show rounded totals")
     return work
 
 
@@ -102,7 +104,7 @@ def test_the_index_holds_each_commit_that_touched_a_definition_with_what_it_touc
 
 def test_no_change_history_outside_a_git_work_tree_or_when_switched_off(ledger_repo, ledger_backend, tmp_path):
     chunks = load_index(IndexLocation(ledger_backend.data_dir, "ledger", _branch(ledger_backend))).chunks()
-    assert len(read_change_history(ledger_repo, chunks, 100)) == 2
+    assert len(read_change_history(ledger_repo, chunks, 100)) == 3
     assert read_change_history(tmp_path, chunks, 100) == []  # not a git work tree
     assert read_change_history(ledger_repo, chunks, 0) == []
 
@@ -111,14 +113,25 @@ def test_hybrid_ranks_what_past_changes_with_matching_messages_touched(ledger_ba
     response = _search(ledger_backend, "refunds are not rounded to cents")
     by_id = {hit.id: hit for hit in response.hits}
     assert by_id["py:books.ledger.refund|FUNCTION"].sources.get("history") == 1
-    assert response.debug["change_history"] == "2 past changes"
+    assert response.debug["change_history"] == "3 past changes"
 
 
 def test_the_change_history_never_ranks_what_the_filters_hide(ledger_backend):
     hidden = _search(ledger_backend, "refunds are not rounded to cents",
                      {"paths_include": ["books/report.py"]})
     assert all(hit.id.startswith("py:books.report") for hit in hidden.hits)
-    assert not any("history" in hit.sources for hit in hidden.hits)
+    assert [hit.id for hit in hidden.hits if "history" in hit.sources] == ["py:books.report.summarise|FUNCTION"]
+
+
+def test_a_past_change_that_touched_only_hidden_code_takes_no_place(ledger_backend):
+    one_match = LocalBackend(replace(ledger_backend.settings, retrieval=replace(
+        ledger_backend.settings.retrieval, change_history_matches=1)))
+    query, hide_ledger = "refunds are not rounded to cents", {"paths_exclude": ["books/ledger.py"]}
+    assert [h.id for h in _search(one_match, query).hits if "history" in h.sources] == [
+        "py:books.ledger.refund|FUNCTION"]
+    # The refund commit matches best but its code is hidden: the next commit takes the place.
+    assert [h.id for h in _search(one_match, query, hide_ledger).hits if "history" in h.sources] == [
+        "py:books.report.summarise|FUNCTION"]
 
 
 def test_an_index_without_change_history_says_so(ledger_repo, tmp_path):

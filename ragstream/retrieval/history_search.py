@@ -36,12 +36,18 @@ class HistoryIndex:
         tokens = keyword_tokens(query)
         if not tokens or not self.changes:
             return []
-        shown = [[t for t in change.targets if visible(t)] for change in self.changes]
-        scores = np.where([bool(s) for s in shown], self.bm25.get_scores(tokens), 0.0)
-        best = [int(i) for i in np.argsort(-scores, kind="stable")[:commits] if scores[i] > 0]
+        scores = self.bm25.get_scores(tokens)
         totals: dict[str, float] = {}
-        for i in best:
-            share = float(scores[i]) / len(self.changes[i].targets) ** 0.5
-            for target in shown[i]:
+        taken = 0
+        for i in np.argsort(-scores, kind="stable"):
+            if taken == commits or scores[i] <= 0:
+                break
+            change = self.changes[i]
+            shown = [target for target in change.targets if visible(target)]
+            if not shown:
+                continue
+            taken += 1
+            share = float(scores[i]) / len(change.targets) ** 0.5
+            for target in shown:
                 totals[target] = totals.get(target, 0.0) + share
         return sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:k]
