@@ -60,7 +60,7 @@ def ledger_repo(tmp_path_factory) -> Path:
     _git(work, "init", "-q")
     _commit(work, {"books/ledger.py": LEDGER_V1, "books/report.py": OTHER}, "Add the ledger and reports")
     _commit(work, {"books/ledger.py": LEDGER_V2}, "Round refunds to whole cents")
-    _commit(work, {"books/ledger.py": LEDGER_V3}, "Ledger keeps a closed flag from the start")
+    _commit(work, {"books/ledger.py": LEDGER_V3}, "Ledger keeps a closed flag from the start\n\nTried on staging with key AKIAABCDEFGHIJKLMNOP.")
     _commit(work, {"docs/notes.txt": "refunds are rounded\n"}, "Note about refunds (no code)")
     _commit(work, {"books/report.py": OTHER.replace("sum(lines)", "round(sum(lines), 2)")}, "Reports show rounded totals")
     return work
@@ -94,10 +94,12 @@ def test_a_hunk_header_names_the_definition_it_sits_in():
 def test_the_index_holds_each_commit_that_touched_a_definition_with_what_it_touched(ledger_backend):
     location = IndexLocation(ledger_backend.data_dir, "ledger", _branch(ledger_backend))
     stored = load_index(location)
-    changes = {c.message: c.targets for c in stored.change_history()}
-    assert changes["Round refunds to whole cents"] == ("py:books.ledger.refund|FUNCTION",)
+    changes = {c.message.split("\n")[0]: c for c in stored.change_history()}
+    assert changes["Round refunds to whole cents"].targets == ("py:books.ledger.refund|FUNCTION",)
     # Two __init__ methods in the file: the definition line tells them apart.
-    assert changes["Ledger keeps a closed flag from the start"] == ("py:books.ledger.Ledger.__init__|METHOD",)
+    closed_flag = changes["Ledger keeps a closed flag from the start"]
+    assert closed_flag.targets == ("py:books.ledger.Ledger.__init__|METHOD",)
+    assert "AKIA" not in closed_flag.message and "[REDACTED" in closed_flag.message  # stored like code: redacted
     assert "Note about refunds (no code)" not in changes  # it touched no indexed definition
     assert stored.manifest["counts"]["past_changes"] == len(changes)
 

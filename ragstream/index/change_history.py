@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragstream.index.secrets import redact
 from ragstream.super_prompt import Chunk
 
 DIFF_DRIVERS = {".py": "python", ".cs": "csharp"}  # git's built-in hunk-header patterns
@@ -56,8 +57,9 @@ def read_change_history(root: Path, chunks: list[Chunk], max_commits: int) -> li
     if log.returncode != 0:
         return []
     targets = DefinitionLookup(chunks)
-    return [change for commit, message, headers in parse_log(log.stdout.split("\n"))
-            if (change := PastChange(commit, message[:MESSAGE_CHARS], targets.of(headers))).targets]
+    # Messages are stored in the index like code, so they get the same secret redaction.
+    return [PastChange(commit, redact(message[:MESSAGE_CHARS], "text")[0], touched)
+            for commit, message, headers in parse_log(log.stdout.split("\n")) if (touched := targets.of(headers))]
 
 
 def parse_log(lines: Iterable[str]) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
