@@ -26,8 +26,8 @@ from ragstream.index.embeddings import Embedder
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
+from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.mentions import SymbolTable, strength
 from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker, Reranker
 from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
