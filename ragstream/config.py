@@ -74,6 +74,7 @@ class RetrievalSettings:
     symptom_weight: float  # hybrid: scale of the fused score of unnamed exception types' definitions (1: off)
     change_history_weight: float  # hybrid: RRF weight of what past commits with matching messages changed (0: off)
     change_history_matches: int  # how many best-matching past commits give their definitions
+    change_history_half_life: float  # a past change's match halves for every this many past changes back (0: no decay)
     graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
 
 
@@ -169,7 +170,7 @@ NON_NEGATIVE = ("index.change_history_commits", "embedding.onnx_below",
                 "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
                 "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight",
                 "retrieval.file_evidence_weight", "retrieval.symptom_weight", "retrieval.change_history_weight",
-                "retrieval.graph_rank_weight",
+                "retrieval.change_history_half_life", "retrieval.graph_rank_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
 LANGUAGES = ("python", "sql", "csharp", "text")

@@ -10,8 +10,9 @@ import pytest
 from conftest import make_settings
 
 from ragstream.index.build import build_index
-from ragstream.index.change_history import header_name, read_change_history
+from ragstream.index.change_history import PastChange, header_name, read_change_history
 from ragstream.index.store import IndexLocation, load_index
+from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
 from ragstream.stages import retrieve
@@ -134,6 +135,26 @@ def test_a_past_change_that_touched_only_hidden_code_takes_no_place(ledger_backe
     # The refund commit matches best but its code is hidden: the next commit takes the place.
     assert [h.id for h in _search(one_match, query, hide_ledger).hits if "history" in h.sources] == [
         "py:books.report.summarise|FUNCTION"]
+
+
+def test_an_older_matching_change_counts_less_by_its_half_life():
+    history = HistoryIndex.build([PastChange("c3", "Round the invoice totals", ("py:new|FUNCTION",)),
+                                  PastChange("c2", "Add a logo to the report", ("py:logo|FUNCTION",)),
+                                  PastChange("c1", "Round the invoice totals", ("py:old|FUNCTION",))])
+    shown = lambda node: True  # noqa: E731
+    undecayed = dict(history.ranking("invoice totals are not rounded", shown, commits=2, k=5))
+    assert undecayed["py:new|FUNCTION"] == pytest.approx(undecayed["py:old|FUNCTION"])
+    decayed = dict(history.ranking("invoice totals are not rounded", shown, commits=2, k=5, half_life=1))
+    # Two changes back at a half-life of one change: a quarter of the newest one's score.
+    assert decayed["py:old|FUNCTION"] == pytest.approx(decayed["py:new|FUNCTION"] / 4)
+
+
+def test_the_half_life_can_give_a_newer_weaker_match_the_place_of_an_older_better_one():
+    history = HistoryIndex.build([PastChange("c2", "Invoices: rounding", ("py:new|FUNCTION",)),
+                                  PastChange("c1", "Invoice totals rounding of invoice totals", ("py:old|FUNCTION",))])
+    query, shown = "invoice totals rounding", lambda node: True
+    assert [n for n, _ in history.ranking(query, shown, commits=1, k=5)] == ["py:old|FUNCTION"]
+    assert [n for n, _ in history.ranking(query, shown, commits=1, k=5, half_life=0.25)] == ["py:new|FUNCTION"]
 
 
 def test_an_index_without_change_history_says_so(ledger_repo, tmp_path):

@@ -241,8 +241,9 @@ class LocalBackend:
             debug["change_history"] = "none: the index holds no past changes (rebuild it from a git work tree)"
             return []
         debug["change_history"] = f"{len(index.history.changes)} past changes"
+        retrieval = self.settings.retrieval
         ranked = index.history.ranking(query, lambda node: bool(_visible_rows(index, visible, node)),
-                                       self.settings.retrieval.change_history_matches, k)
+                                       retrieval.change_history_matches, k, retrieval.change_history_half_life)
         return [index.chunks[index.rows[node][0]].id for node, _ in ranked]
 
     def _mentions(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> dict[str, float]:
