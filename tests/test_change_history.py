@@ -157,6 +157,18 @@ def test_the_half_life_can_give_a_newer_weaker_match_the_place_of_an_older_bette
     assert [n for n, _ in history.ranking(query, shown, commits=1, k=5, half_life=0.25)] == ["py:new|FUNCTION"]
 
 
+def test_the_backend_weighs_past_changes_by_the_configured_half_life(ledger_backend):
+    def history_hits(half_life: float) -> list[str]:
+        backend = LocalBackend(replace(ledger_backend.settings, retrieval=replace(
+            ledger_backend.settings.retrieval, change_history_matches=1, change_history_half_life=half_life)))
+        return [h.id for h in _search(backend, "refunds are not rounded to cents").hits if "history" in h.sources]
+
+    assert history_hits(0) == ["py:books.ledger.refund|FUNCTION"]  # "Round refunds to whole cents"
+    # Two past changes back at a tenth of a change's half-life, the refund commit weighs 2**-20:
+    # the newest change that says "rounded" takes the one place.
+    assert history_hits(0.1) == ["py:books.report.summarise|FUNCTION"]
+
+
 def test_an_index_without_change_history_says_so(ledger_repo, tmp_path):
     settings = make_settings(tmp_path, index={"change_history_commits": 0})
     build_index(ledger_repo, settings)
