@@ -44,5 +44,5 @@ def question_words(question: str) -> frozenset[str]:
 def defines_symptom(chunk: Chunk, symptoms: frozenset[str], named: frozenset[str] = frozenset()) -> bool:
     """Whether a chunk is the definition, or a method, of an exception type that is not among
     the `named` words."""
-    owner = chunk.symbol if chunk.kind == "CLASS" else chunk.symbol.rsplit(".", 1)[0] if chunk.kind == "METHOD" else ""
+    owner = {"CLASS": chunk.symbol, "METHOD": chunk.symbol.rsplit(".", 1)[0]}.get(chunk.kind, "")
     return owner in symptoms and owner.rsplit(".", 1)[-1] not in named

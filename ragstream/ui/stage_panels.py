@@ -50,7 +50,7 @@ def retrieve(controller: Controller, sp: SuperPrompt, key: str) -> None:
         st.dataframe([{"attempt": a["attempt"], "mode": a["mode"], "pieces": " | ".join(a["pieces"]),
                        "domain searches": ", ".join(a["domain_searches"]), "hits": a["hits"],
                        "tests demoted": a["tests_demoted"], "exception types scaled": len(a["symptoms_scaled"]),
-                       "from change history": len(a.get("from_change_history", ())),
+                       "from change history": len(a["from_change_history"]),
                        "problems": "; ".join(a["problems"]) or "none"} for a in attempts],
                      hide_index=True, width="stretch")
     where = controller.locations(sp, [h["id"] for h in sp.retrieval_hits])
