@@ -67,7 +67,7 @@ def test_stage_buttons_run_whole_stages_and_refuse_later_ones(built_sample):
     for stage in ("normalize", "route", "retrieve", "rerank"):
         assert all(click.result for click in session.click_stage(stage))
     expand = session.click_stage("expand")
-    assert [c.result.step for c in expand] == ["expand", "fetch_texts"]  # one button, the stage's two steps
+    assert [c.result.step for c in expand] == ["relate", "expand", "fetch_texts"]  # one button, the stage's steps
     assert session.enabled_stages == ["normalize", "route", "retrieve", "rerank", "expand", "condense"]
     again = session.click_stage("expand")
-    assert [c.result.step for c in again] == ["expand", "fetch_texts"] and session.state.stage == "history"
+    assert [c.result.step for c in again] == ["relate", "expand", "fetch_texts"] and session.state.stage == "history"

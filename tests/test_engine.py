@@ -39,7 +39,7 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
     assert [r.step for r in results] == auto.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
         "answer", "persist"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
     assert [t["outcome"] for t in auto.trace][:4] == ["ok", "ok", "ok", "ok"]
@@ -129,7 +129,7 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert session.enabled == ["normalize"]
     refused = session.click("expand")  # not yet: errors come back as values for the UI
     assert refused.result is None and "not available now" in str(refused.error)
-    steps = ["normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+    steps = ["normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
         "answer", "persist"]
     for step in steps:
         assert session.click(step).error is None
@@ -167,6 +167,9 @@ def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_di
     assert "extras.gate" in trace["rerank"]["decisions"]
     ids = [c.id for c in sp.base_context_chunks]
     assert ids == sp.retrieval_seed_nodes and len(set(ids)) == len(ids)  # unique by id, reranked order
+    # relate puts the objects the question names (the Payments table, InvoiceService) before the search's seeds
+    named = sp.views_by_stage["relate"]
+    assert "sql:dbo.Payments|TABLE" in named and sp.graph_seed_nodes[: len(named)] == named
     assert all(c.text for c in sp.base_context_chunks)
 
 

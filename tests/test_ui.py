@@ -86,7 +86,7 @@ def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_sessi
                                       "exception types scaled", "from change history", "problems"]
     session = at.session_state["manual:session"]
     assert session.state.stage == "" and session.state.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "expand", "fetch_texts", "history", "condense", "build_prompt",
+        "normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
         "answer", "persist"]
     shown = " ".join(m.value for m in at.markdown)
     assert "Not written by a model" in shown and session.state.answer.splitlines()[0] in shown

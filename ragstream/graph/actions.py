@@ -24,7 +24,8 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
     filters = RetrievalFilters.parse(sp.retrieval_filters)
     graph = backend.graph(sp.repository, sp.branch, filters, sp.active_index)
-    seeds = list(dict.fromkeys(node_of(s) for s in sp.retrieval_seed_nodes))
+    # What the relate stage found in the graph goes before the search's seeds.
+    seeds = list(dict.fromkeys(node_of(s) for s in [*sp.views_by_stage.get("relate", []), *sp.retrieval_seed_nodes]))
     result = expand_dependency_tree(graph, seeds, filters, limits)
     sp.graph_seed_nodes = result.seeds
     sp.graph_expanded_nodes = result.nodes

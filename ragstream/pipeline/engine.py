@@ -21,7 +21,7 @@ from ragstream.pipeline.registry import REGISTRY
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.history import HistoryStore
 from ragstream.llm.client import LLMClient
-from ragstream.stages import answer, build_prompt, condense, conversation, normalize, rerank, retrieve, route
+from ragstream.stages import answer, build_prompt, condense, conversation, normalize, relate, rerank, retrieve, route
 from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
 from ragstream.tokens import TokenCounter
 
@@ -55,6 +55,7 @@ ACTIONS: dict[str, Action] = {
     "retrieve": Action(lambda sp, rt, step, settings: retrieve.run(sp, rt.backend, step, settings), retrieve.WRITES),
     "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, rt.llm, step, settings),
                      rerank.WRITES),
+    "relate": Action(lambda sp, rt, step, settings: relate.run(sp, rt.backend, step, settings), relate.WRITES),
     "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
                      frozenset(GRAPH_FIELDS)),
     "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),

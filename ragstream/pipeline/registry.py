@@ -29,6 +29,8 @@ REGISTRY: dict[str, ActionSpec] = {
     "retrieve": ActionSpec({"top_k": int, "mode": str, "rerank": str}, ("ok", "no_entry_points"), "retrieve"),
     # stage 4 (ragstream/stages/rerank.py)
     "rerank": ActionSpec({}, ("ok", "no_entry_points"), "rerank"),
+    # list, impact and flow questions answered from the graph (ragstream/stages/relate.py)
+    "relate": ActionSpec({}, ("ok", "no_entry_points"), "expand"),
     # expand_dependency_tree (ragstream/graph/actions.py)
     "expand": ActionSpec({"max_depth_from_settings": str, "max_nodes_from_settings": str,
                           "edge_allowlist_from_settings": str}, ("ok", "no_seeds", "limit_reached"), "expand"),

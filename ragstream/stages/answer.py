@@ -6,7 +6,8 @@ or `[Requesting data on:]` (outcome `follow_up`: `loop_guard` sends the request 
 retrieval, or, past `max_turn_loops`, finalises with what is missing). Markers never reach the
 user, not even while streaming.
 
-Deterministic path (no model): an honest extractive answer, labelled as such. It quotes the
+Deterministic path (no model): an honest extractive answer, labelled as such. The graph's
+answer to a list, impact or flow question (stage relate) comes first, complete; then it quotes the
 best evidence blocks (at most `answer_max_citations`, in selection order): for each, its
 file:lines, how the graph connects it to a search hit, and its lines that name the question's
 keywords; and it points to the ready prompt for any model. It never writes prose that pretends
@@ -22,6 +23,7 @@ from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import AnswerStream, parse_answer, plain_text
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.model_path import ask
+from ragstream.stages.relate import graph_answer_ids, graph_answer_markdown
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
@@ -49,7 +51,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, strea
             sp.answer_en, outcome = reply.value.text, "ok"
             decisions["shown_while_streaming"] = stream_to is not None
     if not outcome:
-        outcome = _extractive(sp, backend, step, settings)
+        outcome, decisions["citations"] = _extractive(sp, backend, step, settings)
     sp.extras = {**sp.extras, "answer": finalise(sp, llm, decisions)}
     return outcome
 
@@ -100,25 +102,28 @@ def loop_guard(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], 
     return "exhausted"
 
 
-def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any],
+                settings: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """(outcome, the node ids the answer cites, in its order)."""
     texts = {item["id"]: item for item in sp.node_texts}
     chosen = [i for i in sp.final_selection_ids if i in texts][: number(settings, "answer_max_citations", step)]
     best_lines = number(settings, "answer_best_lines", step)
-    if not chosen:
+    from_graph = graph_answer_markdown(sp)
+    if not chosen and not from_graph:
         sp.answer_en = (f"{NOTICE}\n\nNo evidence was found that this caller may see, so there is "
                                     "nothing to quote. Try other words, another pipeline, or wider filters.")
-        return "no_evidence"
+        return "no_evidence", []
     spans = backend.locations(chosen, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
     parent = sp.graph_debug.get("parent", {})
-    lines = [NOTICE, ""]
+    lines = [NOTICE, "", *([from_graph, ""] if from_graph else [])]
     for node in chosen:
         lines.append(f"- **{node}** — `{spans.get(node, '?')}` ({_connection(node, parent, sp.graph_seed_nodes)})")
         best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]
         if best:
             lines.extend(["  ```", *(f"  {line}" for line in best[:best_lines]), "  ```"])
     sp.answer_en = "\n".join(lines)
-    return "ok"
+    return "ok", list(dict.fromkeys([*graph_answer_ids(sp), *chosen]))
 
 
 def _connection(node: str, parent: Mapping[str, str | None], seeds: list[str]) -> str:

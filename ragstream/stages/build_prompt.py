@@ -1,5 +1,6 @@
-"""Stage 7, build prompt: system, question with its format rules, evidence, raw attachments and
-recent conversation, in that order, into `prompt_ready`, with the tokens of every block.
+"""Stage 7, build prompt: system, question with its format rules, evidence (the graph's answer to
+a list, impact or flow question first), raw attachments and recent conversation, in that order,
+into `prompt_ready`, with the tokens of every block.
 
 Attachments are raw excerpts (fenced, with SOURCE and SPAN) of selected blocks that condense had
 to shorten, added in priority order while they fit their own budget, `max_attachment_tokens`
@@ -19,6 +20,7 @@ from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.condense import kept_history
 from ragstream.stages.conversation import render_history
 from ragstream.stages.model_path import ask
+from ragstream.stages.relate import graph_answer_markdown
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.tokens import TokenCounter
@@ -40,8 +42,9 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
                          f"{max(0, number(settings, 'max_turn_loops', step, minimum=0) - sp.turn_loop_counter)}.")
     sp.Attachments_MD = _attachments(sp, backend, counter, number(settings, "max_attachment_tokens", step))
     history = render_history(kept_history(sp))
+    evidence = "\n\n".join(part for part in (graph_answer_markdown(sp), sp.S_CTX_MD) if part)
     blocks = {"system": sp.System_MD, "prompt": sp.Prompt_MD,
-              "context": f"## Evidence\n\n{sp.S_CTX_MD}" if sp.S_CTX_MD else "",
+              "context": f"## Evidence\n\n{evidence}" if evidence else "",
               "attachments": f"## Attachments\n\n{sp.Attachments_MD}" if sp.Attachments_MD else "",
               "history": history}
     sp.prompt_ready = "\n\n".join(text for text in blocks.values() if text)

@@ -1,0 +1,132 @@
+"""The database and code objects a question names, found in the graph by name.
+
+"the HangFire Job table", "the ExpireAt column of the Hash table", "stored procedure
+spMergeUserBasedOnEmail", `QueryController.Save`, `BackgroundJobClient`: a cue word (table,
+column, procedure, view, function, class) says what kind of object the word next to it is; a
+code-like identifier (dotted or CamelCase) is matched against qualified names by suffix. Only
+nodes of the graph handed in are found, so a caller's filters (a filtered graph view) hide what
+they hide here too. SQL names ignore case, C# and Python names do not.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import networkx as nx
+
+SQL_OBJECT_KINDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "TRIGGER")
+CODE_KINDS = ("TYPE", "CLASS", "METHOD", "FUNCTION")
+def _name(group: str) -> str:
+    return rf"\[?(?P<{group}>[A-Za-z_][\w$#]*)\]?"
+
+
+_QUALIFIED = rf"(?:{_name('schema')}\s*\.\s*)?{_name('name')}"
+# (cue, pattern with groups name [, schema] [, column], node kinds); a column's name is `column`
+# and its table's is `name`.
+_CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    ("column", re.compile(rf"{_name('column')}\s+column\s+(?:of|on|in)\s+(?:the\s+)?{_QUALIFIED}\s+(?:table|view)\b",
+                          re.IGNORECASE), ("COLUMN",)),
+    ("column", re.compile(rf"\bcolumns?\s+{_QUALIFIED}\.{_name('column')}", re.IGNORECASE), ("COLUMN",)),
+    ("table", re.compile(rf"{_QUALIFIED}\s+(?:table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),
+    ("table", re.compile(rf"\b(?:table|view)s?\s+{_QUALIFIED}", re.IGNORECASE), ("TABLE", "VIEW")),
+    ("procedure", re.compile(rf"\b(?:stored\s+)?(?:procedure|proc|sproc)s?\s+{_QUALIFIED}", re.IGNORECASE),
+     ("PROCEDURE",)),
+    ("procedure", re.compile(rf"{_QUALIFIED}\s+(?:stored\s+)?(?:procedure|proc|sproc)\b", re.IGNORECASE),
+     ("PROCEDURE",)),
+    ("function", re.compile(rf"\bfunction\s+{_QUALIFIED}", re.IGNORECASE), ("FUNCTION",)),
+    ("class", re.compile(rf"{_QUALIFIED}\s+(?:class|interface|entity)\b", re.IGNORECASE), ("TYPE", "CLASS")),
+)
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CODE_WORD = re.compile(r"(?<![\w.])(?:[A-Za-z]*[a-z][A-Z]\w*|[a-z]+_\w+)(?![\w.])")
+_NOT_NAMES = frozenset({"the", "a", "an", "this", "that", "which", "what", "each", "every", "sql", "server",
+                        "database", "its", "their", "same", "new", "old"})
+
+
+@dataclass(frozen=True)
+class Named:
+    """An object the question names: its node, and the words that named it."""
+
+    id: str
+    kind: str
+    name: str
+    cue: str  # table, column, procedure, function, class, identifier
+
+
+class NameIndex:
+    """Nodes of a graph by lower-cased short name, for the lookups below."""
+
+    def __init__(self, graph: nx.MultiDiGraph):
+        self.graph = graph
+        self.by_short: dict[str, list[str]] = defaultdict(list)
+        for node, data in graph.nodes(data=True):
+            if data.get("kind") not in ("EXTERNAL", "FILE", "NAMESPACE", "MODULE") and data.get("name"):
+                self.by_short[data["name"].rsplit(".", 1)[-1].lower()].append(node)
+
+    def lookup(self, name: str, kinds: tuple[str, ...], schema: str | None = None) -> list[str]:
+        """Nodes of `kinds` whose short name is `name` (case-insensitive), those in `schema`
+        when it narrows them down."""
+        found = [n for n in self.by_short.get(name.lower(), ()) if self.graph.nodes[n].get("kind") in kinds]
+        if schema:
+            narrowed = [n for n in found if _schema(self.graph.nodes[n]["name"]) == schema.lower()]
+            return narrowed or found
+        return found
+
+    def suffix(self, dotted: str) -> list[str]:
+        """Code nodes whose qualified name ends with `dotted` on a `.` boundary (case-sensitive)."""
+        short = dotted.rsplit(".", 1)[-1]
+        return [n for n in self.by_short.get(short.lower(), ())
+                if self.graph.nodes[n].get("kind") in CODE_KINDS
+                and _ends_with(self.graph.nodes[n]["name"], dotted)]
+
+
+def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = None) -> list[Named]:
+    """The objects `question` names, in the order it names them, each once."""
+    index = index or NameIndex(graph)
+    found: list[tuple[int, Named]] = []
+    for cue, pattern, kinds in _CUES:
+        for match in pattern.finditer(question):
+            for node in _cue_nodes(index, match.groupdict(), kinds):
+                found.append((match.start(), _named(graph, node, cue)))
+    for match in _DOTTED.finditer(question):
+        for node in index.suffix(match.group()):
+            found.append((match.start(), _named(graph, node, "identifier")))
+    for match in _CODE_WORD.finditer(question):
+        nodes = index.lookup(match.group(), (*SQL_OBJECT_KINDS, "TYPE", "CLASS"))
+        if len(nodes) <= 3:  # a name many objects share names none of them
+            found.extend((match.start(), _named(graph, node, "identifier")) for node in nodes)
+    seen: set[str] = set()
+    named = []
+    for _, item in sorted(found, key=lambda pair: pair[0]):
+        if item.id not in seen:
+            seen.add(item.id)
+            named.append(item)
+    return named
+
+
+def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str, ...]) -> list[str]:
+    """The nodes a cue's match names: a table, procedure, ... by name (in its schema when one is
+    written), or a column of the table named with it."""
+    schema, name, column = groups.get("schema"), groups.get("name"), groups.get("column")
+    if not name or name.lower() in _NOT_NAMES:
+        return []
+    if column:
+        tables = index.lookup(name, ("TABLE", "VIEW"), schema)
+        return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables]
+    nodes = index.lookup(name, kinds, schema)
+    if not nodes and schema:  # `HangFire Job table` reads as schema HangFire; `Job table` is enough
+        nodes = index.lookup(name, kinds)
+    return nodes
+
+
+def _named(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:
+    data = graph.nodes[node]
+    return Named(node, data["kind"], data["name"], cue)
+
+
+def _schema(name: str) -> str:
+    return name.rsplit(".", 1)[0].lower() if "." in name else ""
+
+
+def _ends_with(qualified: str, dotted: str) -> bool:
+    return qualified == dotted or qualified.endswith("." + dotted)

@@ -1,0 +1,267 @@
+"""Questions the graph answers: list, impact and flow questions, from the edges, complete.
+
+"Which procedures write to T?" is a list of T's incoming WRITES edges; "what breaks if I rename
+column C of T?" is what reads, writes or maps T and names C; "how is X saved, from the
+controller down to the tables?" is the paths from the entry point along CALLS to the tables it
+reads or writes. Search alone finds a few of these; the graph holds all of them. Every item
+keeps how its edge was made, so a guess (`by_name`) is shown as one. Pure functions over the
+(filtered) graph the caller hands in: a node the caller may not see is never reached.
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ragstream.graph.named import Named
+
+TABLE_KINDS = ("TABLE", "VIEW")
+CODE_KINDS = ("METHOD", "FUNCTION", "PROCEDURE", "TRIGGER", "TYPE", "CLASS")
+# Question shapes, first match wins.
+_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b",
+                   re.IGNORECASE)
+_IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
+                     r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
+                     re.IGNORECASE)
+_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|classes|code|functions?|"
+                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b", re.IGNORECASE)
+# Relation words -> edge types; "read or write" takes both.
+_VERBS = (
+    ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
+    ("WRITES", re.compile(r"\b(?:writes?|writing|written|modif\w+|inserts?|updates?|deletes?|saves?|changes?|"
+                          r"stores?|persists?)\b", re.IGNORECASE)),
+    ("READS", re.compile(r"\b(?:reads?|reading|selects?|quer(?:y|ies)|loads?|fetch\w*)\b", re.IGNORECASE)),
+    ("MAPS_TO", re.compile(r"\bmap(?:s|ped|ping)?\b", re.IGNORECASE)),
+    ("CALLS", re.compile(r"\bcall(?:s|ed|ers?)?\b", re.IGNORECASE)),
+)
+_USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
+DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
+MAX_FLOW_DEPTH = 8
+MAX_FLOW_PATHS = 12
+MAX_FLOW_VISITS = 3000
+
+
+@dataclass(frozen=True)
+class Related:
+    """One answer item: a node, how it relates to the subject, how that edge was made."""
+
+    id: str
+    relation: str  # WRITES, READS, ...; "names column" for a text match
+    subject: str  # the named object's id
+    resolution: str  # the edge's resolution (static, inferred, dispatch, by_name, ...) or "text"
+    indirect: bool = False  # reached through one more hop (a caller of a writer, a procedure it runs)
+
+    @property
+    def guess(self) -> bool:
+        return self.resolution == "by_name"
+
+
+@dataclass(frozen=True)
+class Path:
+    nodes: tuple[str, ...]
+    edges: tuple[str, ...]  # the edge type (and resolution when not static) between each pair
+
+    @property
+    def guess(self) -> bool:
+        return any("by_name" in edge for edge in self.edges)
+
+
+@dataclass
+class GraphAnswer:
+    shape: str  # list | impact | flow
+    subjects: list[Named]
+    relations: tuple[str, ...] = ()  # the edge types asked about
+    items: list[Related] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
+
+    def node_ids(self) -> list[str]:
+        """Everything the answer names, subjects first, then items and path nodes in order."""
+        ids = [s.id for s in self.subjects] + [i.id for i in self.items]
+        ids += [n for path in self.paths for n in path.nodes]
+        return list(dict.fromkeys(ids))
+
+
+def question_shape(question: str) -> str | None:
+    """flow, impact, list, or None when the question is none of these."""
+    for shape, pattern in (("flow", _FLOW), ("impact", _IMPACT), ("list", _LIST)):
+        if pattern.search(question):
+            return shape
+    return None
+
+
+def asked_relations(question: str) -> tuple[str, ...]:
+    """The edge types a list question asks about ("read or write" -> READS and WRITES)."""
+    found = tuple(edge for edge, pattern in _VERBS if pattern.search(question))
+    if "FOREIGN_KEY" in found:
+        return ("FOREIGN_KEY",)
+    if not found or _USES.search(question):
+        return DATA_EDGES
+    return found
+
+
+def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
+                      text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
+    """The graph's answer to a list, impact or flow question, or None when the question is
+    none of these or names nothing its shape needs. `entry_hits` (search hits, best first)
+    give a flow question its entry point when it names none; `text_of` fetches node texts
+    (under the caller's filters) for a column's impact."""
+    shape = question_shape(question)
+    if shape == "flow":
+        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] or _entry_points(graph, entry_hits)
+        paths = flow_paths(graph, entries)
+        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
+    if shape not in ("list", "impact") or not named:
+        return None
+    subjects = _main_subjects(named)
+    if shape == "impact":
+        items = [item for s in subjects for item in impact_of(graph, s, text_of)]
+        return GraphAnswer("impact", subjects, DATA_EDGES, items)
+    relations = asked_relations(question)
+    wants_tables = bool(re.search(r"\b(?:which|what)\s+(?:other\s+)?tables\b", question, re.IGNORECASE))
+    items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
+    return GraphAnswer("list", subjects, relations, items)
+
+
+def _main_subjects(named: list[Named]) -> list[Named]:
+    """The objects a list or impact question is about: columns and database objects named with
+    a cue before bare identifiers (a table is what `which methods write the Job table` asks
+    about, not a class that happens to be called Job)."""
+    for cues in (("column",), ("table", "procedure", "function"), ("class", "identifier")):
+        chosen = [n for n in named if n.cue in cues]
+        if chosen:
+            return chosen
+    return named
+
+
+def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
+            wants_tables: bool = False) -> list[Related]:
+    """What relates to `subject` by `relations`: a table's readers/writers (incoming edges), a
+    procedure's or method's tables (outgoing edges, with the procedures it runs), complete."""
+    node = subject.id
+    if subject.kind in TABLE_KINDS and not (wants_tables and relations != ("FOREIGN_KEY",)):
+        return _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+    items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
+    for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
+        items += [Related(i.id, i.relation, node, i.resolution, indirect=True)
+                  for i in _edges(graph.out_edges(callee, keys=True, data=True), relations, node, source_side=False)]
+    return _unique(items)
+
+
+def impact_of(graph: nx.MultiDiGraph, subject: Named,
+              text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """What breaks when `subject` is renamed or changed: for a column, every reader, writer and
+    mapped type of its table whose code names the column, and its foreign keys; for a table,
+    everything that reads, writes, maps or references it, and the callers of those; for code,
+    its callers, implementers and referrers."""
+    if subject.kind == "COLUMN":
+        table = graph.nodes[subject.id].get("parent")
+        column = subject.name.rsplit(".", 1)[-1]
+        users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
+        texts = text_of([u.id for u in users])
+        word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
+        naming = [Related(u.id, "names column", subject.id, u.resolution) for u in users
+                  if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
+        keys = [Related(other, "FOREIGN_KEY", subject.id, data.get("resolution", "static"))
+                for other, data in _foreign_keys_on(graph, table, column)]
+        return _unique([*naming, *keys, *_callers(graph, naming, subject.id)])
+    edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
+    direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
+    return _unique([*direct, *_callers(graph, direct, subject.id)])
+
+
+def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str]) -> list[Path]:
+    """Shortest paths from each entry along CALLS (dispatch included) to every table reached by
+    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS, shortest first."""
+    paths: list[Path] = []
+    for entry in dict.fromkeys(entries):
+        if entry not in graph:
+            continue
+        parent: dict[str, tuple[str, str] | None] = {entry: None}
+        queue, tables = deque([(entry, 0)]), []
+        while queue and len(parent) < MAX_FLOW_VISITS:
+            node, depth = queue.popleft()
+            for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
+                if target in parent or edge_type not in ("CALLS", "READS", "WRITES"):
+                    continue
+                kind = graph.nodes[target].get("kind")
+                if kind == "EXTERNAL":
+                    continue
+                resolution = data.get("resolution", "static")
+                parent[target] = (node, edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})")
+                if kind in TABLE_KINDS:
+                    tables.append(target)
+                elif depth + 1 < MAX_FLOW_DEPTH:
+                    queue.append((target, depth + 1))
+        paths += [_path_to(parent, table) for table in tables]
+    paths.sort(key=lambda p: (len(p.nodes), p.guess, p.nodes))
+    return paths[:MAX_FLOW_PATHS]
+
+
+def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
+    nodes, edges = [node], []
+    step = parent[node]
+    while step is not None:
+        previous, edge = step
+        nodes.append(previous)
+        edges.append(edge)
+        step = parent[previous]
+    return Path(tuple(reversed(nodes)), tuple(reversed(edges)))
+
+
+def _entry_points(graph: nx.MultiDiGraph, hits: list[str]) -> list[str]:
+    """Entry points of a flow question that names none: the search hits that are methods,
+    those of controllers, pages and handlers first."""
+    methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
+    outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints|Api)\.[^.]+$")
+    return sorted(methods, key=lambda h: not outer.search(graph.nodes[h].get("name", "")))[:3]
+
+
+def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
+    out = []
+    for source, target, edge_type, data in sorted(edges, key=lambda e: (e[0], e[1], e[2])):
+        if edge_type in types:
+            other = source if source_side else target
+            out.append(Related(other, edge_type, subject, data.get("resolution", "static")))
+    return out
+
+
+def _called_procedures(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    return [t for _, t, k in graph.out_edges(node, keys=True)
+            if k == "CALLS" and graph.nodes[t].get("kind") == "PROCEDURE"]
+
+
+def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list[Related]:
+    """The callers of the code items: they break when what they call breaks."""
+    found = []
+    for item in items:
+        if graph.nodes[item.id].get("kind") in ("METHOD", "FUNCTION", "PROCEDURE"):
+            found += [Related(source, "CALLS", subject, data.get("resolution", "static"), indirect=True)
+                      for source, _, key, data in sorted(graph.in_edges(item.id, keys=True, data=True))
+                      if key == "CALLS"]
+    return found
+
+
+def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
+    """Tables whose foreign keys use `column` of `table`, or that `column` points to."""
+    low = column.lower()
+    found = [(s, d) for s, _, k, d in graph.in_edges(table, keys=True, data=True)
+             if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("ref_columns", ()))]
+    found += [(t, d) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
+              if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("columns", ()))]
+    return found
+
+
+def _names_in_attrs(graph: nx.MultiDiGraph, node: str, word: re.Pattern[str]) -> bool:
+    """Inline SQL a C# method keeps in its attributes names the column."""
+    return any(word.search(sql) for sql in graph.nodes[node].get("attrs", {}).get("inline_sql", ()))
+
+
+def _unique(items: list[Related]) -> list[Related]:
+    kept: dict[str, Related] = {}
+    for item in items:
+        if item.id not in kept or (kept[item.id].indirect and not item.indirect):
+            kept[item.id] = item
+    return list(kept.values())

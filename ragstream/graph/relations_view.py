@@ -1,0 +1,70 @@
+"""A graph answer as Markdown (for the prompt and the deterministic answer) and as plain data
+(for the trace and the workbench)."""
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from ragstream.graph.relations import GraphAnswer, Path, Related
+
+
+
+def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
+    """Counts first, then every item with where it is and how its edge was made."""
+    subjects = ", ".join(f"`{s.name}` ({s.kind.lower()})" for s in answer.subjects) or "the entry points found"
+    if answer.shape == "flow":
+        lines = [f"**From the graph:** {len(answer.paths)} path(s) from {subjects} down to the tables "
+                 f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
+        lines += [f"{n}. {_path_line(path, graph)}" for n, path in enumerate(answer.paths, start=1)]
+        return "\n".join(lines)
+    direct = [i for i in answer.items if not i.indirect]
+    indirect = [i for i in answer.items if i.indirect]
+    asked = " / ".join(answer.relations) if answer.shape == "list" else "what breaks"
+    lines = [f"**From the graph** ({asked}) for {subjects}: {len(direct)} direct"
+             + (f", {len(indirect)} through one more hop" if indirect else "") + "."]
+    for title, group in (("Direct", direct), ("Through one more hop", indirect)):
+        if group:
+            lines.append(f"{title} ({len(group)}):")
+            lines += [f"- {_item_line(item, graph)}" for item in group]
+    if not answer.items:
+        lines.append("The graph holds no such relation (nothing hidden by your filters is counted).")
+    return "\n".join(lines)
+
+
+def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, Any]:
+    """The answer as JSON-ready data: shape, subjects, items and paths with their edges."""
+    return {
+        "shape": answer.shape,
+        "subjects": [{"id": s.id, "kind": s.kind, "cue": s.cue} for s in answer.subjects],
+        "relations": list(answer.relations),
+        "items": [{"id": i.id, "relation": i.relation, "resolution": i.resolution, "indirect": i.indirect,
+                   "guess": i.guess, "where": _where(graph, i.id)} for i in answer.items],
+        "paths": [{"nodes": list(p.nodes), "edges": list(p.edges), "guess": p.guess} for p in answer.paths],
+        "markdown": render_graph_answer(answer, graph),
+    }
+
+
+def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:
+    how = "" if item.resolution in ("static", "inferred", "text") else f", {item.resolution}"
+    guess = " — a guess (linked by name only)" if item.guess else ""
+    return f"`{item.id}` {item.relation.lower().replace('_', ' ')}{how} — `{_where(graph, item.id)}`{guess}"
+
+
+def _path_line(path: Path, graph: nx.MultiDiGraph) -> str:
+    parts = [f"`{_short(graph, path.nodes[0])}`"]
+    for edge, node in zip(path.edges, path.nodes[1:]):
+        parts.append(f"—{edge}→ `{_short(graph, node)}`")
+    guess = " (a guess: one link is by name only)" if path.guess else ""
+    return " ".join(parts) + guess
+
+
+def _short(graph: nx.MultiDiGraph, node: str) -> str:
+    return graph.nodes[node].get("name", node) if node in graph else node
+
+
+def _where(graph: nx.MultiDiGraph, node: str) -> str:
+    data = graph.nodes[node] if node in graph else {}
+    if not data.get("path"):
+        return "?"
+    return f"{data['path']}:{data.get('start_line', 0)}-{data.get('end_line', 0)}"

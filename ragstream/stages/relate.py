@@ -1,0 +1,64 @@
+"""Stage 5a, relate: answer list, impact and flow questions from the graph's relations.
+
+After the search, the objects the question names (a table, a column, a procedure, a method)
+are found in the graph by name, under the caller's filters. A list question ("which procedures
+write T") gets T's relations of the asked kind, complete and counted; an impact question
+("what breaks if I rename column C of T") gets what reads, writes or maps T and names C, and
+their callers; a flow question ("from the controller down to the tables") gets the paths from
+its entry point (the method it names, else the best controller/handler method found) along the
+calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's seeds
+when the graph is expanded, so their texts become the evidence, and its Markdown goes to the
+prompt and the deterministic answer (`extras.relations`). For any other question the objects it
+names go first: an exact name outranks search. The search's own fields are left as they are, so
+re-running this stage gives the same result. No model is involved: this stage is deterministic.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragstream.graph.named import find_named
+from ragstream.graph.relations import answer_from_graph
+from ragstream.graph.relations_view import graph_answer_data
+from ragstream.retrieval.types import RetrievalBackend, check_scope
+from ragstream.super_prompt import SuperPrompt, node_of
+
+WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
+OUTCOMES = ("ok", "no_entry_points")
+SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")
+
+
+def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    check_scope(sp.repository, sp.branch)
+    graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    question = sp.question_en or sp.question_raw
+    named = find_named(graph, question)
+    hits = [node_of(h["id"]) for h in sp.retrieval_hits] or [node_of(s) for s in sp.retrieval_seed_nodes]
+
+    def text_of(ids: list[str]) -> dict[str, str]:
+        return backend.fetch_texts(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+
+    answer = answer_from_graph(graph, question, named, hits, text_of)
+    first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS]
+    if answer is not None:
+        first = answer.node_ids()
+    record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
+                                                                 for n in named]}
+    if answer is not None:
+        record["answer"] = graph_answer_data(answer, graph)
+    sp.views_by_stage = {**sp.views_by_stage, "relate": list(first)}
+    sp.extras = {**sp.extras, "relations": record}
+    return "ok" if first or sp.retrieval_seed_nodes else "no_entry_points"
+
+
+def graph_answer_markdown(sp: SuperPrompt) -> str:
+    """The graph's answer this question got, as Markdown ("" when it got none)."""
+    return sp.extras.get("relations", {}).get("answer", {}).get("markdown", "")
+
+
+def graph_answer_ids(sp: SuperPrompt) -> list[str]:
+    """The nodes the graph's answer names, in its order."""
+    data = sp.extras.get("relations", {}).get("answer", {})
+    ids = [s["id"] for s in data.get("subjects", [])] + [i["id"] for i in data.get("items", [])]
+    ids += [n for path in data.get("paths", []) for n in path["nodes"]]
+    return list(dict.fromkeys(ids))

@@ -1,0 +1,112 @@
+"""List, impact and flow questions answered from the graph (ragstream/graph/relations.py and the
+relate stage), on the sample repository, complete and within the caller's filters."""
+from __future__ import annotations
+
+import pytest
+
+from ragstream.controller import Controller, Scope
+from ragstream.graph.named import find_named
+from ragstream.graph.relations import asked_relations, question_shape, related
+
+ALL = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
+PUBLIC = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})  # db/ is tagged dba only
+
+
+@pytest.fixture(scope="module")
+def controller(acl_backend):
+    return Controller(acl_backend.settings)
+
+
+@pytest.fixture(scope="module")
+def graph(acl_backend):
+    return acl_backend.graph("sample_repo", "default", {}, None)
+
+
+def ask(controller: Controller, question: str, scope: Scope = ALL):
+    sp, _ = controller.run(question, scope, controller.pipeline("base"))
+    return sp, sp.extras["relations"].get("answer")
+
+
+@pytest.mark.parametrize("question, shape", [
+    ("Which procedures write to the Invoices table?", "list"),
+    ("Which tables have a foreign key to the Invoices table?", "list"),
+    ("What breaks if I rename the Status column of the Invoices table?", "impact"),
+    ("How is an invoice created and saved, from the controller down to the tables?", "flow"),
+    ("How is a payment recorded?", None),
+])
+def test_question_shapes(question, shape):
+    assert question_shape(question) == shape
+
+
+def test_asked_relations():
+    assert asked_relations("Which methods write to the Job table?") == ("WRITES",)
+    assert asked_relations("Which classes read or write the JobQueue table?") == ("WRITES", "READS")
+    assert asked_relations("Which tables have a foreign key to the Job table?") == ("FOREIGN_KEY",)
+    assert "MAPS_TO" in asked_relations("Which classes use the Invoices table?")
+
+
+def test_named_objects_by_cue_and_by_identifier(graph):
+    named = find_named(graph, "What breaks if I rename the Status column of the dbo.Invoices table?")
+    assert [n.id for n in named] == ["sql:dbo.Invoices.Status|COLUMN", "sql:dbo.Invoices|TABLE"]
+    named = find_named(graph, "Which tables does the stored procedure usp_RecordPayment modify?")
+    assert [n.id for n in named] == ["sql:dbo.usp_RecordPayment|PROCEDURE"]
+    # a cue word next to a word that names nothing finds nothing; `the` is never a name
+    assert find_named(graph, "Which tables have the most rows?") == []
+
+
+def test_list_question_names_every_writer_and_no_reader(controller, graph):
+    sp, answer = ask(controller, "Which procedures and methods write to the Invoices table?")
+    writers = {s for s, _, k in graph.in_edges("sql:dbo.Invoices|TABLE", keys=True) if k == "WRITES"}
+    readers = {s for s, _, k in graph.in_edges("sql:dbo.Invoices|TABLE", keys=True) if k == "READS"} - writers
+    listed = {item["id"] for item in answer["items"]}
+    assert answer["shape"] == "list" and answer["relations"] == ["WRITES"]
+    assert {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_CreateInvoice|PROCEDURE"} <= listed
+    assert listed == writers and readers and not readers & listed
+    assert f"{len(writers)} direct" in sp.answer  # the count, then every item
+    assert all(w in sp.answer for w in writers)
+
+
+def test_foreign_keys_to_a_table(controller):
+    _, answer = ask(controller, "Which tables have a foreign key to the Invoices table?")
+    assert {i["id"] for i in answer["items"]} == {"sql:dbo.InvoiceLines|TABLE", "sql:dbo.Payments|TABLE"}
+
+
+def test_procedure_tables_include_what_the_procedures_it_runs_write(controller, graph):
+    _, answer = ask(controller, "Which tables does the stored procedure usp_RecordPayment modify?")
+    direct = {i["id"] for i in answer["items"] if not i["indirect"]}
+    assert direct == {"sql:dbo.Invoices|TABLE", "sql:dbo.Payments|TABLE"}
+    # EXEC dbo.usp_LogAudit writes AuditLog, a table outside the repository: an EXTERNAL node,
+    # which carries no access labels and so is hidden from a caller whose access is restricted
+    assert not [i for i in answer["items"] if i["indirect"]]
+    [procedure] = find_named(graph, "procedure usp_RecordPayment")
+    indirect = [i for i in related(graph, procedure, ("WRITES",)) if i.indirect]
+    assert [(i.id, i.relation) for i in indirect] == [("ext:dbo.AuditLog|EXTERNAL", "WRITES")]
+
+
+def test_column_impact_keeps_only_code_naming_the_column(controller):
+    sp, answer = ask(controller, "What breaks if I rename the Status column of the Invoices table?")
+    listed = {i["id"] for i in answer["items"]}
+    assert {"sql:dbo.usp_RecordPayment|PROCEDURE", "cs:Billing.Services.InvoiceService.RecordPayment|METHOD",
+            "cs:Billing.Services.InvoiceService.GetOpenInvoices|METHOD"} <= listed
+    # GetCustomerBalance reads Invoices but never names Status
+    assert "cs:Billing.Services.InvoiceService.GetCustomerBalance|METHOD" not in listed
+    assert sp.extras["answer"]["citations"][:1] == ["sql:dbo.Invoices.Status|COLUMN"]
+
+
+def test_filters_hide_the_object_and_its_relations(controller):
+    sp, answer = ask(controller, "Which procedures write to the Invoices table?", PUBLIC)
+    assert answer is None  # the table is under db/, which this caller may not see
+    shown = sp.to_json()
+    assert "usp_RecordPayment" not in shown and "sql:dbo.Invoices|TABLE" not in shown
+
+
+def test_flow_question_shows_the_path_from_the_controller_to_the_table(controller):
+    sp, answer = ask(controller, "How is an invoice created and saved, from the controller down to the tables?")
+    assert answer["shape"] == "flow"
+    chains = [path["nodes"] for path in answer["paths"]]
+    wanted = ["cs:Billing.Controllers.InvoicesController.Create|METHOD",
+              "cs:Billing.Services.InvoiceService.CreateInvoice|METHOD",
+              "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD",
+              "sql:dbo.usp_CreateInvoice|PROCEDURE", "sql:dbo.Invoices|TABLE"]
+    assert any(all(node in chain for node in wanted) for chain in chains), chains
+    assert "InvoicesController.Create" in sp.answer and "dbo.Invoices" in sp.answer
