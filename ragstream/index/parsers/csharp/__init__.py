@@ -1,0 +1,58 @@
+"""C# parser (tree-sitter): namespaces, types and methods, with their calls, bases, Entity
+Framework mappings and the tables that inline SQL reads or writes.
+
+A name used in the file is turned into qualified guesses in C# lookup order: the enclosing
+types and namespaces from the innermost out, then each `using` namespace, then the name as
+written (`using X = A.B;` aliases are expanded instead). `graph_build.resolve` keeps the guess
+that exists. A reference's `target` is the name as written (`DbContext`,
+`IDbConnection.ExecuteAsync`), which is what an unresolved EXTERNAL node is called; a call
+without a receiver is qualified by its own type (`Billing.Services.InvoiceService.Log`).
+
+Modules, one job each: `syntax` (tree helpers), `declarations` (namespaces, types, usings),
+`docs` (headers and doc comments), `methods` (METHOD nodes), `variables` and `calls` (call
+targets), `strings` and `inline_sql` (SQL in string values), `tables` (table references),
+`ef` (Entity Framework).
+"""
+from __future__ import annotations
+
+import tree_sitter
+
+from ragstream.errors import IndexingError
+from ragstream.index.model import ParsedFile, file_node
+from ragstream.index.parsers.csharp.declarations import (
+    Declarations, Names, Output, collect, inherits, type_node,
+)
+from ragstream.index.parsers.csharp.ef import ef_mapping
+from ragstream.index.parsers.csharp.methods import add_methods
+from ragstream.index.parsers.csharp.syntax import LANGUAGE, first_error_line, grammar
+
+__all__ = ["parse_csharp"]
+
+
+def parse_csharp(path: str, text: str) -> ParsedFile:
+    """Parse one C# file; raises IndexingError when it is broken and no type is recognisable."""
+    root = tree_sitter.Parser(grammar()).parse(text.encode("utf-8")).root_node
+    found = Declarations(file=file_node(path, len(text.splitlines()), LANGUAGE))
+    collect(root, "", found.file.id, found)
+    out = Output(ParsedFile(path=path, language=LANGUAGE, root_id=found.file.id))
+    if root.has_error:
+        where = f"{path}:{first_error_line(root)}"
+        if not found.types:
+            raise IndexingError("not parseable as C#: no type declaration found", where=where,
+                                hint="the file is indexed as plain text")
+        out.parsed.warnings.append(f"{where}: syntax error; declarations near it may be missing")
+    out.add(found.file)
+    for namespace in found.namespaces:
+        out.add(namespace)
+    _add_types(found, out)
+    return out.parsed
+
+
+def _add_types(found: Declarations, out: Output) -> None:
+    names = Names(tuple(found.usings), found.aliases)
+    ef = ef_mapping(found.types, names)
+    for decl in found.types:
+        out.add(type_node(decl, found.file.path, ef.roles.get(decl.id)))
+        out.refer(inherits(decl, names))
+        add_methods(decl, names, found.file.path, out)
+    out.refer(ef.references)

@@ -1,0 +1,134 @@
+"""Tree-sitter helpers for C#: the grammar, names and arguments as written, node text and
+lines. Everything here reads syntax; nothing knows about the graph."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_c_sharp
+
+
+LANGUAGE = "csharp"
+
+
+@lru_cache(maxsize=1)
+def grammar() -> tree_sitter.Language:
+    """The grammar is loaded once per process; parsers are cheap and made per file."""
+    return tree_sitter.Language(tree_sitter_c_sharp.language())
+
+
+def callee_of(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node] | None:
+    """(receiver or None, name node) of an invocation: `f()`, `r.f()`, `r?.f()`."""
+    if node.type != "invocation_expression":
+        return None
+    function = node.child_by_field_name("function")
+    if function.type in ("identifier", "generic_name"):
+        return None, function
+    if function.type == "member_access_expression":
+        return function.child_by_field_name("expression"), function.child_by_field_name("name")
+    if function.type == "conditional_access_expression":
+        binding = function.named_children[-1]
+        if binding.type == "member_binding_expression":
+            return function.child_by_field_name("condition"), binding.child_by_field_name("name")
+    return None
+
+
+def type_name(node: tree_sitter.Node | None) -> str | None:
+    """A type (or member) name as written, without type arguments; None for `var`, `int`,
+    arrays, tuples and other types no repository declares."""
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return node_text(node)
+    if node.type == "generic_name":
+        return node_text(node.named_children[0])
+    if node.type == "qualified_name":
+        qualifier = type_name(node.child_by_field_name("qualifier"))
+        name = type_name(node.child_by_field_name("name"))
+        return f"{qualifier}.{name}" if qualifier and name else None
+    if node.type == "nullable_type":
+        return type_name(node.child_by_field_name("type"))
+    return None
+
+
+def type_arguments(generic: tree_sitter.Node) -> list[str]:
+    argument_list = child_of_type(generic, "type_argument_list")
+    names = (type_name(child) for child in argument_list.named_children) if argument_list else ()
+    return [name for name in names if name]
+
+
+def call_arguments(argument_list: tree_sitter.Node) -> list[tuple[str | None, tree_sitter.Node]]:
+    """(name or None, value) of each argument of a call or an attribute."""
+    out = []
+    for argument in argument_list.named_children:
+        if argument.type in ("argument", "attribute_argument") and argument.named_children:
+            name = argument.child_by_field_name("name")
+            out.append((node_text(name) if name else None, argument.named_children[-1]))
+    return out
+
+
+def created_type(expression: tree_sitter.Node | None) -> str | None:
+    """`T` of `new T(...)`."""
+    if expression is None or expression.type != "object_creation_expression":
+        return None
+    return type_name(expression.child_by_field_name("type"))
+
+
+def initializer(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
+    value = declarator.named_children[-1] if declarator.named_children else None
+    return None if value is None or value == declarator.child_by_field_name("name") else value
+
+
+def body_members(syntax: tree_sitter.Node) -> list[tree_sitter.Node]:
+    body = syntax.child_by_field_name("body")
+    return body.named_children if body is not None else []
+
+
+def child_of_type(node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
+    return next(iter(children_of_type(node, kind)), None)
+
+
+def children_of_type(node: tree_sitter.Node, kind: str) -> list[tree_sitter.Node]:
+    return [child for child in node.children if child.type == kind]
+
+
+def descendants(node: tree_sitter.Node | None) -> Iterator[tree_sitter.Node]:
+    """`node` and everything below it, in source order."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def first_error_line(root: tree_sitter.Node) -> int:
+    return next((line_of(node) for node in descendants(root) if node.is_error or node.is_missing),
+                line_of(root))
+
+
+def enclosing_scopes(scope: str) -> list[str]:
+    """`A.B.C` -> [`A.B.C`, `A.B`, `A`]."""
+    parts = scope.split(".") if scope else []
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
+def qualify(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def unique(items: Iterable) -> tuple:
+    return tuple(dict.fromkeys(items))
+
+
+def node_text(node: tree_sitter.Node | None) -> str:
+    """The node's source text; "" for a node that error recovery left out."""
+    return node.text.decode("utf-8", errors="replace") if node is not None else ""
+
+
+def line_of(node: tree_sitter.Node) -> int:
+    return node.start_point.row + 1
+
+
+def end_line_of(node: tree_sitter.Node) -> int:
+    return node.end_point.row + 1
