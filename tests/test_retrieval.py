@@ -373,6 +373,26 @@ def test_mentions_of_dotted_names_identifiers_and_files():
     assert table.scores(traceback, everything)[4] > table.scores("see pvlib/iotools/tmy.py", everything)[4]
 
 
+def test_mentions_of_csharp_and_sql_objects():
+    import numpy as np
+
+    from ragstream.retrieval.mentions import SymbolTable
+    from ragstream.super_prompt import Chunk
+
+    chunks = [Chunk("sql:dbo.spMergeUserBasedOnEmail|PROCEDURE", "Migrations/012.sql", 1, 9, "PROCEDURE",
+                    "dbo.spMergeUserBasedOnEmail", "CREATE PROCEDURE ...", {"language": "sql"}),
+              Chunk("cs:App.QueryController.Save|METHOD", "App/QueryController.cs", 1, 9, "METHOD",
+                    "App.QueryController.Save", "public ActionResult Save()", {"language": "csharp"}),
+              Chunk("file:Migrations/012.sql|FILE", "Migrations/012.sql", 1, 9, "FILE", "Migrations/012.sql",
+                    "...", {"language": "sql"})]
+    table = SymbolTable.build(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    # SQL names ignore case; a file-level chunk is no symbol
+    assert set(table.scores("which tables does SPMergeUserBasedOnEmail modify", everything)) == {0}
+    assert set(table.scores("from QueryController.Save down to the tables", everything)) == {1}
+    assert table.scores("from querycontroller.save down", everything) == {}  # C# names keep their case
+
+
 def test_a_traceback_frame_pins_its_function_in_its_file():
     import numpy as np
 

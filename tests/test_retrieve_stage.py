@@ -66,9 +66,26 @@ def test_no_entry_points_after_two_reformulations(acl_backend):
 
 def test_a_db_question_without_database_hits_is_reformulated(acl_backend):
     public_only = state("invoice table columns", ["invoice"], "db", mode="bm25")
-    public_only.retrieval_filters = {"acl_tags_any": ["public"]}  # the schema is hidden from this caller
+    # the schema is hidden from this caller, and so is the C# (its EF entities are database evidence)
+    public_only.retrieval_filters = {"acl_tags_any": ["public"], "languages": ["python"]}
     assert retrieve.run(public_only, acl_backend, {"id": "retrieve"}, SETTINGS) == "no_entry_points"
     assert "no database object among the hits" in public_only.extras["retrieve"]["attempts"][0]["problems"]
+    with_entities = state("invoice table columns", ["invoice"], "db", mode="bm25")
+    with_entities.retrieval_filters = {"acl_tags_any": ["public"]}  # the EF entity Invoice is visible
+    assert retrieve.run(with_entities, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"
+
+
+def test_ef_only_code_is_database_evidence(tmp_path_factory):
+    backend = backend_over(tmp_path_factory.mktemp("ef_only"), {
+        "Shop/ShopContext.cs": "using Microsoft.EntityFrameworkCore;\nnamespace Shop;\n"
+                               "public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } }\n",
+        "Shop/Order.cs": "namespace Shop;\npublic class Order { public int Id { get; set; } public decimal Total { get; set; } }\n",
+        "Shop/OrderService.cs": "namespace Shop;\npublic class OrderService {\n  private readonly ShopContext _db;\n"
+                                "  public void Save(Order order) { _db.Orders.Add(order); _db.SaveChanges(); }\n}\n"})
+    sp = SuperPrompt(repository="repo", branch="default", retrieval_query="how is an order saved to the database table",
+                     retrieval_mode="bm25", concepts=["order", "saved"], domain="db")
+    assert retrieve.run(sp, backend, {"id": "retrieve"}, SETTINGS) == "ok"
+    assert not sp.extras["retrieve"]["attempts"][0]["problems"]
 
 
 def test_n_constants_are_required(acl_backend):

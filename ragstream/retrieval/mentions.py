@@ -3,7 +3,8 @@ symbols -- the strongest signal a long issue text (tracebacks, `module.function`
 carries, and one that neither BM25 (which dilutes it among hundreds of prose words) nor a
 general-purpose embedding model (which truncates it) keeps.
 
-A row scores its best symbol match -- a dotted name in the question that ends its qualified
+Python, C# and SQL symbols are matched (SQL names case-insensitively, as SQL reads them). A row
+scores its best symbol match -- a dotted name in the question that ends its qualified
 symbol (`temperature.fuentes` -> `pvlib.temperature.fuentes`, points per segment matched), or
 a code-like identifier (`snake_case`, `CamelCase`, `called()`, `` `quoted` ``) equal to its own
 name, damped by the number of symbols sharing that name, or a traceback frame naming its file
@@ -63,7 +64,7 @@ class SymbolTable:
         rows_of_path, module_paths, module_of_path = defaultdict(list), defaultdict(list), {}
         package_modules, members, package_members = defaultdict(list), defaultdict(set), defaultdict(set)
         for row, chunk in enumerate(chunks):
-            parts = tuple(chunk.symbol.split(".")) if chunk.metadata.get("language") == "python" else ()
+            parts = _symbol_segments(chunk)
             segments.append(parts)
             for n in (1, 2):
                 if len(parts) >= n:
@@ -105,8 +106,8 @@ class SymbolTable:
         for chain in _chains(query):
             for sub, following in _runs(chain):
                 if len(sub) >= 2:
-                    give(symbol, [r for r in self.by_tail.get(sub[-2:], ()) if _ends_with(self.segments[r], sub)],
-                         SYMBOL_POINTS * len(sub))
+                    give(symbol, [r for key in _cases(sub) for r in self.by_tail.get(key[-2:], ())
+                                  if _ends_with(self.segments[r], key)], SYMBOL_POINTS * len(sub))
                 for path in self.module_paths.get(sub[-2:], ()):
                     # `a.b` names module `a` only if `a` holds a `b` (`printing.pretty` names the
                     # package sympy/printing, not sympy/interactive/printing.py)
@@ -126,7 +127,7 @@ class SymbolTable:
                 give(symbol, [r for r in self.rows_of_path[indexed] if self.segments[r][-1:] == (function,)],
                      FRAME_POINTS)
         for name in code_identifiers(query):
-            rows = self.by_tail.get((name,), ())
+            rows = [r for key in _cases((name,)) for r in self.by_tail.get(key, ())]
             if rows:  # a shared name says less about each symbol; sqrt: two namesakes are still close calls
                 give(symbol, rows, IDENTIFIER_POINTS / len(rows) ** 0.5)
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
@@ -152,6 +153,21 @@ class SymbolTable:
 def strength(score: float) -> float:
     """A mention score as a strength in [0, 1]."""
     return min(score / FULL_STRENGTH, 1.0)
+
+
+def _symbol_segments(chunk: Chunk) -> tuple[str, ...]:
+    """The segments of a Python, C# or SQL chunk's qualified symbol (SQL's lower-cased: its names
+    ignore case); none for file-level chunks, whose symbol is their path."""
+    language = chunk.metadata.get("language")
+    if chunk.kind == "FILE" or language not in ("python", "csharp", "sql"):
+        return ()
+    return tuple((chunk.symbol.lower() if language == "sql" else chunk.symbol).split("."))
+
+
+def _cases(segments: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The segments as written and, for SQL symbols, lower-cased."""
+    lowered = tuple(part.lower() for part in segments)
+    return (segments,) if lowered == segments else (segments, lowered)
 
 
 def code_identifiers(query: str) -> list[str]:

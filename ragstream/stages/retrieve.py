@@ -194,7 +194,20 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
         texts = backend.fetch_texts(top, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
         if not any(wanted & set(keyword_tokens(t)) for t in texts.values()):
             problems.append("no hit names a concept of the question")
-    if sp.domain == "db" and not any(_is_db(i) for i in top):
+    if sp.domain == "db" and not any(_is_db(i) for i in top) and not _database_code(sp, backend, top):
         problems.append("no database object among the hits")
     return problems
+
+
+DATA_EDGES = ("READS", "WRITES", "MAPS_TO")
+
+
+def _database_code(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> bool:
+    """Is any hit code that is database evidence: an EF entity, DbContext, entity configuration or
+    migration (`ef_role`), or code whose edges read, write or map tables? An EF-only codebase has
+    no SQL files, and its questions about the database are answered by such code."""
+    graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    nodes = [node_of(i) for i in ids if node_of(i) in graph]
+    return any(graph.nodes[n].get("attrs", {}).get("ef_role")
+               or any(key in DATA_EDGES for _, _, key in graph.out_edges(n, keys=True)) for n in nodes)
 
