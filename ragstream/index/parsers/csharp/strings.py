@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 import textwrap
 
 import tree_sitter
@@ -57,20 +58,29 @@ def string_value(expression: tree_sitter.Node, strings: dict[str, str]) -> str |
 
 
 def _interpolated_text(expression: tree_sitter.Node) -> str:
-    """`$"... {x} ..."` with each hole replaced by a SQL parameter (`@p0`, `@p1`, ...)."""
+    """`$"... {x} ..."` with each hole replaced by a SQL parameter (`@p0`, `@p1`, ...), except a
+    hole that qualifies a name (`[{schema}].Job`, `{prefix}.Job`): it and its dot are dropped, so
+    the name is read unqualified (a schema chosen at run time is unknown here)."""
     start = node_text(child_of_type(expression, "interpolation_start"))
     raw = child_of_type(expression, "interpolation_quote") is not None
     parts, holes = [], 0
     for piece in expression.named_children:
         if piece.type == "interpolation":
-            parts.append(f"@p{holes}")
-            holes += 1
+            parts.append(_HOLE)
         elif piece.type == "string_content":
             parts.append(node_text(piece).replace('""', '"') if "@" in start else node_text(piece))
         elif piece.type == "escape_sequence":
             parts.append(_unescape(piece))
-    text = "".join(parts)
+    text = _QUALIFYING_HOLE.sub("", "".join(parts))
+    while _HOLE in text:
+        text = text.replace(_HOLE, f"@p{holes}", 1)
+        holes += 1
     return _raw_text(text) if raw else text
+
+
+_HOLE = "\x00"
+# A hole (optionally bracketed or quoted) right before a dot: it qualifies the name after it.
+_QUALIFYING_HOLE = re.compile(r'[\["`]?\x00[\]"`]?\s*\.\s*')
 
 
 def _unescape(piece: tree_sitter.Node) -> str:
