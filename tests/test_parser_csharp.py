@@ -58,7 +58,7 @@ def test_invoice_service_nodes_and_edges():
     file_id = "file:src/Billing/Services/InvoiceService.cs|FILE"
     methods = {f"{SERVICE}.{name}|METHOD" for name in (
         "InvoiceService", "RecordPayment", "GetOpenInvoices", "GetCustomerBalance",
-        "ValidateAmount")}
+        "ValidateAmount", "CreateInvoice")}
     assert parsed.root_id == file_id
     assert parsed.language == "csharp"
     assert parsed.warnings == []
@@ -74,6 +74,7 @@ def test_invoice_service_nodes_and_edges():
 def test_invoice_service_references():
     parsed = parse_fixture("src/Billing/Services/InvoiceService.cs")
     record, balance = f"{SERVICE}.RecordPayment|METHOD", f"{SERVICE}.GetCustomerBalance|METHOD"
+    create = f"{SERVICE}.CreateInvoice|METHOD"
     assert references(parsed) == {
         (f"{SERVICE}|TYPE", "INHERITS", "ServiceBase"),
         (f"{SERVICE}|TYPE", "INHERITS", "IInvoiceService"),
@@ -90,6 +91,10 @@ def test_invoice_service_references():
         (balance, "READS", "dbo.Customers"),
         (f"{SERVICE}.ValidateAmount|METHOD",
          "CALLS", "ArgumentOutOfRangeException.ArgumentOutOfRangeException"),
+        (create, "CALLS", "Billing.Services.InvoiceService.ValidateAmount"),
+        (create, "CALLS", "Billing.Services.InvoiceService.Log"),
+        (create, "CALLS", "InvoiceRepository.InvoiceRepository"),  # var repository = new InvoiceRepository(...)
+        (create, "CALLS", "InvoiceRepository.InsertInvoice"),  # a call on that local: its type is known
     }
 
 
@@ -218,7 +223,7 @@ def test_entity_with_table_attribute_maps_from_its_own_file():
     ("src/Billing/Models/InvoiceLine.cs", "cs:Billing.Models.InvoiceLine", "class", ["Amount"]),
     ("src/Billing/Models/Payment.cs", "cs:Billing.Models.Payment", "record", []),
     ("src/Billing/Services/IInvoiceService.cs", "cs:Billing.Services.IInvoiceService",
-     "interface", ["RecordPayment", "GetOpenInvoices"]),
+     "interface", ["RecordPayment", "CreateInvoice", "GetOpenInvoices"]),
     ("src/Billing/Services/ServiceBase.cs", "cs:Billing.Services.ServiceBase", "class", ["Log"]),
 ])
 def test_simple_fixture_files(relative, type_id, type_kind, methods):
