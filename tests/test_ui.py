@@ -317,3 +317,12 @@ def test_the_graph_drawing_is_keyed_by_its_edges_and_the_index_generation(built_
         assert _state_key(controller, sp) != calls
         generation = controller.index_generation(sp)
         assert generation and generation in calls
+
+
+def test_the_expand_panel_shows_the_graph_answer_to_a_list_question(new_session):
+    at = asked(new_session(), "Which procedures write to the Invoices table?")
+    for stage in ("normalize", "route", "retrieve", "rerank", "expand"):
+        press(at, stage)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "**From the graph** (WRITES) for `dbo.Invoices` (table)" in shown
+    assert "sql:dbo.usp_CreateInvoice|PROCEDURE" in shown and "sql:dbo.usp_RecordPayment|PROCEDURE" in shown

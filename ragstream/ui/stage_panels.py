@@ -79,6 +79,11 @@ def rerank(controller: Controller, sp: SuperPrompt, key: str) -> None:
 
 
 def expand(controller: Controller, sp: SuperPrompt, key: str) -> None:
+    relations = sp.extras.get("relations", {})
+    if relations.get("answer"):  # the relate step's answer from the graph, as the prompt gets it
+        st.markdown(relations["answer"]["markdown"])
+    elif relations.get("named"):
+        st.markdown("named in the question: " + ", ".join(f"`{n['id']}`" for n in relations["named"]))
     debug = sp.graph_debug
     edge_types: dict[str, int] = {}
     for edge in sp.graph_edges:
