@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ragstream.index.model import Node, ParsedFile, Reference, node_id
+from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
+from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
 
 
 @dataclass
@@ -24,6 +26,7 @@ class ResolutionStats:
 
 def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionStats]:
     """Nodes and in-file edges of every file, then every reference resolved across files."""
+    files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     graph = nx.MultiDiGraph()
     for parsed in files:
         for node in parsed.nodes:
@@ -36,6 +39,7 @@ def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionSta
     # Bases first: method lookups below walk the inheritance edges they create.
     for ref in sorted(refs, key=lambda r: r.edge_type != "INHERITS"):
         _link(graph, symbols, ref, stats)
+    settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     return graph, stats
 
 

@@ -50,9 +50,11 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
 
 def _add_types(found: Declarations, out: Output) -> None:
     names = Names(tuple(found.usings), found.aliases)
-    ef = ef_mapping(found.types, names)
+    ef = ef_mapping(found.types, names, found.file.path)
     for decl in found.types:
         out.add(type_node(decl, found.file.path, ef.roles.get(decl.id)))
         out.refer(inherits(decl, names))
         add_methods(decl, names, found.file.path, out)
+    for node in ef.nodes:
+        out.add(node)
     out.refer(ef.references)

@@ -9,8 +9,17 @@
   can only be guessed: `source` is the first guess and `attrs["source_candidates"]` lists every
   guessed node id (the DbContext's namespaces, its `using` namespaces, the bare name) for the
   resolver to pick the one that exists. The DbContext also REFERENCES each entity type.
-Types of the file get an `_ef_role`: "dbcontext", or "entity" for an entity of a DbContext of
-the file or a type with `[Table]`.
+  A mapping from the DbSet property or class name alone is EF's convention, not something the
+  code states: its attrs say `guess=True, mapping="by_convention"`, and `ef_graph` drops it
+  when an explicit mapping of the same entity exists in another file.
+- An `IEntityTypeConfiguration<T>` class REFERENCES `T`, and `builder.ToTable("X")` in it maps
+  `T` to `X` (attrs `via="entity_type_configuration"`; `T`'s id guessed as above).
+- `UseTptMappingStrategy()` / `UseTpcMappingStrategy()` / `HasDiscriminator()` on an entity
+  are recorded as `inheritance` ("tpt", "tpc", "tph") in the attrs of its MAPS_TO, which
+  `ef_graph` reads to map subclasses (TPH, EF's default: the base type's table).
+- A `Migration` class: see `ef_migrations`.
+Types of the file get an `ef_role`: "dbcontext", "configuration", "migration", or "entity" for
+an entity of a DbContext of the file or a type with `[Table]`.
 """
 from __future__ import annotations
 
@@ -19,8 +28,9 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ragstream.index.model import Reference, node_id
+from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.parsers.csharp.declarations import Names, TypeDecl
+from ragstream.index.parsers.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.parsers.csharp.strings import string_value
 from ragstream.index.parsers.csharp.syntax import (
     LANGUAGE, body_members, call_arguments, callee_of, child_of_type, children_of_type,
@@ -34,11 +44,13 @@ class EfMapping:
     """What Entity Framework says about a file's types."""
 
     roles: dict[str, str] = field(default_factory=dict)  # type node id -> ef_role
-    references: list[Reference] = field(default_factory=list)  # MAPS_TO and REFERENCES
+    references: list[Reference] = field(default_factory=list)  # MAPS_TO, REFERENCES, FOREIGN_KEY
+    nodes: list[Node] = field(default_factory=list)  # TABLE and COLUMN nodes from migrations
 
 
-def ef_mapping(types: list[TypeDecl], names: Names) -> EfMapping:
-    """Roles of the file's types, and MAPS_TO / REFERENCES from its DbContexts and `[Table]`s."""
+def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
+    """Roles of the file's types; MAPS_TO / REFERENCES from its DbContexts, `[Table]`s and
+    entity configurations; tables from its migrations."""
     declared = {decl.name: decl for decl in types}
     entities = [(entity, _local_type(entity, declared, names))
                 for decl in types if _is_db_context(decl) for entity in _context_entities(decl)]
@@ -54,13 +66,91 @@ def ef_mapping(types: list[TypeDecl], names: Names) -> EfMapping:
                 maps_to(decl.id, table_candidates([attribute]), line_of(decl.syntax)))
     for entity, local in entities:
         mapping.references.extend(_entity_references(entity, local, names))
+    for decl in types:
+        configured = _configured_entity(decl)
+        if configured:
+            mapping.references.extend(_configuration_references(decl, configured, names))
+        elif is_migration(decl):
+            parts = migration_parts(decl, path)
+            mapping.nodes.extend(parts.nodes)
+            mapping.references.extend(parts.references)
     return mapping
 
 
 def _ef_role(decl: TypeDecl, is_entity: bool) -> str | None:
     if _is_db_context(decl):
         return "dbcontext"
+    if _configured_entity(decl):
+        return "configuration"
+    if is_migration(decl):
+        return "migration"
     return "entity" if is_entity else None
+
+
+def _configured_entity(decl: TypeDecl) -> str | None:
+    """`T` of a class implementing `IEntityTypeConfiguration<T>`."""
+    base_list = child_of_type(decl.syntax, "base_list")
+    bases = base_list.named_children if base_list else []
+    return next(filter(None, (_type_argument(base, "IEntityTypeConfiguration")
+                              for base in bases)), None)
+
+
+def _configuration_references(decl: TypeDecl, written: str, names: Names) -> list[Reference]:
+    """REFERENCES from the configuration to its entity; MAPS_TO from the entity to the table
+    of `builder.ToTable(...)` in `Configure`, with the strategy of its inheritance."""
+    configure = next((m for m in decl.methods
+                      if node_text(m.child_by_field_name("name")) == "Configure"), None)
+    if configure is None:
+        return []
+    builder = _first_parameter(configure)
+    calls = [call for call in descendants(configure.child_by_field_name("body"))
+             if _receiver_root(call) == builder]
+    table = next((_table_from_arguments(call.child_by_field_name("arguments"))
+                  for call in calls if _called(call) == "ToTable"), None)
+    guesses = names.type_candidates(written, decl.scope)
+    sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
+    line = line_of(configure)
+    references = [Reference(
+        source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
+        candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
+        attrs={"via": "entity_type_configuration"})]
+    if table:
+        attrs = {"source_candidates": sources, "via": "entity_type_configuration",
+                 **_inheritance(calls)}
+        references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
+    return references
+
+
+def _first_parameter(method: tree_sitter.Node) -> str | None:
+    parameters = method.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters and parameters.named_children else None
+    return node_text(first.child_by_field_name("name")) if first else None
+
+
+def _receiver_root(call: tree_sitter.Node) -> str | None:
+    """`builder` of `builder.A().B()`; None for calls on anything but a plain name."""
+    callee = callee_of(call)
+    while callee and callee[0] is not None:
+        if callee[0].type == "identifier":
+            return node_text(callee[0])
+        callee = callee_of(callee[0])
+    return None
+
+
+def _called(call: tree_sitter.Node) -> str | None:
+    callee = callee_of(call)
+    return type_name(callee[1]) if callee else None
+
+
+INHERITANCE_STRATEGIES = {"UseTptMappingStrategy": "tpt", "UseTpcMappingStrategy": "tpc",
+                          "UseTphMappingStrategy": "tph", "HasDiscriminator": "tph"}
+
+
+def _inheritance(calls: list[tree_sitter.Node]) -> dict[str, str]:
+    """{"inheritance": strategy} when the entity's calls name one."""
+    found = next((INHERITANCE_STRATEGIES[name] for name in map(_called, calls)
+                  if name in INHERITANCE_STRATEGIES), None)
+    return {"inheritance": found} if found else {}
 
 
 @dataclass
@@ -72,6 +162,7 @@ class _Entity:
     line: int  # where the context first names it
     dbset: str | None = None  # the DbSet<T> property name
     table: str | None = None  # from .ToTable(...)
+    inheritance: dict[str, str] = field(default_factory=dict)  # {"inheritance": "tpt"}
 
 
 def _is_db_context(decl: TypeDecl) -> bool:
@@ -91,6 +182,7 @@ def _context_entities(context: TypeDecl) -> list[_Entity]:
         if written:
             entity = found.setdefault(written, _Entity(written, context, line_of(node)))
             entity.table = entity.table or _to_table(node)
+            entity.inheritance = entity.inheritance or _inheritance(_configuring_calls(node))
     return list(found.values())
 
 
@@ -115,12 +207,15 @@ def _type_argument(generic: tree_sitter.Node, name: str) -> str | None:
 
 def _to_table(entity_call: tree_sitter.Node) -> str | None:
     """The table of `Entity<T>().X().ToTable(...)` or `Entity<T>(b => b.ToTable(...))`."""
-    for call in [*_fluent_chain(entity_call),
-                 *descendants(entity_call.child_by_field_name("arguments"))]:
-        callee = callee_of(call)
-        if callee and type_name(callee[1]) == "ToTable":
-            return _table_from_arguments(call.child_by_field_name("arguments"))
-    return None
+    return next((_table_from_arguments(call.child_by_field_name("arguments"))
+                 for call in _configuring_calls(entity_call) if _called(call) == "ToTable"),
+                None)
+
+
+def _configuring_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Calls chained onto `Entity<T>()` and those inside its arguments."""
+    return [*_fluent_chain(entity_call),
+            *descendants(entity_call.child_by_field_name("arguments"))]
 
 
 def _fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
@@ -168,11 +263,14 @@ def _entity_references(entity: _Entity, local: TypeDecl | None,
     class_name = entity.written.rsplit(".", 1)[-1]
     attribute = local and _table_attribute(local.syntax)
     tables = table_candidates([attribute, entity.table, entity.dbset, class_name])
+    attrs = {**entity.inheritance}
+    if not (attribute or entity.table):
+        attrs.update(guess=True, mapping="by_convention")
     if local:
-        mapping = maps_to(local.id, tables, entity.line)
+        mapping = maps_to(local.id, tables, entity.line, attrs)
     else:
         sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
-        mapping = maps_to(sources[0], tables, entity.line, {"source_candidates": sources})
+        mapping = maps_to(sources[0], tables, entity.line, {"source_candidates": sources, **attrs})
     reference = Reference(
         source=entity.context.id, edge_type="REFERENCES", target=entity.written,
         target_language=LANGUAGE, candidates=guesses, target_kinds=("TYPE",), by_name=True,

@@ -1,0 +1,98 @@
+"""Entity Framework mappings settled across files, once every reference is linked.
+
+A file sees only part of an entity's mapping: the DbContext names it (`DbSet<T> Invoices`), a
+configuration class in another file says `builder.ToTable("Invoice")`, its base class lives in a
+third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF Core's rules:
+
+- An explicit mapping (`[Table]`, `ToTable`) beats the convention one (DbSet property or class
+  name, attrs `guess=True`): the conventional MAPS_TO is removed, and so is the EXTERNAL node it
+  alone pointed to.
+- Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
+  base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
+  `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
+  each type then keeps its own table. An entity here is a type with a MAPS_TO, or one that a
+  DbContext or configuration REFERENCES (EF maps only the types its model names).
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+
+TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
+
+
+def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
+    """Explicit mappings over conventions, then TPH subclasses onto their base's table."""
+    for source in _mapped_types(graph):
+        edges = _maps_to(graph, source)
+        if any(not attrs.get("guess") for _, attrs in edges):
+            for target, attrs in edges:
+                if attrs.get("guess"):
+                    _remove_edge(graph, source, target)
+    # Bases first, so a subclass of a subclass finds its base's settled table.
+    for entity in sorted(_entities(graph), key=lambda node: (_depth(graph, node, set()), node)):
+        _map_to_base_table(graph, entity)
+
+
+def _mapped_types(graph: nx.MultiDiGraph) -> list[str]:
+    return sorted({source for source, _, key in graph.edges(keys=True) if key == "MAPS_TO"})
+
+
+def _maps_to(graph: nx.MultiDiGraph, source: str) -> list[tuple[str, dict]]:
+    return [(target, attrs) for _, target, key, attrs in graph.out_edges(source, keys=True,
+                                                                          data=True)
+            if key == "MAPS_TO"]
+
+
+def _remove_edge(graph: nx.MultiDiGraph, source: str, target: str) -> None:
+    """The MAPS_TO edge, and its target when it was an EXTERNAL node nothing else uses."""
+    graph.remove_edge(source, target, key="MAPS_TO")
+    if graph.nodes[target].get("kind") == "EXTERNAL" and graph.degree(target) == 0:
+        graph.remove_node(target)
+
+
+def _entities(graph: nx.MultiDiGraph) -> set[str]:
+    named = {target for source, target, key in graph.edges(keys=True) if key == "REFERENCES"
+             and graph.nodes[source].get("attrs", {}).get("ef_role") in ("dbcontext",
+                                                                          "configuration")}
+    return {node for node in [*named, *_mapped_types(graph)]
+            if graph.nodes[node].get("kind") == "TYPE"}
+
+
+def _bases(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    return [base for _, base, key in graph.out_edges(node, keys=True)
+            if key == "INHERITS" and graph.nodes[base].get("kind") == "TYPE"]
+
+
+def _depth(graph: nx.MultiDiGraph, node: str, seen: set[str]) -> int:
+    seen.add(node)
+    bases = [base for base in _bases(graph, node) if base not in seen]
+    return 1 + max((_depth(graph, base, seen) for base in bases), default=0)
+
+
+def _map_to_base_table(graph: nx.MultiDiGraph, entity: str) -> None:
+    """TPH: the entity's conventional mapping replaced by its nearest mapped base's."""
+    own = _maps_to(graph, entity)
+    if any(not attrs.get("guess") for _, attrs in own):
+        return  # its own ToTable / [Table]: table per type
+    seen, queue = {entity}, _bases(graph, entity)
+    while queue:
+        base = queue.pop(0)
+        if base in seen:
+            continue
+        seen.add(base)
+        mappings = [(t, a) for t, a in _maps_to(graph, base) if a.get("via") != "tph"] \
+            or _maps_to(graph, base)
+        if any(attrs.get("inheritance") in TABLE_PER_TYPE for _, attrs in mappings):
+            return
+        if mappings:
+            for target, _ in own:
+                _remove_edge(graph, entity, target)
+            target, attrs = mappings[0]
+            inherited = {"via": "tph", "base": base, "resolution": "inherited",
+                         "line": attrs.get("line", 0)}
+            if attrs.get("guess"):
+                inherited.update(guess=True, mapping="by_convention")
+            graph.add_edge(entity, target, key="MAPS_TO", type="MAPS_TO", **inherited)
+            return
+        queue.extend(_bases(graph, base))
