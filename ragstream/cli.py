@@ -283,9 +283,13 @@ def _ui(args: argparse.Namespace) -> int:
 
 def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> None:
     from ragstream.eval.configs import BASIC
+    from ragstream.eval.pipeline_eval import DEFAULT_PIPELINE
+    from ragstream.eval.symbol_scores import SCORER_NAME
 
     ev = add_command("eval", help="measure retrieval quality on questions with known answers")
-    ev.add_argument("questions", help="JSONL: id, repo, base_commit, query, gold_files, gold_functions, split")
+    ev.add_argument("questions", help="JSONL: id, repo, base_commit, query, gold_files, gold_functions, split; or "
+                                      "gold-symbol questions (id, repo, commit, scope, query, kind, gold_files, "
+                                      "gold_symbols, gold_sql_objects), each run through --pipeline")
     source = ev.add_mutually_exclusive_group(required=True)
     source.add_argument("--repo", help="one repository folder for every question")
     source.add_argument("--mirrors", help="bare git mirrors laid out <owner>+<name>/repo")
@@ -297,13 +301,19 @@ def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> No
     ev.add_argument("--data-dir", help="where evaluation indexes go (default: index.data_dir)")
     ev.add_argument("--worktrees", help="scratch checkouts of --mirrors (default: DATA_DIR/worktrees)")
     ev.add_argument("--top-k", type=int, default=100, help="candidates each search returns")
-    ev.add_argument("--predictions", help="also write predictions in shared/eval/score.py's format here")
+    ev.add_argument("--predictions", help="also write predictions in the scorer's format here "
+                                          "(gold-symbol questions: default OUT/predictions.jsonl)")
     ev.add_argument("--reuse", action="append", default=[], metavar="RANKS.jsonl",
                     help="reuse the rows of an earlier run's ranks file (question and configuration)")
     ev.add_argument("--existing-indexes", action="store_true",
                     help="use a commit's evaluation index as it is when one exists (no checkout, no re-index)")
     ev.add_argument("--with-classes", action="store_true",
                     help="rank CLASS nodes among the functions too (gold sets that name changed classes)")
+    ev.add_argument("--pipeline", default=DEFAULT_PIPELINE,
+                    help=f"gold-symbol questions: the pipeline each runs through, with no model (default: "
+                         f"{DEFAULT_PIPELINE}, as ask)")
+    ev.add_argument("--scorer", help=f"gold-symbol questions: the set's scorer (default: {SCORER_NAME} beside "
+                                     "the questions file)")
     ev.set_defaults(handler=_eval)
 
 
@@ -317,21 +327,17 @@ def _eval(args: argparse.Namespace) -> int:
     from ragstream.eval.configs import check_configs
     from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, run_eval
     from ragstream.eval.questions import load_questions
+    from ragstream.eval.symbol_questions import holds_symbol_questions
 
     settings = load_settings(args.config)
-    questions = load_questions(args.questions, args.split)
-    if args.repos:
-        wanted = {r.strip() for r in args.repos.split(",")}
-        questions = [q for q in questions if q.repo in wanted]
-    if not questions:
-        raise ConfigError(f"no question of {args.questions} is left to evaluate",
-                          where="--repos" if args.repos else "--split" if args.split else "questions file")
+    if holds_symbol_questions(args.questions):
+        return _eval_symbols(args, settings)
+    questions = _only_repos(load_questions(args.questions, args.split), args)
     configs = check_configs([c.strip() for c in args.configs.split(",") if c.strip()])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    options = EvalOptions(configs, Path(args.data_dir or settings.index.data_dir).resolve(),
-                          Path(args.repo) if args.repo else None, Path(args.mirrors) if args.mirrors else None,
-                          Path(args.worktrees) if args.worktrees else None, args.top_k,
+    source = _index_source(args, settings)
+    options = EvalOptions(configs, source.data_dir, source.repo, source.mirrors, source.worktrees, args.top_k,
                           tuple(Path(p) for p in args.reuse), args.existing_indexes,
                           WITH_CLASSES if args.with_classes else FUNCTION_KINDS)
     command = "ragstream " + " ".join(sys.argv[1:])
@@ -346,14 +352,7 @@ def _eval(args: argparse.Namespace) -> int:
             err_console.print(f"{row['config']:<16} {row['id']:<40} file R@5 {m['file_R@5']:.2f}"
                               + (f"  func R@10 {m['func_R@10']:.2f}" if "func_R@10" in m else ""), highlight=False)
 
-        def on_build(build: dict) -> None:
-            builds.write(orjson.dumps(build) + b"\n")
-            builds.flush()
-            err_console.print(f"indexed {build['repo']} @ {build['index']}: {build['files']} files, "
-                              f"{build['chunks']} chunks, {build['reparsed']} parsed, "
-                              f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False)
-
-        result = run_eval(questions, settings, options, on_row, on_build)
+        result = run_eval(questions, settings, options, on_row, partial(_on_build, builds))
     os.replace(f"{ranks_path}.partial", ranks_path)
     os.replace(f"{builds_path}.partial", builds_path)
     summary = report.summarize(result.rows, configs)
@@ -372,6 +371,77 @@ def _eval(args: argparse.Namespace) -> int:
         written = "ranks and comparison.md"
     console.print(f"{written} written to {out}")
     return 0
+
+
+def _eval_symbols(args: argparse.Namespace, settings) -> int:
+    """Gold-symbol questions: each through the pipeline; rows, predictions and the scorer's tables."""
+    import os
+    from pathlib import Path
+
+    import orjson
+
+    from ragstream.eval.pipeline_eval import PipelineEvalOptions, run_pipeline_eval
+    from ragstream.eval.symbol_questions import load_symbol_questions
+    from ragstream.eval.symbol_scores import load_scorer, score_predictions, scorer_path, scores_markdown
+
+    questions = _only_repos(load_symbol_questions(args.questions), args)
+    scorer = load_scorer(scorer_path(args.scorer, args.questions))  # before the long run, not after it
+    options = PipelineEvalOptions(_index_source(args, settings), args.pipeline)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows_path, builds_path = out / "rows.jsonl", out / "builds.jsonl"
+    with open(f"{rows_path}.partial", "wb") as rows, open(f"{builds_path}.partial", "wb") as builds:
+        def on_row(row: dict) -> None:
+            rows.write(orjson.dumps(row) + b"\n")
+            rows.flush()
+            err_console.print(f"{row['id']:<20} {row['kind']:<8} {row['steps'][-1]:<24} cited {row['cited']}, "
+                              f"context {row['context']}, hits {row['hits']}, {row['seconds']:.1f} s", highlight=False)
+
+        result = run_pipeline_eval(questions, settings, options, on_row, partial(_on_build, builds))
+    os.replace(f"{rows_path}.partial", rows_path)
+    os.replace(f"{builds_path}.partial", builds_path)
+    predictions = [{k: r[k] for k in ("id", "kind", "scope", "ranked_nodes")} for r in result.rows]
+    predictions_path = Path(args.predictions) if args.predictions else out / "predictions.jsonl"
+    predictions_path.write_bytes(b"".join(orjson.dumps(p) + b"\n" for p in predictions))
+    table = score_predictions(scorer, args.questions, predictions)
+    (out / "scores.json").write_bytes(orjson.dumps(table.to_json(), option=orjson.OPT_INDENT_2))
+    command = "ragstream " + " ".join(sys.argv[1:])
+    (out / "scores.md").write_text(f"Command: `{command}`\n\n{scores_markdown(table)}", encoding="utf-8")
+    print(table.report, end="")
+    console.print(f"rows, predictions ({predictions_path}), scores.json and scores.md written to {out}")
+    return 0
+
+
+def _only_repos(questions: list, args: argparse.Namespace) -> list:
+    """The questions of --repos (all without it); none left is an error naming the option that emptied it."""
+    if args.repos:
+        wanted = {r.strip() for r in args.repos.split(",")}
+        questions = [q for q in questions if q.repo in wanted]
+    if not questions:
+        raise ConfigError(f"no question of {args.questions} is left to evaluate",
+                          where="--repos" if args.repos else "--split" if args.split else "questions file")
+    return questions
+
+
+def _index_source(args: argparse.Namespace, settings):
+    from pathlib import Path
+
+    from ragstream.eval.commit_index import IndexSource
+
+    return IndexSource(Path(args.data_dir or settings.index.data_dir).resolve(), Path(args.repo) if args.repo else None,
+                       Path(args.mirrors) if args.mirrors else None, Path(args.worktrees) if args.worktrees else None,
+                       args.existing_indexes)
+
+
+def _on_build(builds, build: dict) -> None:
+    """Append an index build's record to the open builds file and say it."""
+    import orjson
+
+    builds.write(orjson.dumps(build) + b"\n")
+    builds.flush()
+    err_console.print(f"indexed {build['repo']} @ {build['index']}: {build['files']} files, "
+                      f"{build['chunks']} chunks, {build['reparsed']} parsed, "
+                      f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False)
 
 
 def _search_request(args: argparse.Namespace):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragstream.errors import ConfigError
-from ragstream.eval.checkout import checkout_python_files, mirror_path
+from ragstream.eval.checkout import checkout_files, mirror_path
 from ragstream.eval.harness import EvalOptions, qualified_in_module, run_eval
 from ragstream.eval.metrics import aggregate, question_metrics
 from ragstream.eval.questions import Question, load_questions
@@ -111,13 +111,13 @@ def mirrors(tmp_path: Path) -> tuple[Path, list[str]]:
 def test_checkout_writes_exactly_the_python_files_of_each_commit(mirrors, tmp_path: Path):
     root, (first, second) = mirrors
     mirror = mirror_path(root, "acme/shop")
-    tree = checkout_python_files(mirror, first, tmp_path / "wt" / "acme+shop")
+    tree = checkout_files(mirror, first, tmp_path / "wt" / "acme+shop")
     files = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
     assert "billing/legacy.py" in files and "tests/test_service.py" in files
     assert not (tree / "NOTES.txt").exists()
     assert _git(tree, "rev-parse", "HEAD") == first
 
-    tree = checkout_python_files(mirror, second, tmp_path / "wt" / "acme+shop")
+    tree = checkout_files(mirror, second, tmp_path / "wt" / "acme+shop")
     assert not (tree / "billing" / "legacy.py").exists()  # deleted in the second commit
     assert "log_error" in (tree / "billing" / "util.py").read_text()
     assert _git(tree, "rev-parse", "HEAD") == second

@@ -1,8 +1,9 @@
-"""Checking out a question's commit from a bare mirror into a scratch worktree (.py files only).
+"""Checking out a question's commit from a bare mirror into a scratch worktree (chosen files only).
 
-Mirrors are laid out `<mirrors>/<owner>+<name>/repo`. Only Python files are written (a few
-mirrors lack some large non-Python blobs, so a full checkout can fail); one scratch folder per
-repository is reused from commit to commit, emptied first so no file of another commit stays.
+Mirrors are laid out `<mirrors>/<owner>+<name>/repo`. Only the files a pathspec names are written
+(the Python files, or the folders a question is about: a few mirrors lack some large blobs, so a
+full checkout can fail); one scratch folder per repository is reused from commit to commit,
+emptied first so no file of another commit stays.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from ragstream.errors import ConfigError, IndexingError
 
 GIT_TIMEOUT_SECONDS = 600
+PYTHON_FILES = ("*.py",)
 
 
 def repo_folder(repo: str) -> str:
@@ -30,8 +32,8 @@ def mirror_path(mirrors: Path, repo: str) -> Path:
     return path
 
 
-def checkout_python_files(mirror: Path, commit: str, worktree: Path) -> Path:
-    """`worktree` holding exactly the .py files of `commit`; returns it."""
+def checkout_files(mirror: Path, commit: str, worktree: Path, pathspecs: tuple[str, ...] = PYTHON_FILES) -> Path:
+    """`worktree` holding exactly the files of `commit` that `pathspecs` (git's) name; returns it."""
     if worktree.exists():
         _git(mirror, "worktree", "remove", "--force", str(worktree), check=False)
         shutil.rmtree(worktree, ignore_errors=True)
@@ -39,7 +41,7 @@ def checkout_python_files(mirror: Path, commit: str, worktree: Path) -> Path:
     worktree.parent.mkdir(parents=True, exist_ok=True)
     _git(mirror, "worktree", "add", "--no-checkout", "--detach", "--force", str(worktree), commit)
     _git(worktree, "read-tree", "HEAD")
-    listed = _git(worktree, "ls-files", "-z", "--", "*.py").stdout
+    listed = _git(worktree, "ls-files", "-z", "--", *pathspecs).stdout
     _git(worktree, "checkout-index", "-f", "-z", "--stdin", stdin=listed)
     return worktree
 

@@ -18,13 +18,12 @@ import orjson
 
 from ragstream.config import Settings
 from ragstream.controller import Controller, Scope
-from ragstream.errors import ConfigError, IndexLoadError
-from ragstream.eval.checkout import checkout_python_files, mirror_path, repo_folder
+from ragstream.errors import ConfigError
+from ragstream.eval.commit_index import EVAL_BRANCH, IndexSource, commit_index
 from ragstream.eval.configs import Ranker, check_configs
 from ragstream.eval.metrics import RANKED_MAX, first_ranks, norm_function, norm_path, question_metrics
 from ragstream.eval.questions import Question
 from ragstream.index import store
-from ragstream.index.build import build_index
 from ragstream.index.embeddings import Embedder
 from ragstream.index.parsers.python import module_names
 
@@ -33,9 +32,6 @@ from ragstream.index.parsers.python import module_names
 TEST_FILE_PATTERNS = ["tests/", "test/", "/testing/", "test_*.py", "*_test.py", "conftest.py"]
 FUNCTION_KINDS = ("FUNCTION", "METHOD")
 WITH_CLASSES = (*FUNCTION_KINDS, "CLASS")  # the question set's gold also names classes (a changed class-level line)
-EVAL_BRANCH = "eval"
-COMMIT_NAME_LENGTH = 12
-REPO_INDEX_NAME = "eval"  # the index of --repo (with --mirrors, each index is named by its commit)
 
 
 @dataclass(frozen=True)
@@ -50,11 +46,25 @@ class EvalOptions:
     existing_indexes: bool = False  # use a commit's index as it is when there is one (no checkout, no build)
     function_kinds: tuple[str, ...] = FUNCTION_KINDS  # node kinds ranked as "functions"
 
+    @property
+    def source(self) -> IndexSource:
+        return IndexSource(self.data_dir, self.repo, self.mirrors, self.worktrees, self.existing_indexes)
+
 
 @dataclass
 class EvalRun:
-    rows: list[dict[str, Any]] = field(default_factory=list)  # one per question and configuration
+    rows: list[dict[str, Any]] = field(default_factory=list)  # one per question (and configuration)
     builds: list[dict[str, Any]] = field(default_factory=list)  # one per index built
+
+    def add_row(self, row: dict[str, Any], on_row: Callable[[dict[str, Any]], None] | None) -> None:
+        self.rows.append(row)
+        if on_row:
+            on_row(row)
+
+    def add_build(self, build: dict[str, Any], on_build: Callable[[dict[str, Any]], None] | None) -> None:
+        self.builds.append(build)
+        if on_build:
+            on_build(build)
 
 
 def eval_settings(settings: Settings, data_dir: Path) -> Settings:
@@ -68,8 +78,7 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
              on_build: Callable[[dict[str, Any]], None] | None = None) -> EvalRun:
     """Every question under every configuration; `on_row` hears each ranks row as it is made
     (reused rows included), `on_build` each index build."""
-    if (options.repo is None) == (options.mirrors is None):
-        raise ConfigError("give exactly one of --repo and --mirrors", where="eval")
+    options.source.check()
     check_configs(options.configs)
     settings = eval_settings(settings, options.data_dir)
     reused = _reused_rows(options.reuse)
@@ -80,46 +89,19 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
         for question in group:
             for config in options.configs:
                 if (question.id, config) in reused:
-                    _emit(run, _rescored(reused[question.id, config], question), on_row)
+                    run.add_row(_rescored(reused[question.id, config], question), on_row)
         if not todo:
             continue
-        location = _existing_index(repo, commit, settings, options) if options.existing_indexes else None
-        if location is None:
-            location = _build(repo, commit, settings, options, embedder, run, on_build)
+        location = commit_index(options.source, repo, commit, settings, embedder,
+                                on_build=lambda build: run.add_build(build, on_build))
         scope = Scope(location.repository, EVAL_BRANCH, location.active_index)
         modules = module_names(_python_paths(location))
         with Controller(settings) as controller:  # closed per commit: it may have started a local model
             ranker = Ranker(controller, scope, options.top_k)
             for question, config in todo:
-                _emit(run, _rank_question(ranker, question, config, commit, modules, options.function_kinds),
+                run.add_row(_rank_question(ranker, question, config, commit, modules, options.function_kinds),
                       on_row)
     return run
-
-
-def _build(repo: str, commit: str, settings: Settings, options: EvalOptions, embedder: Embedder,
-           run: EvalRun, on_build) -> store.IndexLocation:
-    root, name = _checkout(repo, commit, options)
-    started = time.perf_counter()
-    report = build_index(root, settings, name=name, branch=EVAL_BRANCH, embedder=embedder)
-    build = {"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
-             "reparsed": report.reparsed, "embedded_new": report.embedded_new,
-             "seconds": round(time.perf_counter() - started, 2)}
-    run.builds.append(build)
-    if on_build:
-        on_build(build)
-    return report.location
-
-
-def _existing_index(repo: str, commit: str, settings: Settings, options: EvalOptions) -> store.IndexLocation | None:
-    """The live index of this repository and commit (or of --repo), if a loadable one was built before."""
-    folder = options.repo.resolve().name if options.repo else repo_folder(repo)
-    name = REPO_INDEX_NAME if options.repo else commit[:COMMIT_NAME_LENGTH]
-    location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(folder), name)
-    try:
-        store.load_index(location, optional=(store.BM25_DIR + "/",))
-    except IndexLoadError:
-        return None  # none, unfinished or of an older format: built again (from the caches)
-    return location
 
 
 def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
@@ -179,17 +161,6 @@ def _groups(questions: list[Question], one_repository: bool) -> list[tuple[tuple
     return sorted(groups.items(), key=lambda item: (item[0][0], min(q.created_at for q in item[1]), item[0][1]))
 
 
-def _checkout(repo: str, commit: str, options: EvalOptions) -> tuple[Path, str]:
-    """The folder to index and the index name."""
-    if options.repo is not None:
-        return options.repo, REPO_INDEX_NAME
-    if not commit:
-        raise ConfigError(f"a question of {repo} has no base_commit", where="questions file")
-    worktrees = options.worktrees or options.data_dir / "worktrees"
-    root = checkout_python_files(mirror_path(options.mirrors, repo), commit, worktrees / repo_folder(repo))
-    return root, commit[:COMMIT_NAME_LENGTH]
-
-
 def _reused_rows(paths: tuple[Path, ...]) -> dict[tuple[str, str], dict[str, Any]]:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
@@ -204,9 +175,3 @@ def _reused_rows(paths: tuple[Path, ...]) -> dict[tuple[str, str], dict[str, Any
             except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
                 raise ConfigError(f"not a ranks row: {exc}", where=f"{path}:{number}") from exc
     return rows
-
-
-def _emit(run: EvalRun, row: dict[str, Any], on_row) -> None:
-    run.rows.append(row)
-    if on_row:
-        on_row(row)
