@@ -36,8 +36,10 @@ def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionSta
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
-    # Bases first: method lookups below walk the inheritance edges they create.
-    for ref in sorted(refs, key=lambda r: r.edge_type != "INHERITS"):
+    # Bases first: method lookups below walk the inheritance edges they create. Guesses
+    # last: when a stated reference and a guess make the same edge, the first one's attributes
+    # are kept.
+    for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     return graph, stats

@@ -24,6 +24,7 @@ unqualified name as `dbo.<name>` (SQL Server's default schema, which EF uses whe
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -33,8 +34,8 @@ from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.parsers.csharp.declarations import TypeDecl
 from ragstream.index.parsers.csharp.strings import string_value
 from ragstream.index.parsers.csharp.syntax import (
-    call_arguments, callee_of, descendants, end_line_of, line_of, node_text, qualify,
-    type_arguments, type_name,
+    call_arguments, callee_of, child_of_type, descendants, end_line_of, line_of, node_text,
+    qualify, type_name,
 )
 from ragstream.index.parsers.csharp.tables import DEFAULT_SQL_SCHEMA
 
@@ -111,8 +112,7 @@ def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_
     if operation == "create_table":
         _add_table(parts, decl.id, path, call, arguments, table, made)
     elif operation == "add_column" and link["column"]:
-        generic = callee_of(call)[1]
-        data_type = _text(arguments, "type") or next(iter(type_arguments(generic)), "")
+        data_type = _text(arguments, "type") or _clr_type(call)
         parts.nodes.append(column_node(table, link["column"], path, call, data_type,
                                        _nullable(arguments), False, made))
 
@@ -127,8 +127,7 @@ def _add_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.
     for name, value in _column_definitions(arguments.get("columns")):
         column = _column_call(value)
         column_arguments = _arguments(column) if column else {}
-        data_type = _text(column_arguments, "type") or (
-            next(iter(type_arguments(callee_of(column)[1])), "") if column else "")
+        data_type = _text(column_arguments, "type") or (_clr_type(column) if column else "")
         parts.nodes.append(column_node(
             table, name, path, value, data_type,
             name not in primary_key and _nullable(column_arguments), name in primary_key, made))
@@ -145,6 +144,15 @@ def _add_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.
             attrs={"columns": _lambda_members(key_arguments.get("column")),
                    "ref_columns": [c for c in [_text(key_arguments, "principalColumn")] if c],
                    "via": VIA}))
+
+
+def _clr_type(call: tree_sitter.Node) -> str:
+    """`decimal` of `AddColumn<decimal>(...)` or `table.Column<decimal>(...)`: the type the
+    migration names when it gives no SQL `type:`."""
+    generic = callee_of(call)[1]
+    arguments = child_of_type(generic, "type_argument_list") if generic.type == "generic_name" \
+        else None
+    return node_text(arguments.named_children[0]) if arguments and arguments.named_children else ""
 
 
 def _called(node: tree_sitter.Node) -> str | None:
@@ -245,19 +253,16 @@ def settle_migrations(files: list[ParsedFile]) -> list[ParsedFile]:
     from_sql = {table_key(n.name): n for f in files for n in f.nodes
                 if n.kind == "TABLE" and not _made_by_migration(n)}
     schema = _replay(sorted(migration_files, key=lambda f: PurePosixPath(f.path).name))
-    kept = {node.id: node for key, node in schema.tables.items() if key not in from_sql}
-    kept.update((column.id, column) for key, columns in schema.columns.items()
-                if key in kept_keys(schema, from_sql) for column in columns.values())
+    kept_tables = {key: node for key, node in schema.tables.items() if key not in from_sql}
+    kept = {node.id: node for node in kept_tables.values()}
+    kept.update((column.id, column) for key in kept_tables
+                for column in schema.columns.get(key, {}).values())
 
     def final_table(name: str) -> Node | None:
         key = schema.final_key(table_key(name))
         return from_sql.get(key) or schema.tables.get(key)
 
     return [_settled(f, kept, final_table) if f in migration_files else f for f in files]
-
-
-def kept_keys(schema: _Schema, from_sql: dict[str, Node]) -> set[str]:
-    return {key for key in schema.tables if key not in from_sql}
 
 
 def _replay(migration_files: list[ParsedFile]) -> _Schema:
@@ -318,7 +323,8 @@ def _moved_column(column: Node, table: Node, column_name: str) -> Node:
                    signature=" ".join([column_name, *column.signature.split(" ")[1:]]))
 
 
-def _settled(parsed: ParsedFile, kept: dict[str, Node], final_table) -> ParsedFile:
+def _settled(parsed: ParsedFile, kept: dict[str, Node],
+             final_table: Callable[[str], Node | None]) -> ParsedFile:
     """The file's own migration nodes as settled; its migration references aimed at the
     tables' final names (a foreign key of a dropped table is left out)."""
     own = [n for n in kept.values() if n.path == parsed.path]

@@ -1,0 +1,268 @@
+"""Entity Framework Core mapping across files: configurations, conventions, inheritance,
+DbSets of types outside the index, and migrations as the evidence of tables. Each test names
+the edge that must be made and one that must not."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.graph_build import build_graph
+from ragstream.index.parsers.csharp import parse_csharp
+from ragstream.index.parsers.sql import parse_sql
+
+ENTITIES = '''
+namespace Shop.Domain;
+public class Invoice { public int Id { get; set; } }
+public class Customer { public int Id { get; set; } }
+public class PremiumCustomer : Customer { }
+public class Vehicle { }
+public class Car : Vehicle { }
+'''
+
+CONTEXT = '''
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext
+{
+    public DbSet<Invoice> Invoices { get; set; }
+    public DbSet<Customer> Customers { get; set; }
+    public DbSet<PremiumCustomer> PremiumCustomers { get; set; }
+    public DbSet<Car> Cars { get; set; }
+    public DbSet<DataProtectionKey> DataProtectionKeys { get; set; }
+    protected override void OnModelCreating(ModelBuilder modelBuilder)
+    {
+        modelBuilder.Entity<Vehicle>().ToTable("Vehicles").UseTptMappingStrategy();
+    }
+}
+'''
+
+CONFIGURATION = '''
+using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Metadata.Builders;
+using Shop.Domain;
+namespace Shop.Data.Config;
+public class InvoiceConfiguration : IEntityTypeConfiguration<Invoice>
+{
+    public void Configure(EntityTypeBuilder<Invoice> builder)
+    {
+        builder.ToTable("Invoice", schema: "billing");
+        builder.OwnsOne(i => i.Address, a => a.ToTable("InvoiceAddress"));
+    }
+}
+'''
+
+MIGRATION = '''
+using Microsoft.EntityFrameworkCore.Migrations;
+namespace Shop.Data.Migrations;
+public partial class Initial : Migration
+{
+    protected override void Up(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.CreateTable(
+            name: "Customers",
+            columns: table => new
+            {
+                Id = table.Column<int>(type: "int", nullable: false)
+                    .Annotation("SqlServer:Identity", "1, 1"),
+                Name = table.Column<string>(type: "nvarchar(100)", nullable: true),
+                Discriminator = table.Column<string>(nullable: false)
+            },
+            constraints: table =>
+            {
+                table.PrimaryKey("PK_Customers", x => x.Id);
+            });
+
+        migrationBuilder.CreateTable(
+            name: "Invoice",
+            schema: "billing",
+            columns: table => new
+            {
+                Id = table.Column<int>(nullable: false),
+                CustomerId = table.Column<int>(nullable: false)
+            },
+            constraints: table =>
+            {
+                table.PrimaryKey("PK_Invoice", x => x.Id);
+                table.ForeignKey(
+                    name: "FK_Invoice_Customers_CustomerId",
+                    column: x => x.CustomerId,
+                    principalTable: "Customers",
+                    principalColumn: "Id");
+            });
+
+        migrationBuilder.CreateTable(
+            name: "Legacy",
+            columns: table => new { Id = table.Column<int>(nullable: false) });
+    }
+
+    protected override void Down(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.DropTable(name: "Customers");
+    }
+}
+'''
+
+LATER_MIGRATION = '''
+using Microsoft.EntityFrameworkCore.Migrations;
+namespace Shop.Data.Migrations;
+public partial class Reshape : Migration
+{
+    protected override void Up(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.AddColumn<decimal>(name: "Total", schema: "billing", table: "Invoice",
+                                            nullable: false);
+        migrationBuilder.RenameColumn(name: "Name", table: "Customers", newName: "FullName");
+        migrationBuilder.DropTable(name: "Legacy");
+        migrationBuilder.RenameTable(name: "Cars", newName: "Automobiles");
+    }
+}
+'''
+
+CARS_MIGRATION = '''
+using Microsoft.EntityFrameworkCore.Migrations;
+namespace Shop.Data.Migrations;
+public partial class AddCars : Migration
+{
+    protected override void Up(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.CreateTable(name: "Cars",
+            columns: table => new { Id = table.Column<int>(nullable: false) });
+    }
+}
+'''
+
+FILES = {
+    "src/Domain/Entities.cs": ENTITIES,
+    "src/Data/ShopContext.cs": CONTEXT,
+    "src/Data/Config/InvoiceConfiguration.cs": CONFIGURATION,
+    "src/Data/Migrations/20240101000000_Initial.cs": MIGRATION,
+    "src/Data/Migrations/20240301000000_Reshape.cs": LATER_MIGRATION,
+    "src/Data/Migrations/20240201000000_AddCars.cs": CARS_MIGRATION,
+}
+
+
+def graph_of(files: dict[str, str]) -> nx.MultiDiGraph:
+    parsed = [parse_sql(path, text) if path.endswith(".sql") else parse_csharp(path, text)
+              for path, text in files.items()]
+    return build_graph(parsed)[0]
+
+
+def maps_to(graph: nx.MultiDiGraph, source: str) -> dict[str, dict]:
+    return {target: attrs for _, target, key, attrs in graph.out_edges(source, keys=True,
+                                                                         data=True)
+            if key == "MAPS_TO"}
+
+
+def test_configuration_to_table_beats_the_dbset_convention_across_files():
+    graph = graph_of(FILES)
+    invoice = maps_to(graph, "cs:Shop.Domain.Invoice|TYPE")
+    assert set(invoice) == {"sql:billing.Invoice|TABLE"}
+    assert invoice["sql:billing.Invoice|TABLE"]["via"] == "entity_type_configuration"
+    assert "guess" not in invoice["sql:billing.Invoice|TABLE"]
+    # not the EXTERNAL node named after the DbSet property, which is gone
+    assert "ext:Invoices|EXTERNAL" not in graph
+    # nor the owned type's table: `a.ToTable` is not called on the configured builder
+    assert "sql:InvoiceAddress|TABLE" not in invoice
+    configuration = "cs:Shop.Data.Config.InvoiceConfiguration|TYPE"
+    assert graph.nodes[configuration]["attrs"]["ef_role"] == "configuration"
+    assert graph.has_edge(configuration, "cs:Shop.Domain.Invoice|TYPE", key="REFERENCES")
+
+
+def test_a_convention_mapping_is_marked_as_a_guess():
+    graph = graph_of(FILES)
+    customers = maps_to(graph, "cs:Shop.Domain.Customer|TYPE")
+    assert set(customers) == {"sql:Customers|TABLE"}
+    assert customers["sql:Customers|TABLE"]["guess"] is True
+    assert customers["sql:Customers|TABLE"]["mapping"] == "by_convention"
+
+
+def test_tph_subclass_maps_to_the_base_table_not_to_its_own_name():
+    graph = graph_of(FILES)
+    premium = maps_to(graph, "cs:Shop.Domain.PremiumCustomer|TYPE")
+    assert set(premium) == {"sql:Customers|TABLE"}
+    assert premium["sql:Customers|TABLE"]["via"] == "tph"
+    assert premium["sql:Customers|TABLE"]["base"] == "cs:Shop.Domain.Customer|TYPE"
+    assert "ext:PremiumCustomers|EXTERNAL" not in graph
+
+
+def test_tpt_subclass_keeps_its_own_table():
+    graph = graph_of(FILES)
+    vehicle = maps_to(graph, "cs:Shop.Domain.Vehicle|TYPE")
+    assert vehicle["ext:Vehicles|EXTERNAL"]["inheritance"] == "tpt"
+    car = maps_to(graph, "cs:Shop.Domain.Car|TYPE")
+    assert set(car) == {"ext:Cars|EXTERNAL"}  # its DbSet's name, by convention
+    assert car["ext:Cars|EXTERNAL"]["guess"] is True
+    assert "ext:Vehicles|EXTERNAL" not in car  # not the base's table: the hierarchy is TPT
+
+
+def test_dbset_of_a_type_outside_the_index_never_makes_a_bare_node():
+    graph = graph_of(FILES)
+    assert all("kind" in data for _, data in graph.nodes(data=True))
+    context = "cs:Shop.Data.ShopContext|TYPE"
+    assert graph.has_edge(context, "ext:DataProtectionKey|EXTERNAL", key="REFERENCES")
+    assert not any(source.startswith("cs:") and "DataProtectionKey" in source
+                   for source, _, key in graph.edges(keys=True) if key == "MAPS_TO")
+
+
+def test_migrations_make_tables_columns_and_foreign_keys():
+    graph = graph_of(FILES)
+    invoice = graph.nodes["sql:billing.Invoice|TABLE"]
+    assert (invoice["kind"], invoice["path"]) == (
+        "TABLE", "src/Data/Migrations/20240101000000_Initial.cs")
+    assert (invoice["start_line"], invoice["end_line"]) == (22, 38)  # the CreateTable call
+    assert invoice["attrs"]["via"] == "ef_migration"
+    assert invoice["attrs"]["primary_key"] == ["Id"]
+    assert invoice["parent"] == "cs:Shop.Data.Migrations.Initial|TYPE"
+    fk = graph.get_edge_data("sql:billing.Invoice|TABLE", "sql:Customers|TABLE", "FOREIGN_KEY")
+    assert (fk["columns"], fk["ref_columns"], fk["via"]) == (["CustomerId"], ["Id"], "ef_migration")
+    identity = graph.nodes["sql:Customers.Id|COLUMN"]
+    assert identity["attrs"]["data_type"] == "int"  # through the `.Annotation(...)` tail
+    assert identity["attrs"]["primary_key"] is True
+    assert graph.has_edge("sql:Customers|TABLE", "sql:Customers.Id|COLUMN", key="DEFINES")
+    link = graph.get_edge_data("cs:Shop.Data.Migrations.Initial|TYPE", "sql:billing.Invoice|TABLE",
+                               "REFERENCES")
+    assert (link["via"], link["operation"]) == ("ef_migration", "create_table")
+    # Down() only reverts: its DropTable is not a fact about the schema
+    assert "sql:Customers|TABLE" in graph
+
+
+def test_later_migrations_add_rename_and_drop():
+    graph = graph_of(FILES)
+    total = graph.nodes["sql:billing.Invoice.Total|COLUMN"]
+    assert (total["path"], total["attrs"]["data_type"]) == (
+        "src/Data/Migrations/20240301000000_Reshape.cs", "decimal")
+    assert graph.has_edge("sql:billing.Invoice|TABLE", "sql:billing.Invoice.Total|COLUMN",
+                          key="DEFINES")
+    assert "sql:Customers.FullName|COLUMN" in graph
+    assert "sql:Customers.Name|COLUMN" not in graph
+    assert "sql:Legacy|TABLE" not in graph and "sql:Legacy.Id|COLUMN" not in graph
+    assert "sql:Automobiles|TABLE" in graph and "sql:Cars|TABLE" not in graph
+    assert "sql:Automobiles.Id|COLUMN" in graph
+    reshape = "cs:Shop.Data.Migrations.Reshape|TYPE"
+    assert graph.get_edge_data(reshape, "sql:Customers|TABLE", "REFERENCES")["operation"] \
+        == "rename_column"
+
+
+def test_a_sql_file_wins_for_the_definition_of_the_same_table():
+    graph = graph_of({**FILES, "db/customers.sql": (
+        "CREATE TABLE dbo.Customers (\n  Id INT PRIMARY KEY,\n  Email NVARCHAR(200)\n);\n")})
+    table = graph.nodes["sql:dbo.Customers|TABLE"]
+    assert table["path"] == "db/customers.sql"
+    assert "sql:Customers|TABLE" not in graph  # one node, not one per source
+    assert "sql:Customers.Id|COLUMN" not in graph
+    assert graph.has_edge("sql:billing.Invoice|TABLE", "sql:dbo.Customers|TABLE",
+                          key="FOREIGN_KEY")
+    assert graph.has_edge("cs:Shop.Data.Migrations.Initial|TYPE", "sql:dbo.Customers|TABLE",
+                          key="REFERENCES")
+    assert set(maps_to(graph, "cs:Shop.Domain.Customer|TYPE")) == {"sql:dbo.Customers|TABLE"}
+
+
+def test_table_attribute_in_the_entity_file_beats_the_dbset_convention():
+    graph = graph_of({
+        "src/Order.cs": 'namespace S;\n[Table("OrderHeader", Schema = "sales")]\n'
+                        'public class Order { }\n',
+        "src/Context.cs": 'namespace S;\npublic class C : DbContext\n'
+                          '{ public DbSet<Order> Orders { get; set; } }\n',
+    })
+    assert set(maps_to(graph, "cs:S.Order|TYPE")) == {"ext:sales.OrderHeader|EXTERNAL"}
+    assert "ext:Orders|EXTERNAL" not in graph
