@@ -46,6 +46,8 @@ public class InvoiceConfiguration : IEntityTypeConfiguration<Invoice>
     public void Configure(EntityTypeBuilder<Invoice> builder)
     {
         builder.ToTable("Invoice", schema: "billing");
+        builder.Property(i => i.Buyer).HasMaxLength(20).HasColumnName("CustomerId");
+        builder.Property(i => i.Note).HasColumnName("Remark");
         builder.OwnsOne(i => i.Address, a => a.ToTable("InvoiceAddress"));
     }
 }
@@ -156,7 +158,7 @@ def maps_to(graph: nx.MultiDiGraph, source: str) -> dict[str, dict]:
 def test_configuration_to_table_beats_the_dbset_convention_across_files():
     graph = graph_of(FILES)
     invoice = maps_to(graph, "cs:Shop.Domain.Invoice|TYPE")
-    assert set(invoice) == {"sql:billing.Invoice|TABLE"}
+    assert set(invoice) == {"sql:billing.Invoice|TABLE", "sql:billing.Invoice.CustomerId|COLUMN"}
     assert invoice["sql:billing.Invoice|TABLE"]["via"] == "entity_type_configuration"
     assert "guess" not in invoice["sql:billing.Invoice|TABLE"]
     # not the EXTERNAL node named after the DbSet property, which is gone
@@ -166,6 +168,15 @@ def test_configuration_to_table_beats_the_dbset_convention_across_files():
     configuration = "cs:Shop.Data.Config.InvoiceConfiguration|TYPE"
     assert graph.nodes[configuration]["attrs"]["ef_role"] == "configuration"
     assert graph.has_edge(configuration, "cs:Shop.Domain.Invoice|TYPE", key="REFERENCES")
+
+
+def test_has_column_name_maps_the_entity_to_the_column():
+    graph = graph_of(FILES)
+    column = graph.get_edge_data("cs:Shop.Domain.Invoice|TYPE",
+                                 "sql:billing.Invoice.CustomerId|COLUMN", "MAPS_TO")
+    assert (column["property"], column["via"]) == ("Buyer", "entity_type_configuration")
+    # a column no table defines makes no edge and no node
+    assert "sql:billing.Invoice.Remark|COLUMN" not in graph
 
 
 def test_a_convention_mapping_is_marked_as_a_guess():

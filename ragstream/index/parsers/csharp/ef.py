@@ -116,9 +116,27 @@ def _configuration_references(decl: TypeDecl, written: str, names: Names) -> lis
         attrs={"via": "entity_type_configuration"})]
     if table:
         attrs = {"source_candidates": sources, "via": "entity_type_configuration",
-                 **_inheritance(calls)}
+                 **_inheritance(calls), **_column_names(calls)}
         references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
     return references
+
+
+def _column_names(calls: list[tree_sitter.Node]) -> dict[str, dict[str, str]]:
+    """{"columns": {property: column}} from `Property(x => x.P).HasColumnName("col")`."""
+    columns = {}
+    for call in calls:
+        arguments = call.child_by_field_name("arguments")
+        lambdas = [value for _, value in call_arguments(arguments)] if arguments else []
+        member = lambdas[0].child_by_field_name("body") if _called(call) == "Property" \
+            and lambdas and lambdas[0].type == "lambda_expression" else None
+        if member is None or member.type != "member_access_expression":
+            continue
+        for chained in _fluent_chain(call):
+            if _called(chained) == "HasColumnName":
+                column = _table_from_arguments(chained.child_by_field_name("arguments"))
+                if column:
+                    columns[node_text(member.child_by_field_name("name"))] = column
+    return {"columns": columns} if columns else {}
 
 
 def _first_parameter(method: tree_sitter.Node) -> str | None:

@@ -7,6 +7,8 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
 - An explicit mapping (`[Table]`, `ToTable`) beats the convention one (DbSet property or class
   name, attrs `guess=True`): the conventional MAPS_TO is removed, and so is the EXTERNAL node it
   alone pointed to.
+- A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`) gets a
+  MAPS_TO from the entity to that COLUMN node, attrs `property`, when the table's node has it.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -22,7 +24,8 @@ TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
 
 
 def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
-    """Explicit mappings over conventions, then TPH subclasses onto their base's table."""
+    """Explicit mappings over conventions, TPH subclasses onto their base's table, then the
+    columns that mappings name."""
     for source in _mapped_types(graph):
         edges = _maps_to(graph, source)
         if any(not attrs.get("guess") for _, attrs in edges):
@@ -32,6 +35,21 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
     # Bases first, so a subclass of a subclass finds its base's settled table.
     for entity in sorted(_entities(graph), key=lambda node: (_depth(graph, node, set()), node)):
         _map_to_base_table(graph, entity)
+    _map_columns(graph)
+
+
+def _map_columns(graph: nx.MultiDiGraph) -> None:
+    """MAPS_TO from an entity to each COLUMN its mapping names (`HasColumnName`), attrs
+    `property`: what answers "which C# property maps to column Y"."""
+    for source, target, key, attrs in list(graph.edges(keys=True, data=True)):
+        if key != "MAPS_TO" or not attrs.get("columns"):
+            continue
+        for prop, column in attrs["columns"].items():
+            column_id = f"sql:{graph.nodes[target]['name']}.{column}|COLUMN"
+            if graph.nodes.get(column_id, {}).get("kind") == "COLUMN":
+                graph.add_edge(source, column_id, key="MAPS_TO", type="MAPS_TO", property=prop,
+                               via=attrs.get("via"), line=attrs.get("line", 0),
+                               resolution="static")
 
 
 def _mapped_types(graph: nx.MultiDiGraph) -> list[str]:
