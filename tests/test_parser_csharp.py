@@ -413,7 +413,8 @@ def test_nested_namespaces_types_and_overloads():
     assert node_ids(parsed) == {
         "file:src/Sample.cs|FILE", "cs:Billing|NAMESPACE", "cs:Billing.Api|NAMESPACE",
         f"{OUTER}|TYPE", f"{OUTER}.Mode|TYPE", f"{OUTER}.Inner|TYPE",
-        f"{OUTER}.Inner.Touch|METHOD", f"{OUTER}.Run|METHOD", f"{OUTER}.Stop|METHOD",
+        f"{OUTER}.Inner.Touch|METHOD", f"{OUTER}.Run()|METHOD", f"{OUTER}.Run(int)|METHOD",
+        f"{OUTER}.Stop|METHOD",
     }
     assert defines(parsed) == {
         ("file:src/Sample.cs|FILE", "cs:Billing|NAMESPACE"),
@@ -422,13 +423,18 @@ def test_nested_namespaces_types_and_overloads():
         (f"{OUTER}|TYPE", f"{OUTER}.Mode|TYPE"),
         (f"{OUTER}|TYPE", f"{OUTER}.Inner|TYPE"),
         (f"{OUTER}.Inner|TYPE", f"{OUTER}.Inner.Touch|METHOD"),
-        (f"{OUTER}|TYPE", f"{OUTER}.Run|METHOD"),
+        (f"{OUTER}|TYPE", f"{OUTER}.Run()|METHOD"),
+        (f"{OUTER}|TYPE", f"{OUTER}.Run(int)|METHOD"),
         (f"{OUTER}|TYPE", f"{OUTER}.Stop|METHOD"),
     }
-    run = node(parsed, f"{OUTER}.Run|METHOD")
+    # Overloads are separate nodes: the id carries the parameter types, the name does not.
+    run = node(parsed, f"{OUTER}.Run()|METHOD")
     assert run.attrs["overloads"] == 2
-    assert (run.start_line, run.end_line) == (21, 23)  # the first overload, from [HttpGet]
+    assert run.name == f"{OUTER[3:]}.Run"
+    assert (run.start_line, run.end_line) == (21, 23)  # from [HttpGet]
     assert run.signature == "public void Run()"
+    other = node(parsed, f"{OUTER}.Run(int)|METHOD")
+    assert other.start_line > run.end_line and other.attrs["arity"] == [1, 1]
     assert node(parsed, f"{OUTER}.Mode|TYPE").attrs["type_kind"] == "enum"
     assert node(parsed, f"{OUTER}.Inner|TYPE").attrs == {"type_kind": "struct",
                                                          "modifiers": ["internal"]}
@@ -440,17 +446,21 @@ def test_nested_namespaces_types_and_overloads():
 
 def test_calls_from_every_overload_and_receiver_kind():
     parsed = parse_source(STRUCTURE)
-    run, stop = f"{OUTER}.Run|METHOD", f"{OUTER}.Stop|METHOD"
+    run, run_int = f"{OUTER}.Run()|METHOD", f"{OUTER}.Run(int)|METHOD"
+    stop = f"{OUTER}.Stop|METHOD"
     assert {(s, e, t) for s, e, t in references(parsed) if e == "CALLS"} == {
         (run, "CALLS", "Billing.Api.Outer.Run"),
         (run, "CALLS", "Repository.Save"),  # field type
         (run, "CALLS", "Billing.Api.Outer.Stop"),  # this.Stop()
         (run, "CALLS", "Alias.Now"),
         (run, "CALLS", "Billing.Api.Outer.Helper"),
-        (run, "CALLS", "Repository.Repository"),  # new Repository()
-        (run, "CALLS", "Repository.Load"),  # local declared by `new`
-        (stop, "CALLS", "Inner.Create"),  # a type name; the chained Touch() has no known type
+        (run_int, "CALLS", "Repository.Repository"),  # new Repository()
+        (run_int, "CALLS", "Repository.Load"),  # local declared by `new`
+        (stop, "CALLS", "Inner.Create"),  # a type name; the chained Touch() is not followed
     }
+    # What the resolver needs to pick an overload: the receiver's types and the argument count.
+    assert reference(parsed, run, "CALLS", "Billing.Api.Outer.Run").attrs["call"] == {
+        "receiver": {"types": ("Billing.Api.Outer",)}, "member": "Run", "arguments": 1}
     save = reference(parsed, run, "CALLS", "Repository.Save")
     assert save.candidates[:4] == (
         "Billing.Api.Outer.Repository.Save", "Billing.Api.Repository.Save",

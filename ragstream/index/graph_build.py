@@ -11,9 +11,12 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ragstream.index.model import Node, ParsedFile, Reference, node_id
+from ragstream.index.dispatch import link_dispatch
+from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
+
+_LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}
 
 
 @dataclass
@@ -22,6 +25,8 @@ class ResolutionStats:
     by_name: Counter = field(default_factory=Counter)  # resolved by unique short name
     external: Counter = field(default_factory=Counter)  # linked to an EXTERNAL node
     dropped: Counter = field(default_factory=Counter)  # unresolved and not kept
+    external_sources: Counter = field(default_factory=Counter)  # from an EXTERNAL source node
+    dispatch: Counter = field(default_factory=Counter)  # interface / virtual -> implementation
 
 
 def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionStats]:
@@ -42,6 +47,7 @@ def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionSta
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
+    stats.dispatch.update(link_dispatch(graph))
     return graph, stats
 
 
@@ -59,6 +65,8 @@ class SymbolTable:
         self.nodes: dict[str, Node] = {}
         self.by_name: dict[tuple[str, str], Node] = {}
         self.by_short: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        # (type id, method short name) -> the type's own methods of that name (overloads)
+        self.members: dict[tuple[str, str], list[Node]] = defaultdict(list)
         self.aliases: dict[str, dict[str, str]] = {}  # python module name -> its import aliases
         for parsed in files:
             if parsed.language == "python":
@@ -67,6 +75,8 @@ class SymbolTable:
                 self.nodes[node.id] = node
                 self.by_name.setdefault((node.language, _key(node.language, node.name)), node)
                 self.by_short[(node.language, _key(node.language, node.short_name))].append(node)
+                if node.kind == "METHOD" and node.parent:
+                    self.members[(node.parent, node.short_name)].append(node)
 
     def find(self, language: str, name: str, kinds: tuple[str, ...]) -> Node | None:
         node = self.by_name.get((language, _key(language, name)))
@@ -83,38 +93,154 @@ def _key(language: str, name: str) -> str:
 
 def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
           stats: ResolutionStats) -> None:
-    source = _source_node(graph, ref)
+    source = _source_node(graph, ref, stats)
+    if source is None:  # an edge from it would create a bare node without attributes
+        stats.dropped[ref.edge_type] += 1
+        return
+    if "call" in ref.attrs:
+        _link_call(graph, symbols, ref, source, stats)
+        return
     target = _resolve(graph, symbols, ref)
     how = "static"
     if target is None and ref.by_name:
         target = _resolve_by_name(symbols, ref, source)
         how = "by_name"
+    _add_resolved(graph, symbols, ref, source, target, how, stats)
+
+
+def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
+               stats: ResolutionStats) -> None:
+    """A C# call, found through its receiver's type and that type's bases. The short-name
+    fallback is tried only when the receiver's type is unknown or in the repository; a type
+    known to be elsewhere (`IDbConnection`, `ILogger<T>`) admits only extension methods."""
+    found = resolve_call(graph, symbols, ref.attrs["call"])
+    if found.methods:
+        how = "inferred" if found.inferred else "static"
+        extra = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        for method in found.methods:
+            _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
+        return
+    target = None
+    if ref.by_name:
+        target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
+    _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
+
+
+def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
+                  target: str | None, how: str, stats: ResolutionStats,
+                  extra: dict | None = None) -> None:
+    """The edge for a resolved reference, an EXTERNAL node for an unresolved one that keeps
+    it, else a count of the dropped reference."""
     edge_type = ref.edge_type
     if target is None:
         if not ref.external:
             stats.dropped[edge_type] += 1
             return
-        target = node_id(ref.target_language, ref.target, "EXTERNAL")
-        if target not in graph:
-            graph.add_node(target, **vars(Node(
-                id=target, kind="EXTERNAL", language=ref.target_language, name=ref.target)))
+        target = _external_node(graph, ref.target_language, ref.target)
         stats.external[edge_type] += 1
         how = "external"
     elif edge_type == "INHERITS" and _is_interface(symbols.nodes.get(target)) \
             and not _is_interface(symbols.nodes.get(source)):
         edge_type = "IMPLEMENTS"
+    attrs = {**{k: v for k, v in ref.attrs.items() if k != "call"}, **(extra or {}),
+             "line": ref.line, "resolution": how}
     if how == "by_name":
         stats.by_name[edge_type] += 1
+        attrs["guess"] = True  # a unique short name, not a resolved reference
     stats.resolved[edge_type] += 1
-    add_edge(graph, source, target, edge_type, {**ref.attrs, "line": ref.line, "resolution": how})
+    add_edge(graph, source, target, edge_type, attrs)
 
 
-def _source_node(graph: nx.MultiDiGraph, ref: Reference) -> str:
-    """The reference's source; a parser that could only guess it lists guesses in attrs."""
-    for candidate in ref.attrs.get("source_candidates", ()):
+@dataclass(frozen=True)
+class CallResolution:
+    methods: tuple[str, ...] = ()  # METHOD ids; several when the arguments leave overloads open
+    receiver_outside: bool = False  # the receiver's type is known and not in the repository
+    inferred: bool = False  # the receiver's type came from a declared return type or element
+
+
+def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
+                 depth: int = 0) -> CallResolution:
+    """The methods a C# call spec (`{"receiver", "member", "arguments"}`) reaches: the member
+    on the receiver's type or, breadth-first, on its bases and interfaces in the repository."""
+    receiver = call["receiver"]
+    inferred = "call" in receiver
+    if inferred:
+        if depth > 5:
+            return CallResolution()
+        inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
+        guesses = [g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())]
+        if not guesses:  # the inner call is unknown, or returns nothing declared here
+            return CallResolution()
+    else:
+        guesses = receiver["types"]
+    types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
+    if not types:
+        return CallResolution(receiver_outside=not inferred)
+    methods, external_base = _members(graph, symbols, types[0], call["member"])
+    # Not declared in the repository but the type has a base outside it: the member is there.
+    return CallResolution(_by_arity(methods, call["arguments"]),
+                          receiver_outside=not methods and external_base, inferred=inferred)
+
+
+def _accepts(method: Node, arguments: int) -> bool:
+    least, most = method.attrs.get("arity", (arguments, arguments))
+    return least <= arguments <= most
+
+
+def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
+             member: str) -> tuple[list[Node], bool]:
+    """`member`'s overloads on the type or on the nearest of its ancestors that declares it,
+    and whether the ancestry reaches a base outside the repository."""
+    queue, seen, external_base = [type_id], {type_id}, False
+    while queue:
+        current = queue.pop(0)
+        found = symbols.members.get((current, member))
+        if found:
+            return found, external_base
+        for _, base, key in sorted(graph.out_edges(current, keys=True)):
+            if key not in ("INHERITS", "IMPLEMENTS") or base in seen:
+                continue
+            if base in symbols.nodes:
+                seen.add(base)
+                queue.append(base)
+            else:
+                external_base = True
+    return [], external_base
+
+
+def _by_arity(methods: list[Node], arguments: int) -> tuple[str, ...]:
+    """The overload the argument count decides, else every overload."""
+    fitting = [m for m in methods if _accepts(m, arguments)]
+    return tuple(m.id for m in (fitting if len(fitting) == 1 else methods))
+
+
+def _external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:
+    """The EXTERNAL node standing for `name` outside the repository, added once."""
+    external = node_id(language, name, "EXTERNAL")
+    if external not in graph:
+        graph.add_node(external, **vars(Node(
+            id=external, kind="EXTERNAL", language=language, name=name)))
+    return external
+
+
+def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats) -> str | None:
+    """The reference's source; None when it is not in the graph.
+
+    A parser that could only guess the source lists its guesses (node ids, the name as written
+    last) in attrs["source_candidates"]. When none exists the source lies outside the indexed
+    code (an EF entity from a NuGet package): an EXTERNAL node named as written stands for it.
+    """
+    guesses = ref.attrs.get("source_candidates", ())
+    for candidate in guesses:
         if candidate in graph:
             return candidate
-    return ref.source
+    if ref.source in graph:
+        return ref.source
+    if not guesses:
+        return None
+    prefix, _, rest = guesses[-1].partition(":")
+    stats.external_sources[ref.edge_type] += 1
+    return _external_node(graph, _LANGUAGES[prefix], rest.rsplit("|", 1)[0])
 
 
 def _resolve(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> str | None:
@@ -181,10 +307,13 @@ def _resolve_sql(symbols: SymbolTable, name: str, kinds: tuple[str, ...]) -> str
     return matches[0].id if len(matches) == 1 else None
 
 
-def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str) -> str | None:
+def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
+                     extensions_only: bool = False) -> str | None:
     """A unique node of that short name, preferring the source's own type and namespace."""
     short = ref.target.rsplit(".", 1)[-1]
     matches = symbols.short(ref.target_language, short, ref.target_kinds)
+    if extensions_only:
+        matches = [m for m in matches if m.attrs.get("extension")]
     if len(matches) <= 1:
         return matches[0].id if matches else None
     source_node = symbols.nodes.get(source)

@@ -7,6 +7,13 @@ parameter, local, field, property or constructor parameter whose type the file s
 (`IDbConnection c`, `var c = new T(...)`). `new T(...)` calls the constructor `T.T`, exactly.
 System.Object's methods (`ToString`, ...) are never resolved by short name. `nameof(...)` and
 calls to local functions (part of their method) are not calls.
+
+Each call also carries, in attrs["call"], what the resolver needs to find the method through
+the type hierarchy: the receiver (`{"types": [qualified guesses]}`, or `{"call": ...}` when
+the receiver is what another call returns: `var x = await service.GetAsync(); x.M()`), the
+member name and the argument count (to choose among overloads). A receiver whose type is only
+known from a call's return type, or from a lambda over a collection, is never resolved by
+short name: when the resolver cannot follow it, the call is not linked.
 """
 from __future__ import annotations
 
@@ -19,7 +26,9 @@ from ragstream.index.parsers.csharp.declarations import Names, TypeDecl
 from ragstream.index.parsers.csharp.syntax import (
     LANGUAGE, callee_of, created_type, descendants, line_of, node_text, type_name, unique,
 )
-from ragstream.index.parsers.csharp.variables import declared_variables
+from ragstream.index.parsers.csharp.variables import (
+    ElementOf, Returned, VariableType, declared_elements, declared_variables,
+)
 
 
 # System.Object's methods: an unresolved call to one is the framework's, never the only
@@ -35,80 +44,169 @@ class TypeScope:
 
     decl: TypeDecl
     names: Names
-    members: dict[str, str | None]  # field, property, constructor parameter -> type as written
+    members: dict[str, VariableType]  # field, property, constructor parameter -> its type
+    elements: dict[str, str]  # field or property of a collection type -> element type
     strings: dict[str, str]  # fields initialised with a string -> that string
 
+    def type_guesses(self, type_written: str) -> tuple[str, ...]:
+        return self.names.type_candidates(type_written, self.decl.name)
+
     def member_candidates(self, type_written: str, member: str) -> tuple[str, ...]:
-        return tuple(f"{guess}.{member}"
-                     for guess in self.names.type_candidates(type_written, self.decl.name))
+        return tuple(f"{guess}.{member}" for guess in self.type_guesses(type_written))
+
+    def base_guesses(self) -> tuple[str, ...]:
+        return unique(guess for base in self.decl.bases
+                      for guess in self.names.type_candidates(base, self.decl.scope))
 
     def base_candidates(self, member: str) -> tuple[str, ...]:
-        return unique(f"{guess}.{member}" for base in self.decl.bases
-                       for guess in self.names.type_candidates(base, self.decl.scope))
+        return tuple(f"{guess}.{member}" for guess in self.base_guesses())
 
     def own_candidates(self, member: str) -> tuple[str, ...]:
         return unique([f"{self.decl.name}.{member}", *self.base_candidates(member)])
 
 
+@dataclass
+class _Body:
+    """A method body's view: its scope, variables and element types."""
+
+    scope: TypeScope
+    variables: dict[str, VariableType]
+    elements: dict[str, str]
+    local_functions: set[str]
+
+
+@dataclass(frozen=True)
+class _Target:
+    target: str  # as written: what an EXTERNAL node or the short-name fallback uses
+    candidates: tuple[str, ...]
+    by_name: bool
+    attrs: dict
+
+
 def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> list[Reference]:
-    variables = {**scope.members, **declared_variables(method)}
-    local_functions = {node_text(node.child_by_field_name("name"))
-                       for node in descendants(method) if node.type == "local_function_statement"}
+    """CALLS references of one method body (and `new T(...)` constructor calls)."""
+    body = _Body(
+        scope, {**scope.members, **declared_variables(method)},
+        {**scope.elements, **declared_elements(method)},
+        {node_text(node.child_by_field_name("name"))
+         for node in descendants(method) if node.type == "local_function_statement"},
+    )
     calls = []
     for node in descendants(method):
-        target, candidates, by_name = _call_target(node, scope, variables, local_functions)
-        if candidates:
+        found = _call_target(node, body)
+        if found is not None:
             calls.append(Reference(
-                source=source, edge_type="CALLS", target=target, target_language=LANGUAGE,
-                candidates=candidates, target_kinds=("METHOD",), by_name=by_name,
-                external=False, line=line_of(node),
+                source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
+                candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
+                external=False, line=line_of(node), attrs=found.attrs,
             ))
     return calls
 
 
-_NOT_FOLLOWED: tuple[str, tuple[str, ...], bool] = ("", (), False)
-
-
-def _call_target(node: tree_sitter.Node, scope: TypeScope, variables: dict[str, str | None],
-                 local_functions: set[str]) -> tuple[str, tuple[str, ...], bool]:
-    """(target, candidates, by_name) of an invocation or `new T(...)`; no candidates when
-    the call is not followed."""
+def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target | None:
+    """Where an invocation or `new T(...)` goes; None when the call is not followed."""
+    scope = body.scope
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
-        return f"{created}.{constructor}", scope.member_candidates(created, constructor), False
+        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node)
+        return _Target(f"{created}.{constructor}", scope.member_candidates(created, constructor),
+                       False, {"call": spec})
     callee = callee_of(node)
-    if callee is None:
-        return _NOT_FOLLOWED
+    if callee is None or depth > 5:
+        return None
     receiver, name = callee[0], type_name(callee[1]) or ""
-    if receiver is None and (name == "nameof" or name in local_functions):
-        return _NOT_FOLLOWED  # `nameof(x)` parses as a call; local functions belong to the method
+    if receiver is None and (name == "nameof" or name in body.local_functions):
+        return None  # `nameof(x)` parses as a call; local functions belong to the method
     if receiver is None or receiver.type == "this":
-        target, candidates = f"{scope.decl.name}.{name}", scope.own_candidates(name)
-    elif receiver.type == "base":
+        spec = _call_spec({"types": (scope.decl.name,)}, name, node)
+        return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
+                       name not in OBJECT_METHODS, {"call": spec})
+    if receiver.type == "base":
         base = scope.decl.bases[0] if scope.decl.bases else ""
-        return f"{base}.{name}", scope.base_candidates(name), False
-    else:
-        receiver_type = _receiver_type(receiver, variables)
-        if receiver_type is None:
-            return _NOT_FOLLOWED
-        target, candidates = f"{receiver_type}.{name}", scope.member_candidates(receiver_type, name)
-    return target, candidates, name not in OBJECT_METHODS
+        spec = _call_spec({"types": scope.base_guesses()}, name, node)
+        return _Target(f"{base}.{name}", scope.base_candidates(name), False,
+                       {"call": spec, "via_base": True})
+    written = _written_type(receiver, body)
+    if written is not None:
+        spec = _call_spec({"types": scope.type_guesses(written)}, name, node)
+        return _Target(f"{written}.{name}", scope.member_candidates(written, name),
+                       name not in OBJECT_METHODS, {"call": spec})
+    inferred = _inferred_receiver(receiver, body, depth, through_call=False)
+    if inferred is None:
+        return None
+    # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
+    return _Target(f"{node_text(receiver)}.{name}", (), False,
+                   {"call": _call_spec(inferred, name, node)})
 
 
-def _receiver_type(receiver: tree_sitter.Node, variables: dict[str, str | None]) -> str | None:
-    """The receiver's type as written, when the syntax tells it."""
+def _call_spec(receiver: dict, member: str, call: tree_sitter.Node) -> dict:
+    return {"receiver": receiver, "member": member, "arguments": _argument_count(call)}
+
+
+def _argument_count(call: tree_sitter.Node) -> int:
+    arguments = call.child_by_field_name("arguments")
+    return sum(1 for child in arguments.named_children if child.type == "argument") \
+        if arguments is not None else 0
+
+
+def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:
+    """The receiver's type as written, when the syntax states it."""
     if receiver.type == "object_creation_expression":
         return created_type(receiver)
-    if receiver.type == "identifier" and node_text(receiver) in variables:
-        return variables[node_text(receiver)]
-    if receiver.type == "member_access_expression" \
-            and receiver.child_by_field_name("expression").type == "this":
-        return variables.get(node_text(receiver.child_by_field_name("name")))
-    return _type_path(receiver, variables)
+    if receiver.type == "cast_expression":
+        return type_name(receiver.child_by_field_name("type"))
+    if receiver.type == "parenthesized_expression" and receiver.named_children:
+        return _written_type(receiver.named_children[0], body)
+    variable = _variable(receiver, body)
+    if variable is not None:
+        value = body.variables.get(variable)
+        return value if isinstance(value, str) else None
+    return _type_path(receiver, body.variables)
 
 
-def _type_path(expression: tree_sitter.Node, variables: dict[str, str | None]) -> str | None:
+def _variable(expression: tree_sitter.Node, body: _Body) -> str | None:
+    """The variable (or `this.` member) an expression names, when it is one."""
+    if expression.type == "identifier" and node_text(expression) in body.variables:
+        return node_text(expression)
+    if expression.type == "member_access_expression" \
+            and expression.child_by_field_name("expression").type == "this":
+        return node_text(expression.child_by_field_name("name"))
+    return None
+
+
+def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
+                       through_call: bool) -> dict | None:
+    """A receiver whose type only the resolver can tell: what a call returns (`x` of
+    `var x = await s.GetAsync()`), or a collection's element. Chains written in one
+    expression (`a.B().C()`, fluent builders and LINQ) are followed only `through_call`."""
+    while receiver.type in ("await_expression", "parenthesized_expression") \
+            and receiver.named_children:
+        receiver = receiver.named_children[0]
+    if receiver.type == "invocation_expression":
+        inner = _call_target(receiver, body, depth + 1) if through_call else None
+        return {"call": inner.attrs["call"]} if inner is not None else None
+    value = body.variables.get(_variable(receiver, body) or "")
+    if isinstance(value, Returned):
+        return _inferred_receiver(value.call, body, depth + 1, through_call=True)
+    if isinstance(value, ElementOf):
+        element = _element_of(value.collection, body)
+        return {"types": body.scope.type_guesses(element)} if element else None
+    return None
+
+
+def _element_of(collection: tree_sitter.Node, body: _Body) -> str | None:
+    """The element type of a collection expression: a variable or member of a collection type,
+    or a LINQ call chained on one (`items.Where(...)`)."""
+    while collection.type == "invocation_expression":
+        function = collection.child_by_field_name("function")
+        if function.type != "member_access_expression":
+            return None
+        collection = function.child_by_field_name("expression")
+    return body.elements.get(_variable(collection, body) or "")
+
+
+def _type_path(expression: tree_sitter.Node, variables: dict[str, VariableType]) -> str | None:
     """`Console` or `System.Console`: a dotted name that can only be a type (capitalised,
     and not a variable or member)."""
     if expression.type == "identifier":

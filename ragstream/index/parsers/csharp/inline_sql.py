@@ -1,8 +1,19 @@
-"""Inline SQL (READS / WRITES, method -> table): the first string argument of Dapper
-(`Query*`, `Execute*`) and EF Core raw-SQL methods (`FromSqlRaw`, `ExecuteSqlRaw`, ...), of
-`new SqlCommand(...)` and its ADO.NET siblings, and `CommandText = ...` assignments. Table
-names are given as written, an unqualified one also in `dbo`."""
+"""Inline SQL in C#: the tables it reads and writes (READS / WRITES, method -> table) and the
+stored procedures it runs (CALLS, method -> procedure).
+
+SQL is the first string argument of Dapper (`Query*`, `Execute*`) and EF Core raw-SQL methods
+(`FromSqlRaw`, `ExecuteSqlRaw`, ...), of `new SqlCommand(...)` and its ADO.NET siblings, and
+`CommandText = ...` assignments. A string that is only a name (`"[dbo].[Invoice_Create]"`, as
+passed with `CommandType.StoredProcedure`; SQL Server also runs a batch that is only a name as
+that procedure) is a procedure name, not SQL to read tables from; `EXEC` / `EXECUTE` inside
+SQL text calls a procedure too. Table and procedure names are given as written (brackets
+dropped), an unqualified one also in `dbo`.
+"""
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
 
 import tree_sitter
 
@@ -29,17 +40,44 @@ SQL_COMMAND_TYPES = frozenset({
     "SqlCommand", "SqliteCommand", "NpgsqlCommand", "MySqlCommand", "OracleCommand",
     "OleDbCommand", "OdbcCommand",
 })
+PROCEDURE_KINDS = ("PROCEDURE",)
+# A whole string that is one (schema-qualified, bracketed) name: a procedure's.
+_PART = r"(?:\[[^\]]+\]|[A-Za-z_#][\w$#@]*)"
+_NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 
 
-def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[tuple[str, int]]:
-    """(SQL text, line) of every SQL string the method passes to a data-access API."""
+@dataclass(frozen=True)
+class SqlText:
+    """A string a method hands to a data-access API."""
+
+    text: str
+    line: int
+
+    @cached_property
+    def procedure(self) -> str | None:
+        """The procedure's name when the text is only a name, brackets and spaces dropped."""
+        match = _NAME_ONLY.fullmatch(self.text)
+        if match is None:
+            return None
+        return "".join(match.group(1).split()).replace("[", "").replace("]", "")
+
+    @cached_property
+    def access(self) -> TableAccess:
+        """Tables read and written, procedures run: a name only runs that procedure."""
+        if self.procedure:
+            return TableAccess(reads=(), writes=(), calls=(self.procedure,))
+        return table_access(self.text, SQL_DIALECT)
+
+
+def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
+    """Every SQL string (or procedure name) the method passes to a data-access API."""
     strings = {**fields, **string_bindings(method, fields)}
     found = []
     for node in descendants(method):
         values = (string_value(expr, strings) for expr in _sql_arguments(node))
         text = next((value for value in values if value), None)
         if text:
-            found.append((text, line_of(node)))
+            found.append(SqlText(text, line_of(node)))
     return found
 
 
@@ -60,16 +98,31 @@ def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return []
 
 
-def table_references(source: str, sql: list[tuple[str, int]]) -> list[Reference]:
+def table_references(source: str, sql: list[SqlText]) -> list[Reference]:
+    """READS / WRITES of the tables the SQL texts use."""
     return first_of_each(
-        Reference(source=source, edge_type=edge_type, target=table, target_language="sql",
-                  candidates=table_candidates([table]), target_kinds=TABLE_KINDS,
-                  by_name=False, external=True, line=line)
-        for text, line in sql
-        for edge_type, tables in _reads_and_writes(table_access(text, SQL_DIALECT))
+        _sql_reference(source, edge_type, table, TABLE_KINDS, found.line)
+        for found in sql
+        for edge_type, tables in (("READS", found.access.reads), ("WRITES", found.access.writes))
         for table in tables
     )
 
 
-def _reads_and_writes(access: TableAccess) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    return ("READS", access.reads), ("WRITES", access.writes)
+def procedure_references(source: str, sql: list[SqlText]) -> list[Reference]:
+    """CALLS to the stored procedures the SQL texts name or EXEC."""
+    return first_of_each(
+        _sql_reference(source, "CALLS", name, PROCEDURE_KINDS, found.line)
+        for found in sql for name in found.access.calls
+    )
+
+
+def stored_procedures(sql: list[SqlText]) -> list[str]:
+    """The procedures' names, in order of first use."""
+    return list(dict.fromkeys(name for found in sql for name in found.access.calls))
+
+
+def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...],
+                   line: int) -> Reference:
+    return Reference(source=source, edge_type=edge_type, target=name, target_language="sql",
+                     candidates=table_candidates([name]), target_kinds=kinds, by_name=False,
+                     external=True, line=line)

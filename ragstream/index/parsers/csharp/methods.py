@@ -1,5 +1,16 @@
-"""METHOD nodes of a type, with their calls and the tables their inline SQL uses."""
+"""METHOD nodes of a type, with their calls and the tables and procedures their SQL uses.
+
+Overloads are separate nodes: the id of a method whose name the type declares more than once
+carries its parameter types, qualifiers dropped so the name keeps one dot per scope
+(`cs:Billing.InvoiceService.Create(int,string)|METHOD`); its node name stays `...Create`.
+Each METHOD records for the resolver its declared return type (`returns`: qualified guesses,
+`Task<T>` / `ValueTask<T>` unwrapped), its `arity` (least and most arguments) and whether it is
+an extension method.
+"""
 from __future__ import annotations
+
+import re
+from dataclasses import replace
 
 import tree_sitter
 
@@ -7,28 +18,99 @@ from ragstream.index.model import node_id
 from ragstream.index.parsers.csharp.calls import TypeScope, method_calls
 from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.parsers.csharp.docs import modifiers
-from ragstream.index.parsers.csharp.inline_sql import inline_sql, table_references
+from ragstream.index.parsers.csharp.inline_sql import (
+    inline_sql, procedure_references, stored_procedures, table_references,
+)
 from ragstream.index.parsers.csharp.strings import string_fields
-from ragstream.index.parsers.csharp.syntax import LANGUAGE, node_text
+from ragstream.index.parsers.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
 from ragstream.index.parsers.csharp.tables import first_of_each
-from ragstream.index.parsers.csharp.variables import member_types
+from ragstream.index.parsers.csharp.variables import member_elements, member_types
+
+# Wrappers whose type argument is what an awaited call gives.
+AWAITABLES = frozenset({"Task", "ValueTask"})
+UNBOUNDED = 255  # the most arguments of a `params` method
+_QUALIFIER = re.compile(r"\b[\w@]+\s*\.\s*")
 
 
 def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
-    """One METHOD node per name (overloads share it), with its calls and inline SQL."""
-    scope = TypeScope(decl, names, member_types(decl.syntax), string_fields(decl.syntax))
+    """One METHOD node per method (per overload), with its calls and inline SQL."""
+    scope = TypeScope(decl, names, member_types(decl.syntax), member_elements(decl.syntax),
+                      string_fields(decl.syntax))
     overloads: dict[str, list[tree_sitter.Node]] = {}
     for syntax in decl.methods:
         overloads.setdefault(node_text(syntax.child_by_field_name("name")), []).append(syntax)
     for name, group in overloads.items():
-        method_id = node_id(LANGUAGE, f"{decl.name}.{name}", "METHOD")
-        sql = [found for syntax in group for found in inline_sql(syntax, scope.strings)]
-        attrs: dict = {"modifiers": modifiers(group[0])}
-        if len(group) > 1:
-            attrs["overloads"] = len(group)
-        if sql:
-            attrs["inline_sql"] = [text for text, _ in sql]
-        out.add(declaration_node(group[0], "METHOD", f"{decl.name}.{name}", path, decl.id, attrs))
-        calls = (call for syntax in group for call in method_calls(syntax, method_id, scope))
-        out.refer(first_of_each(calls))
-        out.refer(table_references(method_id, sql))
+        for syntax in group:
+            _add_method(syntax, name, len(group), scope, path, out)
+
+
+def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: TypeScope,
+                path: str, out: Output) -> None:
+    decl = scope.decl
+    qualified = f"{decl.name}.{name}"
+    method_id = node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""),
+                        "METHOD")
+    sql = inline_sql(syntax, scope.strings)
+    attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax))}
+    returned = _returned_type(syntax.child_by_field_name("returns"))
+    if returned:
+        attrs["returns"] = list(scope.type_guesses(returned))
+    if _is_extension(syntax):
+        attrs["extension"] = True
+    if overloads > 1:
+        attrs["overloads"] = overloads
+    if sql:
+        attrs["inline_sql"] = [found.text for found in sql]
+    procedures = stored_procedures(sql)
+    if procedures:
+        attrs["stored_procedures"] = procedures
+    node = declaration_node(syntax, "METHOD", qualified, path, decl.id, attrs)
+    out.add(replace(node, id=method_id))
+    out.refer(first_of_each(method_calls(syntax, method_id, scope)))
+    out.refer(table_references(method_id, sql))
+    out.refer(procedure_references(method_id, sql))
+
+
+def parameter_signature(syntax: tree_sitter.Node) -> str:
+    """`(int,List<Invoice>)`: parameter types as written, without qualifiers or spaces."""
+    written = [parameter.child_by_field_name("type") for parameter in _parameters(syntax)]
+    types = [_QUALIFIER.sub("", "".join(node_text(type_).split()))
+             .replace("(", "<").replace(")", ">")  # tuples: no parentheses inside the list
+             for type_ in [*written, _params_array(syntax)] if type_ is not None]
+    return f"({','.join(types)})"
+
+
+def _parameters(syntax: tree_sitter.Node) -> list[tree_sitter.Node]:
+    parameters = syntax.child_by_field_name("parameters")
+    return [child for child in parameters.named_children if child.type == "parameter"] \
+        if parameters is not None else []
+
+
+def _arity(syntax: tree_sitter.Node) -> tuple[int, int]:
+    """(least, most) arguments a call may pass: defaults and `params` widen it."""
+    parameters = _parameters(syntax)
+    required = sum(1 for p in parameters if not any(child.type == "=" for child in p.children))
+    return required, UNBOUNDED if _params_array(syntax) is not None else len(parameters)
+
+
+def _params_array(syntax: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The type of a trailing `params T[] x` (the grammar puts it in the parameter list)."""
+    parameters = syntax.child_by_field_name("parameters")
+    if parameters is None or not any(child.type == "params" for child in parameters.children):
+        return None
+    return parameters.child_by_field_name("type")
+
+
+def _returned_type(returns: tree_sitter.Node | None) -> str | None:
+    """The declared return type as written, `Task<T>` / `ValueTask<T>` unwrapped."""
+    if returns is not None and returns.type == "generic_name" and type_name(returns) in AWAITABLES:
+        arguments = child_of_type(returns, "type_argument_list")
+        return type_name(arguments.named_children[0]) if arguments and arguments.named_children \
+            else None
+    return type_name(returns)
+
+
+def _is_extension(syntax: tree_sitter.Node) -> bool:
+    """A static method whose first parameter is `this T`."""
+    parameters = _parameters(syntax)
+    return bool(parameters) and any(node_text(child) == "this" for child in parameters[0].children)

@@ -31,8 +31,10 @@ def table_candidates(names: Iterable[str | None]) -> tuple[str, ...]:
 
 
 def first_of_each(references: Iterable[Reference]) -> list[Reference]:
-    """One reference per (edge type, target, candidates): the first one, with its line."""
+    """One reference per (edge type, target, candidates, attrs): the first one, with its line.
+    Attrs count: calls with different argument counts may reach different overloads."""
     kept: dict[tuple, Reference] = {}
     for reference in references:
-        kept.setdefault((reference.edge_type, reference.target, reference.candidates), reference)
+        key = (reference.edge_type, reference.target, reference.candidates, repr(reference.attrs))
+        kept.setdefault(key, reference)
     return list(kept.values())

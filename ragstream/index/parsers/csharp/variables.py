@@ -1,6 +1,14 @@
-"""Variables a method body can see, with their types as written: the type's fields,
-properties and constructor parameters, and the method's parameters and locals."""
+"""Variables a method body can see, with their types: the type's fields, properties and
+constructor parameters, and the method's parameters, locals (`var x = new T()`, `using var`),
+pattern variables (`is T t`), `out T x`, foreach variables and lambda parameters.
+
+A type is the name as written (`IInvoiceService`), or, when only a call tells it, `Returned`
+(the declared return type of that call, which the resolver looks up) or `ElementOf` (a lambda
+parameter over a collection: `items.Select(x => ...)`); None when the type is unknown.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import tree_sitter
 
@@ -9,10 +17,36 @@ from ragstream.index.parsers.csharp.syntax import (
     node_text, type_name,
 )
 
+# Generic collections whose one type argument is the element a lambda over them receives.
+COLLECTIONS = frozenset({
+    "IEnumerable", "ICollection", "IList", "List", "IReadOnlyList", "IReadOnlyCollection",
+    "HashSet", "ISet", "IQueryable", "IOrderedEnumerable", "IOrderedQueryable", "DbSet",
+    "Collection", "ObservableCollection", "IAsyncEnumerable",
+})
+# Delegates whose first type argument is their lambda's first parameter.
+DELEGATES = frozenset({"Func", "Action", "Predicate", "Expression"})
 
-def member_types(syntax: tree_sitter.Node) -> dict[str, str | None]:
+
+@dataclass(frozen=True)
+class Returned:
+    """The declared return type of a call (`var x = await service.GetAsync()`)."""
+
+    call: tree_sitter.Node  # the invocation_expression
+
+
+@dataclass(frozen=True)
+class ElementOf:
+    """A lambda parameter receiving the elements of a collection (`items.Select(x => ...)`)."""
+
+    collection: tree_sitter.Node  # the expression the lambda's method is called on
+
+
+VariableType = str | Returned | ElementOf | None
+
+
+def member_types(syntax: tree_sitter.Node) -> dict[str, VariableType]:
     """Fields, properties and (primary) constructor parameters of a type, with their types."""
-    found: dict[str, str | None] = {}
+    found: dict[str, VariableType] = {}
     primary = child_of_type(syntax, "parameter_list")
     if primary is not None:
         found.update(declared_variables(primary))
@@ -27,22 +61,118 @@ def member_types(syntax: tree_sitter.Node) -> dict[str, str | None]:
     return found
 
 
-def declared_variables(scope: tree_sitter.Node) -> dict[str, str | None]:
-    """Parameters, variables and foreach variables declared in `scope`; None: type unknown."""
-    found: dict[str, str | None] = {}
+def member_elements(syntax: tree_sitter.Node) -> dict[str, str]:
+    """Fields and properties of a collection type -> their element type as written."""
+    found: dict[str, str] = {}
+    for member in body_members(syntax):
+        if member.type == "property_declaration":
+            element = element_type(member.child_by_field_name("type"))
+            if element:
+                found[node_text(member.child_by_field_name("name"))] = element
+        elif member.type == "field_declaration":
+            found.update(declared_elements(member))
+    return found
+
+
+def declared_variables(scope: tree_sitter.Node) -> dict[str, VariableType]:
+    """Variables declared in `scope` with their types; None: type unknown."""
+    found: dict[str, VariableType] = {}
     for node in descendants(scope):
         if node.type == "parameter":
             found[node_text(node.child_by_field_name("name"))] = type_name(
-                node.child_by_field_name("type"))
+                node.child_by_field_name("type")) or _lambda_parameter_type(node)
         elif node.type == "implicit_parameter":
-            found[node_text(node)] = None
+            found[node_text(node)] = _lambda_parameter_type(node)
         elif node.type == "variable_declaration":
             declared = type_name(node.child_by_field_name("type"))
             for declarator in children_of_type(node, "variable_declarator"):
                 name = node_text(declarator.child_by_field_name("name"))
-                found[name] = declared or created_type(initializer(declarator))
+                found[name] = declared or _initialised_type(initializer(declarator))
+        elif node.type in ("declaration_pattern", "declaration_expression"):  # is T t, out T x
+            name = node.child_by_field_name("name")
+            if name is not None:
+                found[node_text(name)] = type_name(node.child_by_field_name("type"))
         elif node.type == "foreach_statement":
             variable = node.child_by_field_name("left")
             if variable is not None and variable.type == "identifier":
-                found[node_text(variable)] = type_name(node.child_by_field_name("type"))
+                declared = type_name(node.child_by_field_name("type"))
+                found[node_text(variable)] = declared or ElementOf(node.child_by_field_name("right"))
     return found
+
+
+def declared_elements(scope: tree_sitter.Node) -> dict[str, str]:
+    """Parameters and variables of a collection type declared in `scope` -> element type."""
+    found: dict[str, str] = {}
+    for node in descendants(scope):
+        if node.type == "parameter":
+            element = element_type(node.child_by_field_name("type"))
+            if element:
+                found[node_text(node.child_by_field_name("name"))] = element
+        elif node.type == "variable_declaration":
+            element = element_type(node.child_by_field_name("type"))
+            for declarator in children_of_type(node, "variable_declarator") if element else ():
+                found[node_text(declarator.child_by_field_name("name"))] = element
+    return found
+
+
+def element_type(syntax: tree_sitter.Node | None) -> str | None:
+    """`T` of `List<T>`, `IEnumerable<T>`, ... and of `T[]`."""
+    if syntax is None:
+        return None
+    if syntax.type == "array_type":
+        return type_name(syntax.child_by_field_name("type"))
+    if syntax.type == "nullable_type":
+        return element_type(syntax.child_by_field_name("type"))
+    if syntax.type == "generic_name" and type_name(syntax) in COLLECTIONS:
+        return _first_type_argument(syntax)
+    return None
+
+
+def _first_type_argument(generic: tree_sitter.Node) -> str | None:
+    arguments = child_of_type(generic, "type_argument_list")
+    first = arguments.named_children[0] if arguments and arguments.named_children else None
+    if first is not None and first.type == "generic_name" and type_name(first) in DELEGATES:
+        return _first_type_argument(first)  # Expression<Func<T, bool>>
+    return type_name(first)
+
+
+def _initialised_type(value: tree_sitter.Node | None) -> VariableType:
+    """`new T()` -> T; a call (awaited or not) -> its return type."""
+    while value is not None and value.type in ("await_expression", "parenthesized_expression"):
+        value = value.named_children[0] if value.named_children else None
+    if value is not None and value.type == "invocation_expression":
+        return Returned(value)
+    return created_type(value)
+
+
+def _lambda_parameter_type(parameter: tree_sitter.Node) -> VariableType:
+    """The first parameter of a lambda passed to a method of a collection, or assigned to a
+    `Func<T, ...>` variable: the collection's element type, or T."""
+    lambda_ = parameter.parent
+    while lambda_ is not None and lambda_.type != "lambda_expression":
+        lambda_ = lambda_.parent
+    if lambda_ is None or not _is_first_parameter(lambda_, parameter):
+        return None
+    holder = lambda_.parent
+    if holder is not None and holder.type == "variable_declarator":
+        declared = holder.parent.child_by_field_name("type")
+        if declared is not None and declared.type == "generic_name" \
+                and type_name(declared) in DELEGATES:
+            return _first_type_argument(declared)
+        return None
+    call = holder.parent.parent if holder is not None and holder.type == "argument" else None
+    function = call.child_by_field_name("function") if call is not None \
+        and call.type == "invocation_expression" else None
+    if function is not None and function.type == "member_access_expression":
+        return ElementOf(function.child_by_field_name("expression"))
+    return None
+
+
+def _is_first_parameter(lambda_: tree_sitter.Node, parameter: tree_sitter.Node) -> bool:
+    parameters = lambda_.child_by_field_name("parameters")
+    if parameters is None:
+        return False
+    if parameters.type == "implicit_parameter":
+        return parameters == parameter
+    listed = [child for child in parameters.named_children if child.type == "parameter"]
+    return bool(listed) and listed[0] == parameter

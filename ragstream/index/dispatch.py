@@ -1,0 +1,84 @@
+"""Dynamic dispatch in the graph: a call resolved to an interface method, or to a virtual or
+abstract one, may run any implementation in the repository, so it also links to each.
+
+A pure pass over the built graph, after every reference is linked: the INHERITS / IMPLEMENTS
+edges give each type its descendants, and a call to `Base.M` gets a CALLS edge (attrs
+resolution="dispatch", via=the called method) to every descendant's own `M`: any method of
+an interface's implementer, only an `override` of a class's. Calls made through `base.`
+(attrs via_base) are not dispatched: they run the base's method itself.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import networkx as nx
+
+HIERARCHY_EDGES = frozenset({"INHERITS", "IMPLEMENTS"})
+
+
+def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
+    """Add dispatch CALLS edges; returns how many were added, by edge type."""
+    descendants = _descendants(graph)
+    methods = _methods_by_type(graph)
+    added: Counter = Counter()
+    calls = [(source, target, data) for source, target, data in graph.edges(data=True)
+             if data["type"] == "CALLS" and data.get("resolution") != "dispatch"
+             and not data.get("via_base")]
+    for source, called, data in calls:
+        owner = graph.nodes[called].get("parent")
+        if graph.nodes[called].get("kind") != "METHOD" or owner not in descendants:
+            continue
+        interface = graph.nodes[owner].get("attrs", {}).get("type_kind") == "interface"
+        for implementer in descendants[owner]:
+            for method in _implementations(graph, methods, implementer, called, interface):
+                if method != source and not graph.has_edge(source, method, key="CALLS"):
+                    graph.add_edge(source, method, key="CALLS", type="CALLS",
+                                   line=data.get("line", 0), resolution="dispatch", via=called)
+                    added["CALLS"] += 1
+    return added
+
+
+def _descendants(graph: nx.MultiDiGraph) -> dict[str, set[str]]:
+    """Type id -> every type in the repository that inherits or implements it, transitively."""
+    children: dict[str, set[str]] = defaultdict(set)
+    for child, base, key in graph.edges(keys=True):
+        if key in HIERARCHY_EDGES and graph.nodes[base].get("kind") == "TYPE":
+            children[base].add(child)
+    found: dict[str, set[str]] = {}
+    for base in children:
+        seen: set[str] = set()
+        stack = list(children[base])
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(children.get(current, ()))
+        found[base] = seen
+    return found
+
+
+def _methods_by_type(graph: nx.MultiDiGraph) -> dict[tuple[str, str], list[str]]:
+    """(type id, method short name) -> METHOD node ids the type declares itself."""
+    found: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") == "METHOD" and data.get("parent"):
+            found[(data["parent"], data["name"].rsplit(".", 1)[-1])].append(node)
+    return found
+
+
+def _implementations(graph: nx.MultiDiGraph, methods: dict[tuple[str, str], list[str]],
+                     implementer: str, called: str, interface: bool) -> list[str]:
+    """The implementer's own methods that a call to `called` may run."""
+    short = graph.nodes[called]["name"].rsplit(".", 1)[-1]
+    own = methods.get((implementer, short), [])
+    same_signature = [m for m in own if _signature(m) == _signature(called)]
+    chosen = same_signature or own
+    if interface:
+        return chosen
+    return [m for m in chosen if "override" in graph.nodes[m].get("attrs", {}).get("modifiers", ())]
+
+
+def _signature(method_id: str) -> str:
+    """The parameter list an overload's id carries (`M(int,string)`), else ""."""
+    name = method_id.rsplit("|", 1)[0]
+    return name[name.index("("):] if "(" in name else ""

@@ -1,0 +1,252 @@
+"""C# resolution through build_graph on small inline fixtures: stored procedure calls, interface
+and virtual dispatch, receivers typed by inference, the short-name fallback's limits, overloads,
+and a DbSet of a type outside the index (the `KeyError: 'id'` crash)."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.chunks import build_chunks
+from ragstream.index.graph_build import build_graph
+from ragstream.index.parsers.csharp import parse_csharp
+from ragstream.index.parsers.sql import parse_sql
+from ragstream.tokens import token_counter
+
+PROCEDURES = """
+CREATE TABLE dbo.Invoice (Id INT PRIMARY KEY, Total INT);
+GO
+CREATE PROCEDURE dbo.Invoice_Create @Total INT AS INSERT INTO dbo.Invoice (Total) VALUES (@Total);
+GO
+CREATE PROCEDURE dbo.Invoice_Insert @a INT, @b INT AS INSERT INTO dbo.Invoice (Id, Total) VALUES (@a, @b);
+GO
+CREATE PROCEDURE Billing.Invoice_Archive AS DELETE FROM dbo.Invoice;
+"""
+
+
+def build(cs: dict[str, str], sql: str = "") -> nx.MultiDiGraph:
+    files = [parse_csharp(path, text) for path, text in cs.items()]
+    if sql:
+        files.append(parse_sql("db/schema.sql", sql, "tsql"))
+    graph, _ = build_graph(files)
+    return graph
+
+
+def calls(graph: nx.MultiDiGraph, source: str) -> dict[str, dict]:
+    """CALLS targets of a node -> the edge's attributes."""
+    return {target: data for _, target, data in graph.out_edges(source, data=True)
+            if data["type"] == "CALLS"}
+
+
+def test_stored_procedures_are_called_through_dapper_ado_ef_and_exec():
+    graph = build({"Repo.cs": '''
+using System.Data;
+namespace Billing;
+public class InvoiceRepository
+{
+    private readonly IDbConnection _conn;
+    public Task Create(int total) =>
+        _conn.ExecuteAsync("[dbo].[Invoice_Create]", new { total }, commandType: CommandType.StoredProcedure);
+    public void Insert(int a, int b) => _conn.Execute("EXEC dbo.Invoice_Insert @a, @b", new { a, b });
+    public void Archive()
+    {
+        using var cmd = new SqlCommand("invoice_archive", _conn) { CommandType = CommandType.StoredProcedure };
+        cmd.ExecuteNonQuery();
+    }
+    public void Legacy(SqlCommand cmd) { cmd.CommandType = CommandType.StoredProcedure; cmd.CommandText = "Invoice_Missing"; }
+    public void Raw(Ctx db) => db.Database.ExecuteSqlRaw("EXECUTE [dbo].[invoice_create] @p0", 1);
+    public int Read() => _conn.QuerySingle<int>("SELECT COUNT(*) FROM dbo.Invoice");
+}
+'''}, PROCEDURES)
+    method = "cs:Billing.InvoiceRepository.{}|METHOD".format
+    assert set(calls(graph, method("Create"))) == {"sql:dbo.Invoice_Create|PROCEDURE"}
+    assert set(calls(graph, method("Insert"))) == {"sql:dbo.Invoice_Insert|PROCEDURE"}
+    # unqualified and in another case: the one procedure of that name in any schema
+    assert set(calls(graph, method("Archive"))) == {"sql:Billing.Invoice_Archive|PROCEDURE"}
+    assert set(calls(graph, method("Raw"))) == {"sql:dbo.Invoice_Create|PROCEDURE"}
+    # a procedure outside the repository: EXTERNAL, as tables are
+    assert set(calls(graph, method("Legacy"))) == {"ext:Invoice_Missing|EXTERNAL"}
+    assert graph.nodes["ext:Invoice_Missing|EXTERNAL"]["kind"] == "EXTERNAL"
+    # a procedure name is not SQL that reads a table named after it; inline SQL keeps READS
+    assert not any(d["type"] in ("READS", "WRITES") for *_, d in graph.out_edges(method("Create"), data=True))
+    assert {(t, d["type"]) for _, t, d in graph.out_edges(method("Read"), data=True)} == {
+        ("sql:dbo.Invoice|TABLE", "READS")}
+    assert calls(graph, method("Read")) == {}
+    create = graph.nodes[method("Create")]["attrs"]
+    assert create["stored_procedures"] == ["dbo.Invoice_Create"]
+
+
+SERVICES = {
+    "IInvoiceService.cs": '''
+namespace Billing.Services;
+public interface IInvoiceService { Task<Invoice> CreateAsync(int total); void Log(); }
+public class Invoice { public void Send() { } }
+''',
+    "InvoiceService.cs": '''
+namespace Billing.Services;
+public class InvoiceService : IInvoiceService
+{
+    public async Task<Invoice> CreateAsync(int total) { await Task.Yield(); return new Invoice(); }
+    public void Log() { }
+}
+public class AuditedInvoiceService : InvoiceService { public override void Log() { base.Log(); } }
+public abstract class Exporter { public abstract void Export(); public virtual void Close() { } }
+public class PdfExporter : Exporter { public override void Export() { } public void Close(int x) { } }
+''',
+    "InvoicesController.cs": '''
+using Billing.Services;
+namespace Billing.Api;
+public class InvoicesController
+{
+    private readonly IInvoiceService _service;
+    public InvoicesController(IInvoiceService service) { _service = service; }
+    public async Task Post(int total, Exporter exporter)
+    {
+        var invoice = await _service.CreateAsync(total);
+        invoice.Send();
+        exporter.Export();
+        exporter.Close();
+    }
+}
+''',
+}
+
+
+def test_a_call_on_an_interface_also_reaches_its_implementations():
+    graph = build(SERVICES)
+    post = calls(graph, "cs:Billing.Api.InvoicesController.Post|METHOD")
+    interface_method = "cs:Billing.Services.IInvoiceService.CreateAsync|METHOD"
+    assert post[interface_method]["resolution"] == "static"
+    implementation = post["cs:Billing.Services.InvoiceService.CreateAsync|METHOD"]
+    assert implementation["resolution"] == "dispatch" and implementation["via"] == interface_method
+    # abstract -> override; a virtual method's non-overriding namesake is not a target
+    assert post["cs:Billing.Services.PdfExporter.Export|METHOD"]["resolution"] == "dispatch"
+    assert "cs:Billing.Services.PdfExporter.Close|METHOD" not in post
+
+
+def test_dispatch_reaches_implementers_of_implementers_but_not_from_base_calls():
+    graph = build(SERVICES)
+    service = calls(graph, "cs:Billing.Services.InvoiceService.Log|METHOD")
+    assert service == {}
+    audited = calls(graph, "cs:Billing.Services.AuditedInvoiceService.Log|METHOD")
+    assert set(audited) == {"cs:Billing.Services.InvoiceService.Log|METHOD"}  # base.Log() only
+
+
+def test_the_return_type_of_an_awaited_call_types_the_variable():
+    graph = build(SERVICES)
+    post = calls(graph, "cs:Billing.Api.InvoicesController.Post|METHOD")
+    send = post["cs:Billing.Services.Invoice.Send|METHOD"]
+    assert send["resolution"] == "inferred" and "guess" not in send
+
+
+def test_lambda_pattern_and_out_variables_are_typed():
+    graph = build({"Types.cs": '''
+namespace Shop;
+public class Order { public int Total() => 0; }
+public class Line { public int Price() => 0; }
+public class Report
+{
+    private readonly List<Order> _orders;
+    public int Sum(IEnumerable<Line> lines, object o, Func<Order, int> f)
+    {
+        var a = _orders.Where(x => x.Total() > 0).Count();
+        var b = lines.Select(l => l.Price()).Sum();
+        if (o is Order order) order.Total();
+        TryGet(out Line line); line.Price();
+        Func<Line, int> price = p => p.Price();
+        return a + b;
+    }
+    private bool TryGet(out Line line) { line = null; return true; }
+}
+'''})
+    sum_ = calls(graph, "cs:Shop.Report.Sum|METHOD")
+    assert {"cs:Shop.Order.Total|METHOD", "cs:Shop.Line.Price|METHOD",
+            "cs:Shop.Report.TryGet|METHOD"} == set(sum_)
+
+
+UNRELATED = '''
+namespace Billing.Util;
+public static class Text { public static string ExecuteAsync(string s) => s; }
+public class Store { public void Log(string m) { } }
+'''
+
+
+def test_a_receiver_typed_outside_the_repository_is_never_linked_by_short_name():
+    graph = build({"Util.cs": UNRELATED, "Repo.cs": '''
+using System.Data;
+namespace Billing.Data;
+public class Repo
+{
+    private readonly IDbConnection _conn;
+    private readonly ILogger<Repo> _logger;
+    public void Save() { _conn.ExecuteAsync("select 1"); _logger.Log("saved"); }
+}
+'''})
+    assert calls(graph, "cs:Billing.Data.Repo.Save|METHOD") == {}
+
+
+def test_a_short_name_guess_is_marked_as_one():
+    graph = build({"Util.cs": UNRELATED, "Page.cs": '''
+namespace Billing.Web;
+public class Page : Billing.Util.Store
+{
+    public void Render() { Format(); }
+}
+public static class PageExtensions { public static void Format(this object page) { } }
+'''})
+    # Format is on no base of Page: the unique method of that name is a labelled guess
+    render = calls(graph, "cs:Billing.Web.Page.Render|METHOD")
+    edge = render["cs:Billing.Web.PageExtensions.Format|METHOD"]
+    assert edge["resolution"] == "by_name" and edge["guess"] is True
+
+
+def test_overloads_are_separate_nodes_and_calls_pick_by_argument_count():
+    graph = build({"Mailer.cs": '''
+namespace Mail;
+public class Mailer
+{
+    public void Send(string to) { Audit(); }
+    public void Send(string to, string subject) { Send(to); }
+    public void Send(int id, string subject) { }
+    private void Audit() { }
+    public void Run() { Send("a"); Send("a", "b"); }
+}
+'''})
+    one = "cs:Mail.Mailer.Send(string)|METHOD"
+    two = "cs:Mail.Mailer.Send(string,string)|METHOD"
+    three = "cs:Mail.Mailer.Send(int,string)|METHOD"
+    assert {one, two, three} <= set(graph.nodes)
+    assert graph.nodes[one]["start_line"] != graph.nodes[two]["start_line"]
+    assert set(calls(graph, one)) == {"cs:Mail.Mailer.Audit|METHOD"}  # its own body only
+    assert set(calls(graph, two)) == {one}  # one argument decides
+    run = calls(graph, "cs:Mail.Mailer.Run|METHOD")
+    assert run[one].get("overload") is None
+    assert run[two]["overload"] == run[three]["overload"] == "ambiguous"  # two arguments do not
+
+
+ENTITIES = {"ShopContext.cs": '''
+using Microsoft.AspNetCore.DataProtection.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Order { }
+public class ShopContext : DbContext
+{
+    public DbSet<Order> Orders { get; set; }
+    public DbSet<DataProtectionKey> DataProtectionKeys { get; set; }
+}
+'''}
+
+
+def test_a_dbset_of_a_type_outside_the_index_maps_from_an_external_node():
+    graph = build(ENTITIES)
+    assert all("id" in data for _, data in graph.nodes(data=True))  # no bare node
+    external = "ext:DataProtectionKey|EXTERNAL"
+    assert graph.nodes[external]["kind"] == "EXTERNAL"
+    assert {(d["type"], t) for _, t, d in graph.out_edges(external, data=True)} == {
+        ("MAPS_TO", "ext:DataProtectionKeys|EXTERNAL")}
+    assert ("cs:Shop.Order|TYPE", "ext:Orders|EXTERNAL") in {
+        (s, t) for s, t, d in graph.edges(data=True) if d["type"] == "MAPS_TO"}
+
+
+def test_chunks_build_with_a_dbset_of_an_external_type():
+    graph = build(ENTITIES)
+    chunks = build_chunks(graph, ENTITIES, token_counter(), max_tokens=400, max_names=8)
+    assert {chunk.id for chunk in chunks} >= {"cs:Shop.ShopContext|TYPE", "cs:Shop.Order|TYPE"}
