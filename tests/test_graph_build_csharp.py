@@ -198,8 +198,7 @@ public static class PageExtensions { public static void Format(this object page)
     assert edge["resolution"] == "by_name" and edge["guess"] is True
 
 
-def test_overloads_are_separate_nodes_and_calls_pick_by_argument_count():
-    graph = build({"Mailer.cs": '''
+MAILER = '''
 namespace Mail;
 public class Mailer
 {
@@ -207,9 +206,13 @@ public class Mailer
     public void Send(string to, string subject) { Send(to); }
     public void Send(int id, string subject) { }
     private void Audit() { }
-    public void Run() { Send("a"); Send("a", "b"); }
+    public void Run(string to) { Send("a"); Send("a", "b"); Send(1, "b"); Send(to, "b"); }
 }
-'''})
+'''
+
+
+def test_overloads_are_separate_nodes_and_calls_pick_by_argument_count():
+    graph = build({"Mailer.cs": MAILER})
     one = "cs:Mail.Mailer.Send(string)|METHOD"
     two = "cs:Mail.Mailer.Send(string,string)|METHOD"
     three = "cs:Mail.Mailer.Send(int,string)|METHOD"
@@ -217,9 +220,13 @@ public class Mailer
     assert graph.nodes[one]["start_line"] != graph.nodes[two]["start_line"]
     assert set(calls(graph, one)) == {"cs:Mail.Mailer.Audit|METHOD"}  # its own body only
     assert set(calls(graph, two)) == {one}  # one argument decides
-    run = calls(graph, "cs:Mail.Mailer.Run|METHOD")
-    assert run[one].get("overload") is None
-    assert run[two]["overload"] == run[three]["overload"] == "ambiguous"  # two arguments do not
+    run = graph.out_edges("cs:Mail.Mailer.Run|METHOD", data=True)
+    # one argument decides; a string literal rules out (int,string), a number (string,string);
+    # a variable does not, so Send(to, "b") also reaches (int,string), labelled ambiguous
+    assert {(target, data.get("overload")) for _, target, data in run} == {
+        (one, None), (two, None), (three, None)}
+    ambiguous = build({"Mailer.cs": MAILER.replace('Send(1, "b"); ', "")})
+    assert ambiguous.edges["cs:Mail.Mailer.Run|METHOD", three, "CALLS"]["overload"] == "ambiguous"
 
 
 ENTITIES = {"ShopContext.cs": '''

@@ -178,13 +178,8 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
         return CallResolution(receiver_outside=not inferred)
     methods, external_base = _members(graph, symbols, types[0], call["member"])
     # Not declared in the repository but the type has a base outside it: the member is there.
-    return CallResolution(_by_arity(methods, call["arguments"]),
+    return CallResolution(_overloads(methods, call),
                           receiver_outside=not methods and external_base, inferred=inferred)
-
-
-def _accepts(method: Node, arguments: int) -> bool:
-    least, most = method.attrs.get("arity", (arguments, arguments))
-    return least <= arguments <= most
 
 
 def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
@@ -208,10 +203,28 @@ def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
     return [], external_base
 
 
-def _by_arity(methods: list[Node], arguments: int) -> tuple[str, ...]:
-    """The overload the argument count decides, else every overload."""
-    fitting = [m for m in methods if _accepts(m, arguments)]
-    return tuple(m.id for m in (fitting if len(fitting) == 1 else methods))
+def _overloads(methods: list[Node], call: dict) -> tuple[str, ...]:
+    """The overloads the call's argument count and literal kinds admit; every overload when
+    none does (the syntax was misread, not the call)."""
+    fitting = [m for m in methods if _accepts(m, call["arguments"], call.get("kinds", ()))]
+    return tuple(m.id for m in (fitting or methods))
+
+
+# Parameter types an argument of a kind can never be passed to.
+_PREDEFINED = frozenset({"bool", "byte", "sbyte", "char", "decimal", "double", "float", "int",
+                         "uint", "long", "ulong", "short", "ushort", "string", "Guid",
+                         "DateTime", "TimeSpan"})
+_NUMBERS = _PREDEFINED - {"bool", "char", "string", "Guid", "DateTime", "TimeSpan"}
+_REJECTS = {"string": _PREDEFINED - {"string"}, "number": _PREDEFINED - _NUMBERS,
+            "lambda": _PREDEFINED}
+
+
+def _accepts(method: Node, arguments: int, kinds: list[str]) -> bool:
+    least, most = method.attrs.get("arity", (arguments, arguments))
+    parameters = method.attrs.get("parameters", ())
+    return least <= arguments <= most and not any(
+        kind and index < len(parameters) and parameters[index].rstrip("?") in _REJECTS[kind]
+        for index, kind in enumerate(kinds))
 
 
 def _external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:

@@ -140,14 +140,24 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
                    {"call": _call_spec(inferred, name, node)})
 
 
+# Argument expressions whose kind tells overloads apart (`Send("a")` vs `Send(1)`).
+ARGUMENT_KINDS = {
+    "string_literal": "string", "verbatim_string_literal": "string",
+    "raw_string_literal": "string", "interpolated_string_expression": "string",
+    "integer_literal": "number", "real_literal": "number", "lambda_expression": "lambda",
+}
+
+
 def _call_spec(receiver: dict, member: str, call: tree_sitter.Node) -> dict:
-    return {"receiver": receiver, "member": member, "arguments": _argument_count(call)}
-
-
-def _argument_count(call: tree_sitter.Node) -> int:
     arguments = call.child_by_field_name("arguments")
-    return sum(1 for child in arguments.named_children if child.type == "argument") \
-        if arguments is not None else 0
+    values = [child for child in arguments.named_children if child.type == "argument"] \
+        if arguments is not None else []
+    spec = {"receiver": receiver, "member": member, "arguments": len(values)}
+    kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
+             and value.child_by_field_name("name") is None else "" for value in values]
+    if any(kinds):
+        spec["kinds"] = kinds  # positional: "" where the syntax does not tell
+    return spec
 
 
 def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:

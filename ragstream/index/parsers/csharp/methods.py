@@ -4,8 +4,8 @@ Overloads are separate nodes: the id of a method whose name the type declares mo
 carries its parameter types, qualifiers dropped so the name keeps one dot per scope
 (`cs:Billing.InvoiceService.Create(int,string)|METHOD`); its node name stays `...Create`.
 Each METHOD records for the resolver its declared return type (`returns`: qualified guesses,
-`Task<T>` / `ValueTask<T>` unwrapped), its `arity` (least and most arguments) and whether it is
-an extension method.
+`Task<T>` / `ValueTask<T>` unwrapped), its `parameters` (types as in the id), its `arity`
+(least and most arguments) and whether it is an extension method.
 """
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     method_id = node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""),
                         "METHOD")
     sql = inline_sql(syntax, scope.strings)
-    attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax))}
+    attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax)),
+                   "parameters": parameter_types(syntax)}
     returned = _returned_type(syntax.child_by_field_name("returns"))
     if returned:
         attrs["returns"] = list(scope.type_guesses(returned))
@@ -73,11 +74,15 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
     """`(int,List<Invoice>)`: parameter types as written, without qualifiers or spaces."""
+    return f"({','.join(parameter_types(syntax))})"
+
+
+def parameter_types(syntax: tree_sitter.Node) -> list[str]:
+    """Each parameter's type as written, without qualifiers or spaces (`params` last)."""
     written = [parameter.child_by_field_name("type") for parameter in _parameters(syntax)]
-    types = [_QUALIFIER.sub("", "".join(node_text(type_).split()))
-             .replace("(", "<").replace(")", ">")  # tuples: no parentheses inside the list
-             for type_ in [*written, _params_array(syntax)] if type_ is not None]
-    return f"({','.join(types)})"
+    return [_QUALIFIER.sub("", "".join(node_text(type_).split()))
+            .replace("(", "<").replace(")", ">")  # tuples: no parentheses inside the list
+            for type_ in [*written, _params_array(syntax)] if type_ is not None]
 
 
 def _parameters(syntax: tree_sitter.Node) -> list[tree_sitter.Node]:
