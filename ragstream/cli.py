@@ -394,8 +394,10 @@ def _eval_symbols(args: argparse.Namespace, settings) -> int:
         def on_row(row: dict) -> None:
             rows.write(orjson.dumps(row) + b"\n")
             rows.flush()
-            err_console.print(f"{row['id']:<20} {row['kind']:<8} {row['steps'][-1]:<24} cited {row['cited']}, "
-                              f"context {row['context']}, hits {row['hits']}, {row['seconds']:.1f} s", highlight=False)
+            other = [step for step in row["steps"] if not step.endswith(":ok")]  # what did not go the usual way
+            err_console.print(f"{row['id']:<20} {row['kind']:<8} cited {row['cited']}, context {row['context']}, "
+                              f"hits {row['hits']}, {row['seconds']:.1f} s  {' '.join(other)}",
+                              highlight=False, soft_wrap=True)
 
         result = run_pipeline_eval(questions, settings, options, on_row, partial(_on_build, builds))
     os.replace(f"{rows_path}.partial", rows_path)
@@ -441,7 +443,7 @@ def _on_build(builds, build: dict) -> None:
     builds.flush()
     err_console.print(f"indexed {build['repo']} @ {build['index']}: {build['files']} files, "
                       f"{build['chunks']} chunks, {build['reparsed']} parsed, "
-                      f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False)
+                      f"{build['embedded_new']} embedded, {build['seconds']} s", highlight=False, soft_wrap=True)
 
 
 def _search_request(args: argparse.Namespace):
