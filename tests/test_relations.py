@@ -66,6 +66,14 @@ def test_list_question_names_every_writer_and_no_reader(controller, graph):
     assert all(w in sp.answer for w in writers)
 
 
+def test_a_list_question_lists_the_kinds_it_asks_for(controller):
+    _, answer = ask(controller, "Which procedures write to the Invoices table?")
+    assert {i["id"] for i in answer["items"]} == {"sql:dbo.usp_RecordPayment|PROCEDURE",
+                                                  "sql:dbo.usp_CreateInvoice|PROCEDURE"}
+    _, answer = ask(controller, "Which code writes to the Invoices table?")
+    assert "cs:Billing.Services.InvoiceService.RecordPayment|METHOD" in {i["id"] for i in answer["items"]}
+
+
 def test_foreign_keys_to_a_table(controller):
     _, answer = ask(controller, "Which tables have a foreign key to the Invoices table?")
     assert {i["id"] for i in answer["items"]} == {"sql:dbo.InvoiceLines|TABLE", "sql:dbo.Payments|TABLE"}
@@ -109,4 +117,5 @@ def test_flow_question_shows_the_path_from_the_controller_to_the_table(controlle
               "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD",
               "sql:dbo.usp_CreateInvoice|PROCEDURE", "sql:dbo.Invoices|TABLE"]
     assert any(all(node in chain for node in wanted) for chain in chains), chains
+    assert chains[0][0] == wanted[0]  # the controller action whose name says what was asked comes first
     assert "InvoicesController.Create" in sp.answer and "dbo.Invoices" in sp.answer

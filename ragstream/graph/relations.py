@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ragstream.graph.named import Named
+from ragstream.index.keywords import keyword_tokens
 
 TABLE_KINDS = ("TABLE", "VIEW")
 CODE_KINDS = ("METHOD", "FUNCTION", "PROCEDURE", "TRIGGER", "TYPE", "CLASS")
@@ -36,6 +37,13 @@ _VERBS = (
     ("READS", re.compile(r"\b(?:reads?|reading|selects?|quer(?:y|ies)|loads?|fetch\w*)\b", re.IGNORECASE)),
     ("MAPS_TO", re.compile(r"\bmap(?:s|ped|ping)?\b", re.IGNORECASE)),
     ("CALLS", re.compile(r"\bcall(?:s|ed|ers?)?\b", re.IGNORECASE)),
+)
+# Nouns of a list question -> the kinds of node it lists (none named: every kind).
+_NOUNS = (
+    (re.compile(r"\b(?:stored\s+)?(?:procedures?|procs|sprocs?)\b", re.IGNORECASE), ("PROCEDURE",)),
+    (re.compile(r"\btriggers?\b", re.IGNORECASE), ("TRIGGER",)),
+    (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
+    (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
 )
 _USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
@@ -102,6 +110,12 @@ def asked_relations(question: str) -> tuple[str, ...]:
     return found
 
 
+def asked_kinds(question: str) -> tuple[str, ...]:
+    """The node kinds a list question asks for ("which procedures ..." -> PROCEDURE); empty
+    when it names none or asks for code or classes in general."""
+    return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
+
+
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
                       text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
     """The graph's answer to a list, impact or flow question, or None when the question is
@@ -110,7 +124,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     (under the caller's filters) for a column's impact."""
     shape = question_shape(question)
     if shape == "flow":
-        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] or _entry_points(graph, entry_hits)
+        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] or _entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries)
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
     if shape not in ("list", "impact") or not named:
@@ -122,6 +136,9 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     relations = asked_relations(question)
     wants_tables = bool(re.search(r"\b(?:which|what)\s+(?:other\s+)?tables\b", question, re.IGNORECASE))
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
+    kinds = asked_kinds(question) if not wants_tables else ()
+    if kinds:
+        items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
     return GraphAnswer("list", subjects, relations, items)
 
 
@@ -174,7 +191,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str]) -> list[Path]:
     """Shortest paths from each entry along CALLS (dispatch included) to every table reached by
-    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS, shortest first."""
+    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS: by entry, shortest first."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -196,7 +213,8 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str]) -> list[Path]:
                 elif depth + 1 < MAX_FLOW_DEPTH:
                     queue.append((target, depth + 1))
         paths += [_path_to(parent, table) for table in tables]
-    paths.sort(key=lambda p: (len(p.nodes), p.guess, p.nodes))
+    order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
+    paths.sort(key=lambda p: (order[p.nodes[0]], len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
@@ -211,12 +229,19 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
     return Path(tuple(reversed(nodes)), tuple(reversed(edges)))
 
 
-def _entry_points(graph: nx.MultiDiGraph, hits: list[str]) -> list[str]:
+def _entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
     """Entry points of a flow question that names none: the search hits that are methods,
-    those of controllers, pages and handlers first."""
+    those of controllers, pages and handlers first, and among them those whose own name says
+    what the question does ("created" -> `Create`), then in search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints|Api)\.[^.]+$")
-    return sorted(methods, key=lambda h: not outer.search(graph.nodes[h].get("name", "")))[:3]
+    asked = set(keyword_tokens(question))
+
+    def rank(hit: str) -> tuple[bool, bool]:
+        name = graph.nodes[hit].get("name", "")
+        return not outer.search(name), not asked & set(keyword_tokens(name.rsplit(".", 1)[-1]))
+
+    return sorted(methods, key=rank)[:3]
 
 
 def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
