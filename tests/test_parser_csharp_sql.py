@@ -17,3 +17,24 @@ def test_an_interpolated_schema_leaves_the_table_name_unqualified():
     assert tables == {("WRITES", "Job"), ("READS", "State")}
     # the hole that is a value stays a parameter: no table is named after it
     assert not any("@p" in r.target or "schema" in r.target for r in parsed.references)
+
+
+HELPER_BUILT = '''namespace N { class Store {
+  void Add(IDbConnection c, Storage s, int id) {
+    var query = s.GetQueryFromTemplate(static schema => $@"insert into [{schema}].JobQueue (JobId) values (@id)");
+    c.Execute(query, new { id });
+    var message = "select the queue you want"; // prose, not SQL
+    Log("Update failed; delete the row by hand");
+  }
+  void Read(IDbConnection c) { c.Query<int>("select Id from [HangFire].[Job]"); }
+} }'''
+
+
+def test_a_string_that_reads_as_sql_is_sql_even_when_a_helper_builds_it():
+    parsed = parse_csharp("Store.cs", HELPER_BUILT)
+    add = {(r.edge_type, r.target, r.attrs.get("via")) for r in parsed.references
+           if r.source.endswith("Store.Add|METHOD") and r.target_language == "sql"}
+    assert add == {("WRITES", "JobQueue", "sql_literal")}  # and no table named after prose words
+    read = [r for r in parsed.references if r.source.endswith("Store.Read|METHOD") and r.target_language == "sql"]
+    # passed to Query: found once, as a data-access call's argument, not again as a literal
+    assert [(r.edge_type, r.target, r.attrs) for r in read] == [("READS", "HangFire.Job", {})]

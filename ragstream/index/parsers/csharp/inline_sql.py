@@ -6,7 +6,10 @@ SQL is the first string argument of Dapper (`Query*`, `Execute*`) and EF Core ra
 `CommandText = ...` assignments. A string that is only a name (`"[dbo].[Invoice_Create]"`, as
 passed with `CommandType.StoredProcedure`; SQL Server also runs a batch that is only a name as
 that procedure) is a procedure name, not SQL to read tables from; `EXEC` / `EXECUTE` inside
-SQL text calls a procedure too. Table and procedure names are given as written (brackets
+SQL text calls a procedure too. Any other string of the method that reads as a SQL statement
+(it starts with SELECT, INSERT, UPDATE, DELETE, MERGE, WITH or EXEC) is SQL too, marked
+`via="sql_literal"`: code that builds its SQL through a helper (`GetQuery(s => $"select ...")`)
+passes the data-access call a variable the parser cannot follow, but the text is in the method. Table and procedure names are given as written (brackets
 dropped), an unqualified one also in `dbo`.
 """
 from __future__ import annotations
@@ -46,12 +49,20 @@ _PART = r"(?:\[[^\]]+\]|[A-Za-z_#][\w$#@]*)"
 _NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 
 
+# A string that reads as a SQL statement: a DML (or EXEC) keyword, then SQL words after it.
+_SQL_LIKE = re.compile(r"\s*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
+                       r"with\s[\s\S]*\bas\s*\(|exec(?:ute)?\s)", re.IGNORECASE)
+STRING_EXPRESSIONS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
+                                "interpolated_string_expression", "binary_expression"})
+
+
 @dataclass(frozen=True)
 class SqlText:
-    """A string a method hands to a data-access API."""
+    """A string a method hands to a data-access API, or one that reads as SQL (`via`)."""
 
     text: str
     line: int
+    via: str = "data_access_call"
 
     @cached_property
     def procedure(self) -> str | None:
@@ -70,14 +81,34 @@ class SqlText:
 
 
 def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
-    """Every SQL string (or procedure name) the method passes to a data-access API."""
+    """Every SQL string (or procedure name) the method passes to a data-access API, then every
+    other string of the method that reads as SQL."""
     strings = {**fields, **string_bindings(method, fields)}
-    found = []
+    found, passed = [], set()
     for node in descendants(method):
-        values = (string_value(expr, strings) for expr in _sql_arguments(node))
+        arguments = _sql_arguments(node)
+        passed.update((a.start_byte, a.end_byte) for a in arguments)
+        values = (string_value(expr, strings) for expr in arguments)
         text = next((value for value in values if value), None)
         if text:
             found.append(SqlText(text, line_of(node)))
+    known = {sql.text for sql in found}
+    return found + [sql for sql in _sql_literals(method, passed) if sql.text not in known]
+
+
+def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]]) -> list[SqlText]:
+    """Whole string expressions (a literal, or a `+` chain of them) that read as SQL, neither
+    passed to a data-access call nor handed straight to another call (`Log("select ...")` logs
+    text; a lambda's body, as in `GetQuery(s => "select ...")`, is not handed over)."""
+    found = []
+    for node in descendants(method):
+        parent = node.parent
+        if node.type not in STRING_EXPRESSIONS or (node.start_byte, node.end_byte) in passed \
+                or (parent is not None and parent.type in ("binary_expression", "argument")):
+            continue
+        text = string_value(node, {})
+        if text and _SQL_LIKE.match(text):
+            found.append(SqlText(text, line_of(node), via="sql_literal"))
     return found
 
 
@@ -101,7 +132,7 @@ def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 def table_references(source: str, sql: list[SqlText]) -> list[Reference]:
     """READS / WRITES of the tables the SQL texts use."""
     return first_of_each(
-        _sql_reference(source, edge_type, table, TABLE_KINDS, found.line)
+        _sql_reference(source, edge_type, table, TABLE_KINDS, found)
         for found in sql
         for edge_type, tables in (("READS", found.access.reads), ("WRITES", found.access.writes))
         for table in tables
@@ -111,7 +142,7 @@ def table_references(source: str, sql: list[SqlText]) -> list[Reference]:
 def procedure_references(source: str, sql: list[SqlText]) -> list[Reference]:
     """CALLS to the stored procedures the SQL texts name or EXEC."""
     return first_of_each(
-        _sql_reference(source, "CALLS", name, PROCEDURE_KINDS, found.line)
+        _sql_reference(source, "CALLS", name, PROCEDURE_KINDS, found)
         for found in sql for name in found.access.calls
     )
 
@@ -122,7 +153,8 @@ def stored_procedures(sql: list[SqlText]) -> list[str]:
 
 
 def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...],
-                   line: int) -> Reference:
+                   found: SqlText) -> Reference:
+    attrs = {"via": found.via} if found.via != "data_access_call" else {}
     return Reference(source=source, edge_type=edge_type, target=name, target_language="sql",
                      candidates=table_candidates([name]), target_kinds=kinds, by_name=False,
-                     external=True, line=line)
+                     external=True, line=found.line, attrs=attrs)
