@@ -7,7 +7,8 @@ import pytest
 
 from ragstream.errors import ConfigError, IndexingError
 from ragstream.index.model import ParsedFile
-from ragstream.index.parsers.sql import detect_dialect, parse_sql, split_statements
+from ragstream.index.parsers.sql import detect_dialect, parse_sql
+from ragstream.index.parsers.sql_split import split_statements
 from ragstream.index.parsers.sql_access import TableAccess, table_access
 
 REPO = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -77,7 +78,7 @@ def test_schema_references():
     inline_fk = by_key[("sql:dbo.Invoices|TABLE", "FOREIGN_KEY", "dbo.Customers")]
     assert (inline_fk.line, inline_fk.attrs["columns"]) == (22, ["CustomerId"])
     read = by_key[("sql:dbo.vw_OpenInvoices|VIEW", "READS", "dbo.Customers")]
-    assert read.target_kinds == ("TABLE", "VIEW") and read.target_language == "sql"
+    assert read.target_kinds == ("TABLE", "VIEW", "FUNCTION") and read.target_language == "sql"
     assert read.line == 58
 
 
@@ -111,9 +112,10 @@ def test_procedures_nodes_and_references():
     record = "sql:dbo.usp_RecordPayment|PROCEDURE"
     get = "sql:dbo.usp_GetCustomerInvoices|PROCEDURE"
     audit = "sql:dbo.usp_LogAudit|PROCEDURE"
+    create = "sql:dbo.usp_CreateInvoice|PROCEDURE"
 
-    assert {n.id for n in parsed.nodes} == {root, record, get, audit}
-    assert defines(parsed) == {(root, record), (root, get), (root, audit)}
+    assert {n.id for n in parsed.nodes} == {root, record, get, audit, create}
+    assert defines(parsed) == {(root, record), (root, get), (root, audit), (root, create)}
     # The CTE `paid` and the temp table `#owed` are not tables.
     assert references(parsed) == {
         (record, "READS", "dbo.Invoices"),
@@ -125,8 +127,10 @@ def test_procedures_nodes_and_references():
         (get, "READS", "dbo.Customers"),
         (get, "READS", "dbo.Payments"),
         (audit, "WRITES", "dbo.AuditLog"),
+        (create, "WRITES", "dbo.Invoices"),
+        (create, "CALLS", "dbo.usp_LogAudit"),
     }
-    call = next(r for r in parsed.references if r.edge_type == "CALLS")
+    call = next(r for r in parsed.references if r.edge_type == "CALLS" and r.source == record)
     assert (call.target_kinds, call.line) == (("PROCEDURE",), 23)
     lines = {(r.edge_type, r.target): r.line for r in parsed.references if r.source == record}
     assert lines[("WRITES", "dbo.Invoices")] == 21  # the UPDATE, not the first SELECT
@@ -304,4 +308,4 @@ def test_explicit_dialects_and_unknown_dialect():
         "FILE", "TABLE", "COLUMN"]
     with pytest.raises(ConfigError) as raised:
         parse_sql("x.sql", "SELECT 1", "oracle")
-    assert raised.value.where == "sql.dialect"
+    assert raised.value.where == "index.sql_dialect"

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Node kinds. Python: MODULE CLASS FUNCTION METHOD. SQL: TABLE COLUMN VIEW PROCEDURE FUNCTION.
-# C#: NAMESPACE TYPE METHOD. Any language: FILE (file-level code, or a file kept as plain text).
+# Node kinds. Python: MODULE CLASS FUNCTION METHOD. SQL: TABLE COLUMN VIEW PROCEDURE FUNCTION
+# TRIGGER TYPE (a user-defined type, e.g. a table type). C#: NAMESPACE TYPE METHOD.
+# Any language: FILE (file-level code, or a file kept as plain text).
 # EXTERNAL: a call/base/table outside the repository; expansion skips it.
 CHUNKABLE_KINDS = frozenset(
-    {"MODULE", "FILE", "CLASS", "FUNCTION", "METHOD", "TABLE", "VIEW", "PROCEDURE", "TYPE"}
+    {"MODULE", "FILE", "CLASS", "FUNCTION", "METHOD", "TABLE", "VIEW", "PROCEDURE", "TYPE",
+     "TRIGGER"}
 )
 EDGE_TYPES = (
     "DEFINES", "CALLS", "IMPORTS", "INHERITS", "IMPLEMENTS", "REFERENCES",
@@ -77,6 +79,22 @@ class Reference:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SchemaChange:
+    """A statement that changes a SQL object defined elsewhere: a rename or a drop.
+
+    Parsers record these in file order; `schema_evolution` replays every file's changes in path
+    order so the graph holds the schema as it stands after the last migration script. (Added
+    and altered columns are COLUMN nodes of the script: the latest one wins.)
+    """
+
+    action: str  # RENAME | DROP
+    kind: str  # TABLE VIEW PROCEDURE FUNCTION TRIGGER TYPE, COLUMN, or "" when not stated
+    name: str  # as written, unquoted; for a column: table.column
+    line: int
+    new_name: str = ""  # RENAME: the new last part of the name (sp_rename's second argument)
+
+
 @dataclass
 class ParsedFile:
     path: str
@@ -90,6 +108,7 @@ class ParsedFile:
     aliases: dict[str, str] = field(default_factory=dict)
     error: str | None = None  # why the file was degraded to plain text, if it was
     warnings: list[str] = field(default_factory=list)  # parts skipped without degrading the file
+    schema_changes: list[SchemaChange] = field(default_factory=list)  # SQL renames and drops
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ParsedFile":
@@ -107,6 +126,8 @@ class ParsedFile:
             aliases=data["aliases"],
             error=data["error"],
             warnings=data["warnings"],
+            # absent from parse results cached before schema changes were recorded
+            schema_changes=[SchemaChange(**c) for c in data.get("schema_changes", [])],
         )
 
 

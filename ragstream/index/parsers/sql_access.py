@@ -102,13 +102,34 @@ def _collect(sql: str, dialect: str | None) -> _Found:
         tokens = tokenize(sql, dialect)
     except SqlglotError:  # unterminated strings and the like
         return _regex_access(sql)
-    parser = Dialect.get_or_raise(dialect).parser()
     found = _Found()
-    for piece in _control_free_pieces(sql, tokens):
-        for statement in _parse_statements(parser, sql, piece):
-            found.add(_regex_access(statement) if isinstance(statement, str)
-                      else _tree_access(statement))
+    for statement in control_flow_statements(sql, tokens, dialect):
+        if statement.trees:
+            for tree in statement.trees:
+                found.add(_tree_access(tree))
+        else:
+            found.add(_regex_access(sql[statement.first.start:statement.last.end + 1]))
     return found
+
+
+@dataclass(frozen=True)
+class FoundStatement:
+    """A statement found inside control flow: its first and last token and its parse."""
+
+    first: Token
+    last: Token
+    trees: tuple[exp.Expression, ...]  # empty when the text does not parse
+
+
+def control_flow_statements(sql: str, tokens: list[Token],
+                            dialect: str | None) -> Iterator[FoundStatement]:
+    """The statements of `sql` with IF / WHILE / BEGIN ... END taken away, in order.
+
+    `tokens` are `tokenize(sql, dialect)`; `dialect` is a sqlglot dialect name.
+    """
+    parser = Dialect.get_or_raise(dialect).parser()
+    for piece in _control_free_pieces(sql, tokens):
+        yield from _parse_statements(parser, sql, piece)
 
 
 # sqlglot reads a statement that follows these words as an alias of what precedes it
@@ -158,8 +179,8 @@ def _keyword(sql: str, token: Token) -> str:
 
 
 def _parse_statements(parser: Parser, sql: str,
-                      tokens: list[Token]) -> Iterator[exp.Expression | str]:
-    """Parsed statements, or the raw text of a part that does not parse.
+                      tokens: list[Token]) -> Iterator[FoundStatement]:
+    """Parsed statements, or the span of a part that does not parse (with no trees).
 
     The piece is cut before every statement keyword, then runs of segments are joined for as
     long as they parse into real statements: `INSERT INTO t (a)` + `SELECT a FROM s` joins,
@@ -176,10 +197,7 @@ def _parse_statements(parser: Parser, sql: str,
                 end, trees = stop, attempt
             elif trees is not None:
                 break
-        if trees is None:
-            yield sql[segments[start][0].start:segments[start][-1].end + 1]
-        else:
-            yield from trees
+        yield FoundStatement(segments[start][0], segments[end - 1][-1], tuple(trees or ()))
         start = end
 
 
@@ -210,17 +228,48 @@ def _tree_access(tree: exp.Expression) -> _Found:
     written = list(_write_targets(tree))
     targets = [_unalias(t, by_alias) for t in written]
     executions = list(tree.find_all(exp.Execute))
-    # `EXEC ('SELECT ...')` parses its string as a table name; dynamic SQL is not analysed.
+    # Dynamic SQL is not analysed: `EXEC ('SELECT ...')` parses its string as a table name,
+    # `EXEC (@sql)` a variable, and sp_executesql runs whatever its argument holds.
     executed = [e.this for e in executions if isinstance(e.this, exp.Table)
+                and not isinstance(e, exp.ExecuteSql)
                 and _is_table(e.this, ctes) and not any(c.isspace() for c in e.this.name)]
     in_exec = [t for e in executions for t in e.find_all(exp.Table)]
     not_read = {id(t) for t in [*written, *targets, *in_exec, *_definition_tables(tree)]}
     return _Found(
         reads={table_name(t) for t in tree.find_all(exp.Table)
-               if id(t) not in not_read and _is_table(t, ctes)},
+               if id(t) not in not_read and _is_table(t, ctes)} | set(_table_functions(tree)),
         writes={table_name(t) for t in targets if _is_table(t, ctes)},
         calls={table_name(t) for t in executed},
     )
+
+
+# Built-in table-valued functions, called without a schema; user functions may be too.
+_BUILTIN_TABLE_FUNCTIONS = frozenset({
+    "string_split", "openjson", "openrowset", "openquery", "openxml", "opendatasource",
+    "generate_series", "changetable", "containstable", "freetexttable", "unnest", "json_table",
+})
+
+
+def _table_functions(tree: exp.Expression) -> Iterator[str]:
+    """Functions read as tables: `FROM dbo.fnItems(@id)` and `CROSS APPLY dbo.fnLines(i.Id)`."""
+    for table in tree.find_all(exp.Table):
+        if isinstance(table.this, exp.Anonymous):
+            yield from _function_name([*table.parts[:-1], table.this])
+    for lateral in tree.find_all(exp.Lateral):
+        call = lateral.this
+        parts: list[exp.Expression] = []
+        while isinstance(call, exp.Dot):  # `dbo.fn(...)` in APPLY is Dot(dbo, fn(...))
+            parts.insert(0, call.expression)
+            call = call.this
+        if isinstance(parts[-1] if parts else call, exp.Anonymous):
+            yield from _function_name([call, *parts])
+
+
+def _function_name(parts: list[exp.Expression]) -> Iterator[str]:
+    """`schema.function` from the name parts and the call; nothing for a built-in."""
+    name = ".".join(part.name for part in parts)
+    if len(parts) > 1 or name.lower() not in _BUILTIN_TABLE_FUNCTIONS:
+        yield name
 
 
 def _write_targets(tree: exp.Expression) -> Iterator[exp.Table]:
@@ -290,7 +339,8 @@ def _regex_access(sql: str) -> _Found:
     found = _Found()
     for match in _USES.finditer(text):
         name = re.sub(r"[\[\]\"`\s]", "", match["name"])
-        if name.startswith(("#", "@")) or name.lower() in skip:
+        if name.startswith(("#", "@")) or name.lower() in skip or (
+                match["call"] and name.lower() == "sp_executesql"):  # dynamic SQL
             continue
         bucket = found.writes if match["write"] else found.reads if match["read"] else found.calls
         bucket.add(name)
