@@ -257,3 +257,19 @@ def test_chunks_build_with_a_dbset_of_an_external_type():
     graph = build(ENTITIES)
     chunks = build_chunks(graph, ENTITIES, token_counter(), max_tokens=400, max_names=8)
     assert {chunk.id for chunk in chunks} >= {"cs:Shop.ShopContext|TYPE", "cs:Shop.Order|TYPE"}
+
+
+def test_an_unqualified_table_resolves_past_a_copied_script_and_a_template_schema():
+    files = [parse_csharp("Store.cs", '''namespace N { class Store {
+        void Add(IDbConnection c) { c.Execute("insert into Job (Id) values (1)"); } } }'''),
+             parse_sql("DefaultInstall.sql", "CREATE TABLE [HangFire].[Job] (Id INT);", "tsql"),
+             parse_sql("Copy.sql", "CREATE TABLE [HangFire].[Job] (Id INT);", "tsql"),
+             parse_sql("Install.sql", "CREATE TABLE [$(HangFireSchema)].[Job] (Id INT);", "tsql")]
+    graph, _ = build_graph(files)
+    writes = [t for _, t, k in graph.out_edges("cs:N.Store.Add|METHOD", keys=True) if k == "WRITES"]
+    assert writes == ["sql:HangFire.Job|TABLE"]
+    # two concrete schemas holding a table of that name: no guess
+    files.append(parse_sql("Other.sql", "CREATE TABLE dbo2.Job (Id INT);", "tsql"))
+    graph, _ = build_graph(files)
+    assert [t for _, t, k in graph.out_edges("cs:N.Store.Add|METHOD", keys=True) if k == "WRITES"] == [
+        "ext:Job|EXTERNAL"]

@@ -311,13 +311,17 @@ def _find_in_bases(graph: nx.MultiDiGraph, symbols: SymbolTable, class_id: str, 
 
 
 def _resolve_sql(symbols: SymbolTable, name: str, kinds: tuple[str, ...]) -> str | None:
-    """Exact (case-insensitive) name, else the one table of that name in any schema."""
+    """Exact (case-insensitive) name, else the one table of that name in any schema (a table
+    that two scripts create is still one table; a script template's placeholder schema, SQLCMD's
+    `$(Schema)`, yields to a concrete schema)."""
     node = symbols.find("sql", name, kinds)
     if node:
         return node.id
     bare = name.rsplit(".", 1)[-1]
-    matches = symbols.short("sql", bare, kinds)
-    return matches[0].id if len(matches) == 1 else None
+    matches = list(dict.fromkeys(match.id for match in symbols.short("sql", bare, kinds)))
+    concrete = [match for match in matches if "$(" not in match]
+    found = matches if len(matches) == 1 else concrete
+    return found[0] if len(found) == 1 else None
 
 
 def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
