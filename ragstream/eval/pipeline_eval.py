@@ -74,5 +74,5 @@ def commit_groups(questions: list[SymbolQuestion], one_repository: bool
 
 
 def scope_pathspecs(questions: list[SymbolQuestion]) -> tuple[str, ...]:
-    """Every folder the questions are about (the whole tree when none names one)."""
-    return tuple(dict.fromkeys(folder for q in questions for folder in q.scope)) or (".",)
+    """Every folder the questions are about (each question names at least one)."""
+    return tuple(dict.fromkeys(folder for q in questions for folder in q.scope))
