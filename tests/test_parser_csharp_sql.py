@@ -38,3 +38,25 @@ def test_a_string_that_reads_as_sql_is_sql_even_when_a_helper_builds_it():
     read = [r for r in parsed.references if r.source.endswith("Store.Read|METHOD") and r.target_language == "sql"]
     # passed to Query: found once, as a data-access call's argument, not again as a literal
     assert [(r.edge_type, r.target, r.attrs) for r in read] == [("READS", "HangFire.Job", {})]
+
+
+CONDITIONAL = '''namespace N { class Queue {
+#if FEATURE_TX
+    public void Enqueue(DbConnection c, string queue)
+#else
+    public void Enqueue(IDbConnection c, string queue)
+#endif
+    {
+        c.Execute("insert into JobQueue (Queue) values (@queue)", new { queue });
+    }
+    public void Later() { }
+} }'''
+
+
+def test_an_if_else_around_a_signature_keeps_the_class_whole():
+    parsed = parse_csharp("Queue.cs", CONDITIONAL)
+    methods = {n.name: n for n in parsed.nodes if n.kind == "METHOD"}
+    assert set(methods) == {"N.Queue.Enqueue", "N.Queue.Later"} and parsed.warnings == []
+    assert (methods["N.Queue.Enqueue"].start_line, methods["N.Queue.Later"].start_line) == (3, 10)
+    assert "DbConnection c" in methods["N.Queue.Enqueue"].signature  # the #if branch is read
+    assert ("WRITES", "JobQueue") in {(r.edge_type, r.target) for r in parsed.references}

@@ -11,7 +11,7 @@ without a receiver is qualified by its own type (`Billing.Services.InvoiceServic
 Modules, one job each: `syntax` (tree helpers), `declarations` (namespaces, types, usings),
 `docs` (headers and doc comments), `methods` (METHOD nodes), `variables` and `calls` (call
 targets), `strings` and `inline_sql` (SQL in string values), `tables` (table references),
-`ef` (Entity Framework).
+`ef` (Entity Framework), `preprocessor` (one branch of each `#if`).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ragstream.index.parsers.csharp.declarations import (
 )
 from ragstream.index.parsers.csharp.ef import ef_mapping
 from ragstream.index.parsers.csharp.methods import add_methods
+from ragstream.index.parsers.csharp.preprocessor import first_branches
 from ragstream.index.parsers.csharp.syntax import LANGUAGE, first_error_line, grammar
 
 __all__ = ["parse_csharp"]
@@ -31,7 +32,7 @@ __all__ = ["parse_csharp"]
 
 def parse_csharp(path: str, text: str) -> ParsedFile:
     """Parse one C# file; raises IndexingError when it is broken and no type is recognisable."""
-    root = tree_sitter.Parser(grammar()).parse(text.encode("utf-8")).root_node
+    root = tree_sitter.Parser(grammar()).parse(first_branches(text).encode("utf-8")).root_node
     found = Declarations(file=file_node(path, len(text.splitlines()), LANGUAGE))
     collect(root, "", found.file.id, found)
     out = Output(ParsedFile(path=path, language=LANGUAGE, root_id=found.file.id))
