@@ -273,3 +273,17 @@ def test_an_unqualified_table_resolves_past_a_copied_script_and_a_template_schem
     graph, _ = build_graph(files)
     assert [t for _, t, k in graph.out_edges("cs:N.Store.Add|METHOD", keys=True) if k == "WRITES"] == [
         "ext:Job|EXTERNAL"]
+
+
+def test_a_dapper_query_maps_its_row_type_to_the_tables_it_reads():
+    graph = build({
+        "Api.cs": '''using N.Entities; namespace N { class Api { void Details(IDbConnection c) {
+            var job = c.Query<SqlJob>("select * from dbo.Invoice where Id = @id").Single();
+            var count = c.Query<int>("select count(*) from dbo.Invoice");
+            var rows = c.Query<ExternalRow>("select Total from dbo.Invoice"); } } }''',
+        "SqlJob.cs": "namespace N.Entities { public class SqlJob { public int Total { get; set; } } }"},
+        PROCEDURES)
+    maps = [(u, v, d["via"]) for u, v, k, d in graph.edges(keys=True, data=True) if k == "MAPS_TO"]
+    assert maps == [("cs:N.Entities.SqlJob|TYPE", "sql:dbo.Invoice|TABLE", "dapper_row_type")]
+    # Query<int> has no row type to map; a row type outside the repository makes no EXTERNAL node
+    assert not [n for n in graph if "ExternalRow" in n]

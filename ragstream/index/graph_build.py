@@ -241,7 +241,9 @@ def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats)
 
     A parser that could only guess the source lists its guesses (node ids, the name as written
     last) in attrs["source_candidates"]. When none exists the source lies outside the indexed
-    code (an EF entity from a NuGet package): an EXTERNAL node named as written stands for it.
+    code (an EF entity from a NuGet package): an EXTERNAL node named as written stands for it,
+    unless attrs["source_in_repository"] says only a source in the repository makes the edge
+    worth having (a query's row type: `Query<int>` maps nothing).
     """
     guesses = ref.attrs.get("source_candidates", ())
     for candidate in guesses:
@@ -249,7 +251,7 @@ def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats)
             return candidate
     if ref.source in graph:
         return ref.source
-    if not guesses:
+    if not guesses or ref.attrs.get("source_in_repository"):
         return None
     prefix, _, rest = guesses[-1].partition(":")
     stats.external_sources[ref.edge_type] += 1

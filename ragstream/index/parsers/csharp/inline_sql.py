@@ -15,17 +15,18 @@ dropped), an unqualified one also in `dbo`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import tree_sitter
 
-from ragstream.index.model import Reference
+from ragstream.index.model import Reference, node_id
 from ragstream.index.parsers.csharp.strings import string_bindings, string_value
 from ragstream.index.parsers.csharp.syntax import (
-    call_arguments, callee_of, created_type, descendants, line_of, node_text, type_name,
+    LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name,
 )
-from ragstream.index.parsers.csharp.tables import TABLE_KINDS, first_of_each, table_candidates
+from ragstream.index.parsers.csharp.tables import TABLE_KINDS, first_of_each, maps_to, table_candidates
 from ragstream.index.parsers.sql_access import TableAccess, table_access
 
 
@@ -63,6 +64,7 @@ class SqlText:
     text: str
     line: int
     via: str = "data_access_call"
+    row_type: str | None = None  # T of a Dapper `Query<T>(...)`: what each row becomes
 
     @cached_property
     def procedure(self) -> str | None:
@@ -91,7 +93,7 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
         values = (string_value(expr, strings) for expr in arguments)
         text = next((value for value in values if value), None)
         if text:
-            found.append(SqlText(text, line_of(node)))
+            found.append(SqlText(text, line_of(node), row_type=_row_type(node)))
     known = {sql.text for sql in found}
     return found + [sql for sql in _sql_literals(method, passed) if sql.text not in known]
 
@@ -127,6 +129,29 @@ def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     if name in SQL_METHODS or name.startswith(SQL_METHOD_PREFIXES):
         return [value for _, value in call_arguments(node.child_by_field_name("arguments"))]
     return []
+
+
+def _row_type(node: tree_sitter.Node) -> str | None:
+    """`T` of a generic Dapper query (`Query<T>`, `QueryFirstOrDefault<T>`, ...)."""
+    callee = callee_of(node)
+    if callee is None or callee[1].type != "generic_name" or not (type_name(callee[1]) or "").startswith("Query"):
+        return None
+    arguments = type_arguments(callee[1])
+    return arguments[0] if len(arguments) == 1 else None
+
+
+def row_type_references(sql: list[SqlText], type_guesses: Callable[[str], tuple[str, ...]]) -> list[Reference]:
+    """MAPS_TO from the type a Dapper query turns each row into (`Query<SqlJob>("select ... from
+    Job")`) to the tables it reads (via="dapper_row_type"); only a type of the repository."""
+    references = []
+    for found in sql:
+        if found.row_type is None or not found.access.reads:
+            continue
+        sources = [node_id(LANGUAGE, guess, "TYPE") for guess in type_guesses(found.row_type)]
+        attrs = {"source_candidates": sources, "source_in_repository": True, "via": "dapper_row_type"}
+        references += [maps_to(sources[0], table_candidates([table]), found.line, attrs)
+                       for table in found.access.reads]
+    return first_of_each(references)
 
 
 def table_references(source: str, sql: list[SqlText]) -> list[Reference]:

@@ -19,7 +19,7 @@ from ragstream.index.parsers.csharp.calls import TypeScope, method_calls
 from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.parsers.csharp.docs import modifiers
 from ragstream.index.parsers.csharp.inline_sql import (
-    inline_sql, procedure_references, stored_procedures, table_references,
+    inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
 from ragstream.index.parsers.csharp.strings import string_fields
 from ragstream.index.parsers.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
@@ -70,6 +70,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     out.refer(first_of_each(method_calls(syntax, method_id, scope)))
     out.refer(table_references(method_id, sql))
     out.refer(procedure_references(method_id, sql))
+    out.refer(row_type_references(sql, scope.type_guesses))
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
