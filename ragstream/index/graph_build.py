@@ -15,6 +15,7 @@ from ragstream.index.dispatch import link_dispatch
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
+from ragstream.index.schema_evolution import evolve_schema
 
 _LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}
 
@@ -32,6 +33,7 @@ class ResolutionStats:
 def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionStats]:
     """Nodes and in-file edges of every file, then every reference resolved across files."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
+    files = evolve_schema(files)  # SQL objects as the last migration script leaves them
     graph = nx.MultiDiGraph()
     for parsed in files:
         for node in parsed.nodes:

@@ -86,7 +86,8 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
         error = None
     except PARSE_ERRORS as problem:
         tree, error = None, (str(problem).splitlines() or [type(problem).__name__])[0]
-    if found is None and tree is None:  # maybe statements without `;` between them
+    if found is None and (tree is None or isinstance(tree, exp.Command)):
+        # Statements without `;` between them, or one whose header says what it changes.
         return _add_statements(out, statement, tokens, dialect, lines, error)
     if found:
         add_definition(out, statement, found, dialect, _docstring(lines, statement))
@@ -94,11 +95,7 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
             out.warnings.append(f"{out.path}:{statement.start_line}: {found.kind} "
                                 f"{found.name} read without a full parse: {error}")
         return True
-    table_statement = TableStatement(statement, tokens, dialect, _docstring(lines, statement))
-    if isinstance(tree, exp.Command):
-        # A statement sqlglot cannot read whose header still says what it changes.
-        return add_table_type(out, table_statement) or add_unparsed_change(out, table_statement)
-    _add_tree(out, table_statement, tree)
+    _add_tree(out, TableStatement(statement, tokens, dialect, _docstring(lines, statement)), tree)
     return is_statement(tree)
 
 
@@ -139,9 +136,9 @@ def _add_statements(out: ParsedFile, statement: Statement, tokens: list[Token],
             _add_tree(out, table_statement, tree)
         parsed = (parsed or bool(found.trees) or add_table_type(out, table_statement)
                   or add_unparsed_change(out, table_statement))
-    if not parsed:
+    if not parsed and error:  # not for PRINT and the like, which sqlglot reads as commands
         out.warnings.append(f"{out.path}:{statement.start_line}: skipped SQL statement "
-                            f"that does not parse: {error or 'nothing inside its control flow'}")
+                            f"that does not parse: {error}")
     return parsed
 
 

@@ -151,9 +151,10 @@ def _opens_block(tokens: list[Token], i: int) -> bool:
 
 
 def _starts_definition(tokens: list[Token], i: int) -> bool:
-    """A CREATE / ALTER that is not the ALTER of `CREATE OR ALTER`."""
+    """A CREATE / ALTER that is neither the ALTER of `CREATE OR ALTER` nor `ALTER COLUMN`."""
     kind = tokens[i].token_type
-    return kind == TokenType.CREATE or (kind == TokenType.ALTER
+    following = tokens[i + 1].text.upper() if i + 1 < len(tokens) else ""
+    return kind == TokenType.CREATE or (kind == TokenType.ALTER and following != "COLUMN"
                                         and tokens[i - 1].token_type != TokenType.OR)
 
 

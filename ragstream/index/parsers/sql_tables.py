@@ -109,7 +109,7 @@ def add_alter(out: ParsedFile, st: TableStatement, tree: exp.Alter) -> None:
     name = table_name(tree.this)
     table_id = node_id("sql", name, "TABLE")
     line = st.statement.start_line
-    out.schema_changes.append(SchemaChange("ALTER", "TABLE", name, line))
+    changes, nodes = len(out.schema_changes), len(out.nodes)
     _add_foreign_keys(out, st, tree, table_id)
     for action in tree.args.get("actions") or []:
         if isinstance(action, exp.ColumnDef):
@@ -126,6 +126,8 @@ def add_alter(out: ParsedFile, st: TableStatement, tree: exp.Alter) -> None:
         elif isinstance(action, exp.AlterRename):
             out.schema_changes.append(SchemaChange("RENAME", "TABLE", name, line,
                                                    action.this.name))
+    if (len(out.schema_changes), len(out.nodes)) == (changes, nodes):  # constraints and the like
+        out.schema_changes.append(SchemaChange("ALTER", "TABLE", name, line))
 
 
 def add_drop(out: ParsedFile, st: TableStatement, tree: exp.Drop) -> bool:
@@ -207,16 +209,16 @@ def _one_line(text: str) -> str:
 
 def _primary_key(schema: exp.Schema, columns: list[exp.ColumnDef]) -> list[str]:
     """Key columns: on a column, `PRIMARY KEY (...)` or T-SQL's `PRIMARY KEY CLUSTERED (...)`."""
-    inline = [column.name for column in columns if column.find(exp.PrimaryKeyColumnConstraint)]
-    if inline:
-        return inline
+    # A list first: `[First] bit CONSTRAINT PK PRIMARY KEY CLUSTERED ([Id])` (no comma before
+    # CONSTRAINT) reads as a constraint of the column before it, but keys the listed columns.
     for key in schema.find_all(exp.PrimaryKey, exp.ClusteredColumnConstraint,
                                exp.NonClusteredColumnConstraint):
         if isinstance(key, exp.PrimaryKey):
             return [_key_column(part) for part in key.expressions]
-        if key.parent and key.parent.find(exp.PrimaryKeyColumnConstraint):
+        column = key.find_ancestor(exp.ColumnDef)
+        if column and column.find(exp.PrimaryKeyColumnConstraint):
             return [_key_column(part) for part in key.this]
-    return []
+    return [column.name for column in columns if column.find(exp.PrimaryKeyColumnConstraint)]
 
 
 def _key_column(part: exp.Expression) -> str:
