@@ -309,3 +309,132 @@ def test_explicit_dialects_and_unknown_dialect():
     with pytest.raises(ConfigError) as raised:
         parse_sql("x.sql", "SELECT 1", "oracle")
     assert raised.value.where == "index.sql_dialect"
+
+
+# --- issue 18: T-SQL constructs (each: the reference it must make and one it must not) -------
+
+def tsql(text: str) -> ParsedFile:
+    return parse_sql("db/x.sql", text, "tsql")
+
+
+def test_table_type_and_readonly_parameter():
+    parsed = tsql(
+        "CREATE TYPE dbo.InvoiceLineList AS TABLE (Description NVARCHAR(200) NOT NULL,\n"
+        "    Amount DECIMAL(10,2))\nGO\n"
+        "CREATE PROCEDURE dbo.usp_AddLines @InvoiceId INT, @lines dbo.InvoiceLineList READONLY\n"
+        "AS INSERT INTO dbo.InvoiceLines (InvoiceId, Amount) SELECT @InvoiceId, Amount FROM @lines\n"
+    )
+    ids = {n.id for n in parsed.nodes}
+    assert {"sql:dbo.InvoiceLineList|TYPE", "sql:dbo.InvoiceLineList.Amount|COLUMN"} <= ids
+    assert "sql:dbo.InvoiceLineList|TABLE" not in ids
+    refs = references(parsed)
+    proc = "sql:dbo.usp_AddLines|PROCEDURE"
+    assert (proc, "REFERENCES", "dbo.InvoiceLineList") in refs
+    assert (proc, "REFERENCES", "INT") not in refs  # built-in types are not references
+    assert parsed.warnings == []
+
+
+def test_trigger_on_table_reads_and_writes():
+    parsed = tsql(
+        "CREATE TRIGGER dbo.trg_InvoiceAudit ON dbo.Invoices AFTER INSERT, UPDATE AS\n"
+        "INSERT INTO dbo.AuditLog (InvoiceId) SELECT i.InvoiceId FROM inserted i\n"
+        "JOIN dbo.Customers c ON c.CustomerId = i.CustomerId\n"
+    )
+    trigger = node(parsed, "sql:dbo.trg_InvoiceAudit|TRIGGER")
+    assert trigger.parent == "file:db/x.sql|FILE" and trigger.attrs == {"table": "dbo.Invoices"}
+    refs = references(parsed)
+    source = trigger.id
+    assert {(source, "REFERENCES", "dbo.Invoices"), (source, "WRITES", "dbo.AuditLog"),
+            (source, "READS", "dbo.Customers")} <= refs
+    assert not any(target.lower() == "inserted" for _, _, target in refs)
+
+
+@pytest.mark.parametrize("text", [
+    "CREATE TABLE dbo.OpenInvoices AS SELECT InvoiceId, Total FROM dbo.Invoices",
+    "SELECT InvoiceId, Total INTO dbo.OpenInvoices FROM dbo.Invoices",
+])
+def test_table_from_a_query(text):
+    parsed = tsql(text)
+    table = "sql:dbo.OpenInvoices|TABLE"
+    assert {table, "sql:dbo.OpenInvoices.Total|COLUMN"} <= {n.id for n in parsed.nodes}
+    assert references(parsed) == {(table, "READS", "dbo.Invoices")}  # and no WRITES of itself
+
+
+def test_select_into_a_temp_table_is_no_table():
+    parsed = tsql("SELECT InvoiceId INTO #open FROM dbo.Invoices")
+    assert [n.kind for n in parsed.nodes] == ["FILE"]
+
+
+def test_merge_in_a_procedure():
+    parsed = tsql(
+        "CREATE PROCEDURE dbo.usp_Sync AS\n"
+        "MERGE INTO dbo.Target AS t USING dbo.Source AS s ON t.Id = s.Id\n"
+        "WHEN MATCHED THEN UPDATE SET t.A = s.A WHEN NOT MATCHED THEN INSERT (A) VALUES (s.A);\n"
+    )
+    proc = "sql:dbo.usp_Sync|PROCEDURE"
+    assert references(parsed) == {(proc, "WRITES", "dbo.Target"), (proc, "READS", "dbo.Source")}
+
+
+def test_unnamed_foreign_keys():
+    parsed = tsql(
+        "CREATE TABLE dbo.A (Id INT PRIMARY KEY, BId INT FOREIGN KEY REFERENCES dbo.B(Id),\n"
+        "    CId INT, FOREIGN KEY (CId) REFERENCES dbo.C(Id))\nGO\n"
+        "ALTER TABLE dbo.A ADD FOREIGN KEY (DId) REFERENCES dbo.D(Id)\n"
+    )
+    fks = {(r.target, tuple(r.attrs["columns"])) for r in parsed.references
+           if r.edge_type == "FOREIGN_KEY"}
+    assert fks == {("dbo.B", ("BId",)), ("dbo.C", ("CId",)), ("dbo.D", ("DId",))}
+    assert not any(r.target == "dbo.A" for r in parsed.references)
+
+
+def test_table_valued_functions_and_views_are_read():
+    parsed = tsql(
+        "CREATE VIEW dbo.vw_Lines AS SELECT * FROM dbo.fnItems(1) f\n"
+        "CROSS APPLY dbo.fnLines(f.Id) l OUTER APPLY STRING_SPLIT(f.Tags, ',') s\nGO\n"
+        "CREATE PROCEDURE dbo.usp_Lines AS SELECT * FROM dbo.vw_Lines\n"
+    )
+    view, proc = "sql:dbo.vw_Lines|VIEW", "sql:dbo.usp_Lines|PROCEDURE"
+    assert references(parsed) == {(view, "READS", "dbo.fnItems"), (view, "READS", "dbo.fnLines"),
+                                  (proc, "READS", "dbo.vw_Lines")}  # no built-in STRING_SPLIT
+    read = next(r for r in parsed.references if r.target == "dbo.fnItems")
+    assert "FUNCTION" in read.target_kinds
+
+
+def test_procedure_calls_procedures_but_not_dynamic_sql():
+    parsed = tsql(
+        "CREATE PROCEDURE dbo.usp_Outer @x INT AS\nBEGIN\n"
+        "    EXEC dbo.Other @x;\n    EXECUTE [dbo].[Second];\n    EXEC Third @x;\n"
+        "    DECLARE @sql NVARCHAR(MAX) = N'EXEC dbo.Hidden';\n"
+        "    EXEC(@sql);\n    EXEC sp_executesql @sql;\nEND\n"
+    )
+    calls = {r.target: r.candidates for r in parsed.references if r.edge_type == "CALLS"}
+    assert calls == {"dbo.Other": ("dbo.Other",), "dbo.Second": ("dbo.Second",),
+                     "Third": ("Third", "dbo.Third")}  # unqualified: also tried in dbo
+
+
+def test_ddl_inside_control_flow_and_schema_changes():
+    parsed = tsql(
+        "IF OBJECT_ID('Metadata') IS NULL\nBEGIN\n"
+        "    CREATE TABLE [dbo].[Metadata] ([Id] INT NOT NULL, [Title] NVARCHAR(100))\nEND\n"
+        "IF dbo.fnColumnExists('Metadata', 'Votes') = 0\n"
+        "    ALTER TABLE [dbo].[Metadata] ADD Votes INT NULL\n"
+        "ALTER TABLE [dbo].[Metadata] DROP COLUMN Title\n"
+        "if object_id('Metadata') is not null begin exec sp_rename 'Metadata', 'QuerySets' end\n"
+        "EXEC sp_rename 'QuerySets.Votes', 'VoteCount', 'COLUMN'\n"
+        "DROP PROCEDURE dbo.usp_Old\n"
+    )
+    assert {"sql:dbo.Metadata|TABLE", "sql:dbo.Metadata.Votes|COLUMN"} <= {
+        n.id for n in parsed.nodes}
+    assert [(c.action, c.kind, c.name, c.new_name) for c in parsed.schema_changes] == [
+        ("DROP", "COLUMN", "dbo.Metadata.Title", ""),
+        ("RENAME", "", "Metadata", "QuerySets"),
+        ("RENAME", "COLUMN", "QuerySets.Votes", "VoteCount"),
+        ("DROP", "PROCEDURE", "dbo.usp_Old", ""),
+    ]
+    assert parsed.warnings == []
+
+
+def test_dialect_hint_names_the_setting():
+    with pytest.raises(IndexingError) as raised:
+        parse_sql("notes.sql", "hello")
+    assert "index.sql_dialect" in raised.value.hint

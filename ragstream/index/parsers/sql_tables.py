@@ -237,9 +237,8 @@ def _add_foreign_keys(out: ParsedFile, st: TableStatement, tree: exp.Expression,
     mentions = Mentions(st.tokens, st.statement.start_line)
     for reference in tree.find_all(exp.Reference):
         owner = reference.parent
-        if isinstance(owner, exp.ForeignKey):
-            columns = [c.name for c in owner.expressions]
-        else:
+        columns = [c.name for c in owner.expressions] if isinstance(owner, exp.ForeignKey) else []
+        if not columns:  # inline on a column: `BId INT [FOREIGN KEY] REFERENCES dbo.B(Id)`
             column = reference.find_ancestor(exp.ColumnDef)
             columns = [column.name] if column else []
         target = reference.this
