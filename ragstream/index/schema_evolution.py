@@ -150,7 +150,9 @@ def evolve_schema(files: list[ParsedFile]) -> list[ParsedFile]:
             replay.create(index, item)
     if not (replay.removed or replay.former or any(o.changes for o in replay.live)):
         return files
-    return [_rewrite(replay, index, parsed) for index, parsed in enumerate(files)]
+    finals = {id(o.node): o for o in replay.live}
+    columns = {id(c.node): (o, c) for o in replay.live for c in o.columns.values()}
+    return [_rewrite(replay, finals, columns, index, parsed) for index, parsed in enumerate(files)]
 
 
 def natural_key(path: str) -> list[tuple[int, int | str]]:
@@ -171,14 +173,15 @@ def _events(files: list[ParsedFile], order: list[int]):
             yield rank, change.line, 2, index, change
 
 
-def _rewrite(replay: _Replay, index: int, parsed: ParsedFile) -> ParsedFile:
-    """One file's nodes, edges and references as the final schema has them."""
+def _rewrite(replay: _Replay, finals: dict[int, _Object],
+             columns: dict[int, tuple[_Object, _Column]], index: int,
+             parsed: ParsedFile) -> ParsedFile:
+    """One file's nodes, edges and references as the final schema has them (`finals`,
+    `columns`: the live objects and columns by id() of their latest node)."""
     renamed: dict[str, str] = {}  # id in this file -> final id
     gone: set[str] = set()
     kept: set[str] = set()
     nodes: list[Node] = []
-    finals = {id(o.node): o for o in replay.live}
-    columns = {id(c.node): (o, c) for o in replay.live for c in o.columns.values()}
     for node in parsed.nodes:
         if id(node) in replay.removed:
             gone.add(node.id)
@@ -188,10 +191,10 @@ def _rewrite(replay: _Replay, index: int, parsed: ParsedFile) -> ParsedFile:
             renamed[node.id] = final.id
         kept.add(node.id)
         nodes.append(final)
+        if id(node) in columns and node.parent:  # the table may be defined elsewhere
+            owner = columns[id(node)][0]
+            renamed[node.parent] = node_id("sql", owner.name, owner.kind)
     gone -= kept
-    # A column added by this script hangs under a table defined elsewhere.
-    renamed.update({c.node.parent: node_id("sql", o.name, o.kind)
-                    for o, c in columns.values() if c.file == index and c.node.parent})
     edges = [replace(e, source=renamed.get(e.source, e.source),
                      target=renamed.get(e.target, e.target))
              for e in parsed.edges if e.source not in gone and e.target not in gone]
