@@ -287,3 +287,21 @@ def test_a_dapper_query_maps_its_row_type_to_the_tables_it_reads():
     assert maps == [("cs:N.Entities.SqlJob|TYPE", "sql:dbo.Invoice|TABLE", "dapper_row_type")]
     # Query<int> has no row type to map; a row type outside the repository makes no EXTERNAL node
     assert not [n for n in graph if "ExternalRow" in n]
+
+
+def test_properties_are_nodes_and_a_rainbow_database_names_its_tables():
+    graph = build({
+        "Db.cs": '''namespace N.Models { public class AppDb : Dapper.Database<AppDb> {
+            public Table<Revision> Revisions { get; private set; }
+            public Table<Missing> Others { get; set; }
+            public int Timeout { get; set; } }
+          public class Plain { public Table<Revision> Revisions { get; set; } } }''',
+        "Revision.cs": "namespace N.Models { public class Revision { public int Total { get; set; } } }"},
+        "CREATE TABLE dbo.Revisions (Id INT, Total INT);")
+    assert graph.nodes["cs:N.Models.Revision.Total|PROPERTY"]["parent"] == "cs:N.Models.Revision|TYPE"
+    assert graph.has_edge("cs:N.Models.Revision|TYPE", "cs:N.Models.Revision.Total|PROPERTY", "DEFINES")
+    maps = {(u, v): d for u, v, k, d in graph.edges(keys=True, data=True) if k == "MAPS_TO"}
+    # the convention is marked as one; Plain derives from no Database<T>; Missing is not in the repository
+    assert list(maps) == [("cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE")]
+    edge = maps["cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE"]
+    assert (edge["via"], edge["guess"], edge["property"]) == ("dapper_rainbow", True, "N.Models.AppDb.Revisions")

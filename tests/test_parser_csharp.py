@@ -24,12 +24,13 @@ def parse_source(source: str) -> ParsedFile:
 
 
 def node_ids(parsed: ParsedFile) -> set[str]:
-    return {node.id for node in parsed.nodes}
+    """Nodes other than properties (test_graph_build_csharp covers those)."""
+    return {node.id for node in parsed.nodes if node.kind != "PROPERTY"}
 
 
 def defines(parsed: ParsedFile) -> set[tuple[str, str]]:
     assert all(edge.type == "DEFINES" for edge in parsed.edges)
-    return {(edge.source, edge.target) for edge in parsed.edges}
+    return {(edge.source, edge.target) for edge in parsed.edges if not edge.target.endswith("|PROPERTY")}
 
 
 def references(parsed: ParsedFile) -> set[tuple[str, str, str]]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Node kinds. Python: MODULE CLASS FUNCTION METHOD. SQL: TABLE COLUMN VIEW PROCEDURE FUNCTION
-# TRIGGER TYPE (a user-defined type, e.g. a table type). C#: NAMESPACE TYPE METHOD.
+# TRIGGER TYPE (a user-defined type, e.g. a table type). C#: NAMESPACE TYPE METHOD PROPERTY.
 # Any language: FILE (file-level code, or a file kept as plain text).
 # EXTERNAL: a call/base/table outside the repository; expansion skips it.
 CHUNKABLE_KINDS = frozenset(

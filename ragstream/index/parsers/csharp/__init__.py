@@ -9,7 +9,7 @@ that exists. A reference's `target` is the name as written (`DbContext`,
 without a receiver is qualified by its own type (`Billing.Services.InvoiceService.Log`).
 
 Modules, one job each: `syntax` (tree helpers), `declarations` (namespaces, types, usings),
-`docs` (headers and doc comments), `methods` (METHOD nodes), `variables` and `calls` (call
+`docs` (headers and doc comments), `properties` (PROPERTY nodes), `methods` (METHOD nodes), `variables` and `calls` (call
 targets), `strings` and `inline_sql` (SQL in string values), `tables` (table references),
 `ef` (Entity Framework), `preprocessor` (one branch of each `#if`).
 """
@@ -25,6 +25,7 @@ from ragstream.index.parsers.csharp.declarations import (
 from ragstream.index.parsers.csharp.ef import ef_mapping
 from ragstream.index.parsers.csharp.methods import add_methods
 from ragstream.index.parsers.csharp.preprocessor import first_branches
+from ragstream.index.parsers.csharp.properties import add_properties
 from ragstream.index.parsers.csharp.syntax import LANGUAGE, first_error_line, grammar
 
 __all__ = ["parse_csharp"]
@@ -55,6 +56,7 @@ def _add_types(found: Declarations, out: Output) -> None:
     for decl in found.types:
         out.add(type_node(decl, found.file.path, ef.roles.get(decl.id)))
         out.refer(inherits(decl, names))
+        add_properties(decl, names, found.file.path, out)
         add_methods(decl, names, found.file.path, out)
     for node in ef.nodes:
         out.add(node)

@@ -1,0 +1,43 @@
+"""PROPERTY nodes of a type, and the tables a Dapper.Rainbow database names by its properties.
+
+Properties are what ORMs map to columns by name (`SqlJob.StateName` is filled from the
+`StateName` column), so a question about renaming a column reaches them. They are small and
+part of their type's chunk, so they get no chunk of their own. A class deriving from Dapper's
+`Database<T>` names its tables by `Table<E>` properties (`public Table<Revision> Revisions`):
+the entity `E` maps to the table the property names (MAPS_TO, via="dapper_rainbow", a
+convention, so marked as a guess).
+"""
+from __future__ import annotations
+
+import tree_sitter
+
+from ragstream.index.model import Reference, node_id
+from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
+from ragstream.index.parsers.csharp.docs import modifiers
+from ragstream.index.parsers.csharp.syntax import LANGUAGE, body_members, node_text, type_arguments, type_name
+from ragstream.index.parsers.csharp.tables import maps_to, table_candidates
+
+
+def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
+    """One PROPERTY node per property of the type; Dapper.Rainbow tables as MAPS_TO."""
+    rainbow = any(base.rsplit(".", 1)[-1] == "Database" for base in decl.bases)
+    for member in body_members(decl.syntax):
+        if member.type != "property_declaration":
+            continue
+        name = node_text(member.child_by_field_name("name"))
+        written = member.child_by_field_name("type")
+        attrs = {"modifiers": modifiers(member), "type": node_text(written)}
+        out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
+        if rainbow and written is not None and written.type == "generic_name" and type_name(written) == "Table":
+            out.refer(_rainbow_table(decl, names, member, name, written))
+
+
+def _rainbow_table(decl: TypeDecl, names: Names, member: tree_sitter.Node, table: str,
+                   written: tree_sitter.Node) -> list[Reference]:
+    entities = type_arguments(written)
+    if len(entities) != 1:
+        return []
+    sources = [node_id(LANGUAGE, guess, "TYPE") for guess in names.type_candidates(entities[0], decl.name)]
+    attrs = {"source_candidates": sources, "source_in_repository": True, "via": "dapper_rainbow",
+             "mapping": "by_convention", "guess": True, "property": f"{decl.name}.{table}"}
+    return [maps_to(sources[0], table_candidates([table]), member.start_point.row + 1, attrs)]
