@@ -74,6 +74,12 @@ def test_a_list_question_lists_the_kinds_it_asks_for(controller):
     assert "cs:Billing.Services.InvoiceService.RecordPayment|METHOD" in {i["id"] for i in answer["items"]}
 
 
+def test_a_mapping_question_lists_the_mapped_type_first(controller):
+    _, answer = ask(controller, "Which C# class are rows of the Invoices table mapped to?")
+    assert answer["shape"] == "list" and answer["relations"][0] == "MAPS_TO"
+    assert answer["items"][0]["id"] == "cs:Billing.Models.Invoice|TYPE"
+
+
 def test_foreign_keys_to_a_table(controller):
     _, answer = ask(controller, "Which tables have a foreign key to the Invoices table?")
     assert {i["id"] for i in answer["items"]} == {"sql:dbo.InvoiceLines|TABLE", "sql:dbo.Payments|TABLE"}
@@ -98,6 +104,9 @@ def test_column_impact_keeps_only_code_naming_the_column(controller):
             "cs:Billing.Services.InvoiceService.GetOpenInvoices|METHOD"} <= listed
     # GetCustomerBalance reads Invoices but never names Status
     assert "cs:Billing.Services.InvoiceService.GetCustomerBalance|METHOD" not in listed
+    # the entity mapped to Invoices fills its Status property from the column: it comes first
+    assert answer["items"][0]["id"] == "cs:Billing.Models.Invoice.Status|PROPERTY"
+    assert "cs:Billing.Models.Invoice.Total|PROPERTY" not in listed
     assert sp.extras["answer"]["citations"][:1] == ["sql:dbo.Invoices.Status|COLUMN"]
 
 

@@ -27,8 +27,9 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
 _IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
                      r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
                      re.IGNORECASE)
-_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|classes|code|functions?|"
-                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b", re.IGNORECASE)
+_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
+                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b"
+                   r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
 # Relation words -> edge types; "read or write" takes both.
 _VERBS = (
     ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
@@ -132,14 +133,30 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     subjects = _main_subjects(named)
     if shape == "impact":
         items = [item for s in subjects for item in impact_of(graph, s, text_of)]
-        return GraphAnswer("impact", subjects, DATA_EDGES, items)
+        return GraphAnswer("impact", subjects, DATA_EDGES, _by_relevance(graph, items, question, DATA_EDGES))
     relations = asked_relations(question)
     wants_tables = bool(re.search(r"\b(?:which|what)\s+(?:other\s+)?tables\b", question, re.IGNORECASE))
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
-    return GraphAnswer("list", subjects, relations, items)
+    return GraphAnswer("list", subjects, relations, _by_relevance(graph, items, question, relations))
+
+
+def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
+                  relations: tuple[str, ...]) -> list[Related]:
+    """Every item still, best first: direct before one more hop, a mapped property before the
+    code, the asked relations in the question's order, then items whose names share words with
+    the question ("job details" -> `JobDetails`), then by id."""
+    asked = set(keyword_tokens(question))
+    order = {relation: n for n, relation in enumerate(("maps column", *relations))}
+
+    def key(item: Related) -> tuple:
+        name = graph.nodes[item.id].get("name", item.id) if item.id in graph else item.id
+        shared = len(asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
+        return item.indirect, order.get(item.relation, len(order)), -shared, item.id
+
+    return sorted(items, key=key)
 
 
 def _main_subjects(named: list[Named]) -> list[Named]:
@@ -183,7 +200,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
                   if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
         keys = [Related(other, "FOREIGN_KEY", subject.id, data.get("resolution", "static"))
                 for other, data in _foreign_keys_on(graph, table, column)]
-        return _unique([*naming, *keys, *_callers(graph, naming, subject.id)])
+        mapped = _mapped_properties(graph, table, subject.id, column)
+        return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     return _unique([*direct, *_callers(graph, direct, subject.id)])
@@ -267,6 +285,28 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
                       for source, _, key, data in sorted(graph.in_edges(item.id, keys=True, data=True))
                       if key == "CALLS"]
     return found
+
+
+def _mapped_properties(graph: nx.MultiDiGraph, table: str, column_id: str, column: str) -> list[Related]:
+    """The C# properties an ORM fills from the column: mapped to it by name (`HasColumnName`),
+    or named as the column in a type mapped to its table (Dapper, EF conventions)."""
+    found = []
+    for source, _, key, data in graph.in_edges(column_id, keys=True, data=True):
+        prop = data.get("property") and f"{graph.nodes[source].get('name')}.{data['property']}"
+        if key == "MAPS_TO" and prop:
+            found += [Related(n, "maps column", column_id, data.get("resolution", "static"))
+                      for n in _properties(graph, source) if graph.nodes[n]["name"] == prop]
+    for source, _, key, data in graph.in_edges(table, keys=True, data=True):
+        if key == "MAPS_TO":
+            found += [Related(n, "maps column", column_id, "by_name" if data.get("guess") else "inferred")
+                      for n in _properties(graph, source)
+                      if graph.nodes[n]["name"].rsplit(".", 1)[-1].lower() == column.lower()]
+    return found
+
+
+def _properties(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
+    return [t for _, t, k in graph.out_edges(type_id, keys=True)
+            if k == "DEFINES" and graph.nodes[t].get("kind") == "PROPERTY"]
 
 
 def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
