@@ -235,6 +235,10 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         ("sql:dbo.usp_RecordPayment|PROCEDURE", "READS", "sql:dbo.Payments|TABLE"),
         ("sql:dbo.usp_RecordPayment|PROCEDURE", "WRITES", "sql:dbo.Invoices|TABLE"),
         ("sql:dbo.usp_RecordPayment|PROCEDURE", "WRITES", "sql:dbo.Payments|TABLE"),
+        ("sql:dbo.usp_CreateInvoice|PROCEDURE", "WRITES", "sql:dbo.Invoices|TABLE"),
+        # schema evolution: the script whose ALTER TABLE adds Payments' foreign key shaped it
+        ("file:db/schema.sql|FILE", "REFERENCES", "sql:dbo.Payments|TABLE"),
+        ("cs:Billing.Controllers.InvoicesController|TYPE", "INHERITS", "ext:ControllerBase|EXTERNAL"),
         ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Invoices|TABLE"),
         ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Customers|TABLE"),
         ("sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "READS", "sql:dbo.Payments|TABLE"),
@@ -256,13 +260,14 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
     assert kinds["TABLE"] == {"sql:dbo.Customers|TABLE", "sql:dbo.Invoices|TABLE", "sql:dbo.InvoiceLines|TABLE",
                               "sql:dbo.Payments|TABLE", "sql:reporting.monthly_totals|TABLE"}
     assert kinds["PROCEDURE"] == {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_GetCustomerInvoices|PROCEDURE",
-                                  "sql:dbo.usp_LogAudit|PROCEDURE"}
+                                  "sql:dbo.usp_LogAudit|PROCEDURE", "sql:dbo.usp_CreateInvoice|PROCEDURE"}
     assert kinds["FILE"] == {f"file:{p}|FILE" for p in (
         "README.md", "billing/legacy.py", "db/procedures.sql", "db/reporting_pg.sql", "db/schema.sql",
         "src/Billing/Data/BillingContext.cs", "src/Billing/Models/Customer.cs", "src/Billing/Models/Invoice.cs",
         "src/Billing/Models/InvoiceLine.cs", "src/Billing/Models/Payment.cs",
         "src/Billing/Services/IInvoiceService.cs", "src/Billing/Services/InvoiceService.cs",
-        "src/Billing/Services/ServiceBase.cs")}
+        "src/Billing/Services/ServiceBase.cs", "src/Billing/Controllers/InvoicesController.cs",
+        "src/Billing/Data/InvoiceRepository.cs")}
     assert "sql:dbo.Invoices.CustomerId|COLUMN" in kinds["COLUMN"]
     assert graph.has_edge("sql:dbo.Invoices|TABLE", "sql:dbo.Invoices.CustomerId|COLUMN", key="DEFINES")
 
