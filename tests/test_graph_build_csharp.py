@@ -305,3 +305,20 @@ def test_properties_are_nodes_and_a_rainbow_database_names_its_tables():
     assert list(maps) == [("cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE")]
     edge = maps["cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE"]
     assert (edge["via"], edge["guess"], edge["property"]) == ("dapper_rainbow", True, "N.Models.AppDb.Revisions")
+
+
+def test_calls_through_properties_reach_the_property_types_members():
+    graph = build({
+        "Factory.cs": '''namespace N { public class CreateContext { public IStorageConnection Connection { get; } }
+          public class Factory { public void Create(CreateContext context) {
+              context.Connection.CreateExpiredJob(); Current.Db.Jobs.Insert(); context.Missing.Run(); } } }''',
+        "Storage.cs": '''namespace N { public interface IStorageConnection { void CreateExpiredJob(); }
+          public class SqlConnection : IStorageConnection { public void CreateExpiredJob() { } }
+          public static class Current { public static AppDb Db { get; } }
+          public class AppDb { public JobTable Jobs { get; set; } }
+          public class JobTable { public void Insert() { } public void Run() { } } }'''})
+    found = calls(graph, "cs:N.Factory.Create|METHOD")
+    assert found["cs:N.IStorageConnection.CreateExpiredJob|METHOD"]["resolution"] == "inferred"
+    assert found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]["resolution"] == "dispatch"
+    assert found["cs:N.JobTable.Insert|METHOD"]["resolution"] == "inferred"  # type Current, then its properties
+    assert "cs:N.JobTable.Run|METHOD" not in found  # an unknown property leads nowhere, not to a namesake

@@ -96,6 +96,9 @@ def test_invoice_service_references():
         (create, "CALLS", "Billing.Services.InvoiceService.Log"),
         (create, "CALLS", "InvoiceRepository.InvoiceRepository"),  # var repository = new InvoiceRepository(...)
         (create, "CALLS", "InvoiceRepository.InsertInvoice"),  # a call on that local: its type is known
+        # calls on a property of a typed receiver: the resolver looks the property's type up
+        (record, "CALLS", "command.Parameters.AddWithValue"),
+        (f"{SERVICE}.GetOpenInvoices|METHOD", "CALLS", "_context.Invoices.FromSqlRaw"),
     }
 
 

@@ -69,6 +69,8 @@ class SymbolTable:
         self.by_short: dict[tuple[str, str], list[Node]] = defaultdict(list)
         # (type id, method short name) -> the type's own methods of that name (overloads)
         self.members: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        # (type id, property name) -> the type's own property of that name
+        self.properties: dict[tuple[str, str], list[Node]] = defaultdict(list)
         self.aliases: dict[str, dict[str, str]] = {}  # python module name -> its import aliases
         for parsed in files:
             if parsed.language == "python":
@@ -79,6 +81,8 @@ class SymbolTable:
                 self.by_short[(node.language, _key(node.language, node.short_name))].append(node)
                 if node.kind == "METHOD" and node.parent:
                     self.members[(node.parent, node.short_name)].append(node)
+                elif node.kind == "PROPERTY" and node.parent:
+                    self.properties[(node.parent, node.short_name)].append(node)
 
     def find(self, language: str, name: str, kinds: tuple[str, ...]) -> Node | None:
         node = self.by_name.get((language, _key(language, name)))
@@ -165,17 +169,16 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     """The methods a C# call spec (`{"receiver", "member", "arguments"}`) reaches: the member
     on the receiver's type or, breadth-first, on its bases and interfaces in the repository."""
     receiver = call["receiver"]
-    inferred = "call" in receiver
-    if inferred:
-        if depth > 5:
-            return CallResolution()
-        inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
-        guesses = [g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())]
-        if not guesses:  # the inner call is unknown, or returns nothing declared here
-            return CallResolution()
-    else:
-        guesses = receiver["types"]
+    inferred = "types" not in receiver
+    if depth > 5:
+        return CallResolution()
+    guesses = _receiver_guesses(graph, symbols, receiver, depth)
+    if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
+        return CallResolution()
     types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
+    if not types and not inferred:  # `Current.DB.Queries`: a type, then its properties
+        types = [t for t in (_type_of_chain(graph, symbols, g) for g in guesses) if t][:1]
+        inferred = bool(types)
     if not types:
         return CallResolution(receiver_outside=not inferred)
     methods, external_base = _members(graph, symbols, types[0], call["member"])
@@ -184,14 +187,49 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
                           receiver_outside=not methods and external_base, inferred=inferred)
 
 
-def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
-             member: str) -> tuple[list[Node], bool]:
-    """`member`'s overloads on the type or on the nearest of its ancestors that declares it,
-    and whether the ancestry reaches a base outside the repository."""
+def _receiver_guesses(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict,
+                      depth: int) -> list[str]:
+    """Qualified guesses of a receiver's type: as written (`types`), what a call returns
+    (`call`), or the declared type of a property of another receiver (`property`)."""
+    if "call" in receiver:
+        inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
+        return [g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())]
+    if "property" in receiver:
+        spec = receiver["property"]
+        owners = _receiver_guesses(graph, symbols, spec["receiver"], depth + 1)
+        types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owners) if node]
+        found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
+        return list(found[0].attrs.get("returns", ())) if found else []
+    return list(receiver["types"])
+
+
+def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> str | None:
+    """The type a dotted receiver reaches when it starts with a type and goes on through its
+    static properties (`Current.DB.Queries`: type Current, property DB, property Queries)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        owner = symbols.find("csharp", ".".join(parts[:cut]), ("TYPE",))
+        if owner is None:
+            continue
+        current: str | None = owner.id
+        for name in parts[cut:]:
+            found = _members(graph, symbols, current, name, symbols.properties)[0] if current else []
+            returns = found[0].attrs.get("returns", ()) if found else ()
+            current = next((n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in returns) if n), None)
+        return current
+    return None
+
+
+def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str,
+             table: dict[tuple[str, str], list[Node]] | None = None) -> tuple[list[Node], bool]:
+    """`member`'s overloads (or, with `symbols.properties`, its property) on the type or on the
+    nearest of its ancestors that declares it, and whether the ancestry reaches a base outside
+    the repository."""
+    table = symbols.members if table is None else table
     queue, seen, external_base = [type_id], {type_id}, False
     while queue:
         current = queue.pop(0)
-        found = symbols.members.get((current, member))
+        found = table.get((current, member))
         if found:
             return found, external_base
         for _, base, key in sorted(graph.out_edges(current, keys=True)):

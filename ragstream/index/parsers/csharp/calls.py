@@ -196,6 +196,14 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
     if receiver.type == "invocation_expression":
         inner = _call_target(receiver, body, depth + 1) if through_call else None
         return {"call": inner.attrs["call"]} if inner is not None else None
+    if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
+        # `context.Connection`: a property of a receiver whose type is known or inferred
+        owner = receiver.child_by_field_name("expression")
+        written = _written_type(owner, body)
+        inner = {"types": body.scope.type_guesses(written)} if written else \
+            _inferred_receiver(owner, body, depth + 1, through_call)
+        return {"property": {"receiver": inner, "member": node_text(receiver.child_by_field_name("name"))}} \
+            if inner else None
     value = body.variables.get(_variable(receiver, body) or "")
     if isinstance(value, Returned):
         return _inferred_receiver(value.call, body, depth + 1, through_call=True)

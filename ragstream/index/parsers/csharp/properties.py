@@ -2,7 +2,9 @@
 
 Properties are what ORMs map to columns by name (`SqlJob.StateName` is filled from the
 `StateName` column), so a question about renaming a column reaches them. They are small and
-part of their type's chunk, so they get no chunk of their own. A class deriving from Dapper's
+part of their type's chunk, so they get no chunk of their own. A property records its declared
+type's qualified guesses (`returns`, as methods do), so the resolver follows calls on it
+(`context.Connection.CreateExpiredJob()`, `Current.DB.Queries.Insert(...)`). A class deriving from Dapper's
 `Database<T>` names its tables by `Table<E>` properties (`public Table<Revision> Revisions`):
 the entity `E` maps to the table the property names (MAPS_TO, via="dapper_rainbow", a
 convention, so marked as a guess).
@@ -27,6 +29,9 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         name = node_text(member.child_by_field_name("name"))
         written = member.child_by_field_name("type")
         attrs = {"modifiers": modifiers(member), "type": node_text(written)}
+        declared = type_name(written)
+        if declared:  # for the resolver: calls on `x.Property` go to this type's members
+            attrs["returns"] = list(names.type_candidates(declared, decl.name))
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
         if rainbow and written is not None and written.type == "generic_name" and type_name(written) == "Table":
             out.refer(_rainbow_table(decl, names, member, name, written))
