@@ -58,10 +58,20 @@ def test_nothing_visible_routes_direct_to_an_honest_answer(controller):
 
 def test_no_entry_points_leads_to_an_honest_answer(controller):
     public = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})
-    sp, results = controller.run("Which stored procedure records a payment?", public, controller.pipeline("base"))
+    sp, results = controller.run("Where is the zzqx wobble frobnicated?", public,
+                                 controller.pipeline("base"))
     outcomes = dict((r.step, r.outcome) for r in results)
     assert outcomes["retrieve"] == "no_entry_points" and results[-2].step == "answer"
     assert sp.answer.startswith("> **Not written by a model.**") and "nothing to quote" in sp.answer
+
+
+def test_a_database_question_whose_database_is_hidden_gets_the_code_and_a_warning(controller):
+    public = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})  # db/ is hidden
+    sp, results = controller.run("Which stored procedure records a payment?", public, controller.pipeline("base"))
+    assert dict((r.step, r.outcome) for r in results)["retrieve"] == "ok"
+    retrieve = next(e for e in sp.trace if e["step"] == "retrieve")
+    assert retrieve["warnings"] == ["kept the first search's hits: no database object among the hits"]
+    assert "usp_RecordPayment" not in sp.to_json() and "procedures.sql" not in sp.to_json()
 
 
 def test_no_entry_points_is_an_outcome(controller, tmp_path: Path):

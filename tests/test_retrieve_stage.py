@@ -68,8 +68,14 @@ def test_a_db_question_without_database_hits_is_reformulated(acl_backend):
     public_only = state("invoice table columns", ["invoice"], "db", mode="bm25")
     # the schema is hidden from this caller, and so is the C# (its EF entities are database evidence)
     public_only.retrieval_filters = {"acl_tags_any": ["public"], "languages": ["python"]}
-    assert retrieve.run(public_only, acl_backend, {"id": "retrieve"}, SETTINGS) == "no_entry_points"
-    assert "no database object among the hits" in public_only.extras["retrieve"]["attempts"][0]["problems"]
+    assert retrieve.run(public_only, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"
+    attempts = public_only.extras["retrieve"]["attempts"]
+    assert len(attempts) == 3 and all(a["problems"] == ["no database object among the hits"] for a in attempts)
+    # every reformulation was tried; the first search's code hits are kept, and the trace says so
+    assert public_only.extras["retrieve"]["warnings"] == [
+        "kept the first search's hits: no database object among the hits"]
+    assert len(public_only.retrieval_hits) == attempts[0]["hits"] and all(
+        h["id"].startswith("py:") or h["id"].startswith("file:") for h in public_only.retrieval_hits)
     with_entities = state("invoice table columns", ["invoice"], "db", mode="bm25")
     with_entities.retrieval_filters = {"acl_tags_any": ["public"]}  # the EF entity Invoice is visible
     assert retrieve.run(with_entities, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"

@@ -18,7 +18,8 @@ parts keeps only its best part, so its parts do not fill the `top_k` slots of di
 0.788). Then an entry-point check: do the hits name the question's concepts, are there hits of
 the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check
 reformulates (the concepts and their synonyms, then the same words in hybrid mode), at most
-twice; still failing, the outcome is `no_entry_points` rather than a guess.
+twice; still failing, the outcome is `no_entry_points` rather than a guess, except when the only
+problem was the missing database object: then the first search's hits are kept, with a warning.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?)/|(^|
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "sample",
                         "samples", "example", "examples", "conftest"})
 MAX_REFORMULATIONS = 2
+NO_DATABASE_OBJECT = "no database object among the hits"
 
 
 def log_avg_exp(scores: list[float], pieces: int, tau: float) -> float:
@@ -102,6 +104,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     attempts += [(SearchPlan("bm25", plan.top_k, plan.filters, "none"), [words]),
                  (SearchPlan("hybrid", plan.top_k, plan.filters, "none"), [words])]
     log = []
+    code_only: list[dict[str, Any]] | None = None  # the first hits whose one problem is the database check
     for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
         hits, demoted, marked = _aggregate(sp, backend, attempt_plan, pieces, limits)
         problems = _check(hits, sp, backend, limits["entry_tests_share"])
@@ -109,12 +112,23 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
                     "domain_searches": sorted(DOMAIN_FILTERS) if sp.domain == "mixed" else [],
                     "hits": len(hits), "tests_demoted": demoted, **marked, "problems": problems})
         if not problems:
-            record_hits(sp, hits)
-            sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
-            sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic"}}
-            return "ok"
+            return _found(sp, hits, log)
+        if code_only is None and problems == [NO_DATABASE_OBJECT]:
+            code_only = hits
+    if code_only is not None:
+        # Code that names the question's concepts is evidence still: a question that sounds like
+        # one about the database ("the distributed lock for SQL Server") may be answered by code.
+        return _found(sp, code_only, log, [f"kept the first search's hits: {NO_DATABASE_OBJECT}"])
     sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic"}}
     return "no_entry_points"
+
+
+def _found(sp: SuperPrompt, hits: list[dict[str, Any]], log: list[dict[str, Any]],
+           warnings: list[str] | None = None) -> str:
+    record_hits(sp, hits)
+    sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
+    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic", "warnings": warnings or []}}
+    return "ok"
 
 
 def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pieces: list[str],
@@ -195,7 +209,7 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
         if not any(wanted & set(keyword_tokens(t)) for t in texts.values()):
             problems.append("no hit names a concept of the question")
     if sp.domain == "db" and not any(_is_db(i) for i in top) and not _database_code(sp, backend, top):
-        problems.append("no database object among the hits")
+        problems.append(NO_DATABASE_OBJECT)
     return problems
 
 
