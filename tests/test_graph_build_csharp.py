@@ -322,3 +322,25 @@ def test_calls_through_properties_reach_the_property_types_members():
     assert found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]["resolution"] == "dispatch"
     assert found["cs:N.JobTable.Insert|METHOD"]["resolution"] == "inferred"  # type Current, then its properties
     assert "cs:N.JobTable.Run|METHOD" not in found  # an unknown property leads nowhere, not to a namesake
+
+
+def test_a_call_on_an_untyped_receiver_links_only_to_an_interface_family_root():
+    graph = build({
+        "Factory.cs": '''namespace N { public class Factory { public void Create(Retry retry) {
+            retry.Run(static (_, ctx) => ctx.Context.Connection.CreateExpiredJob());
+            retry.Run(static (_, ctx) => ctx.Items.Add(1));
+            retry.Run(static (_, ctx) => ctx.Other.Save()); } } }''',
+        "Storage.cs": '''namespace N { public interface IStorageConnection { void CreateExpiredJob(); }
+          public abstract class JobStorageConnection : IStorageConnection { public abstract void CreateExpiredJob(); }
+          public class SqlConnection : JobStorageConnection { public override void CreateExpiredJob() { } }
+          public class Bag { public void Add(int x) { } }
+          public interface IRepo { void Save(); } public class Repo : IRepo { public void Save() { } }
+          public class Unrelated { public void Save() { } } }'''})
+    found = calls(graph, "cs:N.Factory.Create|METHOD")
+    root = found["cs:N.IStorageConnection.CreateExpiredJob|METHOD"]
+    assert (root["resolution"], root["guess"]) == ("by_name", True)
+    assert found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]["resolution"] == "dispatch"
+    # Bag.Add is unique but no interface's: an untyped `ctx.Items.Add` may be a List's
+    assert "cs:N.Bag.Add|METHOD" not in found
+    # Save belongs to IRepo's family and to an unrelated class: no guess
+    assert not [t for t in found if t.endswith(".Save|METHOD")]

@@ -127,7 +127,9 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
         return
     target = None
-    if ref.by_name:
+    if "unknown" in ref.attrs["call"]["receiver"]:
+        target = _interface_family_root(graph, symbols, ref.attrs["call"]["member"])
+    elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
 
@@ -170,7 +172,7 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     on the receiver's type or, breadth-first, on its bases and interfaces in the repository."""
     receiver = call["receiver"]
     inferred = "types" not in receiver
-    if depth > 5:
+    if depth > 5 or "unknown" in receiver:
         return CallResolution()
     guesses = _receiver_guesses(graph, symbols, receiver, depth)
     if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
@@ -383,6 +385,33 @@ def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
         if len(near) == 1:
             return near[0].id
     return None
+
+
+def _interface_family_root(graph: nx.MultiDiGraph, symbols: SymbolTable, member: str) -> str | None:
+    """For a call whose receiver's type the syntax does not tell (`ctx.Context.Connection.X()`
+    inside a lambda): the one interface method named `member` when every method of that name
+    in the repository is it or an implementation of it. Code reaches implementations through
+    such abstractions; the dispatch pass then links the implementations. A guess still."""
+    methods = symbols.short("csharp", member, ("METHOD",))
+    roots = [m for m in methods if _is_interface(symbols.nodes.get(m.parent or ""))]
+    if len({m.parent for m in roots}) != 1:
+        return None
+    root_type = roots[0].parent
+    if not all(m.parent == root_type or root_type in _ancestors(graph, m.parent or "") for m in methods):
+        return None
+    return roots[0].id if len(roots) == 1 else None
+
+
+def _ancestors(graph: nx.MultiDiGraph, type_id: str) -> set[str]:
+    """Every type `type_id` inherits from or implements, transitively."""
+    seen: set[str] = set()
+    queue = [type_id]
+    while queue:
+        for _, base, key in graph.out_edges(queue.pop(), keys=True):
+            if key in ("INHERITS", "IMPLEMENTS") and base not in seen:
+                seen.add(base)
+                queue.append(base)
+    return seen
 
 
 def _namespace_of(symbols: SymbolTable, node: Node) -> str | None:

@@ -134,7 +134,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
                        name not in OBJECT_METHODS, {"call": spec})
     inferred = _inferred_receiver(receiver, body, depth, through_call=False)
     if inferred is None:
-        return None
+        if name in OBJECT_METHODS:
+            return None
+        # Unknown receiver: the resolver links it only to an interface method family's root.
+        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
                    {"call": _call_spec(inferred, name, node)})
