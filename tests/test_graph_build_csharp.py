@@ -344,3 +344,19 @@ def test_a_call_on_an_untyped_receiver_links_only_to_an_interface_family_root():
     assert "cs:N.Bag.Add|METHOD" not in found
     # Save belongs to IRepo's family and to an unrelated class: no guess
     assert not [t for t in found if t.endswith(".Save|METHOD")]
+
+
+def test_a_call_on_a_rainbow_table_property_reads_or_writes_its_table():
+    graph = build({
+        "Db.cs": '''namespace N.Models { public class AppDb : Dapper.Database<AppDb> {
+            public Table<Revision> Revisions { get; private set; } }
+          public static class Current { public static AppDb DB { get; } } }''',
+        "Revision.cs": "namespace N.Models { public class Revision { public int Total { get; set; } } }",
+        "Controller.cs": '''using N.Models; namespace N.Web { public class RevisionController {
+            public void Save() { Current.DB.Revisions.Insert(new { Total = 1 }); }
+            public void Show() { var r = Current.DB.Revisions.Get(1); } } }'''},
+        "CREATE TABLE dbo.Revisions (Id INT, Total INT);")
+    def data_edges(method):
+        return {(k, v, d["via"]) for _, v, k, d in graph.out_edges(method, keys=True, data=True) if k in ("READS", "WRITES")}
+    assert data_edges("cs:N.Web.RevisionController.Save|METHOD") == {("WRITES", "sql:dbo.Revisions|TABLE", "dapper_rainbow")}
+    assert data_edges("cs:N.Web.RevisionController.Show|METHOD") == {("READS", "sql:dbo.Revisions|TABLE", "dapper_rainbow")}

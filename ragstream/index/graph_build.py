@@ -120,6 +120,8 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     fallback is tried only when the receiver's type is unknown or in the repository; a type
     known to be elsewhere (`IDbConnection`, `ILogger<T>`) admits only extension methods."""
     found = resolve_call(graph, symbols, ref.attrs["call"])
+    if found.through is not None and found.through.attrs.get("table"):
+        _link_table_property(graph, symbols, ref, source, found.through, stats)
     if found.methods:
         how = "inferred" if found.inferred else "static"
         extra = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
@@ -132,6 +134,23 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
+
+
+# A call on a table object reads or writes its table by the verb its name starts with.
+_WRITE_VERBS = ("Insert", "Update", "Delete", "Remove", "Add", "Save", "Upsert", "Merge")
+
+
+def _link_table_property(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
+                         through: Node, stats: ResolutionStats) -> None:
+    """`Current.DB.Queries.Insert(...)`: a call on a property that stands for a table (a
+    Dapper.Rainbow `Table<T>`) writes that table (reads it, for `Get`, `All`, ...)."""
+    table = through.attrs["table"]
+    edge_type = "WRITES" if ref.attrs["call"]["member"].startswith(_WRITE_VERBS) else "READS"
+    target = next(filter(None, (_resolve_sql(symbols, name, ("TABLE", "VIEW")) for name in (table, f"dbo.{table}"))),
+                  None) or _external_node(graph, "sql", table)
+    stats.resolved[edge_type] += 1
+    add_edge(graph, source, target, edge_type,
+             {"line": ref.line, "resolution": "inferred", "via": "dapper_rainbow", "property": through.name})
 
 
 def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
@@ -164,6 +183,13 @@ class CallResolution:
     methods: tuple[str, ...] = ()  # METHOD ids; several when the arguments leave overloads open
     receiver_outside: bool = False  # the receiver's type is known and not in the repository
     inferred: bool = False  # the receiver's type came from a declared return type or element
+    through: Node | None = None  # the property the receiver was reached through, if any
+
+
+@dataclass(frozen=True)
+class _Receiver:
+    guesses: list[str]  # qualified guesses of its type
+    through: Node | None = None  # the property it was reached through, if any
 
 
 def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
@@ -174,38 +200,42 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     inferred = "types" not in receiver
     if depth > 5 or "unknown" in receiver:
         return CallResolution()
-    guesses = _receiver_guesses(graph, symbols, receiver, depth)
+    found = _receiver(graph, symbols, receiver, depth)
+    guesses, through = found.guesses, found.through
     if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
         return CallResolution()
     types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
     if not types and not inferred:  # `Current.DB.Queries`: a type, then its properties
-        types = [t for t in (_type_of_chain(graph, symbols, g) for g in guesses) if t][:1]
+        chain = next((c for c in (_type_of_chain(graph, symbols, g) for g in guesses) if c.guesses or c.through),
+                     None)
+        if chain is not None:
+            through = chain.through
+            types = [n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in chain.guesses) if n][:1]
         inferred = bool(types)
     if not types:
-        return CallResolution(receiver_outside=not inferred)
+        return CallResolution(receiver_outside=not inferred, through=through)
     methods, external_base = _members(graph, symbols, types[0], call["member"])
     # Not declared in the repository but the type has a base outside it: the member is there.
-    return CallResolution(_overloads(methods, call),
-                          receiver_outside=not methods and external_base, inferred=inferred)
+    return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
+                          inferred=inferred, through=through)
 
 
-def _receiver_guesses(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict,
-                      depth: int) -> list[str]:
-    """Qualified guesses of a receiver's type: as written (`types`), what a call returns
-    (`call`), or the declared type of a property of another receiver (`property`)."""
+def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
+    """A receiver's type guesses: as written (`types`), what a call returns (`call`), or the
+    declared type of a property of another receiver (`property`, which it is reached through)."""
     if "call" in receiver:
         inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
-        return [g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())]
+        return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())])
     if "property" in receiver:
         spec = receiver["property"]
-        owners = _receiver_guesses(graph, symbols, spec["receiver"], depth + 1)
+        owners = _receiver(graph, symbols, spec["receiver"], depth + 1).guesses
         types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owners) if node]
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
-        return list(found[0].attrs.get("returns", ())) if found else []
-    return list(receiver["types"])
+        return _Receiver(list(found[0].attrs.get("returns", ())), found[0]) if found else _Receiver([])
+    return _Receiver(list(receiver["types"]))
 
 
-def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> str | None:
+def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> _Receiver:
     """The type a dotted receiver reaches when it starts with a type and goes on through its
     static properties (`Current.DB.Queries`: type Current, property DB, property Queries)."""
     parts = dotted.split(".")
@@ -214,12 +244,15 @@ def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) ->
         if owner is None:
             continue
         current: str | None = owner.id
+        last: Node | None = None
         for name in parts[cut:]:
             found = _members(graph, symbols, current, name, symbols.properties)[0] if current else []
-            returns = found[0].attrs.get("returns", ()) if found else ()
+            last = found[0] if found else None
+            returns = last.attrs.get("returns", ()) if last else ()
             current = next((n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in returns) if n), None)
-        return current
-    return None
+        # the last property counts even when its type is not in the repository (a library's Table<T>)
+        return _Receiver([symbols.nodes[current].name] if current else [], last)
+    return _Receiver([])
 
 
 def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str,

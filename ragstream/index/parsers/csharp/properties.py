@@ -7,7 +7,8 @@ type's qualified guesses (`returns`, as methods do), so the resolver follows cal
 (`context.Connection.CreateExpiredJob()`, `Current.DB.Queries.Insert(...)`). A class deriving from Dapper's
 `Database<T>` names its tables by `Table<E>` properties (`public Table<Revision> Revisions`):
 the entity `E` maps to the table the property names (MAPS_TO, via="dapper_rainbow", a
-convention, so marked as a guess).
+convention, so marked as a guess), and the resolver makes a call on that property
+(`Current.DB.Queries.Insert(...)`) write the table (`attrs["table"]`).
 """
 from __future__ import annotations
 
@@ -29,11 +30,15 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         name = node_text(member.child_by_field_name("name"))
         written = member.child_by_field_name("type")
         attrs = {"modifiers": modifiers(member), "type": node_text(written)}
+        rainbow_table = rainbow and written is not None and written.type == "generic_name" \
+            and type_name(written) == "Table"
+        if rainbow_table:  # calls on it read or write this table
+            attrs["table"] = name
         declared = type_name(written)
         if declared:  # for the resolver: calls on `x.Property` go to this type's members
             attrs["returns"] = list(names.type_candidates(declared, decl.name))
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
-        if rainbow and written is not None and written.type == "generic_name" and type_name(written) == "Table":
+        if rainbow_table:
             out.refer(_rainbow_table(decl, names, member, name, written))
 
 
