@@ -32,7 +32,10 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("Which tables have a foreign key to the Invoices table?", "list"),
     ("What breaks if I rename the Status column of the Invoices table?", "impact"),
     ("How is an invoice created and saved, from the controller down to the tables?", "flow"),
+    ("How does a worker fetch the next job from the SQL Server queue?", "flow"),
+    ("How does a server keep its heartbeat in SQL Server?", "flow"),
     ("How is a payment recorded?", None),
+    ("How are rows of the State table mapped to C# objects?", "list"),
 ])
 def test_question_shapes(question, shape):
     assert question_shape(question) == shape

@@ -22,8 +22,10 @@ from ragstream.index.keywords import keyword_tokens
 TABLE_KINDS = ("TABLE", "VIEW")
 CODE_KINDS = ("METHOD", "FUNCTION", "PROCEDURE", "TRIGGER", "TYPE", "CLASS")
 # Question shapes, first match wins.
-_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b",
-                   re.IGNORECASE)
+_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
+                   # "how does X do Y in SQL Server": the code path down to the database
+                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and)\s+(?:the\s+)?"
+                   r"(?:sql(?:\s+server)?|database|db)\b", re.IGNORECASE)
 _IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
                      r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
                      re.IGNORECASE)
