@@ -131,3 +131,19 @@ def test_flow_question_shows_the_path_from_the_controller_to_the_table(controlle
     assert any(all(node in chain for node in wanted) for chain in chains), chains
     assert chains[0][0] == wanted[0]  # the controller action whose name says what was asked comes first
     assert "InvoicesController.Create" in sp.answer and "dbo.Invoices" in sp.answer
+
+
+def test_flow_entries_upstream_of_other_hits_come_first():
+    import networkx as nx
+
+    from ragstream.graph.relations import flow_paths, _entry_points
+
+    graph = nx.MultiDiGraph()
+    for node, kind in [("fetch", "METHOD"), ("worker", "METHOD"), ("other", "METHOD"), ("t", "TABLE")]:
+        graph.add_node(node, kind=kind, name=f"N.{node.title()}")
+    graph.add_edge("worker", "fetch", key="CALLS", resolution="static")
+    graph.add_edge("fetch", "t", key="READS", resolution="static")
+    graph.add_edge("other", "t", key="READS", resolution="static")
+    entries = _entry_points(graph, ["fetch", "other", "worker"], "how does a worker fetch a job")
+    assert entries[0] == "worker"  # search ranked it last, but it calls another hit
+    assert [p.nodes for p in flow_paths(graph, entries)][0] == ("worker", "fetch", "t")

@@ -250,18 +250,35 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
 
 
 def _entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
-    """Entry points of a flow question that names none: the search hits that are methods,
-    those of controllers, pages and handlers first, and among them those whose own name says
-    what the question does ("created" -> `Create`), then in search order."""
+    """Entry points of a flow question that names none: among the search hits that are methods,
+    those of controllers, pages and handlers first, then those upstream of more of the other
+    hits (a flow is asked from the top down: `Worker.Execute` calls what fetches the job), then
+    those whose own name says what the question does ("created" -> `Create`), then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints|Api)\.[^.]+$")
     asked = set(keyword_tokens(question))
+    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in methods}
 
-    def rank(hit: str) -> tuple[bool, bool]:
+    def rank(hit: str) -> tuple[bool, int, bool]:
         name = graph.nodes[hit].get("name", "")
-        return not outer.search(name), not asked & set(keyword_tokens(name.rsplit(".", 1)[-1]))
+        return not outer.search(name), -downstream[hit], not asked & set(keyword_tokens(name.rsplit(".", 1)[-1]))
 
     return sorted(methods, key=rank)[:3]
+
+
+def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
+    """The methods `start` reaches along CALLS within MAX_FLOW_DEPTH."""
+    depth = {start: 0}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if depth[node] >= MAX_FLOW_DEPTH:
+            continue
+        for _, target, key in graph.out_edges(node, keys=True):
+            if key == "CALLS" and target not in depth:
+                depth[target] = depth[node] + 1
+                queue.append(target)
+    return set(depth)
 
 
 def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
