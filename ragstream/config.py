@@ -173,7 +173,7 @@ NON_NEGATIVE = ("index.change_history_commits", "embedding.onnx_below",
                 "retrieval.change_history_half_life", "retrieval.graph_rank_weight",
                 "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
                 "limits.max_turn_loops", "limits.history_summary_share")
-LANGUAGES = ("python", "sql", "csharp", "text")
+LANGUAGES = ("python", "sql", "csharp", "razor", "text")
 
 
 def _check_values(settings: Settings, source: str) -> None:

@@ -22,6 +22,10 @@ def parse_source(source: SourceFile, module: str | None, sql_dialect: str) -> Pa
             from ragstream.index.parsers.csharp import parse_csharp
 
             return parse_csharp(source.path, source.text)
+        if source.language == "razor":
+            from ragstream.index.parsers.razor import parse_razor
+
+            return parse_razor(source.path, source.text)
         return text_file(source.path, source.text)
     except ConfigError:
         raise
