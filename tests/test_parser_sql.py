@@ -438,3 +438,26 @@ def test_dialect_hint_names_the_setting():
     with pytest.raises(IndexingError) as raised:
         parse_sql("notes.sql", "hello")
     assert "index.sql_dialect" in raised.value.hint
+
+
+def test_tsql_objects_without_a_schema_live_in_dbo():
+    parsed = parse_sql("m/001.sql", """CREATE TABLE Users (Id INT PRIMARY KEY, Name NVARCHAR(50));
+GO
+CREATE PROCEDURE spTouch AS UPDATE Users SET Name = 'x';
+GO
+ALTER TABLE Users ADD Email NVARCHAR(100);
+GO
+CREATE TABLE [$(Schema)].Job (Id INT);
+GO
+SELECT * INTO #scratch FROM Users;
+""", "tsql")
+    ids = {n.id for n in parsed.nodes}
+    assert {"sql:dbo.Users|TABLE", "sql:dbo.Users.Id|COLUMN", "sql:dbo.Users.Email|COLUMN",
+            "sql:dbo.spTouch|PROCEDURE", "sql:$(Schema).Job|TABLE"} <= ids
+    assert not {i for i in ids if i in ("sql:Users|TABLE", "sql:Users.Email|COLUMN", "sql:spTouch|PROCEDURE")}
+    assert all(not i.startswith("sql:dbo.#") for i in ids)  # a temporary table stays as written
+    column = next(n for n in parsed.nodes if n.id == "sql:dbo.Users.Name|COLUMN")
+    assert column.parent == "sql:dbo.Users|TABLE" and column.name == "dbo.Users.Name"
+    # PostgreSQL's default schema is left to the script (its search_path decides)
+    pg = parse_sql("p.sql", "CREATE TABLE totals (id int);", "postgres")
+    assert "sql:totals|TABLE" in {n.id for n in pg.nodes}

@@ -22,6 +22,7 @@ from ragstream.index.model import ParsedFile, file_node
 from ragstream.index.parsers.sql_access import (
     PARSE_ERRORS, SQL_DIALECTS, control_flow_statements, is_statement, quiet_sqlglot, tokenize,
 )
+from ragstream.index.parsers.sql_refs import in_default_schema
 from ragstream.index.parsers.sql_routines import add_definition, definition
 from ragstream.index.parsers.sql_split import (
     Statement, opens_control_flow, split_statements, sub_statement,
@@ -51,7 +52,7 @@ def parse_sql(path: str, text: str, dialect: str = "auto") -> ParsedFile:
     if parsed == 0 and (statements or problems):
         raise IndexingError("no SQL statement in the file could be parsed", where=path,
                             hint=f"check the {DIALECT_SETTING} setting")
-    return out
+    return in_default_schema(out, read)
 
 
 def resolve_dialect(text: str, dialect: str) -> str:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import replace
 
 from sqlglot.tokens import Token, TokenType
 
-from ragstream.index.model import Reference
+from ragstream.index.model import Node, ParsedFile, Reference
 
 # Tokens that precede a name when a statement uses it that way; a qualified name
 # `[db].[schema].[name]` puts the anchor up to _NAME_SPAN tokens before the last part.
@@ -51,3 +53,39 @@ class Mentions:
             t.token_type in anchors for t in self._tokens[max(i - _NAME_SPAN, 0):i])]
         first = (anchored or mentions or [None])[0]
         return self._base_line if first is None else self._base_line + self._tokens[first].line - 1
+
+
+_OBJECT_KINDS = frozenset({"TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "TRIGGER"})
+
+
+def in_default_schema(parsed: ParsedFile, dialect: str | None) -> ParsedFile:
+    """The file with every object it names without a schema put in the dialect's default one
+    (T-SQL: `CREATE TABLE Users` makes `dbo.Users`, as SQL Server does), so an object has one
+    name whether a script qualifies it or not. Columns follow their table; temporary objects
+    (`#t`, `@t`) and names with a schema, or a placeholder one (`$(Schema).Job`), stay."""
+    schema = _DEFAULT_SCHEMA.get(dialect or "")
+    if not schema or dialect != "tsql":
+        return parsed
+
+    def moved(node_id_: str) -> str:
+        prefix, _, rest = node_id_.partition(":")
+        name, _, kind = rest.rpartition("|")
+        if prefix != "sql" or name[:1] in "#@":
+            return node_id_
+        dots = name.count(".")
+        if (kind in _OBJECT_KINDS and dots == 0) or (kind == "COLUMN" and dots == 1):
+            return f"sql:{schema}.{name}|{kind}"
+        return node_id_
+
+    nodes = [_moved_node(node, moved) for node in parsed.nodes]
+    edges = [replace(e, source=moved(e.source), target=moved(e.target)) for e in parsed.edges]
+    references = [replace(r, source=moved(r.source)) for r in parsed.references]
+    return replace(parsed, nodes=nodes, edges=edges, references=references)
+
+
+def _moved_node(node: Node, moved: Callable[[str], str]) -> Node:
+    new_id = moved(node.id)
+    parent = moved(node.parent) if node.parent else node.parent
+    if new_id == node.id and parent == node.parent:
+        return node
+    return replace(node, id=new_id, name=new_id.partition(":")[2].rpartition("|")[0], parent=parent)
