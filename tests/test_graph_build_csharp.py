@@ -360,3 +360,15 @@ def test_a_call_on_a_rainbow_table_property_reads_or_writes_its_table():
         return {(k, v, d["via"]) for _, v, k, d in graph.out_edges(method, keys=True, data=True) if k in ("READS", "WRITES")}
     assert data_edges("cs:N.Web.RevisionController.Save|METHOD") == {("WRITES", "sql:dbo.Revisions|TABLE", "dapper_rainbow")}
     assert data_edges("cs:N.Web.RevisionController.Show|METHOD") == {("READS", "sql:dbo.Revisions|TABLE", "dapper_rainbow")}
+
+
+def test_a_row_type_whose_query_is_built_by_a_helper_maps_as_a_guess():
+    graph = build({
+        "Api.cs": '''using N.Entities; namespace N { class Api { void Details(IDbConnection c, Storage s) {
+            var sql = s.GetQuery(schema => $"select * from [{schema}].Invoice where Id = @id");
+            var job = c.Query<SqlJob>(sql).Single(); } } }''',
+        "SqlJob.cs": "namespace N.Entities { public class SqlJob { public int Total { get; set; } } }"},
+        PROCEDURES)
+    [(source, target, data)] = [(u, v, d) for u, v, k, d in graph.edges(keys=True, data=True) if k == "MAPS_TO"]
+    assert (source, target) == ("cs:N.Entities.SqlJob|TYPE", "sql:dbo.Invoice|TABLE")
+    assert data["via"] == "dapper_row_type" and data["guess"] is True

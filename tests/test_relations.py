@@ -43,7 +43,9 @@ def test_question_shapes(question, shape):
 
 def test_asked_relations():
     assert asked_relations("Which methods write to the Job table?") == ("WRITES",)
-    assert asked_relations("Which classes read or write the JobQueue table?") == ("WRITES", "READS")
+    assert asked_relations("Which classes read or write the JobQueue table?") == ("READS", "WRITES")
+    assert asked_relations("Which class are rows of Job mapped to when the dashboard loads them?") == (
+        "MAPS_TO", "READS")  # in the order the question names them
     assert asked_relations("Which tables have a foreign key to the Job table?") == ("FOREIGN_KEY",)
     assert "MAPS_TO" in asked_relations("Which classes use the Invoices table?")
 

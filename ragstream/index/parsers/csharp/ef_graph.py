@@ -5,7 +5,7 @@ configuration class in another file says `builder.ToTable("Invoice")`, its base 
 third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF Core's rules:
 
 - An explicit mapping (`[Table]`, `ToTable`) beats the convention one (DbSet property or class
-  name, attrs `guess=True`): the conventional MAPS_TO is removed, and so is the EXTERNAL node it
+  name, attrs `mapping="by_convention"`, `guess=True`): the conventional MAPS_TO is removed, and so is the EXTERNAL node it
   alone pointed to.
 - A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`) gets a
   MAPS_TO from the entity to that COLUMN node, attrs `property`, when the table's node has it.
@@ -28,14 +28,20 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
     columns that mappings name."""
     for source in _mapped_types(graph):
         edges = _maps_to(graph, source)
-        if any(not attrs.get("guess") for _, attrs in edges):
+        if any(not _conventional(attrs) for _, attrs in edges):
             for target, attrs in edges:
-                if attrs.get("guess"):
+                if _conventional(attrs):
                     _remove_edge(graph, source, target)
     # Bases first, so a subclass of a subclass finds its base's settled table.
     for entity in sorted(_entities(graph), key=lambda node: (_depth(graph, node, set()), node)):
         _map_to_base_table(graph, entity)
     _map_columns(graph)
+
+
+def _conventional(attrs: dict) -> bool:
+    """A mapping by naming convention (other guesses, such as a Dapper row type, are evidence
+    of another kind and stay beside an explicit mapping)."""
+    return attrs.get("mapping") == "by_convention"
 
 
 def _map_columns(graph: nx.MultiDiGraph) -> None:
@@ -91,7 +97,7 @@ def _depth(graph: nx.MultiDiGraph, node: str, seen: set[str]) -> int:
 def _map_to_base_table(graph: nx.MultiDiGraph, entity: str) -> None:
     """TPH: the entity's conventional mapping replaced by its nearest mapped base's."""
     own = _maps_to(graph, entity)
-    if any(not attrs.get("guess") for _, attrs in own):
+    if any(not _conventional(attrs) for _, attrs in own):
         return  # its own ToTable / [Table]: table per type
     seen, queue = {entity}, _bases(graph, entity)
     while queue:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import tree_sitter
@@ -65,6 +65,7 @@ class SqlText:
     line: int
     via: str = "data_access_call"
     row_type: str | None = None  # T of a Dapper `Query<T>(...)`: what each row becomes
+    row_type_guessed: bool = False  # the query passed was not readable: T joined to the method's SQL
 
     @cached_property
     def procedure(self) -> str | None:
@@ -86,7 +87,7 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
     """Every SQL string (or procedure name) the method passes to a data-access API, then every
     other string of the method that reads as SQL."""
     strings = {**fields, **string_bindings(method, fields)}
-    found, passed = [], set()
+    found, passed, unread_rows = [], set(), []
     for node in descendants(method):
         arguments = _sql_arguments(node)
         passed.update((a.start_byte, a.end_byte) for a in arguments)
@@ -94,8 +95,13 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
         text = next((value for value in values if value), None)
         if text:
             found.append(SqlText(text, line_of(node), row_type=_row_type(node)))
+        elif arguments and _row_type(node):
+            unread_rows.append(_row_type(node))
     known = {sql.text for sql in found}
-    return found + [sql for sql in _sql_literals(method, passed) if sql.text not in known]
+    literals = [sql for sql in _sql_literals(method, passed) if sql.text not in known]
+    if len(set(unread_rows)) == 1:  # `Query<SqlJob>(query)`, the query built from the method's one SQL
+        literals = [replace(sql, row_type=unread_rows[0], row_type_guessed=True) for sql in literals]
+    return found + literals
 
 
 def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]]) -> list[SqlText]:
@@ -148,7 +154,8 @@ def row_type_references(sql: list[SqlText], type_guesses: Callable[[str], tuple[
         if found.row_type is None or not found.access.reads:
             continue
         sources = [node_id(LANGUAGE, guess, "TYPE") for guess in type_guesses(found.row_type)]
-        attrs = {"source_candidates": sources, "source_in_repository": True, "via": "dapper_row_type"}
+        attrs = {"source_candidates": sources, "source_in_repository": True, "via": "dapper_row_type",
+                 **({"guess": True} if found.row_type_guessed else {})}
         references += [maps_to(sources[0], table_candidates([table]), found.line, attrs)
                        for table in found.access.reads]
     return first_of_each(references)
