@@ -6,7 +6,7 @@ import pytest
 
 from ragstream.controller import Controller, Scope
 from ragstream.graph.named import find_named
-from ragstream.graph.relations import asked_relations, question_shape, related
+from ragstream.graph.relations import asked_kinds, asked_relations, question_shape, related
 
 ALL = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 PUBLIC = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})  # db/ is tagged dba only
@@ -75,6 +75,7 @@ def test_a_list_question_lists_the_kinds_it_asks_for(controller):
     _, answer = ask(controller, "Which procedures write to the Invoices table?")
     assert {i["id"] for i in answer["items"]} == {"sql:dbo.usp_RecordPayment|PROCEDURE",
                                                   "sql:dbo.usp_CreateInvoice|PROCEDURE"}
+    assert asked_kinds("Which C# class are rows of the Revisions table mapped to, and which methods load them?") == ()
     _, answer = ask(controller, "Which code writes to the Invoices table?")
     assert "cs:Billing.Services.InvoiceService.RecordPayment|METHOD" in {i["id"] for i in answer["items"]}
 

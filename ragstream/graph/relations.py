@@ -48,6 +48,7 @@ _NOUNS = (
     (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
     (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
 )
+_CLASSES = re.compile(r"\bclass(?:es)?\b|\btypes?\b|\bentit(?:y|ies)\b", re.IGNORECASE)
 _USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
 MAX_FLOW_DEPTH = 8
@@ -117,7 +118,10 @@ def asked_relations(question: str) -> tuple[str, ...]:
 
 def asked_kinds(question: str) -> tuple[str, ...]:
     """The node kinds a list question asks for ("which procedures ..." -> PROCEDURE); empty
-    when it names none or asks for code or classes in general."""
+    when it names none or asks for code or classes too (a class is answered by its mapped type
+    and by its methods that read or write)."""
+    if _CLASSES.search(question):
+        return ()
     return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
 
 
