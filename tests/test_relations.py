@@ -150,3 +150,32 @@ def test_flow_entries_upstream_of_other_hits_come_first():
     entries = _entry_points(graph, ["fetch", "other", "worker"], "how does a worker fetch a job")
     assert entries[0] == "worker"  # search ranked it last, but it calls another hit
     assert [p.nodes for p in flow_paths(graph, entries)][0] == ("worker", "fetch", "t")
+
+
+def test_flow_paths_that_name_the_question_come_first_and_a_column_brings_its_table(graph):
+    import networkx as nx
+
+    from ragstream.graph.relations import flow_paths
+
+    flow = nx.MultiDiGraph()
+    for node, kind, name in [("run", "METHOD", "N.Api.Run"), ("log", "METHOD", "N.Log.Write"),
+                             ("cache", "METHOD", "N.Cache.CacheResults"), ("logs", "TABLE", "dbo.Logs"),
+                             ("results", "TABLE", "dbo.CachedResults")]:
+        flow.add_node(node, kind=kind, name=name)
+    for source, target, key in [("run", "log", "CALLS"), ("log", "logs", "WRITES"), ("run", "cache", "CALLS"),
+                                ("cache", "results", "WRITES")]:
+        flow.add_edge(source, target, key=key, resolution="static")
+    paths = flow_paths(flow, ["run"], "how are the results cached, down to the database?")
+    assert [p.nodes[-1] for p in paths] == ["results", "logs"]  # not simply shortest or by id
+    # the Status column's answer names its table right after it
+    named = find_named(graph, "What breaks if I rename the Status column of the Invoices table?")
+    assert named[0].table == "sql:dbo.Invoices|TABLE"
+
+
+def test_a_template_schema_copy_of_a_table_is_not_named_beside_the_real_one():
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    g.add_node("sql:HangFire.Job|TABLE", kind="TABLE", name="HangFire.Job")
+    g.add_node("sql:$(HangFireSchema).Job|TABLE", kind="TABLE", name="$(HangFireSchema).Job")
+    assert [n.id for n in find_named(g, "Which methods write to the Job table?")] == ["sql:HangFire.Job|TABLE"]

@@ -51,6 +51,7 @@ class Named:
     kind: str
     name: str
     cue: str  # table, column, procedure, function, class, identifier
+    table: str | None = None  # a column's table
 
 
 class NameIndex:
@@ -67,6 +68,8 @@ class NameIndex:
         """Nodes of `kinds` whose short name is `name` (case-insensitive), those in `schema`
         when it narrows them down."""
         found = [n for n in self.by_short.get(name.lower(), ()) if self.graph.nodes[n].get("kind") in kinds]
+        concrete = [n for n in found if "$(" not in n]  # a script template's `$(Schema)` copy yields
+        found = concrete or found
         if schema:
             narrowed = [n for n in found if _schema(self.graph.nodes[n]["name"]) == schema.lower()]
             return narrowed or found
@@ -121,7 +124,8 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
 
 def _named(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:
     data = graph.nodes[node]
-    return Named(node, data["kind"], data["name"], cue)
+    table = data.get("parent") if data["kind"] == "COLUMN" and data.get("parent") in graph else None
+    return Named(node, data["kind"], data["name"], cue, table)
 
 
 def _schema(name: str) -> str:

@@ -90,8 +90,10 @@ class GraphAnswer:
     paths: list[Path] = field(default_factory=list)
 
     def node_ids(self) -> list[str]:
-        """Everything the answer names, subjects first, then items and path nodes in order."""
-        ids = [s.id for s in self.subjects] + [i.id for i in self.items]
+        """Everything the answer names, subjects first (a column with its table), then items and
+        path nodes in order."""
+        ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
+        ids += [i.id for i in self.items]
         ids += [n for path in self.paths for n in path.nodes]
         return list(dict.fromkeys(ids))
 
@@ -134,7 +136,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     shape = question_shape(question)
     if shape == "flow":
         entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] or _entry_points(graph, entry_hits, question)
-        paths = flow_paths(graph, entries)
+        paths = flow_paths(graph, entries, question)
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
     if shape not in ("list", "impact") or not named:
         return None
@@ -160,9 +162,10 @@ def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
     order = {relation: n for n, relation in enumerate(("maps column", *relations))}
 
     def key(item: Related) -> tuple:
-        name = graph.nodes[item.id].get("name", item.id) if item.id in graph else item.id
-        shared = len(asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
-        return item.indirect, order.get(item.relation, len(order)), -shared, item.id
+        data = graph.nodes[item.id] if item.id in graph else {}
+        shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
+        # a script that created or altered the table comes after the code that uses it
+        return item.indirect, data.get("kind") == "FILE", order.get(item.relation, len(order)), -shared, item.id
 
     return sorted(items, key=key)
 
@@ -215,9 +218,11 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
-def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str]) -> list[Path]:
+def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
     """Shortest paths from each entry along CALLS (dispatch included) to every table reached by
-    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS: by entry, shortest first."""
+    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS: by entry, then those whose
+    nodes name more of the question's words ("results ... cached" -> `GetResults`,
+    `CachedResults`), then shortest first."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -240,8 +245,17 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str]) -> list[Path]:
                     queue.append((target, depth + 1))
         paths += [_path_to(parent, table) for table in tables]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
-    paths.sort(key=lambda p: (order[p.nodes[0]], len(p.nodes), p.guess, p.nodes))
+    asked = set(keyword_tokens(question))
+
+    def shared(path: Path) -> int:
+        return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
+
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
+
+
+def _short_name(graph: nx.MultiDiGraph, node: str) -> str:
+    return graph.nodes[node].get("name", node).rsplit(".", 1)[-1]
 
 
 def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
