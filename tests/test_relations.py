@@ -179,3 +179,15 @@ def test_a_template_schema_copy_of_a_table_is_not_named_beside_the_real_one():
     g.add_node("sql:HangFire.Job|TABLE", kind="TABLE", name="HangFire.Job")
     g.add_node("sql:$(HangFireSchema).Job|TABLE", kind="TABLE", name="$(HangFireSchema).Job")
     assert [n.id for n in find_named(g, "Which methods write to the Job table?")] == ["sql:HangFire.Job|TABLE"]
+
+
+def test_a_data_question_gets_its_best_hits_with_the_tables_they_use(graph, controller):
+    from ragstream.graph.relations import with_their_tables
+
+    assert with_their_tables(graph, ["cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD"]) == [
+        "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD", "sql:dbo.Invoices|TABLE"]  # through the procedure
+    sp, answer = ask(controller, "Where is the payment amount stored in the database?")
+    assert answer is None and sp.domain == "db"
+    view = sp.views_by_stage["relate"]
+    assert any(v.startswith("sql:") and v.endswith("|TABLE") for v in view)
+    assert view[0] == next(h["id"] for h in sp.retrieval_hits if h["id"] in view)  # a hit, then its tables

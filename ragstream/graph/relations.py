@@ -254,6 +254,20 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
     return paths[:MAX_FLOW_PATHS]
 
 
+def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
+    """Each node followed by the tables and views it reads or writes (directly, or through a
+    procedure it calls): what a question about the data wants beside the code that was found."""
+    out = []
+    for node in nodes:
+        if node not in graph:
+            continue
+        out.append(node)
+        reached = [node, *_called_procedures(graph, node)]
+        out += sorted({t for n in reached for _, t, k in graph.out_edges(n, keys=True)
+                       if k in ("READS", "WRITES") and graph.nodes[t].get("kind") in TABLE_KINDS})
+    return list(dict.fromkeys(out))
+
+
 def _short_name(graph: nx.MultiDiGraph, node: str) -> str:
     return graph.nodes[node].get("name", node).rsplit(".", 1)[-1]
 
