@@ -301,8 +301,12 @@ def test_properties_are_nodes_and_a_rainbow_database_names_its_tables():
     assert graph.nodes["cs:N.Models.Revision.Total|PROPERTY"]["parent"] == "cs:N.Models.Revision|TYPE"
     assert graph.has_edge("cs:N.Models.Revision|TYPE", "cs:N.Models.Revision.Total|PROPERTY", "DEFINES")
     maps = {(u, v): d for u, v, k, d in graph.edges(keys=True, data=True) if k == "MAPS_TO"}
-    # the convention is marked as one; Plain derives from no Database<T>; Missing is not in the repository
-    assert list(maps) == [("cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE")]
+    # the convention is marked as one; Plain derives from no Database<T>; Missing is not in the
+    # repository (its table is not either: the property stands for an EXTERNAL table)
+    assert set(maps) == {("cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE"),
+                         ("cs:N.Models.AppDb.Revisions|PROPERTY", "sql:dbo.Revisions|TABLE"),
+                         ("cs:N.Models.AppDb.Others|PROPERTY", "ext:Others|EXTERNAL")}
+    assert maps["cs:N.Models.AppDb.Revisions|PROPERTY", "sql:dbo.Revisions|TABLE"]["guess"] is True
     edge = maps["cs:N.Models.Revision|TYPE", "sql:dbo.Revisions|TABLE"]
     assert (edge["via"], edge["guess"], edge["property"]) == ("dapper_rainbow", True, "N.Models.AppDb.Revisions")
 

@@ -187,11 +187,11 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
     procedure's or method's tables (outgoing edges, with the procedures it runs), complete."""
     node = subject.id
     if subject.kind in TABLE_KINDS and not (wants_tables and relations != ("FOREIGN_KEY",)):
-        return _edges(graph, graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
-    items = _edges(graph, graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
+        return _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+    items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
     for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
         items += [Related(i.id, i.relation, node, i.resolution, indirect=True)
-                  for i in _edges(graph, graph.out_edges(callee, keys=True, data=True), relations, node, source_side=False)]
+                  for i in _edges(graph.out_edges(callee, keys=True, data=True), relations, node, source_side=False)]
     return _unique(items)
 
 
@@ -204,7 +204,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind == "COLUMN":
         table = graph.nodes[subject.id].get("parent")
         column = subject.name.rsplit(".", 1)[-1]
-        users = _edges(graph, graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
+        users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
         texts = text_of([u.id for u in users])
         word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
         naming = [Related(u.id, "names column", subject.id, u.resolution) for u in users
@@ -214,7 +214,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         mapped = _mapped_properties(graph, table, subject.id, column)
         return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
-    direct = _edges(graph, graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
+    direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
@@ -315,18 +315,13 @@ def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
     return set(depth)
 
 
-def _edges(graph: nx.MultiDiGraph, edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
-    """The edges of `types`, as items; a mapping made by a property (a Dapper.Rainbow
-    `Table<T>` property, an EF `HasColumnName`) brings that property too."""
+def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
+    """The edges of `types`, as items."""
     out = []
     for source, target, edge_type, data in sorted(edges, key=lambda e: (e[0], e[1], e[2])):
         if edge_type in types:
             other = source if source_side else target
-            resolution = data.get("resolution", "static")
-            out.append(Related(other, edge_type, subject, resolution))
-            prop = f"cs:{data.get('property')}|PROPERTY"
-            if edge_type == "MAPS_TO" and prop in graph:  # the graph holds only what the caller may see
-                out.append(Related(prop, edge_type, subject, resolution))
+            out.append(Related(other, edge_type, subject, data.get("resolution", "static")))
     return out
 
 

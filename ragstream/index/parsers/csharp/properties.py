@@ -6,8 +6,8 @@ part of their type's chunk, so they get no chunk of their own. A property record
 type's qualified guesses (`returns`, as methods do), so the resolver follows calls on it
 (`context.Connection.CreateExpiredJob()`, `Current.DB.Queries.Insert(...)`). A class deriving from Dapper's
 `Database<T>` names its tables by `Table<E>` properties (`public Table<Revision> Revisions`):
-the entity `E` maps to the table the property names (MAPS_TO, via="dapper_rainbow", a
-convention, so marked as a guess), and the resolver makes a call on that property
+the entity `E` and the property itself map to the table the property names (MAPS_TO,
+via="dapper_rainbow", a convention, so marked as a guess), and the resolver makes a call on that property
 (`Current.DB.Queries.Insert(...)`) write the table (`attrs["table"]`).
 """
 from __future__ import annotations
@@ -48,6 +48,10 @@ def _rainbow_table(decl: TypeDecl, names: Names, member: tree_sitter.Node, table
     if len(entities) != 1:
         return []
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in names.type_candidates(entities[0], decl.name)]
+    line = member.start_point.row + 1
     attrs = {"source_candidates": sources, "source_in_repository": True, "via": "dapper_rainbow",
              "mapping": "by_convention", "guess": True, "property": f"{decl.name}.{table}"}
-    return [maps_to(sources[0], table_candidates([table]), member.start_point.row + 1, attrs)]
+    # the property itself stands for the table in code: it maps to it, by its name
+    handle = node_id(LANGUAGE, f"{decl.name}.{table}", "PROPERTY")
+    return [maps_to(sources[0], table_candidates([table]), line, attrs),
+            maps_to(handle, table_candidates([table]), line, {"via": "dapper_rainbow", "guess": True})]
