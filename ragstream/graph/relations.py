@@ -135,7 +135,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     (under the caller's filters) for a column's impact."""
     shape = question_shape(question)
     if shape == "flow":
-        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] or _entry_points(graph, entry_hits, question)
+        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] \
+            or _entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries, question)
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
     if shape not in ("list", "impact") or not named:
@@ -238,7 +239,8 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
                 if kind == "EXTERNAL":
                     continue
                 resolution = data.get("resolution", "static")
-                parent[target] = (node, edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})")
+                how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
+                parent[target] = (node, how)
                 if kind in TABLE_KINDS:
                     tables.append(target)
                 elif depth + 1 < MAX_FLOW_DEPTH:

@@ -6,12 +6,13 @@ write T") gets T's relations of the asked kind, complete and counted; an impact 
 ("what breaks if I rename column C of T") gets what reads, writes or maps T and names C, and
 their callers; a flow question ("from the controller down to the tables") gets the paths from
 its entry point (the method it names, else the best controller/handler method found) along the
-calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's seeds
-when the graph is expanded, so their texts become the evidence, and its Markdown goes to the
-prompt and the deterministic answer (`extras.relations`). For any other question the objects it
-names go first: an exact name outranks search; and a question about the data (domain db or
-mixed) gets its best hits each followed by the tables they read or write. The search's own fields are left as they are, so
-re-running this stage gives the same result. No model is involved: this stage is deterministic.
+calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's
+seeds when the graph is expanded, so their texts become the evidence, and its Markdown goes to
+the prompt and the deterministic answer (`extras.relations`). For any other question the
+objects it names go first: an exact name outranks search; and a question about the data
+(domain db or mixed) gets its best hits each followed by the tables they read or write. The
+search's own fields are left as they are, so re-running this stage gives the same result. No
+model is involved: this stage is deterministic.
 """
 from __future__ import annotations
 

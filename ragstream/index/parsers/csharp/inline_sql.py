@@ -9,8 +9,9 @@ that procedure) is a procedure name, not SQL to read tables from; `EXEC` / `EXEC
 SQL text calls a procedure too. Any other string of the method that reads as a SQL statement
 (it starts with SELECT, INSERT, UPDATE, DELETE, MERGE, WITH or EXEC) is SQL too, marked
 `via="sql_literal"`: code that builds its SQL through a helper (`GetQuery(s => $"select ...")`)
-passes the data-access call a variable the parser cannot follow, but the text is in the method. Table and procedure names are given as written (brackets
-dropped), an unqualified one also in `dbo`.
+passes the data-access call a variable the parser cannot follow, but the text is in the method.
+Table and procedure names are given as written (brackets dropped), an unqualified one also in
+`dbo`.
 """
 from __future__ import annotations
 
