@@ -1,0 +1,167 @@
+"""C# calls resolved through their receiver's type: the member on the type or, breadth-first, on
+its bases and interfaces in the repository; receivers typed by what a call returns or by a
+property's declared type (also of other types, and through a type's static properties); the
+overloads the arguments admit; and, for a receiver the syntax does not type, the root of the one
+interface family that declares the member. Pure lookups over the symbols and the graph's
+inheritance edges; `graph_build` turns what they find into edges.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from ragstream.index.model import Node
+from ragstream.index.symbols import SymbolTable, is_interface
+
+
+@dataclass(frozen=True)
+class CallResolution:
+    methods: tuple[str, ...] = ()  # METHOD ids; several when the arguments leave overloads open
+    receiver_outside: bool = False  # the receiver's type is known and not in the repository
+    inferred: bool = False  # the receiver's type came from a declared return type or element
+    through: Node | None = None  # the property the receiver was reached through, if any
+
+
+@dataclass(frozen=True)
+class _Receiver:
+    guesses: list[str]  # qualified guesses of its type
+    through: Node | None = None  # the property it was reached through, if any
+
+
+def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
+                 depth: int = 0) -> CallResolution:
+    """The methods a C# call spec (`{"receiver", "member", "arguments"}`) reaches: the member
+    on the receiver's type or, breadth-first, on its bases and interfaces in the repository."""
+    receiver = call["receiver"]
+    inferred = "types" not in receiver
+    if depth > 5 or "unknown" in receiver:
+        return CallResolution()
+    found = _receiver(graph, symbols, receiver, depth)
+    guesses, through = found.guesses, found.through
+    if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
+        return CallResolution()
+    types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
+    if not types and not inferred:  # `Current.DB.Queries`: a type, then its properties
+        chain = next((c for c in (_type_of_chain(graph, symbols, g) for g in guesses) if c.guesses or c.through),
+                     None)
+        if chain is not None:
+            through = chain.through
+            types = [n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in chain.guesses) if n][:1]
+        inferred = bool(types)
+    if not types:
+        return CallResolution(receiver_outside=not inferred, through=through)
+    methods, external_base = _members(graph, symbols, types[0], call["member"])
+    # Not declared in the repository but the type has a base outside it: the member is there.
+    return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
+                          inferred=inferred, through=through)
+
+
+def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
+    """A receiver's type guesses: as written (`types`), what a call returns (`call`), or the
+    declared type of a property of another receiver (`property`, which it is reached through)."""
+    if "call" in receiver:
+        inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
+        return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())])
+    if "property" in receiver:
+        spec = receiver["property"]
+        owners = _receiver(graph, symbols, spec["receiver"], depth + 1).guesses
+        types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owners) if node]
+        found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
+        return _Receiver(list(found[0].attrs.get("returns", ())), found[0]) if found else _Receiver([])
+    return _Receiver(list(receiver["types"]))
+
+
+def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> _Receiver:
+    """The type a dotted receiver reaches when it starts with a type and goes on through its
+    static properties (`Current.DB.Queries`: type Current, property DB, property Queries)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        owner = symbols.find("csharp", ".".join(parts[:cut]), ("TYPE",))
+        if owner is None:
+            continue
+        current: str | None = owner.id
+        last: Node | None = None
+        for name in parts[cut:]:
+            found = _members(graph, symbols, current, name, symbols.properties)[0] if current else []
+            last = found[0] if found else None
+            returns = last.attrs.get("returns", ()) if last else ()
+            current = next((n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in returns) if n), None)
+        # the last property counts even when its type is not in the repository (a library's Table<T>)
+        return _Receiver([symbols.nodes[current].name] if current else [], last)
+    return _Receiver([])
+
+
+def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str,
+             table: dict[tuple[str, str], list[Node]] | None = None) -> tuple[list[Node], bool]:
+    """`member`'s overloads (or, with `symbols.properties`, its property) on the type or on the
+    nearest of its ancestors that declares it, and whether the ancestry reaches a base outside
+    the repository."""
+    table = symbols.members if table is None else table
+    queue, seen, external_base = [type_id], {type_id}, False
+    while queue:
+        current = queue.pop(0)
+        found = table.get((current, member))
+        if found:
+            return found, external_base
+        for _, base, key in sorted(graph.out_edges(current, keys=True)):
+            if key not in ("INHERITS", "IMPLEMENTS") or base in seen:
+                continue
+            if base in symbols.nodes:
+                seen.add(base)
+                queue.append(base)
+            else:
+                external_base = True
+    return [], external_base
+
+
+def _overloads(methods: list[Node], call: dict) -> tuple[str, ...]:
+    """The overloads the call's argument count and literal kinds admit; every overload when
+    none does (the syntax was misread, not the call)."""
+    fitting = [m for m in methods if _accepts(m, call["arguments"], call.get("kinds", ()))]
+    return tuple(m.id for m in (fitting or methods))
+
+
+# Parameter types an argument of a kind can never be passed to.
+_PREDEFINED = frozenset({"bool", "byte", "sbyte", "char", "decimal", "double", "float", "int",
+                         "uint", "long", "ulong", "short", "ushort", "string", "Guid",
+                         "DateTime", "TimeSpan"})
+_NUMBERS = _PREDEFINED - {"bool", "char", "string", "Guid", "DateTime", "TimeSpan"}
+_REJECTS = {"string": _PREDEFINED - {"string"}, "number": _PREDEFINED - _NUMBERS,
+            "lambda": _PREDEFINED}
+
+
+def _accepts(method: Node, arguments: int, kinds: list[str]) -> bool:
+    least, most = method.attrs.get("arity", (arguments, arguments))
+    parameters = method.attrs.get("parameters", ())
+    return least <= arguments <= most and not any(
+        kind and index < len(parameters) and parameters[index].rstrip("?") in _REJECTS[kind]
+        for index, kind in enumerate(kinds))
+
+
+
+def interface_family_root(graph: nx.MultiDiGraph, symbols: SymbolTable, member: str) -> str | None:
+    """For a call whose receiver's type the syntax does not tell (`ctx.Context.Connection.X()`
+    inside a lambda): the one interface method named `member` when every method of that name
+    in the repository is it or an implementation of it. Code reaches implementations through
+    such abstractions; the dispatch pass then links the implementations. A guess still."""
+    methods = symbols.short("csharp", member, ("METHOD",))
+    roots = [m for m in methods if is_interface(symbols.nodes.get(m.parent or ""))]
+    if len({m.parent for m in roots}) != 1:
+        return None
+    root_type = roots[0].parent
+    if not all(m.parent == root_type or root_type in _ancestors(graph, m.parent or "") for m in methods):
+        return None
+    return roots[0].id if len(roots) == 1 else None
+
+
+def _ancestors(graph: nx.MultiDiGraph, type_id: str) -> set[str]:
+    """Every type `type_id` inherits from or implements, transitively."""
+    seen: set[str] = set()
+    queue = [type_id]
+    while queue:
+        for _, base, key in graph.out_edges(queue.pop(), keys=True):
+            if key in ("INHERITS", "IMPLEMENTS") and base not in seen:
+                seen.add(base)
+                queue.append(base)
+    return seen

@@ -1,0 +1,49 @@
+"""The names of every parsed file, for linking references: qualified and short names per
+language, and a C# type's own methods and properties by name."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ragstream.index.model import Node, ParsedFile
+
+
+class SymbolTable:
+    """Lookups of qualified and short names, per language."""
+
+    def __init__(self, files: list[ParsedFile]):
+        self.nodes: dict[str, Node] = {}
+        self.by_name: dict[tuple[str, str], Node] = {}
+        self.by_short: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        # (type id, method short name) -> the type's own methods of that name (overloads)
+        self.members: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        # (type id, property name) -> the type's own property of that name
+        self.properties: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        self.aliases: dict[str, dict[str, str]] = {}  # python module name -> its import aliases
+        for parsed in files:
+            if parsed.language == "python":
+                self.aliases[parsed.nodes[0].name] = parsed.aliases
+            for node in parsed.nodes:
+                self.nodes[node.id] = node
+                self.by_name.setdefault((node.language, _key(node.language, node.name)), node)
+                self.by_short[(node.language, _key(node.language, node.short_name))].append(node)
+                if node.kind == "METHOD" and node.parent:
+                    self.members[(node.parent, node.short_name)].append(node)
+                elif node.kind == "PROPERTY" and node.parent:
+                    self.properties[(node.parent, node.short_name)].append(node)
+
+    def find(self, language: str, name: str, kinds: tuple[str, ...]) -> Node | None:
+        node = self.by_name.get((language, _key(language, name)))
+        return node if node and (not kinds or node.kind in kinds) else None
+
+    def short(self, language: str, name: str, kinds: tuple[str, ...]) -> list[Node]:
+        found = self.by_short.get((language, _key(language, name)), [])
+        return [n for n in found if not kinds or n.kind in kinds]
+
+
+def _key(language: str, name: str) -> str:
+    return name.lower() if language == "sql" else name  # SQL identifiers ignore case
+
+
+
+def is_interface(node: Node | None) -> bool:
+    return node is not None and node.attrs.get("type_kind") == "interface"
