@@ -191,3 +191,13 @@ def test_a_data_question_gets_its_best_hits_with_the_tables_they_use(graph, cont
     view = sp.views_by_stage["relate"]
     assert any(v.startswith("sql:") and v.endswith("|TABLE") for v in view)
     assert view[0] == next(h["id"] for h in sp.retrieval_hits if h["id"] in view)  # a hit, then its tables
+
+
+def test_a_rename_in_the_database_is_an_impact_question_and_a_hidden_table_stops_a_column():
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+
+    assert question_shape("What happens if I rename the Status column of the Invoices table in the database?") \
+        == "impact"
+    column = Named("sql:dbo.Invoices.Status|COLUMN", "COLUMN", "dbo.Invoices.Status", "column", table=None)
+    assert impact_of(__import__("networkx").MultiDiGraph(), column, lambda ids: {}) == []

@@ -109,3 +109,13 @@ def test_data_explorer_migrations():
         assert graph.nodes[f"sql:dbo.{table}|TABLE"]["attrs"]["renamed_from"] == [f"dbo.{old}"]
         assert f"sql:dbo.{table}.{column}|COLUMN" in graph
         assert f"sql:dbo.{old}|TABLE" not in graph
+
+
+def test_a_drop_in_another_schema_leaves_a_namesake_alone():
+    files = [parse_sql("m/001.sql", "CREATE TABLE dbo.Users (Id INT);", "tsql"),
+             parse_sql("m/002.sql", "DROP TABLE staging.Users;", "tsql"),
+             parse_sql("m/003.sql", "CREATE TABLE Logs (Id INT);", "tsql"),
+             parse_sql("m/004.sql", "DROP TABLE Logs;", "tsql")]
+    graph, _ = build_graph(files)
+    assert "sql:dbo.Users|TABLE" in graph  # staging.Users was never this table
+    assert "sql:dbo.Logs|TABLE" not in graph  # written without a schema, as it was created: dropped

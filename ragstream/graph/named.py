@@ -15,8 +15,12 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from ragstream.index.symbols import without_template_copies
+
 SQL_OBJECT_KINDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "TRIGGER")
-CODE_KINDS = ("TYPE", "CLASS", "METHOD", "FUNCTION")
+NAMED_CODE_KINDS = ("TYPE", "CLASS", "METHOD", "FUNCTION")  # what a dotted identifier may name
+
+
 def _name(group: str) -> str:
     return rf"\[?(?P<{group}>[A-Za-z_][\w$#]*)\]?"
 
@@ -67,9 +71,8 @@ class NameIndex:
     def lookup(self, name: str, kinds: tuple[str, ...], schema: str | None = None) -> list[str]:
         """Nodes of `kinds` whose short name is `name` (case-insensitive), those in `schema`
         when it narrows them down."""
-        found = [n for n in self.by_short.get(name.lower(), ()) if self.graph.nodes[n].get("kind") in kinds]
-        concrete = [n for n in found if "$(" not in n]  # a script template's `$(Schema)` copy yields
-        found = concrete or found
+        found = without_template_copies([n for n in self.by_short.get(name.lower(), ())
+                                         if self.graph.nodes[n].get("kind") in kinds])
         if schema:
             narrowed = [n for n in found if _schema(self.graph.nodes[n]["name"]) == schema.lower()]
             return narrowed or found
@@ -79,7 +82,7 @@ class NameIndex:
         """Code nodes whose qualified name ends with `dotted` on a `.` boundary (case-sensitive)."""
         short = dotted.rsplit(".", 1)[-1]
         return [n for n in self.by_short.get(short.lower(), ())
-                if self.graph.nodes[n].get("kind") in CODE_KINDS
+                if self.graph.nodes[n].get("kind") in NAMED_CODE_KINDS
                 and _ends_with(self.graph.nodes[n]["name"], dotted)]
 
 
@@ -116,10 +119,7 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
     if column:
         tables = index.lookup(name, ("TABLE", "VIEW"), schema)
         return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables]
-    nodes = index.lookup(name, kinds, schema)
-    if not nodes and schema:  # `HangFire Job table` reads as schema HangFire; `Job table` is enough
-        nodes = index.lookup(name, kinds)
-    return nodes
+    return index.lookup(name, kinds, schema)
 
 
 def _named(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:

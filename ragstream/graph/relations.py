@@ -20,7 +20,6 @@ from ragstream.graph.named import Named
 from ragstream.index.keywords import keyword_tokens
 
 TABLE_KINDS = ("TABLE", "VIEW")
-CODE_KINDS = ("METHOD", "FUNCTION", "PROCEDURE", "TRIGGER", "TYPE", "CLASS")
 # Question shapes, first match wins.
 _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
                    # "how does X do Y in SQL Server": the code path down to the database
@@ -100,7 +99,8 @@ class GraphAnswer:
 
 def question_shape(question: str) -> str | None:
     """flow, impact, list, or None when the question is none of these."""
-    for shape, pattern in (("flow", _FLOW), ("impact", _IMPACT), ("list", _LIST)):
+    # impact first: "what happens if I rename X ... in the database" asks what breaks
+    for shape, pattern in (("impact", _IMPACT), ("flow", _FLOW), ("list", _LIST)):
         if pattern.search(question):
             return shape
     return None
@@ -203,7 +203,9 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     everything that reads, writes, maps or references it, and the callers of those; for code,
     its callers, implementers and referrers."""
     if subject.kind == "COLUMN":
-        table = graph.nodes[subject.id].get("parent")
+        table = subject.table
+        if table is None:  # a column whose table the caller may not see: nothing to follow
+            return []
         column = subject.name.rsplit(".", 1)[-1]
         users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
         texts = text_of([u.id for u in users])

@@ -9,12 +9,12 @@ import networkx as nx
 from ragstream.graph.relations import GraphAnswer, Path, Related
 
 
-
 def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
     """Counts first, then every item with where it is and how its edge was made."""
-    subjects = ", ".join(f"`{s.name}` ({s.kind.lower()})" for s in answer.subjects) or "the entry points found"
+    subjects = ", ".join(f"`{s.name}` ({s.kind.lower()})" for s in answer.subjects)
     if answer.shape == "flow":
-        lines = [f"**From the graph:** {len(answer.paths)} path(s) from {subjects} down to the tables "
+        entries = ", ".join(f"`{_short(graph, e)}`" for e in dict.fromkeys(p.nodes[0] for p in answer.paths))
+        lines = [f"**From the graph:** {len(answer.paths)} path(s) from {entries} down to the tables "
                  f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
         lines += [f"{n}. {_path_line(path, graph)}" for n, path in enumerate(answer.paths, start=1)]
         return "\n".join(lines)

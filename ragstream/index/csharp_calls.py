@@ -139,7 +139,6 @@ def _accepts(method: Node, arguments: int, kinds: list[str]) -> bool:
         for index, kind in enumerate(kinds))
 
 
-
 def interface_family_root(graph: nx.MultiDiGraph, symbols: SymbolTable, member: str) -> str | None:
     """For a call whose receiver's type the syntax does not tell (`ctx.Context.Connection.X()`
     inside a lambda): the one interface method named `member` when every method of that name

@@ -18,7 +18,7 @@ from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, 
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
 from ragstream.index.schema_evolution import evolve_schema
-from ragstream.index.symbols import SymbolTable, is_interface
+from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 
 _LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}
 
@@ -171,6 +171,8 @@ def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats)
     if not guesses or ref.attrs.get("source_in_repository"):
         return None
     prefix, _, rest = guesses[-1].partition(":")
+    if prefix not in _LANGUAGES:  # not a node id a parser makes: nothing to stand for it
+        return None
     stats.external_sources[ref.edge_type] += 1
     return _external_node(graph, _LANGUAGES[prefix], rest.rsplit("|", 1)[0])
 
@@ -237,10 +239,8 @@ def _resolve_sql(symbols: SymbolTable, name: str, kinds: tuple[str, ...]) -> str
     if node:
         return node.id
     bare = name.rsplit(".", 1)[-1]
-    matches = list(dict.fromkeys(match.id for match in symbols.short("sql", bare, kinds)))
-    concrete = [match for match in matches if "$(" not in match]
-    found = matches if len(matches) == 1 else concrete
-    return found[0] if len(found) == 1 else None
+    matches = without_template_copies(list(dict.fromkeys(match.id for match in symbols.short("sql", bare, kinds))))
+    return matches[0] if len(matches) == 1 else None
 
 
 def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,

@@ -60,10 +60,13 @@ class _Replay:
     former: dict[str, _Object] = field(default_factory=dict)  # lower former name -> object
 
     def find(self, name: str, kinds: tuple[str, ...]) -> _Object | None:
-        """The live object called `name` (as written): exact, else the one with its last part."""
+        """The live object called `name` (as written): exact, else, for a name written without a
+        schema, the one with its last part (a schema that is written must match)."""
         exact = [o for o in self.live if o.kind in kinds and o.name.lower() == name.lower()]
         if exact:
             return exact[-1]
+        if "." in name:
+            return None
         short = _short(name)
         matches = [o for o in self.live if o.kind in kinds and _short(o.name) == short]
         return matches[0] if len(matches) == 1 else None

@@ -44,6 +44,12 @@ def _key(language: str, name: str) -> str:
     return name.lower() if language == "sql" else name  # SQL identifiers ignore case
 
 
-
 def is_interface(node: Node | None) -> bool:
     return node is not None and node.attrs.get("type_kind") == "interface"
+
+
+def without_template_copies(ids: list[str]) -> list[str]:
+    """The ids without the copies a script template makes under a placeholder schema (SQLCMD's
+    `$(Schema).Job`), when a concrete one is among them: the concrete object is the real one."""
+    concrete = [i for i in ids if "$(" not in i]
+    return concrete or ids

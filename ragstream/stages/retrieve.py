@@ -45,6 +45,7 @@ TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixtu
                         "samples", "example", "examples", "conftest"})
 MAX_REFORMULATIONS = 2
 NO_DATABASE_OBJECT = "no database object among the hits"
+TABLE_ACCESS_EDGES = ("READS", "WRITES", "MAPS_TO")  # code with these is database evidence
 
 
 def log_avg_exp(scores: list[float], pieces: int, tau: float) -> float:
@@ -213,8 +214,6 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
     return problems
 
 
-DATA_EDGES = ("READS", "WRITES", "MAPS_TO")
-
 
 def _database_code(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> bool:
     """Is any hit code that is database evidence: an EF entity, DbContext, entity configuration or
@@ -223,5 +222,5 @@ def _database_code(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -
     graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     nodes = [node_of(i) for i in ids if node_of(i) in graph]
     return any(graph.nodes[n].get("attrs", {}).get("ef_role")
-               or any(key in DATA_EDGES for _, _, key in graph.out_edges(n, keys=True)) for n in nodes)
+               or any(key in TABLE_ACCESS_EDGES for _, _, key in graph.out_edges(n, keys=True)) for n in nodes)
 

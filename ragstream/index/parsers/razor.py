@@ -17,7 +17,8 @@ gives (every suffix of the folder, since the project's root folder is not known 
 in `@namespace`, then by the file's `@using`s; controllers in `<root>.Controllers` beside the
 `Views` folder or beside a `@using` namespace. A type (`@model Invoice`, often imported by
 `_ViewImports.cshtml`, which one file cannot see) falls back to a unique short name, which
-graph_build marks as a guess. Methods never do: a handler whose class is not found makes no edge. A controller taken from the view's folder
+graph_build marks as a guess. Methods never do: a handler whose class is not found makes no
+edge. A controller taken from the view's folder
 (`Views/Invoices/Edit.cshtml` -> `InvoicesController`) is a convention: its edges carry
 `guess=True` and `controller_from="folder"`. Every edge carries `via` (the construct).
 """

@@ -9,9 +9,9 @@ that exists. A reference's `target` is the name as written (`DbContext`,
 without a receiver is qualified by its own type (`Billing.Services.InvoiceService.Log`).
 
 Modules, one job each: `syntax` (tree helpers), `declarations` (namespaces, types, usings),
-`docs` (headers and doc comments), `properties` (PROPERTY nodes), `methods` (METHOD nodes), `variables` and `calls` (call
-targets), `strings` and `inline_sql` (SQL in string values), `tables` (table references),
-`ef` (Entity Framework), `preprocessor` (one branch of each `#if`).
+`docs` (headers and doc comments), `properties` (PROPERTY nodes), `methods` (METHOD nodes),
+`variables` and `calls` (call targets), `strings` and `inline_sql` (SQL in string values),
+`tables` (table references), `ef` (Entity Framework), `preprocessor` (one branch of each `#if`).
 """
 from __future__ import annotations
 
