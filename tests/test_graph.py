@@ -300,3 +300,31 @@ def test_graph_rerank_lifts_the_hits_the_best_hits_call_and_finds_unretrieved_ne
     assert found["b"] > 0.0  # no search found b; the best hit's call edge does
     hidden = graph_reranked(_chain_graph(), seeds_only, RetrievalFilters(paths_exclude=("b.py",)), limits, 2, 1.0)
     assert "b" not in dict(hidden)  # a hidden node is never walked to
+
+
+def test_reached_nodes_are_ordered_by_how_specifically_they_belong_to_the_seeds():
+    """A helper only the seed calls comes before a hub every method calls, and a second overload
+    (or a template-schema copy of a table) comes after the first of its name."""
+    g = nx.MultiDiGraph()
+
+    def node(node_id, name, kind="METHOD", language="csharp"):
+        g.add_node(node_id, kind=kind, name=name, path="x.cs", language=language, acl={})
+
+    node("seed", "App.Controller.Show")
+    node("hub", "App.Db.Query(string)")
+    node("hub2", "App.Db.Query(string,int)")
+    node("helper", "App.Tracker.TrackView")
+    node("t1", "dbo.Views", kind="TABLE", language="sql")
+    node("t2", "$(Schema).Views", kind="TABLE", language="sql")
+    for target in ("hub", "hub2", "helper", "t1", "t2"):
+        g.add_edge("seed", target, key="CALLS" if target[0] != "t" else "WRITES")
+    for i in range(20):  # everybody calls the data-access overloads
+        node(f"other{i}", f"App.Other{i}.Run")
+        g.add_edge(f"other{i}", "hub", key="CALLS")
+        g.add_edge(f"other{i}", "hub2", key="CALLS")
+    result = expand_dependency_tree(g, ["seed"], RetrievalFilters(), ExpansionLimits(
+        max_depth=1, max_nodes=10, edges={"CALLS": "out", "WRITES": "out"}))
+    assert result.nodes[:2] == ["seed", "helper"]
+    order = result.nodes
+    assert order.index("t1") < order.index("hub") < order.index("hub2")
+    assert order.index("t1") < order.index("t2") and order.index("hub2") > order.index("t2")

@@ -8,6 +8,7 @@ id), the way aider ranks a repository map.
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -78,7 +79,9 @@ def expand_dependency_tree(graph: nx.MultiDiGraph, seeds: list[str], filters: Re
     truncated = len(reached) > room or len(kept_seeds) < len(visible_seeds)
     if len(reached) > room:
         reached = _most_relevant(graph, kept_seeds, reached, depth, limits, room)
-    graph_nodes = sorted(reached, key=lambda n: (depth[n], n))
+    weight = specificity(graph, kept_seeds, reached, depth, limits)
+    graph_nodes = repeats_last(graph, kept_seeds, sorted(reached, key=lambda n: (depth[n], -round(weight[n], 12), n)),
+                               depth)
     nodes = kept_seeds + graph_nodes
     kept = set(nodes)
     parents = {n: None for n in kept_seeds} | {n: _kept_parent(graph, n, parent, depth, kept, limits)
@@ -152,6 +155,48 @@ def personalised_pagerank(graph, seeds: Mapping[str, float], reached: list[str],
                 sub.add_edge(node, neighbour)
     # Each iteration shrinks the error by alpha: small subgraphs need ~110 iterations to reach tol.
     return nx.pagerank(sub, alpha=0.85, personalization=dict(seeds), tol=1e-8, max_iter=500)
+
+
+def specificity(graph, seeds: list[str], reached: list[str], depth: Mapping[str, int],
+                limits: ExpansionLimits) -> dict[str, float]:
+    """How specifically each reached node belongs to the seeds: the summed weight of the nodes one
+    level closer that reach it (a seed weighs 1/sqrt(1 + rank)), divided by log(2 + its degree).
+
+    A hub that every method calls (a data-access helper, a logger, each overload of an ambiguous
+    call) ties to the seeds as closely as the one method they alone call, but says less about
+    them: the IDF idea, applied to graph neighbours. PageRank does the opposite and favours hubs.
+    """
+    weight = {s: 1.0 / math.sqrt(1 + i) for i, s in enumerate(seeds)} | {n: 0.0 for n in reached}
+    members = set(reached)
+    for node in sorted([*seeds, *reached], key=lambda n: depth[n]):  # parents settle before children
+        if node in members:
+            degree = len(set(graph.predecessors(node)) | set(graph.successors(node)))
+            weight[node] /= math.log(2 + degree)
+        for neighbour in _neighbours(graph, node, limits):
+            if neighbour in members and depth[neighbour] == depth[node] + 1:
+                weight[neighbour] += weight[node]
+    return weight
+
+
+def repeats_last(graph, seeds: list[str], ordered: list[str], depth: Mapping[str, int]) -> list[str]:
+    """`ordered` with, inside each depth, the nodes that repeat a name already placed (another
+    overload of a method, the same table in a template schema) after the first of each name."""
+    seen = {_name_key(graph, s) for s in seeds}
+    repeat = {}
+    for node in ordered:
+        key = _name_key(graph, node)
+        repeat[node] = key in seen
+        seen.add(key)
+    return sorted(ordered, key=lambda n: (depth[n], repeat[n]))  # stable: the given order within
+
+
+def _name_key(graph, node: str) -> tuple[str, str]:
+    """A method without its parameter list; a SQL object without its schema."""
+    data = graph.nodes[node]
+    name = data.get("name", node)
+    if data.get("language") == "sql":
+        return data.get("kind", ""), name.rsplit(".", 1)[-1].lower()
+    return data.get("kind", ""), name.split("(", 1)[0]
 
 
 def walk_from(graph: nx.MultiDiGraph, seeds: list[str], filters: RetrievalFilters,

@@ -47,7 +47,8 @@ def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int
     if mode not in MODES:
         raise PipelineError(f"unknown prioritization_mode {mode!r}; choose one of {MODES}",
                             where="prioritization_mode")
-    graph_nodes = sorted(graph_nodes, key=lambda n: (depth.get(n, 0), n))
+    # Stable: within a depth the expansion's order (most specific to the seeds first) stands.
+    graph_nodes = sorted(graph_nodes, key=lambda n: depth.get(n, 0))
     if mode == "seed_first":
         return seeds + graph_nodes
     if mode == "graph_first":
