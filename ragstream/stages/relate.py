@@ -45,7 +45,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS]
     if answer is not None:
         first = answer.node_ids()
-    elif sp.domain in ("db", "mixed"):  # a question about the data: the tables the best hits use
+    elif True:  # EXPERIMENT
         first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS])]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}

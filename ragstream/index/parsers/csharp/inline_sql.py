@@ -52,7 +52,8 @@ _NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 
 
 # A string that reads as a SQL statement: a DML (or EXEC) keyword, then SQL words after it.
-_SQL_LIKE = re.compile(r"\s*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
+# Session settings and declarations may come first: `set xact_abort off; select ...`.
+_SQL_LIKE = re.compile(r"\s*(?:(?:set|declare)\s[^;]*;\s*)*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
                        r"with\s[\s\S]*\bas\s*\(|exec(?:ute)?\s)", re.IGNORECASE)
 STRING_EXPRESSIONS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                                 "interpolated_string_expression", "binary_expression"})
