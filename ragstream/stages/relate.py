@@ -9,8 +9,8 @@ its entry point (the method it names, else the best controller/handler method fo
 calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's
 seeds when the graph is expanded, so their texts become the evidence, and its Markdown goes to
 the prompt and the deterministic answer (`extras.relations`). For any other question the
-objects it names go first: an exact name outranks search; and a question about the data
-(domain db or mixed) gets its best hits each followed by the tables they read or write. The
+objects it names go first (an exact name outranks search), then the best hits, each followed
+by the tables it reads or writes: where the code that was found keeps its data. The
 search's own fields are left as they are, so re-running this stage gives the same result. No
 model is involved: this stage is deterministic.
 """
@@ -27,7 +27,7 @@ from ragstream.super_prompt import SuperPrompt, node_of
 
 WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
 OUTCOMES = ("ok", "no_entry_points")
-TOUCHED_FROM_HITS = 3  # a database question's best hits whose tables go with them
+TOUCHED_FROM_HITS = 3  # the best hits whose tables go with them
 SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")
 
 
@@ -45,7 +45,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS]
     if answer is not None:
         first = answer.node_ids()
-    elif True:  # EXPERIMENT
+    else:  # the tables the best hits read or write say where their data lives, whatever was asked
         first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS])]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
