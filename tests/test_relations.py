@@ -191,6 +191,10 @@ def test_a_data_question_gets_its_best_hits_with_the_tables_they_use(graph, cont
     view = sp.views_by_stage["relate"]
     assert any(v.startswith("sql:") and v.endswith("|TABLE") for v in view)
     assert view[0] == next(h["id"] for h in sp.retrieval_hits if h["id"] in view)  # a hit, then its tables
+    # a question about the code, not the data, still gets the tables its best hits use
+    sp, answer = ask(controller, "How does InsertInvoice work?")
+    assert answer is None and sp.domain == "code"
+    assert "sql:dbo.Invoices|TABLE" in sp.views_by_stage["relate"]
 
 
 def test_a_rename_in_the_database_is_an_impact_question_and_a_hidden_table_stops_a_column():
