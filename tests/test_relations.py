@@ -205,3 +205,27 @@ def test_a_rename_in_the_database_is_an_impact_question_and_a_hidden_table_stops
         == "impact"
     column = Named("sql:dbo.Invoices.Status|COLUMN", "COLUMN", "dbo.Invoices.Status", "column", table=None)
     assert impact_of(__import__("networkx").MultiDiGraph(), column, lambda ids: {}) == []
+
+
+def test_a_flow_starts_at_the_caller_whose_type_the_question_names_in_words():
+    """"How does a worker fetch ..." starts at `Worker.Execute`, upstream of the best hit, not at
+    the hit itself nor at a monitoring `...Api` method that only reads the same table."""
+    import networkx as nx
+
+    from ragstream.graph.relations import answer_from_graph
+
+    g = nx.MultiDiGraph()
+    for name in ("App.Worker.Execute", "App.Connection.FetchNextJob", "App.JobQueue.FetchJob",
+                 "App.MonitoringApi.FetchedJobs"):
+        g.add_node(f"cs:{name}|METHOD", kind="METHOD", name=name)
+    g.add_node("sql:dbo.JobQueue|TABLE", kind="TABLE", name="dbo.JobQueue")
+    for source, target, key in (("Worker.Execute", "Connection.FetchNextJob", "CALLS"),
+                                ("Connection.FetchNextJob", "JobQueue.FetchJob", "CALLS")):
+        g.add_edge(f"cs:App.{source}|METHOD", f"cs:App.{target}|METHOD", key=key, resolution="static")
+    for method in ("JobQueue.FetchJob", "MonitoringApi.FetchedJobs"):
+        g.add_edge(f"cs:App.{method}|METHOD", "sql:dbo.JobQueue|TABLE", key="READS")
+    hits = ["cs:App.MonitoringApi.FetchedJobs|METHOD", "cs:App.JobQueue.FetchJob|METHOD"]
+    answer = answer_from_graph(g, "How does a worker fetch the next job from the database?", [], hits,
+                               lambda ids: {})
+    assert answer.paths[0].nodes == ("cs:App.Worker.Execute|METHOD", "cs:App.Connection.FetchNextJob|METHOD",
+                                     "cs:App.JobQueue.FetchJob|METHOD", "sql:dbo.JobQueue|TABLE")

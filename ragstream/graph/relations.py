@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ragstream.graph.named import Named
-from ragstream.index.keywords import keyword_tokens
+from ragstream.index.keywords import identifier_parts, keyword_tokens
 
 TABLE_KINDS = ("TABLE", "VIEW")
 # Question shapes, first match wins.
@@ -53,6 +53,7 @@ DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS"
 MAX_FLOW_DEPTH = 8
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
+ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
 
 @dataclass(frozen=True)
@@ -289,19 +290,45 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
 
 def _entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
     """Entry points of a flow question that names none: among the search hits that are methods,
-    those of controllers, pages and handlers first, then those upstream of more of the other
-    hits (a flow is asked from the top down: `Worker.Execute` calls what fetches the job), then
-    those whose own name says what the question does ("created" -> `Create`), then search order."""
+    and the methods upstream of the best of them whose type the question names in words ("how
+    does a worker fetch ..." -> `Worker.Execute`), those of controllers, pages and handlers first,
+    then those of a type the question names, then those upstream of more of the other hits (a
+    flow is asked from the top down), then those whose own name says what the question does
+    ("created" -> `Create`), then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
-    outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints|Api)\.[^.]+$")
+    outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(keyword_tokens(question))
-    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in methods}
 
-    def rank(hit: str) -> tuple[bool, int, bool]:
+    def of_named_type(method: str) -> bool:
+        parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
+        words = {t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)} if len(parts) == 3 else set()
+        return bool(words) and words <= asked
+
+    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m)]
+    candidates = list(dict.fromkeys([*methods, *upstream]))
+    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
+
+    def rank(hit: str) -> tuple[bool, bool, int, bool]:
         name = graph.nodes[hit].get("name", "")
-        return not outer.search(name), -downstream[hit], not asked & set(keyword_tokens(name.rsplit(".", 1)[-1]))
+        return (not outer.search(name), not of_named_type(hit), -downstream[hit],
+                not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
-    return sorted(methods, key=rank)[:3]
+    return sorted(candidates, key=rank)[:3]
+
+
+def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
+    """The methods that reach `starts` along CALLS within MAX_FLOW_DEPTH, nearest first."""
+    depth = dict.fromkeys(starts, 0)
+    queue = deque(starts)
+    while queue and len(depth) < MAX_FLOW_VISITS:
+        node = queue.popleft()
+        if depth[node] >= MAX_FLOW_DEPTH:
+            continue
+        for source, _, key in sorted(graph.in_edges(node, keys=True)):
+            if key == "CALLS" and source not in depth:
+                depth[source] = depth[node] + 1
+                queue.append(source)
+    return [n for n in depth if n not in starts]
 
 
 def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
