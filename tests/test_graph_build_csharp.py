@@ -323,7 +323,8 @@ def test_calls_through_properties_reach_the_property_types_members():
           public class JobTable { public void Insert() { } public void Run() { } } }'''})
     found = calls(graph, "cs:N.Factory.Create|METHOD")
     assert found["cs:N.IStorageConnection.CreateExpiredJob|METHOD"]["resolution"] == "inferred"
-    assert found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]["resolution"] == "dispatch"
+    dispatched = found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]
+    assert dispatched["resolution"] == "dispatch" and "guess" not in dispatched
     assert found["cs:N.JobTable.Insert|METHOD"]["resolution"] == "inferred"  # type Current, then its properties
     assert "cs:N.JobTable.Run|METHOD" not in found  # an unknown property leads nowhere, not to a namesake
 
@@ -343,7 +344,8 @@ def test_a_call_on_an_untyped_receiver_links_only_to_an_interface_family_root():
     found = calls(graph, "cs:N.Factory.Create|METHOD")
     root = found["cs:N.IStorageConnection.CreateExpiredJob|METHOD"]
     assert (root["resolution"], root["guess"]) == ("by_name", True)
-    assert found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]["resolution"] == "dispatch"
+    dispatched = found["cs:N.SqlConnection.CreateExpiredJob|METHOD"]
+    assert (dispatched["resolution"], dispatched["guess"]) == ("dispatch", True)  # a guess stays one
     # Bag.Add is unique but no interface's: an untyped `ctx.Items.Add` may be a List's
     assert "cs:N.Bag.Add|METHOD" not in found
     # Save belongs to IRepo's family and to an unrelated class: no guess
@@ -376,3 +378,18 @@ def test_a_row_type_whose_query_is_built_by_a_helper_maps_as_a_guess():
     [(source, target, data)] = [(u, v, d) for u, v, k, d in graph.edges(keys=True, data=True) if k == "MAPS_TO"]
     assert (source, target) == ("cs:N.Entities.SqlJob|TYPE", "sql:dbo.Invoice|TABLE")
     assert data["via"] == "dapper_row_type" and data["guess"] is True
+
+
+def test_what_an_interface_family_method_returns_types_the_next_receiver_as_a_guess():
+    graph = build({
+        "Connection.cs": '''namespace N { public class Connection { public void Fetch(Registry registry) {
+            var queue = registry.Providers[0].GetJobQueue();
+            queue.Dequeue(); } } }''',
+        "Queues.cs": '''namespace N { public interface IQueue { void Dequeue(); }
+          public interface IQueueProvider { IQueue GetJobQueue(); }
+          public class SqlQueue : IQueue { public void Dequeue() { } }
+          public class SqlQueueProvider : IQueueProvider { public IQueue GetJobQueue() => new SqlQueue(); } }'''})
+    found = calls(graph, "cs:N.Connection.Fetch|METHOD")
+    assert (found["cs:N.IQueue.Dequeue|METHOD"]["resolution"], found["cs:N.IQueue.Dequeue|METHOD"]["guess"]) == \
+        ("by_name", True)
+    assert found["cs:N.SqlQueue.Dequeue|METHOD"]["guess"] is True  # dispatched from a guess

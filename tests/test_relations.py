@@ -229,3 +229,26 @@ def test_a_flow_starts_at_the_caller_whose_type_the_question_names_in_words():
                                lambda ids: {})
     assert answer.paths[0].nodes == ("cs:App.Worker.Execute|METHOD", "cs:App.Connection.FetchNextJob|METHOD",
                                      "cs:App.JobQueue.FetchJob|METHOD", "sql:dbo.JobQueue|TABLE")
+
+
+def test_a_flow_keeps_the_asked_path_to_a_table_a_side_path_reaches_first():
+    """Execute cleans the queue table in one hop and fetches from it in three: the answer shows
+    the fetch, the path whose methods name the question's words, first."""
+    import networkx as nx
+
+    from ragstream.graph.relations import flow_paths
+
+    g = nx.MultiDiGraph()
+    for name in ("Worker.Execute", "Worker.Cleanup", "Queue.FetchNext", "Queue.Dequeue"):
+        g.add_node(f"cs:{name}|METHOD", kind="METHOD", name=f"App.{name}")
+    g.add_node("sql:dbo.Queue|TABLE", kind="TABLE", name="dbo.Queue")
+    for source, target, key in (("Worker.Execute", "Worker.Cleanup", "CALLS"), ("Worker.Execute", "Queue.FetchNext", "CALLS"),
+                                ("Queue.FetchNext", "Queue.Dequeue", "CALLS")):
+        g.add_edge(f"cs:{source}|METHOD", f"cs:{target}|METHOD", key=key)
+    for method, key in (("Worker.Cleanup", "WRITES"), ("Queue.Dequeue", "READS")):
+        g.add_edge(f"cs:{method}|METHOD", "sql:dbo.Queue|TABLE", key=key)
+    paths = flow_paths(g, ["cs:Worker.Execute|METHOD"], "How does the worker fetch the next item and dequeue it?")
+    assert [p.nodes for p in paths] == [
+        ("cs:Worker.Execute|METHOD", "cs:Queue.FetchNext|METHOD", "cs:Queue.Dequeue|METHOD", "sql:dbo.Queue|TABLE"),
+        ("cs:Worker.Execute|METHOD", "cs:Worker.Cleanup|METHOD", "sql:dbo.Queue|TABLE")]
+    assert paths[0].edges == ("CALLS", "CALLS", "READS")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -68,7 +69,7 @@ class Related:
 
     @property
     def guess(self) -> bool:
-        return self.resolution == "by_name"
+        return "by_name" in self.resolution or "guess" in self.resolution
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Path:
 
     @property
     def guess(self) -> bool:
-        return any("by_name" in edge for edge in self.edges)
+        return any("by_name" in edge or "guess" in edge for edge in self.edges)
 
 
 @dataclass
@@ -213,7 +214,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
         naming = [Related(u.id, "names column", subject.id, u.resolution) for u in users
                   if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
-        keys = [Related(other, "FOREIGN_KEY", subject.id, data.get("resolution", "static"))
+        keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data))
                 for other, data in _foreign_keys_on(graph, table, column)]
         mapped = _mapped_properties(graph, table, subject.id, column)
         return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
@@ -223,32 +224,33 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
 
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
-    """Shortest paths from each entry along CALLS (dispatch included) to every table reached by
-    READS or WRITES (also through procedures), at most MAX_FLOW_PATHS: by entry, then those whose
-    nodes name more of the question's words ("results ... cached" -> `GetResults`,
-    `CachedResults`), then shortest first."""
+    """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
+    WRITES (also through procedures): the shortest path to each method, then one path per method
+    and table it touches, so a table a side path (a cleanup) reaches first is still reached by
+    the path the question asks about. At most MAX_FLOW_PATHS: by entry, then those whose nodes
+    name more of the question's words ("results ... cached" -> `GetResults`, `CachedResults`),
+    then shortest first, then paths without a guess."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
             continue
         parent: dict[str, tuple[str, str] | None] = {entry: None}
-        queue, tables = deque([(entry, 0)]), []
+        queue, touches = deque([(entry, 0)]), []
         while queue and len(parent) < MAX_FLOW_VISITS:
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
-                if target in parent or edge_type not in ("CALLS", "READS", "WRITES"):
-                    continue
                 kind = graph.nodes[target].get("kind")
-                if kind == "EXTERNAL":
+                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL":
                     continue
-                resolution = data.get("resolution", "static")
+                resolution = resolution_of(data)
                 how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
-                parent[target] = (node, how)
                 if kind in TABLE_KINDS:
-                    tables.append(target)
-                elif depth + 1 < MAX_FLOW_DEPTH:
-                    queue.append((target, depth + 1))
-        paths += [_path_to(parent, table) for table in tables]
+                    touches.append((node, how, target))
+                elif target not in parent:
+                    parent[target] = (node, how)
+                    if depth + 1 < MAX_FLOW_DEPTH:
+                        queue.append((target, depth + 1))
+        paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
     asked = set(keyword_tokens(question))
 
@@ -277,7 +279,8 @@ def _short_name(graph: nx.MultiDiGraph, node: str) -> str:
     return graph.nodes[node].get("name", node).rsplit(".", 1)[-1]
 
 
-def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
+def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[str, str] | None = None) -> Path:
+    """The walk's path to `node`, then `last` (an edge and the node it leads to) when given."""
     nodes, edges = [node], []
     step = parent[node]
     while step is not None:
@@ -285,7 +288,12 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str) -> Path:
         nodes.append(previous)
         edges.append(edge)
         step = parent[previous]
-    return Path(tuple(reversed(nodes)), tuple(reversed(edges)))
+    nodes.reverse()
+    edges.reverse()
+    if last is not None:
+        edges.append(last[0])
+        nodes.append(last[1])
+    return Path(tuple(nodes), tuple(edges))
 
 
 def _entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
@@ -346,13 +354,20 @@ def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
     return set(depth)
 
 
+def resolution_of(data: Mapping[str, Any]) -> str:
+    """How an edge was made; ", guess" added where a guess was carried on (a call dispatched to
+    the implementations of a method that was itself found by name)."""
+    resolution = data.get("resolution", "static")
+    return f"{resolution}, guess" if data.get("guess") and resolution != "by_name" else resolution
+
+
 def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> list[Related]:
     """The edges of `types`, as items."""
     out = []
     for source, target, edge_type, data in sorted(edges, key=lambda e: (e[0], e[1], e[2])):
         if edge_type in types:
             other = source if source_side else target
-            out.append(Related(other, edge_type, subject, data.get("resolution", "static")))
+            out.append(Related(other, edge_type, subject, resolution_of(data)))
     return out
 
 
@@ -366,7 +381,7 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
     found = []
     for item in items:
         if graph.nodes[item.id].get("kind") in ("METHOD", "FUNCTION", "PROCEDURE"):
-            found += [Related(source, "CALLS", subject, data.get("resolution", "static"), indirect=True)
+            found += [Related(source, "CALLS", subject, resolution_of(data), indirect=True)
                       for source, _, key, data in sorted(graph.in_edges(item.id, keys=True, data=True))
                       if key == "CALLS"]
     return found
@@ -379,7 +394,7 @@ def _mapped_properties(graph: nx.MultiDiGraph, table: str, column_id: str, colum
     for source, _, key, data in graph.in_edges(column_id, keys=True, data=True):
         prop = data.get("property") and f"{graph.nodes[source].get('name')}.{data['property']}"
         if key == "MAPS_TO" and prop:
-            found += [Related(n, "maps column", column_id, data.get("resolution", "static"))
+            found += [Related(n, "maps column", column_id, resolution_of(data))
                       for n in _properties(graph, source) if graph.nodes[n]["name"] == prop]
     for source, _, key, data in graph.in_edges(table, keys=True, data=True):
         if key == "MAPS_TO":

@@ -21,12 +21,14 @@ class CallResolution:
     receiver_outside: bool = False  # the receiver's type is known and not in the repository
     inferred: bool = False  # the receiver's type came from a declared return type or element
     through: Node | None = None  # the property the receiver was reached through, if any
+    guessed: bool = False  # the receiver is what a call found only by its interface family returns
 
 
 @dataclass(frozen=True)
 class _Receiver:
     guesses: list[str]  # qualified guesses of its type
     through: Node | None = None  # the property it was reached through, if any
+    guessed: bool = False  # typed by a call resolved through its interface family (a guess)
 
 
 def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
@@ -38,7 +40,7 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     if depth > 5 or "unknown" in receiver:
         return CallResolution()
     found = _receiver(graph, symbols, receiver, depth)
-    guesses, through = found.guesses, found.through
+    guesses, through, guessed = found.guesses, found.through, found.guessed
     if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
         return CallResolution()
     types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
@@ -54,7 +56,7 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     methods, external_base = _members(graph, symbols, types[0], call["member"])
     # Not declared in the repository but the type has a base outside it: the member is there.
     return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
-                          inferred=inferred, through=through)
+                          inferred=inferred, through=through, guessed=guessed)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
@@ -62,13 +64,18 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
     declared type of a property of another receiver (`property`, which it is reached through)."""
     if "call" in receiver:
         inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
-        return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns", ())])
+        methods, guessed = inner.methods, inner.guessed
+        if not methods and "unknown" in receiver["call"]["receiver"]:
+            # `providers[0].GetJobQueue().Dequeue()`: what the one interface declaring the member returns
+            root = interface_family_root(graph, symbols, receiver["call"]["member"])
+            methods, guessed = ((root,), True) if root else ((), False)
+        return _Receiver([g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())], guessed=guessed)
     if "property" in receiver:
         spec = receiver["property"]
-        owners = _receiver(graph, symbols, spec["receiver"], depth + 1).guesses
-        types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owners) if node]
+        owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
+        types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owner.guesses) if node]
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
-        return _Receiver(list(found[0].attrs.get("returns", ())), found[0]) if found else _Receiver([])
+        return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed) if found else _Receiver([])
     return _Receiver(list(receiver["types"]))
 
 

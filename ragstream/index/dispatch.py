@@ -32,8 +32,9 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         for implementer in descendants[owner]:
             for method in _implementations(graph, methods, implementer, called, interface):
                 if method != source and not graph.has_edge(source, method, key="CALLS"):
-                    graph.add_edge(source, method, key="CALLS", type="CALLS",
-                                   line=data.get("line", 0), resolution="dispatch", via=called)
+                    # a call that was a guess stays one through every implementation
+                    graph.add_edge(source, method, key="CALLS", type="CALLS", line=data.get("line", 0),
+                                   resolution="dispatch", via=called, **({"guess": True} if data.get("guess") else {}))
                     added["CALLS"] += 1
     return added
 

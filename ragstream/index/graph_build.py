@@ -89,7 +89,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     if found.through is not None and found.through.attrs.get("table"):
         _link_table_property(graph, symbols, ref, source, found.through, stats)
     if found.methods:
-        how = "inferred" if found.inferred else "static"
+        how = "by_name" if found.guessed else "inferred" if found.inferred else "static"
         extra = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
         for method in found.methods:
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
