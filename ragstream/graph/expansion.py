@@ -160,18 +160,20 @@ def personalised_pagerank(graph, seeds: Mapping[str, float], reached: list[str],
 def specificity(graph, seeds: list[str], reached: list[str], depth: Mapping[str, int],
                 limits: ExpansionLimits) -> dict[str, float]:
     """How specifically each reached node belongs to the seeds: the summed weight of the nodes one
-    level closer that reach it (a seed weighs 1/sqrt(1 + rank)), divided by log(2 + its degree).
+    level closer that reach it (a seed weighs 1/sqrt(1 + rank)), divided by 1 + its degree.
 
-    A hub that every method calls (a data-access helper, a logger, each overload of an ambiguous
-    call) ties to the seeds as closely as the one method they alone call, but says less about
-    them: the IDF idea, applied to graph neighbours. PageRank does the opposite and favours hubs.
+    That is a lift, as in pointwise mutual information: how much likelier a node is next to the
+    seeds than next to anything. A hub that every method calls (a data-access helper, a logger,
+    each overload of an ambiguous call) touches the seeds as surely as the method only they call,
+    but says far less about them. PageRank does the opposite and favours hubs; dividing by
+    log(degree) alone still let a hub next to every seed win (measured in docs/EVALUATION.md).
     """
     weight = {s: 1.0 / math.sqrt(1 + i) for i, s in enumerate(seeds)} | {n: 0.0 for n in reached}
     members = set(reached)
     for node in sorted([*seeds, *reached], key=lambda n: depth[n]):  # parents settle before children
         if node in members:
             degree = len(set(graph.predecessors(node)) | set(graph.successors(node)))
-            weight[node] /= math.log(2 + degree)
+            weight[node] /= (1 + degree)
         for neighbour in _neighbours(graph, node, limits):
             if neighbour in members and depth[neighbour] == depth[node] + 1:
                 weight[neighbour] += weight[node]
