@@ -49,6 +49,7 @@ def numbers(low: float, high: float, *, open_low: bool = False) -> Bound:
     return Bound(low, high, integer=False, open_low=open_low)
 
 
+TOP_K = ints(1, 1000)  # entry points a search keeps
 TOKENS = ints(1, 2_000_000)  # a prompt budget: far above any model's window, far below memory trouble
 SHARE = numbers(0, 1)
 WEIGHT = numbers(0, 1000)

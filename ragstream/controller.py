@@ -15,6 +15,7 @@ from ragstream.llm.connect import connect
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
+from ragstream.question import check_question
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
@@ -71,6 +72,10 @@ class Controller:
         return replace(pipeline, warnings=(*pipeline.warnings, f"lowered to fit the local model's window of "
                                            f"{self.settings.llm.local_ctx_size} tokens (llm.local_ctx_size): {said}"))
 
+    def check_question(self, question: str, pipeline: Pipeline) -> None:
+        """A QuestionError for an empty question or one over `max_question_chars` (the pipeline's, else the config's)."""
+        check_question(question, pipeline.settings.get("max_question_chars", self.settings.limits.max_question_chars))
+
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
@@ -82,6 +87,7 @@ class Controller:
         """Auto mode: the question through every step of the pipeline. With a `session_id` it is
         a turn of that conversation (its history is loaded, the turn persisted); `on_token`
         receives a model's answer as it streams."""
+        self.check_question(question, pipeline)
         engine = Engine(pipeline, replace(self.runtime, on_token=on_token))
         sp = self.new_state(question, scope, is_english)
         if session_id:
@@ -203,6 +209,7 @@ class ManualSession:
 
     def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope,
                  is_english: bool = True):
+        controller.check_question(question, pipeline)
         self.engine = Engine(pipeline, controller.runtime)
         self.state = self.engine.start(controller.new_state(question, scope, is_english))
         self._ran: list[str] = []  # this pass's steps, in order

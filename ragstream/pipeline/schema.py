@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragstream.bounds import LIMITS, TOKENS, WEIGHT, Bound, ints
+from ragstream.bounds import LIMITS, TOKENS, TOP_K, WEIGHT, Bound, ints
 from ragstream.graph.node_texts import MODES
 from ragstream.graph.render import LAYOUTS
 from ragstream.retrieval.types import RERANKERS, SEARCH_TYPES
 
-TOP_K = ints(1, 1000)
 NUMBERS: dict[str, Bound] = {
     **LIMITS,
     "top_k": TOP_K,

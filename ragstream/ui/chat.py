@@ -91,7 +91,12 @@ def render(controller: Controller, choices: Choices) -> None:
     for number, turn in enumerate(asked, start=len(stored) + 1):
         _draw(controller, turn, number, latest=turn is asked[-1])
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
-    if question:
+    if question is not None:
+        try:  # an empty or over-long question is said here, before a conversation is made for it
+            controller.check_question(question, choices.pipeline)
+        except RagstreamError as exc:
+            show_error(exc)
+            return
         if not conversation:
             conversation = controller.new_conversation(question[:80], choices.scope)
             st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
