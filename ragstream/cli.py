@@ -14,6 +14,7 @@ from rich.table import Table
 from ragstream.bounds import TOKENS, TOP_K, Bound, ints
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
+from ragstream.progress_lines import ModelProgress
 
 console = Console()
 err_console = Console(stderr=True)
@@ -160,7 +161,7 @@ def _controller(args: argparse.Namespace):
     return Controller(load_settings(args.config, {"llm": llm} if llm else None))
 
 
-def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False):
+def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
     """(pipeline, state, step results) of the question through the chosen pipeline."""
     from ragstream.controller import ManualSession, Scope
     from ragstream.retrieval.scope import default_scope
@@ -174,21 +175,24 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False):
     repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
     scope = Scope(repository, branch, index, _filters(args.filter))
     is_english = not getattr(args, "not_english", False)
-    if not manual:
-        session = _session(controller, getattr(args, "session", None))
-        streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
-        sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
-                                     on_token=_print_piece if streamed else None)
-        return pipeline, sp, results
-    session = ManualSession(controller, pipeline, args.query, scope, is_english)
-    results = []
-    while session.state.stage:
-        click = session.click(session.state.stage)
-        if click.error:
-            raise click.error
-        results.append(click.result)
-        print(f"[{click.result.step}] {click.result.outcome}; changed: {', '.join(click.result.changed) or 'nothing'}")
-    return pipeline, session.state, results
+    with ModelProgress(sys.stderr) as progress:
+        if not manual:
+            session = _session(controller, getattr(args, "session", None))
+            streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
+            sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
+                                         on_token=printer if streamed and printer else None, on_progress=progress)
+            return pipeline, sp, results
+        session = ManualSession(controller, pipeline, args.query, scope, is_english)
+        session.on_progress = progress
+        results = []
+        while session.state.stage:
+            click = session.click(session.state.stage)
+            if click.error:
+                raise click.error
+            results.append(click.result)
+            print(f"[{click.result.step}] {click.result.outcome}; "
+                  f"changed: {', '.join(click.result.changed) or 'nothing'}")
+        return pipeline, session.state, results
 
 
 def _session(controller, wanted: str | None) -> str | None:
@@ -199,8 +203,14 @@ def _session(controller, wanted: str | None) -> str | None:
     return session
 
 
-def _print_piece(piece: str) -> None:
-    print(piece, end="", flush=True)
+class _Printer:
+    """Prints a streamed answer as it comes, and remembers whether anything was printed."""
+
+    printed = False
+
+    def __call__(self, piece: str) -> None:
+        self.printed = self.printed or bool(piece)
+        print(piece, end="", flush=True)
 
 
 def _expand(args: argparse.Namespace) -> int:
@@ -234,7 +244,10 @@ def _expand(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     with _controller(args) as controller:
-        _, sp, results = _run_pipeline(controller, args, manual=args.step)
+        printer = _Printer()
+        _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
+    if printer.printed and not sp.extras.get("answer", {}).get("shown_while_streaming"):
+        print("\n\n(the streamed reply above was cut off; the answer below replaces it)")
     return _report_answer(args, sp, results)
 
 
