@@ -111,7 +111,10 @@ def _chain(path: Path) -> list[tuple[Path, dict]]:
             return chain[::-1]
         if not isinstance(parent, str) or not parent:
             raise PipelineError(f"extends must be a pipeline name, got {parent!r}", where=f"{path}: extends")
-        path = _path(parent, path.parent)  # a parent lives beside its child
+        try:
+            path = _path(parent, path.parent)  # a parent lives beside its child
+        except PipelineError as exc:  # name the file that asked for it
+            raise PipelineError(exc.message, where=f"{path}: extends") from exc
 
 
 def _read(path: Path) -> dict:
