@@ -78,7 +78,7 @@ def test_step_order_means_nothing(tmp_path: Path):
     ({"steps": [{"action": "retrieve"}]}, "child.yaml: steps[0]", "with a string `id`"),
     ({"settings": {"entry_step_id": "start"}}, "child.yaml", "entry_step_id 'start' names no step"),
     ({"stages": []}, "child.yaml", "unknown top-level key(s) ['stages']"),
-    ({"extends": "ghost"}, "ghost.yaml", "no pipeline file ghost.yaml"),
+    ({"extends": "ghost"}, "child.yaml: extends", "no pipeline file ghost.yaml"),
     ({"steps": [{**EXPAND, "max_depth_from_settings": "max_dept"}]}, "child.yaml: step expand",
      "max_depth_from_settings names 'max_dept'"),
 ])
