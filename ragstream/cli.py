@@ -11,8 +11,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ragstream.bounds import TOKENS, TOP_K, Bound, ints
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
+from ragstream.progress_lines import ModelProgress
 
 console = Console()
 err_console = Console(stderr=True)
@@ -60,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--branch", help="default: the index's branch")
     search.add_argument("--mode", default="hybrid", choices=["semantic", "bm25", "hybrid"])
     search.add_argument("--rerank", default="none", choices=["none", "keyword_rerank", "cross_encoder"])
-    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--top-k", type=_bounded(TOP_K), default=10)
     search.add_argument("--filter", action="append", default=[], metavar="KEY=V1,V2",
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
     search.set_defaults(handler=_search)
@@ -71,8 +73,8 @@ def _parser() -> argparse.ArgumentParser:
         if action.dest in ("repository", "index", "branch", "filter"):
             expand._add_action(action)
     expand.add_argument("--pipeline", default="base", help="a pipeline in pipelines/ (default: base)")
-    expand.add_argument("--top-k", type=int, help="override the pipeline's top_k")
-    expand.add_argument("--max-context-tokens", type=int, help="override the pipeline's budget (node texts get 70%%)")
+    expand.add_argument("--top-k", type=_bounded(TOP_K), help="override the pipeline's top_k")
+    expand.add_argument("--max-context-tokens", type=_bounded(TOKENS), help="override the pipeline's budget (node texts get 70%%)")
     expand.add_argument("--html", help="also write the graph view (offline HTML) to this file")
     expand.add_argument("--show-context", action="store_true", help="print the rendered evidence blocks")
     expand.set_defaults(handler=_expand)
@@ -96,12 +98,27 @@ def _parser() -> argparse.ArgumentParser:
     ask.set_defaults(handler=_ask)
 
     ui = add_command("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
-    ui.add_argument("--port", type=int, default=8501, help="default: 8501")
+    ui.add_argument("--port", type=_bounded(ints(1, 65535)), default=8501, help="default: 8501")
     ui.add_argument("--build-default", action="store_true",
                     help="build or update the bundled default index (ragstream's own source) in the background")
     ui.set_defaults(handler=_ui)
     _add_eval_command(add_command)
     return parser
+
+
+def _bounded(bound: Bound) -> Callable[[str], int]:
+    """An argparse type: an int within `bound`, else argparse's usage error naming the option."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
+        problem = bound.problem(value)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return parse
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -144,33 +161,38 @@ def _controller(args: argparse.Namespace):
     return Controller(load_settings(args.config, {"llm": llm} if llm else None))
 
 
-def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False):
+def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
     """(pipeline, state, step results) of the question through the chosen pipeline."""
     from ragstream.controller import ManualSession, Scope
     from ragstream.retrieval.scope import default_scope
 
-    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
-    overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens)) if v}
+    overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens))
+                 if v is not None}
     pipeline = controller.pipeline(args.pipeline, overrides)
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    controller.check_question(args.query, pipeline)  # before anything is looked for
+    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
     scope = Scope(repository, branch, index, _filters(args.filter))
     is_english = not getattr(args, "not_english", False)
-    if not manual:
-        session = _session(controller, getattr(args, "session", None))
-        streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
-        sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
-                                     on_token=_print_piece if streamed else None)
-        return pipeline, sp, results
-    session = ManualSession(controller, pipeline, args.query, scope, is_english)
-    results = []
-    while session.state.stage:
-        click = session.click(session.state.stage)
-        if click.error:
-            raise click.error
-        results.append(click.result)
-        print(f"[{click.result.step}] {click.result.outcome}; changed: {', '.join(click.result.changed) or 'nothing'}")
-    return pipeline, session.state, results
+    with ModelProgress(sys.stderr) as progress:
+        if not manual:
+            session = _session(controller, getattr(args, "session", None))
+            streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
+            sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
+                                         on_token=printer if streamed and printer else None, on_progress=progress)
+            return pipeline, sp, results
+        session = ManualSession(controller, pipeline, args.query, scope, is_english)
+        session.on_progress = progress
+        results = []
+        while session.state.stage:
+            click = session.click(session.state.stage)
+            if click.error:
+                raise click.error
+            results.append(click.result)
+            print(f"[{click.result.step}] {click.result.outcome}; "
+                  f"changed: {', '.join(click.result.changed) or 'nothing'}")
+        return pipeline, session.state, results
 
 
 def _session(controller, wanted: str | None) -> str | None:
@@ -181,8 +203,14 @@ def _session(controller, wanted: str | None) -> str | None:
     return session
 
 
-def _print_piece(piece: str) -> None:
-    print(piece, end="", flush=True)
+class _Printer:
+    """Prints a streamed answer as it comes, and remembers whether anything was printed."""
+
+    printed = False
+
+    def __call__(self, piece: str) -> None:
+        self.printed = self.printed or bool(piece)
+        print(piece, end="", flush=True)
 
 
 def _expand(args: argparse.Namespace) -> int:
@@ -216,7 +244,10 @@ def _expand(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     with _controller(args) as controller:
-        _, sp, results = _run_pipeline(controller, args, manual=args.step)
+        printer = _Printer()
+        _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
+    if printer.printed and not sp.extras.get("answer", {}).get("shown_while_streaming"):
+        print("\n\n(the streamed reply above was cut off; the answer below replaces it)")
     return _report_answer(args, sp, results)
 
 
@@ -300,7 +331,7 @@ def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> No
     ev.add_argument("--out", default="eval-results", help="folder for ranks, tables and the plot")
     ev.add_argument("--data-dir", help="where evaluation indexes go (default: index.data_dir)")
     ev.add_argument("--worktrees", help="scratch checkouts of --mirrors (default: DATA_DIR/worktrees)")
-    ev.add_argument("--top-k", type=int, default=100, help="candidates each search returns")
+    ev.add_argument("--top-k", type=_bounded(TOP_K), default=100, help="candidates each search returns")
     ev.add_argument("--predictions", help="also write predictions in the scorer's format here "
                                           "(gold-symbol questions: default OUT/predictions.jsonl)")
     ev.add_argument("--reuse", action="append", default=[], metavar="RANKS.jsonl",
@@ -522,6 +553,10 @@ def _print_summary(report) -> None:
         console.print(f"[yellow]parse failed, indexed as text:[/] {path}: {error}", highlight=False)
     for warning in report.parse_warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for skipped in report.skipped:
+        if skipped.reason == "unreadable":
+            console.print(f"[yellow]warning: skipped an unreadable folder:[/] {skipped.path} ({skipped.detail})",
+                          highlight=False, soft_wrap=True)
     if report.redactions:
         console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")
     console.print("time per phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))

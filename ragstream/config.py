@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from ragstream.bounds import LIMITS, WEIGHT, Bound, ints, numbers
 from ragstream.errors import ConfigError, RagstreamError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +91,9 @@ class LLMSettings:
     local_ctx_size: int  # provider local: the model's context window in tokens
     temperature: float
     seed: int
-    timeout_seconds: float
+    timeout_seconds: float  # one request's deadline, streamed or not: connect, wait, every piece
+    first_token_seconds: float  # a request with no reply (or a stream with no piece) this long has stalled
+    turn_seconds: float  # every model call of one question together; past it, stages fall back at once
     max_retries: int
     backoff_seconds: float  # the first wait; each retry doubles it (2, 4, 8, 16, 32 s)
     max_backoff_seconds: float  # no wait is longer, not even one a server asks for
@@ -119,6 +122,7 @@ class LimitSettings:
     mixed_domain_share: float
     max_turn_loops: int
     history_summary_share: float
+    max_question_chars: int  # a longer question is refused, naming this limit
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,7 @@ def load_settings(user_file: str | Path | None = None, overrides: dict | None = 
     return settings
 
 
-# Settings with a closed set of values, and settings that must be positive.
+# Settings with a closed set of values.
 CHOICES = {
     "index.sql_dialect": ("auto", "tsql", "postgres", "generic"),
     "embedding.dtype": ("bfloat16", "float32"),
@@ -158,21 +162,28 @@ CHOICES = {
 }
 # The roles a model can play (config/prompts/<role>.md holds each one's prompt).
 LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
-POSITIVE = ("index.max_file_bytes", "index.max_line_chars", "chunks.max_chunk_tokens",
-            "chunks.header_max_names", "embedding.batch_size", "embedding.window_tokens", "retrieval.rrf_k",
-            "retrieval.widen_factor", "retrieval.file_evidence_chunks", "retrieval.change_history_matches",
-            "limits.N0_QUERY_PIECES", "limits.N1_RETR_MAX_CANDIDATES",
-            "limits.N2_RERANK_TOP_K", "limits.N3_FINAL_SELECTION_MAX", "limits.max_history_tokens", "limits.max_attachment_tokens",
-            "limits.answer_max_citations", "limits.gate_candidate_chars",
-            "llm.local_ctx_size")
-ABOVE_ZERO = ("llm.timeout_seconds",)
-NON_NEGATIVE = ("index.change_history_commits", "embedding.onnx_below",
-                "retrieval.keyword_semantic_weight", "retrieval.keyword_keyword_weight",
-                "retrieval.semantic_weight", "retrieval.bm25_weight", "retrieval.mention_weight",
-                "retrieval.file_evidence_weight", "retrieval.symptom_weight", "retrieval.change_history_weight",
-                "retrieval.change_history_half_life", "retrieval.graph_rank_weight",
-                "llm.temperature", "llm.max_retries", "llm.backoff_seconds", "llm.max_backoff_seconds", "llm.max_reply_tokens",
-                "limits.max_turn_loops", "limits.history_summary_share")
+# Every numeric setting's range (types are checked by the dataclass fields already).
+RANGES: dict[str, Bound] = {
+    "index.max_file_bytes": ints(1, 1_000_000_000), "index.max_line_chars": ints(1, 10_000_000),
+    "index.change_history_commits": ints(0, 1_000_000),
+    "chunks.max_chunk_tokens": ints(1, 100_000), "chunks.header_max_names": ints(1, 10_000),
+    "embedding.batch_size": ints(1, 4096), "embedding.onnx_below": ints(0, 1_000_000_000),
+    "embedding.window_tokens": ints(1, 8192),
+    "retrieval.rrf_k": ints(1, 1_000_000), "retrieval.widen_factor": ints(1, 100),
+    "retrieval.keyword_semantic_weight": WEIGHT, "retrieval.keyword_keyword_weight": WEIGHT,
+    "retrieval.semantic_weight": WEIGHT, "retrieval.bm25_weight": WEIGHT, "retrieval.mention_weight": WEIGHT,
+    "retrieval.file_evidence_weight": WEIGHT, "retrieval.file_evidence_chunks": ints(1, 1000),
+    "retrieval.symptom_weight": WEIGHT, "retrieval.change_history_weight": WEIGHT,
+    "retrieval.change_history_matches": ints(1, 1000), "retrieval.change_history_half_life": numbers(0, 1e9),
+    "retrieval.graph_rank_weight": WEIGHT,
+    "llm.local_ctx_size": ints(1, 10_000_000), "llm.temperature": numbers(0, 2),
+    "llm.seed": ints(-(2 ** 63), 2 ** 63 - 1),
+    "llm.timeout_seconds": numbers(0, 3600, open_low=True), "llm.first_token_seconds": numbers(0, 3600, open_low=True),
+    "llm.turn_seconds": numbers(0, 86_400, open_low=True), "llm.max_retries": ints(0, 10),
+    "llm.backoff_seconds": numbers(0, 600), "llm.max_backoff_seconds": numbers(0, 3600),
+    "llm.max_reply_tokens": ints(0, 10_000_000),
+    **{f"limits.{name}": bound for name, bound in LIMITS.items()},
+}
 LANGUAGES = ("python", "sql", "csharp", "razor", "text")
 
 
@@ -181,24 +192,16 @@ def _check_values(settings: Settings, source: str) -> None:
         value = _get(settings, key)
         if value not in allowed:
             raise ConfigError(f"{value!r} is not one of {allowed}", where=f"{source}: {key}")
-    for key in POSITIVE:
-        if _get(settings, key) < 1:
-            raise ConfigError(f"must be >= 1, got {_get(settings, key)}", where=f"{source}: {key}")
+    for key, bound in RANGES.items():
+        problem = bound.problem(_get(settings, key))
+        if problem:
+            raise ConfigError(problem, where=f"{source}: {key}")
     for suffix, language in settings.index.languages.items():
         if language not in LANGUAGES:
             raise ConfigError(f"{suffix}: {language!r} is not one of {LANGUAGES}", where=f"{source}: index.languages")
-    for key in ABOVE_ZERO:
-        if _get(settings, key) <= 0:
-            raise ConfigError(f"must be > 0, got {_get(settings, key)}", where=f"{source}: {key}")
     unknown_roles = sorted(set(settings.llm.roles) - set(LLM_ROLES))
     if unknown_roles:
         raise ConfigError(f"unknown role(s) {unknown_roles}; roles: {list(LLM_ROLES)}", where=f"{source}: llm.roles")
-    if settings.limits.history_summary_share >= 1:
-        raise ConfigError("must be below 1 (the summary shares the history budget with recent turns)",
-                          where=f"{source}: limits.history_summary_share")
-    for key in NON_NEGATIVE:
-        if _get(settings, key) < 0:
-            raise ConfigError(f"must be >= 0, got {_get(settings, key)}", where=f"{source}: {key}")
 
 
 def _get(settings: Settings, dotted: str):
@@ -226,7 +229,14 @@ def _read_yaml(path: Path) -> dict:
 def read_yaml_mapping(path: Path, error: type[RagstreamError]) -> dict:
     """A YAML file whose top level is a mapping; a syntax error names the file and line."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"not a text file: byte {exc.start} is not UTF-8 (a YAML file is UTF-8 text)",
+                    where=str(path)) from exc
+    except OSError as exc:
+        raise error(f"cannot read the file: {exc.strerror or exc}", where=str(path)) from exc
+    try:
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)

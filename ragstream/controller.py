@@ -12,9 +12,11 @@ from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.llm.connect import connect
+from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
+from ragstream.question import check_question
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
@@ -71,18 +73,30 @@ class Controller:
         return replace(pipeline, warnings=(*pipeline.warnings, f"lowered to fit the local model's window of "
                                            f"{self.settings.llm.local_ctx_size} tokens (llm.local_ctx_size): {said}"))
 
+    def turn_runtime(self, on_token: Callable[[str], None] | None = None,
+                     on_progress: ProgressSink | None = None) -> Runtime:
+        """The runtime for one question: its model calls share `llm.turn_seconds`."""
+        llm = self.runtime.llm.for_turn(on_progress) if self.runtime.llm is not None else None
+        return replace(self.runtime, llm=llm, on_token=on_token)
+
+    def check_question(self, question: str, pipeline: Pipeline) -> None:
+        """A QuestionError for an empty question or one over `max_question_chars` (the pipeline's, else the config's)."""
+        check_question(question, pipeline.settings.get("max_question_chars", self.settings.limits.max_question_chars))
+
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
                            retrieval_filters=dict(scope.retrieval_filters))
 
     def run(self, question: str, scope: Scope, pipeline: Pipeline, is_english: bool = True, *,
-            session_id: str | None = None,
-            on_token: Callable[[str], None] | None = None) -> tuple[SuperPrompt, list[StepResult]]:
+            session_id: str | None = None, on_token: Callable[[str], None] | None = None,
+            on_progress: ProgressSink | None = None) -> tuple[SuperPrompt, list[StepResult]]:
         """Auto mode: the question through every step of the pipeline. With a `session_id` it is
         a turn of that conversation (its history is loaded, the turn persisted); `on_token`
-        receives a model's answer as it streams."""
-        engine = Engine(pipeline, replace(self.runtime, on_token=on_token))
+        receives a model's answer as it streams; `on_progress` hears what each model call is
+        doing (waiting, retrying, failed). The model calls share one turn's deadline."""
+        self.check_question(question, pipeline)
+        engine = Engine(pipeline, self.turn_runtime(on_token, on_progress))
         sp = self.new_state(question, scope, is_english)
         if session_id:
             sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
@@ -203,6 +217,9 @@ class ManualSession:
 
     def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope,
                  is_english: bool = True):
+        controller.check_question(question, pipeline)
+        self._controller = controller
+        self.on_progress: ProgressSink | None = None  # what each click's model calls report to
         self.engine = Engine(pipeline, controller.runtime)
         self.state = self.engine.start(controller.new_state(question, scope, is_english))
         self._ran: list[str] = []  # this pass's steps, in order
@@ -249,6 +266,7 @@ class ManualSession:
                                     where=self.engine.pipeline.name)
             if step_id in self._ran and step_id != self.state.stage:  # the next step of a loop is no re-run
                 self._rewind(step_id)
+            self.engine.runtime = self._controller.turn_runtime(on_progress=self.on_progress)  # a click is a turn
             result = self.engine.step(self.state)
             self._ran.append(result.step)
             return Click(result=result)

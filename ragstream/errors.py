@@ -64,3 +64,9 @@ class ModelError(RagstreamError):
 
 class ProtocolError(ModelError):
     """A reply (from a model or the rule-based stand-in) breaks its one-line protocol."""
+
+
+class QuestionError(RagstreamError):
+    """A question cannot be asked as given: empty, or longer than the limit (where = the setting)."""
+
+    layer = "question"

@@ -4,6 +4,10 @@ and streamed), replying from a script the test writes, and recording every reque
 Replies are queued per model name; tests give each role its own model name (`llm.roles`), so a
 pipeline's router, gate and answer calls each take their own scripted replies. A model whose
 queue is empty gets its fallback reply, else HTTP 500 "script exhausted" (a test bug shows).
+
+Faults a reply can script: a status with headers (429 and Retry-After, 500), a delay before
+anything is sent, a raw body (malformed JSON), raw stream events, a pause between streamed
+pieces (a trickle), a stall after some pieces, and a dropped connection (no reply at all).
 """
 from __future__ import annotations
 
@@ -23,6 +27,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering (a timeout test sets more than the client waits)
     usage: bool = True
+    body: str | None = None  # sent as the body as it is (malformed JSON), status 200
+    events: tuple[str, ...] | None = None  # a stream's `data:` lines as they are, instead of `text`'s
+    piece_delay: float = 0.0  # seconds before each streamed piece (a trickle)
+    stall_after: int | None = None  # stream this many pieces, then send nothing for `stall` seconds
+    stall: float = 0.0
+    drop: bool = False  # close the connection without a reply
 
 
 class ScriptedServer:
@@ -80,7 +90,12 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             reply = server.next_reply(request)
             time.sleep(reply.delay)
             try:
-                if reply.status != 200:
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                elif reply.body is not None:
+                    self._send(200, reply.body, reply.headers)
+                elif reply.status != 200:
                     self._send(reply.status, {"error": {"message": reply.text or "scripted failure",
                                                         "type": "scripted", "code": reply.status}}, reply.headers)
                 elif request.get("stream"):
@@ -90,8 +105,8 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
                 pass
 
-        def _send(self, status: int, body: dict, headers: dict[str, str]) -> None:
-            data = json.dumps(body).encode()
+        def _send(self, status: int, body: dict | str, headers: dict[str, str]) -> None:
+            data = (body if isinstance(body, str) else json.dumps(body)).encode()  # a str goes as it is
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -105,10 +120,22 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
-            pieces = [reply.text[i:i + 7] for i in range(0, len(reply.text), 7)]
-            for piece in pieces:
-                self._event({**_envelope(request, "chat.completion.chunk"),
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+            self.wfile.flush()
+            if reply.events is not None:
+                pieces = list(reply.events)
+            else:
+                pieces = [json.dumps({**_envelope(request, "chat.completion.chunk"),
+                                      "choices": [{"index": 0, "delta": {"content": reply.text[i:i + 7]},
+                                                   "finish_reason": None}]})
+                          for i in range(0, len(reply.text), 7)]
+            for number, piece in enumerate(pieces):
+                if number == reply.stall_after:
+                    time.sleep(reply.stall)
+                time.sleep(reply.piece_delay)
+                self.wfile.write(f"data: {piece}\n\n".encode())
+                self.wfile.flush()
+            if reply.stall_after is not None and reply.stall_after >= len(pieces):
+                time.sleep(reply.stall)
             self._event({**_envelope(request, "chat.completion.chunk"),
                          "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
             if reply.usage and request.get("stream_options", {}).get("include_usage"):

@@ -20,8 +20,10 @@ def server():
 
 
 def client(server: ScriptedServer, waits: list[float] | None = None, **llm) -> LLMClient:
+    """A client with room for the backoff sequence these tests are about: 2, 4, 8, 16, 32 s."""
+    retries = {"max_retries": 5, "backoff_seconds": 2, "max_backoff_seconds": 60}
     settings = load_settings(overrides={"llm": {"provider": "openai", "base_url": server.base_url, "model": "m",
-                                                **llm}}).llm
+                                                **retries, **llm}}).llm
     return LLMClient(settings, sleep=(waits.append if waits is not None else None) or (lambda s: None))
 
 
@@ -82,7 +84,7 @@ def test_giving_up_names_the_role_the_model_and_the_server(server):
         client(server, waits, max_retries=5).complete("condenser", MESSAGES)
     assert waits == [2, 4, 8, 16, 32] and len(server.requests) == 6
     assert "condenser" in str(error.value) and "m at http://127.0.0.1" in str(error.value)
-    assert "gave up after 5 retries" in str(error.value)
+    assert "gave up after 6 attempt(s)" in str(error.value)
 
 
 @pytest.mark.parametrize("header, wait", [("soon", 2), ("Wed, 21 Oct 2015 07:28:00", 0), ("1.5", 1.5)])

@@ -48,7 +48,10 @@ def test_settings_deep_merge_child_wins_and_steps_merge_by_id(tmp_path: Path):
     assert pipeline.steps["fetch"].params == {"budget_tokens": 40}  # replaced whole
     assert pipeline.steps["fetch"].source.endswith("child.yaml")
     assert pipeline.steps["retrieve"].params == {"top_k": 5}  # inherited
-    assert pipeline.warnings == (f"{tmp_path / 'child.yaml'}: step late is unreachable from retrieve",)
+    assert pipeline.warnings == (f"{tmp_path / 'child.yaml'}: step late is unreachable from retrieve",
+                                 *(f"{tmp_path / source}: settings.{key} is read by no stage and named by no step; "
+                                   "is it a typo?" for key, source in (("budget", "grandchild.yaml"),
+                                                                       ("extra", "child.yaml"))))
     assert pipeline.transition(pipeline.steps["retrieve"], "ok") == "expand"
     assert pipeline.transition(pipeline.steps["retrieve"], "no_entry_points") is None
 
@@ -75,7 +78,7 @@ def test_step_order_means_nothing(tmp_path: Path):
     ({"steps": [{"action": "retrieve"}]}, "child.yaml: steps[0]", "with a string `id`"),
     ({"settings": {"entry_step_id": "start"}}, "child.yaml", "entry_step_id 'start' names no step"),
     ({"stages": []}, "child.yaml", "unknown top-level key(s) ['stages']"),
-    ({"extends": "ghost"}, "ghost.yaml", "no pipeline file ghost.yaml"),
+    ({"extends": "ghost"}, "child.yaml: extends", "no pipeline file ghost.yaml"),
     ({"steps": [{**EXPAND, "max_depth_from_settings": "max_dept"}]}, "child.yaml: step expand",
      "max_depth_from_settings names 'max_dept'"),
 ])
@@ -140,4 +143,7 @@ def test_any_inheritance_chain_is_a_fold_of_its_files(tmp_path_factory, files):
     pipeline = load_pipeline(f"f{len(files) - 1}", folder)
     assert pipeline.settings == expected_settings
     assert {sid: (s.action, s.params) for sid, s in pipeline.steps.items()} == expected_steps
-    assert len(pipeline.warnings) == len(expected_steps) - 1  # only the entry is reachable
+    unreachable = [w for w in pipeline.warnings if "unreachable" in w]
+    assert len(unreachable) == len(expected_steps) - 1  # only the entry is reachable
+    typos = {w.split("settings.")[1].split(" ")[0] for w in pipeline.warnings if "typo" in w}
+    assert typos == set(expected_settings) - {"entry_step_id"}  # a, b, c, d: no stage reads them

@@ -68,7 +68,7 @@ def test_first_paint_lists_the_index_and_enables_only_the_first_stage(new_sessio
     assert "chunks" in at.sidebar.caption[0].value and "stale" in at.sidebar.caption[0].value
     assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize"]
     press(at, "normalize")  # no question yet: said in place
-    assert "there is no question to run" in at.error[0].value and "manual:session" not in at.session_state
+    assert "the question is empty" in at.error[0].value and "manual:session" not in at.session_state
     press(asked(at), "normalize")
     assert not at.error and len(stage_panels(at)) == 1
 

@@ -32,7 +32,8 @@ class SourceFile:
 @dataclass(frozen=True)
 class SkippedFile:
     """reason: gitignored, ignore_list, vendored_dir, virtualenv, secret_file, lock_file,
-    generated, minified, binary, too_large, unsupported_type, symlink, stub or bad_filename."""
+    generated, minified, binary, too_large, unsupported_type, symlink, stub, bad_filename or
+    unreadable (a directory that cannot be listed: skipped, and said, rather than ending the build)."""
 
     path: str
     reason: str
@@ -72,7 +73,13 @@ def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
     except ValueError as exc:
         raise ConfigError(f"invalid ignore pattern: {exc}", where="index.ignore") from exc
     layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
-    for dirpath, dirnames, filenames in os.walk(root):
+    def unreadable(exc: OSError) -> None:  # os.walk could not list a directory
+        rel = Path(exc.filename).relative_to(root).as_posix()
+        if rel == ".":
+            raise IndexingError(f"cannot read the repository's root folder: {exc.strerror}", where=str(root)) from exc
+        result.skipped.append(SkippedFile(rel + "/", "unreadable", _unreadable_detail(exc)))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
         layers = [(d, s) for d, s in layers if _is_within(rel_dir, d)]
@@ -82,10 +89,13 @@ def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
         kept_dirs = []
         for name in sorted(dirnames):
             rel = _join(rel_dir, name)
-            reason = _directory_skip_reason(Path(dirpath) / name, rel, name, layers,
-                                            user_ignore, settings)
+            try:
+                reason, detail = _directory_skip_reason(Path(dirpath) / name, rel, name, layers,
+                                                        user_ignore, settings), ""
+            except OSError as exc:  # no permission to look inside it
+                reason, detail = "unreadable", _unreadable_detail(exc)
             if reason:
-                result.skipped.append(SkippedFile(rel + "/", reason))
+                result.skipped.append(SkippedFile(rel + "/", reason, detail))
             else:
                 kept_dirs.append(name)
         dirnames[:] = kept_dirs
@@ -99,6 +109,10 @@ def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
     result.files.sort(key=lambda f: f.path)
     result.skipped.sort(key=lambda s: s.path)
     return result
+
+
+def _unreadable_detail(exc: OSError) -> str:
+    return f"{exc.strerror or exc}: its files are not indexed; fix its permissions, or add it to index.ignore"
 
 
 def _directory_skip_reason(abs_path: Path, rel: str, name: str, layers, user_ignore,

@@ -18,9 +18,13 @@ from typing import Any
 from ragstream.config import PROJECT_ROOT, deep_merge, read_yaml_mapping
 from ragstream.errors import PipelineError
 from ragstream.pipeline.registry import REGISTRY, ActionSpec
+from ragstream.pipeline.schema import setting_problem, unread_keys
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
 FILE_KEYS = {"extends", "settings", "steps"}
+FROM_SETTINGS = "_from_settings"  # a parameter ending so names a settings key
+DEFAULTS_SOURCE = "config limits"  # where a setting no pipeline file sets came from
+OVERRIDES_SOURCE = "overrides (a command-line option or a workbench control)"
 STEP_KEYS = {"id", "action", "next"}  # plus on_<outcome> branches; everything else is a parameter
 
 
@@ -55,19 +59,29 @@ def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[
     `overrides` (a session's sliders, a CLI option)."""
     chain = _chain(_path(name, directory))
     settings: dict[str, Any] = dict(defaults or {})
+    origin = dict.fromkeys(settings, DEFAULTS_SOURCE)  # key -> the file (or source) that set it last
     steps: dict[str, Step] = {}
     for path, data in chain:
         settings = deep_merge(settings, data.get("settings") or {})
+        origin.update(dict.fromkeys(data.get("settings") or {}, str(path)))
         steps.update(_steps(path, data.get("steps") or []))
     settings = deep_merge(settings, dict(overrides or {}))
+    origin.update(dict.fromkeys(overrides or {}, OVERRIDES_SOURCE))
     files = tuple(str(p) for p, _ in chain)
     entry = settings.get("entry_step_id")
     if not isinstance(entry, str) or entry not in steps:
         raise PipelineError(f"settings.entry_step_id {entry!r} names no step; steps: {sorted(steps)}",
                             where=files[-1])
+    for key, value in settings.items():
+        problem = setting_problem(key, value)
+        if problem:
+            raise PipelineError(problem, where=f"{origin[key]}: settings.{key}")
     for step in steps.values():
-        _validate(step, steps, registry, settings)
-    return Pipeline(chain[-1][0].stem, files, settings, steps, entry, _unreachable(steps, entry))
+        _validate(step, steps, registry, settings, origin)
+    named = {v for s in steps.values() for k, v in s.params.items() if k.endswith(FROM_SETTINGS)}
+    unread = [f"{origin[k]}: settings.{k} is read by no stage and named by no step; is it a typo?"
+              for k in unread_keys(settings, named)]
+    return Pipeline(chain[-1][0].stem, files, settings, steps, entry, (*_unreachable(steps, entry), *unread))
 
 
 def _path(name: str, directory: Path) -> Path:
@@ -97,7 +111,10 @@ def _chain(path: Path) -> list[tuple[Path, dict]]:
             return chain[::-1]
         if not isinstance(parent, str) or not parent:
             raise PipelineError(f"extends must be a pipeline name, got {parent!r}", where=f"{path}: extends")
-        path = _path(parent, path.parent)  # a parent lives beside its child
+        try:
+            path = _path(parent, path.parent)  # a parent lives beside its child
+        except PipelineError as exc:  # name the file that asked for it
+            raise PipelineError(exc.message, where=f"{path}: extends") from exc
 
 
 def _read(path: Path) -> dict:
@@ -136,7 +153,7 @@ def _steps(path: Path, raw_steps: list) -> dict[str, Step]:
 
 
 def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, ActionSpec],
-              settings: Mapping[str, Any]) -> None:
+              settings: Mapping[str, Any], origin: Mapping[str, str]) -> None:
     where = f"{step.source}: step {step.id}"
     spec = registry.get(step.action)
     if spec is None:
@@ -148,8 +165,16 @@ def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, Acti
         expected = spec.params[name]
         if (isinstance(value, bool) and expected is not bool) or not isinstance(value, expected):
             raise PipelineError(f"parameter {name} must be {_type_name(expected)}, got {value!r}", where=where)
-        if name.endswith("_from_settings") and value not in settings:
+        problem = setting_problem(name, value)
+        if problem:
+            raise PipelineError(problem, where=f"{where}: {name}")
+        if name.endswith(FROM_SETTINGS) and value not in settings:
             raise PipelineError(f"{name} names {value!r}, which the merged settings do not have", where=where)
+        problem = setting_problem(name.removesuffix(FROM_SETTINGS), settings.get(value)) if name.endswith(
+            FROM_SETTINGS) else None
+        if problem:
+            raise PipelineError(f"{problem} (named by {name})",
+                                where=f"{origin.get(value, step.source)}: settings.{value}, step {step.id}")
     for outcome in step.branches:
         if outcome not in spec.outcomes:
             raise PipelineError(f"on_{outcome}: {step.action} has no outcome {outcome!r}; "

@@ -31,19 +31,25 @@ WRITES = frozenset({"answer_en", "answer", "extras.answer"})
 OUTCOMES = ("ok", "no_evidence", "follow_up")
 LOOP_WRITES = frozenset({"turn_loop_counter", "retrieval_query", "retrieval_mode", "rerank", "answer_en", "answer",
                          "extras.loop"})
-NOTICE = ("> **Not written by a model.** No language model is configured, so this is the evidence "
-          "ragstream found for the question, best first. The ready prompt (`prompt_ready`, or "
-          "`ragstream ask --show-prompt`) can be pasted into any model.")
+NOTICE = ("> **Not written by a model.** {why}: the evidence ragstream found for the question, best first. "
+          "The ready prompt (`prompt_ready`, or `ragstream ask --show-prompt`) can be pasted into any model.")
+NO_ANSWER_MODEL = "No model plays the answering role (llm.provider, llm.roles.answer), so this is the deterministic answer"
+
+
+def notice(failure: str = "") -> str:
+    """The answer's header when no model wrote it: why not, honestly."""
+    why = f"The answering model failed: {failure.rstrip('.')}; this is the deterministic answer" if failure else NO_ANSWER_MODEL
+    return NOTICE.format(why=why)
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, stream_to: Callable[[str], None] | None,
         step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     decisions: dict[str, Any] = {"path": "deterministic", "warnings": [], "llm_calls": []}
-    outcome = ""
+    outcome, failure = "", ""
     if llm is not None and llm.uses_model("answer") and sp.prompt_ready:
         reply = ask(llm, "answer", {"prompt": sp.prompt_ready.removeprefix(sp.System_MD).strip()}, parse_answer,
                     stream=(lambda: AnswerStream(stream_to)) if stream_to else None)
-        decisions = reply.decisions()
+        decisions, failure = reply.decisions(), reply.failure
         if reply.value is not None and reply.value.kind == "request":
             sp.extras = {**sp.extras, "answer": {**decisions, "request": reply.value.text}}
             return "follow_up"
@@ -51,7 +57,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, strea
             sp.answer_en, outcome = reply.value.text, "ok"
             decisions["shown_while_streaming"] = stream_to is not None
     if not outcome:
-        outcome, decisions["citations"] = _extractive(sp, backend, step, settings)
+        outcome, decisions["citations"] = _extractive(sp, backend, step, settings, notice(failure))
     sp.extras = {**sp.extras, "answer": finalise(sp, llm, decisions)}
     return outcome
 
@@ -103,20 +109,20 @@ def loop_guard(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], 
 
 
 def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any],
-                settings: Mapping[str, Any]) -> tuple[str, list[str]]:
-    """(outcome, the node ids the answer cites, in its order)."""
+                settings: Mapping[str, Any], header: str) -> tuple[str, list[str]]:
+    """(outcome, the node ids the answer cites, in its order), under `header`."""
     texts = {item["id"]: item for item in sp.node_texts}
     chosen = [i for i in sp.final_selection_ids if i in texts][: number(settings, "answer_max_citations", step)]
     best_lines = number(settings, "answer_best_lines", step)
     from_graph = graph_answer_markdown(sp)
     if not chosen and not from_graph:
-        sp.answer_en = (f"{NOTICE}\n\nNo evidence was found that this caller may see, so there is "
+        sp.answer_en = (f"{header}\n\nNo evidence was found that this caller may see, so there is "
                                     "nothing to quote. Try other words, another pipeline, or wider filters.")
         return "no_evidence", []
     spans = backend.locations(chosen, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
     parent = sp.graph_debug.get("parent", {})
-    lines = [NOTICE, "", *([from_graph, ""] if from_graph else [])]
+    lines = [header, "", *([from_graph, ""] if from_graph else [])]
     for node in chosen:
         lines.append(f"- **{node}** — `{spans.get(node, '?')}` ({_connection(node, parent, sp.graph_seed_nodes)})")
         best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]

@@ -1,8 +1,8 @@
 """A stage's model path: render the role's prompt, call the model, parse the reply strictly.
 
 A malformed reply is asked for again once, with the parse error; if it is still malformed, or
-the model cannot be reached, the stage falls back to its deterministic path and the trace says
-why. Every call made is returned for the trace.
+the model cannot be reached (or its reply is unreadable, or a deadline passed), the stage falls
+back to its deterministic path and the trace says why. Every call made is returned for the trace.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class ModelReply(Generic[T]):
     value: T | None  # None: use the deterministic path
     calls: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    failure: str = ""  # why the model's reply is not used (empty: it is, or no call was made)
 
     @property
     def path(self) -> str:
@@ -43,6 +44,7 @@ def ask(llm: LLMClient, role: str, values: Mapping[str, str], parse: Callable[[s
         try:
             completion = llm.complete(role, messages, on_token=stream() if stream else None, schema=schema)
         except ModelError as exc:
+            reply.failure = exc.message
             reply.warnings.append(f"{role} model failed ({exc.message}); deterministic path used")
             return reply
         reply.calls.append(completion.call.as_trace())
@@ -51,6 +53,7 @@ def ask(llm: LLMClient, role: str, values: Mapping[str, str], parse: Callable[[s
             return reply
         except ProtocolError as exc:
             if attempt == 1:
+                reply.failure = f"its reply was malformed twice ({exc.message})"
                 reply.warnings.append(f"{role} reply malformed twice ({exc.message}); deterministic path used")
                 return reply
             reply.warnings.append(f"{role} reply malformed ({exc.message}); asked again")

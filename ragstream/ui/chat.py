@@ -21,7 +21,7 @@ from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
 from ragstream.ui.stage_panels import follow_ups
-from ragstream.ui.common import path_label, show_error
+from ragstream.ui.common import model_progress, path_label, show_error
 from ragstream.ui.sidebar import Choices
 
 if TYPE_CHECKING:
@@ -51,14 +51,15 @@ class Turn:
 
 
 def perform_turn(controller: Controller, choices: Choices, question: str, is_english: bool, conversation: str,
-                 on_token=None) -> Turn:
+                 on_token=None, on_progress=None) -> Turn:
     """One question through the whole pipeline as a turn of `conversation`; a failure becomes
-    the turn's error. `on_token` receives a model's answer as it streams."""
+    the turn's error. `on_token` receives a model's answer as it streams; `on_progress` what
+    each model call is doing."""
     started = time.perf_counter()
     key = scope_key(choices.scope)
     try:
         state, steps = controller.run(question, choices.scope, choices.pipeline, is_english,
-                                      session_id=conversation, on_token=on_token)
+                                      session_id=conversation, on_token=on_token, on_progress=on_progress)
     except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place
         return Turn(question, conversation, key, error=exc, seconds=time.perf_counter() - started)
     return Turn(question, conversation, key, state, steps, seconds=time.perf_counter() - started)
@@ -91,7 +92,12 @@ def render(controller: Controller, choices: Choices) -> None:
     for number, turn in enumerate(asked, start=len(stored) + 1):
         _draw(controller, turn, number, latest=turn is asked[-1])
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
-    if question:
+    if question is not None:
+        try:  # an empty or over-long question is said here, before a conversation is made for it
+            controller.check_question(question, choices.pipeline)
+        except RagstreamError as exc:
+            show_error(exc)
+            return
         if not conversation:
             conversation = controller.new_conversation(question[:80], choices.scope)
             st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
@@ -104,8 +110,9 @@ def render(controller: Controller, choices: Choices) -> None:
                 pieces.append(piece)
                 streamed.markdown("".join(pieces) + " ▌")
 
-            with st.spinner("Running the pipeline…"):
-                turn = perform_turn(controller, choices, question, is_english, conversation, on_token)
+            progress = model_progress(st.empty())
+            with st.spinner("Running the pipeline…", show_time=True):
+                turn = perform_turn(controller, choices, question, is_english, conversation, on_token, progress)
         st.session_state[ASKED].append(turn)
         st.rerun()
 

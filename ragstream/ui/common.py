@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ragstream.errors import RagstreamError
+from ragstream.llm.turn import Progress, ProgressSink
 
 
 def show_error(exc: BaseException) -> None:
@@ -14,6 +15,21 @@ def show_error(exc: BaseException) -> None:
         st.error(f"**{exc.layer} error** · {exc}", icon=":material/error:")
     else:
         st.error(f"**unexpected {type(exc).__name__}** · {exc}", icon=":material/bug_report:")
+
+
+def model_progress(placeholder) -> ProgressSink:
+    """A progress sink that shows, in `placeholder`, what a model call is doing: which role,
+    which attempt, how long, a retry's reason and wait, a failure (the stage then falls back)."""
+    def show(progress: Progress) -> None:
+        if progress.event in ("streaming", "done"):
+            placeholder.empty()
+        elif progress.event == "failed":
+            placeholder.warning(f"{progress.line()}; the stage falls back to its deterministic path",
+                                icon=":material/warning:")
+        else:
+            placeholder.caption(f":material/hourglass_top: {progress.line()}")
+
+    return show
 
 
 def path_label(path: str) -> str:

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from ragstream.controller import ManualSession
-from ragstream.errors import PipelineError
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
-from ragstream.ui.common import path_label, show_error, step_caption
+from ragstream.ui.common import model_progress, path_label, show_error, step_caption
 from ragstream.ui.sidebar import Choices
 
 if TYPE_CHECKING:
@@ -75,12 +74,12 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
            signature: tuple, session: ManualSession | None) -> None:
     st.session_state[ERROR] = None
     try:
-        if not question.strip():
-            raise PipelineError("there is no question to run: type one above", where="question")
+        controller.check_question(question, choices.pipeline)
         if session is None:  # a new pass: the first stage with the question and choices as they are now
             session = ManualSession(controller, choices.pipeline, question, choices.scope, is_english)
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
-        with st.spinner(f"{LABELS[stage]}…"):
+        session.on_progress = model_progress(st.empty())
+        with st.spinner(f"{LABELS[stage]}…", show_time=True):
             clicks = session.click_stage(stage)
     except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never as a stack-trace page
         st.session_state[ERROR] = (stage, exc)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from ragstream.bounds import LIMITS
 from ragstream.catalog import IndexSummary, PipelineSummary
 from ragstream.config import LLM_ROLES
 from ragstream.controller import Scope
@@ -164,8 +165,8 @@ def _budget_inputs(pipeline: str, defaults: dict[str, Any]) -> dict[str, Any]:
             chosen[key] = st.slider(key, min(low, value), max(high, value), value, step, key=f"{pipeline}:{key}")
         columns = st.columns(2)
         for i, key in enumerate(N_CONSTANTS):
-            chosen[key] = columns[i % 2].number_input(key, min_value=1, value=int(defaults[key]), step=1,
-                                                      key=f"{pipeline}:{key}")
+            chosen[key] = columns[i % 2].number_input(key, min_value=1, max_value=int(LIMITS[key].high),
+                                                      value=int(defaults[key]), step=1, key=f"{pipeline}:{key}")
     return {key: value for key, value in chosen.items() if value != defaults[key]}
 
 
