@@ -31,7 +31,7 @@ from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
-from ragstream.index.secrets import REDACTION_VERSION
+from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
 from ragstream.index.windows import window_texts
 from ragstream.tokens import token_counter
@@ -232,7 +232,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 
 
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
