@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
+from ragstream.redact import redact_text
 
 console = Console()
 err_console = Console(stderr=True)
@@ -22,6 +23,8 @@ TABLE_WIDTH = 140  # the eval comparison is read in logs too, where rich would f
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if getattr(args, "query", None):  # a secret pasted into a question is never echoed, searched or stored
+        args.query = redact_text(args.query)
     try:
         return args.handler(args)
     except RagstreamError as exc:
