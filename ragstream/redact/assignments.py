@@ -39,12 +39,15 @@ _AFTER = re.compile(r"""
     )
     (?:"(?P<dq>[^"\n]{1,400})"|'(?P<sq>[^'\n]{1,400})'|`(?P<bq>[^`\n]{1,400})`|(?P<bare>[^\s"'`,;&<>()\[\]{}|]{1,400}))
 """, re.X)
-# Inside a connection string: after `;` or the string's opening quote, up to `;` or its end.
-_CONNECTION = re.compile(r"(?i)(?<=[;\"'])[ \t]*(?:password|pwd|user[ _]?password|accountkey|sharedaccesskey|"
-                         r"sharedaccesssignature|client[ _]?secret|secret|token)[ \t]*=[ \t]*"
-                         r"([^;\"'\s(){}][^;\"'\n(){}]*?)[ \t]*(?=[;\"']|$)", re.M)
+# Inside a connection string: after a `;`, up to the next `;` or the string's end; or right after
+# the string's opening quote, up to a `;` (`"token = self._token"` is code in a string).
+_CONNECTION_KEY = (r"(?:password|pwd|user[ _]?password|accountkey|sharedaccesskey|sharedaccesssignature|"
+                   r"client[ _]?secret|secret|token)")
+_CONNECTION_VALUE = r"([^;\"'\s(){}][^;\"'\n(){}]*?)"
+_CONNECTION = re.compile(rf"(?im)(?<=;)[ \t]*{_CONNECTION_KEY}[ \t]*=[ \t]*{_CONNECTION_VALUE}[ \t]*(?=[;\"']|$)"
+                         rf"|(?<=[\"']){_CONNECTION_KEY}={_CONNECTION_VALUE}(?=;)")
 _AUTHORIZATION = re.compile(r"(?i)\b(?:proxy-)?authorization(?:[\"'`]?[ \t]*[:=]|[\"'`][ \t]*,)[ \t]*[\"'`]?[ \t]*"
-                            r"(?:(?:bearer|basic|token|bot|digest|negotiate|sharedkey|apikey|sso-key)[ \t]+)?"
+                            r"(?:(?:bearer|basic|token|bot|negotiate|sharedkey|apikey|sso-key)[ \t]+)?"
                             r"([^\s\"'`,;<>()\[\]{}]+)")
 _BEARER = re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _POSITIONAL = re.compile(r"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|PasswordCredential|"
@@ -61,8 +64,9 @@ def find(text: str, prose: Sequence[tuple[int, int]] | None) -> Iterator[tuple[i
     yield from _assigned(text, folded, prose)
     if "=" in text and any(w in folded for w in ("password", "pwd", "accountkey", "sharedaccess", "secret", "token")):
         for match in _CONNECTION.finditer(text):
-            if not is_placeholder(match.group(1).strip()):
-                yield match.start(1), match.end(1), "connection_string_secret"
+            group = 1 if match.group(1) is not None else 2
+            if not is_placeholder(match.group(group)):
+                yield match.start(group), match.end(group), "connection_string_secret"
     if "authorization" in folded:
         for match in _AUTHORIZATION.finditer(text):
             if looks_secret(match.group(1)):
@@ -134,8 +138,8 @@ def _judge(text: str, begin: int, key: str, after: re.Match[str], prose) -> tupl
     op = after.group("op")
     if op is not None:
         operator = op.strip().rstrip("rRbBuUfFN@")
-        if operator.endswith(",") and after.group("close") not in ('"', "'"):
-            return None  # f(password, "x"): a positional argument, not the password's value
+        if operator.endswith(",") and (after.group("close") not in ('"', "'") or group == "bare"):
+            return None  # f(password, "x"), ('pass', auth=x): positional arguments, not the password's value
         if operator.endswith("(") and (group == "bare" or not is_secret_key(parts(key)[-1])):
             return None  # SetPassword("x") is one; get_encoding("x") after a `tiktoken.` is not
         if operator.endswith(">") and not operator.endswith("=>") and text[begin - 1:begin] != "<":

@@ -16,13 +16,15 @@ from pathlib import Path
 from ragstream.redact import assignments, tokens, urls
 from ragstream.redact.values import REDACTED
 
-# The spans of a code file read as prose (comments, docstrings): there an unquoted value after
-# a secret-named key counts, as in a text file.
+# The spans of a code file read as prose (group `prose`: comments, docstrings): there an unquoted
+# value after a secret-named key counts, as in a text file. One-line string literals are matched
+# too, and dropped, so a `#` or `//` inside one ("#fragment", "https://") starts no comment.
+_DQ, _SQ = r'"(?:[^"\\\n]|\\.)*"', r"'(?:[^'\\\n]|\\.)*'"
 _PROSE = {
-    "python": re.compile(r"#[^\n]*|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''"),
-    "sql": re.compile(r"--[^\n]*|/\*[\s\S]*?\*/"),
-    "csharp": re.compile(r"//[^\n]*|/\*[\s\S]*?\*/"),
-    "razor": re.compile(r"//[^\n]*|/\*[\s\S]*?\*/|@\*[\s\S]*?\*@|<!--[\s\S]*?-->"),
+    "python": re.compile(rf"(?P<prose>\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|#[^\n]*)|{_DQ}|{_SQ}"),
+    "sql": re.compile(rf"(?P<prose>--[^\n]*|/\*[\s\S]*?\*/)|{_SQ}"),
+    "csharp": re.compile(rf"(?P<prose>//[^\n]*|/\*[\s\S]*?\*/)|{_DQ}"),
+    "razor": re.compile(rf"(?P<prose>//[^\n]*|/\*[\s\S]*?\*/|@\*[\s\S]*?\*@|<!--[\s\S]*?-->)|{_DQ}"),
 }
 
 # Changes whenever the redaction code changes: parse results cached under other rules are redone.
@@ -35,7 +37,7 @@ def find_secrets(text: str, language: str = "text") -> list[tuple[int, int, str]
     """(start, end, rule name) of each secret in `text`, in order, overlaps merged. `language`:
     a parser name (python, sql, csharp, razor); anything else is read as prose throughout."""
     prose_regex = _PROSE.get(language)
-    prose = None if prose_regex is None else [m.span() for m in prose_regex.finditer(text)]
+    prose = None if prose_regex is None else [m.span() for m in prose_regex.finditer(text) if m.group("prose")]
     found = sorted({*tokens.find(text), *urls.find(text), *assignments.find(text, prose)})
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in found:

@@ -19,8 +19,6 @@ _WEBHOOK = re.compile(
     r"|discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,100})"
     r"|\.webhook\.office\.com/webhookb2/([\w@/-]{40,300})"
     r"|/(?:webhooks?|hooks)/(?:[\w-]{1,40}/)*?([\w-]{24,200})(?=[\s/'\"`<>)?#]|$)")
-# user:password@ in documentation: the word stands where a password goes
-_PLACEHOLDER_WORDS = frozenset({"password", "passwd", "pass", "pwd", "pw", "secret", "token", "changeme", "user"})
 _QUERY = re.compile(r"[?&]([\w.-]{1,60})=([^&#\s\"'<>`)]+)")
 
 
@@ -29,8 +27,7 @@ def find(text: str) -> Iterator[tuple[int, int, str]]:
     if "://" in text:
         for match in _USERINFO.finditer(text):
             password, token = match.group(2), match.group(3)
-            if password is not None and not is_placeholder(password) and len(password) >= 3 \
-                    and password.lower() not in _PLACEHOLDER_WORDS:
+            if password is not None and not is_placeholder(password) and len(password) >= 3:
                 yield match.start(2), match.end(2), "url_password"
             elif token is not None and looks_secret(token):
                 yield match.start(3), match.end(3), "url_token"

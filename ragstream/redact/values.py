@@ -16,7 +16,7 @@ REDACTED = "[REDACTED]"
 
 # ${VAR}, {{ var }}, %(name)s, {0}, <your-key>, $VAR, %VAR%, ***, xxxx, os.environ[...], env("X")
 _PLACEHOLDER = re.compile(
-    r"\$\{|\{\{|%\(\w+\)|\{\w*\}|^<[^>]*>$|^\$\w+$|^%\w+%$|\*{3}|(?i:x{4}|\.\.\.)|"
+    r"\$\{|\{\{|%\(\w+\)|\{\w*\}|^\{|\{[A-Za-z_][\w.]*\(|^<[^>]*>$|^\$\w+$|^%\w+%$|\*{3}|(?i:x{4}|\.\.\.)|"
     r"(?i:environ|getenv|process\.env|env\()|^(?i:none|null|nil|true|false|undefined)$")
 _REFERENCE = re.compile(r"[A-Za-z_@$][\w$]*(?:(?:\.|::|->|:)[A-Za-z_$][\w$]*)+(?:\(\))?")  # settings.DB_PASSWORD
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/][A-Za-z]+)*")  # Bearer, password_hash, client-secret
@@ -38,16 +38,22 @@ def _classes(value: str) -> int:
             + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
 
 
+# Words that stand where a password goes in examples: `user:password@host`, auth=("user", "pass")
+_PLACEHOLDER_WORDS = frozenset({"password", "passwd", "pass", "pwd", "pw", "secret", "token", "changeme", "user",
+                                "username", "test", "example", "dummy", "fake", "foo", "bar"})
+
+
 def is_placeholder(value: str) -> bool:
-    """A template, reference or marker standing where a secret would be, not a secret."""
-    return REDACTED in value or bool(_PLACEHOLDER.search(value)) or bool(_FORMAT.fullmatch(value))
+    """A template, reference, marker or example word standing where a secret would be."""
+    return (REDACTED in value or value.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER.search(value))
+            or bool(_FORMAT.fullmatch(value)))
 
 
 def looks_secret(value: str, *, strict: bool = False) -> bool:
     """Whether `value` (assigned to a secret-named key) has a secret's shape. `strict` is for
-    values after a mere space in prose ("pw Winter2024!"), where a word could follow instead."""
-    if not 6 <= len(value) <= 400 or (strict and len(value) < 8):
-        return False
+    values after a mere space in prose (`# temp pw ...`), where a word could follow instead."""
+    if not 6 <= len(value) <= 400 or (strict and len(value) < 8) or value != value.strip():
+        return False  # "Bearer " + token: a prefix being joined, not a value
     if is_placeholder(value) or _FORMAT.search(value) and len(value) < 24:
         return False
     if _REFERENCE.fullmatch(value) or _VERSION.fullmatch(value) or _PATH.fullmatch(value) \
