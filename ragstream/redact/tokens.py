@@ -38,7 +38,8 @@ RULES: tuple[TokenRule, ...] = (
     _rule("github_token", rf"\b(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_\w{{22,255}}){_END}",
           "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     # gitleaks gitlab-* (pat, deploy, runner, feed, scim, cicd-job, oauth-app ...)
-    _rule("gitlab_token", rf"\bgl(?:pat|dt|rt|ptt|ft|soat|agent|cbt|imt|oas|ffct)-[\w-]{{20,300}}{_END}", "gl"),
+    _rule("gitlab_token", rf"\bgl(?:pat|dt|rt|ptt|ft|soat|agent|cbt|imt|oas|ffct)-[\w-]{{20,300}}{_END}",
+          "glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glagent-", "glcbt-", "glimt-", "gloas-", "glffct-"),
     # gitleaks openai-api-key, anthropic-api-key; trufflehog openai (sk- plus 20+ characters)
     _rule("openai_anthropic_key", rf"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?[\w-]{{20,300}}{_END}",
           "sk-"),
@@ -76,20 +77,30 @@ RULES: tuple[TokenRule, ...] = (
     # gitleaks square-access-token / square-secret; detect-secrets SquareOAuthDetector
     _rule("square_token", rf"\bsq0(?:atp|csp)-[\w-]{{22,60}}{_END}", "sq0"),
     # gitleaks mailgun-private-api-token; detect-secrets MailchimpDetector (32 hex + -usNN)
-    _rule("mailgun_mailchimp_key", r"\bkey-[a-f0-9]{32}\b|\b[a-f0-9]{32}-us\d{1,2}\b", "key-", "-us"),
+    _rule("mailgun_key", r"\bkey-[a-f0-9]{32}\b", "key-"),
+    _rule("mailchimp_key", r"\b[a-f0-9]{32}-us\d{1,2}\b", "-us"),
     # gitleaks age-secret-key
     _rule("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-"),
     # trufflehog dockerhub (personal access tokens)
     _rule("dockerhub_token", rf"\bdckr_pat_[\w-]{{27}}{_END}", "dckr_pat_"),
-    # gitleaks heroku-api-key-v2, vault-service-token, doppler, pulumi, postman, linear, new relic,
-    # planetscale, sentry, grafana, dynatrace, telegram (trufflehog), openshift
-    _rule("service_token", rf"\b(?:HRKU-AA[\w-]{{58}}|hvs\.[\w-]{{90,120}}|hvb\.[\w-]{{138,300}}|dp\.pt\.[A-Za-z0-9]{{43}}"
-          rf"|pul-[a-f0-9]{{40}}|PMAK-[a-fA-F0-9]{{24}}-[a-fA-F0-9]{{34}}|lin_api_[A-Za-z0-9]{{40}}|NRAK-[A-Z0-9]{{27}}"
-          rf"|pscale_(?:tkn|oauth|pw)_[\w=.-]{{32,64}}|sntry[su]_[\w+/=]{{40,}}|gl(?:c|sa)_[A-Za-z0-9+/_]{{32,400}}"
-          rf"|dt0c01\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}|sha256~[\w-]{{43}}){_END}"
-          r"|\b\d{8,10}:AA[\w-]{33}\b",
-          "HRKU-", "hvs.", "hvb.", "dp.pt.", "pul-", "PMAK-", "lin_api_", "NRAK-", "pscale_", "sntry", "glc_",
-          "glsa_", "dt0c01.", "sha256~", ":AA"),
+    # One rule per vendor prefix, so each regex is a fast literal-prefix search run only when its
+    # prefix occurs. gitleaks: heroku-api-key-v2, vault-service-token / -batch-token,
+    # doppler-api-token, pulumi-api-token, postman-api-token, linear-api-key, new-relic-user-api-key,
+    # planetscale-*, sentry-*, grafana-*, dynatrace-api-token, openshift-user-token;
+    # trufflehog telegrambottoken.
+    _rule("heroku_key", rf"\bHRKU-AA[\w-]{{58}}{_END}", "HRKU-"),
+    _rule("vault_token", rf"\bhvs\.[\w-]{{90,120}}{_END}|\bhvb\.[\w-]{{138,300}}{_END}", "hvs.", "hvb."),
+    _rule("doppler_token", r"\bdp\.pt\.[A-Za-z0-9]{43}\b", "dp.pt."),
+    _rule("pulumi_token", r"\bpul-[a-f0-9]{40}\b", "pul-"),
+    _rule("postman_key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", "PMAK-"),
+    _rule("linear_key", r"\blin_api_[A-Za-z0-9]{40}\b", "lin_api_"),
+    _rule("newrelic_key", r"\bNRAK-[A-Z0-9]{27}\b", "NRAK-"),
+    _rule("planetscale_token", rf"\bpscale_(?:tkn|oauth|pw)_[\w=.-]{{32,64}}{_END}", "pscale_"),
+    _rule("sentry_token", r"\bsntry[su]_[\w+/=]{40,}", "sntry"),
+    _rule("grafana_token", r"\bgl(?:c|sa)_[A-Za-z0-9+/_]{32,400}", "glc_", "glsa_"),
+    _rule("dynatrace_token", r"\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}\b", "dt0c01."),
+    _rule("openshift_token", rf"\bsha256~[\w-]{{43}}{_END}", "sha256~"),
+    _rule("telegram_bot_token", r"\b\d{8,10}:AA[\w-]{33}\b", ":AA"),
 )
 
 
