@@ -1,7 +1,8 @@
 """No planted secret reaches anything: a real index of a git repository holding the planted
 corpus (files and commit messages), then every byte under the data folder (SQLite files, parse
-caches, graph, BM25 and FAISS files, history) and every output of `index`, `search`, `expand`
-(with its graph HTML) and `ask --show-prompt --save-state --session new`."""
+caches, also of parses cached under earlier rules, graph, BM25 and FAISS files, history) and
+every output of `index`, `search`, `expand` (with its graph HTML) and
+`ask --show-prompt --save-state --session new`."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragstream.cli import main
+from ragstream.index.blob_cache import BlobCache
 from ragstream.redact.corpus import COMMIT, write_repository
 
 
@@ -41,6 +43,14 @@ def test_no_planted_secret_reaches_the_index_or_any_output(tmp_path: Path, capsy
 
     run("index", str(repo))
     assert "secrets redacted:" in outputs[-1]
+    # A parse cached by an earlier ragstream, under rules that missed a secret: the next build wipes it.
+    stale = "Lp" + "40xcq!Tr7m"
+    (parse_cache,) = data.rglob("parse_cache.sqlite")
+    cache = BlobCache(parse_cache, "parsed", "record")
+    cache.put_many({f"1:0123456789ab:{'0' * 64}:python::auto": f'{{"text": "pwd = {stale}"}}'.encode()})
+    cache.close()
+    (repo / "app" / "settings.py").write_text((repo / "app" / "settings.py").read_text() + "\nx = 1\n")
+    run("index", str(repo))
     question = f"how does login use the password, is it password={pasted} or the api key?"
     run("search", question, "--top-k", "30")
     run("search", "AWS_SECRET_ACCESS_KEY connection string AccountKey webhook", "--mode", "bm25", "--top-k", "30")
@@ -56,5 +66,5 @@ def test_no_planted_secret_reaches_the_index_or_any_output(tmp_path: Path, capsy
     assert len(chosen) >= 150 and sum(p.path == COMMIT for p in chosen) >= 15
 
     folded = everything.lower()
-    leaked = sorted(n.decode() for n in needles([*secrets, pasted]) if n.lower() in folded)
+    leaked = sorted(n.decode() for n in needles([*secrets, pasted, stale]) if n.lower() in folded)
     assert not leaked, f"{len(leaked)} secret fragment(s) found, e.g. {leaked[:3]}"

@@ -144,6 +144,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             progress.start("parse", len(walked.files))
             parse_cache = BlobCache(location.parse_cache, "parsed", "record")
             try:
+                # Parses made under other redaction rules may hold what the current rules redact.
+                parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
                 records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
             finally:
                 parse_cache.close()

@@ -128,7 +128,8 @@ def _keyword_positions(text: str, folded: str) -> list[int]:
     return sorted(found)
 
 
-def _judge(text: str, begin: int, key: str, after: re.Match[str], prose) -> tuple[int, int, str] | None:
+def _judge(text: str, begin: int, key: str, after: re.Match[str],
+           prose: Sequence[tuple[int, int]] | None) -> tuple[int, int, str] | None:
     """The value's span when `key` and what follows it make an assignment of a secret."""
     group = next(g for g in ("dq", "sq", "bq", "bare") if after.group(g) is not None)
     value = after.group(group)
