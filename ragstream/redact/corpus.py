@@ -52,6 +52,16 @@ class Fake:
         body = self.chars(string.ascii_uppercase, 2) + self.chars(string.ascii_lowercase, 5)
         return body + self.chars(string.digits, 3) + self.chars("!@#%*-_+", 1) + self.chars(string.ascii_lowercase, 2)
 
+    def aws_key_id(self) -> str:
+        return "AK" + "IA" + self.chars(string.ascii_uppercase + "234567", 16)
+
+    def slack_bot(self) -> str:
+        return "xo" + "xb-" + self.chars(string.digits, 11) + "-" + self.chars(string.digits, 12) + "-" + self.alnum(24)
+
+    def slack_path(self) -> str:
+        """The secret part of a Slack webhook URL: workspace, channel, token."""
+        return f"T{self.alnum(8).upper()}/B{self.alnum(8).upper()}/{self.alnum(24)}"
+
     def jwt(self) -> str:
         def part(data: dict) -> str:
             return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
@@ -65,16 +75,15 @@ class Fake:
 
 def _tokens(f: Fake) -> dict[str, str]:
     """One fake value per known token shape (prefixes as published by each vendor)."""
-    upper32 = string.ascii_uppercase + "234567"
     return {
-        "aws_access_key_id": "AK" + "IA" + f.chars(upper32, 16),
+        "aws_access_key_id": f.aws_key_id(),
         "github_pat": "gh" + "p_" + f.alnum(36),
         "github_oauth": "gh" + "o_" + f.alnum(36),
         "github_fine_grained": "github" + "_pat_" + f.alnum(22) + "_" + f.alnum(59),
         "gitlab_pat": "gl" + "pat-" + f.alnum(20),
         "openai_project": "sk-" + "proj-" + f.alnum(48),
         "anthropic": "sk-" + "ant-api03-" + f.alnum(93) + "AA",
-        "slack_bot": "xo" + "xb-" + f.chars(string.digits, 11) + "-" + f.chars(string.digits, 12) + "-" + f.alnum(24),
+        "slack_bot": f.slack_bot(),
         "slack_user": "xo" + "xp-" + f.chars(string.digits, 11) + "-" + f.chars(string.digits, 12) + "-" + f.alnum(32),
         "google_api": "AI" + "za" + f.alnum(35),
         "google_oauth_secret": "GOC" + "SPX-" + f.alnum(28),
@@ -142,8 +151,7 @@ def plants(seed: int = 19) -> list[Plant]:
 
 def _named_plants(f: Fake) -> list[Plant]:
     p = f.password
-    aws_id, aws_secret = "AK" + "IA" + f.chars(string.ascii_uppercase + "234567", 16), f.b64(40)
-    bearer, slack = f.alnum(40), f"T{f.alnum(8).upper()}/B{f.alnum(8).upper()}/{f.alnum(24)}"
+    aws_id, aws_secret, bearer = f.aws_key_id(), f.b64(40), f.alnum(40)
     azure_key = f.b64(86) + "=="
     rows: list[tuple[str, str, str, tuple[str, ...]]] = []
 
@@ -169,7 +177,7 @@ def _named_plants(f: Fake) -> list[Plant]:
     add("python: database URL", py, 'DATABASE_URL = "postgresql://app:{}@db.internal:5432/app"', p())
     add("python: connection string", py, 'CONN = "Server=sql;Database=app;User Id=sa;Password={};"', p())
     add("python: environ default", py, 'os.environ.setdefault("API_KEY", "{}")', p())
-    add("python: slack webhook", py, 'WEBHOOK = "https://hooks.slack.com/services/{}"', slack)
+    add("python: slack webhook", py, 'WEBHOOK = "https://hooks.slack.com/services/{}"', f.slack_path())
     add("python: token kwarg", py, 'client = Client(token="{}")', p())
     add("python: query-string key", py, 'URL = "https://api.example.com/v1/data?format=json&api_key={}"', p())
 
@@ -179,7 +187,8 @@ def _named_plants(f: Fake) -> list[Plant]:
     add("csharp: verbatim secret", cs, '    private static readonly string ClientSecret = @"{}";', p())
     add("csharp: connection string", cs, '    var cs = "Server=.;Database=App;User Id=sa;Password={};";', p())
     add("csharp: azure storage AccountKey", cs,
-        '    var storage = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net";',
+        '    var storage = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};'
+        'EndpointSuffix=core.windows.net";',
         azure_key)
     add("csharp: NetworkCredential", cs, '    var cred = new NetworkCredential("svc", "{}");', p())
     add("csharp: Authorization header", cs,
@@ -218,7 +227,7 @@ def _named_plants(f: Fake) -> list[Plant]:
     add("markdown: curl basic user", md, "curl -u admin:{} https://api.example.com", p())
     add("markdown: list token", md, "- token: {}", p())
     add("markdown: table row", md, "| DB_PASSWORD | {} |", p())
-    add("markdown: slack webhook", md, "Alerts go to https://hooks.slack.com/services/{}", slack[::-1].replace("/", "x") + "/a/b")
+    add("markdown: slack webhook", md, "Alerts go to https://hooks.slack.com/services/{}", f.slack_path())
     add("markdown: mysql url", md, "mysql://root:{}@localhost/db", p())
     add("markdown: API key colon", md, "API key: {}", p())
     add("markdown: json snippet", md, '    "clientSecret": "{}"', p())
@@ -241,7 +250,7 @@ def _named_plants(f: Fake) -> list[Plant]:
     add("ini: pwd", "config/app.ini", "[db]\npwd={}", p())
     add("ini: AccountKey", "config/app.ini", "AccountKey={}", f.b64(86) + "==")
     add("cfg: password", "config/app.cfg", "[smtp]\npassword = {}", p())
-    add("cfg: webhook url", "config/app.cfg", "hook = https://hooks.slack.com/services/{}", slack.replace("B", "C"))
+    add("cfg: webhook url", "config/app.cfg", "hook = https://hooks.slack.com/services/{}", f.slack_path())
     return [Plant(shape, path, text, values) for shape, path, text, values in rows]
 
 
@@ -254,7 +263,7 @@ def _commit_plants(f: Fake) -> list[Plant]:
         ("fix login; temp pw {}", (p(),)),
         ("AWS secret {} must go", (f.b64(40),)),
         ("smoke test with Authorization: Bearer {}", (f.alnum(40),)),
-        ("alerts to https://hooks.slack.com/services/T{}/B{}/{}", (f.alnum(8), f.alnum(8), f.alnum(24))),
+        ("alerts to https://hooks.slack.com/services/{}", (f.slack_path(),)),
         ("db url postgres://u:{}@host/db", (p(),)),
         ("set api_key={} for staging", (p(),)),
         ("stripe key {}", ("sk" + "_live_" + f.alnum(24),)),
@@ -262,7 +271,7 @@ def _commit_plants(f: Fake) -> list[Plant]:
         ("the password is {}", (p(),)),
         ("secret: {}", (p(),)),
         ("add the deploy key\n\n{}", (f.private_key(),)),
-        ("slack bot {}", ("xo" + "xb-" + f.chars(string.digits, 11) + "-" + f.chars(string.digits, 12) + "-" + f.alnum(24),)),
+        ("slack bot {}", (f.slack_bot(),)),
     ]
     return [Plant(f"commit: {template.split('{')[0].strip() or 'key'}", COMMIT, template.format(*values), values)
             for template, values in messages]
@@ -313,5 +322,6 @@ def _wrap(path: str, texts: list[str]) -> str:
     """A file of the plants that parses in its language (C# inside a class)."""
     if path.endswith(".cs"):
         body = "\n".join(t if t.startswith("    ") else f"    {t}" for t in texts)
-        return f"namespace Planted\n{{\npublic class Holder\n{{\n    public void Load()\n    {{\n{body}\n    }}\n}}\n}}\n"
+        return ("namespace Planted\n{\npublic class Holder\n{\n    public void Load()\n    {\n"
+                f"{body}\n    }}\n}}\n}}\n")
     return "\n\n".join(texts) + "\n"
