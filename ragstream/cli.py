@@ -15,6 +15,7 @@ from ragstream.bounds import TOKENS, TOP_K, Bound, ints
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
 from ragstream.progress_lines import ModelProgress
+from ragstream.redact import redact_text
 
 console = Console()
 err_console = Console(stderr=True)
@@ -24,6 +25,8 @@ TABLE_WIDTH = 140  # the eval comparison is read in logs too, where rich would f
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if getattr(args, "query", None):  # a secret pasted into a question is never echoed, searched or stored
+        args.query = redact_text(args.query)
     try:
         return args.handler(args)
     except RagstreamError as exc:

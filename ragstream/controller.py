@@ -17,6 +17,7 @@ from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import check_question
+from ragstream.redact import redact_text
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
@@ -84,6 +85,9 @@ class Controller:
         check_question(question, pipeline.settings.get("max_question_chars", self.settings.limits.max_question_chars))
 
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
+        """A fresh state for `question`; a secret pasted into it is redacted before any stage,
+        prompt, trace or history sees it."""
+        question = redact_text(question)
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
                            retrieval_filters=dict(scope.retrieval_filters))

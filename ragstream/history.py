@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragstream.errors import HistoryError
+from ragstream.redact import redact_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -79,7 +80,7 @@ class HistoryStore:
         session_id = uuid.uuid4().hex[:12]
         with self._write() as db:
             db.execute("INSERT INTO sessions (id, title, created, scope) VALUES (?, ?, ?, ?)",
-                       (session_id, title or "conversation", time.time(), scope))
+                       (session_id, redact_text(title) or "conversation", time.time(), scope))
         return session_id
 
     def sessions(self) -> list[SessionInfo]:
@@ -91,6 +92,9 @@ class HistoryStore:
 
     def add_turn(self, session_id: str, *, question_raw: str, question_en: str, answer_en: str, answer: str,
                  pipeline: str, index_name: str) -> int:
+        """Append a turn; its texts are stored with secrets redacted (an answer may quote one)."""
+        question_raw, question_en, answer_en, answer = (redact_text(t) for t in (question_raw, question_en,
+                                                                                  answer_en, answer))
         with self._write() as db:
             self._require_session(db, session_id)
             cursor = db.execute("INSERT INTO turns (session_id, question_raw, question_en, answer_en, answer, "
@@ -134,7 +138,8 @@ class HistoryStore:
 
     def add_summary(self, session_id: str, text: str, last_turn_id: int, version: int) -> Summary:
         """Store summary `version`; if another writer stored that version first, theirs stands
-        and is returned (both summarised the same turns)."""
+        and is returned (both summarised the same turns). Stored with secrets redacted."""
+        text = redact_text(text)
         try:
             with self._write() as db:
                 db.execute("INSERT INTO summaries VALUES (?, ?, ?, ?, ?)",

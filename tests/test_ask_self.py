@@ -6,7 +6,7 @@ import pytest
 from ragstream.controller import Controller, Scope
 
 QUESTIONS = [  # (question, the file the answer must cite)
-    ("How are secrets redacted from indexed files?", "ragstream/index/secrets.py"),
+    ("How are secrets redacted from indexed files?", "ragstream/redact/redactor.py"),
     ("Where is the gitignore handling when walking a repository?", "ragstream/index/walk.py"),
     ("How does reciprocal rank fusion combine semantic and bm25 results?", "ragstream/retrieval/fusion.py"),
     ("How is a new index generation published atomically?", "ragstream/index/store.py"),

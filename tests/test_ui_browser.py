@@ -165,5 +165,5 @@ def test_the_workbench_builds_the_default_index_then_runs_both_modes(page):
     settle(page)
     expect(page.get_by_text("turn 1: trace, graph and budget")).to_be_visible()
     expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
-    expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("secrets.py")
+    expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("redactor.py")
     page.screenshot(path=str(ARTIFACTS / "ui-auto.png"), full_page=True)

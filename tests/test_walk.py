@@ -8,7 +8,7 @@ import pytest
 
 from ragstream.cli import main
 from ragstream.errors import IndexingError
-from ragstream.index.secrets import redact
+from ragstream.redact import redact
 from ragstream.index.walk import walk_repository
 from tests.conftest import make_settings
 
@@ -105,8 +105,8 @@ def test_inline_secrets_are_redacted_and_lines_kept():
     assert clean.count("\n") == text.count("\n")
     assert "password = get_password()" in clean
     assert "User Id=sa;Password=[REDACTED];" in clean
-    assert sorted(set(fired)) == ["assigned_secret", "aws_access_key", "connection_string_password",
-                                  "github_token", "openai_key", "private_key_block", "url_credentials"]
+    assert sorted(set(fired)) == ["assigned_secret", "aws_access_key_id", "connection_string_secret",
+                                  "github_token", "private_key", "url_password"]
 
 
 def test_unreadable_file_is_a_clear_error(tmp_path: Path):
@@ -150,7 +150,7 @@ def test_config_files_lose_unquoted_secrets_code_keeps_its_calls():
     config = "db:\n  password: Tr0ub4dor-prod-2024\n  user: admin\n[aws]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n"
     clean, fired = redact(config, "text")
     assert "Tr0ub4dor" not in clean and "wJalrX" not in clean and "user: admin" in clean
-    assert fired == ["config_secret", "config_secret"]
+    assert fired == ["prose_secret", "prose_secret"]
     assert redact("password = get_password()\n", "python") == ("password = get_password()\n", [])
 
 

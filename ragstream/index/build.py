@@ -31,7 +31,7 @@ from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25, write_faiss
-from ragstream.index.secrets import REDACTION_VERSION
+from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
 from ragstream.index.windows import window_texts
 from ragstream.tokens import token_counter
@@ -144,6 +144,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             progress.start("parse", len(walked.files))
             parse_cache = BlobCache(location.parse_cache, "parsed", "record")
             try:
+                # Parses made under other redaction rules may hold what the current rules redact.
+                parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
                 records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
             finally:
                 parse_cache.close()

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragstream.index.secrets import redact
+from ragstream.redact import redact
 from ragstream.super_prompt import Chunk
 
 DIFF_DRIVERS = {".py": "python", ".cs": "csharp"}  # git's built-in hunk-header patterns

@@ -17,7 +17,7 @@ import pathspec
 
 from ragstream.config import IndexSettings
 from ragstream.errors import ConfigError, IndexingError
-from ragstream.index.secrets import redact
+from ragstream.redact import redact
 
 
 @dataclass(frozen=True)

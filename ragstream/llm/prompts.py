@@ -10,6 +10,7 @@ from string import Template
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.errors import ConfigError
+from ragstream.redact import redact_text
 
 PROMPTS_DIR = PROJECT_ROOT / "config" / "prompts"
 USER_MARK = "<!-- user -->"
@@ -30,8 +31,10 @@ def system_text(role: str, values: Mapping[str, str] | None = None) -> str:
 
 
 def render(role: str, values: Mapping[str, str]) -> list[dict[str, str]]:
-    """The chat messages of `role`'s prompt with `values` filled in."""
-    return [{"role": "system", "content": _fill(role, 0, values)}, {"role": "user", "content": _fill(role, 1, values)}]
+    """The chat messages of `role`'s prompt with `values` filled in, secrets redacted: nothing
+    sent to a model carries one, whatever state field it came from."""
+    return [{"role": "system", "content": redact_text(_fill(role, 0, values))},
+            {"role": "user", "content": redact_text(_fill(role, 1, values))}]
 
 
 def _fill(role: str, part: int, values: Mapping[str, str]) -> str:

@@ -1,0 +1,112 @@
+"""Credentials recognisable by their own shape: a vendor's published prefix, a fixed length, a
+private-key armour. Found anywhere in any text, whatever names it.
+
+Shapes follow the public rule sets of established scanners, rewritten (not copied) to the
+forms needed here: gitleaks `config/gitleaks.toml` (v8), detect-secrets `detect_secrets/plugins/`
+(1.5) and trufflehog `pkg/detectors/` (v3). Each rule names its source.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# What may follow a token: gitleaks' `(?:[\x60'"\s;]|\\[nr]|$)` end, widened to punctuation.
+_END = r"(?![\w-])"
+
+
+@dataclass(frozen=True)
+class TokenRule:
+    name: str
+    regex: re.Pattern[str]
+    hints: tuple[str, ...]  # a text holding none of these literals is not searched (cheap skip)
+    group: int = 0  # the group holding the secret (0: the whole match)
+
+
+def _rule(name: str, pattern: str, *hints: str, group: int = 0) -> TokenRule:
+    return TokenRule(name, re.compile(pattern), hints, group)
+
+
+RULES: tuple[TokenRule, ...] = (
+    # gitleaks private-key; detect-secrets PrivateKeyDetector
+    _rule("private_key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+          r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----", "PRIVATE KEY"),
+    # gitleaks aws-access-token; detect-secrets AWSKeyDetector
+    _rule("aws_access_key_id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+          "AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    # gitleaks github-pat / -oauth / -app-token / -refresh-token / -fine-grained-pat
+    _rule("github_token", rf"\b(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_\w{{22,255}}){_END}",
+          "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    # gitleaks gitlab-* (pat, deploy, runner, feed, scim, cicd-job, oauth-app ...)
+    _rule("gitlab_token", rf"\bgl(?:pat|dt|rt|ptt|ft|soat|agent|cbt|imt|oas|ffct)-[\w-]{{20,300}}{_END}",
+          "glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glagent-", "glcbt-", "glimt-", "gloas-", "glffct-"),
+    # gitleaks openai-api-key, anthropic-api-key; trufflehog openai (sk- plus 20+ characters)
+    _rule("openai_anthropic_key", rf"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?[\w-]{{20,300}}{_END}",
+          "sk-"),
+    # gitleaks slack-bot/user/app/legacy tokens; detect-secrets SlackDetector
+    _rule("slack_token", rf"\bxox[abposre]-[\w-]{{10,250}}{_END}|\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+", "xox", "xapp-"),
+    # gitleaks gcp-api-key; detect-secrets... (Google API keys: AIza + 35)
+    _rule("google_api_key", r"\bAIza[\w-]{35}(?![\w-])", "AIza"),
+    # trufflehog gcpoauth client secrets
+    _rule("google_oauth_secret", r"\bGOCSPX-[\w-]{28}(?![\w-])", "GOCSPX-"),
+    # gitleaks stripe-access-token; detect-secrets StripeDetector
+    _rule("stripe_key", rf"\b(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{{10,99}}{_END}", "k_test_", "k_live_", "k_prod_"),
+    # gitleaks twilio-api-key; detect-secrets TwilioKeyDetector (SK / AC + 32 hex)
+    _rule("twilio_key", r"\bSK[0-9a-fA-F]{32}\b", "SK"),
+    # gitleaks sendgrid-api-token; detect-secrets SendGridDetector
+    _rule("sendgrid_key", r"\bSG\.[\w-]{22}\.[\w-]{43}\b", "SG."),
+    # gitleaks npm-access-token; detect-secrets NpmDetector
+    _rule("npm_token", rf"\bnpm_[A-Za-z0-9]{{36}}{_END}", "npm_"),
+    # gitleaks pypi-upload-token; detect-secrets PypiTokenDetector
+    _rule("pypi_token", r"\bpypi-AgEIcHlwaS5vcmc[\w-]{50,1000}", "pypi-"),
+    # gitleaks huggingface-access-token / -organization-api-token
+    _rule("huggingface_token", rf"\b(?:hf_|api_org_)[A-Za-z]{{34}}{_END}", "hf_", "api_org_"),
+    # gitleaks jwt; detect-secrets JwtTokenDetector
+    _rule("jwt", r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}", "eyJ"),
+    # gitleaks azure-ad-client-secret (an Entra client secret: 3 chars, a digit, Q~, 31-34 more)
+    _rule("azure_client_secret", r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", "Q~"),
+    # detect-secrets AzureStorageKeyDetector: the 88-character base64 account key
+    _rule("azure_storage_key", r"(?i:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,}={0,2})",
+          "AccountKey", "SharedAccessKey", "accountkey", "sharedaccesskey", group=1),
+    # gitleaks digitalocean-pat / -access-token / -refresh-token
+    _rule("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "_v1_"),
+    # gitleaks shopify-*
+    _rule("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", "shp"),
+    # gitleaks databricks-api-token
+    _rule("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", "dapi"),
+    # gitleaks square-access-token / square-secret; detect-secrets SquareOAuthDetector
+    _rule("square_token", rf"\bsq0(?:atp|csp)-[\w-]{{22,60}}{_END}", "sq0"),
+    # gitleaks mailgun-private-api-token; detect-secrets MailchimpDetector (32 hex + -usNN)
+    _rule("mailgun_key", r"\bkey-[a-f0-9]{32}\b", "key-"),
+    _rule("mailchimp_key", r"\b[a-f0-9]{32}-us\d{1,2}\b", "-us"),
+    # gitleaks age-secret-key
+    _rule("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-"),
+    # trufflehog dockerhub (personal access tokens)
+    _rule("dockerhub_token", rf"\bdckr_pat_[\w-]{{27}}{_END}", "dckr_pat_"),
+    # One rule per vendor prefix, so each regex is a fast literal-prefix search run only when its
+    # prefix occurs. gitleaks: heroku-api-key-v2, vault-service-token / -batch-token,
+    # doppler-api-token, pulumi-api-token, postman-api-token, linear-api-key, new-relic-user-api-key,
+    # planetscale-*, sentry-*, grafana-*, dynatrace-api-token, openshift-user-token;
+    # trufflehog telegrambottoken.
+    _rule("heroku_key", rf"\bHRKU-AA[\w-]{{58}}{_END}", "HRKU-"),
+    _rule("vault_token", rf"\bhvs\.[\w-]{{90,120}}{_END}|\bhvb\.[\w-]{{138,300}}{_END}", "hvs.", "hvb."),
+    _rule("doppler_token", r"\bdp\.pt\.[A-Za-z0-9]{43}\b", "dp.pt."),
+    _rule("pulumi_token", r"\bpul-[a-f0-9]{40}\b", "pul-"),
+    _rule("postman_key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", "PMAK-"),
+    _rule("linear_key", r"\blin_api_[A-Za-z0-9]{40}\b", "lin_api_"),
+    _rule("newrelic_key", r"\bNRAK-[A-Z0-9]{27}\b", "NRAK-"),
+    _rule("planetscale_token", rf"\bpscale_(?:tkn|oauth|pw)_[\w=.-]{{32,64}}{_END}", "pscale_"),
+    _rule("sentry_token", r"\bsntry[su]_[\w+/=]{40,}", "sntry"),
+    _rule("grafana_token", r"\bgl(?:c|sa)_[A-Za-z0-9+/_]{32,400}", "glc_", "glsa_"),
+    _rule("dynatrace_token", r"\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}\b", "dt0c01."),
+    _rule("openshift_token", rf"\bsha256~[\w-]{{43}}{_END}", "sha256~"),
+    _rule("telegram_bot_token", r"\b\d{8,10}:AA[\w-]{33}\b", ":AA"),
+)
+
+
+def find(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, rule name) of every known-shape credential in `text`."""
+    for rule in RULES:
+        if any(h in text for h in rule.hints):
+            for match in rule.regex.finditer(text):
+                yield match.start(rule.group), match.end(rule.group), rule.name

@@ -1,0 +1,42 @@
+"""Secrets carried by URLs: a password (or a bare token) in the user-info part, a webhook whose
+path is its own credential, a secret-named query parameter (Azure SAS `sig=`, `?api_key=`).
+
+Shapes: gitleaks slack-webhook-url, microsoft-teams-webhook, discord (trufflehog
+discordwebhook), detect-secrets BasicAuthDetector (`scheme://user:password@`).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ragstream.redact.keys import is_secret_key
+from ragstream.redact.values import is_placeholder, looks_secret
+
+# scheme://user:password@host, or scheme://token@host (password group empty)
+_USERINFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?:([^\s/:@'\"<>`]*):([^\s@/'\"<>`]+)|([^\s/:@'\"<>`]{20,}))@")
+_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/([\w+/-]{20,120})"
+    r"|discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,100})"
+    r"|\.webhook\.office\.com/webhookb2/([\w@/-]{40,300})"
+    r"|/(?:webhooks?|hooks)/(?:[\w-]{1,40}/)*?([\w-]{24,200})(?=[\s/'\"`<>)?#]|$)")
+_QUERY = re.compile(r"[?&]([\w.-]{1,60})=([^&#\s\"'<>`)]+)")
+
+
+def find(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, rule name) of every credential in a URL of `text`."""
+    if "://" in text:
+        for match in _USERINFO.finditer(text):
+            password, token = match.group(2), match.group(3)
+            if password is not None and not is_placeholder(password) and len(password) >= 3:
+                yield match.start(2), match.end(2), "url_password"
+            elif token is not None and looks_secret(token):
+                yield match.start(3), match.end(3), "url_token"
+    if "hook" in text:
+        for match in _WEBHOOK.finditer(text):
+            group = next(i for i in range(1, 5) if match.group(i) is not None)
+            if group < 4 or looks_secret(match.group(4)):
+                yield match.start(group), match.end(group), "webhook_url"
+    if "=" in text:
+        for match in _QUERY.finditer(text):
+            if is_secret_key(match.group(1)) and looks_secret(match.group(2)):
+                yield match.start(2), match.end(2), "url_query_secret"
