@@ -63,3 +63,14 @@ def test_ask_and_expand_print_json(two_repositories, capsys):
     assert main(["--config", str(two_repositories), "expand", QUESTION, "--index", "default", "--json"]) == 0
     expanded = json.loads(capsys.readouterr().out)
     assert any(node["seed"] for node in expanded["nodes"]) and expanded["edges"] and expanded["budget"]["used"] > 0
+
+
+def test_ask_session_resolves_a_follow_up_on_the_command_line(two_repositories, capsys):
+    base = ["--config", str(two_repositories), "ask", "--index", "default", "--json"]
+    assert main([*base[:3], "What does log_event do?", *base[3:], "--session", "new"]) == 0
+    captured = capsys.readouterr()
+    session = json.loads(captured.out)["session"]["session"]
+    assert main([*base[:3], "and who calls it?", *base[3:], "--session", session]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["follow_up"]["subjects"] == ["py:billing.util.log_event|FUNCTION"]
+    assert answer["retrieval_mode"] != "direct" and "(callers)" in answer["answer"]
