@@ -103,3 +103,8 @@ def test_the_router_model_sees_the_conversation_and_may_not_skip_a_follow_up(ser
     prompt = server.requests_for("router")[-1]["messages"][-1]["content"]
     assert "What does log_event do?" in prompt and "Subjects of the previous turn: log_event" in prompt
     assert sp.retrieval_mode != "direct" and "the rules decide" in " ".join(sp.extras["route"]["reasons"])
+
+
+@pytest.mark.parametrize("question", ["Where is the code that writes invoices?", "How does the engine run a step?"])
+def test_a_question_that_names_its_subject_is_no_follow_up(question):
+    assert not refers_back(question)

@@ -25,7 +25,11 @@ from ragstream.super_prompt import node_of
 SUBJECT_KINDS = ("METHOD", "FUNCTION", "CLASS", "TYPE", "PROCEDURE", "TABLE", "VIEW", "TRIGGER", "PROPERTY")
 MAX_SUBJECTS = 3
 MAX_FOLLOW_UP_WORDS = 14  # a longer question says what it is about
-_REFERS_BACK = re.compile(r"\b(?:it|its|itself|this|that|them|they|their|those|these|the same)\b", re.IGNORECASE)
+# "it" refers back wherever it stands; "this"/"that" only as a pronoun or before a kind of code
+# ("who calls that?", "this method"), not as a conjunction ("the code that writes invoices").
+_REFERS_BACK = re.compile(r"\b(?:it|its|itself|them|they|their|the same)\b|\b(?:this|that|these|those)\b"
+                          r"(?=\s*(?:[?.!,;]|$|ones?\b|methods?\b|functions?\b|class(?:es)?\b|procedures?\b|"
+                          r"tables?\b|code\b))", re.IGNORECASE)
 _OPENS_AS_FOLLOW_UP = re.compile(r"^\s*(?:and|also|so|then|what about|how about)\b", re.IGNORECASE)
 _PLURAL = re.compile(r"\b(?:them|they|their|those|these)\b", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|specs?)/|(?:^|/)test_[^/]*$|_tests?\.[a-z]+$|Tests?\.cs$", re.IGNORECASE)
