@@ -12,7 +12,9 @@ st.set_page_config(page_title="ragstream workbench", page_icon=":material/accoun
 # Button labels wrap instead of being cut ("7 Build pro…" at 1280 px).
 st.markdown("<style>.block-container{padding-top:2.2rem;padding-bottom:1rem}"
             "[data-testid=stSidebarContent]{font-size:0.92rem}"
-            ".stButton button p{white-space:normal;overflow:visible;text-overflow:clip;line-height:1.2}"
+            ".stButton button{padding:0.25rem 0.3rem;gap:0.15rem;min-height:2.4rem}"
+            ".stButton button p{white-space:normal;overflow:visible;text-overflow:clip;line-height:1.15;"
+            "font-size:0.86rem;word-break:normal;overflow-wrap:normal}"
             "</style>", unsafe_allow_html=True)
 
 from ragstream.ui import resources  # noqa: E402 - after the page config, on purpose

@@ -371,7 +371,9 @@ def test_budget_gauges_say_used_and_limit_and_the_state_is_a_tree(new_session):
         press(at, stage)
     texts = [p.proto.text for p in at.get("progress")]
     assert any(t.startswith("**context**: ") and " / " in t for t in texts)
-    assert at.get("json") and "Bars: tokens a block uses" in " ".join(c.value for c in at.caption)
+    assert "Bars: tokens a block uses" in " ".join(c.value for c in at.caption) and not at.get("json")
+    at.toggle(key="manual:state").set_value(True).run()
+    assert at.get("json")
 
 
 def test_index_with_an_empty_or_missing_folder_says_why(new_session):

@@ -219,7 +219,7 @@ def test_follow_ups_survive_a_reload_and_the_graph_ids_and_filters_read_well(pag
     page.goto(workbench.url)  # a fresh session (the default index may still be building when run alone)
     expect(page.get_by_text(re.compile(r"\d+ files · \d+ chunks")).first).to_be_visible(timeout=BUILD_WAIT_MS)
     settle(page)
-    assert page.get_by_text("answers questions about a codebase").first.is_visible()  # what the tool is
+    expect(page.get_by_text("answers questions about a codebase").first).to_be_visible()  # what the tool is
 
     # Manual mode: hits and reranked rows read by a short name; the whole id is never cut.
     page.get_by_role("button", name="Sample question").click()
@@ -271,6 +271,7 @@ def test_follow_ups_survive_a_reload_and_the_graph_ids_and_filters_read_well(pag
     page.screenshot(path=str(ARTIFACTS / "ui-graph-full.png"), full_page=True)
 
     # A filter that hides everything: the answer says the filters may hide code, and names nothing.
+    page.get_by_text("security filters (retrieval_filters)").click()  # closed again by the reload
     page.get_by_label("paths_include").fill("nothing-here/**")
     page.get_by_label("paths_include").press("Enter")
     settle(page)

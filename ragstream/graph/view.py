@@ -119,6 +119,7 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
         "edges:" + "".join(swatch(EDGE_COLOURS.get(e, "#666666"), e, round_=False) for e in edges)
         + " &nbsp;(hover an edge for its type)",
     ]
-    return ('<div class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
-            'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:4px 8px;'
-            'font:12px sans-serif;line-height:1.7;max-width:70%">' + "<br>".join(rows) + "</div>")
+    return ('<details open class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
+            'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
+            'font:12px sans-serif;line-height:1.7;max-width:70%"><summary style="cursor:pointer">legend</summary>'
+            + "<br>".join(rows) + "</details>")

@@ -36,7 +36,7 @@ def render(controller: Controller, choices: Choices) -> None:
 def _workspace(controller: Controller, choices: Choices) -> None:
     """Everything a stage click changes. A fragment: a click reruns this, not the page (the
     sidebar keeps its state and is not drawn again)."""
-    top = st.columns([6, 1], vertical_alignment="bottom")
+    top = st.columns([5, 1.3], vertical_alignment="bottom")
     question = top[0].text_area("Question", key=QUESTION, height=68, placeholder=f"e.g. {SAMPLE_QUESTION}")
     is_english = top[1].toggle("in English", value=True, key="manual:english",
                                help="Off: without a model the question is used as written, and the trace says so.")
@@ -69,8 +69,10 @@ def _workspace(controller: Controller, choices: Choices) -> None:
             with budget_tab:
                 budget.render(session.state, key="manual:budget")
             with state_tab:
-                st.caption("The whole state (SuperPrompt): open a field to read it.")
-                st.json(session.state.to_json(), expanded=1)
+                # drawn on request: the whole state (texts, prompt) is heavy to send on every click
+                if st.toggle("Show the whole state (SuperPrompt)", key="manual:state"):
+                    st.caption("Open a field to read it.")
+                    st.json(session.state.to_json(), expanded=1)
 
 
 def _use_sample() -> None:
@@ -87,7 +89,7 @@ def _buttons(session: ManualSession | None, ready: bool) -> str | None:
         if column.button(f"{n} {LABELS[stage]}", key=f"stage:{stage}", width="stretch",
                          disabled=not ready or stage not in enabled,
                          type="primary" if stage == upcoming or (session is None and n == 1) else "secondary",
-                         icon=":material/check:" if stage in done else None):
+                         help="done: its panel is below" if stage in done else None):  # no icon: labels fit at 1280 px
             pressed = stage
     return pressed
 
