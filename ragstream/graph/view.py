@@ -72,14 +72,14 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
         data = graph.nodes[node] if node in graph else {}
         status = "in context" if node in in_context else "cut by the budget or without text"
         seed = node in seeds
+        role = "seed (search hit)" if seed else f"reached at depth {depth.get(node)}"
+        fill = KIND_COLOURS.get(data.get("kind"), OTHER_COLOUR)
         net.add_node(
             node, label=("★ " if seed else "") + labels[node],
             title=(f"{node}\n{data.get('path', '')}:{data.get('start_line', '')}-{data.get('end_line', '')}\n"
-                   f"{data.get('signature', '')}\n{'seed (search hit)' if seed else 'reached at depth ' + str(depth.get(node))}"
-                   f"; {status}"),
-            color={"background": KIND_COLOURS.get(data.get("kind"), OTHER_COLOUR),
-                   "border": SEED_BORDER if seed else "#555555",
-                   "highlight": {"background": KIND_COLOURS.get(data.get("kind"), OTHER_COLOUR), "border": PATH_COLOUR}},
+                   f"{data.get('signature', '')}\n{role}; {status}"),
+            color={"background": fill, "border": SEED_BORDER if seed else "#555555",
+                   "highlight": {"background": fill, "border": PATH_COLOUR}},
             borderWidth=5 if seed else 1, size=26 if seed else 14,
             font={"size": 17 if seed else 14, "bold": seed},
             shape="box" if node in in_context else "dot",

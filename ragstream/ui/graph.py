@@ -123,8 +123,9 @@ def _focus_details(sp: SuperPrompt, focus: str | None) -> None:
     while parent.get(path[-1]) and parent[path[-1]] not in path:
         path.append(parent[path[-1]])
     labels = short_labels(path)
-    st.markdown(f"**focus** `{focus}`  \n" + ("path from its seed: " + " → ".join(f"`{labels[n]}`" for n in reversed(path))
-                                            if len(path) > 1 else "a search hit (seed)"))
+    where = ("path from its seed: " + " → ".join(f"`{labels[n]}`" for n in reversed(path)) if len(path) > 1
+             else "a search hit (seed)")
+    st.markdown(f"**focus** `{focus}`  \n{where}")
     text = next((t["text"] for t in sp.node_texts if t["id"] == focus), None)
     if text:
         st.code(text, language=None, height=200)

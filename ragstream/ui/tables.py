@@ -28,8 +28,9 @@ def id_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
     def width(column: str) -> int:
         return CELL_PADDING_PX + CHAR_PX * max(len(str(r.get(column) or "")) for r in rows)
 
+    name_help = "short unique name; the full id is the last column"
     config: dict[str, Any] = {"name": st.column_config.TextColumn("name", width=width("name"), pinned=True,
-                                                                   help="short unique name; the full id is the last column"),
+                                                                   help=name_help),
                               "id": st.column_config.TextColumn("id", width=width("id"), help="the full chunk id")}
     if any("path:lines" in r for r in rows):
         config["path:lines"] = st.column_config.TextColumn("path:lines", width=width("path:lines"))
