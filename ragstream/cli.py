@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from ragstream.bounds import TOKENS, TOP_K, Bound, ints
+from ragstream.cli_output import print_json, print_table
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
 from ragstream.progress_lines import ModelProgress
@@ -60,20 +61,22 @@ def _parser() -> argparse.ArgumentParser:
 
     search = add_command("search", help="search an index (semantic, bm25 or hybrid)")
     search.add_argument("query")
-    search.add_argument("--repository", help="default: the only repository indexed")
-    search.add_argument("--index", help="index name (default: the repository's only index)")
+    search.add_argument("--repository", help="default: the only repository indexed (or the one holding --index)")
+    search.add_argument("--index", help="index name (default: the repository's only index); alone, it is "
+                                        "looked up across repositories")
     search.add_argument("--branch", help="default: the index's branch")
     search.add_argument("--mode", default="hybrid", choices=["semantic", "bm25", "hybrid"])
     search.add_argument("--rerank", default="none", choices=["none", "keyword_rerank", "cross_encoder"])
     search.add_argument("--top-k", type=_bounded(TOP_K), default=10)
     search.add_argument("--filter", action="append", default=[], metavar="KEY=V1,V2",
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
+    search.add_argument("--json", action="store_true", help="print the results as one JSON document")
     search.set_defaults(handler=_search)
 
     expand = add_command("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
     expand.add_argument("query")
     for action in search._actions:  # the same scope and filter options as `search`
-        if action.dest in ("repository", "index", "branch", "filter"):
+        if action.dest in ("repository", "index", "branch", "filter", "json"):
             expand._add_action(action)
     expand.add_argument("--pipeline", default="base", help="a pipeline in pipelines/ (default: base)")
     expand.add_argument("--top-k", type=_bounded(TOP_K), help="override the pipeline's top_k")
@@ -89,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--step", action="store_true", help="run step by step (manual mode), showing what each changed")
     ask.add_argument("--not-english", action="store_true",
                      help="the question is not in English (without a model it is used as written; the trace says so)")
-    ask.add_argument("--show-prompt", action="store_true", help="also print the ready prompt")
+    ask.add_argument("--show-prompt", action="store_true", help="also print the ready prompt (in --json: its prompt)")
     ask.add_argument("--save-state", help="write the final state as JSON to this file")
     ask.add_argument("--llm", choices=["none", "openai", "local"],
                      help="language model provider (default: llm.provider in the config, which defaults to none); "
@@ -144,13 +147,16 @@ def _search(args: argparse.Namespace) -> int:
     response = backend.search(request)
     where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
                               request.retrieval_filters, request.active_index)
-    table = Table("rank", "score", "id", "path:lines", "sources", title=f"{args.mode} search: {args.query!r}",
-                  title_justify="left")
-    for hit in response.hits:
-        sources = ", ".join(f"{k} #{v}" for k, v in hit.sources.items())
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.id, where.get(hit.id, ""), sources)
-    console.print(table)
-    console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False)
+    hits = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id, "path_lines": where.get(h.id, ""),
+             "sources": h.sources} for h in response.hits]
+    if args.json:
+        print_json({"query": args.query, "mode": args.mode, "repository": request.repository,
+                    "index": request.active_index, "branch": request.branch, "hits": hits, "debug": response.debug})
+        return 0
+    print_table(console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
+                [(h["rank"], f"{h['score']:.4f}", h["id"], h["path_lines"],
+                  ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
+    console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
     return 0
 
 
@@ -178,10 +184,11 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
     repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
     scope = Scope(repository, branch, index, _filters(args.filter))
     is_english = not getattr(args, "not_english", False)
+    as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
         if not manual:
             session = _session(controller, getattr(args, "session", None))
-            streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False)
+            streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False) and not as_json
             sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
                                          on_token=printer if streamed and printer else None, on_progress=progress)
             return pipeline, sp, results
@@ -194,7 +201,7 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
                 raise click.error
             results.append(click.result)
             print(f"[{click.result.step}] {click.result.outcome}; "
-                  f"changed: {', '.join(click.result.changed) or 'nothing'}")
+                  f"changed: {', '.join(click.result.changed) or 'nothing'}", file=sys.stderr if as_json else sys.stdout)
         return pipeline, session.state, results
 
 
@@ -224,25 +231,42 @@ def _expand(args: argparse.Namespace) -> int:
 
     with _controller(args) as controller:
         pipeline, sp, results = _run_pipeline(controller, args)
-    for result in results:
-        print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
+        graph = controller.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
     kept = {t["id"]: t for t in sp.node_texts}
     cut = {c["id"] for c in accounting.get("cut", [])}
-    for node in sp.graph_expanded_nodes:
-        status = f"{kept[node]['tokens']} tokens" if node in kept else "cut by the budget" if node in cut else "no text"
-        marker = "*" if node in sp.graph_seed_nodes else "-"
-        print(f"{'  ' * debug['depth'][node]}{marker} {node}  [{status}]")
+    nodes = [{"id": node, "depth": debug["depth"][node], "seed": node in sp.graph_seed_nodes,
+              "parent": debug.get("parent", {}).get(node),
+              "tokens": kept[node]["tokens"] if node in kept else None,
+              "status": "text" if node in kept else "cut by the budget" if node in cut else "no text"}
+             for node in sp.graph_expanded_nodes]
+    if args.html:
+        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
+    if args.json:
+        print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
+                    "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
+                    "context": render_context_blocks(sp.node_texts, graph, debug.get("parent"),
+                                                     pipeline.settings.get("layout", "tree"))
+                    if args.show_context else None})
+        return 0
+    for result in results:
+        print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
+    for node in nodes:
+        status = f"{node['tokens']} tokens" if node["status"] == "text" else node["status"]
+        print(f"{'  ' * node['depth']}{'*' if node['seed'] else '-'} {node['id']}  [{status}]")
     if accounting:
         print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
               f"{len(cut)} node(s) cut")
-    graph = controller.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     if args.show_context:
         print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
     if args.html:
-        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
         print(f"graph view written to {args.html}")
     return 0
+
+
+def _step_json(result) -> dict:
+    return {"step": result.step, "action": result.action, "outcome": result.outcome,
+            "ms": round(result.seconds * 1000, 1), "changed": list(result.changed)}
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -257,6 +281,11 @@ def _ask(args: argparse.Namespace) -> int:
 def _report_answer(args: argparse.Namespace, sp, results) -> int:
     from pathlib import Path
 
+    if args.save_state:
+        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
+    if args.json:
+        print_json(_answer_json(sp, results, args.show_prompt))
+        return 0
     translation = sp.extras.get("normalize", {}).get("translation", "")
     if not sp.is_english:
         print(f"note: {translation}")
@@ -264,34 +293,42 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
         print()  # the answer was printed as it streamed
     else:
         print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
-    trace = Table("stage", "step", "outcome", "ms", "path", "counts", "model calls", title="trace",
-                  title_justify="left")
-    for entry in sp.trace:
-        counts = ", ".join(f"{name} {n}" for name, n in entry["counts"].items())
-        calls = ", ".join(f"{c['role']} {c['model']} {c['prompt_tokens']}+{c['completion_tokens']} tok "
-                          f"{c['seconds']:.1f}s" + (f" ({c['retries']} retries)" if c["retries"] else "")
-                          for c in entry.get("llm_calls", []))
-        trace.add_row(entry["stage"], entry["step"], entry["outcome"], f"{entry['seconds'] * 1000:.0f}",
-                      entry["path"], counts, calls)
-    console.print(trace)
+    print_table(console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
+                [(e["stage"], e["step"], e["outcome"], f"{e['seconds'] * 1000:.0f}", e["path"],
+                  ", ".join(f"{name} {n}" for name, n in e["counts"].items()), _calls(e)) for e in sp.trace])
     for entry in sp.trace:
         for warning in entry["warnings"]:
             print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
     prompt = sp.budget.get("prompt", {})
     if prompt:
-        budget = Table("block", "tokens", "limit", title="prompt budget", title_justify="left")
-        for name, tokens in prompt["blocks"].items():
-            budget.add_row(name, str(tokens), str(prompt["limits"].get(name, "")))
-        budget.add_row("total", str(prompt["total"]), "")
-        console.print(budget)
+        print_table(console, "prompt budget", ("block", "tokens", "limit"),
+                    [*((name, tokens, prompt["limits"].get(name, "")) for name, tokens in prompt["blocks"].items()),
+                     ("total", prompt["total"], "")])
         for cut in sp.budget.get("context", {}).get("cuts", []):
             print(f"cut {cut['id']}: {cut['reason']}")
     if args.show_prompt:
         print(sp.prompt_ready)
     if args.save_state:
-        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
         print(f"state written to {args.save_state}")
     return 0
+
+
+def _calls(entry: dict) -> str:
+    return ", ".join(f"{c['role']} {c['model']} {c['prompt_tokens']}+{c['completion_tokens']} tok "
+                     f"{c['seconds']:.1f}s" + (f" ({c['retries']} retries)" if c["retries"] else "")
+                     for c in entry.get("llm_calls", []))
+
+
+def _answer_json(sp, results, with_prompt: bool) -> dict:
+    """What `ask --json` prints: the answer, what it cites, the plan, trace and budgets."""
+    answer = sp.extras.get("answer", {})
+    return {"question": sp.question_raw, "answer": sp.answer, "citations": answer.get("citations", []),
+            "path": answer.get("path"), "retrieval_mode": sp.retrieval_mode, "retrieval_query": sp.retrieval_query,
+            "repository": sp.repository, "index": sp.active_index, "branch": sp.branch,
+            "filters": sp.retrieval_filters, "final_selection_ids": sp.final_selection_ids,
+            "follow_up": sp.extras.get("history", {}).get("follow_up"),
+            "session": sp.extras.get("persist", {}), "steps": [_step_json(r) for r in results],
+            "trace": sp.trace, "budget": sp.budget, "prompt": sp.prompt_ready if with_prompt else None}
 
 
 def _ui(args: argparse.Namespace) -> int:

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS turns (
     session_id TEXT NOT NULL REFERENCES sessions(id),
     question_raw TEXT NOT NULL, question_en TEXT NOT NULL,
     answer_en TEXT NOT NULL, answer TEXT NOT NULL,
-    pipeline TEXT NOT NULL, index_name TEXT NOT NULL, created REAL NOT NULL);
+    pipeline TEXT NOT NULL, index_name TEXT NOT NULL, created REAL NOT NULL,
+    state TEXT);  -- the finished turn's state as JSON (trace, graph, budget, what it cited)
 CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session_id, id);
 CREATE TABLE IF NOT EXISTS summaries (
     session_id TEXT NOT NULL REFERENCES sessions(id), version INTEGER NOT NULL,
@@ -47,6 +48,7 @@ class Turn:
     pipeline: str
     index_name: str
     created: float
+    state: str | None = None  # the turn's final state as JSON (None: a turn stored before states were kept)
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class HistoryStore:
             db.executescript(SCHEMA)
             if "scope" not in {row[1] for row in db.execute("PRAGMA table_info(sessions)")}:
                 db.execute("ALTER TABLE sessions ADD COLUMN scope TEXT")  # a file from before scopes
+            if "state" not in {row[1] for row in db.execute("PRAGMA table_info(turns)")}:
+                db.execute("ALTER TABLE turns ADD COLUMN state TEXT")  # a file from before turn states
 
     def create_session(self, title: str = "", scope: str | None = None) -> str:
         """A new session; with `scope` it is bound from the start (see `bind_scope`)."""
@@ -91,16 +95,17 @@ class HistoryStore:
             return [SessionInfo(*row) for row in rows]
 
     def add_turn(self, session_id: str, *, question_raw: str, question_en: str, answer_en: str, answer: str,
-                 pipeline: str, index_name: str) -> int:
+                 pipeline: str, index_name: str, state: str | None = None) -> int:
         """Append a turn; its texts are stored with secrets redacted (an answer may quote one)."""
         question_raw, question_en, answer_en, answer = (redact_text(t) for t in (question_raw, question_en,
                                                                                   answer_en, answer))
+        state = redact_text(state) if state is not None else None  # the stored state holds the same texts
         with self._write() as db:
             self._require_session(db, session_id)
             cursor = db.execute("INSERT INTO turns (session_id, question_raw, question_en, answer_en, answer, "
-                                "pipeline, index_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                "pipeline, index_name, created, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (session_id, question_raw, question_en, answer_en, answer, pipeline, index_name,
-                                 time.time()))
+                                 time.time(), state))
             return int(cursor.lastrowid)
 
     def turns(self, session_id: str) -> list[Turn]:
@@ -108,7 +113,7 @@ class HistoryStore:
         with self._connect() as db:
             self._require_session(db, session_id)
             rows = db.execute("SELECT id, session_id, question_raw, question_en, answer_en, answer, pipeline, "
-                              "index_name, created FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
+                              "index_name, created, state FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
             return [Turn(*row) for row in rows]
 
     def scope_of(self, session_id: str) -> str | None:

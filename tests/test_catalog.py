@@ -70,4 +70,4 @@ def test_stage_buttons_run_whole_stages_and_refuse_later_ones(built_sample):
     assert [c.result.step for c in expand] == ["relate", "expand", "fetch_texts"]  # one button, the stage's steps
     assert session.enabled_stages == ["normalize", "route", "retrieve", "rerank", "expand", "condense"]
     again = session.click_stage("expand")
-    assert [c.result.step for c in again] == ["relate", "expand", "fetch_texts"] and session.state.stage == "history"
+    assert [c.result.step for c in again] == ["relate", "expand", "fetch_texts"] and session.state.stage == "condense"

@@ -39,8 +39,8 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
         engine.step(manual)
     assert serialised(auto) == serialised(manual) == serialised(again)
     assert [r.step for r in results] == auto.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
-        "answer", "persist"]
+        "normalize", "history", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "condense",
+        "build_prompt", "answer", "persist"]
     assert auto.stage == "" and auto.node_texts and auto.graph_expanded_nodes[0] in auto.retrieval_seed_nodes
     assert [t["outcome"] for t in auto.trace][:4] == ["ok", "ok", "ok", "ok"]
     assert all(t["path"] == "deterministic" for t in auto.trace)
@@ -49,11 +49,11 @@ def test_step_by_step_equals_run_and_runs_repeat(controller):
 def test_nothing_visible_routes_direct_to_an_honest_answer(controller):
     hidden = Scope("sample_repo", "default", None, {"acl_tags_any": []})  # sees nothing
     sp, results = controller.run("invoices", hidden, controller.pipeline("base"))
-    assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("route", "direct"),
-                                                      ("history", "ok"), ("condense", "ok"), ("build_prompt", "ok"),
+    assert [(r.step, r.outcome) for r in results] == [("normalize", "ok"), ("history", "ok"), ("route", "direct"),
+                                                      ("condense", "ok"), ("build_prompt", "ok"),
                                                       ("answer", "no_evidence"), ("persist", "ok")]
     assert sp.retrieval_mode == "direct" and sp.retrieval_seed_nodes == [] and sp.stage == ""
-    assert "nothing to quote" in sp.answer
+    assert "nothing to quote" in sp.answer and "your retrieval filters are set and may hide" in sp.answer
 
 
 def test_no_entry_points_leads_to_an_honest_answer(controller):
@@ -139,8 +139,8 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert session.enabled == ["normalize"]
     refused = session.click("expand")  # not yet: errors come back as values for the UI
     assert refused.result is None and "not available now" in str(refused.error)
-    steps = ["normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
-        "answer", "persist"]
+    steps = ["normalize", "history", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "condense",
+             "build_prompt", "answer", "persist"]
     for step in steps:
         assert session.click(step).error is None
     assert session.state.node_texts and session.enabled == steps
@@ -150,15 +150,15 @@ def test_manual_mode_enforces_order_and_clears_downstream_on_rerun(controller):
     assert rerun.error is None and rerun.result.step == "retrieve"
     assert session.state.retrieval_seed_nodes and session.state.graph_expanded_nodes == []
     assert session.state.node_texts == [] and session.state.budget == {} and session.state.answer == ""
-    assert session.enabled == ["normalize", "route", "retrieve", "rerank"]
-    for step in steps[2:]:
+    assert session.enabled == ["normalize", "history", "route", "retrieve", "rerank"]
+    for step in steps[3:]:
         session.click(step)
     again = json.loads(serialised(session.state))
     first = json.loads(done)
     for key in ("history_of_stages", "trace"):  # append-only: the re-run is recorded
         again.pop(key), first.pop(key)
     assert again == first
-    assert session.state.history_of_stages[-len(steps[2:]):] == steps[2:]
+    assert session.state.history_of_stages[-len(steps[3:]):] == steps[3:]
 
 
 def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_did(controller):

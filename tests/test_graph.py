@@ -220,7 +220,9 @@ def test_graph_html_is_self_contained(graph, acl_backend):
     assert not re.search(r"<script[^>]*\bsrc=", html, re.I)
     assert not re.search(r"<link[^>]*\bhref=", html, re.I)
     assert "cdn.jsdelivr" not in html and "node_modules" not in html  # what pyvis' template links
-    assert '"borderDashes": true' in html  # cut nodes look different from those in the context
+    assert '"borderDashes": [4, 3]' in html  # cut nodes look different from those in the context
+    assert 'class="ragstream-legend"' in html and "★ seed" in html  # a legend over the drawing
+    assert re.search(r'"label": "(?:\\u2605|★) Invoices"', html)  # a seed is starred, by its short name
 
 
 def test_cli_expand(acl_backend, tmp_path: Path, capsys):

@@ -86,8 +86,8 @@ def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_sessi
                                       "exception types scaled", "from change history", "problems"]
     session = at.session_state["manual:session"]
     assert session.state.stage == "" and session.state.history_of_stages == [
-        "normalize", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "history", "condense", "build_prompt",
-        "answer", "persist"]
+        "normalize", "history", "route", "retrieve", "rerank", "relate", "expand", "fetch_texts", "condense",
+        "build_prompt", "answer", "persist"]
     shown = " ".join(m.value for m in at.markdown)
     assert "Not written by a model" in shown and session.state.answer.splitlines()[0] in shown
     assert any(c.value == session.state.prompt_ready for c in at.code)  # build prompt shows the prompt
@@ -107,7 +107,7 @@ def test_out_of_order_stages_are_disabled_and_a_skip_enables_the_stage_after_it(
     for stage in ("condense", "build_prompt", "answer"):
         press(at, stage)
     session = at.session_state["manual:session"]
-    assert session.ran == ["normalize", "route", "history", "condense", "build_prompt", "answer", "persist"]
+    assert session.ran == ["normalize", "history", "route", "condense", "build_prompt", "answer", "persist"]
     assert session.state.retrieval_seed_nodes == [] and session.state.answer and not at.error
     assert [p.split(" ·")[0] for p in stage_panels(at)] == ["1 Normalize", "2 Route", "6 Condense",
                                                             "7 Build prompt", "8 Answer"]
@@ -121,7 +121,7 @@ def test_rerunning_an_earlier_stage_clears_what_follows(new_session):
     assert state.S_CTX_MD and state.node_texts
     press(at, "retrieve")
     session = at.session_state["manual:session"]
-    assert session.ran == ["normalize", "route", "retrieve"] and session.state.stage == "rerank"
+    assert session.ran == ["normalize", "history", "route", "retrieve"] and session.state.stage == "rerank"
     assert session.state.S_CTX_MD == "" and session.state.node_texts == [] and session.state.graph_expanded_nodes == []
     assert len(stage_panels(at)) == 3
     assert [s for s, enabled in stage_buttons(at).items() if enabled] == ["normalize", "route", "retrieve", "rerank"]
@@ -183,7 +183,7 @@ def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
     press(at, "route")  # route searches under the filters: the backend rejects them
     assert len(at.error) == 1 and "retrieval error" in at.error[0].value
     assert "invalid path glob" in at.error[0].value and "retrieval_filters.paths_include" in at.error[0].value
-    assert at.session_state["manual:session"].ran == ["normalize"]  # the failed step left the state as it was
+    assert at.session_state["manual:session"].ran == ["normalize", "history"]  # the failed step changed nothing
     ask_in_auto_mode(at, QUESTION)
     assert "invalid path glob" in at.chat_message[1].error[0].value
 
@@ -208,10 +208,10 @@ def test_two_sessions_do_not_share_state(new_session):
     asked(second, "Which procedures write the payments table?")
     press(second, "normalize")
     first.run()
-    assert first.session_state["manual:session"].ran == ["normalize", "route"]
+    assert first.session_state["manual:session"].ran == ["normalize", "history", "route"]
     assert first.session_state["manual:session"].state.question_raw == QUESTION
     assert first.selectbox(key="pipeline_choice").value == "base"
-    assert second.session_state["manual:session"].ran == ["normalize"]
+    assert second.session_state["manual:session"].ran == ["normalize", "history"]
     assert len(stage_panels(first)) == 2 and len(stage_panels(second)) == 1
 
 
@@ -326,3 +326,67 @@ def test_the_expand_panel_shows_the_graph_answer_to_a_list_question(new_session)
     shown = " ".join(m.value for m in at.markdown)
     assert "**From the graph** (WRITES) for `dbo.Invoices` (table)" in shown
     assert "sql:dbo.usp_CreateInvoice|PROCEDURE" in shown and "sql:dbo.usp_RecordPayment|PROCEDURE" in shown
+
+
+def test_the_url_restores_mode_index_pipeline_filters_and_conversation_with_its_trace(new_session):
+    first = new_session()
+    first.sidebar.selectbox(key="pipeline_choice").set_value("db").run()
+    first.text_input(key="filter:acl_tags_any").input("public").run()
+    ask_in_auto_mode(first, QUESTION)
+    params = dict(first.query_params)
+    assert params["mode"] == "Auto" and params["pipeline"] == "db" and params["filter.acl_tags_any"] == "public"
+    assert params["index"] == "sample_repo / default" and params["conversation"]
+    reloaded = AppTest.from_file(APP, default_timeout=120)  # the same URL in a new browser session
+    for name, value in params.items():
+        reloaded.query_params[name] = value
+    reloaded.run()
+    assert not reloaded.exception and not reloaded.error
+    assert reloaded.segmented_control(key="mode").value == "Auto"
+    assert reloaded.selectbox(key="pipeline_choice").value == "db"
+    assert reloaded.text_input(key="filter:acl_tags_any").value == "public"
+    assert reloaded.selectbox(key="auto:conversation").value == params["conversation"]
+    assert [e.label for e in reloaded.expander if e.label.startswith("turn")] == ["turn 1: trace, graph and budget"]
+    trace = reloaded.chat_message[1].dataframe[0].value
+    assert list(trace["step"])[:3] == ["normalize", "history", "route"]
+
+
+def test_id_tables_lead_with_a_short_name_and_keep_the_whole_id(new_session):
+    at = asked(new_session())
+    for stage in STAGES[:5]:
+        press(at, stage)
+    hits = next(d.value for d in at.dataframe if "sources" in d.value.columns)
+    assert list(hits.columns)[:2] == ["name", "kind"] and list(hits.columns)[-1] == "id"
+    session = at.session_state["manual:session"]
+    assert list(hits["id"]) == [h["id"] for h in session.state.retrieval_hits]
+    assert all(len(name) < len(full) and "…" not in name for name, full in zip(hits["name"], hits["id"]))
+    nodes = next(d.value for d in at.dataframe if "role" in d.value.columns)
+    assert nodes["name"].is_unique and set(nodes["role"]) <= {"seed", "reached"}
+    shown = " ".join(m.value for m in at.markdown)
+    assert "**calls**" in shown or "**reads**" in shown or "**writes**" in shown  # relations in words
+
+
+def test_budget_gauges_say_used_and_limit_and_the_state_is_a_tree(new_session):
+    at = asked(new_session())
+    for stage in STAGES[:7]:
+        press(at, stage)
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("**context**: ") and " / " in t for t in texts)
+    assert "Bars: tokens a block uses" in " ".join(c.value for c in at.caption) and not at.get("json")
+    at.toggle(key="manual:state").set_value(True).run()
+    assert at.get("json")
+
+
+def test_index_with_an_empty_or_missing_folder_says_why(new_session):
+    at = new_session()
+    at.sidebar.button(key="index_folder:submit").click().run()
+    assert "Type the folder to index first" in at.sidebar.error[0].value
+    at.sidebar.text_input(key="index_folder:path").input("/no/such/folder")
+    at.sidebar.button(key="index_folder:submit").click().run()
+    assert "is not a folder" in at.sidebar.error[0].value
+
+
+def test_the_first_paint_says_what_the_tool_is_and_offers_a_sample_question(new_session):
+    at = new_session()
+    assert "answers questions about a codebase" in at.caption[0].value
+    at.button(key="manual:sample").click().run()
+    assert at.text_area(key="manual:question").value == "How does the engine check the fields a step writes?"

@@ -1,6 +1,8 @@
 """The workbench in a real browser, as the README's main command starts it: `ragstream ui
 --build-default` on an empty data folder paints at once, shows the default index being built,
-then a person clicks through the eight stages, sees the graph drawn, and asks in auto mode.
+then a person clicks through the eight stages, sees the graph drawn, and asks in auto mode; then
+a three-turn chat with follow-ups survives a reload, the graph has its legend and full-screen
+view, no id is cut, and filters that hide everything are said to.
 
 Chromium is Debian's (installed here, as root, when missing), driven by Playwright's Python
 package; nothing is downloaded by Playwright. Screenshots go to test-artifacts/.
@@ -13,12 +15,14 @@ import shutil
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
 from ragstream.config import PROJECT_ROOT
+from ragstream.ui.graph import ALT as GRAPH_ALT, FULL_HEIGHT
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -41,6 +45,12 @@ def ensure_chromium() -> None:
     subprocess.run(["apt-get", "update"], check=True, env=env, capture_output=True)
     subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"], check=True, env=env,
                    capture_output=True)
+
+
+@dataclass(frozen=True)
+class Workbench:
+    url: str
+    settings: Path  # the settings file the server runs with (its data folder holds the index)
 
 
 def free_port() -> int:
@@ -67,7 +77,7 @@ def workbench(tmp_path_factory, self_index):
     server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings), "ui", "--port", str(port),
                                "--build-default"], cwd=root, stdout=log, stderr=subprocess.STDOUT)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield Workbench(f"http://127.0.0.1:{port}", settings)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -87,7 +97,7 @@ def page(workbench):
         tab.set_default_timeout(STEP_WAIT_MS)
         for _ in range(120):  # the server starts in a few seconds; the page is retried until then
             try:
-                tab.goto(workbench)
+                tab.goto(workbench.url)
                 break
             except Exception:  # noqa: BLE001 - connection refused until the server listens
                 tab.wait_for_timeout(500)
@@ -167,3 +177,103 @@ def test_the_workbench_builds_the_default_index_then_runs_both_modes(page):
     expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
     expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("redactor.py")
     page.screenshot(path=str(ARTIFACTS / "ui-auto.png"), full_page=True)
+
+
+def _subject_and_callers(workbench: Workbench, conversation: str, filters: dict) -> tuple[str, set[str]]:
+    """The first symbol the conversation's first answer cited, and its callers in the graph
+    under `filters` (read from the server's own data folder: what the answer must name)."""
+    from ragstream.catalog import list_indexes
+    from ragstream.config import load_settings
+    from ragstream.history import HistoryStore
+    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.stages.follow_up import cited_subjects
+
+    settings = load_settings(str(workbench.settings))
+    [index] = [s for s in list_indexes(settings) if s.index == "self"]
+    first = HistoryStore(Path(settings.index.data_dir) / "history.sqlite").turns(conversation)[0]
+    subject = cited_subjects(first.state)[0]
+    graph = LocalBackend(settings).graph(index.repository, index.branch, filters, "self")
+    return subject, {source for source, _, key in graph.in_edges(subject, keys=True) if key == "CALLS"}
+
+
+def ask_in_chat(page, question: str, messages: int) -> None:
+    chat = page.get_by_test_id("stChatInputTextArea")
+    chat.fill(question)
+    chat.press("Enter")
+    settle(page)
+    expect_count(page.get_by_test_id("stChatMessage"), messages)
+
+
+def expect_count(locator, count: int) -> None:
+    from playwright.sync_api import expect
+
+    expect(locator).to_have_count(count)
+
+
+@pytest.mark.slow
+def test_follow_ups_survive_a_reload_and_the_graph_ids_and_filters_read_well(page, workbench):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=STEP_WAIT_MS)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(workbench.url)  # a fresh session (the default index may still be building when run alone)
+    expect(page.get_by_text(re.compile(r"\d+ files · \d+ chunks")).first).to_be_visible(timeout=BUILD_WAIT_MS)
+    settle(page)
+    expect(page.get_by_text("answers questions about a codebase").first).to_be_visible()  # what the tool is
+
+    # Manual mode: hits and reranked rows read by a short name; the whole id is never cut.
+    page.get_by_role("button", name="Sample question").click()
+    settle(page)
+    for number, label in enumerate(LABELS[:5], start=1):
+        current(page).get_by_role("button", name=f"{number} {label}").click()
+        settle(page)
+    cells = page.locator('[data-testid="stDataFrame"]:not([data-stale="true"]) [role="gridcell"]').all_inner_texts()
+    assert cells and not any("…" in cell for cell in cells)
+    page.screenshot(path=str(ARTIFACTS / "ui-manual-1280.png"), full_page=True)
+
+    # Auto mode under a filter, three turns: "and who calls it?" names the callers of the first answer's symbol.
+    page.get_by_role("radio", name="Auto").click()
+    settle(page)
+    page.get_by_text("security filters (retrieval_filters)").click()
+    page.get_by_label("languages").fill("python")
+    page.get_by_label("languages").press("Enter")
+    settle(page)
+    ask_in_chat(page, "What does node_of do?", 2)
+    ask_in_chat(page, "and who calls it?", 4)
+    conversation = re.search(r"conversation=(\w+)", page.url).group(1)
+    subject, callers = _subject_and_callers(workbench, conversation, {"languages": ["python"]})
+    follow_up = page.get_by_test_id("stChatMessage").nth(3)
+    expect(follow_up).to_contain_text("From the graph (callers)")
+    assert callers and all(caller in follow_up.inner_text() for caller in callers), (subject, callers)
+    ask_in_chat(page, "what does it call?", 6)
+    expect(page.get_by_test_id("stChatMessage").nth(5)).to_contain_text("From the graph (callees)")
+
+    # Reload: mode, index, filters and the conversation come back, each turn with its trace.
+    page.reload()
+    settle(page)
+    assert f"conversation={conversation}" in page.url and "filter.languages=python" in page.url
+    expect(page.get_by_role("radio", name="Auto")).to_be_checked()
+    expect(page.get_by_label("languages")).to_have_value("python")
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(6)
+    expect(page.get_by_test_id("stChatMessage").nth(3)).to_contain_text("From the graph (callers)")
+    expect(page.get_by_text("turn 3: trace, graph and budget")).to_be_visible()
+    expect(page.get_by_text("from the history").first).to_be_visible()
+
+    # The latest turn's graph: its legend, then full screen.
+    page.get_by_role("tab", name="Graph").last.click()
+    frame = page.locator(f'iframe[title="{GRAPH_ALT}"]').last.element_handle().content_frame()
+    frame.wait_for_function("typeof network !== 'undefined' && network.body.data.nodes.length > 0")
+    assert "★ seed" in frame.locator(".ragstream-legend").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "ui-auto.png"), full_page=True)
+    page.get_by_text("Full screen").last.click()
+    settle(page)
+    assert page.locator(f'iframe[title="{GRAPH_ALT}"]').last.bounding_box()["height"] >= FULL_HEIGHT - 5
+    page.screenshot(path=str(ARTIFACTS / "ui-graph-full.png"), full_page=True)
+
+    # A filter that hides everything: the answer says the filters may hide code, and names nothing.
+    page.get_by_text("security filters (retrieval_filters)").click()  # closed again by the reload
+    page.get_by_label("paths_include").fill("nothing-here/**")
+    page.get_by_label("paths_include").press("Enter")
+    settle(page)
+    ask_in_chat(page, "How does the engine check the fields a step writes?", 2)
+    expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("your retrieval filters are set and may hide")

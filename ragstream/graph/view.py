@@ -1,11 +1,20 @@
-"""The neighbourhood as self-contained pyvis HTML: every script inline, nothing fetched."""
+"""The neighbourhood as self-contained pyvis HTML: every script inline, nothing fetched.
+
+Readable at a glance: short unique labels (`Class.method`, a file's basename; the full id on
+hover), seeds drawn as gold-ringed stars-in-name, kinds as fill colours, edge types as colours
+with their names on hover only, a legend over the picture, a layout that settles (physics stops
+once stable), and the path from its seed to a selected node highlighted.
+"""
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import networkx as nx
 
 from ragstream.super_prompt import SuperPrompt
+from ragstream.graph.labels import short_labels
 
 KIND_COLOURS = {"MODULE": "#8da0cb", "FILE": "#b3b3b3", "CLASS": "#66c2a5", "TYPE": "#66c2a5",
                 "FUNCTION": "#fc8d62", "METHOD": "#e78ac3", "TABLE": "#a6d854", "VIEW": "#ffd92f",
@@ -13,38 +22,104 @@ KIND_COLOURS = {"MODULE": "#8da0cb", "FILE": "#b3b3b3", "CLASS": "#66c2a5", "TYP
 EDGE_COLOURS = {"CALLS": "#e41a1c", "IMPORTS": "#377eb8", "INHERITS": "#4daf4a", "IMPLEMENTS": "#4daf4a",
                 "DEFINES": "#999999", "REFERENCES": "#984ea3", "FOREIGN_KEY": "#ff7f00", "READS": "#a65628",
                 "WRITES": "#f781bf", "MAPS_TO": "#17becf"}
-LANGUAGE_BORDERS = {"python": "#1f4e79", "sql": "#7f6000", "csharp": "#5b2c6f", "text": "#555555"}
+SEED_BORDER = "#d4a000"
+PATH_COLOUR = "#1565c0"
+OTHER_COLOUR = "#dddddd"
 # Any script or stylesheet loaded from elsewhere (CDN or a relative node_modules path).
 _EXTERNAL = re.compile(r"<script\b[^>]*\bsrc=[^>]*>\s*</script>|<link\b[^>]*\bhref=[^>]*>", re.I)
+_OPTIONS = {
+    "physics": {"solver": "forceAtlas2Based", "stabilization": {"iterations": 400, "fit": True},
+                "forceAtlas2Based": {"gravitationalConstant": -80, "springLength": 140, "avoidOverlap": 0.6}},
+    "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}}, "width": 1.5},
+    "nodes": {"font": {"size": 15, "face": "sans-serif"}},
+    "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
+}
+_SCRIPT = """<script>
+(function () {
+  var parents = %(parents)s, baseEdges = {}, baseNodes = {};
+  function ready(f) { if (typeof network !== "undefined") { f(); } else { window.addEventListener("load", f); } }
+  ready(function () {
+    network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); });
+    network.body.data.edges.get().forEach(function (e) { baseEdges[e.id] = {color: e.color, width: e.width}; });
+    network.on("selectNode", function (p) { highlight(p.nodes[0]); });
+    network.on("deselectNode", function () { highlight(null); });
+  });
+  function highlight(node) {
+    var onPath = {}, edges = network.body.data.edges, updates = [];
+    for (var n = node; n; n = parents[n]) { onPath[n] = true; if (parents[n] === n) { break; } }
+    edges.get().forEach(function (e) {
+      var hit = node && onPath[e.from] && onPath[e.to] && (parents[e.to] === e.from || parents[e.from] === e.to);
+      updates.push(hit ? {id: e.id, color: "%(path)s", width: 5} : {id: e.id, color: baseEdges[e.id].color,
+                                                                   width: baseEdges[e.id].width});
+    });
+    edges.update(updates);
+  }
+  window.ragstreamHighlight = highlight;
+})();
+</script>"""
 
 
 def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -> str:
-    """HTML of the state's neighbourhood: seeds large, kind as fill, language as border, edges
-    coloured and labelled by type; nodes whose text reached the context are boxes, the others
-    (cut by the budget, or without text) dashed dots."""
+    """HTML of the state's neighbourhood with its legend (see the module docstring)."""
     from pyvis.network import Network
 
     net = Network(height=height, width="100%", directed=True, cdn_resources="in_line")
     seeds = set(sp.graph_seed_nodes)
     in_context = {t["id"] for t in sp.node_texts}
     depth = sp.graph_debug.get("depth", {})
+    labels = short_labels(sp.graph_expanded_nodes)
     for node in sp.graph_expanded_nodes:
-        data = graph.nodes[node]
+        data = graph.nodes[node] if node in graph else {}
         status = "in context" if node in in_context else "cut by the budget or without text"
+        seed = node in seeds
+        role = "seed (search hit)" if seed else f"reached at depth {depth.get(node)}"
+        fill = KIND_COLOURS.get(data.get("kind"), OTHER_COLOUR)
         net.add_node(
-            node, label=data.get("name", node).rsplit(".", 1)[-1],
+            node, label=("★ " if seed else "") + labels[node],
             title=(f"{node}\n{data.get('path', '')}:{data.get('start_line', '')}-{data.get('end_line', '')}\n"
-                   f"{data.get('signature', '')}\n{'seed' if node in seeds else 'depth ' + str(depth.get(node))}"
-                   f"; {status}"),
-            color={"background": KIND_COLOURS.get(data.get("kind"), "#dddddd"),
-                   "border": LANGUAGE_BORDERS.get(data.get("language"), "#333333")},
-            size=28 if node in seeds else 16, borderWidth=4 if node in seeds else 2,
+                   f"{data.get('signature', '')}\n{role}; {status}"),
+            color={"background": fill, "border": SEED_BORDER if seed else "#555555",
+                   "highlight": {"background": fill, "border": PATH_COLOUR}},
+            borderWidth=5 if seed else 1, size=26 if seed else 14,
+            font={"size": 17 if seed else 14, "bold": seed},
             shape="box" if node in in_context else "dot",
-            shapeProperties={"borderDashes": node not in in_context},
+            shapeProperties={"borderDashes": [] if node in in_context else [4, 3]},
         )
     for edge in sp.graph_edges:
-        net.add_edge(edge["from_id"], edge["to_id"], label=edge["edge_type"], title=edge["edge_type"],
+        how = f" ({edge['resolution']})" if edge.get("resolution") not in (None, "static") else ""
+        net.add_edge(edge["from_id"], edge["to_id"], title=f"{edge['edge_type']}{how}",
                      color=EDGE_COLOURS.get(edge["edge_type"], "#666666"))
+    net.set_options(json.dumps(_OPTIONS))
+    parents = {k: v for k, v in sp.graph_debug.get("parent", {}).items() if v}
+    script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR}
+    legend = legend_html(sp, graph)
     # pyvis' template still links bootstrap from a CDN and vis from node_modules in in_line
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
-    return _EXTERNAL.sub("", net.generate_html())
+    page = _EXTERNAL.sub("", net.generate_html())
+    return page.replace("</body>", f"{legend}{script}</body>", 1)
+
+
+def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
+    """A small legend over the top-left of the drawing: seed vs reached, the kinds and edge
+    types present, what a box, a dashed dot and a blue path mean."""
+    kinds = sorted({graph.nodes[n].get("kind", "") for n in sp.graph_expanded_nodes if n in graph})
+    edges = sorted({e["edge_type"] for e in sp.graph_edges})
+
+    def swatch(colour: str, text: str, round_: bool = True) -> str:
+        shape = "border-radius:50%;" if round_ else ""
+        return (f'<span style="display:inline-block;width:11px;height:11px;{shape}background:{colour};'
+                f'margin:0 4px 0 8px;vertical-align:middle"></span>{html.escape(text)}')
+
+    rows = [
+        f'<span style="border:3px solid {SEED_BORDER};padding:0 4px">★ seed</span> search hit '
+        '&nbsp; <span style="border:1px solid #555;padding:0 4px">reached</span> through the graph',
+        "box: text in the context · dashed dot: cut by the budget or no text · "
+        f'<span style="color:{PATH_COLOUR};font-weight:bold">blue</span>: path from the seed to the selected node',
+        "kinds:" + "".join(swatch(KIND_COLOURS.get(k, OTHER_COLOUR), k.lower()) for k in kinds),
+        "edges:" + "".join(swatch(EDGE_COLOURS.get(e, "#666666"), e, round_=False) for e in edges)
+        + " &nbsp;(hover an edge for its type)",
+    ]
+    return ('<details open class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
+            'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
+            'font:12px sans-serif;line-height:1.7;max-width:70%"><summary style="cursor:pointer">legend</summary>'
+            + "<br>".join(rows) + "</details>")

@@ -37,8 +37,9 @@ REGISTRY: dict[str, ActionSpec] = {
     # fetch_node_texts (ragstream/graph/actions.py)
     "fetch_node_texts": ActionSpec({"budget_tokens": int, "max_chars": int, "prioritization_mode": str},
                                    ("ok", "no_texts"), "expand"),
+    # the conversation, loaded before the router: a follow-up is resolved against it (conversation.py)
+    "load_conversation_history": ActionSpec({}, ("ok",), "normalize"),
     # stages 6-8 (ragstream/stages/)
-    "load_conversation_history": ActionSpec({}, ("ok",), "condense"),
     "condense": ActionSpec({}, ("ok", "condensed"), "condense"),
     "build_prompt": ActionSpec({}, ("ok",), "build_prompt"),
     "answer": ActionSpec({}, ("ok", "no_evidence", "follow_up"), "answer"),

@@ -15,6 +15,7 @@ to be an answer.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,12 +26,13 @@ from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.model_path import ask
 from ragstream.stages.relate import graph_answer_ids, graph_answer_markdown
 from ragstream.stages.settings import number
-from ragstream.super_prompt import SuperPrompt
+from ragstream.super_prompt import PART_MARK, SuperPrompt
 
 WRITES = frozenset({"answer_en", "answer", "extras.answer"})
 OUTCOMES = ("ok", "no_evidence", "follow_up")
 LOOP_WRITES = frozenset({"turn_loop_counter", "retrieval_query", "retrieval_mode", "rerank", "answer_en", "answer",
                          "extras.loop"})
+MIN_CITED_NAME = 5  # characters a name needs to count as cited on its own
 NOTICE = ("> **Not written by a model.** {why}: the evidence ragstream found for the question, best first. "
           "The ready prompt (`prompt_ready`, or `ragstream ask --show-prompt`) can be pasted into any model.")
 NO_ANSWER_MODEL = "No model plays the answering role (llm.provider, llm.roles.answer), so this is the deterministic answer"
@@ -56,6 +58,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, strea
         if reply.value is not None:
             sp.answer_en, outcome = reply.value.text, "ok"
             decisions["shown_while_streaming"] = stream_to is not None
+            decisions["citations"] = cited_by_name(sp.answer_en, [*graph_answer_ids(sp), *sp.final_selection_ids])
     if not outcome:
         outcome, decisions["citations"] = _extractive(sp, backend, step, settings, notice(failure))
     sp.extras = {**sp.extras, "answer": finalise(sp, llm, decisions)}
@@ -116,8 +119,7 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
     best_lines = number(settings, "answer_best_lines", step)
     from_graph = graph_answer_markdown(sp)
     if not chosen and not from_graph:
-        sp.answer_en = (f"{header}\n\nNo evidence was found that this caller may see, so there is "
-                                    "nothing to quote. Try other words, another pipeline, or wider filters.")
+        sp.answer_en = f"{header}\n\n{nothing_found(sp.retrieval_filters)}"
         return "no_evidence", []
     spans = backend.locations(chosen, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
@@ -130,6 +132,27 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
             lines.extend(["  ```", *(f"  {line}" for line in best[:best_lines]), "  ```"])
     sp.answer_en = "\n".join(lines)
     return "ok", list(dict.fromkeys([*graph_answer_ids(sp), *chosen]))
+
+
+def nothing_found(filters: Mapping[str, Any]) -> str:
+    """Why there is nothing to quote. With filters set it says they may hide relevant code, and
+    nothing more: whether, how much or what they hid would leak what they hide."""
+    if filters:  # an empty allowlist is a filter too: it hides everything
+        return ("No visible evidence was found: your retrieval filters are set and may hide relevant code, "
+                "so there is nothing to quote. Try other words, or ask with wider filters if you may.")
+    return ("Nothing in the index matches this question, so there is nothing to quote. "
+            "Try other words or another pipeline.")
+
+
+def cited_by_name(answer_text: str, ids: list[str]) -> list[str]:
+    """The evidence a model's answer names (by its short name or its file), in evidence order:
+    what a follow-up ("and who calls it?") refers back to."""
+    def named(chunk_id: str) -> bool:
+        parts = chunk_id.split(":", 1)[-1].split("|", 1)[0].split(PART_MARK)[0].split(".")
+        # a short last name ("run") alone is too common a word: then its owner must be named too
+        wanted = parts[-1] if len(parts[-1]) >= MIN_CITED_NAME else ".".join(parts[-2:])
+        return re.search(rf"(?<![\w.]){re.escape(wanted)}(?!\w)", answer_text) is not None
+    return list(dict.fromkeys(i for i in ids if named(i)))
 
 
 def _connection(node: str, parent: Mapping[str, str | None], seeds: list[str]) -> str:

@@ -1,5 +1,6 @@
-"""The conversation around a question: load it into `history_for_prompt` within its budget, and
-persist the finished turn.
+"""The conversation around a question: load it into `history_for_prompt` within its budget
+(before the router, which resolves a follow-up against the previous turn: `extras.history.
+follow_up`), and persist the finished turn with its state (trace, graph, budget, citations).
 
 History for the prompt is the raw turns while they fit `max_history_tokens`. Past that, a
 query-aware summary (persisted, versioned, with a pointer to the last turn it covers) takes at
@@ -18,6 +19,7 @@ from ragstream.history import HistoryStore, Summary, Turn
 from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import plain_text
+from ragstream.stages import follow_up
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
@@ -149,10 +151,12 @@ def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: 
         del messages[1 if messages[0]["role"] == "summary" and len(messages) > 1 else 0]
     sp.history_for_prompt = messages
     summary = window.summary
+    last = turns[-1] if turns else None
     sp.extras = {**sp.extras, "history": {
         **decisions, "raw_turns": [t.id for t in window.raw], "folded_turns": [t.id for t in window.fold],
         "summary": {"version": summary.version, "last_turn_id": summary.last_turn_id} if summary else None,
-        "tokens": counter.count(render_history(messages)), "limit": budget}}
+        "tokens": counter.count(render_history(messages)), "limit": budget,
+        "follow_up": follow_up.resolve(sp.question_en or sp.question_raw, last and last.id, last and last.state)}}
     return "ok"
 
 
@@ -181,6 +185,6 @@ def persist_turn_and_finalize(sp: SuperPrompt, store: HistoryStore | None, step:
     store.bind_scope(session["id"], scope_key(sp))
     turn_id = store.add_turn(session["id"], question_raw=sp.question_raw, question_en=sp.question_en or sp.question_raw,
                              answer_en=sp.answer_en, answer=sp.answer, pipeline=session.get("pipeline", ""),
-                             index_name=sp.active_index or "")
+                             index_name=sp.active_index or "", state=sp.to_json())
     sp.extras = {**sp.extras, "persist": {"turn_id": turn_id, "session": session["id"]}}
     return "ok"

@@ -9,10 +9,13 @@ its entry point (the method it names, else the best controller/handler method fo
 calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's
 seeds when the graph is expanded, so their texts become the evidence, and its Markdown goes to
 the prompt and the deterministic answer (`extras.relations`). For any other question the
-objects it names go first (an exact name outranks search), then the best hits, each followed
-by the tables it reads or writes: where the code that was found keeps its data. The
-search's own fields are left as they are, so re-running this stage gives the same result. No
-model is involved: this stage is deterministic.
+objects it names (or, for a follow-up, the previous turn's subjects) go first: an exact name
+outranks search. "Who calls X" / "what does X call", and a follow-up's relation ("and who calls
+it?", "which tables does it write", "where is it tested"), are answered from the graph around
+X or the subjects. Without a graph answer the best hits follow, each followed by the tables it
+reads or writes: where the code that was found keeps its data. The search's own fields are left
+as they are, so re-running this stage gives the same result. No model is involved: this stage
+is deterministic.
 """
 from __future__ import annotations
 
@@ -23,11 +26,13 @@ from ragstream.graph.named import find_named
 from ragstream.graph.relations import answer_from_graph, with_their_tables
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
+from ragstream.stages.follow_up import asked_relation, relation_answer
 from ragstream.super_prompt import SuperPrompt, node_of
 
 WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
 OUTCOMES = ("ok", "no_entry_points")
 TOUCHED_FROM_HITS = 3  # the best hits whose tables go with them
+NAMED_RELATIONS = ("callers", "callees")  # what a question that names its subject may ask without a follow-up
 SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")
 
 
@@ -42,7 +47,14 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         return backend.fetch_texts(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
 
     answer = answer_from_graph(graph, question, named, hits, text_of)
-    first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS]
+    follow = sp.extras.get("history", {}).get("follow_up") or {}
+    asked = asked_relation(question)
+    relation = follow.get("relation") or (asked if asked in NAMED_RELATIONS else None)
+    if answer is None and relation:  # "who calls X", "and who calls it?": the graph around its subjects
+        subjects = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS] or follow.get("subjects", [])
+        answer = relation_answer(graph, subjects, relation, text_of) if subjects else None
+    first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS] or \
+        [s for s in follow.get("subjects", []) if s in graph]
     if answer is not None:
         first = answer.node_ids()
     else:  # the tables the best hits read or write say where their data lives, whatever was asked

@@ -5,8 +5,11 @@ strict parser. Rules: quoted strings and error messages in a short question lean
 (exact tokens matter; a long issue report with a traceback is prose naming code: HYBRID),
 a question that is mostly identifiers to BM25, identifiers inside prose to HYBRID, prose to
 HYBRID (on code, keyword evidence is too strong to drop), and a question that shares no
-keyword with anything the caller may see to DIRECT. Model path: the `router` model writes the
-line (a malformed line is asked for again once, then the rules decide).
+keyword with anything the caller may see to DIRECT. A follow-up ("and who calls it?") is never
+DIRECT: the previous turn's subjects (`extras.history.follow_up`, resolved when the conversation
+was loaded) are added to what is searched. Model path: the `router` model writes the line,
+seeing the conversation and those subjects (a malformed line is asked for again once, then the
+rules decide).
 """
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from ragstream.index.keywords import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.stages.conversation import render_history
+from ragstream.stages.follow_up import short_name
 from ragstream.stages.model_path import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
@@ -56,22 +61,30 @@ def rule_route(question: str, has_overlap: bool, short_words: int, lookup_words:
 def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step: Mapping[str, Any],
         settings: Mapping[str, Any]) -> str:
     """Write the plan (mode, query, rerank) and the raw line; outcome `direct` skips retrieval."""
-    question = sp.question_en or sp.question_raw
+    subjects = (sp.extras.get("history", {}).get("follow_up") or {}).get("subjects", [])
+    question = " ".join([sp.question_en or sp.question_raw, *map(short_name, subjects)])
     overlap = _visible_overlap(sp, backend, question)
     line, reasons = rule_route(question, overlap, number(settings, "route_short_question_words", step),
                                number(settings, "route_lookup_max_words", step))
     decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
     # With no visible keyword in common there is nothing to search: no model is asked.
     if overlap and llm is not None and llm.uses_model("router"):
-        values = {"question": question, "intent": sp.intent, "domain": sp.domain, "concepts": ", ".join(sp.concepts)}
+        values = {"question": sp.question_en or sp.question_raw, "intent": sp.intent, "domain": sp.domain,
+                  "concepts": ", ".join(sp.concepts), "history": render_history(sp.history_for_prompt) or "(none)",
+                  "subjects": ", ".join(map(short_name, subjects)) or "(none)"}
         reply = ask(llm, "router", values, _model_line)
         decisions = reply.decisions()
-        if reply.value is not None:
+        if reply.value is not None and subjects and parse_route(reply.value).mode == "direct":
+            reasons = [*reasons, "the router model chose DIRECT for a follow-up about code: the rules decide"]
+        elif reply.value is not None:
             line, reasons = reply.value, ["chosen by the router model"]
     plan = parse_route(line)
     sp.retrieval_mode = plan.mode
     sp.retrieval_query = plan.query if plan.mode != "direct" else ""
     sp.rerank = plan.rerank
+    if subjects:
+        reasons = [*reasons, f"a follow-up: the previous turn's subjects {[short_name(s) for s in subjects]} "
+                             "are searched with it"]
     sp.extras = {**sp.extras, "route": {"line": line, "reasons": reasons, **decisions}}
     return "direct" if plan.mode == "direct" else "ok"
 

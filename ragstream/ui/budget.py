@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from ragstream.super_prompt import SuperPrompt
+from ragstream.ui.tables import id_columns, id_rows
 
 if TYPE_CHECKING:  # imported where a chart is drawn: the first paint needs neither
     import altair as alt
@@ -21,16 +22,33 @@ def render(sp: SuperPrompt, key: str) -> None:
         st.caption("No budget yet: expand fetches node texts into a budget, condense fits the context, "
                    "build prompt counts every block.")
         return
-    columns = st.columns(4)
-    columns[0].metric("prompt tokens", prompt.get("total", "—"))
-    columns[1].metric("context", f"{context['tokens']} / {context['limit']}" if context else "—")
-    columns[2].metric("node texts", f"{texts['used']} / {texts['budget']}" if texts else "—",
-                      help=f"unit: {texts.get('unit', 'tokens')}" if texts else None)
-    columns[3].metric("history", f"{context['history_tokens']} / {context['history_limit']}" if context else "—")
+    prompt_total = prompt.get("total")
+    st.markdown(f"**prompt** {prompt_total if prompt_total is not None else '—'} tokens in all")
+    for name, used, limit in _cards(context, texts):
+        _gauge(name, used, limit, texts.get("unit", "tokens") if name == "node texts" else "tokens")
     st.altair_chart(_chart(_block_rows(prompt, context, texts)), width="stretch")
-    rows = _chunk_rows(sp)
+    st.caption("Bars: tokens a block uses (red: over its limit). Black tick: the block's limit. "
+               "Gauges: used / limit.")
+    rows = id_rows(_chunk_rows(sp))
     st.markdown(f"**Per chunk** ({len(rows)})")
-    st.dataframe(rows, hide_index=True, width="stretch", key=f"{key}:chunks")
+    st.dataframe(rows, hide_index=True, width="stretch", key=f"{key}:chunks",
+                 column_config=id_columns(rows) if rows else None)
+
+
+def _cards(context: dict[str, Any], texts: dict[str, Any]) -> list[tuple[str, int, int]]:
+    """(name, used, limit) of each budget measured so far."""
+    cards = [("node texts", texts["used"], texts["budget"])] if texts else []
+    if context:
+        cards += [("context", context["tokens"], context["limit"]),
+                  ("history", context["history_tokens"], context["history_limit"])]
+    return cards
+
+
+def _gauge(name: str, used: int, limit: int, unit: str) -> None:
+    """One budget as a bar with its figures written out in full (never cut to fit a card)."""
+    share = used / limit if limit else 0.0
+    over = " — **over the limit**" if limit and used > limit else ""
+    st.progress(min(share, 1.0), text=f"**{name}**: {used} / {limit} {unit} ({share:.0%}){over}")
 
 
 def _block_rows(prompt: dict[str, Any], context: dict[str, Any], texts: dict[str, Any]) -> pd.DataFrame:

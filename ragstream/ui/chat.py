@@ -1,7 +1,8 @@
 """Auto mode: a chat over the same engine. Each question runs the whole pipeline as a turn of a
-conversation kept in the history store, so the conversation survives a page reload (its id is
-in the page's URL). A model's answer streams in as it is written; each turn asked in this browser
-session also has an expander with its trace, graph and budget.
+conversation kept in the history store, with its final state, so the conversation survives a
+page reload (its id is in the page's URL) with every turn's trace, graph and budget. A model's
+answer streams in as it is written. A follow-up ("and who calls it?") is resolved against the
+previous turn by the pipeline itself.
 
 Conversations obey the session's security filters: only those bound to the current index and
 filters are listed or opened (the controller refuses the others, a URL naming one included), and
@@ -21,7 +22,7 @@ from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
 from ragstream.ui.stage_panels import follow_ups
-from ragstream.ui.common import model_progress, path_label, show_error
+from ragstream.ui.common import model_progress, path_label, rerun_fragment, show_error
 from ragstream.ui.sidebar import Choices
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class Turn:
     steps: list[StepResult] = field(default_factory=list)
     error: Exception | None = None
     seconds: float = 0.0
+    restored: bool = False  # read back from the history store (a reload, an earlier visit)
 
     @property
     def turn_id(self) -> int | None:
@@ -69,6 +71,12 @@ def render(controller: Controller, choices: Choices) -> None:
     if choices.scope is None:
         st.info("Choose an index and a pipeline in the sidebar to start.")
         return
+    _conversation(controller, choices)
+
+
+@st.fragment
+def _conversation(controller: Controller, choices: Choices) -> None:
+    """The conversation and its input. A fragment: a turn reruns this, not the page."""
     conversation = _conversation_picker(controller, choices.scope)
     is_english = st.toggle("in English", value=True, key="auto:english",
                            help="Off: without a model the question is used as written, and the trace says so.")
@@ -79,18 +87,14 @@ def render(controller: Controller, choices: Choices) -> None:
     if len(visible) < len(kept):
         st.caption(f":material/visibility_off: {len(kept) - len(visible)} earlier turn(s) of this browser session "
                    "are hidden: they were asked under another index or other security filters.")
-    asked = [t for t in visible if t.conversation == conversation]
-    shown = {t.turn_id for t in asked}
-    # Turns from the history store that this browser session did not ask (an earlier visit, a reload).
-    stored = [t for t in _stored_turns(controller, conversation, choices.scope) if t.id not in shown]
-    for number, turn in enumerate(stored, start=1):
-        _message("user", turn.question_raw)
-        with st.chat_message("assistant"):
-            st.markdown(turn.answer)
-            st.caption(f"turn {number} · from the history · pipeline {turn.pipeline} · index "
-                       f"{turn.index_name} (its trace, graph and budget were not kept)")
-    for number, turn in enumerate(asked, start=len(stored) + 1):
-        _draw(controller, turn, number, latest=turn is asked[-1])
+    asked = {t.turn_id: t for t in visible if t.conversation == conversation}
+    # Every stored turn, with the trace, graph and budget it was answered with (after a reload
+    # too); then this session's turns that were not stored (a failure).
+    turns = [asked.get(t.id) or _restored(t, conversation, choices) for t in
+             _stored_turns(controller, conversation, choices.scope)]
+    turns += [t for t in asked.values() if t.turn_id is None]
+    for number, turn in enumerate(turns, start=1):
+        _draw(controller, turn, number, latest=turn is turns[-1])
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
     if question is not None:
         try:  # an empty or over-long question is said here, before a conversation is made for it
@@ -114,7 +118,17 @@ def render(controller: Controller, choices: Choices) -> None:
             with st.spinner("Running the pipeline…", show_time=True):
                 turn = perform_turn(controller, choices, question, is_english, conversation, on_token, progress)
         st.session_state[ASKED].append(turn)
-        st.rerun()
+        rerun_fragment()
+
+
+def _restored(stored, conversation: str, choices: Choices) -> Turn:
+    """A stored turn as it was answered: its state when it was kept, else its answer alone."""
+    if stored.state:
+        state = SuperPrompt.from_json(stored.state)
+        return Turn(stored.question_raw, conversation, scope_key(choices.scope), state,
+                    seconds=sum(entry["seconds"] for entry in state.trace), restored=True)
+    state = SuperPrompt(question_raw=stored.question_raw, answer=stored.answer)
+    return Turn(stored.question_raw, conversation, scope_key(choices.scope), state, restored=True)
 
 
 def _stored_turns(controller: Controller, conversation: str | None, scope: Scope) -> list:
@@ -165,9 +179,13 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
             show_error(turn.error)
             return
         sp = turn.state
-        st.markdown(sp.answer or f"(no answer: the pipeline ended at {turn.steps[-1].step})")
+        st.markdown(sp.answer or "(no answer: the pipeline ended early; see its trace)")
+        if not sp.trace:  # stored before turns kept their state
+            st.caption(f"turn {number} · from the history (its trace, graph and budget were not kept)")
+            return
         paths = ", ".join(dict.fromkeys(path_label(t["path"]) for t in sp.trace))
-        st.caption(f"{len(turn.steps)} steps · {turn.seconds:.2f} s · {paths}")
+        source = " · from the history" if turn.restored else ""
+        st.caption(f"{len(sp.trace)} steps · {turn.seconds:.2f} s · {paths}{source}")
         with st.expander(f"turn {number}: trace, graph and budget", expanded=latest):
             trace_tab, graph_tab, budget_tab = st.tabs(["Trace", "Graph", "Budget"])
             with trace_tab:  # every step, a follow-up loop's included

@@ -51,13 +51,17 @@ def step_caption(entry: dict[str, Any]) -> None:
         st.warning(warning, icon=":material/warning:")
 
 
-def kind_of(chunk_id: str) -> str:
-    """The node kind a readable id ends with: `py:pkg.mod.f|FUNCTION#p2` -> FUNCTION."""
-    return chunk_id.rsplit("|", 1)[-1].split("#", 1)[0] if "|" in chunk_id else ""
-
-
 def humanise_age(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
             return f"{seconds / size:.0f} {unit} ago"
     return "just now"
+
+
+def rerun_fragment() -> None:
+    """Rerun the fragment being drawn when this run is a fragment's own (a click in it), else
+    the page (Streamlit refuses a fragment rerun during a full run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    st.rerun(scope="fragment" if ctx is not None and ctx.fragment_ids_this_run else "app")

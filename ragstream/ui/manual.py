@@ -10,7 +10,7 @@ import streamlit as st
 from ragstream.controller import ManualSession
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
-from ragstream.ui.common import model_progress, path_label, show_error, step_caption
+from ragstream.ui.common import model_progress, path_label, rerun_fragment, show_error, step_caption
 from ragstream.ui.sidebar import Choices
 
 if TYPE_CHECKING:
@@ -19,14 +19,28 @@ if TYPE_CHECKING:
 LABELS = {"normalize": "Normalize", "route": "Route", "retrieve": "Retrieve", "rerank": "Rerank",
           "expand": "Expand", "condense": "Condense", "build_prompt": "Build prompt", "answer": "Answer"}
 SESSION, SIGNATURE, ERROR, LAST = "manual:session", "manual:signature", "manual:error", "manual:last"
+QUESTION, GRAPH_KEY = "manual:question", "manual:graph"
+SAMPLE_QUESTION = "How does the engine check the fields a step writes?"
+INTRO = ("**ragstream** answers questions about a codebase (C#, SQL, Python) from its index: search, the "
+         "code graph, evidence in a token budget, a ready prompt. **Manual**: press the stages 1 → 8 and see what "
+         "each one did; **Auto**: chat, with follow-ups (“and who calls it?”). Try the sample question.")
 
 
 def render(controller: Controller, choices: Choices) -> None:
-    top = st.columns([6, 1], vertical_alignment="bottom")
-    question = top[0].text_area("Question", key="manual:question", height=68,
-                                placeholder="e.g. How does the engine check the fields a step writes?")
+    st.caption(INTRO)
+    _workspace(controller, choices)
+
+
+@st.fragment
+def _workspace(controller: Controller, choices: Choices) -> None:
+    """Everything a stage click changes. A fragment: a click reruns this, not the page (the
+    sidebar keeps its state and is not drawn again)."""
+    top = st.columns([5, 1.3], vertical_alignment="bottom")
+    question = top[0].text_area("Question", key=QUESTION, height=68, placeholder=f"e.g. {SAMPLE_QUESTION}")
     is_english = top[1].toggle("in English", value=True, key="manual:english",
                                help="Off: without a model the question is used as written, and the trace says so.")
+    top[1].button("Sample question", key="manual:sample", on_click=_use_sample, disabled=question == SAMPLE_QUESTION,
+                  help=f"“{SAMPLE_QUESTION}”, about ragstream's own code (the default index)")
     session: ManualSession | None = st.session_state.get(SESSION)
     signature = (question.strip(), is_english, choices.signature)
     current = session is not None and st.session_state.get(SIGNATURE) == signature
@@ -35,9 +49,12 @@ def render(controller: Controller, choices: Choices) -> None:
     pressed = _buttons(session if current else None, ready=choices.ready)
     if pressed:
         _press(controller, choices, pressed, question, is_english, signature, session if current else None)
-        st.rerun()
+        rerun_fragment()
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
+    if current and session.ran and st.session_state.get(graph.full_screen_key(GRAPH_KEY)):
+        graph.render(controller, session.state, key=GRAPH_KEY)  # full screen: the whole page width
+        return
     stages_column, side = st.columns([5, 6], gap="medium")
     with stages_column:
         if current:
@@ -47,12 +64,18 @@ def render(controller: Controller, choices: Choices) -> None:
         with side:
             graph_tab, budget_tab, state_tab = st.tabs(["Graph", "Budget", "State"])
             with graph_tab:
-                graph.render(controller, session.state, key="manual:graph")
+                graph.render(controller, session.state, key=GRAPH_KEY)
             with budget_tab:
                 budget.render(session.state, key="manual:budget")
             with state_tab:
-                st.caption("The whole state (SuperPrompt) as JSON.")
-                st.code(session.state.to_json(), language="json", height=600)
+                # drawn on request: the whole state (texts, prompt) is heavy to send on every click
+                if st.toggle("Show the whole state (SuperPrompt)", key="manual:state"):
+                    st.caption("Open a field to read it.")
+                    st.json(session.state.to_json(), expanded=1)
+
+
+def _use_sample() -> None:
+    st.session_state[QUESTION] = SAMPLE_QUESTION
 
 
 def _buttons(session: ManualSession | None, ready: bool) -> str | None:
@@ -65,7 +88,7 @@ def _buttons(session: ManualSession | None, ready: bool) -> str | None:
         if column.button(f"{n} {LABELS[stage]}", key=f"stage:{stage}", width="stretch",
                          disabled=not ready or stage not in enabled,
                          type="primary" if stage == upcoming or (session is None and n == 1) else "secondary",
-                         icon=":material/check:" if stage in done else None):
+                         help="done: its panel is below" if stage in done else None):  # no icon: labels fit at 1280 px
             pressed = stage
     return pressed
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -82,8 +83,14 @@ def _index_section(controller: Controller) -> Scope | None:
     chosen = None
     if usable:
         labels = [f"{s.repository} / {s.index}" for s in usable]
-        default = next((i for i, s in enumerate(usable) if s.index == "self"), 0)
-        label = st.selectbox("index", labels, index=default, key="index_choice", label_visibility="collapsed")
+        wanted = st.session_state.get("index_choice")
+        if wanted is not None and wanted not in labels:  # a link or an earlier choice names one gone
+            st.warning(f"index `{wanted}` is not available here; choose one below", icon=":material/warning:")
+            del st.session_state["index_choice"]
+        # the default index (ragstream's own) is chosen on first paint; no index is ever switched silently
+        st.session_state.setdefault("index_choice", next((lbl for lbl, s in zip(labels, usable) if s.index == "self"),
+                                                         labels[0]))
+        label = st.selectbox("index", labels, key="index_choice", label_visibility="collapsed")
         chosen = usable[labels.index(label)]
         _index_card(chosen)
     for broken in (s for s in summaries if s.problem):
@@ -115,10 +122,16 @@ def _index_folder_form(controller: Controller) -> None:
             name = st.text_input("index name", placeholder="default: the branch", key="index_folder:name")
             rebuild = st.checkbox("rebuild from scratch", key="index_folder:rebuild")
             submitted = st.form_submit_button("Index", width="stretch", key="index_folder:submit")
-        if submitted and path.strip():
-            controller.build(path.strip(), name.strip() or None, rebuild)
-            time.sleep(0.2)  # let the build reach its first phase before the bars are drawn
-            st.rerun()
+        if submitted:
+            folder = Path(path.strip()).expanduser()
+            if not path.strip():
+                st.error("Type the folder to index first.", icon=":material/error:")
+            elif not folder.is_dir():
+                st.error(f"`{folder}` is not a folder on this machine.", icon=":material/error:")
+            else:
+                controller.build(folder, name.strip() or None, rebuild)
+                time.sleep(0.2)  # let the build reach its first phase before the bars are drawn
+                st.rerun()
 
 
 # --- pipeline, budgets, N-constants ------------------------------------------------------
@@ -132,8 +145,9 @@ def _pipeline_section(controller: Controller) -> tuple[str, Pipeline | None, dic
     st.markdown("**Pipeline**")
     summaries = {p.name: p for p in _pipelines(resources.config_file())}
     names = list(summaries)
-    name = st.selectbox("pipeline", names, index=names.index("base") if "base" in names else 0,
-                        key="pipeline_choice", label_visibility="collapsed")
+    if st.session_state.get("pipeline_choice") not in names:
+        st.session_state["pipeline_choice"] = "base" if "base" in names else names[0]
+    name = st.selectbox("pipeline", names, key="pipeline_choice", label_visibility="collapsed")
     summary = summaries[name]
     if summary.problem:
         st.error(summary.problem)

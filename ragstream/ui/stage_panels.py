@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from ragstream.super_prompt import SuperPrompt
-from ragstream.ui.common import kind_of
-from ragstream.ui.tables import chunk_table
+from ragstream.graph.labels import short_labels
+from ragstream.ui.tables import chunk_table, id_columns, id_rows
 
 if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
     from ragstream.controller import Controller
@@ -54,8 +54,8 @@ def retrieve(controller: Controller, sp: SuperPrompt, key: str) -> None:
                        "problems": "; ".join(a["problems"]) or "none"} for a in attempts],
                      hide_index=True, width="stretch")
     where = controller.locations(sp, [h["id"] for h in sp.retrieval_hits])
-    rows = [{"rank": h["rank"], "score": round(h["score"], 4), "id": h["id"], "path:lines": where.get(h["id"], ""),
-             "kind": kind_of(h["id"]), "sources": ", ".join(f"{s} #{r}" for s, r in h["sources"].items())}
+    rows = [{"rank": h["rank"], "score": round(h["score"], 4), "path:lines": where.get(h["id"], ""),
+             "sources": ", ".join(f"{s} #{r}" for s, r in h["sources"].items()), "id": h["id"]}
             for h in sp.retrieval_hits]
     st.markdown(f"**{len(rows)} hits** (select a row to find it in the graph)")
     chunk_table(rows, key=f"{key}:retrieve")
@@ -67,15 +67,14 @@ def rerank(controller: Controller, sp: SuperPrompt, key: str) -> None:
     kept = sp.views_by_stage.get("rerank", [])
     where = controller.locations(sp, kept)
     rows = [{"rank": rank, "was": before.get(cid), "move": _movement(before.get(cid), rank),
-             "score": gate.get("scores", {}).get(cid), "id": cid, "path:lines": where.get(cid, ""),
-             "kind": kind_of(cid)} for rank, cid in enumerate(kept, start=1)]
+             "score": gate.get("scores", {}).get(cid), "path:lines": where.get(cid, ""), "id": cid}
+            for rank, cid in enumerate(kept, start=1)]
     st.markdown(f"**{len(rows)} kept** (rank movement against the retrieve view)")
     chunk_table(rows, key=f"{key}:rerank")
     dropped = gate.get("dropped", [])
     st.markdown(f"**{len(dropped)} dropped by the gate**")
     if dropped:
-        chunk_table([{"id": d["id"], "reason": d["reason"], "kind": kind_of(d["id"])} for d in dropped],
-                    key=f"{key}:gate")
+        chunk_table([{"reason": d["reason"], "id": d["id"]} for d in dropped], key=f"{key}:gate")
 
 
 def expand(controller: Controller, sp: SuperPrompt, key: str) -> None:
@@ -96,8 +95,11 @@ def expand(controller: Controller, sp: SuperPrompt, key: str) -> None:
         st.markdown(f"node texts: **{len(sp.node_texts)}** fetched, {accounting['used']} of "
                     f"{accounting['budget']} {accounting['unit']} used, {len(accounting['cut'])} cut by the budget, "
                     f"{len(accounting['without_text'])} without text")
-    rows = [{"id": item["id"], "depth": item["depth"], "seed": item["is_seed"], "parent": item["parent_id"] or "",
-             "tokens": item["tokens"]} for item in sp.node_texts]
+    where = controller.locations(sp, [item["id"] for item in sp.node_texts])
+    parents = short_labels([item["parent_id"] for item in sp.node_texts if item["parent_id"]])
+    rows = [{"depth": item["depth"], "seed": item["is_seed"], "parent": parents.get(item["parent_id"], ""),
+             "tokens": item["tokens"], "path:lines": where.get(item["id"], ""), "id": item["id"]}
+            for item in sp.node_texts]
     chunk_table(rows, key=f"{key}:texts")
 
 
@@ -118,7 +120,8 @@ def condense(controller: Controller, sp: SuperPrompt, key: str) -> None:
     cuts = context.get("cuts", [])
     if cuts:
         st.markdown(f"**{len(cuts)} cut**")
-        st.dataframe(cuts, hide_index=True, width="stretch")
+        rows = id_rows(cuts)
+        st.dataframe(rows, hide_index=True, width="stretch", column_config=id_columns(rows))
 
 
 def build_prompt(controller: Controller, sp: SuperPrompt, key: str) -> None:

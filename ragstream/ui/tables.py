@@ -1,4 +1,6 @@
-"""Chunk tables whose rows click through to their node in the graph panel."""
+"""Chunk tables whose rows click through to their node in the graph panel. An id is never cut:
+each row reads by its short unique name, kind and `path:lines`, and the full id sits in the last
+column, as wide as the longest id (scroll to it, or copy the cell)."""
 from __future__ import annotations
 
 from functools import partial
@@ -7,8 +9,32 @@ from typing import Any
 import streamlit as st
 
 from ragstream.super_prompt import node_of
+from ragstream.graph.labels import kind_of, short_labels
 
 FOCUS = "focus_node"  # session key of the node the graph panel centres on
+CHAR_PX = 8  # a monospace-ish width per character of an id, with room to spare
+CELL_PADDING_PX = 32
+
+
+def id_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with `name` and `kind` first and the full `id` last (the other columns between)."""
+    labels = short_labels(r["id"] for r in rows)
+    return [{"name": labels[r["id"]], "kind": kind_of(r["id"]),
+             **{k: v for k, v in r.items() if k not in ("id", "kind")}, "id": r["id"]} for r in rows]
+
+
+def id_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Column settings that never cut a name or an id: each as wide as its longest value."""
+    def width(column: str) -> int:
+        return CELL_PADDING_PX + CHAR_PX * max(len(str(r.get(column) or "")) for r in rows)
+
+    name_help = "short unique name; the full id is the last column"
+    config: dict[str, Any] = {"name": st.column_config.TextColumn("name", width=width("name"), pinned=True,
+                                                                   help=name_help),
+                              "id": st.column_config.TextColumn("id", width=width("id"), help="the full chunk id")}
+    if any("path:lines" in r for r in rows):
+        config["path:lines"] = st.column_config.TextColumn("path:lines", width=width("path:lines"))
+    return config
 
 
 def chunk_table(rows: list[dict[str, Any]], key: str) -> None:
@@ -16,8 +42,9 @@ def chunk_table(rows: list[dict[str, Any]], key: str) -> None:
     if not rows:
         st.caption("no rows")
         return
-    st.dataframe(rows, hide_index=True, width="stretch", on_select=partial(_focus_selected, rows, key),
-                 selection_mode="single-row", key=key)
+    shown = id_rows(rows)
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=id_columns(shown),
+                 on_select=partial(_focus_selected, shown, key), selection_mode="single-row", key=key)
 
 
 def _focus_selected(rows: list[dict[str, Any]], key: str) -> None:
