@@ -10,7 +10,12 @@ from ragstream.index import store
 
 def default_scope(settings: Settings, repository: str | None, index: str | None,
                   branch: str | None) -> tuple[str, str, str]:
-    """(repository, index, branch), each taken from the data folder when it is the only one."""
+    """(repository, index, branch), each taken from the data folder when it is the only one
+    (on Milvus: repository and index must be named; the branch is the published one's)."""
+    if settings.retrieval.backend == "milvus":
+        from ragstream.retrieval.milvus_store import published_branch
+
+        return published_branch(settings.milvus.uri, repository, index, branch)
     root = Path(settings.index.data_dir).expanduser().resolve() / "indexes"
     repository = repository or _only(root, "repository", "--repository")
     index = index or _only(root / repository, "index", "--index")
