@@ -69,11 +69,13 @@ class MilvusBackend(LocalBackend):
         if not tokens or expression == NOTHING:
             return []
         # Headroom past k: the local backend breaks ties at the cut by id, so must this.
-        found = self.client.search(index.collection, [" ".join(tokens)], anns_field="sparse",
+        found = self.client.search(milvus_store.bm25_name(index.collection), [" ".join(tokens)], anns_field="sparse",
                                    limit=min(2 * k + 16, MAX_LIMIT), filter=expression,
                                    output_fields=["chunk_id"], search_params={"metric_type": "BM25"})[0]
-        # Milvus Lite reports BM25 scores negated (a smaller distance is better); a server, as they are.
-        scored = [(hit["entity"]["chunk_id"], abs(float(hit["distance"]))) for hit in found]
+        # Milvus Lite reports BM25 scores negated (a smaller distance is better), a server as they are;
+        # both carry Lucene's (k1 + 1) factor, which bm25s leaves out: without it the scores are the local ones.
+        scale = milvus_store.BM25_K1 + 1
+        scored = [(hit["entity"]["chunk_id"], abs(float(hit["distance"])) / scale) for hit in found]
         return _best_first([(cid, score) for cid, score in scored if score > 0], k)
 
     def _fetch_mask(self, index: PublishedLoaded, ids: list[str], filters: RetrievalFilters) -> np.ndarray:

@@ -1,8 +1,9 @@
 """An index in Milvus: names, schema, publishing a built local index, reading it back.
 
 One collection per repository, index and generation holds one row per semantic window (the
-chunk's metadata, its text and its BM25 keywords on the chunk's first window only, so BM25
-counts each chunk once). A second collection beside it (`<generation>_files`) holds the
+chunk's access metadata, and its text on the chunk's first window). Beside it,
+`<generation>_bm25` holds one row per chunk with its BM25 keywords (so the engine's document
+count and lengths are the chunks', as in the local BM25 index) and `<generation>_files` the
 manifest, the dependency graph and the change history, so every worker that can reach the
 server can `expand`. An alias named after the repository and index points at the live
 generation: publishing writes a whole new generation, flushes it, then moves the alias in one
@@ -40,6 +41,7 @@ BLOB_PART = 60_000  # characters of base64 per row of the files collection
 BATCH = 1_000  # rows per insert call
 BM25_K1, BM25_B = 1.5, 0.75  # bm25s' defaults, so keyword ranking matches the local backend
 FILES = ("manifest", "graph", "change_history")
+SUFFIXES = ("_bm25", "_files")  # the collections beside a generation's windows
 CHUNK_FIELDS = ["row", "chunk_id", "path", "kind", "language", "owner", "acl_tags", "classification_labels",
                 "text", "meta", "windows"]
 ARRAY = {"max_capacity": 256, "max_length": 512}
@@ -72,6 +74,10 @@ def alias_name(repository: str, active_index: str) -> str:
 
 def files_name(collection: str) -> str:
     return f"{collection}_files"
+
+
+def bm25_name(collection: str) -> str:
+    return f"{collection}_bm25"
 
 
 def live_collection(client, repository: str, active_index: str) -> str:
@@ -115,19 +121,30 @@ def write_generation(client, stored: store.StoredIndex) -> str:
     vectors = vectors_index.reconstruct_n(0, vectors_index.ntotal)
     alias = alias_name(stored.location.repository, stored.location.active_index)
     collection = f"{alias}_g{time.time_ns():x}"
-    client.create_collection(collection, schema=_schema(client, vectors.shape[1]),
-                             index_params=_index_params(client))
+    _create(client, collection, _schema(client, vectors.shape[1]), _index_params(client))
     for batch in _batches(_window_rows(chunks, vectors, window_rows)):
         client.insert(collection, batch)
     client.flush(collection)
+    _create(client, bm25_name(collection), _bm25_schema(client), _bm25_index(client))
+    for batch in _batches(_keyword_rows(chunks)):
+        client.insert(bm25_name(collection), batch)
+    client.flush(bm25_name(collection))
     files = files_name(collection)
-    client.create_collection(files, schema=_files_schema(client), index_params=_files_index(client))
+    _create(client, files, _files_schema(client), _files_index(client))
     blobs = {"manifest": orjson.dumps(stored.manifest),
              "graph": (stored.generation / store.GRAPH).read_bytes(),
              "change_history": _history_bytes(stored)}
     client.insert(files, [row for name, data in blobs.items() for row in _blob_rows(name, data)])
     client.flush(files)
     return collection
+
+
+def _create(client, name: str, schema, index_params) -> None:
+    """A loaded, empty collection. (pymilvus' synchronous index creation polls every 0.5 s even
+    when the index is ready; loading waits for the index anyway.)"""
+    client.create_collection(name, schema=schema)
+    client.create_index(name, index_params, sync=False)
+    client.load_collection(name)
 
 
 def switch_alias(client, alias: str, collection: str) -> str | None:
@@ -144,7 +161,7 @@ def drop_stale(client, alias: str, keep: set) -> list[str]:
     """Drop the generations of `alias` not in `keep` (older ones, and any a killed publish left)."""
     dropped = []
     for name in client.list_collections():
-        generation = name.removesuffix("_files")
+        generation = next((name.removesuffix(s) for s in SUFFIXES if name.endswith(s)), name)
         if generation.startswith(f"{alias}_g") and generation not in keep:
             client.drop_collection(name)
             dropped.append(name)
@@ -158,16 +175,25 @@ def _window_rows(chunks: list[Chunk], vectors: np.ndarray, window_rows: np.ndarr
         chunk = chunks[row]
         first = row not in seen
         seen[row] = seen.get(row, -1) + 1
-        meta = chunk.metadata
-        yield {"wid": f"{row}:{seen[row]}", "row": row, "first": first, "chunk_id": chunk.id, "path": chunk.path,
-               "kind": chunk.kind, "language": meta.get("language", ""), "owner": meta.get("owner_group", ""),
-               "acl_tags": list(meta.get("acl_tags", ())),
-               "classification_labels": list(meta.get("classification_labels", ())),
+        yield {"wid": f"{row}:{seen[row]}", "row": row, "first": first, **_access(chunk),
                "text": _fits(chunk.text, chunk, "text") if first else "",
-               "keywords": _fits(" ".join(keyword_tokens(keyword_text(chunk))), chunk, "keywords") if first else "",
                "meta": {"start_line": chunk.start_line, "end_line": chunk.end_line,
-                        "symbol": chunk.symbol, "metadata": meta} if first else {},
+                        "symbol": chunk.symbol, "metadata": chunk.metadata} if first else {},
                "windows": int(windows[row]), "vector": vectors[window].tolist()}
+
+
+def _keyword_rows(chunks: list[Chunk]) -> Iterator[dict]:
+    for row, chunk in enumerate(chunks):
+        yield {"row": row, **_access(chunk),
+               "keywords": _fits(" ".join(keyword_tokens(keyword_text(chunk))), chunk, "keywords")}
+
+
+def _access(chunk: Chunk) -> dict:
+    """The fields filters read, the same in every collection of a generation."""
+    meta = chunk.metadata
+    return {"chunk_id": chunk.id, "path": chunk.path, "kind": chunk.kind, "language": meta.get("language", ""),
+            "owner": meta.get("owner_group", ""), "acl_tags": list(meta.get("acl_tags", ())),
+            "classification_labels": list(meta.get("classification_labels", ()))}
 
 
 def _fits(value: str, chunk: Chunk, field: str) -> str:
@@ -202,31 +228,51 @@ def _batches(rows: Iterator[dict]) -> Iterator[list[dict]]:
 
 
 def _schema(client, dimension: int):
-    from pymilvus import DataType, Function, FunctionType
+    from pymilvus import DataType
 
     schema = client.create_schema(auto_id=False)
     schema.add_field("wid", DataType.VARCHAR, max_length=64, is_primary=True)
     schema.add_field("row", DataType.INT64)
     schema.add_field("first", DataType.BOOL)
-    for name in ("chunk_id", "path", "kind", "language", "owner"):
-        schema.add_field(name, DataType.VARCHAR, max_length=MAX_VARCHAR if name == "chunk_id" else 4096)
-    for name in ("acl_tags", "classification_labels"):
-        schema.add_field(name, DataType.ARRAY, element_type=DataType.VARCHAR, **ARRAY)
+    _access_fields(schema)
     schema.add_field("text", DataType.VARCHAR, max_length=MAX_VARCHAR)
-    schema.add_field("keywords", DataType.VARCHAR, max_length=MAX_VARCHAR, enable_analyzer=True,
-                     analyzer_params={"tokenizer": "standard"})
     schema.add_field("meta", DataType.JSON)
     schema.add_field("windows", DataType.INT64)
     schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dimension)
+    return schema
+
+
+def _bm25_schema(client):
+    from pymilvus import DataType, Function, FunctionType
+
+    schema = client.create_schema(auto_id=False)
+    schema.add_field("row", DataType.INT64, is_primary=True)
+    _access_fields(schema)
+    schema.add_field("keywords", DataType.VARCHAR, max_length=MAX_VARCHAR, enable_analyzer=True,
+                     analyzer_params={"tokenizer": "standard"})
     schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     schema.add_function(Function(name="bm25", function_type=FunctionType.BM25, input_field_names=["keywords"],
                                  output_field_names=["sparse"]))
     return schema
 
 
+def _access_fields(schema) -> None:
+    from pymilvus import DataType
+
+    for name in ("chunk_id", "path", "kind", "language", "owner"):
+        schema.add_field(name, DataType.VARCHAR, max_length=MAX_VARCHAR if name == "chunk_id" else 4096)
+    for name in ("acl_tags", "classification_labels"):
+        schema.add_field(name, DataType.ARRAY, element_type=DataType.VARCHAR, **ARRAY)
+
+
 def _index_params(client):
     params = client.prepare_index_params()
     params.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, as the local FAISS index
+    return params
+
+
+def _bm25_index(client):
+    params = client.prepare_index_params()
     params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
                      params={"bm25_k1": BM25_K1, "bm25_b": BM25_B})
     return params
@@ -275,6 +321,8 @@ class PublishedIndex:
 
 
 def read_published(client, location: store.IndexLocation, collection: str) -> PublishedIndex:
+    for name in (collection, *(f"{collection}{suffix}" for suffix in SUFFIXES)):
+        client.load_collection(name)  # a server restart leaves collections released
     rows = client.query(files_name(collection), filter="part >= 0", output_fields=["name", "part", "data"])
     parts: dict[str, list[tuple[int, str]]] = {}
     for row in rows:
