@@ -1,0 +1,100 @@
+"""Local backend against Milvus (Milvus Lite by default) on the same index: publish time, p50/p95
+per mode with and without filters, memory, and recall of Milvus' top-k against the local top-k.
+
+    .venv/bin/python benchmarks/milvus_bench.py --synthetic 10000 [--uri URI] [--json OUT]
+    .venv/bin/python benchmarks/milvus_bench.py --data-dir DATA --repository R --index I
+
+The synthetic index and the queries are search_bench.py's. `--uri` defaults to a Milvus Lite file
+in a scratch folder (in-process gRPC server); pass http://host:19530 for a Standalone server.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ragstream.config import load_settings
+from ragstream.eval.synthetic_index import write_synthetic_index
+from ragstream.index import store
+from ragstream.retrieval import milvus_store
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.milvus_backend import MilvusBackend
+from ragstream.retrieval.types import SearchRequest
+from search_bench import _branch, _timed, eval_queries, synthetic_rows
+
+CASES = [(label, mode, filtered) for mode in ("semantic", "bm25", "hybrid")
+         for label, filtered in ((mode, False), (f"{mode}+filter", True))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--synthetic", type=int, metavar="N")
+    parser.add_argument("--data-dir")
+    parser.add_argument("--repository")
+    parser.add_argument("--index")
+    parser.add_argument("--uri", help="default: a Milvus Lite file in a scratch folder")
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ragstream-milvus-") as scratch:
+        if args.synthetic:
+            data_dir, repository, index, filters = Path(scratch), "synth", "main", {"acl_tags_any": ["restricted"]}
+            rows, texts = synthetic_rows(args.synthetic, args.queries)
+            write_synthetic_index(data_dir, rows)
+        else:
+            data_dir, repository, index = Path(args.data_dir), args.repository, args.index
+            filters, texts = {"kinds": ["FUNCTION", "METHOD"]}, eval_queries(args.queries)
+        uri = args.uri or str(Path(scratch) / "bench.db")
+        figures = bench(data_dir, repository, index, uri, filters, texts, args.top_k)
+    figures["source"] = f"synthetic {args.synthetic}" if args.synthetic else f"{repository}/{index}"
+    for key, value in figures.items():
+        print(f"{key:<36} {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+
+
+def bench(data_dir: Path, repository: str, index: str, uri: str, filters: dict, texts: list[str],
+          top_k: int) -> dict:
+    settings = load_settings(overrides={"index": {"data_dir": str(data_dir)}, "milvus": {"uri": uri}})
+    branch = _branch(data_dir, repository, index)
+    figures: dict = {}
+    local = LocalBackend(settings)
+    started = time.perf_counter()
+    local.search(SearchRequest("bm25", "load", 1, repository, branch, None, index))
+    figures["local_load_s"] = round(time.perf_counter() - started, 2)
+    figures["rss_after_local_mb"] = _rss_mb()
+    client = milvus_store.connect(uri)
+    report = milvus_store.publish(client, store.IndexLocation(data_dir.resolve(), repository, index))
+    figures["milvus_publish_s"] = round(report.seconds, 1)
+    milvus = MilvusBackend(settings, local.embedder, client=client)
+    started = time.perf_counter()
+    milvus.search(SearchRequest("bm25", "load", 1, repository, branch, None, index))
+    figures["milvus_load_s"] = round(time.perf_counter() - started, 2)
+    figures["rss_after_milvus_mb"] = _rss_mb()
+    local.embedder.encode(["warm up"])
+    for label, mode, filtered in CASES:
+        requests = [SearchRequest(mode, q, top_k, repository, branch, filters if filtered else None, index)
+                    for q in texts]
+        for name, backend in (("local", local), ("milvus", milvus)):
+            backend.search(requests[0])
+            times = [_timed(lambda r=r: backend.search(r)) for r in requests]
+            figures[f"{label}_{name}_ms"] = f"{statistics.median(times):.1f} / {np.percentile(times, 95):.1f}"
+        overlap = [len({h.id for h in milvus.search(r).hits} & {h.id for h in local.search(r).hits})
+                   / max(1, len(local.search(r).hits)) for r in requests]
+        figures[f"{label}_recall_vs_local"] = round(statistics.mean(overlap), 4)
+    return figures
+
+
+def _rss_mb() -> int:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+if __name__ == "__main__":
+    main()
