@@ -26,7 +26,7 @@ from ragstream.retrieval import milvus_store
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.milvus_backend import MilvusBackend
 from ragstream.retrieval.types import SearchRequest
-from search_bench import _branch, _timed, eval_queries, synthetic_rows
+from search_bench import _branch, eval_queries, synthetic_rows
 
 CASES = [(label, mode, filtered) for mode in ("semantic", "bm25", "hybrid")
          for label, filtered in ((mode, False), (f"{mode}+filter", True))]
@@ -82,14 +82,22 @@ def bench(data_dir: Path, repository: str, index: str, uri: str, filters: dict, 
     for label, mode, filtered in CASES:
         requests = [SearchRequest(mode, q, top_k, repository, branch, filters if filtered else None, index)
                     for q in texts]
+        found = {}
         for name, backend in (("local", local), ("milvus", milvus)):
             backend.search(requests[0])
-            times = [_timed(lambda r=r: backend.search(r)) for r in requests]
+            timed = [_timed_search(backend, r) for r in requests]
+            times = [ms for ms, _ in timed]
+            found[name] = [ids for _, ids in timed]
             figures[f"{label}_{name}_ms"] = f"{statistics.median(times):.1f} / {np.percentile(times, 95):.1f}"
-        overlap = [len({h.id for h in milvus.search(r).hits} & {h.id for h in local.search(r).hits})
-                   / max(1, len(local.search(r).hits)) for r in requests]
+        overlap = [len(set(m) & set(lo)) / max(1, len(lo)) for m, lo in zip(found["milvus"], found["local"])]
         figures[f"{label}_recall_vs_local"] = round(statistics.mean(overlap), 4)
     return figures
+
+
+def _timed_search(backend, request: SearchRequest) -> tuple[float, list[str]]:
+    started = time.perf_counter()
+    hits = backend.search(request).hits
+    return (time.perf_counter() - started) * 1000, [h.id for h in hits]
 
 
 def _rss_mb() -> int:
