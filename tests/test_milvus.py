@@ -162,7 +162,8 @@ def test_filtered_search_fills_top_k_when_one_percent_is_visible(tmp_path: Path)
     milvus_store.publish(client, location)
     backend = MilvusBackend(make_settings(tmp_path / "data"), client=client)
     for mode in ("semantic", "bm25", "hybrid"):
-        hits = backend.search(SearchRequest(mode, "compute total", 10, "synth", "main", {"acl_tags_any": ["rare"]})).hits
+        request = SearchRequest(mode, "compute total", 10, "synth", "main", {"acl_tags_any": ["rare"]})
+        hits = backend.search(request).hits
         assert len(hits) == 10 and all(int(h.id.split(".f")[1].split("|")[0]) % 100 == 7 for h in hits), mode
 
 
