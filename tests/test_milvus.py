@@ -198,6 +198,9 @@ def test_unpublished_index_and_missing_uri_are_clear_errors(tmp_path: Path):
     assert "ragstream publish --repository nowhere --name main" in str(error.value)
     with pytest.raises(RetrievalError, match="no Milvus server or file is configured"):
         milvus_store.connect("")
+    with pytest.raises(RetrievalError, match="must end in .db") as error:
+        milvus_store.connect(str(tmp_path / "milvus.sqlite"))
+    assert error.value.where == "milvus.uri"
 
 
 # --- a Milvus server shared by machines -----------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import fields
 import orjson
 
 from ragstream.errors import RetrievalError
-from ragstream.retrieval.filters import RetrievalFilters, path_spec
+from ragstream.retrieval.filters import RetrievalFilters
 
 NOTHING = "false"  # an empty allowlist: the expression no row satisfies
 _TRANSLATED = {"acl_tags_any", "classification_labels_all", "paths_include", "paths_exclude", "kinds",
@@ -45,19 +45,14 @@ def _clauses(filters: RetrievalFilters, paths: tuple[str, ...]) -> list[str]:
     for field, values in (("kind", filters.kinds), ("language", filters.languages)):
         if values is not None:
             clauses.append(f"{field} in {_list(values)}" if values else NOTHING)
-    if filters.paths_include is not None:
-        spec = path_spec(filters.paths_include)
-        clauses.append(_paths_in([p for p in paths if spec.match_file(p)]))
-    if filters.paths_exclude:
-        spec = path_spec(filters.paths_exclude)
-        clauses.append(_paths_in([p for p in paths if not spec.match_file(p)]))
+    if filters.paths_include is not None or filters.paths_exclude:
+        # The filters' own one-item predicate decides, so glob semantics live in one place.
+        only_paths = RetrievalFilters(paths_include=filters.paths_include, paths_exclude=filters.paths_exclude)
+        kept = [p for p in paths if only_paths.allows((), (), p, "", "")]
+        clauses.append(f"path in {_list(kept)}" if kept else NOTHING)
     for narrower in filters.also:
         clauses.extend(_clauses(narrower, paths))
     return clauses
-
-
-def _paths_in(kept: list[str]) -> str:
-    return f"path in {_list(kept)}" if kept else NOTHING
 
 
 def _list(values) -> str:

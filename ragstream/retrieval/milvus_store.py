@@ -57,6 +57,8 @@ def connect(uri: str):
         raise RetrievalError("no Milvus server or file is configured", where="milvus.uri",
                              hint="set milvus.uri to a file path (Milvus Lite) or http://host:19530")
     if "://" not in uri:
+        if not uri.endswith(".db"):
+            raise RetrievalError(f"a Milvus Lite file must end in .db, got {uri!r}", where="milvus.uri")
         Path(uri).expanduser().parent.mkdir(parents=True, exist_ok=True)
         uri = str(Path(uri).expanduser().resolve())
     try:
