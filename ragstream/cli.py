@@ -116,11 +116,14 @@ def _index(args: argparse.Namespace) -> int:
     if args.status:
         return _status(args, settings)
     from ragstream.index.build import build_index
+    from ragstream.retrieval.backends import publish_if_shared
 
     with _RichProgress() as progress:
         report = build_index(args.path, settings, name=args.name, branch=args.branch,
                              rebuild=args.rebuild, progress=progress)
     _print_summary(report)
+    if published := publish_if_shared(settings, report.location):
+        err_console.print(published.summary(), highlight=False, soft_wrap=True)
     return 0
 
 
@@ -128,10 +131,7 @@ def _publish(args: argparse.Namespace) -> int:
     from ragstream.retrieval.milvus_store import publish_built
 
     report = publish_built(load_settings(args.config), args.repository, args.name)
-    err_console.print(f"published {report.chunks} chunks ({report.rows} window rows) to {report.collection}, "
-                      f"live as {report.alias}, in {report.seconds:.1f} s"
-                      + (f"; dropped {', '.join(report.dropped)}" if report.dropped else ""), highlight=False,
-                      soft_wrap=True)
+    err_console.print(report.summary(), highlight=False, soft_wrap=True)
     return 0
 
 

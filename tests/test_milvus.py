@@ -256,3 +256,15 @@ def test_cli_publish_then_search_expand_ask_from_another_machine(acl_backend, mi
     assert main(["--config", str(elsewhere), "ask", "how is a payment recorded", *scope]) == 0
     assert "Not written by a model" in capsys.readouterr().out
     assert not (tmp_path / "empty" / "indexes").exists()
+
+
+@pytest.mark.slow
+def test_cli_index_on_the_milvus_backend_publishes_what_it_built(sample_repo, tmp_path: Path, capsys):
+    config = tmp_path / "milvus.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\nretrieval:\n  backend: milvus\n"
+                      f"milvus:\n  uri: {tmp_path / 'm.db'}\n")
+    assert main(["--config", str(config), "index", str(sample_repo), "--name", "default"]) == 0
+    assert "published" in capsys.readouterr().err
+    assert main(["--config", str(config), "search", "record payment", "--repository", "sample_repo",
+                 "--index", "default", "--mode", "bm25", "--top-k", "3"]) == 0
+    assert "bm25 #1" in capsys.readouterr().out

@@ -102,6 +102,11 @@ class PublishReport:
     seconds: float
     dropped: list[str]
 
+    def summary(self) -> str:
+        dropped = f"; dropped {', '.join(self.dropped)}" if self.dropped else ""
+        return (f"published {self.chunks} chunks ({self.rows} window rows) to {self.collection}, live as "
+                f"{self.alias}, in {self.seconds:.1f} s{dropped}")
+
 
 def publish(client, location: store.IndexLocation) -> PublishReport:
     """The live local generation of `location`, written to Milvus as a new generation that
