@@ -9,7 +9,6 @@ in a scratch folder (in-process gRPC server); pass http://host:19530 for a Stand
 """
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import statistics
@@ -20,37 +19,23 @@ from pathlib import Path
 import numpy as np
 
 from ragstream.config import load_settings
-from ragstream.eval.synthetic_index import write_synthetic_index
 from ragstream.index import store
 from ragstream.retrieval import milvus_store
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.milvus_backend import MilvusBackend
 from ragstream.retrieval.types import SearchRequest
-from search_bench import _branch, eval_queries, synthetic_rows
+from search_bench import _branch, source_arguments, source_index
 
 CASES = [(label, mode, filtered) for mode in ("semantic", "bm25", "hybrid")
          for label, filtered in ((mode, False), (f"{mode}+filter", True))]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--synthetic", type=int, metavar="N")
-    parser.add_argument("--data-dir")
-    parser.add_argument("--repository")
-    parser.add_argument("--index")
+    parser = source_arguments(__doc__, queries=40)
     parser.add_argument("--uri", help="default: a Milvus Lite file in a scratch folder")
-    parser.add_argument("--queries", type=int, default=40)
-    parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragstream-milvus-") as scratch:
-        if args.synthetic:
-            data_dir, repository, index, filters = Path(scratch), "synth", "main", {"acl_tags_any": ["restricted"]}
-            rows, texts = synthetic_rows(args.synthetic, args.queries)
-            write_synthetic_index(data_dir, rows)
-        else:
-            data_dir, repository, index = Path(args.data_dir), args.repository, args.index
-            filters, texts = {"kinds": ["FUNCTION", "METHOD"]}, eval_queries(args.queries)
+        data_dir, repository, index, filters, texts = source_index(args, Path(scratch) / "data")
         uri = args.uri or str(Path(scratch) / "bench.db")
         figures = bench(data_dir, repository, index, uri, filters, texts, args.top_k)
     figures["source"] = f"synthetic {args.synthetic}" if args.synthetic else f"{repository}/{index}"
