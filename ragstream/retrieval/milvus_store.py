@@ -118,7 +118,8 @@ def publish(client, location: store.IndexLocation) -> PublishReport:
     previous = switch_alias(client, alias, collection)
     dropped = drop_stale(client, alias, keep={collection, previous})
     rows = client.get_collection_stats(collection)["row_count"]
-    return PublishReport(collection, alias, rows, len(stored.chunks()), time.perf_counter() - started, dropped)
+    return PublishReport(collection, alias, rows, stored.manifest["counts"]["chunks"], time.perf_counter() - started,
+                         dropped)
 
 
 def write_generation(client, stored: store.StoredIndex) -> str:
