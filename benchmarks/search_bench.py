@@ -38,31 +38,42 @@ CASES = [  # (label, mode, rerank, filtered)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--synthetic", type=int, metavar="N")
-    parser.add_argument("--data-dir")
-    parser.add_argument("--repository")
-    parser.add_argument("--index")
-    parser.add_argument("--queries", type=int, default=60)
-    parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--json")
+    parser = source_arguments(__doc__, queries=60)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragstream-search-") as scratch:
-        if args.synthetic:
-            data_dir, repository, index, filters = Path(scratch), "synth", "main", {"acl_tags_any": ["restricted"]}
-            started = time.perf_counter()
-            rows, texts = synthetic_rows(args.synthetic, args.queries)
-            write_synthetic_index(data_dir, rows)
-            print(f"wrote a {args.synthetic}-chunk index in {time.perf_counter() - started:.1f}s")
-        else:
-            data_dir, repository, index = Path(args.data_dir), args.repository, args.index
-            filters, texts = {"kinds": ["FUNCTION", "METHOD"]}, eval_queries(args.queries)
+        data_dir, repository, index, filters, texts = source_index(args, Path(scratch))
         figures = bench(data_dir, repository, index, filters, texts, args.top_k)
     figures["source"] = f"synthetic {args.synthetic}" if args.synthetic else f"{repository}/{index}"
     for key, value in figures.items():
         print(f"{key:<40} {value}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
+
+
+def source_arguments(doc: str, queries: int) -> argparse.ArgumentParser:
+    """The options every search benchmark shares: a synthetic or a real index, queries, top-k, output."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--synthetic", type=int, metavar="N")
+    parser.add_argument("--data-dir")
+    parser.add_argument("--repository")
+    parser.add_argument("--index")
+    parser.add_argument("--queries", type=int, default=queries)
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--json")
+    return parser
+
+
+def source_index(args: argparse.Namespace, scratch: Path) -> tuple[Path, str, str, dict, list[str]]:
+    """(data folder, repository, index, filters, queries): a synthetic index written to `scratch`,
+    or the real one named."""
+    if args.synthetic:
+        started = time.perf_counter()
+        rows, texts = synthetic_rows(args.synthetic, args.queries)
+        write_synthetic_index(scratch, rows)
+        print(f"wrote a {args.synthetic}-chunk index in {time.perf_counter() - started:.1f}s")
+        return scratch, "synth", "main", {"acl_tags_any": ["restricted"]}, texts
+    return (Path(args.data_dir), args.repository, args.index, {"kinds": ["FUNCTION", "METHOD"]},
+            eval_queries(args.queries))
 
 
 def bench(data_dir: Path, repository: str, index: str, filters: dict, texts: list[str], top_k: int) -> dict:

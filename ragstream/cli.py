@@ -59,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     index.set_defaults(handler=_index)
 
+    publish = add_command("publish", help="publish a built index to Milvus (milvus.uri), live by an alias switch")
+    publish.add_argument("--repository", help="default: the only repository indexed")
+    publish.add_argument("--name", help="index name (default: the repository's only index)")
+    publish.set_defaults(handler=_publish)
+
     search = add_command("search", help="search an index (semantic, bm25 or hybrid)")
     search.add_argument("query")
     search.add_argument("--repository", help="default: the only repository indexed (or the one holding --index)")
@@ -134,11 +139,22 @@ def _index(args: argparse.Namespace) -> int:
     if args.status:
         return _status(args, settings)
     from ragstream.index.build import build_index
+    from ragstream.retrieval.backends import publish_if_shared
 
     with _RichProgress() as progress:
         report = build_index(args.path, settings, name=args.name, branch=args.branch,
                              rebuild=args.rebuild, progress=progress)
     _print_summary(report)
+    if published := publish_if_shared(settings, report.location):
+        err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from ragstream.retrieval.milvus_store import publish_built
+
+    report = publish_built(load_settings(args.config), args.repository, args.name)
+    err_console.print(report.summary(), highlight=False, soft_wrap=True)
     return 0
 
 
@@ -518,7 +534,7 @@ def _on_build(builds, build: dict) -> None:
 
 
 def _search_request(args: argparse.Namespace):
-    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.backends import make_backend
     from ragstream.retrieval.scope import default_scope
     from ragstream.retrieval.types import SearchRequest
 
@@ -526,7 +542,7 @@ def _search_request(args: argparse.Namespace):
     repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
     request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
                             _filters(args.filter), index, args.rerank)
-    return settings, LocalBackend(settings), request
+    return settings, make_backend(settings), request
 
 
 def _filters(items: list[str]) -> dict[str, list[str]]:

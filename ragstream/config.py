@@ -61,6 +61,7 @@ class AclSettings:
 
 @dataclass(frozen=True)
 class RetrievalSettings:
+    backend: str  # local (FAISS + bm25s files) | milvus (a published index on milvus.uri)
     rrf_k: int
     bm25_missing: str  # fail | semantic
     widen_factor: int
@@ -77,6 +78,13 @@ class RetrievalSettings:
     change_history_matches: int  # how many best-matching past commits give their definitions
     change_history_half_life: float  # a past change's match halves for every this many past changes back (0: no decay)
     graph_rank_weight: float  # graph re-ranking: weight of personalised PageRank against the retrieval score
+
+
+@dataclass(frozen=True)
+class MilvusSettings:
+    """Where published indexes live (retrieval.backend: milvus); credentials only from $MILVUS_TOKEN."""
+
+    uri: str  # a file path (Milvus Lite) or http://host:19530
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,7 @@ class Settings:
     tokens: TokenSettings
     acl: AclSettings
     retrieval: RetrievalSettings
+    milvus: MilvusSettings
     llm: LLMSettings
     limits: LimitSettings
 
@@ -158,6 +167,7 @@ CHOICES = {
     "embedding.dtype": ("bfloat16", "float32"),
     "tokens.encoding": ("cl100k_base", "o200k_base"),
     "retrieval.bm25_missing": ("fail", "semantic"),
+    "retrieval.backend": ("local", "milvus"),
     "llm.provider": ("none", "openai", "local"),
 }
 # The roles a model can play (config/prompts/<role>.md holds each one's prompt).
@@ -270,7 +280,7 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
 
 
 _SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
-                                     AclSettings, RetrievalSettings, LLMSettings, LimitSettings)}
+                                     AclSettings, RetrievalSettings, MilvusSettings, LLMSettings, LimitSettings)}
 _SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
 _CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 

@@ -18,7 +18,7 @@ from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import check_question
 from ragstream.redact import redact_text
-from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.backends import make_backend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
@@ -49,7 +49,7 @@ class Controller:
         self._resources = ExitStack()
         llm = self._resources.enter_context(connect(settings.llm))
         self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
-        self.runtime = Runtime(LocalBackend(settings), token_counter(settings.tokens.encoding), llm, self.history)
+        self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
 
     def close(self) -> None:

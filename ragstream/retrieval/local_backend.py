@@ -73,7 +73,7 @@ class LocalBackend:
         debug: dict = {"search_type": request.search_type, "rerank": request.rerank,
                        "top_k": request.top_k, "visible_rows": int(visible.sum()),
                        "index": f"{request.repository}/{index.stored.location.active_index}"}
-        mode = request.search_type
+        mode, query, top_k, filters = request.search_type, request.query, request.top_k, request.retrieval_filters
         if mode != "semantic" and index.bm25 is None:
             if self.settings.retrieval.bm25_missing == "fail":
                 raise RetrievalError(f"the index has no BM25 files, needed by {mode} search",
@@ -84,9 +84,9 @@ class LocalBackend:
         if mode == "semantic" and request.rerank != "none":
             hits = self._reranked(index, request, visible, debug)
         elif mode == "semantic":
-            hits = self._ranked(self._semantic(index, request.query, request.top_k, visible), "semantic")
+            hits = self._ranked(self._semantic(index, query, top_k, visible, filters), "semantic")
         elif mode == "bm25":
-            hits = self._ranked(self._bm25(index, request.query, request.top_k, visible), "bm25")
+            hits = self._ranked(self._bm25(index, query, top_k, visible, filters), "bm25")
         else:
             hits = self._hybrid(index, request, visible, debug)
         debug["seconds"] = round(time.perf_counter() - started, 4)
@@ -98,7 +98,7 @@ class LocalBackend:
         """Texts of the ids that exist and are visible in scope; the others are left out. A node
         whose chunk was split gets its parts joined in order."""
         index = self._index(repository, branch, active_index)
-        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        visible = self._fetch_mask(index, ids, RetrievalFilters.parse(retrieval_filters))
         return {cid: "\n".join(index.chunks[r].text for r in rows)
                 for cid in ids if (rows := _visible_rows(index, visible, cid))}
 
@@ -108,7 +108,7 @@ class LocalBackend:
         """The chunks of the visible ids, unique by id, in the order asked; a split node comes
         back whole (its parts joined, spanning from the first part's start to the last's end)."""
         index = self._index(repository, branch, active_index)
-        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        visible = self._fetch_mask(index, ids, RetrievalFilters.parse(retrieval_filters))
         chunks = []
         for cid in dict.fromkeys(ids):
             rows = _visible_rows(index, visible, cid)
@@ -126,7 +126,7 @@ class LocalBackend:
                   active_index: str | None = None) -> dict[str, str]:
         """`path:start-end` of the ids visible in scope (for tables; no text)."""
         index = self._index(repository, branch, active_index)
-        visible = index.visibility.mask(RetrievalFilters.parse(retrieval_filters))
+        visible = self._fetch_mask(index, ids, RetrievalFilters.parse(retrieval_filters))
         spans = {}
         for cid in ids:
             if rows := _visible_rows(index, visible, cid):
@@ -156,10 +156,16 @@ class LocalBackend:
 
         return nx.subgraph_view(full, filter_node=visible)
 
+    def _fetch_mask(self, index: LoadedIndex, ids: list[str], filters: RetrievalFilters) -> np.ndarray:
+        """The rows a fetch of `ids` may return (an engine backend asks the engine)."""
+        return index.visibility.mask(filters)
+
     # --- modes ----------------------------------------------------------------------------
 
-    def _semantic(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
-        """The best k visible chunks, each scored by its best window (MaxP)."""
+    def _semantic(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray,
+                  filters: RetrievalFilters) -> list[tuple[str, float]]:
+        """The best k visible chunks, each scored by its best window (MaxP). (`visible` is the
+        mask of `filters`; an engine that filters itself reads `filters`.)"""
         import faiss
 
         k = min(k, int(visible.sum()))
@@ -182,7 +188,8 @@ class LocalBackend:
         found = [(index.chunks[row].id, score) for row, score in best.items()]
         return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
 
-    def _bm25(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray) -> list[tuple[str, float]]:
+    def _bm25(self, index: LoadedIndex, query: str, k: int, visible: np.ndarray,
+              filters: RetrievalFilters) -> list[tuple[str, float]]:
         tokens = keyword_tokens(query)
         if not tokens:
             return []
@@ -202,8 +209,9 @@ class LocalBackend:
         and the code the question names (weighted), unnamed exception types' definitions scaled
         down (listed in the debug record), then each hit lifted by its file's evidence."""
         retrieval = self.settings.retrieval
-        rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, request.query, request.top_k, visible)]),
-                    "bm25": ranks_of([cid for cid, _ in self._bm25(index, request.query, request.top_k, visible)])}
+        query, top_k, filters = request.query, request.top_k, request.retrieval_filters
+        rankings = {"semantic": ranks_of([cid for cid, _ in self._semantic(index, query, top_k, visible, filters)]),
+                    "bm25": ranks_of([cid for cid, _ in self._bm25(index, query, top_k, visible, filters)])}
         if retrieval.change_history_weight > 0:
             rankings["history"] = ranks_of(self._history(index, request.query, request.top_k, visible, debug))
         mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
@@ -259,7 +267,8 @@ class LocalBackend:
                   debug: dict) -> list[SearchHit]:
         reranker = self._reranker(request.rerank)
         widen = self.settings.retrieval.widen_factor
-        candidates = self._semantic(index, request.query, request.top_k * widen, visible)
+        candidates = self._semantic(index, request.query, request.top_k * widen, visible,
+                                    request.retrieval_filters)
         chunks = [index.chunks[index.rows[cid][0]] for cid, _ in candidates]
         scores = reranker.scores(request.query, chunks, [s for _, s in candidates])
         order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
@@ -291,14 +300,23 @@ class LocalBackend:
         location = store.IndexLocation(self.data_dir, repository, name)
         with self._loading:
             cached = self._indexes.get(key)
+            live = self._live(location)
             # A re-index publishes a new generation and deletes the old one: follow it.
-            if cached is None or cached.stored.generation != store.current_generation(location):
-                self._indexes[key] = _load(location)
+            if cached is None or cached.stored.generation != live:
+                self._indexes[key] = self._load(location, live)
             index = self._indexes[key]
         if index.stored.manifest["branch"] != branch:
             raise RetrievalError(f"index {repository}/{name} holds branch "
                                  f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")
         return index
+
+
+    def _live(self, location: store.IndexLocation) -> Path | None:
+        """What names the live generation (its folder here)."""
+        return store.current_generation(location)
+
+    def _load(self, location: store.IndexLocation, live: Path | None) -> LoadedIndex:
+        return _load(location)
 
 
 def best_per_chunk(scores: np.ndarray, ids: np.ndarray, window_rows: np.ndarray,
@@ -334,10 +352,15 @@ def _load(location: store.IndexLocation) -> LoadedIndex:
     stored = store.load_index(location, optional=(store.BM25_DIR + "/", store.CHANGE_HISTORY))
     chunks = stored.chunks()
     bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
+    vectors, window_rows = read_faiss(stored.faiss_path)
+    return LoadedIndex(stored, chunks, chunk_rows(chunks), vectors, window_rows, bm25, Visibility(chunks))
+
+
+def chunk_rows(chunks: list[Chunk]) -> dict[str, list[int]]:
+    """Chunk id, and node id of a split chunk, -> its rows in order."""
     rows: dict[str, list[int]] = {}
     for row, chunk in enumerate(chunks):
         rows[chunk.id] = [row]
         if chunk.node_id != chunk.id:
             rows.setdefault(chunk.node_id, []).append(row)
-    vectors, window_rows = read_faiss(stored.faiss_path)
-    return LoadedIndex(stored, chunks, rows, vectors, window_rows, bm25, Visibility(chunks))
+    return rows

@@ -13,7 +13,12 @@ def default_scope(settings: Settings, repository: str | None, index: str | None,
                   branch: str | None) -> tuple[str, str, str]:
     """(repository, index, branch), each taken from the data folder when it is the only one; an
     index named without its repository is looked up across repositories (ambiguity is an error
-    that lists the candidates)."""
+    that lists the candidates). On Milvus repository and index must be named; the branch is the
+    published one's."""
+    if settings.retrieval.backend == "milvus":
+        from ragstream.retrieval.milvus_store import published_branch
+
+        return published_branch(settings.milvus.uri, repository, index, branch)
     root = Path(settings.index.data_dir).expanduser().resolve() / "indexes"
     if repository is None and index is not None:
         repository = _holder_of(root, index)

@@ -1,0 +1,107 @@
+"""The Milvus retrieval backend: the same contract as the local one, over a published index.
+
+Dense (one row per window, grouped by chunk: a chunk scores by its best window, as locally),
+BM25 (the engine's BM25 over ragstream's own keyword tokens) and every fetch run in the engine
+with the caller's `retrieval_filters` as the request's filter expression, so nothing outside
+them is ranked or returned. Hybrid search fuses the two engine rankings with ragstream's RRF
+and its other sources (code the question names, past changes, file evidence, exception types),
+as the local backend does: those read the chunk metadata, graph and change history each
+worker loads once per generation from the server. (The engine's own RRF fuses by primary key
+-- a window -- so a chunk whose best window is not its keyword row would be counted twice.)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstream.config import Settings
+from ragstream.index import store
+from ragstream.index.embeddings import Embedder
+from ragstream.index.keywords import keyword_tokens
+from ragstream.retrieval import milvus_store
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.local_backend import LoadedIndex, LocalBackend, chunk_rows
+from ragstream.retrieval.milvus_filters import NOTHING, to_expression
+from ragstream.retrieval.visibility import Visibility
+
+MAX_LIMIT = 16_384  # the most hits one Milvus search returns
+
+
+@dataclass
+class PublishedLoaded(LoadedIndex):
+    collection: str = ""
+    paths: tuple[str, ...] = ()  # every path the generation holds (path globs are evaluated over them)
+
+
+class MilvusBackend(LocalBackend):
+    """Serves every index published to the Milvus at `milvus.uri`."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, client=None):
+        super().__init__(settings, embedder)
+        self.client = client or milvus_store.connect(settings.milvus.uri)
+
+    def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
+        """The live collection of the index; None when it was never published."""
+        alias = milvus_store.alias_name(repository, active_index or branch)
+        if alias not in self.client.list_aliases().get("aliases", []):
+            return None
+        return self.client.describe_alias(alias)["collection_name"]
+
+    # --- where the engine replaces the local files ------------------------------------------
+
+    def _semantic(self, index: PublishedLoaded, query: str, k: int, visible: np.ndarray,
+                  filters: RetrievalFilters) -> list[tuple[str, float]]:
+        expression = to_expression(filters, index.paths)
+        k = min(k, int(visible.sum()), MAX_LIMIT)
+        if k == 0 or expression == NOTHING:
+            return []
+        vector = self.embedder.encode([query])[0].tolist()
+        found = self.client.search(index.collection, [vector], anns_field="vector", limit=k, filter=expression,
+                                   group_by_field="chunk_id", output_fields=["chunk_id"],
+                                   search_params={"metric_type": "IP"})[0]
+        return _best_first([(hit["entity"]["chunk_id"], float(hit["distance"])) for hit in found], k)
+
+    def _bm25(self, index: PublishedLoaded, query: str, k: int, visible: np.ndarray,
+              filters: RetrievalFilters) -> list[tuple[str, float]]:
+        expression = to_expression(filters, index.paths)
+        tokens = keyword_tokens(query)
+        if not tokens or expression == NOTHING:
+            return []
+        # Headroom past k: the local backend breaks ties at the cut by id, so must this.
+        found = self.client.search(milvus_store.bm25_name(index.collection), [" ".join(tokens)], anns_field="sparse",
+                                   limit=min(2 * k + 16, MAX_LIMIT), filter=expression,
+                                   output_fields=["chunk_id"], search_params={"metric_type": "BM25"})[0]
+        # Milvus Lite reports BM25 scores negated (a smaller distance is better), a server as they are;
+        # both carry Lucene's (k1 + 1) factor, which bm25s leaves out: without it the scores are the local ones.
+        scale = milvus_store.BM25_K1 + 1
+        scored = [(hit["entity"]["chunk_id"], abs(float(hit["distance"])) / scale) for hit in found]
+        return _best_first([(cid, score) for cid, score in scored if score > 0], k)
+
+    def _fetch_mask(self, index: PublishedLoaded, ids: list[str], filters: RetrievalFilters) -> np.ndarray:
+        """The rows of `ids` that the engine returns under the filters (nothing else is fetched)."""
+        mask = np.zeros(len(index.chunks), dtype=bool)
+        expression = to_expression(filters, index.paths)
+        rows = sorted({r for cid in ids for r in index.rows.get(cid, ())})
+        if rows and expression != NOTHING:
+            where = " and ".join(f"({c})" for c in (f"row in {rows}", "first == true", expression) if c)
+            for found in self.client.query(index.collection, filter=where, output_fields=["row"]):
+                mask[found["row"]] = True
+        return mask
+
+    # --- generations ------------------------------------------------------------------------
+
+    def _live(self, location: store.IndexLocation) -> str:
+        return milvus_store.live_collection(self.client, location.repository, location.active_index)
+
+    def _load(self, location: store.IndexLocation, live: str) -> PublishedLoaded:
+        published = milvus_store.read_published(self.client, location, live)
+        chunks, _ = milvus_store.read_chunks(self.client, live)
+        return PublishedLoaded(published, chunks, chunk_rows(chunks), None, np.empty(0, dtype=np.int64), live,
+                               Visibility(chunks), collection=live,
+                               paths=tuple(sorted({c.path for c in chunks})))
+
+
+def _best_first(found: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    """Best score first, ties by id (as the local backend orders), cut to k."""
+    return sorted(found, key=lambda item: (-item[1], item[0]))[:k]
