@@ -275,3 +275,20 @@ def test_cli_returns_keyword_ready_and_fills_in_the_background(sample_repo: Path
     settings = make_settings(tmp_path / "data")
     while store.lock_holder(location_of(sample_repo, settings)):  # the background process exits
         time.sleep(0.1)
+
+
+def test_the_embedding_cache_serves_every_repository_and_the_old_per_repository_one(sample_repo: Path,
+                                                                                       tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    first = build_index(sample_repo, settings)
+    fork = tmp_path / "fork"
+    shutil.copytree(sample_repo, fork)
+    again = build_index(fork, settings)  # another repository, the same texts
+    assert first.embedded_new == first.vectors["texts"] and again.embedded_new == 0
+    assert again.location.repository_dir != first.location.repository_dir
+
+    moved = first.location.repository_embedding_cache  # the layout before: one cache per repository
+    first.location.embedding_cache.rename(moved)
+    rebuilt = build_index(sample_repo, settings, rebuild=True)
+    assert rebuilt.embedded_new == 0 and rebuilt.stage == "complete"
+    assert first.location.embedding_cache.is_file()  # what it read was copied into the shared one

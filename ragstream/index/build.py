@@ -163,7 +163,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
                              skipped=walked.skipped, previous_index_problem=problem)
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
-        cache = EmbeddingCache(location.embedding_cache)
+        cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
         try:
             with store.staging(location) as generation:
                 progress.start("parse", len(walked.files))
@@ -202,8 +202,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 report.past_changes = len(changes_read)
                 progress.advance("write")
                 _fill_counts(report, graph, chunks)
-                # A fill that stopped on this index keeps its backend: its vectors stay those of one build.
-                backend = (previous.manifest.get("vectors") or {}).get("backend") if previous else None
+                backend = _fill_backend(previous, embedder, len(set(plan.keys) - set(vectors)))
                 manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
                 manifest["vectors"] = coverage(plan, vectors, backend=backend)
                 manifest["keyword_generation"] = generation.name  # what a fill's generations share
@@ -242,7 +241,7 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
         report = BuildReport(info, location, True, FileChanges(unchanged=len(stored.manifest["files"])),
                              files=stored.manifest["counts"]["files"], chunks=len(chunks))
         report.vectors = stage_of(stored.manifest)
-        cache = EmbeddingCache(location.embedding_cache)
+        cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
         try:
             vectors = cache.get_many(sorted(set(plan.keys)))
             report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
@@ -254,6 +253,15 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
         report.embedding_backends = dict(embedder.backends)
         report.seconds = clock.laps
     return report
+
+
+def _fill_backend(previous: store.StoredIndex | None, embedder: Embedder, missing: int) -> str | None:
+    """The backend of this index's fill, chosen before it starts and kept in the manifest: a fill
+    that stopped keeps its backend when resumed, so its vectors stay those of one build."""
+    vectors = previous.manifest.get("vectors") if previous else None
+    if vectors and vectors["stage"] != "complete" and vectors.get("backend"):
+        return vectors["backend"]
+    return embedder.choose(missing) if missing else None
 
 
 def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, embedder: Embedder,

@@ -147,12 +147,25 @@ class EmbeddingCache:
     """Vectors by text hash in one SQLite file per data folder, shared by every index of every
     repository (a key is the text's hash: the same text anywhere has the same vector)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, earlier: Path | None = None):
+        """`earlier`: a cache of the layout before (one per repository), read for what this one
+        lacks and copied over, so an upgrade embeds nothing twice."""
         self.path = path
         self._store = BlobCache(path, "vectors", "vector")
+        self._earlier = earlier if earlier is not None and earlier.is_file() else None
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
-        return {k: np.frombuffer(blob, dtype=np.float32) for k, blob in self._store.get_many(keys).items()}
+        found = self._store.get_many(keys)
+        if self._earlier is not None and len(found) < len(keys):
+            earlier = BlobCache(self._earlier, "vectors", "vector")
+            try:
+                copied = earlier.get_many([k for k in keys if k not in found])
+            finally:
+                earlier.close()
+            if copied:
+                self._store.put_many(copied)
+                found.update(copied)
+        return {k: np.frombuffer(blob, dtype=np.float32) for k, blob in found.items()}
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
         self._store.put_many({k: v.astype(np.float32).tobytes() for k, v in items.items()})

@@ -3,8 +3,8 @@
 Layout: `<data_dir>/indexes/<repository>/<active_index>/` holds generations `gen-*/` and a
 `CURRENT` file naming the live one. A build writes a new generation beside the live one and
 then replaces `CURRENT` in one `os.replace`; a crash or Ctrl-C at any moment leaves the previous
-generation live and loadable. The repository folder also holds the embedding and parse caches
-that all its indexes (branches, commits) share.
+generation live and loadable. The repository folder also holds the parse cache that all its
+indexes (branches, commits) share; the data folder holds the embedding cache every index shares.
 """
 from __future__ import annotations
 
@@ -66,6 +66,11 @@ class IndexLocation:
         """Vectors by text hash, shared by every repository under the data folder: a vendored
         file or a fork embeds once."""
         return self.data_dir / "embedding_cache.sqlite"
+
+    @property
+    def repository_embedding_cache(self) -> Path:
+        """Where the repository's own embedding cache was kept before it was shared: still read."""
+        return self.repository_dir / "embedding_cache.sqlite"
 
     @property
     def parse_cache(self) -> Path:
