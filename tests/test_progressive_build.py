@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -292,3 +293,37 @@ def test_the_embedding_cache_serves_every_repository_and_the_old_per_repository_
     rebuilt = build_index(sample_repo, settings, rebuild=True)
     assert rebuilt.embedded_new == 0 and rebuilt.stage == "complete"
     assert first.location.embedding_cache.is_file()  # what it read was copied into the shared one
+
+
+def test_searches_during_a_fill_follow_its_batches_and_never_fail(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data")
+    build_index(sample_repo, settings, fill=False)
+    location = location_of(sample_repo, settings)
+    stored = store.load_index(location)
+    chunks = stored.chunks()
+    plan = TextPlan.of(chunks, settings.embedding.window_tokens)
+    backend, seen, errors = LocalBackend(settings), [], []
+    done = threading.Event()
+
+    def searching() -> None:
+        while not done.is_set():
+            try:
+                response = search(backend, sample_repo, "hybrid", "record a payment on an invoice")
+                seen.append(response.debug.get("semantic_coverage", {}).get("embedded", "complete"))
+                backend.graph(sample_repo.name, "default", None)  # a lazy load from the live generation
+            except Exception as exc:  # noqa: BLE001 - what the test is about
+                errors.append(exc)
+
+    reader = threading.Thread(target=searching)
+    reader.start()
+    cache = EmbeddingCache(location.embedding_cache)
+    try:
+        with store.build_lock(location, role="fill"):
+            result = fill_vectors(location, plan, chunks, {}, Embedder(), cache, publish_every=0)
+    finally:
+        cache.close()
+        done.set()
+        reader.join()
+    assert not errors and result.publishes > 3
+    assert len(set(seen)) >= 2  # it saw batches arrive
+    assert "semantic_coverage" not in search(backend, sample_repo, "hybrid", "record a payment").debug

@@ -151,7 +151,7 @@ def _publish(location: store.IndexLocation, plan: TextPlan, vectors: dict[str, n
                     "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "artifacts": store.artifact_sizes(generation)}
         store.write_json(generation / store.MANIFEST, manifest)
-        store.publish(location, generation)
+        store.publish(location, generation, keep_previous=True)
     except BaseException:
         store.discard(location, generation)
         raise

@@ -213,8 +213,10 @@ def discard(location: IndexLocation, generation: Path) -> None:
         shutil.rmtree(location.index_dir, ignore_errors=True)
 
 
-def publish(location: IndexLocation, generation: Path) -> None:
-    """Make `generation` live in one atomic step, then drop the previous one."""
+def publish(location: IndexLocation, generation: Path, keep_previous: bool = False) -> None:
+    """Make `generation` live in one atomic step, then drop the previous one -- or, with
+    `keep_previous` (a semantic fill, publishing every few seconds), leave it to the next
+    generation's staging, so a reader that has just loaded it can still read its files."""
     previous = current_generation(location)
     _fsync_dir(generation)
     tmp = location.index_dir / f"{CURRENT}.tmp"
@@ -224,7 +226,7 @@ def publish(location: IndexLocation, generation: Path) -> None:
         os.fsync(handle.fileno())
     os.replace(tmp, location.index_dir / CURRENT)
     _fsync_dir(location.index_dir)
-    if previous and previous != generation:
+    if previous and previous != generation and not keep_previous:
         shutil.rmtree(previous, ignore_errors=True)
 
 

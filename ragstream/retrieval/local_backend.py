@@ -20,7 +20,7 @@ import networkx as nx
 import numpy as np
 
 from ragstream.config import Settings
-from ragstream.errors import RetrievalError
+from ragstream.errors import IndexLoadError, RetrievalError
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
@@ -66,6 +66,9 @@ class LoadedIndex:
                     "so semantic search finds nothing (bm25 works now; `ragstream index --status` shows the fill)")
         return (f"semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts "
                 f"({vectors['heads']:,} of {vectors['chunks']:,} chunks): the semantic fill is not complete")
+
+
+LOAD_ATTEMPTS = 3
 
 
 class LocalBackend:
@@ -319,7 +322,7 @@ class LocalBackend:
             cached = self._indexes.get(key)
             # A re-index publishes a new generation and deletes the old one: follow it.
             if cached is None or cached.stored.generation != store.current_generation(location):
-                self._indexes[key] = _load(location, cached)
+                self._indexes[key] = _load_live(location, cached)
             index = self._indexes[key]
         if index.stored.manifest["branch"] != branch:
             raise RetrievalError(f"index {repository}/{name} holds branch "
@@ -350,6 +353,19 @@ def _node_visible(data: dict, filters: RetrievalFilters) -> bool:
     acl = data.get("acl") or {}
     return filters.allows(acl.get("acl_tags", ()), acl.get("classification_labels", ()), data.get("path", ""),
                           data.get("kind", ""), data.get("language", ""))
+
+
+def _load_live(location: store.IndexLocation, previous: LoadedIndex | None) -> LoadedIndex:
+    """`_load`, again when a newer generation went live while it read (a semantic fill publishes
+    every few seconds and removes older generations)."""
+    for _ in range(LOAD_ATTEMPTS - 1):
+        seen = store.current_generation(location)
+        try:
+            return _load(location, previous)
+        except IndexLoadError:
+            if store.current_generation(location) == seen:
+                raise  # broken, not replaced
+    return _load(location, previous)
 
 
 def _load(location: store.IndexLocation, previous: LoadedIndex | None = None) -> LoadedIndex:
