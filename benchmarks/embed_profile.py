@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ragstream.config import load_settings
+from ragstream.index import store
 from ragstream.index.build import build_index, locate, repository_info
 from ragstream.index.embeddings import Embedder, length_batches, load_model, token_lengths
 from ragstream.index.fill import TextPlan
-from ragstream.index import store
 
 HIDDEN, FFN, LAYERS = 384, 1536, 6
 
@@ -77,8 +78,6 @@ def _batches(lengths: list[int], size: int | None) -> list[list[int]]:
 
 
 def main() -> None:
-    import tempfile
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path")
     parser.add_argument("--texts", type=int, default=800)
@@ -95,7 +94,8 @@ def main() -> None:
         for method in methods:
             seconds[method].append(run(texts, method, model, lengths))
     work = flops(lengths)
-    print(json.dumps({"texts": len(texts), "tokens": int(sum(lengths)), "mean_tokens": round(float(np.mean(lengths)), 1),
+    print(json.dumps({"texts": len(texts), "tokens": int(sum(lengths)),
+                      "mean_tokens": round(float(np.mean(lengths)), 1),
                       "gflop": round(work / 1e9, 1)}))
     for method in methods:
         best = min(seconds[method])

@@ -28,7 +28,7 @@ import numpy as np
 
 from benchmarks.index_bench import copy_indexable
 from ragstream.config import load_settings
-from ragstream.index.build import build_index
+from ragstream.index.build import Silent, build_index
 from ragstream.index.embeddings import Embedder, load_model
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
@@ -37,22 +37,13 @@ QUERIES = ("how is a call's inferred return type cached", "parse a module from s
            "where are decorators resolved", "what raises an error when a name is not found")
 
 
-class Clock:
+class Clock(Silent):
     """The build's Progress: remembers when each stage was first published."""
 
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.stages: dict[str, float] = {}
         self.vectors: dict = {}
-
-    def start(self, phase: str, total: int | None) -> None:
-        pass
-
-    def advance(self, phase: str, amount: int = 1) -> None:
-        pass
-
-    def finish(self, phase: str) -> None:
-        pass
 
     def published(self, vectors: dict) -> None:
         self.vectors = vectors
@@ -135,7 +126,8 @@ def textbook(repo: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+")
-    parser.add_argument("--textbook", action="store_true", help="also time the textbook one-vector-per-function pipeline")
+    parser.add_argument("--textbook", action="store_true",
+                        help="also time the textbook one-vector-per-function pipeline")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     figures = []

@@ -164,9 +164,17 @@ def _synthetic_repo(root: Path, modules: int = 10) -> Path:
     return root
 
 
-def _fill_process(repo: Path, config: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(config), "index", str(repo), "--fill"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _filling(repo: Path, tmp_path: Path) -> tuple:
+    """The repository indexed keyword-ready in tmp_path/data and `ragstream index --fill` running
+    on it, once it has published vectors: (settings, location, process, the published coverage)."""
+    settings = make_settings(tmp_path / "data")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    build_index(repo, settings, fill=False)
+    location = location_of(repo, settings)
+    process = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(config), "index", str(repo),
+                                "--fill"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return settings, location, process, _wait_for_vectors(location, process)
 
 
 def _wait_for_vectors(location: store.IndexLocation, process: subprocess.Popen) -> dict:
@@ -190,13 +198,7 @@ def test_a_killed_fill_resumes_and_ends_identical_to_a_full_build(tmp_path: Path
     repo = _synthetic_repo(tmp_path / "repo")
     full = make_settings(tmp_path / "full")
     build_index(repo, full)
-    settings = make_settings(tmp_path / "data")
-    config = tmp_path / "config.yaml"
-    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
-    build_index(repo, settings, fill=False)
-    location = location_of(repo, settings)
-    process = _fill_process(repo, config)
-    published = _wait_for_vectors(location, process)
+    settings, location, process, published = _filling(repo, tmp_path)
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=60)
     live = store.load_index(location)  # the last published batch is live and whole
@@ -217,20 +219,15 @@ def test_a_killed_fill_resumes_and_ends_identical_to_a_full_build(tmp_path: Path
 @pytest.mark.slow
 def test_an_incremental_reindex_during_a_fill_takes_it_over(tmp_path: Path):
     repo = _synthetic_repo(tmp_path / "repo")
-    settings = make_settings(tmp_path / "data")
-    config = tmp_path / "config.yaml"
-    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
-    build_index(repo, settings, fill=False)
-    location = location_of(repo, settings)
-    process = _fill_process(repo, config)
-    _wait_for_vectors(location, process)
+    settings, location, process, _ = _filling(repo, tmp_path)
     assert store.lock_holder(location).startswith("fill pid")
     (repo / "module_3.py").write_text("def settle_ledger(entries):\n    return sum(e.amount for e in entries)\n")
     (repo / "module_4.py").unlink()
 
     report = build_index(repo, settings)  # asks the fill to stop, takes the lock, re-indexes, fills
     assert process.wait(timeout=60) == 0  # the fill stopped cleanly after its batch
-    assert report.incremental and report.changes.changed == ["module_3.py"] and report.changes.deleted == ["module_4.py"]
+    assert report.incremental and report.changes.changed == ["module_3.py"]
+    assert report.changes.deleted == ["module_4.py"]
     assert report.stage == "complete"
     stored = store.load_index(location)
     ids = {c.id for c in stored.chunks()}

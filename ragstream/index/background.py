@@ -12,7 +12,8 @@ from ragstream.index import store
 LOG = "background.log"
 
 
-def spawn_index(location: store.IndexLocation, source: Path, options: list[str], config: str | None) -> tuple[int, Path]:
+def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
+                config: str | None) -> tuple[int, Path]:
     """Run `ragstream index SOURCE OPTIONS` detached; (its pid, its log file)."""
     location.index_dir.mkdir(parents=True, exist_ok=True)
     log = location.index_dir / LOG

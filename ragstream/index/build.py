@@ -51,7 +51,9 @@ class Progress(Protocol):
         """A generation went live; `vectors` is its stage and coverage (`fill.coverage`)."""
 
 
-class _Silent:
+class Silent:
+    """A Progress that reports nothing (a build nobody watches)."""
+
     def start(self, phase: str, total: int | None) -> None:
         pass
 
@@ -143,7 +145,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     keyword-ready (graph, chunks, BM25, change history, the vectors the cache already holds),
     then, with `fill`, embed the rest in priority order, publishing as it goes (`index/fill.py`).
     Without `fill` the caller runs `fill_index` later (or in another process)."""
-    progress = progress or _Silent()
+    progress = progress or Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
@@ -228,7 +230,7 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
                progress: Progress | None = None, embedder: Embedder | None = None) -> BuildReport:
     """Go on with the semantic fill of the live index (a default `ragstream index` runs this in a
     background process once the index is keyword-ready). Fails at once when a build holds it."""
-    progress = progress or _Silent()
+    progress = progress or Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,

@@ -96,7 +96,8 @@ class LocalBackend:
         mode = request.search_type
         note = index.semantic_note() if mode in ("semantic", "hybrid") else None
         if note:
-            debug["semantic_coverage"] = {k: index.vectors[k] for k in ("stage", "embedded", "texts", "heads", "chunks")}
+            debug["semantic_coverage"] = {k: index.vectors[k]
+                                          for k in ("stage", "embedded", "texts", "heads", "chunks")}
             debug["warnings"] = [note if mode == "semantic" or index.vectors["embedded"]
                                  else "hybrid without its semantic part: " + note]
         if mode != "semantic" and index.bm25 is None:
