@@ -15,6 +15,7 @@ from typing import Any
 from ragstream.config import PROJECT_ROOT, Settings
 from ragstream.errors import RagstreamError
 from ragstream.index import store
+from ragstream.index.background import lower_priority
 from ragstream.index.build import BuildReport, build_index, diff_files, repository_info
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import describe, stage_of
@@ -171,6 +172,7 @@ class BuildJob:
         return self.vectors.get("stage", "")
 
     def _run(self) -> None:
+        lower_priority()  # the workbench's questions come first
         try:
             self.report = build_index(self.path, self.settings, name=self.name, rebuild=self.rebuild,
                                       progress=self, embedder=self.embedder)

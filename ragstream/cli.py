@@ -117,7 +117,7 @@ def _index(args: argparse.Namespace) -> int:
         return _dry_run(args, settings)
     if args.status:
         return _status(args, settings)
-    from ragstream.index.background import spawn_index
+    from ragstream.index.background import lower_priority, spawn_index
     from ragstream.index.build import build_index, fill_index, locate, repository_info
     from ragstream.index.fill import describe
 
@@ -131,6 +131,7 @@ def _index(args: argparse.Namespace) -> int:
         return 0
     with _RichProgress() as progress:
         if args.fill:
+            lower_priority()  # a background fill: searches and questions come first
             report = fill_index(args.path, settings, name=args.name, branch=args.branch, progress=progress)
         else:
             report = build_index(args.path, settings, name=args.name, branch=args.branch,
