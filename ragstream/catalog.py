@@ -15,8 +15,10 @@ from typing import Any
 from ragstream.config import PROJECT_ROOT, Settings
 from ragstream.errors import RagstreamError
 from ragstream.index import store
+from ragstream.index.background import lower_priority
 from ragstream.index.build import BuildReport, build_index, diff_files, repository_info
 from ragstream.index.embeddings import Embedder
+from ragstream.index.fill import describe, stage_of
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
 
@@ -42,6 +44,13 @@ class IndexSummary:
     stale: int | None = None  # files added, changed or deleted since the build; None: not known
     stale_note: str = ""  # why `stale` is not known
     problem: str | None = None  # why the index cannot be used (then the counts are zero)
+    vectors: dict = field(default_factory=dict)  # the semantic fill's stage and coverage (`fill.coverage`)
+    builder: str | None = None  # who builds it now ("fill pid 12"), None when nobody does
+
+    @property
+    def stage(self) -> str:
+        """Stage, coverage and ETA in one line ("keyword-ready: semantic over ...")."""
+        return describe(self.vectors, self.builder) if self.vectors else ""
 
 
 def list_indexes(settings: Settings) -> list[IndexSummary]:
@@ -73,7 +82,8 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
     return IndexSummary(location.repository, location.active_index, manifest["branch"], manifest.get("commit"),
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
-                        str(source), stale, "" if stale is not None else note)
+                        str(source), stale, "" if stale is not None else note, vectors=stage_of(manifest),
+                        builder=store.lock_holder(location))
 
 
 def default_index() -> tuple[Path, str, str]:
@@ -118,6 +128,7 @@ class BuildJob:
     embedder: Embedder
     rebuild: bool = False
     phases: dict[str, PhaseProgress] = field(default_factory=dict)
+    vectors: dict = field(default_factory=dict)  # stage and coverage of the last generation it published
     report: BuildReport | None = None
     error: BaseException | None = None
     started: float = field(default_factory=time.time)
@@ -152,7 +163,16 @@ class BuildJob:
     def finish(self, phase: str) -> None:
         self.phases[phase].finished = True
 
+    def published(self, vectors: dict) -> None:
+        self.vectors = vectors
+
+    @property
+    def stage(self) -> str:
+        """"" before the index is first published, then its stage ("keyword", "heads", "complete")."""
+        return self.vectors.get("stage", "")
+
     def _run(self) -> None:
+        lower_priority()  # the workbench's questions come first
         try:
             self.report = build_index(self.path, self.settings, name=self.name, rebuild=self.rebuild,
                                       progress=self, embedder=self.embedder)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
@@ -57,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--dry-run", action="store_true", help="list what would be indexed and why files are skipped")
     mode.add_argument("--status", action="store_true", help="report files changed since the index was built")
     mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
+    mode.add_argument("--fill", action="store_true", help=argparse.SUPPRESS)  # the background semantic fill
+    waiting = index.add_mutually_exclusive_group()
+    waiting.add_argument("--wait", action="store_true",
+                         help="stay until every vector is embedded (default: return once keyword-ready, "
+                              "the semantic fill going on in the background)")
+    waiting.add_argument("--background", action="store_true", help="run the whole build in the background")
     index.set_defaults(handler=_index)
 
     publish = add_command("publish", help="publish a built index to Milvus (milvus.uri), live by an alias switch")
@@ -138,14 +145,36 @@ def _index(args: argparse.Namespace) -> int:
         return _dry_run(args, settings)
     if args.status:
         return _status(args, settings)
-    from ragstream.index.build import build_index
+    from ragstream.index.background import lower_priority, spawn_index
+    from ragstream.index.build import build_index, fill_index, locate, repository_info
+    from ragstream.index.fill import describe
     from ragstream.retrieval.backends import publish_if_shared
 
+    info = repository_info(args.path, args.branch)
+    location = locate(info, settings, args.name)
+    if args.background:
+        pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--wait"]
+                               + (["--rebuild"] if args.rebuild else []), args.config)
+        console.print(f"building in the background (pid {pid}, log {log}); "
+                      f"`ragstream index {args.path} --status` says where it stands")
+        return 0
     with _RichProgress() as progress:
-        report = build_index(args.path, settings, name=args.name, branch=args.branch,
-                             rebuild=args.rebuild, progress=progress)
+        if args.fill:
+            lower_priority()  # a background fill: searches and questions come first
+            report = fill_index(args.path, settings, name=args.name, branch=args.branch, progress=progress)
+        else:
+            report = build_index(args.path, settings, name=args.name, branch=args.branch,
+                                 rebuild=args.rebuild, progress=progress, fill=args.wait)
+    if args.fill:
+        console.print(f"semantic fill: {report.embedded_new} texts embedded{_backends(report.embedding_backends)}; "
+                      f"stage: {describe(report.vectors)}", highlight=False)
+        return 0
     _print_summary(report)
-    if published := publish_if_shared(settings, report.location):
+    if report.stage != "complete" and not args.wait:
+        pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--fill"], args.config)
+        console.print(f"semantic fill going on in the background (pid {pid}, log {log}); "
+                      f"`ragstream index {args.path} --status` says where it stands")
+    elif published := publish_if_shared(settings, report.location):
         err_console.print(published.summary(), highlight=False, soft_wrap=True)
     return 0
 
@@ -573,10 +602,14 @@ def _dry_run(args: argparse.Namespace, settings) -> int:
 def _status(args: argparse.Namespace, settings) -> int:
     from ragstream.index.build import index_status
 
+    from ragstream.index.fill import describe, stage_of
+    from ragstream.index.store import lock_holder
+
     stored, changes = index_status(args.path, settings, name=args.name, branch=args.branch)
     m = stored.manifest
     console.print(f"index {stored.location.index_dir} (updated {m['updated_at']}, "
                   f"{m['counts']['files']} files, {m['counts']['chunks']} chunks)")
+    console.print(f"stage: {describe(stage_of(m), lock_holder(stored.location))}", highlight=False)
     for label, paths in (("added", changes.added), ("changed", changes.changed), ("deleted", changes.deleted)):
         for path in paths:
             console.print(f"  {label:8} {path}")
@@ -586,6 +619,8 @@ def _status(args: argparse.Namespace, settings) -> int:
 
 
 def _print_summary(report) -> None:
+    from ragstream.index.fill import describe
+
     c = report.changes
     mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
             f"{c.unchanged} unchanged" if report.incremental else "full build")
@@ -596,6 +631,8 @@ def _print_summary(report) -> None:
     console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
                   f"{report.reparsed} files parsed, {report.embedded_new} texts embedded"
                   f"{_backends(report.embedding_backends)}, {report.embedded_cached} from cache")
+    console.print(f"stage: {describe(report.vectors, 'fill' if report.fill_stopped else 'build')}"
+                  + (" (a re-index took the fill over)" if report.fill_stopped else ""), highlight=False)
     console.print(f"change history: {report.past_changes} past commits touched indexed definitions"
                   if report.past_changes else "change history: none (not a git work tree, no commits touching "
                   "indexed definitions, or index.change_history_commits is 0)")
@@ -639,6 +676,8 @@ class _RichProgress:
                                   MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
                                   transient=False)
         self._tasks: dict[str, int] = {}
+        self._stage: str | None = None
+        self._began = time.perf_counter()
 
     def __enter__(self) -> "_RichProgress":
         self._progress.__enter__()
@@ -657,6 +696,17 @@ class _RichProgress:
         task = self._tasks[phase]
         done = self._progress.tasks[task].completed
         self._progress.update(task, total=done, completed=done)
+
+    def published(self, vectors: dict) -> None:
+        """Say when the index reaches a stage: keyword-ready is when questions can be asked."""
+        from ragstream.index.fill import STAGE_NAMES
+
+        if vectors["stage"] != self._stage:
+            self._stage = vectors["stage"]
+            usable = "; bm25, the graph, expand and ask work now" if self._stage == "keyword" else ""
+            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s "
+                                         f"({vectors['embedded']:,} of {vectors['texts']:,} texts embedded){usable}",
+                                         highlight=False)
 
 
 if __name__ == "__main__":

@@ -156,11 +156,12 @@ class Controller:
 
     def refresh_default_index(self) -> catalog.BuildJob | None:
         """Build the bundled default index (ragstream's own source) in the background when it is
-        missing, unusable or stale; None when it is up to date."""
+        missing, unusable, stale or its semantic fill stopped; None when it is up to date."""
         source, repository, name = catalog.default_index()
         current = next((s for s in self.indexes() if (s.repository, s.index) == (repository, name)), None)
-        if current is not None and current.problem is None and current.stale == 0:
-            return None
+        if (current is not None and current.problem is None and current.stale == 0
+                and (current.vectors.get("stage") == "complete" or current.builder)):
+            return None  # up to date, and complete or being filled (a stopped fill is resumed)
         return self.build(source, name, rebuild=current is not None and current.problem is not None)
 
     def builds(self) -> list[catalog.BuildJob]:

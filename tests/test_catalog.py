@@ -37,7 +37,9 @@ def test_a_background_build_reports_every_phase_and_is_not_started_twice(sample_
     job.wait()
     assert again is job  # a second press while it runs joins it
     phases = dict(job.snapshot())
-    assert list(phases) == ["walk", "parse", "embed", "write"] and all(p.finished for p in phases.values())
+    # keyword-ready (written) before the vectors are embedded
+    assert list(phases) == ["walk", "parse", "write", "embed"] and all(p.finished for p in phases.values())
+    assert job.stage == "complete" and job.vectors["embedded"] == job.vectors["texts"]
     assert phases["parse"].done == phases["parse"].total == job.report.files
     assert phases["embed"].done == phases["embed"].total == job.report.embedded_new
     assert controller.builds()[0] is job and job.finished >= job.started

@@ -520,9 +520,9 @@ def test_two_threads_first_searches_load_the_index_once(acl_backend, monkeypatch
     backend = LocalBackend(acl_backend.settings, acl_backend.embedder)
     loads, real_load = [], local_backend._load
 
-    def counted(location):
+    def counted(location, previous=None):
         loads.append(location)
-        return real_load(location)
+        return real_load(location, previous)
 
     monkeypatch.setattr(local_backend, "_load", counted)
     results, start = [], threading.Barrier(2)

@@ -66,10 +66,9 @@ def workbench(tmp_path_factory, self_index):
     (walk, parse, graph, write: all shown live) does not embed the same chunks again."""
     root = tmp_path_factory.mktemp("workbench")
     settings_used, report = self_index
-    cache = Path(settings_used.index.data_dir) / "indexes" / report.info.repository / "embedding_cache.sqlite"
-    seeded = root / "data" / "indexes" / report.info.repository
-    seeded.mkdir(parents=True)
-    shutil.copy(cache, seeded / cache.name)
+    cache = report.location.embedding_cache
+    (root / "data").mkdir()
+    shutil.copy(cache, root / "data" / cache.name)
     settings = root / "settings.yaml"
     settings.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data")}}), encoding="utf-8")
     port = free_port()

@@ -1,11 +1,13 @@
-"""`ragstream index PATH`: walk, parse, link, chunk, embed and write one index, incrementally.
+"""`ragstream index PATH`: walk, parse, link, chunk and write one index, incrementally; publish
+it keyword-ready, then fill in its vectors (`index/fill.py`).
 
 Per-file parse results are kept in the index and in the repository's parse cache under a key
-of (content hash, language, module name, SQL dialect), and vectors in the repository's
-embedding cache under the hash of their text. Both caches are shared by every index of the
-repository, so a re-index -- or the first index of another branch or commit -- re-parses only
-files it has never seen, re-embeds only chunk texts it has never seen, and re-links the whole
-graph (cheap) so edges into changed files follow.
+of (content hash, language, module name, SQL dialect), and vectors in the data folder's
+embedding cache under the hash of their text. The parse cache is shared by every index of the
+repository, the embedding cache by every index of every repository, so a re-index -- or the
+first index of another branch, commit or fork -- re-parses only files it has never seen,
+re-embeds only texts it has never seen, and re-links the whole graph (cheap) so edges into
+changed files follow.
 """
 from __future__ import annotations
 
@@ -25,15 +27,15 @@ from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import read_change_history
 from ragstream.index.chunks import build_chunks, keyword_text
-from ragstream.index.embeddings import Embedder, EmbeddingCache, embed_with_cache
+from ragstream.index.embeddings import Embedder, EmbeddingCache
+from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_source
 from ragstream.index.parsers.python import module_names
-from ragstream.index.search_artifacts import write_bm25, write_faiss
+from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
-from ragstream.index.windows import window_texts
 from ragstream.tokens import token_counter
 
 class Progress(Protocol):
@@ -45,8 +47,13 @@ class Progress(Protocol):
 
     def finish(self, phase: str) -> None: ...
 
+    def published(self, vectors: dict) -> None:
+        """A generation went live; `vectors` is its stage and coverage (`fill.coverage`)."""
 
-class _Silent:
+
+class Silent:
+    """A Progress that reports nothing (a build nobody watches)."""
+
     def start(self, phase: str, total: int | None) -> None:
         pass
 
@@ -54,6 +61,9 @@ class _Silent:
         pass
 
     def finish(self, phase: str) -> None:
+        pass
+
+    def published(self, vectors: dict) -> None:
         pass
 
 
@@ -100,6 +110,17 @@ class BuildReport:
     past_changes: int = 0  # commits of the change history that touched an indexed definition
     seconds: dict[str, float] = field(default_factory=dict)
     previous_index_problem: str | None = None  # why an existing index could not be reused
+    vectors: dict = field(default_factory=dict)  # stage and coverage of the last generation published
+    fill_stopped: bool = False  # a re-index took the fill over before it ended
+
+    @property
+    def stage(self) -> str:
+        return self.vectors.get("stage", "keyword")
+
+    @property
+    def keyword_ready_seconds(self) -> float:
+        """From the start to the keyword-ready generation's publication."""
+        return sum(self.seconds.get(phase, 0.0) for phase in ("walk", "parse", "keyword-ready"))
 
 
 def repository_info(path: str | Path, branch: str | None = None) -> RepositoryInfo:
@@ -118,15 +139,19 @@ def locate(info: RepositoryInfo, settings: Settings, name: str | None = None) ->
 
 def build_index(path: str | Path, settings: Settings, *, name: str | None = None,
                 branch: str | None = None, rebuild: bool = False,
-                progress: Progress | None = None, embedder: Embedder | None = None) -> BuildReport:
-    """Build or incrementally update the index of the repository at `path`."""
-    progress = progress or _Silent()
+                progress: Progress | None = None, embedder: Embedder | None = None,
+                fill: bool = True) -> BuildReport:
+    """Build or incrementally update the index of the repository at `path`: publish it
+    keyword-ready (graph, chunks, BM25, change history, the vectors the cache already holds),
+    then, with `fill`, embed the rest in priority order, publishing as it goes (`index/fill.py`).
+    Without `fill` the caller runs `fill_index` later (or in another process)."""
+    progress = progress or Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
     backends_before = Counter(embedder.backends)
-    with store.build_lock(location):
+    with store.build_lock(location) as lock:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         clock = _PhaseClock()
 
@@ -140,64 +165,125 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
                              skipped=walked.skipped, previous_index_problem=problem)
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
-        with store.staging(location) as generation:
-            progress.start("parse", len(walked.files))
-            parse_cache = BlobCache(location.parse_cache, "parsed", "record")
-            try:
-                # Parses made under other redaction rules may hold what the current rules redact.
-                parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
-                records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
-            finally:
-                parse_cache.close()
-            progress.finish("parse")
-            store.write_json(generation / store.PARSED, records)
-            graph, report.resolution = build_graph([r.parsed for r in records.values()])
-            texts = {f.path: f.text for f in walked.files}
-            counter = token_counter(settings.tokens.encoding)
-            label_access(graph, acl_policy(settings.acl))
-            chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
-                                  settings.chunks.header_max_names)
-            if not chunks:
-                raise IndexingError("nothing to index: no supported file with content was found",
-                                    where=str(info.root),
-                                    hint="run `ragstream index --dry-run PATH` to see why files were skipped")
-            store.write_graph(generation / store.GRAPH, graph)
-            clock.lap("parse")
+        cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
+        try:
+            with store.staging(location) as generation:
+                progress.start("parse", len(walked.files))
+                parse_cache = BlobCache(location.parse_cache, "parsed", "record")
+                try:
+                    # Parses made under other redaction rules may hold what the current rules redact.
+                    parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
+                    records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
+                finally:
+                    parse_cache.close()
+                progress.finish("parse")
+                store.write_json(generation / store.PARSED, records)
+                graph, report.resolution = build_graph([r.parsed for r in records.values()])
+                texts = {f.path: f.text for f in walked.files}
+                counter = token_counter(settings.tokens.encoding)
+                label_access(graph, acl_policy(settings.acl))
+                chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
+                                      settings.chunks.header_max_names)
+                if not chunks:
+                    raise IndexingError("nothing to index: no supported file with content was found",
+                                        where=str(info.root),
+                                        hint="run `ragstream index --dry-run PATH` to see why files were skipped")
+                store.write_graph(generation / store.GRAPH, graph)
+                clock.lap("parse")
 
-            embedding_texts, window_rows = window_texts(chunks, settings.embedding.window_tokens)
-            cache = EmbeddingCache(location.embedding_cache)
-            try:
-                vectors, report.embedded_new = embed_with_cache(
-                    embedding_texts, embedder, cache,
-                    on_start=lambda total: progress.start("embed", total),
-                    progress=lambda n: progress.advance("embed", n))
-            finally:
-                cache.close()
-            progress.finish("embed")
-            report.embedded_cached = len(embedding_texts) - report.embedded_new
-            report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
-            clock.lap("embed")
-
-            progress.start("write", 5)
-            write_faiss(generation / store.FAISS, vectors, window_rows)
-            progress.advance("write")
-            write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
-            progress.advance("write")
-            store.write_jsonl(generation / store.CHUNKS, chunks)
-            progress.advance("write")
-            changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
-            store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
-            report.past_changes = len(changes_read)
-            progress.advance("write")
-            _fill_counts(report, graph, chunks)
-            manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
-            store.write_json(generation / store.MANIFEST, manifest)
-            store.publish(location, generation)
-            progress.advance("write")
-            progress.finish("write")
-            clock.lap("write")
-            report.seconds = clock.laps
+                progress.start("write", 5)
+                plan = TextPlan.of(chunks, settings.embedding.window_tokens)
+                vectors = cache.get_many(sorted(set(plan.keys)))
+                report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
+                write_vectors(generation, plan, vectors)
+                progress.advance("write")
+                write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
+                progress.advance("write")
+                store.write_jsonl(generation / store.CHUNKS, chunks)
+                progress.advance("write")
+                changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
+                store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+                report.past_changes = len(changes_read)
+                progress.advance("write")
+                _fill_counts(report, graph, chunks)
+                backend = _fill_backend(previous, embedder, len(set(plan.keys) - set(vectors)))
+                manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
+                manifest["vectors"] = coverage(plan, vectors, backend=backend)
+                manifest["keyword_generation"] = generation.name  # what a fill's generations share
+                store.write_json(generation / store.MANIFEST, manifest)
+                store.publish(location, generation)
+                progress.advance("write")
+                progress.finish("write")
+                clock.lap("keyword-ready")
+            report.vectors = manifest["vectors"]
+            progress.published(report.vectors)
+            if fill:
+                store.mark_lock(lock, "fill")  # from here a re-index may stop it and take over
+                _run_fill(location, plan, chunks, vectors, embedder, cache, backend, progress, report)
+                clock.lap("embed")
+        finally:
+            cache.close()
+        report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
+        report.seconds = clock.laps
     return report
+
+
+def fill_index(path: str | Path, settings: Settings, *, name: str | None = None, branch: str | None = None,
+               progress: Progress | None = None, embedder: Embedder | None = None) -> BuildReport:
+    """Go on with the semantic fill of the live index (a default `ragstream index` runs this in a
+    background process once the index is keyword-ready). Fails at once when a build holds it."""
+    progress = progress or Silent()
+    info = repository_info(path, branch)
+    location = locate(info, settings, name)
+    embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
+                                    settings.embedding.onnx_below)
+    with store.build_lock(location, role="fill"):
+        stored = store.load_index(location)
+        clock = _PhaseClock()
+        chunks = stored.chunks()
+        plan = TextPlan.of(chunks, settings.embedding.window_tokens)
+        report = BuildReport(info, location, True, FileChanges(unchanged=len(stored.manifest["files"])),
+                             files=stored.manifest["counts"]["files"], chunks=len(chunks))
+        report.vectors = stage_of(stored.manifest)
+        cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
+        try:
+            vectors = cache.get_many(sorted(set(plan.keys)))
+            report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
+            _run_fill(location, plan, chunks, vectors, embedder, cache, report.vectors.get("backend"),
+                      progress, report)
+        finally:
+            cache.close()
+        clock.lap("embed")
+        report.embedding_backends = dict(embedder.backends)
+        report.seconds = clock.laps
+    return report
+
+
+def _fill_backend(previous: store.StoredIndex | None, embedder: Embedder, missing: int) -> str | None:
+    """The backend of this index's fill, chosen before it starts and kept in the manifest: a fill
+    that stopped keeps its backend when resumed, so its vectors stay those of one build."""
+    vectors = previous.manifest.get("vectors") if previous else None
+    if vectors and vectors["stage"] != "complete" and vectors.get("backend"):
+        return vectors["backend"]
+    return embedder.choose(missing) if missing else None
+
+
+def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, embedder: Embedder,
+              cache: EmbeddingCache, backend: str | None, progress: Progress, report: BuildReport) -> None:
+    def heard(event: str, amount: int) -> None:
+        if event == "start":
+            progress.start("embed", amount)
+        else:
+            progress.advance("embed", amount)
+
+    def published(manifest: dict) -> None:
+        report.vectors = manifest["vectors"]
+        progress.published(report.vectors)
+
+    result = fill_vectors(location, plan, chunks, vectors, embedder, cache, backend, heard, published)
+    progress.finish("embed")
+    report.embedded_new = result.embedded
+    report.fill_stopped = result.stopped
 
 
 def label_access(graph, policy: AclPolicy) -> None:

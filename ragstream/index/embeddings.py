@@ -17,11 +17,13 @@ import numpy as np
 from ragstream import offline
 from ragstream.errors import ConfigError, ModelError
 from ragstream.index.blob_cache import BlobCache
-from ragstream.index.onnx_model import onnx_encoder
+from ragstream.index.onnx_model import MAX_TOKENS, onnx_encoder
+from ragstream.index.windows import model_tokenizer
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384
 DTYPES = ("bfloat16", "float32")
+ONNX_BACKEND = "onnx-fp32"
 
 
 # Two threads' first embeddings (two workbench sessions' first queries) must not load twice.
@@ -78,16 +80,19 @@ class Embedder:
         self.texts_embedded = 0
         self.backends: Counter = Counter()  # backend label -> texts embedded with it
 
-    def encode(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Vectors in input order. Texts are batched by length: padding a short text to a long
-        one's length halves throughput."""
+    def encode(self, texts: list[str], progress: Callable[[int], None] | None = None,
+               backend: str | None = None) -> np.ndarray:
+        """Vectors in input order, from `backend` (a label of `choose`; default: chosen by the
+        job's size). Each batch holds texts of one length in word pieces, so none is padded: a
+        vector then depends on its text alone, not on which texts shared its batch (padded
+        bf16 batches move vectors by up to 2e-3), and a fill killed and resumed, or run in
+        another order, ends with the vectors of one full build."""
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
             return out
-        encode_batch, label = self._backend(len(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
+        label = backend or self.choose(len(texts))
+        encode_batch = self._encoder(label)
+        for batch in length_batches(token_lengths(texts), self.batch_size):
             vectors = np.asarray(encode_batch([texts[i] for i in batch]), dtype=np.float32)
             # Normalised here in fp32 for every backend: bf16 leaves norms up to ~0.5% off 1.
             out[batch] = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -97,15 +102,40 @@ class Embedder:
         self.backends[label] += len(texts)
         return out
 
-    def _backend(self, count: int) -> tuple[Callable[[list[str]], np.ndarray], str]:
+    def choose(self, count: int) -> str:
+        """The backend a job of `count` texts runs on: the ONNX export below `onnx_below` (when
+        it exists), torch in `dtype` otherwise."""
         if count < self.onnx_below:
+            with _LOADING:
+                if onnx_encoder() is not None:
+                    return ONNX_BACKEND
+        return f"torch-{self.dtype}"
+
+    def _encoder(self, label: str) -> Callable[[list[str]], np.ndarray]:
+        if label == ONNX_BACKEND:
             with _LOADING:
                 encoder = onnx_encoder()
             if encoder is not None:
-                return encoder.encode, "onnx-fp32"
-        model = load_model(self.dtype)
-        return (lambda batch: model.encode(batch, batch_size=len(batch), convert_to_numpy=True,
-                                           show_progress_bar=False)), f"torch-{self.dtype}"
+                return encoder.encode
+            label = f"torch-{self.dtype}"
+        model = load_model(label.removeprefix("torch-"))
+        return lambda batch: model.encode(batch, batch_size=len(batch), convert_to_numpy=True,
+                                          show_progress_bar=False)
+
+
+def token_lengths(texts: list[str]) -> list[int]:
+    """What the model reads of each text, in word pieces (special tokens in, cut at its window)."""
+    return [min(len(e.ids), MAX_TOKENS) for e in model_tokenizer().encode_batch(texts)]
+
+
+def length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Indexes of the texts in batches of one length each, shortest first, at most
+    `batch_size` texts each."""
+    by_length: dict[int, list[int]] = {}
+    for i, length in enumerate(lengths):
+        by_length.setdefault(length, []).append(i)
+    return [group[start:start + batch_size] for _, group in sorted(by_length.items())
+            for start in range(0, len(group), batch_size)]
 
 
 def text_key(text: str) -> str:
@@ -114,38 +144,31 @@ def text_key(text: str) -> str:
 
 
 class EmbeddingCache:
-    """Vectors by text hash in one SQLite file per repository, shared by all its indexes,
-    branches and commits."""
+    """Vectors by text hash in one SQLite file per data folder, shared by every index of every
+    repository (a key is the text's hash: the same text anywhere has the same vector)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, earlier: Path | None = None):
+        """`earlier`: a cache of the layout before (one per repository), read for what this one
+        lacks and copied over, so an upgrade embeds nothing twice."""
         self.path = path
         self._store = BlobCache(path, "vectors", "vector")
+        self._earlier = earlier if earlier is not None and earlier.is_file() else None
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
-        return {k: np.frombuffer(blob, dtype=np.float32) for k, blob in self._store.get_many(keys).items()}
+        found = self._store.get_many(keys)
+        if self._earlier is not None and len(found) < len(keys):
+            earlier = BlobCache(self._earlier, "vectors", "vector")
+            try:
+                copied = earlier.get_many([k for k in keys if k not in found])
+            finally:
+                earlier.close()
+            if copied:
+                self._store.put_many(copied)
+                found.update(copied)
+        return {k: np.frombuffer(blob, dtype=np.float32) for k, blob in found.items()}
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
         self._store.put_many({k: v.astype(np.float32).tobytes() for k, v in items.items()})
 
     def close(self) -> None:
         self._store.close()
-
-
-def embed_with_cache(texts: list[str], embedder: Embedder, cache: EmbeddingCache,
-                     on_start: Callable[[int], None] | None = None,
-                     progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int]:
-    """Vectors for all texts, embedding only those the cache lacks; returns (vectors, n_new).
-
-    `on_start` hears how many texts need embedding, `progress` how many each batch did."""
-    keys = [text_key(t) for t in texts]
-    cached = cache.get_many(sorted(set(keys)))
-    missing = sorted({k: t for k, t in zip(keys, texts) if k not in cached}.items())
-    if on_start:
-        on_start(len(missing))
-    if missing:
-        vectors = embedder.encode([t for _, t in missing], progress)
-        new = {k: v for (k, _), v in zip(missing, vectors)}
-        cache.put_many(new)
-        cached.update(new)
-    matrix = np.stack([cached[k] for k in keys]) if keys else np.zeros((0, DIMENSION), np.float32)
-    return matrix, len(missing)

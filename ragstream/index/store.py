@@ -3,8 +3,8 @@
 Layout: `<data_dir>/indexes/<repository>/<active_index>/` holds generations `gen-*/` and a
 `CURRENT` file naming the live one. A build writes a new generation beside the live one and
 then replaces `CURRENT` in one `os.replace`; a crash or Ctrl-C at any moment leaves the previous
-generation live and loadable. The repository folder also holds the embedding and parse caches
-that all its indexes (branches, commits) share.
+generation live and loadable. The repository folder also holds the parse cache that all its
+indexes (branches, commits) share; the data folder holds the embedding cache every index shares.
 """
 from __future__ import annotations
 
@@ -63,6 +63,13 @@ class IndexLocation:
 
     @property
     def embedding_cache(self) -> Path:
+        """Vectors by text hash, shared by every repository under the data folder: a vendored
+        file or a fork embeds once."""
+        return self.data_dir / "embedding_cache.sqlite"
+
+    @property
+    def repository_embedding_cache(self) -> Path:
+        """Where the repository's own embedding cache was kept before it was shared: still read."""
         return self.repository_dir / "embedding_cache.sqlite"
 
     @property
@@ -83,17 +90,81 @@ def current_generation(location: IndexLocation) -> Path | None:
     return location.index_dir / name if name else None
 
 
+STOP = "STOP"  # asks a running semantic fill to stop after its batch (a re-index wants the lock)
+PREEMPT_WAIT_S = 60.0  # how long a build waits for a fill it asked to stop
+
+
 @contextmanager
-def build_lock(location: IndexLocation) -> Iterator[None]:
-    """One build per index at a time; a second one fails at once instead of racing."""
+def build_lock(location: IndexLocation, role: str = "build") -> Iterator[Any]:
+    """One builder per index at a time. A build meeting another build fails at once instead of
+    racing; one meeting a semantic fill (`role` "fill") asks it to stop and takes over, since
+    the fill resumes from the embedding cache when this build publishes. The holder's role is
+    written in the lock file, for `lock_holder`."""
     location.index_dir.mkdir(parents=True, exist_ok=True)
-    with open(location.index_dir / ".lock", "w") as handle:
+    with open(location.index_dir / ".lock", "a+") as handle:
+        if not _try_lock(handle):
+            holder = lock_holder(location)
+            if role == "fill" or not (holder or "").startswith("fill"):
+                raise IndexingError("another build of this index is running" + (f" ({holder})" if holder else ""),
+                                    where=str(location.index_dir))
+            _preempt(location, handle)
+        stop = location.index_dir / STOP
+        stop.unlink(missing_ok=True)
+        mark_lock(handle, role)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise IndexingError("another build of this index is running",
-                                where=str(location.index_dir)) from exc
-        yield
+            yield handle
+        finally:
+            handle.truncate(0)
+
+
+def mark_lock(handle, role: str) -> None:
+    """Say in the held lock file who holds it (a build turns into a fill after keyword-ready)."""
+    handle.seek(0)
+    handle.truncate(0)
+    handle.write(f"{role} pid {os.getpid()}")
+    handle.flush()
+
+
+def lock_holder(location: IndexLocation) -> str | None:
+    """Who builds this index now ("build pid 12" or "fill pid 12"), or None when nobody does.
+    Read from the note the holder writes, never by taking the lock (a probe would make a
+    starting build fail); a note left by a killed holder names a process that is gone."""
+    try:
+        note = (location.index_dir / ".lock").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    pid = note.rsplit(" ", 1)[-1]
+    if not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, another user's
+    return note
+
+
+def stop_requested(location: IndexLocation) -> bool:
+    return (location.index_dir / STOP).exists()
+
+
+def _try_lock(handle) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _preempt(location: IndexLocation, handle) -> None:
+    (location.index_dir / STOP).touch()
+    deadline = time.monotonic() + PREEMPT_WAIT_S
+    while not _try_lock(handle):
+        if time.monotonic() > deadline:
+            raise IndexingError(f"a semantic fill of this index did not stop within {PREEMPT_WAIT_S:.0f} s",
+                                where=str(location.index_dir))
+        time.sleep(0.05)
 
 
 def new_generation(location: IndexLocation) -> Path:
@@ -108,6 +179,20 @@ def new_generation(location: IndexLocation) -> Path:
     return path
 
 
+def linked_generation(location: IndexLocation, live: Path, replaced: Iterable[str]) -> Path:
+    """A staging generation holding hard links to the live one's files, less `replaced` (which
+    the caller writes anew): a fill publishes new vectors without copying the rest. Files of a
+    generation are never changed after it is written, so sharing them is safe."""
+    generation = new_generation(location)
+    skip = set(replaced)
+    for path in sorted(live.rglob("*")):
+        name = path.relative_to(live).as_posix()
+        if path.is_file() and name not in skip:
+            (generation / name).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, generation / name)
+    return generation
+
+
 @contextmanager
 def staging(location: IndexLocation) -> Iterator[Path]:
     """A new generation to write into; if the build fails or is interrupted, it is removed
@@ -116,14 +201,22 @@ def staging(location: IndexLocation) -> Iterator[Path]:
     try:
         yield generation
     except BaseException:
-        shutil.rmtree(generation, ignore_errors=True)
-        if current_generation(location) is None:
-            shutil.rmtree(location.index_dir, ignore_errors=True)
+        discard(location, generation)
         raise
 
 
-def publish(location: IndexLocation, generation: Path) -> None:
-    """Make `generation` live in one atomic step, then drop the previous one."""
+def discard(location: IndexLocation, generation: Path) -> None:
+    """Remove a staged generation that will not be published (and an index folder that never
+    had a live generation)."""
+    shutil.rmtree(generation, ignore_errors=True)
+    if current_generation(location) is None:
+        shutil.rmtree(location.index_dir, ignore_errors=True)
+
+
+def publish(location: IndexLocation, generation: Path, keep_previous: bool = False) -> None:
+    """Make `generation` live in one atomic step, then drop the previous one -- or, with
+    `keep_previous` (a semantic fill, publishing every few seconds), leave it to the next
+    generation's staging, so a reader that has just loaded it can still read its files."""
     previous = current_generation(location)
     _fsync_dir(generation)
     tmp = location.index_dir / f"{CURRENT}.tmp"
@@ -133,7 +226,7 @@ def publish(location: IndexLocation, generation: Path) -> None:
         os.fsync(handle.fileno())
     os.replace(tmp, location.index_dir / CURRENT)
     _fsync_dir(location.index_dir)
-    if previous and previous != generation:
+    if previous and previous != generation and not keep_previous:
         shutil.rmtree(previous, ignore_errors=True)
 
 

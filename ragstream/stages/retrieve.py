@@ -33,6 +33,7 @@ from ragstream.index.keywords import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.index.roles import TEST_PATH
 from ragstream.stages.settings import number
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt, node_of
 
@@ -40,7 +41,6 @@ WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.ret
 OUTCOMES = ("ok", "no_entry_points")
 DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
                   "code": RetrievalFilters(languages=("python", "csharp"))}
-TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?)/|(^|/)test_[^/]*$|_test\.\w+$")
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "sample",
                         "samples", "example", "examples", "conftest"})
 MAX_REFORMULATIONS = 2
@@ -120,7 +120,8 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         # Code that names the question's concepts is evidence still: a question that sounds like
         # one about the database ("the distributed lock for SQL Server") may be answered by code.
         return _found(sp, code_only, log, [f"kept the first search's hits: {NO_DATABASE_OBJECT}"])
-    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic"}}
+    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic",
+                                           "warnings": _search_warnings(log)}}
     return "no_entry_points"
 
 
@@ -128,8 +129,14 @@ def _found(sp: SuperPrompt, hits: list[dict[str, Any]], log: list[dict[str, Any]
            warnings: list[str] | None = None) -> str:
     record_hits(sp, hits)
     sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
-    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic", "warnings": warnings or []}}
+    sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic",
+                                           "warnings": _search_warnings(log) + (warnings or [])}}
     return "ok"
+
+
+def _search_warnings(log: list[dict[str, Any]]) -> list[str]:
+    """What the backend said its searches missed, once each (a partial semantic index)."""
+    return list(dict.fromkeys(w for entry in log for w in entry["search_warnings"]))
 
 
 def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pieces: list[str],
@@ -144,8 +151,10 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
     sources: dict[str, dict[str, int]] = {}
     symptoms: set[str] = set()
     from_history: set[str] = set()
+    notes: dict[str, None] = {}  # what the searches missed (a semantic fill still running), in order
     for index, (piece, extra) in enumerate(searches):
         response = backend.search(plan.request(sp, piece, extra, int(limits["N1_RETR_MAX_CANDIDATES"])))
+        notes.update(dict.fromkeys(response.debug.get("warnings", ())))
         hits = response.hits
         symptoms.update(response.debug.get("symptoms_scaled", ()))
         from_history.update(hit.id for hit in hits if "history" in hit.sources)
@@ -166,7 +175,8 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
     return ([{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
              for rank, (score, cid) in enumerate(scored, start=1)], len(demoted),
             {"symptoms_scaled": [cid for _, cid in scored if cid in symptoms],
-             "from_change_history": [cid for _, cid in scored if cid in from_history]})
+             "from_change_history": [cid for _, cid in scored if cid in from_history],
+             "search_warnings": list(notes)})
 
 
 def _test_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set[str]:

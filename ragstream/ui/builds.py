@@ -6,6 +6,7 @@ import time
 import streamlit as st
 
 from ragstream.catalog import BuildJob
+from ragstream.index.fill import describe
 from ragstream.ui.common import show_error
 
 POLL_SECONDS = 1.0
@@ -27,8 +28,12 @@ def render(controller) -> None:
 def _live(controller) -> None:
     jobs = _recent(controller)
     _draw(jobs)
-    if not any(job.running for job in jobs):
-        st.rerun(scope="app")  # a build finished: the index list and the pickers change
+    stages = tuple(job.stage for job in jobs)
+    seen = st.session_state.get("build_stages")
+    st.session_state["build_stages"] = stages
+    # A build finished, or one became keyword-ready (askable): the index list and the pickers change.
+    if not any(job.running for job in jobs) or (seen is not None and seen != stages):
+        st.rerun(scope="app")
 
 
 def _recent(controller) -> list[BuildJob]:
@@ -41,6 +46,8 @@ def _draw(jobs: list[BuildJob]) -> None:
         title = f"{job.path.name} → index `{job.name or 'default'}`"
         if job.running:
             st.markdown(f"**Indexing** {title} · {time.time() - job.started:.0f} s")
+            if job.vectors:  # published: questions can be asked while the vectors fill in
+                st.caption(describe(job.vectors, "build"))
         elif job.error:
             st.markdown(f"**Indexing failed** {title}")
             show_error(job.error)
@@ -48,7 +55,8 @@ def _draw(jobs: list[BuildJob]) -> None:
         else:
             report = job.report
             st.success(f"Indexed {title}: {report.files} files, {report.chunks} chunks, "
-                       f"{report.embedded_new} embedded in {sum(report.seconds.values()):.1f} s",
+                       f"{report.embedded_new} embedded in {sum(report.seconds.values()):.1f} s "
+                       f"(keyword-ready after {report.keyword_ready_seconds:.1f} s)",
                        icon=":material/check_circle:")
             continue
         for phase, progress in job.snapshot():

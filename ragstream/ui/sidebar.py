@@ -72,7 +72,7 @@ def _indexes(config: str | None, builds_marker: tuple) -> list[IndexSummary]:
 
 def _index_section(controller: Controller) -> Scope | None:
     st.markdown("**Index**")
-    marker = tuple((str(job.path), job.name, job.finished) for job in controller.builds())
+    marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds())
     summaries = _indexes(resources.config_file(), marker)
     usable = [s for s in summaries if s.problem is None]
     if usable:  # with no index yet, the builds are drawn large in the main area instead
@@ -106,13 +106,14 @@ def _index_card(s: IndexSummary) -> None:
     stale = (f"stale files unknown ({s.stale_note})" if s.stale is None
              else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
     st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
-               f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}")
+               f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}  \n"
+               f"{s.stage}")
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:
     return {"repository": s.repository, "index": s.index, "branch": s.branch, "commit": (s.commit or "")[:10],
             "age": humanise_age(s.age_seconds) if not s.problem else "", "files": s.files, "chunks": s.chunks,
-            "stale files": s.stale, "source": s.source_root, "problem": s.problem or ""}
+            "stale files": s.stale, "stage": s.stage, "source": s.source_root, "problem": s.problem or ""}
 
 
 def _index_folder_form(controller: Controller) -> None:

@@ -1,0 +1,39 @@
+"""Index work handed to a detached process: the semantic fill after keyword-ready, or a whole
+build (`ragstream index --background`). The process outlives the command that started it; its
+output goes to a log file in the index folder."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from ragstream.index import store
+
+LOG = "background.log"
+NICE = 10  # background index work yields the CPU to searches and questions
+
+
+def lower_priority() -> None:
+    """Run the calling thread (and the threads it starts, torch's among them) at `NICE`, so
+    searches during a background build or fill stay near their idle latency. Linux gives
+    each thread its own nice value; elsewhere the process's is lowered."""
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, max(NICE, os.getpriority(os.PRIO_PROCESS, thread)))
+    except OSError:
+        pass  # not allowed here: the build only runs at the normal priority
+
+
+def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
+                config: str | None) -> tuple[int, Path]:
+    """Run `ragstream index SOURCE OPTIONS` detached; (its pid, its log file)."""
+    location.index_dir.mkdir(parents=True, exist_ok=True)
+    log = location.index_dir / LOG
+    command = [sys.executable, "-m", "ragstream", *(["--config", config] if config else []),
+               "index", str(source), "--name", location.active_index, *options]
+    with open(log, "ab") as out:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)  # a Ctrl-C in the terminal does not reach it
+    return process.pid, log

@@ -1,0 +1,192 @@
+"""The semantic fill: vectors added to a keyword-ready index in priority order, each batch
+published as a new generation, so searches use what exists while the rest is embedded.
+
+Order: one text per chunk first (its head: header and the start of its code), code before
+tests, fixtures and examples; then the windows over long chunks' code. Within a tier, texts go
+in batches of one length (`Embedder.encode`), shortest first. Every vector is put in the
+embedding cache as soon as it exists, so a killed fill resumes where it stopped, and a
+generation's FAISS file holds the vectors present, in the order of a full build: once all are
+there the index is the one a full build makes.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstream.index import store
+from ragstream.index.embeddings import Embedder, EmbeddingCache, length_batches, text_key, token_lengths
+from ragstream.index.roles import is_test_path
+from ragstream.index.search_artifacts import rows_path, write_faiss
+from ragstream.index.windows import window_texts
+from ragstream.super_prompt import Chunk
+
+PUBLISH_EVERY_S = 3.0  # a fill publishes at most this often (and when every chunk has its head vector)
+STAGES = ("keyword", "heads", "complete")  # keyword-ready; every chunk has a vector; every window has one
+STAGE_NAMES = {"keyword": "keyword-ready", "heads": "every chunk has a vector, windows pending",
+               "complete": "complete"}
+
+
+@dataclass(frozen=True)
+class TextPlan:
+    """Every text the index embeds, in full-build order, with the chunk row each belongs to."""
+
+    texts: list[str]
+    keys: list[str]  # embedding-cache key of each text
+    rows: np.ndarray  # chunk row of each text
+    heads: np.ndarray  # bool: the text is its chunk's first (the chunk's own embedding text)
+
+    @classmethod
+    def of(cls, chunks: list[Chunk], window_tokens: int) -> "TextPlan":
+        texts, rows = window_texts(chunks, window_tokens)
+        heads = np.ones(len(rows), dtype=bool)
+        heads[1:] = rows[1:] != rows[:-1]
+        return cls(texts, [text_key(t) for t in texts], rows, heads)
+
+    def tiers(self, chunks: list[Chunk]) -> list[list[int]]:
+        """The texts' indexes in fill order: heads of code, heads of tests, windows of code,
+        windows of tests; a text met before (same content) is left out."""
+        tests = np.array([is_test_path(c.path) for c in chunks], dtype=bool)[self.rows]
+        seen: set[str] = set()
+        tiers = []
+        for head, test in ((True, False), (True, True), (False, False), (False, True)):
+            tier = []
+            for i in np.flatnonzero((self.heads == head) & (tests == test)):
+                if self.keys[i] not in seen:
+                    seen.add(self.keys[i])
+                    tier.append(int(i))
+            tiers.append(tier)
+        return tiers
+
+
+def coverage(plan: TextPlan, vectors: dict[str, np.ndarray], rate: float | None = None,
+             backend: str | None = None) -> dict:
+    """The manifest's `vectors` record: how many texts and chunk heads have vectors, the stage,
+    the measured rate (texts/s) and the backend a resumed fill keeps using."""
+    have = np.array([k in vectors for k in plan.keys], dtype=bool)
+    embedded, heads = int(have.sum()), int((have & plan.heads).sum())
+    total, chunks = len(plan.keys), int(plan.heads.sum())
+    stage = "complete" if embedded == total else "heads" if heads == chunks else "keyword"
+    return {"stage": stage, "texts": total, "embedded": embedded, "chunks": chunks, "heads": heads,
+            "rate": round(rate, 2) if rate else None, "backend": backend}
+
+
+def write_vectors(generation, plan: TextPlan, vectors: dict[str, np.ndarray]) -> None:
+    """The FAISS file of the texts that have vectors, in full-build order (so a complete one is
+    the full build's), with each vector's chunk row beside it."""
+    present = [i for i, key in enumerate(plan.keys) if key in vectors]
+    matrix = (np.stack([vectors[plan.keys[i]] for i in present]) if present
+              else np.zeros((0, Embedder.dimension), dtype=np.float32))
+    write_faiss(generation / store.FAISS, matrix, plan.rows[present])
+
+
+@dataclass
+class FillResult:
+    embedded: int = 0  # texts embedded by this fill
+    seconds: float = 0.0  # spent embedding
+    publishes: int = 0
+    stopped: bool = False  # a re-index asked it to stop before the end
+    manifest: dict | None = None  # the last published manifest
+
+
+def fill_vectors(location: store.IndexLocation, plan: TextPlan, chunks: list[Chunk], vectors: dict[str, np.ndarray],
+         embedder: Embedder, cache: EmbeddingCache, backend: str | None = None,
+         progress: Callable[[str, int], None] | None = None,
+         on_publish: Callable[[dict], None] | None = None, publish_every: float = PUBLISH_EVERY_S) -> FillResult:
+    """Embed what `vectors` lacks in fill order, publishing from the live generation at most every
+    `publish_every` seconds, when the heads are done and at the end. `progress(event, n)` hears
+    ("start", texts to embed) then ("advance", n) per batch; `on_publish` each new manifest."""
+    tiers = [[i for i in tier if plan.keys[i] not in vectors] for tier in plan.tiers(chunks)]
+    missing = sum(map(len, tiers))
+    result = FillResult()
+    if progress:
+        progress("start", missing)
+    if not missing:
+        return result
+    backend = backend or embedder.choose(missing)
+    last_publish, pending = time.monotonic(), 0
+    for number, tier in enumerate(tiers):
+        lengths = token_lengths([plan.texts[i] for i in tier])
+        for batch in length_batches(lengths, embedder.batch_size):
+            if store.stop_requested(location):
+                result.stopped = True
+                break
+            ids = [tier[b] for b in batch]
+            started = time.perf_counter()
+            new = dict(zip((plan.keys[i] for i in ids),
+                           embedder.encode([plan.texts[i] for i in ids], backend=backend)))
+            result.seconds += time.perf_counter() - started
+            result.embedded += len(ids)
+            pending += len(ids)
+            cache.put_many(new)
+            vectors.update(new)
+            if progress:
+                progress("advance", len(ids))
+            if time.monotonic() - last_publish >= publish_every:
+                result.manifest = _publish(location, plan, vectors, result, backend, on_publish)
+                last_publish, pending = time.monotonic(), 0
+        # Published when every head is done, at the end, and when stopped early.
+        if pending and (result.stopped or number in (1, len(tiers) - 1)):
+            result.manifest = _publish(location, plan, vectors, result, backend, on_publish)
+            last_publish, pending = time.monotonic(), 0
+        if result.stopped:
+            break
+    return result
+
+
+def _publish(location: store.IndexLocation, plan: TextPlan, vectors: dict[str, np.ndarray],
+             result: FillResult, backend: str, on_publish: Callable[[dict], None] | None) -> dict:
+    """A new generation: the live one's files linked, the vectors and manifest written anew."""
+    live = store.current_generation(location)
+    manifest = store.load_index(location).manifest
+    faiss_name = store.FAISS
+    generation = store.linked_generation(location, live, (faiss_name, rows_path(live / faiss_name).name,
+                                                           store.MANIFEST))
+    try:
+        write_vectors(generation, plan, vectors)
+        rate = result.embedded / result.seconds if result.seconds else None
+        manifest = {**manifest, "vectors": coverage(plan, vectors, rate, backend),
+                    "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "artifacts": store.artifact_sizes(generation)}
+        store.write_json(generation / store.MANIFEST, manifest)
+        store.publish(location, generation, keep_previous=True)
+    except BaseException:
+        store.discard(location, generation)
+        raise
+    result.publishes += 1
+    if on_publish:
+        on_publish(manifest)
+    return manifest
+
+
+def stage_of(manifest: dict) -> dict:
+    """The manifest's `vectors` record; an index built before progressive builds is complete."""
+    vectors = manifest.get("vectors")
+    if vectors is None:
+        chunks = manifest.get("counts", {}).get("chunks", 0)
+        return {"stage": "complete", "texts": None, "embedded": None, "chunks": chunks, "heads": chunks,
+                "rate": None, "backend": None}
+    return vectors
+
+
+def eta_seconds(vectors: dict) -> float | None:
+    """Seconds to complete at the measured rate; None when no rate was measured yet."""
+    if vectors["stage"] == "complete":
+        return 0.0
+    if not vectors.get("rate"):
+        return None
+    return (vectors["texts"] - vectors["embedded"]) / vectors["rate"]
+
+
+def describe(vectors: dict, holder: str | None = None) -> str:
+    """One line: stage, coverage, and the ETA or why the fill is not running."""
+    if vectors["stage"] == "complete":
+        return "complete" + (f": {vectors['texts']:,} texts embedded" if vectors.get("texts") else "")
+    line = (f"{STAGE_NAMES[vectors['stage']]}: semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts "
+            f"({vectors['heads']:,} of {vectors['chunks']:,} chunks)")
+    if not (holder or "").startswith(("fill", "build")):
+        return line + "; no fill is running (run `ragstream index` on the repository to resume it)"
+    eta = eta_seconds(vectors)
+    return line + ("; filling, ETA not measured yet" if eta is None else f"; filling, ETA {eta:.0f} s")
