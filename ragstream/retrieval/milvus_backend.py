@@ -94,7 +94,8 @@ class MilvusBackend(LocalBackend):
     def _live(self, location: store.IndexLocation) -> str:
         return milvus_store.live_collection(self.client, location.repository, location.active_index)
 
-    def _load(self, location: store.IndexLocation, live: str) -> PublishedLoaded:
+    def _load(self, location: store.IndexLocation, live: str, previous: LoadedIndex | None = None) -> PublishedLoaded:
+        """The published generation `live`, read whole (a new generation is a new collection)."""
         published = milvus_store.read_published(self.client, location, live)
         chunks, _ = milvus_store.read_chunks(self.client, live)
         return PublishedLoaded(published, chunks, chunk_rows(chunks), None, np.empty(0, dtype=np.int64), live,
