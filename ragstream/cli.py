@@ -152,6 +152,7 @@ def _index(args: argparse.Namespace) -> int:
 
     info = repository_info(args.path, args.branch)
     location = locate(info, settings, args.name)
+    shared = settings.retrieval.backend != "local"
     if args.background:
         pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--wait"]
                                + (["--rebuild"] if args.rebuild else []), args.config)
@@ -163,14 +164,15 @@ def _index(args: argparse.Namespace) -> int:
             lower_priority()  # a background fill: searches and questions come first
             report = fill_index(args.path, settings, name=args.name, branch=args.branch, progress=progress)
         else:
+            # A shared backend publishes the complete index only: the build waits for its fill.
             report = build_index(args.path, settings, name=args.name, branch=args.branch,
-                                 rebuild=args.rebuild, progress=progress, fill=args.wait)
+                                 rebuild=args.rebuild, progress=progress, fill=args.wait or shared)
     if args.fill:
         console.print(f"semantic fill: {report.embedded_new} texts embedded{_backends(report.embedding_backends)}; "
                       f"stage: {describe(report.vectors)}", highlight=False)
         return 0
     _print_summary(report)
-    if report.stage != "complete" and not args.wait:
+    if report.stage != "complete" and not (args.wait or shared):
         pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--fill"], args.config)
         console.print(f"semantic fill going on in the background (pid {pid}, log {log}); "
                       f"`ragstream index {args.path} --status` says where it stands")

@@ -34,7 +34,7 @@ def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
     config = tmp_path / "config.yaml"
     config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
     existing = set(location.index_dir.glob("gen-*"))  # the live one, and the one a fill leaves to readers
-    proc = subprocess.Popen([sys.executable, "-m", "ragstream.cli", "--config", str(config), "index", str(repo)],
+    proc = subprocess.Popen([sys.executable, "-m", "ragstream.cli", "--config", str(config), "index", str(repo), "--wait"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     staged = _wait_for_staged_generation(location, existing, proc)
     os.kill(proc.pid, sig)
