@@ -18,6 +18,7 @@ from ragstream.config import load_settings
 from ragstream.errors import ConfigError, RagstreamError, RetrievalError
 from ragstream.progress_lines import ModelProgress
 from ragstream.redact import redact_text
+from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
 
 console = Console()
 err_console = Console(stderr=True)
@@ -577,12 +578,15 @@ def _search_request(args: argparse.Namespace):
 
 
 def _filters(items: list[str]) -> dict[str, list[str]]:
-    filters: dict[str, list[str]] = {}
+    """`--filter KEY=V1,V2`, repeatable; a repeated key narrows (`narrowed_mapping`)."""
+    pairs = []
     for item in items:
         key, sep, values = item.partition("=")
         if not sep:
             raise RetrievalError(f"expected KEY=V1,V2, got {item!r}", where="--filter")
-        filters.setdefault(key.strip(), []).extend(v.strip() for v in values.split(",") if v.strip())
+        pairs.append((key.strip(), [v.strip() for v in values.split(",") if v.strip()]))
+    filters = narrowed_mapping(pairs)
+    RetrievalFilters.parse(filters)  # refused here, before anything is loaded
     return filters
 
 

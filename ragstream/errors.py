@@ -50,6 +50,11 @@ class RetrievalError(RagstreamError):
     layer = "retrieval"
 
 
+class FilterError(RetrievalError):
+    """A retrieval filter cannot be applied as written (where = retrieval_filters.<key>; the
+    message names the value). Refused rather than read loosely: a loose filter widens access."""
+
+
 class HistoryError(RagstreamError):
     """The conversation history cannot be read or written (where = the file)."""
 

@@ -12,6 +12,7 @@ from ragstream.index import store
 from ragstream.index.build import build_index, index_status, locate, repository_info
 from ragstream.index.embeddings import Embedder
 from ragstream.index.search_artifacts import read_bm25, read_faiss
+from ragstream.retrieval.local_backend import LocalBackend
 from tests.conftest import make_settings
 
 SECRETS = ("hunter2hunter2", "sk-proj-Abc123Def456")
@@ -46,10 +47,14 @@ def test_chunk_text_elides_children_and_carries_a_context_header(built_sample):
     assert header[0] == "file: billing/service.py"  # line numbers are chunk fields, never embedded
     assert header[1] == "symbol: billing.service.InvoiceService.record_payment (method, python)"
     assert "defined in: billing.service.InvoiceService" in header
-    assert "calls: Invoice.balance, Invoice.mark_paid, InvoiceRepository.get, " \
-           "InvoiceRepository.save_payment, InvoiceService._validate, util.log_event" in header
+    # What is indexed names only neighbours of the same file, kind, language and labels ...
+    assert "calls: InvoiceService._validate" in header
     assert "called by: AuditedInvoiceService.record_payment" in header
     assert method.embedding_text.startswith("file: billing/service.py\n")
+    # ... while a caller allowed to see them all reads every one.
+    fetched = LocalBackend(settings).fetch_chunks([method.id], "sample_repo", "default", None)[0]
+    assert "calls: Invoice.balance, Invoice.mark_paid, InvoiceRepository.get, InvoiceRepository.save_payment, " \
+           "InvoiceService._validate, util.log_event" in fetched.metadata["header"].splitlines()
     module = chunks["py:billing.util|MODULE"]
     assert module.text.startswith("import logging") and "[function log_event: own chunk]" in module.text
 
@@ -108,7 +113,6 @@ def test_long_definitions_split_on_line_boundaries(tmp_path: Path):
     assert all(a.end_line + 1 == b.start_line for a, b in zip(chunks, chunks[1:]))
     assert all(c.metadata["tokens"] <= 120 for c in chunks)
     assert f"part: 2 of {len(chunks)}" in chunks[1].metadata["header"]
-    from ragstream.retrieval.local_backend import LocalBackend
 
     whole = LocalBackend(settings).fetch_texts(["py:long.long_function|FUNCTION"], "repo", "default", None)
     assert whole == {"py:long.long_function|FUNCTION": "\n".join(c.text for c in chunks)}
@@ -285,10 +289,11 @@ def test_headers_never_name_neighbours_with_other_access(tmp_path: Path):
     public = chunks["py:util.round_money|FUNCTION"]
     assert "compute_executive_bonus" not in public.embedding_text and public.metadata["acl_tags"] == ["public"]
     assert chunks["py:hr.payroll.compute_executive_bonus|FUNCTION"].metadata["acl_tags"] == ["hr"]
-    open_settings = make_settings(tmp_path / "data2")
-    build_index(repo, open_settings)
-    same = {c.id: c for c in load(open_settings, repo).chunks()}["py:util.round_money|FUNCTION"]
-    assert "called by: payroll.compute_executive_bonus" in same.metadata["header"]
+    # Fetched, the header is the caller's: hr sees who calls it, public does not.
+    backend = LocalBackend(restricted)
+    for tags, named in ((["public"], False), (["public", "hr"], True)):
+        fetched = backend.fetch_chunks([public.id], "repo", "default", {"acl_tags_any": tags})[0]
+        assert ("called by: payroll.compute_executive_bonus" in fetched.metadata["header"]) is named, tags
 
 
 def test_a_failed_first_build_leaves_nothing_behind(tmp_path: Path):
@@ -302,7 +307,6 @@ def test_a_failed_first_build_leaves_nothing_behind(tmp_path: Path):
 
 
 def test_a_long_running_backend_follows_a_reindex(sample_repo: Path, tmp_path: Path):
-    from ragstream.retrieval.local_backend import LocalBackend
 
     settings = make_settings(tmp_path / "data")
     build_index(sample_repo, settings)
@@ -380,7 +384,6 @@ def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):
     settings = make_settings(tmp_path / "data", chunks={"max_chunk_tokens": 4000})
     build_index(repo, settings)
     from ragstream.retrieval.filters import RetrievalFilters
-    from ragstream.retrieval.local_backend import LocalBackend
     from ragstream.retrieval.types import SearchRequest
 
     backend = LocalBackend(settings)

@@ -2,10 +2,12 @@
 
 A chunk's text is its node's source lines with each child definition (that has a chunk of its
 own) elided to one line, so no code is embedded twice. Above the code sits a context header
-(file, symbol, kind, defined in, calls, called by, ...) built from the graph; header and code
-together are what gets embedded and keyword-indexed. Neither holds line numbers (they are
-chunk fields), so an edit that shifts lines re-embeds only what it changed. Chunks over the token limit are split on
-line boundaries into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
+(file, symbol, kind, defined in, calls, called by, ...) built from the graph (`headers`: the
+stored one names only neighbours no filter can hide from a caller who sees the chunk; a caller
+gets one rendered for its filters); header and code together are what gets embedded and
+keyword-indexed. Neither holds line numbers (they are chunk fields), so an edit that shifts
+lines re-embeds only what it changed. Chunks over the token limit are split on line boundaries
+into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 """
 from __future__ import annotations
 
@@ -14,25 +16,13 @@ from typing import TypeVar
 
 import networkx as nx
 
+from ragstream.index.headers import RELATION_LABELS, indexed_header
 from ragstream.index.model import CHUNKABLE_KINDS, Node
 from ragstream.super_prompt import PART_MARK, Chunk
 from ragstream.tokens import TokenCounter
 
 NODE_FIELDS = tuple(f.name for f in fields(Node))
 T = TypeVar("T")
-# (edge type, direction, header label); "out" lists targets, "in" lists sources.
-HEADER_RELATIONS = (
-    ("INHERITS", "out", "inherits"), ("IMPLEMENTS", "out", "implements"),
-    ("CALLS", "out", "calls"), ("CALLS", "in", "called by"),
-    ("READS", "out", "reads"), ("WRITES", "out", "writes"),
-    ("READS", "in", "read by"), ("WRITES", "in", "written by"),
-    ("FOREIGN_KEY", "out", "references"), ("FOREIGN_KEY", "in", "referenced by"),
-    ("MAPS_TO", "out", "maps to"), ("MAPS_TO", "in", "mapped by"),
-    ("INHERITS", "in", "subclassed by"), ("IMPLEMENTS", "in", "implemented by"),
-)
-
-
-RELATION_LABELS = tuple(f"{label}:" for _, _, label in HEADER_RELATIONS)
 
 
 def keyword_text(chunk: Chunk) -> str:
@@ -56,7 +46,6 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
             if owner:
                 children.setdefault(owner, []).append(node)
     lines_of = {path: text.split("\n") for path, text in texts.items()}
-    related = _related(graph)
     chunks: list[Chunk] = []
     for node in sorted(nodes, key=lambda n: n.id):
         if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
@@ -64,7 +53,7 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
         body = _elided_text(node, lines_of[node.path], children.get(node.id, []))
         if body is None:
             continue
-        header = _header(node, by_id, related, max_names)
+        header = indexed_header(graph, node.id, max_names)
         access = graph.nodes[node.id].get("acl", {})
         chunks.extend(_split(node, body, header, counter, max_tokens, access))
     return chunks
@@ -107,52 +96,6 @@ def _elision(child: Node, lines: list[str]) -> str:
     indent = first[: len(first) - len(first.lstrip())]
     shown = child.signature.split("\n", 1)[0] if child.signature else first.strip()
     return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: own chunk]"
-
-
-def _header(node: Node, by_id: dict[str, Node], related: dict[tuple, set[str]],
-            max_names: int) -> str:
-    rows = [
-        f"file: {node.path}",
-        f"symbol: {node.name} ({node.kind.lower()}, {node.language})",
-    ]
-    parent = by_id.get(node.parent) if node.parent else None
-    if parent is not None:
-        rows.append(f"defined in: {parent.name}")
-    if node.signature:
-        rows.append(f"signature: {' '.join(node.signature.split())}")
-    for edge_type, direction, label in HEADER_RELATIONS:
-        names = sorted(related.get((node.id, edge_type, direction), ()))
-        if names:
-            more = f" (+{len(names) - max_names} more)" if len(names) > max_names else ""
-            rows.append(f"{label}: {', '.join(names[:max_names])}{more}")
-    return "\n".join(rows)
-
-
-def _related(graph: nx.MultiDiGraph) -> dict[tuple, set[str]]:
-    """(node, edge type, direction) -> display names of the nodes at the other end.
-
-    Only across nodes with the same access labels: a header is embedded and keyword-indexed,
-    so naming a caller that some users may not see would leak it through a visible chunk.
-    EXTERNAL nodes carry no labels and are named from the calling code itself."""
-    related: dict[tuple, set[str]] = {}
-    for source, target, edge_type in graph.edges(keys=True):
-        if source == target or not _same_access(graph.nodes[source], graph.nodes[target]):
-            continue
-        related.setdefault((source, edge_type, "out"), set()).add(_display_name(graph.nodes[target]))
-        related.setdefault((target, edge_type, "in"), set()).add(_display_name(graph.nodes[source]))
-    return related
-
-
-def _same_access(a: dict, b: dict) -> bool:
-    return a.get("kind") == "EXTERNAL" or b.get("kind") == "EXTERNAL" or a.get("acl") == b.get("acl")
-
-
-def _display_name(data: dict) -> str:
-    """The last two name segments (`Class.method`): short, yet distinct enough to read."""
-    name = data["name"]
-    if data["kind"] == "FILE":
-        return name
-    return ".".join(name.split(".")[-2:])
 
 
 def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounter,

@@ -27,7 +27,7 @@ from ragstream.index.change_history import PastChange
 from ragstream.index.model import ParsedFile
 from ragstream.super_prompt import Chunk
 
-FORMAT_VERSION = 4  # 4: semantic windows for long chunks; 3: BM25 tokens stemmed; 2: BM25 without caller/callee lists
+FORMAT_VERSION = 5  # 5: headers name only neighbours no filter can hide (a caller's are rendered at fetch); 4: semantic windows for long chunks; 3: BM25 tokens stemmed; 2: BM25 without caller/callee lists
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
 GRAPH = "graph.json"

@@ -1,19 +1,26 @@
 """Security filters (`retrieval_filters`): what a caller may see, decided before any ranking.
 
-A key that is absent constrains nothing. A key that is present is an allowlist, and an empty
-allowlist allows nothing (a caller with no tags sees nothing). `classification_labels_all`
-requires every listed label on the chunk; `paths_exclude` removes what it matches.
+Every rule fails closed (a backend translating them, Milvus included, must keep to them):
+- A key that is absent constrains nothing; a key given as null is an error (leave it out).
+- A key that is present is an allowlist, and an empty allowlist allows nothing -- every one of
+  them: no tags, no kinds, no paths, and an empty `classification_labels_all` too (which
+  otherwise requires every listed label on the item).
+- `paths_exclude` removes what it matches; it can never re-include (a `!` is refused), and an
+  empty exclude list excludes nothing. Path globs are gitignore-style, normalised to the index's
+  path form or refused; in `paths_include` a `!` glob always narrows, whatever its place in the
+  list (`path_globs`).
+- Narrowing (`narrowed_by`, a repeated key in `narrowed_mapping`) only ever takes away.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from functools import lru_cache
 from typing import Any
 
-import pathspec
+from ragstream.errors import FilterError
+from ragstream.retrieval.path_globs import glob_rule, normalised_globs
 
-from ragstream.errors import RetrievalError
+PATH_KEYS = ("paths_include", "paths_exclude")
 
 @dataclass(frozen=True)
 class RetrievalFilters:
@@ -25,6 +32,12 @@ class RetrievalFilters:
     languages: tuple[str, ...] | None = None  # python, sql, csharp, text
     also: tuple["RetrievalFilters", ...] = ()  # further filters an item must pass too (narrowed_by)
 
+    def __post_init__(self) -> None:
+        # Here rather than in `parse`: filters built directly are normalised and checked too.
+        for key in PATH_KEYS:
+            if (globs := getattr(self, key)) is not None:
+                object.__setattr__(self, key, normalised_globs(tuple(globs), key))
+
     @classmethod
     def parse(cls, value: "RetrievalFilters | Mapping[str, Any] | None") -> "RetrievalFilters":
         """Filters from a mapping; an unknown key or a value that is not a list of strings is
@@ -34,19 +47,18 @@ class RetrievalFilters:
         if isinstance(value, RetrievalFilters):
             return value
         if not isinstance(value, Mapping):
-            raise RetrievalError(f"must be a mapping, got {type(value).__name__}", where="retrieval_filters")
+            raise FilterError(f"must be a mapping, got {type(value).__name__}", where="retrieval_filters")
         known = [f.name for f in fields(cls) if f.name != "also"]
         unknown = sorted(set(value) - set(known))
         if unknown:
-            raise RetrievalError(f"unknown filter(s) {unknown}; known: {known}", where="retrieval_filters")
+            raise FilterError(f"unknown filter(s) {unknown}; known: {known}", where="retrieval_filters")
         parsed = {}
         for key, items in value.items():
             if items is None:
-                continue
+                raise FilterError("given without a value: leave the key out to not filter by it, or give "
+                                  "[] to allow nothing", where=f"retrieval_filters.{key}")
             if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
-                raise RetrievalError(f"must be a list of strings, got {items!r}", where=f"retrieval_filters.{key}")
-            if key.startswith("paths_"):
-                _check_globs(items, f"retrieval_filters.{key}")
+                raise FilterError(f"must be a list of strings, got {items!r}", where=f"retrieval_filters.{key}")
             parsed[key] = tuple(items)
         return cls(**parsed)
 
@@ -60,27 +72,36 @@ class RetrievalFilters:
         index's vectorised `Visibility` must agree with it row for row, which a test checks)."""
         if self.acl_tags_any is not None and not set(acl_tags) & set(self.acl_tags_any):
             return False
-        if self.classification_labels_all and not set(self.classification_labels_all) <= set(labels):
+        if self.classification_labels_all is not None and not (
+                self.classification_labels_all and set(self.classification_labels_all) <= set(labels)):
             return False
         if self.kinds is not None and kind not in self.kinds:
             return False
         if self.languages is not None and language not in self.languages:
             return False
-        if self.paths_include is not None and not path_spec(self.paths_include).match_file(path):
+        if self.paths_include is not None and not glob_rule(self.paths_include).matches(path):
             return False
-        if self.paths_exclude and path_spec(self.paths_exclude).match_file(path):
+        if self.paths_exclude and glob_rule(self.paths_exclude).matches(path):
             return False
         return all(f.allows(acl_tags, labels, path, kind, language) for f in self.also)
 
 
-@lru_cache(maxsize=256)
-def path_spec(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    """Compiled gitignore-style globs (compiled once per distinct tuple)."""
-    return pathspec.GitIgnoreSpec.from_lines(globs)
-
-
-def _check_globs(globs, where: str) -> None:
-    try:
-        path_spec(tuple(globs))
-    except (ValueError, TypeError) as exc:  # pathspec's pattern errors are ValueErrors
-        raise RetrievalError(f"invalid path glob: {exc}", where=where) from exc
+def narrowed_mapping(items: Iterable[tuple[str, Sequence[str]]]) -> dict[str, list[str]]:
+    """One filter mapping from (key, values) pairs in which a key may repeat (`--filter` given
+    twice): a repeat narrows, never widens. An allowlist keeps what both lists allow, a label
+    requirement requires both, an exclude list excludes both. Two include glob lists cannot be
+    intersected into one, so a repeated `paths_include` is refused."""
+    merged: dict[str, list[str]] = {}
+    for key, values in items:
+        values = list(dict.fromkeys(values))
+        if key not in merged:
+            merged[key] = values
+        elif key == "paths_include":
+            raise FilterError(f"paths_include is given twice ({merged[key]!r}, then {values!r}); a path matching "
+                              "both lists cannot be written as one list: give the narrower list once",
+                              where="retrieval_filters.paths_include")
+        elif key in ("classification_labels_all", "paths_exclude"):
+            merged[key] += [v for v in values if v not in merged[key]]
+        else:
+            merged[key] = [v for v in merged[key] if v in values]
+    return merged

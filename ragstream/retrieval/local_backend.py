@@ -24,6 +24,7 @@ from ragstream.errors import IndexLoadError, RetrievalError
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
+from ragstream.index.headers import for_caller
 from ragstream.index.keywords import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
@@ -137,9 +138,11 @@ class LocalBackend:
                      retrieval_filters: RetrievalFilters | dict | None,
                      active_index: str | None = None) -> list[Chunk]:
         """The chunks of the visible ids, unique by id, in the order asked; a split node comes
-        back whole (its parts joined, spanning from the first part's start to the last's end)."""
+        back whole (its parts joined, spanning from the first part's start to the last's end).
+        Each header is rendered for the caller: it names only the neighbours its filters allow."""
         index = self._index(repository, branch, active_index)
-        visible = self._fetch_mask(index, ids, RetrievalFilters.parse(retrieval_filters))
+        filters = RetrievalFilters.parse(retrieval_filters)
+        visible = self._fetch_mask(index, ids, filters)
         chunks = []
         for cid in dict.fromkeys(ids):
             rows = _visible_rows(index, visible, cid)
@@ -150,7 +153,10 @@ class LocalBackend:
                 chunks.append(Chunk(cid, first.path, first.start_line, parts[-1].end_line, first.kind, first.symbol,
                                     "\n".join(p.text for p in parts), meta) if len(parts) > 1 or first.id != cid
                               else first)
-        return chunks
+        if not chunks:
+            return chunks
+        graph = self.graph(repository, branch, filters, active_index)
+        return [for_caller(chunk, graph, self.settings.chunks.header_max_names) for chunk in chunks]
 
     def locations(self, ids: list[str], repository: str, branch: str,
                   retrieval_filters: RetrievalFilters | dict | None,

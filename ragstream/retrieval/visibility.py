@@ -11,7 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ragstream.retrieval.filters import RetrievalFilters, path_spec
+from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.path_globs import glob_rule
 from ragstream.super_prompt import Chunk
 
 
@@ -41,8 +42,11 @@ class Visibility:
                               ("language", filters.languages)):
             if values is not None:
                 visible &= self._any(field, values)
-        for label in filters.classification_labels_all or ():
-            visible &= self._any("labels", (label,))
+        if filters.classification_labels_all is not None:
+            if not filters.classification_labels_all:
+                visible[:] = False  # an empty allowlist allows nothing, this one too
+            for label in filters.classification_labels_all:
+                visible &= self._any("labels", (label,))
         if filters.paths_include is not None:
             visible &= self._paths_matching(filters.paths_include)[self._path_ids]
         if filters.paths_exclude:
@@ -61,5 +65,5 @@ class Visibility:
         return hit
 
     def _paths_matching(self, globs: tuple[str, ...]) -> np.ndarray:
-        spec = path_spec(globs)
-        return np.array([spec.match_file(p) for p in self._paths], dtype=bool)
+        rule = glob_rule(globs)
+        return np.array([rule.matches(p) for p in self._paths], dtype=bool)
