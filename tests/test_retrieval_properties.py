@@ -48,10 +48,15 @@ def allowed(row: Row, filters: dict) -> bool:
     """The filter semantics, written out plainly as the test's oracle."""
     def matches(globs):
         return pathspec.GitIgnoreSpec.from_lines(globs).match_file(row.path)
+
+    def included(globs):  # a `!glob` in an include list always narrows, wherever it stands
+        negated = [g[1:] for g in globs if g.startswith("!")]
+        return matches([g for g in globs if not g.startswith("!")]) and not (negated and matches(negated))
     return all([
         "acl_tags_any" not in filters or bool(set(row.acl_tags) & set(filters["acl_tags_any"])),
-        set(filters.get("classification_labels_all", [])) <= set(row.labels),
-        "paths_include" not in filters or matches(filters["paths_include"]),
+        "classification_labels_all" not in filters  # an empty allowlist allows nothing, as every other
+        or bool(filters["classification_labels_all"]) and set(filters["classification_labels_all"]) <= set(row.labels),
+        "paths_include" not in filters or included(filters["paths_include"]),
         not filters.get("paths_exclude") or not matches(filters["paths_exclude"]),
         "kinds" not in filters or row.kind in filters["kinds"],
         "languages" not in filters or row.language in filters["languages"],

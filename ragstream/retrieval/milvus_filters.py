@@ -40,8 +40,9 @@ def _clauses(filters: RetrievalFilters, paths: tuple[str, ...]) -> list[str]:
     if filters.acl_tags_any is not None:
         clauses.append(f"array_contains_any(acl_tags, {_list(filters.acl_tags_any)})"
                        if filters.acl_tags_any else NOTHING)
-    if filters.classification_labels_all:
-        clauses.append(f"array_contains_all(classification_labels, {_list(filters.classification_labels_all)})")
+    if filters.classification_labels_all is not None:  # empty: nothing carries every label of no list
+        clauses.append(f"array_contains_all(classification_labels, {_list(filters.classification_labels_all)})"
+                       if filters.classification_labels_all else NOTHING)
     for field, values in (("kind", filters.kinds), ("language", filters.languages)):
         if values is not None:
             clauses.append(f"{field} in {_list(values)}" if values else NOTHING)
