@@ -39,7 +39,6 @@ def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
     staged = _wait_for_staged_generation(location, existing, proc)
     os.kill(proc.pid, sig)
     proc.wait(timeout=60)
-    assert proc.returncode != 0
 
     if store.current_generation(location) == staged:
         # A progressive build publishes keyword-ready within a moment of writing its graph: on a
@@ -48,6 +47,7 @@ def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
         stored = store.load_index(location)
         assert stored.manifest["vectors"]["stage"] == "keyword" and len(stored.chunks()) > before.chunks
     else:
+        assert proc.returncode != 0  # stopped before it published (after it, Ctrl-C stops the fill cleanly)
         if sig == signal.SIGKILL:  # no chance to clean up: the half-written generation stays, never live
             assert staged.exists() and not (staged / store.MANIFEST).exists()
         else:  # Ctrl-C: the build removes what it staged

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -269,7 +270,7 @@ def test_cli_returns_keyword_ready_and_fills_in_the_background(sample_repo: Path
             break
         assert "semantic over" in status
         time.sleep(0.5)
-    assert "stage: complete: 96 texts embedded" in status
+    assert re.search(r"stage: complete: \d+ texts embedded", status)
     settings = make_settings(tmp_path / "data")
     while store.lock_holder(location_of(sample_repo, settings)):  # the background process exits
         time.sleep(0.1)
