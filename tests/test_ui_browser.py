@@ -226,6 +226,8 @@ def test_follow_ups_survive_a_reload_and_the_graph_ids_and_filters_read_well(pag
     for number, label in enumerate(LABELS[:5], start=1):
         current(page).get_by_role("button", name=f"{number} {label}").click()
         settle(page)
+    page.get_by_text(re.compile(r"^3 Retrieve ·")).first.click()  # its panel holds the hits table
+    settle(page)
     cells = page.locator('[data-testid="stDataFrame"]:not([data-stale="true"]) [role="gridcell"]').all_inner_texts()
     assert cells and not any("…" in cell for cell in cells)
     page.screenshot(path=str(ARTIFACTS / "ui-manual-1280.png"), full_page=True)
