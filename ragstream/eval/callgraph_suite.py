@@ -1,0 +1,127 @@
+"""Score a Python call graph against the construct suite: small programs with their true calls.
+
+Each case is a directory of `.py` files and a `calls.json` listing every internal call edge as
+[caller, callee] qualified names (conventions in tests/python_callgraph/README.md). Any call
+graph generator that names its edges the same way can be scored: ragstream's own graph, or a
+library's (benchmarks/python_callgraph_libraries.py). Precision and recall are counted per
+construct (the case's parent directory) and over all cases.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Edge = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Case:
+    construct: str
+    name: str
+    path: Path
+    expected: frozenset[Edge]
+
+
+@dataclass
+class Tally:
+    true_positives: int = 0
+    false_positives: int = 0
+    false_negatives: int = 0
+    cases: int = 0
+    empty_cases: int = 0  # cases with expected calls of which none was found
+
+    @property
+    def precision(self) -> float:
+        found = self.true_positives + self.false_positives
+        return self.true_positives / found if found else 1.0
+
+    @property
+    def recall(self) -> float:
+        expected = self.true_positives + self.false_negatives
+        return self.true_positives / expected if expected else 1.0
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    found: frozenset[Edge]
+
+    @property
+    def missed(self) -> set[Edge]:
+        return set(self.case.expected - self.found)
+
+    @property
+    def wrong(self) -> set[Edge]:
+        return set(self.found - self.case.expected)
+
+
+@dataclass
+class Report:
+    results: list[CaseResult] = field(default_factory=list)
+
+    def by_construct(self) -> dict[str, Tally]:
+        tallies: dict[str, Tally] = {}
+        for result in self.results:
+            _add(tallies.setdefault(result.case.construct, Tally()), result)
+        return dict(sorted(tallies.items()))
+
+    def overall(self) -> Tally:
+        tally = Tally()
+        for result in self.results:
+            _add(tally, result)
+        return tally
+
+
+def _add(tally: Tally, result: CaseResult) -> None:
+    hits = len(result.case.expected & result.found)
+    tally.true_positives += hits
+    tally.false_positives += len(result.wrong)
+    tally.false_negatives += len(result.missed)
+    tally.cases += 1
+    tally.empty_cases += bool(result.case.expected) and hits == 0
+
+
+def load_cases(root: Path) -> list[Case]:
+    """Every `<construct>/<case>/calls.json` under `root`, in a stable order."""
+    cases = []
+    for spec in sorted(root.glob("*/*/calls.json")):
+        data = json.loads(spec.read_text(encoding="utf-8"))
+        edges = frozenset((caller, callee) for caller, callee in data["edges"])
+        cases.append(Case(spec.parent.parent.name, spec.parent.name, spec.parent, edges))
+    return cases
+
+
+def score(cases: Iterable[Case], edges_of: Callable[[Path], Iterable[Edge]]) -> Report:
+    """Run a generator (`edges_of(case directory)`) on every case and compare with the truth."""
+    return Report([CaseResult(case, frozenset(edges_of(case.path))) for case in cases])
+
+
+def format_table(report: Report, title: str) -> str:
+    """Markdown table: per construct and overall precision, recall and empty cases."""
+    lines = [f"| {title} | cases | expected | found | precision | recall | cases with none found |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [*report.by_construct().items(), ("**overall**", report.overall())]
+    for construct, tally in rows:
+        expected = tally.true_positives + tally.false_negatives
+        found = tally.true_positives + tally.false_positives
+        lines.append(f"| {construct} | {tally.cases} | {expected} | {found} | {tally.precision:.3f} "
+                     f"| {tally.recall:.3f} | {tally.empty_cases} |")
+    return "\n".join(lines)
+
+
+def ragstream_edges(case_dir: Path) -> set[Edge]:
+    """Internal CALLS edges of ragstream's own graph of a directory, as qualified names."""
+    from ragstream.index.graph_build import build_graph
+    from ragstream.index.parsers.python import module_names, parse_python
+
+    paths = sorted(p.relative_to(case_dir).as_posix() for p in case_dir.rglob("*.py"))
+    modules = module_names(paths)
+    files = [parse_python(path, (case_dir / path).read_text(encoding="utf-8"), modules[path])
+             for path in paths]
+    graph, _ = build_graph(files)
+    return {(graph.nodes[source]["name"], graph.nodes[target]["name"])
+            for source, target, key in graph.edges(keys=True)
+            if key == "CALLS" and graph.nodes[target].get("kind") != "EXTERNAL"
+            and graph.nodes[source].get("kind") != "EXTERNAL"}
