@@ -1,0 +1,2 @@
+from .gateway import Gateway
+from .charges import charge_card

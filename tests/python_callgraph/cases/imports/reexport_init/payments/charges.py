@@ -1,0 +1,2 @@
+def charge_card(gateway, amount):
+    return gateway.post("/charges", {"amount": amount})

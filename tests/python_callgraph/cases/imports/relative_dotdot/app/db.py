@@ -1,0 +1,2 @@
+def query(sql, *params):
+    return [{"id": params[0]}]

@@ -1,0 +1,2 @@
+def save(path):
+    return "disk:" + path

@@ -1,0 +1,2 @@
+def build(month):
+    return "monthly " + month

@@ -1,0 +1,2 @@
+def build(year):
+    return "yearly " + year
