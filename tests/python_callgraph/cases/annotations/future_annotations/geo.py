@@ -1,0 +1,3 @@
+class Geocoder:
+    def lookup(self, address):
+        return (0.0, 0.0)
