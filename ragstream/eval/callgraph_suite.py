@@ -111,17 +111,16 @@ def format_table(report: Report, title: str) -> str:
     return "\n".join(lines)
 
 
-def ragstream_edges(case_dir: Path) -> set[Edge]:
-    """Internal CALLS edges of ragstream's own graph of a directory, as qualified names."""
-    from ragstream.index.graph_build import build_graph
+def ragstream_edges(case_dir: Path, by_name: bool = True) -> set[Edge]:
+    """ragstream's Python call graph of a directory (nested functions and lambdas as callers
+    and callees of their own, before the index folds them into their enclosing function)."""
     from ragstream.index.parsers.python import module_names, parse_python
+    from ragstream.index.python_calls import resolve_calls
 
     paths = sorted(p.relative_to(case_dir).as_posix() for p in case_dir.rglob("*.py"))
     modules = module_names(paths)
     files = [parse_python(path, (case_dir / path).read_text(encoding="utf-8"), modules[path])
              for path in paths]
-    graph, _ = build_graph(files)
-    return {(graph.nodes[source]["name"], graph.nodes[target]["name"])
-            for source, target, key in graph.edges(keys=True)
-            if key == "CALLS" and graph.nodes[target].get("kind") != "EXTERNAL"
-            and graph.nodes[source].get("kind") != "EXTERNAL"}
+    program, calls = resolve_calls(files, by_name=by_name)
+    return {(program.display(call.caller), program.display(call.callee)) for call in calls
+            if call.how != "external"}

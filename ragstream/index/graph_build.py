@@ -14,6 +14,7 @@ import networkx as nx
 
 from ragstream.index.csharp_calls import interface_family_root, resolve_call
 from ragstream.index.dispatch import link_dispatch
+from ragstream.index.python_calls import link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
@@ -33,8 +34,10 @@ class ResolutionStats:
     dispatch: Counter = field(default_factory=Counter)  # interface / virtual -> implementation
 
 
-def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionStats]:
-    """Nodes and in-file edges of every file, then every reference resolved across files."""
+def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[nx.MultiDiGraph, ResolutionStats]:
+    """Nodes and in-file edges of every file, then every reference resolved across files, then
+    Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
+    name, as a guess)."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
     graph = nx.MultiDiGraph()
@@ -52,6 +55,9 @@ def build_graph(files: list[ParsedFile]) -> tuple[nx.MultiDiGraph, ResolutionSta
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
+    python_calls = link_python_calls(graph, files, by_name=python_guesses)
+    stats.resolved["CALLS"] += sum(python_calls.values())
+    stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))
     return graph, stats
 

@@ -109,6 +109,7 @@ class ParsedFile:
     error: str | None = None  # why the file was degraded to plain text, if it was
     warnings: list[str] = field(default_factory=list)  # parts skipped without degrading the file
     schema_changes: list[SchemaChange] = field(default_factory=list)  # SQL renames and drops
+    flow: list[dict] = field(default_factory=list)  # Python: each scope's flow facts (python_flow)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ParsedFile":
@@ -128,6 +129,7 @@ class ParsedFile:
             warnings=data["warnings"],
             # absent from parse results cached before schema changes were recorded
             schema_changes=[SchemaChange(**c) for c in data.get("schema_changes", [])],
+            flow=data.get("flow", []),
         )
 
 

@@ -1,29 +1,20 @@
-"""Python parser (stdlib `ast`): modules, classes, functions and methods, and their references.
+"""Python parser (stdlib `ast`): modules, classes, functions and methods, imports and bases.
 
-Names are qualified statically: through the module's own definitions, its imports (relative
-ones too), `self`/`cls`, `super()`, and attribute types declared in the class (`x: Repo`,
-`self.x = Repo(...)`, `self.x = x` for an annotated `__init__` parameter). A call on a receiver
-whose type cannot be known statically is left to the resolver's unique-name fallback.
+Calls are not references here: what a called name means may depend on any other file (a return
+value, an argument, an import), so the parser records each scope's flow facts
+(`python_flow`) and `index/python_calls` solves them over the whole repository.
 """
 from __future__ import annotations
 
 import ast
 import builtins
-import io
-import pathlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
+from ragstream.index.parsers.python_flow import flow_facts
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-# Methods of builtin and everyday types: `x.get()` on an unknown `x` is far more likely one of
-# these than the repository's only method called `get`, so such names never resolve by name.
-COMMON_METHOD_NAMES = frozenset(
-    name for kind in (dict, list, str, bytes, set, tuple, int, float, object, pathlib.Path,
-                      io.TextIOWrapper, io.BytesIO)
-    for name in dir(kind)
-)
 
 
 def module_names(paths: list[str]) -> dict[str, str]:
@@ -59,8 +50,6 @@ class _Scope:
 
     qualname: str
     node_id: str
-    class_qualname: str | None = None  # the class whose methods this scope belongs to
-    self_name: str | None = None  # first parameter of a method (`self` / `cls`)
     aliases: dict[str, str] = field(default_factory=dict)  # function-level imports
 
 
@@ -84,8 +73,6 @@ class _ModuleParser:
         self.refs: dict[tuple, Reference] = {}
         self.aliases: dict[str, str] = {}
         self.top_level: set[str] = set()  # names defined at module level (classes, functions)
-        self.class_bases: dict[str, list[str]] = {}  # class qualname -> qualified bases
-        self.attr_types: dict[str, dict[str, str]] = {}  # class qualname -> attr -> type
 
     def parse(self, tree: ast.Module) -> ParsedFile:
         self.nodes.append(Node(
@@ -102,54 +89,37 @@ class _ModuleParser:
         return ParsedFile(
             path=self.path, language="python", root_id=self.root, nodes=self.nodes,
             edges=self.edges, references=list(self.refs.values()), aliases=self.aliases,
+            flow=flow_facts(tree, self.module, self.is_package),
         )
 
     # --- definitions -------------------------------------------------------------------
 
     def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
-        """Definitions become nodes; every other statement's calls belong to `scope`."""
+        """Definitions at module and class level become nodes."""
         for stmt in body:
             if isinstance(stmt, ast.ClassDef):
                 self._visit_class(stmt, scope)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._visit_function(stmt, scope)
-            else:
-                self._collect_calls(stmt, scope)
 
     def _visit_class(self, cls: ast.ClassDef, parent: _Scope) -> None:
         qualname = f"{parent.qualname}.{cls.name}"
         nid = self._add_node(cls, "CLASS", qualname, parent.node_id, _class_signature(cls))
         bases = [self._qualify(b, parent) for b in cls.bases]
-        self.class_bases[qualname] = [b for b in bases if b]
         # A base that is not a static name (e.g. `namedtuple(...)`) has nothing to link to.
-        for base in self.class_bases[qualname]:
+        for base in filter(None, bases):
             if base != "builtins.object":
                 self._add_ref(nid, "INHERITS", base, cls.lineno, candidates=(base,),
                               kinds=("CLASS",), external=True)
-        self.attr_types[qualname] = self._attribute_types(cls, parent)
-        class_scope = _Scope(qualname, nid, aliases=parent.aliases)
-        for expr in cls.decorator_list + cls.keywords:
-            self._collect_calls(expr, parent)
-        self._visit_body(cls.body, class_scope)
+        self._visit_body(cls.body, _Scope(qualname, nid, aliases=parent.aliases))
 
     def _visit_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: _Scope) -> None:
         in_class = parent.node_id.endswith("|CLASS")
         kind = "METHOD" if in_class else "FUNCTION"
         qualname = f"{parent.qualname}.{fn.name}"
         nid = self._add_node(fn, kind, qualname, parent.node_id, _function_signature(fn))
-        args = fn.args.posonlyargs + fn.args.args
-        scope = _Scope(
-            qualname, nid,
-            class_qualname=parent.qualname if in_class else None,
-            self_name=args[0].arg if in_class and args and not _is_staticmethod(fn) else None,
-            aliases=dict(parent.aliases),
-        )
-        self._collect_imports(fn.body, scope, scope.aliases)
-        # Nested functions and classes are part of this one: their calls count as its calls.
-        for expr in fn.decorator_list + fn.args.defaults + [d for d in fn.args.kw_defaults if d]:
-            self._collect_calls(expr, parent)
-        for stmt in fn.body:
-            self._collect_calls(stmt, scope)
+        # Nested functions and classes have no nodes: their code is part of this one's chunk.
+        self._collect_imports(fn.body, _Scope(qualname, nid), {})
 
     def _add_node(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef, kind: str,
                   qualname: str, parent: str, signature: str) -> str:
@@ -205,53 +175,6 @@ class _ModuleParser:
         base = package[: len(package) - (level - 1)]
         return ".".join(base + ([module] if module else []))
 
-    # --- calls -------------------------------------------------------------------------
-
-    def _collect_calls(self, tree: ast.AST, scope: _Scope) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                self._add_call(node, scope)
-
-    def _add_call(self, call: ast.Call, scope: _Scope) -> None:
-        func = call.func
-        if isinstance(func, ast.Attribute) and _is_super_call(func.value) and scope.class_qualname:
-            bases = self.class_bases.get(scope.class_qualname, [])
-            candidates = tuple(f"{b}.{func.attr}" for b in bases)
-            self._add_ref(scope.node_id, "CALLS", func.attr, call.lineno, candidates=candidates,
-                          kinds=("METHOD",), by_name=not candidates, external=False)
-            return
-        chain = _attribute_chain(func)
-        if chain is None or chain == ["super"]:  # super() itself: its method call is linked above
-            return
-        head, rest = chain[0], chain[1:]
-        if head == scope.self_name and scope.class_qualname and rest:
-            self._add_self_call(scope, rest, call.lineno)
-            return
-        qualified = self._qualify_name(head, scope)
-        if qualified is not None:
-            target = ".".join([qualified, *rest])
-            self._add_ref(scope.node_id, "CALLS", target, call.lineno, candidates=(target,),
-                          kinds=("FUNCTION", "METHOD", "CLASS"), external=True)
-        elif rest and rest[-1] not in COMMON_METHOD_NAMES:
-            # Receiver unknown statically: only a unique method of that name can be meant.
-            self._add_ref(scope.node_id, "CALLS", rest[-1], call.lineno, kinds=("METHOD",),
-                          by_name=True, external=False)
-
-    def _add_self_call(self, scope: _Scope, rest: list[str], line: int) -> None:
-        cls = scope.class_qualname
-        if len(rest) == 1:
-            target = f"{cls}.{rest[0]}"
-            # The resolver walks in-repo bases itself; a class with bases it cannot see (a
-            # framework's Model, say) inherits the method from there, not from a same-named one.
-            guess = not self.class_bases.get(cls) and rest[0] not in COMMON_METHOD_NAMES
-            self._add_ref(scope.node_id, "CALLS", target, line, candidates=(target,),
-                          kinds=("METHOD", "FUNCTION", "CLASS"), by_name=guess, external=False)
-            return
-        attr_type = self.attr_types.get(cls, {}).get(rest[0])
-        candidates = (".".join([attr_type, *rest[1:]]),) if attr_type and len(rest) == 2 else ()
-        self._add_ref(scope.node_id, "CALLS", rest[-1], line, candidates=candidates,
-                      kinds=("METHOD",), by_name=True, external=False)
-
     # --- names -------------------------------------------------------------------------
 
     def _qualify(self, expr: ast.expr, scope: _Scope) -> str | None:
@@ -272,35 +195,6 @@ class _ModuleParser:
         if name in BUILTIN_NAMES:
             return f"builtins.{name}"
         return None
-
-    def _attribute_types(self, cls: ast.ClassDef, scope: _Scope) -> dict[str, str]:
-        """Statically known types of `self.<attr>`: class annotations and `__init__` bindings."""
-        types: dict[str, str] = {}
-        for stmt in cls.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                self._bind_type(types, stmt.target.id, stmt.annotation, scope)
-        for fn in cls.body:
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.args.args:
-                continue
-            self_name = fn.args.args[0].arg
-            params = {a.arg: a.annotation for a in fn.args.args if a.annotation is not None}
-            for node in ast.walk(fn):
-                if isinstance(node, ast.AnnAssign) and _is_self_attr(node.target, self_name):
-                    self._bind_type(types, node.target.attr, node.annotation, scope)
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                        and _is_self_attr(node.targets[0], self_name):
-                    value = node.value
-                    if isinstance(value, ast.Call):
-                        self._bind_type(types, node.targets[0].attr, value.func, scope)
-                    elif isinstance(value, ast.Name) and value.id in params:
-                        self._bind_type(types, node.targets[0].attr, params[value.id], scope)
-        return types
-
-    def _bind_type(self, types: dict[str, str], attr: str, annotation: ast.expr,
-                   scope: _Scope) -> None:
-        qualified = self._qualify(_unwrap_optional(annotation), scope)
-        if qualified and not qualified.startswith("builtins.") and attr not in types:
-            types[attr] = qualified
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -339,38 +233,6 @@ def _attribute_chain(expr: ast.expr) -> list[str] | None:
         return None
     parts.append(expr.id)
     return parts[::-1]
-
-
-def _unwrap_optional(annotation: ast.expr) -> ast.expr:
-    """`Optional[X]`, `X | None` and `"X"` -> X, so the attribute's class can be named."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            return _unwrap_optional(ast.parse(annotation.value, mode="eval").body)
-        except SyntaxError:
-            return annotation
-    if isinstance(annotation, ast.Subscript) and _attribute_chain(annotation.value) in (
-            ["Optional"], ["typing", "Optional"]):
-        return _unwrap_optional(annotation.slice)
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        left = annotation.left
-        if isinstance(left, ast.Constant) and left.value is None:
-            return _unwrap_optional(annotation.right)
-        return _unwrap_optional(left)
-    return annotation
-
-
-def _is_self_attr(target: ast.expr, self_name: str) -> bool:
-    return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-            and target.value.id == self_name)
-
-
-def _is_super_call(expr: ast.expr) -> bool:
-    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
-            and expr.func.id == "super")
-
-
-def _is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
 
 
 def _function_signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -1,0 +1,178 @@
+"""Python CALLS edges: every file's flow facts solved together, then drawn into the graph.
+
+`resolve_calls` is the call graph proper (nested functions and lambdas are callers and callees
+of their own); `link_python_calls` draws it into the index graph, where a nested function or
+lambda has no node of its own: its calls are its enclosing function's (`via` names it). Each
+edge says how it was found: `static` (definitions and imports alone), `inferred` (value flow:
+assignments, arguments, returns, containers, attributes, annotations), `dispatch` (a call on
+`self` that runs a subclass's override) or `by_name` (a guess: the one method of that name in
+the repository, for a receiver nothing is known about; only when `by_name` is on).
+"""
+from __future__ import annotations
+
+import builtins
+import io
+import pathlib
+from collections import Counter
+
+import networkx as nx
+
+from ragstream.index.model import ParsedFile, node_id
+from ragstream.index.python_calls.program import Program
+from ragstream.index.python_calls.solver import Call, Solver
+
+# Methods of builtin and everyday types: `x.get()` on an unknown `x` is far more likely one of
+# these than the repository's only method called `get`, so such names are never guessed.
+COMMON_METHOD_NAMES = frozenset(
+    name for kind in (dict, list, str, bytes, set, tuple, int, float, object, pathlib.Path,
+                      io.TextIOWrapper, io.BytesIO)
+    for name in dir(kind)
+) | frozenset(dir(builtins))
+_BUILTINS = frozenset(dir(builtins))
+_STRENGTH = {"static": 0, "inferred": 1, "dispatch": 2, "by_name": 3, "external": 4}
+_NODE_KINDS = {"module": ("MODULE",), "class": ("CLASS",), "function": ("METHOD", "FUNCTION")}
+
+
+def resolve_calls(files: list[ParsedFile], by_name: bool = True) -> tuple[Program, list[Call]]:
+    """Every call edge between the files' Python scopes (ids are scope ids of `Program`), and
+    each unresolved call of a name imported from outside or a builtin (resolution `external`,
+    callee the dotted name: `logging.getLogger`, `builtins.len`)."""
+    program = Program.from_records([f.flow for f in files if f.language == "python" and f.flow])
+    solver = Solver(program)
+    solver.solve()
+    calls = solver.calls()
+    if by_name:
+        calls += _guesses(program, solver)
+    return program, _strongest(calls + _externals(program, solver))
+
+
+def _strongest(calls: list[Call]) -> list[Call]:
+    """One call per (caller, callee): the surest way it was found, at its first line."""
+    best: dict[tuple[str, str], Call] = {}
+    for call in sorted(calls, key=lambda c: (_STRENGTH[c.how], c.line)):
+        best.setdefault((call.caller, call.callee), call)
+    return sorted(best.values(), key=lambda c: (c.caller, c.callee))
+
+
+def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True) -> Counter:
+    """Add the CALLS edges of every Python file to `graph`; returns counts by resolution."""
+    from ragstream.index.graph_build import _external_node, add_edge
+
+    program, calls = resolve_calls(files, by_name)
+    nodes: dict[str, str | None] = {}
+    counts: Counter = Counter()
+    for call in calls:
+        source = _node(graph, program, call.caller, nodes)
+        target = _external_node(graph, "python", call.callee) if call.how == "external" \
+            else _node(graph, program, call.callee, nodes)
+        if source is None or target is None or (source == target and call.caller != call.callee):
+            continue
+        attrs = {"line": call.line, "resolution": call.how}
+        if call.how == "by_name":
+            attrs["guess"] = True
+        if graph.nodes[source]["name"] != program.display(call.caller):
+            attrs["via"] = program.display(call.caller)
+        if not graph.has_edge(source, target, key="CALLS"):
+            counts[call.how] += 1
+        add_edge(graph, source, target, "CALLS", attrs)
+    return counts
+
+
+def _node(graph: nx.MultiDiGraph, program: Program, scope: str, memo: dict[str, str | None]) -> str | None:
+    """The graph node of a scope, or of its nearest enclosing scope that has one."""
+    if scope not in memo:
+        record = program.scopes[scope]
+        found = next((nid for kind in _NODE_KINDS.get(record["kind"], ())
+                      if (nid := node_id("python", record["name"], kind)) in graph), None)
+        if found is None and record["parent"] is not None:
+            found = _node(graph, program, record["parent"], memo)
+        memo[scope] = found
+    return memo[scope]
+
+
+def _guesses(program: Program, solver: Solver) -> list[Call]:
+    """`x.name()` on a receiver nothing is known about: the repository's one method `name`,
+    preferring the caller's class, then its module; never the caller itself."""
+    guesses: list[Call] = []
+    for scope, record in program.scopes.items():
+        for index, (func, _, _, line, _) in enumerate(record["calls"]):
+            if func[0] != "a" or solver.callees.get((scope, index)) or func[2] in COMMON_METHOD_NAMES:
+                continue
+            if solver.ev(scope, func[1]) or _from_outside(program, scope, func[1]):
+                continue  # the receiver is known: a method it lacks is not this repository's
+            candidates = [m for m in program.methods_named.get(func[2], ()) if m != scope]
+            target = _nearest(program, scope, candidates)
+            if target is not None:
+                guesses.append(Call(scope, target, line, "by_name"))
+    return guesses
+
+
+def _nearest(program: Program, scope: str, candidates: list[str]) -> str | None:
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    own_class = program.scopes[scope]["class"]
+    module = program.module_of(scope)
+    for keep in (lambda m: program.scopes[m]["class"] == own_class and own_class,
+                 lambda m: program.module_of(m) == module):
+        near = [m for m in candidates if keep(m)]
+        if len(near) == 1:
+            return near[0]
+    return None
+
+
+def _externals(program: Program, solver: Solver) -> list[Call]:
+    """Unresolved calls of a dotted name rooted in an import or a builtin: EXTERNAL callees."""
+    found: list[Call] = []
+    for scope, record in program.scopes.items():
+        for index, (func, _, _, line, flag) in enumerate(record["calls"]):
+            if flag or solver.callees.get((scope, index)):
+                continue
+            name = _outside_name(program, scope, func)
+            if name is not None:
+                found.append(Call(scope, name, line, "external"))
+    return found
+
+
+def _outside_name(program: Program, scope: str, func: list) -> str | None:
+    rest: list[str] = []
+    while func[0] == "a":
+        rest.insert(0, func[2])
+        func = func[1]
+    if func[0] not in ("l", "n"):
+        return None
+    owner = scope if func[0] == "l" else _binding_scope(program, scope, func[1])
+    if owner is None:
+        root = f"builtins.{func[1]}" if func[1] in _BUILTINS else None
+    else:
+        binds = program.scopes[owner]["binds"]
+        values = [binds[i][1] for i in program.binds[owner].get(func[1], ())]
+        root = values[0][1] if values and all(v[0] == "i" for v in values) else None
+    return ".".join([root, *rest]) if root else None
+
+
+def _binding_scope(program: Program, scope: str, name: str) -> str | None:
+    """The enclosing function or module that binds a free name, else None (a builtin)."""
+    parent = program.scopes[scope]["parent"]
+    while parent is not None:
+        record = program.scopes[parent]
+        if record["kind"] != "class" and name in program.binds[parent]:
+            return parent
+        parent = record["parent"]
+    return None
+
+
+def _from_outside(program: Program, scope: str, receiver: list) -> bool:
+    """The receiver is bound by an import of something outside the repository, or is what an
+    unresolved call returned."""
+    while receiver[0] in ("a", "c"):
+        if receiver[0] == "c":  # what an unresolved call returns is nothing to guess from
+            return True
+        receiver = receiver[1]
+    if receiver[0] not in ("l", "n"):
+        return False
+    owner = scope
+    if receiver[0] == "n":
+        owner = program.module_of(scope)
+    binds = program.scopes[owner]["binds"]
+    values = [binds[i][1] for i in program.binds[owner].get(receiver[1], ())]
+    return bool(values) and all(v[0] == "i" and not program.is_module(v[1].split(".")[0]) for v in values)

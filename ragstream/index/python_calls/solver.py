@@ -1,0 +1,506 @@
+"""Solve the flow facts of every Python scope into call edges: a whole-program points-to analysis.
+
+Each name, parameter, return, container and instance attribute holds a set of abstract values;
+the solver evaluates every binding and call again until no set grows (PyCG's fixpoint), so a
+function reaches a call site through any chain of assignments, arguments, returns, containers,
+attributes and imports. Values (tuples):
+  ("f", scope)  a function or lambda        ("k", class)  a class
+  ("o", class)  an instance of the class    ("m", dotted) a module or package
+  ("s", site)   a container (literal, generator, *args)
+  ("b", function, self value)  a bound method
+  ("S", class, scope)  `super()` inside a method of class
+  ("g", site, method)  a container's method (`d.get`), whose call gives its elements
+  ("t", site)   the pairs of a mapping (`d.items()`): each element is a pair holding its values
+A container literal's elements are also kept by constant key, so `handlers["csv"]` is only the
+`"csv"` entry while nothing was added to the container without a key.
+Sets are capped (`MAX_VALUES`): past that a name is too dynamic to be worth more edges.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ragstream.index.python_calls.program import Program, c3_linearization
+
+MAX_VALUES = 48
+MAX_ROUNDS = 40
+_ELEMENT_METHODS = frozenset({"get", "pop", "popitem", "setdefault", "__getitem__", "popleft"})
+_VIEW_METHODS = frozenset({"values", "items", "keys", "copy"})
+_CALLABLE = frozenset({"f", "b", "k", "o"})
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call site's resolved callee: scope ids, the call's line, how the callee was found."""
+
+    caller: str
+    callee: str
+    line: int
+    how: str  # static | inferred | dispatch
+
+
+class Solver:
+    def __init__(self, program: Program):
+        self.p = program
+        self.bindval: dict[tuple[str, int], set] = {}
+        self.params: dict[tuple[str, str], set] = {}
+        self.results: dict[tuple[str, int], set] = {}
+        self.returns: dict[str, set] = {}
+        self.elements: dict[str, set] = {}
+        self.keyed: dict[tuple[str, str | int], set] = {}  # (site, constant key) -> values
+        self.unkeyed: set[str] = set()  # sites that got an element whose key is not known
+        self.instance_attrs: dict[tuple[str, str], set] = {}
+        self.object_attrs: dict[tuple[str, str], set] = {}  # stores on classes and modules
+        self.callees: dict[tuple[str, int], set] = {}
+        self.mro_memo: dict[str, list[str]] = {}
+        self.static_memo: dict[tuple[str, int], frozenset] = {}
+        self.grew = False
+        self.passthrough = False  # unknown decorators keep their function (second phase only)
+        self._seed()
+
+    # --- the fixpoint ------------------------------------------------------------------
+
+    def solve(self) -> None:
+        """Until no set grows; then again with unknown decorators passing their function
+        through. Only then is "unknown" final: a decorator whose definition is reached late
+        would otherwise leave the undecorated function in every set it flowed into."""
+        for passthrough in (False, True):
+            self.passthrough = passthrough
+            for _ in range(MAX_ROUNDS):
+                self.grew = False
+                self.mro_memo = {}
+                for scope_id, record in self.p.scopes.items():
+                    self._round(scope_id, record)
+                if not self.grew:
+                    break
+
+    def _round(self, scope: str, record: dict) -> None:
+        for index, (_, expr) in enumerate(record["binds"]):
+            self._add(self.bindval, (scope, index), self.ev(scope, expr))
+        for index, call in enumerate(record["calls"]):
+            self._call(scope, index, call)
+        for expr in record["returns"]:
+            self._add(self.returns, scope, self.ev(scope, expr))
+        for expr in record["yields"]:
+            self._add(self.elements, f"gen:{scope}", self.ev(scope, expr))
+        for target, attr, value in record["stores"]:
+            values = self.ev(scope, value)
+            for owner in self.ev(scope, target):
+                if owner[0] == "o":
+                    self._add(self.instance_attrs, (owner[1], attr), values)
+                elif owner[0] in ("k", "m"):
+                    self._add(self.object_attrs, (owner[1], attr), values)
+        for target, value, key in record["items"]:
+            values = self.ev(scope, value)
+            for owner in self.ev(scope, target):
+                if owner[0] == "s":
+                    self._add_element(owner[1], key, values)
+        for site, elements, keys, up in record["_sites"]:
+            where = scope
+            for _ in range(up):
+                where = self.p.scopes[where]["parent"] or where
+            for element, key in zip(elements, keys):
+                self._add_element(site, key, self.ev(where, element))
+
+    def _add_element(self, site: str, key, values: set) -> None:
+        self._add(self.elements, site, values)
+        if key is None:
+            if site not in self.unkeyed:
+                self.unkeyed.add(site)
+                self.grew = True
+        else:
+            self._add(self.keyed, (site, key), values)
+
+    def _add(self, table: dict, key, values: Iterable) -> None:
+        current = table.get(key)
+        if current is None:
+            current = table[key] = set()
+        if len(current) >= MAX_VALUES:
+            return
+        before = len(current)
+        current.update(values)
+        if len(current) > before:
+            self.grew = True
+
+    def _seed(self) -> None:
+        """`self` and `cls` hold their class; `*args` / `**kwargs` are containers."""
+        for scope, record in self.p.scopes.items():
+            params = record["params"]
+            if record["method"] in ("instance", "class") and params:
+                kind = "o" if record["method"] == "instance" else "k"
+                self.params[(scope, params[0])] = {(kind, record["class"])}
+            for star, prefix in ((record["vararg"], "*"), (record["kwarg"], "**")):
+                if star:
+                    self.params[(scope, star)] = {("s", f"{prefix}{scope}")}
+            record["_sites"] = list(_sites(record))
+
+    # --- calls -------------------------------------------------------------------------
+
+    def _call(self, scope: str, index: int, call: list) -> None:
+        func, args, keywords, _, flag = call
+        found = self.ev(scope, func)
+        results: set = set()
+        targets: set = set()
+        for value in found:
+            kind = value[0]
+            if kind == "k":
+                targets.add(value[1])
+                for init in self._class_attr(value[1], "__init__"):
+                    if init[0] == "f":
+                        targets.add(init[1])
+                        self._bind(scope, init[1], args, keywords, ("o", value[1]))
+                results.add(("o", value[1]))
+            elif flag == "raise":
+                continue
+            elif kind == "f":
+                targets.add(value[1])
+                self._bind(scope, value[1], args, keywords, None)
+                results |= self._result(value[1])
+            elif kind == "b":
+                targets.add(value[1])
+                self._bind(scope, value[1], args, keywords, value[2])
+                results |= self._result(value[1])
+            elif kind == "o":
+                for method in self._class_attr(value[1], "__call__"):
+                    if method[0] == "f":
+                        targets.add(method[1])
+                        self._bind(scope, method[1], args, keywords, value)
+                        results |= self._result(method[1])
+            elif kind == "g":
+                if value[2] in _ELEMENT_METHODS:  # `d.get(key, default)`: an element or the default
+                    results |= self.elements.get(value[1], set())
+                    results |= self.ev(scope, args[1]) if len(args) > 1 else set()
+                else:
+                    results.add(("t" if value[2] == "items" else "s", value[1]))
+        if flag == "dec" and self.passthrough and not any(v[0] in _CALLABLE for v in found):
+            results = self.ev(scope, args[0])  # a decorator from outside leaves the function as it is
+        self._add(self.callees, (scope, index), targets)
+        self._add(self.results, (scope, index), results)
+
+    def _result(self, function: str) -> set:
+        if self.p.scopes[function]["generator"]:
+            return {("s", f"gen:{function}")}
+        return self.returns.get(function, set())
+
+    def _bind(self, scope: str, function: str, args: list, keywords: list, self_value) -> None:
+        """Arguments of a call flow into the callee's parameters (a bound method's receiver first)."""
+        record = self.p.scopes[function]
+        params = record["params"]
+        offset = 0
+        if self_value is not None and params:
+            self._add(self.params, (function, params[0]), {self_value})
+            offset = 1
+        for position, arg in enumerate(args):
+            if arg[0] == "*":  # spread: any later parameter may get any element
+                values = self._elements_of(self.ev(scope, arg[1]))
+                for name in params[offset + position:]:
+                    self._add(self.params, (function, name), values)
+                self._to_container(record, "vararg", "*", function, values)
+                break
+            values = self.ev(scope, arg)
+            slot = offset + position
+            if slot < len(params):
+                self._add(self.params, (function, params[slot]), values)
+            else:
+                self._to_container(record, "vararg", "*", function, values)
+        for name, value in keywords:
+            values = self.ev(scope, value)
+            if name is None:  # **mapping
+                values = self._elements_of(values)
+                for param in params[offset:] + record["kwonly"]:
+                    self._add(self.params, (function, param), values)
+                self._to_container(record, "kwarg", "**", function, values)
+            elif name in params or name in record["kwonly"]:
+                self._add(self.params, (function, name), values)
+            else:
+                self._to_container(record, "kwarg", "**", function, values)
+
+    def _to_container(self, record: dict, slot: str, prefix: str, function: str, values: set) -> None:
+        if record[slot]:
+            self._add(self.elements, f"{prefix}{function}", values)
+
+    # --- evaluation --------------------------------------------------------------------
+
+    def ev(self, scope: str, expr: list) -> set:
+        """What `expr`, read in `scope`, may be now."""
+        op = expr[0]
+        if op == "l":
+            indices = expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
+            out: set = set()
+            for index in indices:
+                out |= self.bindval.get((scope, index), set())
+            return out
+        if op == "n":
+            return self._free(scope, expr[1])
+        if op == "d":
+            return {("k" if self.p.scopes[expr[1]]["kind"] == "class" else "f", expr[1])} \
+                if expr[1] in self.p.scopes else set()
+        if op == "i":
+            return self._import(expr[1])
+        if op == "a":
+            out = set()
+            for value in self.ev(scope, expr[1]):
+                out |= self._attr(value, expr[2])
+            return out
+        if op == "c":
+            return self.results.get((scope, expr[1]), set())
+        if op == "e":
+            return self._elements_of(self.ev(scope, expr[1]))
+        if op == "x":
+            out = set()
+            for value in self.ev(scope, expr[1]):
+                if value[0] == "s" and value[1] not in self.unkeyed and (value[1], expr[2]) in self.keyed:
+                    out |= self.keyed[(value[1], expr[2])]
+                else:
+                    out |= self._elements_of({value})
+            return out
+        if op == "X":
+            return self.ev(expr[1], expr[2]) if expr[1] in self.p.scopes else set()
+        if op == "s":
+            return {("s", expr[1])}
+        if op == "u":
+            out = set()
+            for option in expr[1]:
+                out |= self.ev(scope, option)
+            return out
+        if op == "I":
+            return {("o", v[1]) for v in self.ev(scope, expr[1]) if v[0] == "k"}
+        if op == "D":
+            parent = self.p.scopes[scope]["parent"]
+            return self.ev(parent, expr[1]) if parent else set()
+        if op == "P":
+            return self.params.get((scope, expr[1]), set())
+        if op == "S":
+            cls = self.p.scopes[scope]["class"]
+            return {("S", cls, scope)} if cls else set()
+        return set()
+
+    def _elements_of(self, values: set) -> set:
+        out: set = set()
+        for value in values:
+            if value[0] == "s":
+                out |= self.elements.get(value[1], set())
+            elif value[0] == "t":
+                out.add(("s", value[1]))
+        return out
+
+    def _free(self, scope: str, name: str) -> set:
+        """A name not bound in `scope`: enclosing functions (never class bodies), then the module."""
+        parent = self.p.scopes[scope]["parent"]
+        while parent is not None:
+            record = self.p.scopes[parent]
+            if record["kind"] == "module":
+                return self._module_attr(parent, name, set())
+            if record["kind"] != "class" and name in self.p.binds[parent]:
+                return self._all_bindings(parent, name)
+            parent = record["parent"]
+        return set()
+
+    def _all_bindings(self, scope: str, name: str) -> set:
+        out: set = set()
+        for index in self.p.binds[scope].get(name, ()):
+            out |= self.bindval.get((scope, index), set())
+        return out
+
+    def _module_attr(self, module: str, name: str, seen: set[str]) -> set:
+        if name in self.p.binds.get(module, {}):
+            return self._all_bindings(module, name) | self.object_attrs.get((module, name), set())
+        if self.p.is_module(f"{module}.{name}"):
+            return {("m", f"{module}.{name}")}
+        out = set(self.object_attrs.get((module, name), set()))
+        record = self.p.scopes.get(module)
+        if record is None or module in seen:
+            return out
+        seen.add(module)
+        for star in record["star"]:
+            exported = self.p.scopes.get(star, {}).get("all")
+            if (exported is None and not name.startswith("_")) or (exported and name in exported):
+                out |= self._module_attr(star, name, seen)
+        return out
+
+    def _import(self, dotted: str) -> set:
+        if self.p.is_module(dotted):
+            return {("m", dotted)}
+        head, _, last = dotted.rpartition(".")
+        out: set = set()
+        if head:
+            for value in self._import(head):
+                out |= self._attr(value, last)
+        return out
+
+    def _attr(self, value: tuple, name: str) -> set:
+        kind = value[0]
+        if kind == "m":
+            return self._module_attr(value[1], name, set()) if value[1] in self.p.modules \
+                else ({("m", f"{value[1]}.{name}")} if self.p.is_module(f"{value[1]}.{name}") else set())
+        if kind == "k":
+            return {self._bound(v, value, through_class=True) for v in self._class_attr(value[1], name)}
+        if kind == "o":
+            out = set()
+            for cls in self.mro(value[1]):
+                out |= self.instance_attrs.get((cls, name), set())
+            return out | {self._bound(v, value, through_class=False) for v in self._class_attr(value[1], name)}
+        if kind == "S":
+            return self._super_attr(value[1], value[2], name)
+        if kind == "s" and (name in _ELEMENT_METHODS or name in _VIEW_METHODS):
+            return {("g", value[1], name)}
+        return set()
+
+    def _bound(self, found: tuple, owner: tuple, through_class: bool) -> tuple:
+        """A function found on a class or instance, as Python binds it."""
+        if found[0] != "f":
+            return found
+        method = self.p.scopes[found[1]]["method"]
+        if method == "static" or self.p.scopes[found[1]]["kind"] == "lambda" and through_class:
+            return found
+        if method == "class":
+            return ("b", found[1], ("k", owner[1]))
+        return found if through_class else ("b", found[1], owner)
+
+    def _class_attr(self, cls: str, name: str) -> set:
+        """The first class in the MRO that binds `name` (in its body or by a later store)."""
+        for current in self.mro(cls):
+            if name in self.p.binds.get(current, {}) or (current, name) in self.object_attrs:
+                return self._all_bindings(current, name) | self.object_attrs.get((current, name), set())
+        return set()
+
+    def _super_attr(self, cls: str, scope: str, name: str) -> set:
+        """`super().name` in a method of `cls`: the next class after `cls` in the receiver's MRO."""
+        params = self.p.scopes[scope]["params"]
+        receivers = self.params.get((scope, params[0]), set()) if params else set()
+        out: set = set()
+        for receiver in receivers:
+            if receiver[0] not in ("o", "k"):
+                continue
+            order = self.mro(receiver[1])
+            after = order[order.index(cls) + 1:] if cls in order else []
+            for current in after:
+                if name in self.p.binds.get(current, {}):
+                    out |= {self._bound(v, receiver, through_class=receiver[0] == "k")
+                            for v in self._all_bindings(current, name)}
+                    break
+        return out
+
+    def mro(self, cls: str) -> list[str]:
+        if cls not in self.mro_memo:
+            self.mro_memo[cls] = c3_linearization(cls, self._bases_of())
+        return self.mro_memo[cls]
+
+    def _bases_of(self) -> dict[str, list[str]]:
+        bases = self.mro_memo.get("\0bases")
+        if bases is None:
+            bases = {}
+            for scope, record in self.p.scopes.items():
+                if record["kind"] == "class":
+                    found = [v[1] for expr in record["bases"] for v in self.ev(scope, expr) if v[0] == "k"]
+                    bases[scope] = list(dict.fromkeys(found))
+            self.mro_memo["\0bases"] = bases  # type: ignore[assignment]
+        return bases  # type: ignore[return-value]
+
+    # --- results -----------------------------------------------------------------------
+
+    def calls(self) -> list[Call]:
+        """Every resolved call, labelled by how its callee was found."""
+        found: list[Call] = []
+        for scope, record in self.p.scopes.items():
+            for index, call in enumerate(record["calls"]):
+                targets = self.callees.get((scope, index), set())
+                if not targets:
+                    continue
+                static = self._static_targets(scope, call[0])
+                concrete = {t for t in targets if not self.p.scopes[t].get("abstract")}
+                if concrete:  # an abstract hook runs only as the overrides found beside it
+                    targets = concrete
+                for target in sorted(targets):
+                    found.append(Call(scope, target, call[3], self._how(scope, target, static)))
+        return found
+
+    def _how(self, scope: str, target: str, static: set[str]) -> str:
+        if target in static:
+            return "static"
+        own = self.p.scopes[scope]["class"]
+        owner = self.p.scopes[target]["class"]
+        if own and owner and owner != own and own in self.mro(owner):
+            return "dispatch"  # a call on self that runs a subclass's override
+        return "inferred"
+
+    def _static_targets(self, scope: str, func: list) -> set[str]:
+        """Callees found from definitions and imports alone: no value flow, no inference."""
+        targets: set[str] = set()
+        for value in self._static(scope, func, 0):
+            if value[0] in ("f", "b"):
+                targets.add(value[1])
+            elif value[0] == "k":
+                targets.add(value[1])
+                targets |= {v[1] for v in self._class_attr(value[1], "__init__") if v[0] == "f"}
+        return targets
+
+    def _static(self, scope: str, expr: list, depth: int) -> frozenset:
+        """`ev` restricted to names bound by `def`, `class` and `import`, and `self`/`super()`."""
+        key = (scope, id(expr))
+        if key in self.static_memo:
+            return self.static_memo[key]
+        self.static_memo[key] = frozenset()  # a cycle of aliases yields nothing
+        op = expr[0]
+        out: set = set()
+        if depth > 30:
+            pass
+        elif op in ("d", "i", "S"):
+            out = self.ev(scope, expr)
+        elif op == "a":
+            for value in self._static(scope, expr[1], depth + 1):
+                if value[0] == "o":  # `self.method`: the class's own methods, not stored values
+                    out |= {self._bound(v, value, through_class=False) for v in self._class_attr(value[1], expr[2])}
+                elif value[0] in ("m", "k", "S"):
+                    out |= self._attr(value, expr[2])
+        elif op in ("l", "n"):
+            out = self._static_name(scope, expr, depth)
+        elif op == "P":
+            record = self.p.scopes[scope]
+            if record["params"] and expr[1] == record["params"][0] and record["method"] in ("instance", "class"):
+                out = {("o" if record["method"] == "instance" else "k", record["class"])}
+        self.static_memo[key] = frozenset(out)
+        return self.static_memo[key]
+
+    def _static_name(self, scope: str, expr: list, depth: int) -> set:
+        if expr[0] == "l":
+            owner, indices = scope, expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
+        else:
+            owner = self._owner(scope, expr[1])
+            if owner is None:
+                return set()
+            indices = self.p.binds[owner].get(expr[1], ())
+        out: set = set()
+        for index in indices:
+            value = self.p.scopes[owner]["binds"][index][1]
+            if value[0] in ("d", "i") or value[0] == "P" or value[0] == "u" and value[1][0][0] == "P":
+                out |= self._static(owner, value if value[0] != "u" else value[1][0], depth + 1)
+        if expr[0] == "n" and not out and self.p.scopes[owner]["kind"] == "module":
+            out = {v for v in self._module_attr(owner, expr[1], set()) if v[0] in ("f", "k", "m")}
+        return out
+
+    def _owner(self, scope: str, name: str) -> str | None:
+        parent = self.p.scopes[scope]["parent"]
+        while parent is not None:
+            record = self.p.scopes[parent]
+            if record["kind"] == "module" or (record["kind"] != "class" and name in self.p.binds[parent]):
+                return parent
+            parent = record["parent"]
+        return None
+
+
+def _sites(record: dict):
+    """(site, element expressions, scopes up) of every container literal in a scope's facts:
+    a literal inside ["D", ...] (a default value, a base) is read in the parent scope."""
+    stack: list = [(part, 0) for part in (record["binds"], record["calls"], record["returns"], record["yields"],
+                                          record["stores"], record["items"], record["bases"])]
+    while stack:
+        current, up = stack.pop()
+        if isinstance(current, list) and current:
+            if current[0] == "D" and len(current) == 2:
+                stack.append((current[1], up + 1))
+                continue
+            if len(current) == 4 and current[0] == "s" and isinstance(current[1], str) \
+                    and isinstance(current[2], list):
+                yield current[1], current[2], current[3], up
+            stack.extend((item, up) for item in current)
