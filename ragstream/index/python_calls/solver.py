@@ -13,17 +13,18 @@ attributes and imports. Values (tuples):
   ("t", site)   the pairs of a mapping (`d.items()`): each element is a pair holding its values
 A container literal's elements are also kept by constant key, so `handlers["csv"]` is only the
 `"csv"` entry while nothing was added to the container without a key.
-Sets are capped (`MAX_VALUES`): past that a name is too dynamic to be worth more edges.
+Sets are capped (`MAX_VALUES`): past that a name is too dynamic to be worth more edges. Tables
+remember their readers, so only scopes whose inputs grew are evaluated again (`tables`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragstream.index.python_calls.program import Program, c3_linearization
+from ragstream.index.python_calls.tables import EMPTY, MRO_READER, Table, Tracker
 
 MAX_VALUES = 48
-MAX_ROUNDS = 40
+MAX_ROUNDS = 40  # evaluations per scope, on average, before the solver stops where it is
 _ELEMENT_METHODS = frozenset({"get", "pop", "popitem", "setdefault", "__getitem__", "popleft"})
 _VIEW_METHODS = frozenset({"values", "items", "keys", "copy"})
 _CALLABLE = frozenset({"f", "b", "k", "o"})
@@ -42,19 +43,21 @@ class Call:
 class Solver:
     def __init__(self, program: Program):
         self.p = program
-        self.bindval: dict[tuple[str, int], set] = {}
-        self.params: dict[tuple[str, str], set] = {}
-        self.results: dict[tuple[str, int], set] = {}
-        self.returns: dict[str, set] = {}
-        self.elements: dict[str, set] = {}
-        self.keyed: dict[tuple[str, str | int], set] = {}  # (site, constant key) -> values
-        self.unkeyed: set[str] = set()  # sites that got an element whose key is not known
-        self.instance_attrs: dict[tuple[str, str], set] = {}
-        self.object_attrs: dict[tuple[str, str], set] = {}  # stores on classes and modules
-        self.callees: dict[tuple[str, int], set] = {}
+        self.tracker = Tracker()
+        table = lambda: Table(self.tracker, MAX_VALUES)  # noqa: E731
+        self.bindval = table()  # (scope, binding index) -> values
+        self.params = table()  # (function, parameter) -> values
+        self.results = table()  # (scope, call index) -> what the call returns
+        self.returns = table()  # function -> values
+        self.elements = table()  # container site -> values
+        self.keyed = table()  # (site, constant key) -> values
+        self.unkeyed = table()  # site -> {True} once it got an element whose key is not known
+        self.instance_attrs = table()  # (class, attribute) -> values
+        self.object_attrs = table()  # (class or module, attribute) -> values stored on it
+        self.callees = table()  # (scope, call index) -> called scopes
         self.mro_memo: dict[str, list[str]] = {}
+        self.bases: dict[str, list[str]] | None = None
         self.static_memo: dict[tuple[str, int], frozenset] = {}
-        self.grew = False
         self.passthrough = False  # unknown decorators keep their function (second phase only)
         self._seed()
 
@@ -64,32 +67,39 @@ class Solver:
         """Until no set grows; then again with unknown decorators passing their function
         through. Only then is "unknown" final: a decorator whose definition is reached late
         would otherwise leave the undecorated function in every set it flowed into."""
+        order = list(self.p.scopes)
         for passthrough in (False, True):
             self.passthrough = passthrough
-            for _ in range(MAX_ROUNDS):
-                self.grew = False
-                self.mro_memo = {}
-                for scope_id, record in self.p.scopes.items():
-                    self._round(scope_id, record)
-                if not self.grew:
-                    break
+            dirty, budget = set(order), MAX_ROUNDS * len(order)
+            while dirty and budget > 0:
+                self.tracker.dirty = set()
+                for scope in order:
+                    if scope in dirty:
+                        self.tracker.current = scope
+                        self._round(scope, self.p.scopes[scope])
+                        budget -= 1
+                self.tracker.current = None
+                dirty = self.tracker.dirty
+                if self.tracker.mro_stale:  # a class's bases changed: every lookup may differ
+                    self.tracker.mro_stale, self.mro_memo, self.bases = False, {}, None
+                    dirty = set(order)
 
     def _round(self, scope: str, record: dict) -> None:
         for index, (_, expr) in enumerate(record["binds"]):
-            self._add(self.bindval, (scope, index), self.ev(scope, expr))
+            self.bindval.add((scope, index), self.ev(scope, expr))
         for index, call in enumerate(record["calls"]):
             self._call(scope, index, call)
         for expr in record["returns"]:
-            self._add(self.returns, scope, self.ev(scope, expr))
+            self.returns.add(scope, self.ev(scope, expr))
         for expr in record["yields"]:
-            self._add(self.elements, f"gen:{scope}", self.ev(scope, expr))
+            self.elements.add(f"gen:{scope}", self.ev(scope, expr))
         for target, attr, value in record["stores"]:
             values = self.ev(scope, value)
             for owner in self.ev(scope, target):
                 if owner[0] == "o":
-                    self._add(self.instance_attrs, (owner[1], attr), values)
+                    self.instance_attrs.add((owner[1], attr), values)
                 elif owner[0] in ("k", "m"):
-                    self._add(self.object_attrs, (owner[1], attr), values)
+                    self.object_attrs.add((owner[1], attr), values)
         for target, value, key in record["items"]:
             values = self.ev(scope, value)
             for owner in self.ev(scope, target):
@@ -103,24 +113,11 @@ class Solver:
                 self._add_element(site, key, self.ev(where, element))
 
     def _add_element(self, site: str, key, values: set) -> None:
-        self._add(self.elements, site, values)
+        self.elements.add(site, values)
         if key is None:
-            if site not in self.unkeyed:
-                self.unkeyed.add(site)
-                self.grew = True
+            self.unkeyed.add(site, (True,))
         else:
-            self._add(self.keyed, (site, key), values)
-
-    def _add(self, table: dict, key, values: Iterable) -> None:
-        current = table.get(key)
-        if current is None:
-            current = table[key] = set()
-        if len(current) >= MAX_VALUES:
-            return
-        before = len(current)
-        current.update(values)
-        if len(current) > before:
-            self.grew = True
+            self.keyed.add((site, key), values)
 
     def _seed(self) -> None:
         """`self` and `cls` hold their class; `*args` / `**kwargs` are containers."""
@@ -128,10 +125,10 @@ class Solver:
             params = record["params"]
             if record["method"] in ("instance", "class") and params:
                 kind = "o" if record["method"] == "instance" else "k"
-                self.params[(scope, params[0])] = {(kind, record["class"])}
+                self.params.values[(scope, params[0])] = {(kind, record["class"])}
             for star, prefix in ((record["vararg"], "*"), (record["kwarg"], "**")):
                 if star:
-                    self.params[(scope, star)] = {("s", f"{prefix}{scope}")}
+                    self.params.values[(scope, star)] = {("s", f"{prefix}{scope}")}
             record["_sites"] = list(_sites(record))
 
     # --- calls -------------------------------------------------------------------------
@@ -168,19 +165,19 @@ class Solver:
                         results |= self._result(method[1])
             elif kind == "g":
                 if value[2] in _ELEMENT_METHODS:  # `d.get(key, default)`: an element or the default
-                    results |= self.elements.get(value[1], set())
+                    results |= self.elements.get(value[1])
                     results |= self.ev(scope, args[1]) if len(args) > 1 else set()
                 else:
                     results.add(("t" if value[2] == "items" else "s", value[1]))
         if flag == "dec" and self.passthrough and not any(v[0] in _CALLABLE for v in found):
             results = self.ev(scope, args[0])  # a decorator from outside leaves the function as it is
-        self._add(self.callees, (scope, index), targets)
-        self._add(self.results, (scope, index), results)
+        self.callees.add((scope, index), targets)
+        self.results.add((scope, index), results)
 
     def _result(self, function: str) -> set:
         if self.p.scopes[function]["generator"]:
             return {("s", f"gen:{function}")}
-        return self.returns.get(function, set())
+        return self.returns.get(function)
 
     def _bind(self, scope: str, function: str, args: list, keywords: list, self_value) -> None:
         """Arguments of a call flow into the callee's parameters (a bound method's receiver first)."""
@@ -188,19 +185,19 @@ class Solver:
         params = record["params"]
         offset = 0
         if self_value is not None and params:
-            self._add(self.params, (function, params[0]), {self_value})
+            self.params.add((function, params[0]), {self_value})
             offset = 1
         for position, arg in enumerate(args):
             if arg[0] == "*":  # spread: any later parameter may get any element
                 values = self._elements_of(self.ev(scope, arg[1]))
                 for name in params[offset + position:]:
-                    self._add(self.params, (function, name), values)
+                    self.params.add((function, name), values)
                 self._to_container(record, "vararg", "*", function, values)
                 break
             values = self.ev(scope, arg)
             slot = offset + position
             if slot < len(params):
-                self._add(self.params, (function, params[slot]), values)
+                self.params.add((function, params[slot]), values)
             else:
                 self._to_container(record, "vararg", "*", function, values)
         for name, value in keywords:
@@ -208,16 +205,16 @@ class Solver:
             if name is None:  # **mapping
                 values = self._elements_of(values)
                 for param in params[offset:] + record["kwonly"]:
-                    self._add(self.params, (function, param), values)
+                    self.params.add((function, param), values)
                 self._to_container(record, "kwarg", "**", function, values)
             elif name in params or name in record["kwonly"]:
-                self._add(self.params, (function, name), values)
+                self.params.add((function, name), values)
             else:
                 self._to_container(record, "kwarg", "**", function, values)
 
     def _to_container(self, record: dict, slot: str, prefix: str, function: str, values: set) -> None:
         if record[slot]:
-            self._add(self.elements, f"{prefix}{function}", values)
+            self.elements.add(f"{prefix}{function}", values)
 
     # --- evaluation --------------------------------------------------------------------
 
@@ -228,7 +225,7 @@ class Solver:
             indices = expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
             out: set = set()
             for index in indices:
-                out |= self.bindval.get((scope, index), set())
+                out |= self.bindval.get((scope, index))
             return out
         if op == "n":
             return self._free(scope, expr[1])
@@ -243,14 +240,15 @@ class Solver:
                 out |= self._attr(value, expr[2])
             return out
         if op == "c":
-            return self.results.get((scope, expr[1]), set())
+            return self.results.get((scope, expr[1]))
         if op == "e":
             return self._elements_of(self.ev(scope, expr[1]))
         if op == "x":
             out = set()
             for value in self.ev(scope, expr[1]):
-                if value[0] == "s" and value[1] not in self.unkeyed and (value[1], expr[2]) in self.keyed:
-                    out |= self.keyed[(value[1], expr[2])]
+                keyed = self.keyed.get((value[1], expr[2])) if value[0] == "s" else EMPTY
+                if keyed and not self.unkeyed.has(value[1]):
+                    out |= keyed
                 else:
                     out |= self._elements_of({value})
             return out
@@ -269,7 +267,7 @@ class Solver:
             parent = self.p.scopes[scope]["parent"]
             return self.ev(parent, expr[1]) if parent else set()
         if op == "P":
-            return self.params.get((scope, expr[1]), set())
+            return self.params.get((scope, expr[1]))
         if op == "S":
             cls = self.p.scopes[scope]["class"]
             return {("S", cls, scope)} if cls else set()
@@ -279,7 +277,7 @@ class Solver:
         out: set = set()
         for value in values:
             if value[0] == "s":
-                out |= self.elements.get(value[1], set())
+                out |= self.elements.get(value[1])
             elif value[0] == "t":
                 out.add(("s", value[1]))
         return out
@@ -299,15 +297,15 @@ class Solver:
     def _all_bindings(self, scope: str, name: str) -> set:
         out: set = set()
         for index in self.p.binds[scope].get(name, ()):
-            out |= self.bindval.get((scope, index), set())
+            out |= self.bindval.get((scope, index))
         return out
 
     def _module_attr(self, module: str, name: str, seen: set[str]) -> set:
         if name in self.p.binds.get(module, {}):
-            return self._all_bindings(module, name) | self.object_attrs.get((module, name), set())
+            return self._all_bindings(module, name) | self.object_attrs.get((module, name))
         if self.p.is_module(f"{module}.{name}"):
             return {("m", f"{module}.{name}")}
-        out = set(self.object_attrs.get((module, name), set()))
+        out = set(self.object_attrs.get((module, name)))
         record = self.p.scopes.get(module)
         if record is None or module in seen:
             return out
@@ -338,7 +336,7 @@ class Solver:
         if kind == "o":
             out = set()
             for cls in self.mro(value[1]):
-                out |= self.instance_attrs.get((cls, name), set())
+                out |= self.instance_attrs.get((cls, name))
             return out | {self._bound(v, value, through_class=False) for v in self._class_attr(value[1], name)}
         if kind == "S":
             return self._super_attr(value[1], value[2], name)
@@ -360,14 +358,15 @@ class Solver:
     def _class_attr(self, cls: str, name: str) -> set:
         """The first class in the MRO that binds `name` (in its body or by a later store)."""
         for current in self.mro(cls):
-            if name in self.p.binds.get(current, {}) or (current, name) in self.object_attrs:
-                return self._all_bindings(current, name) | self.object_attrs.get((current, name), set())
+            stored = self.object_attrs.get((current, name))
+            if name in self.p.binds.get(current, {}) or stored:
+                return self._all_bindings(current, name) | stored
         return set()
 
     def _super_attr(self, cls: str, scope: str, name: str) -> set:
         """`super().name` in a method of `cls`: the next class after `cls` in the receiver's MRO."""
         params = self.p.scopes[scope]["params"]
-        receivers = self.params.get((scope, params[0]), set()) if params else set()
+        receivers = self.params.get((scope, params[0])) if params else EMPTY
         out: set = set()
         for receiver in receivers:
             if receiver[0] not in ("o", "k"):
@@ -387,15 +386,16 @@ class Solver:
         return self.mro_memo[cls]
 
     def _bases_of(self) -> dict[str, list[str]]:
-        bases = self.mro_memo.get("\0bases")
-        if bases is None:
-            bases = {}
+        """Each class's bases as known now; what they read is read on behalf of every scope."""
+        if self.bases is None:
+            reader, self.tracker.current = self.tracker.current, MRO_READER
+            self.bases = {}
             for scope, record in self.p.scopes.items():
                 if record["kind"] == "class":
                     found = [v[1] for expr in record["bases"] for v in self.ev(scope, expr) if v[0] == "k"]
-                    bases[scope] = list(dict.fromkeys(found))
-            self.mro_memo["\0bases"] = bases  # type: ignore[assignment]
-        return bases  # type: ignore[return-value]
+                    self.bases[scope] = list(dict.fromkeys(found))
+            self.tracker.current = reader
+        return self.bases
 
     # --- results -----------------------------------------------------------------------
 
@@ -404,7 +404,7 @@ class Solver:
         found: list[Call] = []
         for scope, record in self.p.scopes.items():
             for index, call in enumerate(record["calls"]):
-                targets = self.callees.get((scope, index), set())
+                targets = self.callees.get((scope, index))
                 if not targets:
                     continue
                 static = self._static_targets(scope, call[0])
