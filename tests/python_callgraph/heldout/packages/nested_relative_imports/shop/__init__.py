@@ -1,0 +1,1 @@
+from .billing.invoices import create_invoice

@@ -1,0 +1,2 @@
+def subtotal(lines):
+    return sum(price * quantity for price, quantity in lines)

@@ -1,0 +1,4 @@
+from .escape import escape
+from .render import render
+
+__all__ = ["escape", "render"]

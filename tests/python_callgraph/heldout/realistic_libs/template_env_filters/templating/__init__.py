@@ -1,0 +1,3 @@
+from .environment import Environment, Template
+
+__all__ = ["Environment", "Template"]
