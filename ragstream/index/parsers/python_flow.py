@@ -18,6 +18,7 @@ Expressions (what a value may be), as lists:
   ["D", e]          e, evaluated in the parent scope (defaults, annotations, bases)
   ["P", name]       what callers pass to parameter `name`      ["S"]  `super()`
   ["X", scope, e]   e, evaluated in another scope (a `global` / `nonlocal` binding)
+  ["T", e]          `type(e)`: the classes of e's instances
   ["?"]             nothing known
 A call record is [func, [args (["*", e] spreads)], [[keyword | None, e]], line, flag], flag ""
 (a call), "dec" (a decorator: an unknown decorator leaves the function as it is) or "raise"
@@ -35,6 +36,8 @@ _COPYING = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed",
 # Container methods that put their argument (or its elements) into the receiver.
 _ADDS_ONE = frozenset({"append", "add", "appendleft", "put"})
 _ADDS_MANY = frozenset({"extend", "update"})
+_COLLECTIONS = frozenset({"collections.defaultdict", "collections.OrderedDict", "collections.deque",
+                          "collections.ChainMap", "collections.Counter"})
 _METHOD_DECORATORS = {"staticmethod": "static", "classmethod": "class"}
 _TRANSPARENT_DECORATORS = frozenset({"property", "abstractmethod", "cached_property", "override",
                                       "setter", "getter", "deleter", "overload"})
@@ -63,6 +66,7 @@ class _ScopeBuilder:
             "params": [], "vararg": None, "kwonly": [], "kwarg": None, "generator": False,
             "binds": [], "calls": [], "returns": [], "yields": [], "stores": [], "items": [],
             "bases": [], "star": [], "all": None, "abstract": _is_abstract(node),
+            "returns_params": [],  # parameters returned as they are (`return fn`, `return self`)
         }
         self.locals, self.declared = _local_names(node)
         self.reach: dict[str, list[int]] = {}
@@ -187,7 +191,7 @@ class _ScopeBuilder:
             self.statements(stmt.body)
         elif isinstance(stmt, ast.Return):
             if stmt.value is not None:
-                self.record["returns"].append(self.expr(stmt.value))
+                self._return(self.expr(stmt.value))
         elif isinstance(stmt, ast.Raise):
             self._raise(stmt)
         elif isinstance(stmt, ast.Import):
@@ -206,6 +210,17 @@ class _ScopeBuilder:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
                     self.expr(child)
+
+    def _return(self, value: list) -> None:
+        """A parameter returned as it is gets what each call passed (`returns_params`), so a
+        registering decorator or a builder returns the caller's own value, not every caller's."""
+        if value[0] == "l" and value[2]:
+            binds = [self.record["binds"][i][1] for i in value[2]]
+            if all(_is_parameter(b, value[1]) for b in binds):
+                if value[1] not in self.record["returns_params"]:
+                    self.record["returns_params"].append(value[1])
+                return
+        self.record["returns"].append(value)
 
     def _raise(self, stmt: ast.Raise) -> None:
         if stmt.exc is None:
@@ -291,8 +306,9 @@ class _ScopeBuilder:
             elements = value[2] if value[0] == "s" else None
             pairwise = elements is not None and len(elements) == len(target.elts) \
                 and not any(isinstance(e, ast.Starred) for e in target.elts)
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
             for i, element in enumerate(target.elts):
-                self.assign(element, elements[i] if pairwise else ["e", value])
+                self.assign(element, elements[i] if pairwise else ["e", value] if starred else ["x", value, i])
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value)
         elif isinstance(target, ast.Attribute):
@@ -416,6 +432,12 @@ class _ScopeBuilder:
         keywords = [[k.arg, self.expr(k.value)] for k in call.keywords]
         if builtin == "next" and args:
             return ["e", args[0]]
+        if builtin == "type" and len(args) == 1:
+            return ["T", args[0]]
+        if self._imported_as(func) in _COLLECTIONS:
+            if self._imported_as(func) == "collections.defaultdict":  # its values: made on demand
+                return self._site([self._site([])])
+            return self._site([["e", a] for a in args if a[0] != "*"])
         if builtin in _COPYING and len(args) == 1:
             return self._site([["e", args[0]]])
         if builtin in _METHOD_DECORATORS and len(args) == 1:  # `staticmethod(f)` is f, for us
@@ -439,6 +461,19 @@ class _ScopeBuilder:
                 self.record["items"].append([receiver, ["u", [v for _, v in keywords]], None])
             return self._call(["a", receiver, func.attr], args, keywords, call.lineno, "")
         return self._call(self.expr(func), args, keywords, call.lineno, "")
+
+    def _imported_as(self, func: ast.expr) -> str | None:
+        """`defaultdict` / `collections.defaultdict` -> the dotted name it was imported as."""
+        chain = _attribute_chain(func)
+        if not chain:
+            return None
+        builder = self
+        while builder is not None:
+            for name, value in builder.record["binds"]:
+                if name == chain[0] and value[0] == "i":
+                    return ".".join([value[1], *chain[1:]])
+            builder = builder.parent
+        return None
 
     def _module_binds(self, name: str) -> bool:
         module = self
@@ -493,6 +528,15 @@ def _local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
             bound.add(current.name)
         stack.extend(ast.iter_child_nodes(current))
     return bound - set(declared), declared
+
+
+def _is_parameter(binding: list, name: str) -> bool:
+    """A parameter's own binding: what callers pass, a default that is no callable (None, a
+    constant) or an annotation (whose class the passed value already is)."""
+    if binding == ["P", name]:
+        return True
+    return binding[0] == "u" and binding[1][0] == ["P", name] and all(
+        option[0] == "D" and option[1][0] in ("?", "I") for option in binding[1][1:])
 
 
 def _constant(node: ast.expr | None) -> str | int | None:

@@ -68,6 +68,13 @@ class Solver:
         through. Only then is "unknown" final: a decorator whose definition is reached late
         would otherwise leave the undecorated function in every set it flowed into."""
         order = list(self.p.scopes)
+        for scope, record in self.p.scopes.items():  # definitions first: imports and bases see them
+            self.tracker.current = scope
+            for index, (_, expr) in enumerate(record["binds"]):
+                if expr[0] == "d":
+                    self.bindval.add((scope, index), self.ev(scope, expr))
+        self.tracker.current = None
+        self._seed_receivers()
         for passthrough in (False, True):
             self.passthrough = passthrough
             dirty, budget = set(order), MAX_ROUNDS * len(order)
@@ -82,6 +89,7 @@ class Solver:
                 dirty = self.tracker.dirty
                 if self.tracker.mro_stale:  # a class's bases changed: every lookup may differ
                     self.tracker.mro_stale, self.mro_memo, self.bases = False, {}, None
+                    self._seed_receivers()
                     dirty = set(order)
 
     def _round(self, scope: str, record: dict) -> None:
@@ -120,16 +128,32 @@ class Solver:
             self.keyed.add((site, key), values)
 
     def _seed(self) -> None:
-        """`self` and `cls` hold their class; `*args` / `**kwargs` are containers."""
+        """`*args` / `**kwargs` are containers (`self` / `cls`: `_seed_receivers`)."""
         for scope, record in self.p.scopes.items():
-            params = record["params"]
-            if record["method"] in ("instance", "class") and params:
-                kind = "o" if record["method"] == "instance" else "k"
-                self.params.values[(scope, params[0])] = {(kind, record["class"])}
             for star, prefix in ((record["vararg"], "*"), (record["kwarg"], "**")):
                 if star:
                     self.params.values[(scope, star)] = {("s", f"{prefix}{scope}")}
             record["_sites"] = list(_sites(record))
+
+    def _seed_receivers(self) -> None:
+        """`self` / `cls` of every method a class has (its own and inherited) hold that class,
+        for classes nothing in the repository extends: such a class may be instantiated by
+        anyone (a framework, a caller outside). A base class's own instances come only from
+        where the code makes them, so its hooks' overrides are not mixed with itself."""
+        bases = self._bases_of()
+        extended = {base for found in bases.values() for base in found}
+        methods: dict[str, list[str]] = {}
+        for scope, record in self.p.scopes.items():
+            if record["method"] in ("instance", "class") and record["params"]:
+                methods.setdefault(record["class"], []).append(scope)
+        for cls in bases:
+            if cls in extended:
+                continue
+            for owner in self.mro(cls):
+                for method in methods.get(owner, ()):
+                    record = self.p.scopes[method]
+                    kind = "o" if record["method"] == "instance" else "k"
+                    self.params.add((method, record["params"][0]), {(kind, cls)})
 
     # --- calls -------------------------------------------------------------------------
 
@@ -151,18 +175,15 @@ class Solver:
                 continue
             elif kind == "f":
                 targets.add(value[1])
-                self._bind(scope, value[1], args, keywords, None)
-                results |= self._result(value[1])
+                results |= self._result(value[1], self._bind(scope, value[1], args, keywords, None))
             elif kind == "b":
                 targets.add(value[1])
-                self._bind(scope, value[1], args, keywords, value[2])
-                results |= self._result(value[1])
+                results |= self._result(value[1], self._bind(scope, value[1], args, keywords, value[2]))
             elif kind == "o":
                 for method in self._class_attr(value[1], "__call__"):
                     if method[0] == "f":
                         targets.add(method[1])
-                        self._bind(scope, method[1], args, keywords, value)
-                        results |= self._result(method[1])
+                        results |= self._result(method[1], self._bind(scope, method[1], args, keywords, value))
             elif kind == "g":
                 if value[2] in _ELEMENT_METHODS:  # `d.get(key, default)`: an element or the default
                     results |= self.elements.get(value[1])
@@ -174,30 +195,44 @@ class Solver:
         self.callees.add((scope, index), targets)
         self.results.add((scope, index), results)
 
-    def _result(self, function: str) -> set:
-        if self.p.scopes[function]["generator"]:
+    def _result(self, function: str, passed: dict[str, set]) -> set:
+        """What a call returns: the function's returns, and for each parameter it returns as
+        it is (`return fn` in a registering decorator, `return self` in a builder) what this
+        call passed there, not what every call passed."""
+        record = self.p.scopes[function]
+        if record["generator"]:
             return {("s", f"gen:{function}")}
-        return self.returns.get(function)
+        out = set(self.returns.get(function))
+        for param in record["returns_params"]:
+            out |= passed.get(param, EMPTY)
+        return out
 
-    def _bind(self, scope: str, function: str, args: list, keywords: list, self_value) -> None:
-        """Arguments of a call flow into the callee's parameters (a bound method's receiver first)."""
+    def _bind(self, scope: str, function: str, args: list, keywords: list, self_value) -> dict[str, set]:
+        """Arguments of a call flow into the callee's parameters (a bound method's receiver
+        first); returns what this call passed to each parameter."""
         record = self.p.scopes[function]
         params = record["params"]
+        passed: dict[str, set] = {}
+
+        def give(name: str, values) -> None:
+            self.params.add((function, name), values)
+            passed.setdefault(name, set()).update(values)
+
         offset = 0
         if self_value is not None and params:
-            self.params.add((function, params[0]), {self_value})
+            give(params[0], {self_value})
             offset = 1
         for position, arg in enumerate(args):
             if arg[0] == "*":  # spread: any later parameter may get any element
                 values = self._elements_of(self.ev(scope, arg[1]))
                 for name in params[offset + position:]:
-                    self.params.add((function, name), values)
+                    give(name, values)
                 self._to_container(record, "vararg", "*", function, values)
                 break
             values = self.ev(scope, arg)
             slot = offset + position
             if slot < len(params):
-                self.params.add((function, params[slot]), values)
+                give(params[slot], values)
             else:
                 self._to_container(record, "vararg", "*", function, values)
         for name, value in keywords:
@@ -205,12 +240,13 @@ class Solver:
             if name is None:  # **mapping
                 values = self._elements_of(values)
                 for param in params[offset:] + record["kwonly"]:
-                    self.params.add((function, param), values)
+                    give(param, values)
                 self._to_container(record, "kwarg", "**", function, values)
             elif name in params or name in record["kwonly"]:
-                self.params.add((function, name), values)
+                give(name, values)
             else:
                 self._to_container(record, "kwarg", "**", function, values)
+        return passed
 
     def _to_container(self, record: dict, slot: str, prefix: str, function: str, values: set) -> None:
         if record[slot]:
@@ -261,6 +297,9 @@ class Solver:
             for option in expr[1]:
                 out |= self.ev(scope, option)
             return out
+        if op == "T":  # type(x): the classes of x's instances
+            return {("k", v[1]) for v in self.ev(scope, expr[1]) if v[0] == "o"} | \
+                {v for v in self.ev(scope, expr[1]) if v[0] == "k"}
         if op == "I":
             return {("o", v[1]) for v in self.ev(scope, expr[1]) if v[0] == "k"}
         if op == "D":
