@@ -20,7 +20,8 @@ Expressions (what a value may be), as lists:
   ["X", scope, e]   e, evaluated in another scope (a `global` / `nonlocal` binding)
   ["T", e]          `type(e)`: the classes of e's instances
   ["?"]             nothing known
-A call record is [func, [args (["*", e] spreads)], [[keyword | None, e]], line, flag], flag ""
+Bindings and calls are solved in `order`, the order the code makes them, so a binding reads the
+call it holds after that call. A call record is [func, [args (["*", e] spreads)], [[keyword | None, e]], line, flag], flag ""
 (a call), "dec" (a decorator: an unknown decorator leaves the function as it is) or "raise"
 (`raise E`: calls E only if it names a class).
 Name bindings are flow-sensitive within a scope (branches merge, loops see their own later
@@ -67,6 +68,8 @@ class _ScopeBuilder:
             "binds": [], "calls": [], "returns": [], "yields": [], "stores": [], "items": [],
             "bases": [], "star": [], "all": None, "abstract": _is_abstract(node),
             "returns_params": [],  # parameters returned as they are (`return fn`, `return self`)
+            "order": [],  # bindings (index) and calls (-index - 1) as the code makes them
+            "sites": [],  # container literals, ["s", site, elements, keys], read in this scope
         }
         self.locals, self.declared = _local_names(node)
         self.reach: dict[str, list[int]] = {}
@@ -327,6 +330,7 @@ class _ScopeBuilder:
 
     def _bind_local(self, name: str, value: list, kill: bool = True) -> None:
         index = len(self.record["binds"])
+        self.record["order"].append(index)
         self.record["binds"].append([name, value])
         self.reach[name] = [index] if kill else self.reach.get(name, []) + [index]
 
@@ -410,7 +414,9 @@ class _ScopeBuilder:
 
     def _site(self, elements: list[list], keys: list | None = None) -> list:
         self.sites += 1
-        return ["s", f"{self.record['name']}#{self.sites}", elements, keys or [None] * len(elements)]
+        site = ["s", f"{self.record['name']}#{self.sites}", elements, keys or [None] * len(elements)]
+        self.record["sites"].append(site)
+        return site
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> list:
         for generator in node.generators:
@@ -482,6 +488,7 @@ class _ScopeBuilder:
         return name in module.locals
 
     def _call(self, func: list, args: list, keywords: list, line: int, flag: str) -> list:
+        self.record["order"].append(-len(self.record["calls"]) - 1)
         self.record["calls"].append([func, args, keywords, line, flag])
         return ["c", len(self.record["calls"]) - 1]
 

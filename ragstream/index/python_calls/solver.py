@@ -75,9 +75,12 @@ class Solver:
                     self.bindval.add((scope, index), self.ev(scope, expr))
         self.tracker.current = None
         self._seed_receivers()
+        decorating = {scope for scope, record in self.p.scopes.items()
+                      if any(call[4] == "dec" for call in record["calls"])}
         for passthrough in (False, True):
             self.passthrough = passthrough
-            dirty, budget = set(order), MAX_ROUNDS * len(order)
+            # the second phase changes only decorator calls; what reads them follows as usual
+            dirty, budget = decorating if passthrough else set(order), MAX_ROUNDS * len(order)
             while dirty and budget > 0:
                 self.tracker.dirty = set()
                 for scope in order:
@@ -93,10 +96,12 @@ class Solver:
                     dirty = set(order)
 
     def _round(self, scope: str, record: dict) -> None:
-        for index, (_, expr) in enumerate(record["binds"]):
-            self.bindval.add((scope, index), self.ev(scope, expr))
-        for index, call in enumerate(record["calls"]):
-            self._call(scope, index, call)
+        binds, calls = record["binds"], record["calls"]
+        for index in record["order"]:
+            if index >= 0:
+                self.bindval.add((scope, index), self.ev(scope, binds[index][1]))
+            else:
+                self._call(scope, -index - 1, calls[-index - 1])
         for expr in record["returns"]:
             self.returns.add(scope, self.ev(scope, expr))
         for expr in record["yields"]:
@@ -113,12 +118,9 @@ class Solver:
             for owner in self.ev(scope, target):
                 if owner[0] == "s":
                     self._add_element(owner[1], key, values)
-        for site, elements, keys, up in record["_sites"]:
-            where = scope
-            for _ in range(up):
-                where = self.p.scopes[where]["parent"] or where
+        for _, site, elements, keys in record["sites"]:
             for element, key in zip(elements, keys):
-                self._add_element(site, key, self.ev(where, element))
+                self._add_element(site, key, self.ev(scope, element))
 
     def _add_element(self, site: str, key, values: set) -> None:
         self.elements.add(site, values)
@@ -133,7 +135,6 @@ class Solver:
             for star, prefix in ((record["vararg"], "*"), (record["kwarg"], "**")):
                 if star:
                     self.params.values[(scope, star)] = {("s", f"{prefix}{scope}")}
-            record["_sites"] = list(_sites(record))
 
     def _seed_receivers(self) -> None:
         """`self` / `cls` of every method a class has (its own and inherited) hold that class,
@@ -527,19 +528,3 @@ class Solver:
             parent = record["parent"]
         return None
 
-
-def _sites(record: dict):
-    """(site, element expressions, scopes up) of every container literal in a scope's facts:
-    a literal inside ["D", ...] (a default value, a base) is read in the parent scope."""
-    stack: list = [(part, 0) for part in (record["binds"], record["calls"], record["returns"], record["yields"],
-                                          record["stores"], record["items"], record["bases"])]
-    while stack:
-        current, up = stack.pop()
-        if isinstance(current, list) and current:
-            if current[0] == "D" and len(current) == 2:
-                stack.append((current[1], up + 1))
-                continue
-            if len(current) == 4 and current[0] == "s" and isinstance(current[1], str) \
-                    and isinstance(current[2], list):
-                yield current[1], current[2], current[3], up
-            stack.extend((item, up) for item in current)
