@@ -28,6 +28,7 @@ class IndexSettings:
     generated_markers: list[str]
     secret_files: list[str]
     change_history_commits: int  # how many recent commits' messages and changed definitions to index (0: none)
+    python_call_guesses: bool  # link a Python call on a receiver nothing is known about by method name (a guess)
 
 
 @dataclass(frozen=True)

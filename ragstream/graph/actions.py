@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import budget_from, fetch_node_texts
 from ragstream.retrieval.filters import RetrievalFilters
@@ -23,7 +24,7 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     check_scope(sp.repository, sp.branch)
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
     filters = RetrievalFilters.parse(sp.retrieval_filters)
-    graph = backend.graph(sp.repository, sp.branch, filters, sp.active_index)
+    graph = graph_for(backend.graph(sp.repository, sp.branch, filters, sp.active_index), settings)
     # What the relate stage found in the graph goes before the search's seeds.
     seeds = list(dict.fromkeys(node_of(s) for s in [*sp.views_by_stage.get("relate", []), *sp.retrieval_seed_nodes]))
     result = expand_dependency_tree(graph, seeds, filters, limits)

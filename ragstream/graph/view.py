@@ -14,6 +14,7 @@ import re
 import networkx as nx
 
 from ragstream.super_prompt import SuperPrompt
+from ragstream.graph.guesses import is_guess
 from ragstream.graph.labels import short_labels
 
 KIND_COLOURS = {"MODULE": "#8da0cb", "FILE": "#b3b3b3", "CLASS": "#66c2a5", "TYPE": "#66c2a5",
@@ -87,8 +88,9 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
         )
     for edge in sp.graph_edges:
         how = f" ({edge['resolution']})" if edge.get("resolution") not in (None, "static") else ""
-        net.add_edge(edge["from_id"], edge["to_id"], title=f"{edge['edge_type']}{how}",
-                     color=EDGE_COLOURS.get(edge["edge_type"], "#666666"))
+        guess = _guessed(graph, edge)
+        net.add_edge(edge["from_id"], edge["to_id"], title=f"{edge['edge_type']}{how}{' — a guess' if guess else ''}",
+                     color=EDGE_COLOURS.get(edge["edge_type"], "#666666"), dashes=guess)
     net.set_options(json.dumps(_OPTIONS))
     parents = {k: v for k, v in sp.graph_debug.get("parent", {}).items() if v}
     script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR}
@@ -97,6 +99,13 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
     page = _EXTERNAL.sub("", net.generate_html())
     return page.replace("</body>", f"{legend}{script}</body>", 1)
+
+
+def _guessed(graph: nx.MultiDiGraph, edge: dict) -> bool:
+    """Whether the drawn edge is a guess in the graph (by its type, between its two ends)."""
+    source, target, key = edge["from_id"], edge["to_id"], edge["edge_type"]
+    return any(graph.has_edge(u, v, key) and is_guess(graph.edges[u, v, key])
+               for u, v in ((source, target), (target, source)))
 
 
 def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
@@ -117,8 +126,10 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
         f'<span style="color:{PATH_COLOUR};font-weight:bold">blue</span>: path from the seed to the selected node',
         "kinds:" + "".join(swatch(KIND_COLOURS.get(k, OTHER_COLOUR), k.lower()) for k in kinds),
         "edges:" + "".join(swatch(EDGE_COLOURS.get(e, "#666666"), e, round_=False) for e in edges)
-        + " &nbsp;(hover an edge for its type)",
+        + " &nbsp;(hover an edge for its type and how it was found)",
     ]
+    if any(_guessed(graph, e) for e in sp.graph_edges):
+        rows.append("dashed edge: a guess (linked by name only; pipeline setting graph_guesses: hide leaves them out)")
     return ('<details open class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
             'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
             'font:12px sans-serif;line-height:1.7;max-width:70%"><summary style="cursor:pointer">legend</summary>'

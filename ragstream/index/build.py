@@ -178,7 +178,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     parse_cache.close()
                 progress.finish("parse")
                 store.write_json(generation / store.PARSED, records)
-                graph, report.resolution = build_graph([r.parsed for r in records.values()])
+                graph, report.resolution = build_graph([r.parsed for r in records.values()],
+                                                       python_guesses=settings.index.python_call_guesses)
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))

@@ -79,11 +79,12 @@ def render_header(graph: nx.MultiDiGraph, node: str, max_names: int, shown: Call
 def _related(graph: nx.MultiDiGraph, node: str, shown: Callable[[str], bool]) -> dict[tuple[str, str], set[str]]:
     """(edge type, direction) -> display names of the shown nodes at the other end."""
     related: dict[tuple[str, str], set[str]] = {}
-    ends = [(v, k, "out") for _, v, k in graph.out_edges(node, keys=True)]
-    ends += [(u, k, "in") for u, _, k in graph.in_edges(node, keys=True)]
-    for other, edge_type, direction in ends:
+    ends = [(v, k, "out", d) for _, v, k, d in graph.out_edges(node, keys=True, data=True)]
+    ends += [(u, k, "in", d) for u, _, k, d in graph.in_edges(node, keys=True, data=True)]
+    for other, edge_type, direction, data in ends:
         if other != node and shown(other):
-            related.setdefault((edge_type, direction), set()).add(display_name(graph.nodes[other]))
+            mark = " (guess)" if data.get("guess") else ""  # linked by name only
+            related.setdefault((edge_type, direction), set()).add(display_name(graph.nodes[other]) + mark)
     return related
 
 

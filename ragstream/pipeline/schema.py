@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.bounds import LIMITS, TOKENS, TOP_K, WEIGHT, Bound, ints
+from ragstream.graph.guesses import GUESS_MODES
 from ragstream.graph.node_texts import MODES
 from ragstream.graph.render import LAYOUTS
 from ragstream.retrieval.types import RERANKERS, SEARCH_TYPES
@@ -30,6 +31,7 @@ NUMBERS: dict[str, Bound] = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "prioritization_mode": MODES,
     "layout": LAYOUTS,
+    "graph_guesses": GUESS_MODES,
     "mode": SEARCH_TYPES,
     "rerank": RERANKERS,
 }

@@ -27,6 +27,7 @@ from ragstream.graph.relations import answer_from_graph, with_their_tables
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.stages.follow_up import asked_relation, relation_answer
+from ragstream.graph.guesses import graph_for
 from ragstream.super_prompt import SuperPrompt, node_of
 
 WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
@@ -38,7 +39,7 @@ SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "MET
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     check_scope(sp.repository, sp.branch)
-    graph = backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    graph = graph_for(backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index), settings)
     question = sp.question_en or sp.question_raw
     named = find_named(graph, question)
     hits = [node_of(h["id"]) for h in sp.retrieval_hits] or [node_of(s) for s in sp.retrieval_seed_nodes]
