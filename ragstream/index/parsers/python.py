@@ -86,10 +86,15 @@ class _ModuleParser:
         module_scope = _Scope(self.module, self.root)
         self._collect_imports(tree.body, module_scope, self.aliases)
         self._visit_body(tree.body, module_scope)
+        warnings = []
+        try:
+            flow = flow_facts(tree, self.module, self.is_package)
+        except RecursionError:  # nesting too deep to follow: the file keeps its nodes, not its calls
+            flow, warnings = [], ["calls not followed: expressions nested too deeply"]
         return ParsedFile(
             path=self.path, language="python", root_id=self.root, nodes=self.nodes,
             edges=self.edges, references=list(self.refs.values()), aliases=self.aliases,
-            flow=flow_facts(tree, self.module, self.is_package),
+            flow=flow, warnings=warnings,
         )
 
     # --- definitions -------------------------------------------------------------------
