@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
-from ragstream.index.parsers.python_flow import flow_facts
+from ragstream.index.parsers.python_flow import absolute_module, attribute_chain, flow_facts
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -155,7 +155,7 @@ class _ModuleParser:
                     self._add_ref(self.root, "IMPORTS", alias.name, stmt.lineno,
                                   candidates=(alias.name,), kinds=("MODULE",), external=False)
             elif isinstance(stmt, ast.ImportFrom):
-                base = self._absolute_module(stmt.module, stmt.level)
+                base = absolute_module(self.module, stmt.module, stmt.level, self.is_package)
                 if base is None:
                     continue
                 for alias in stmt.names:
@@ -169,22 +169,11 @@ class _ModuleParser:
                     self._add_ref(self.root, "IMPORTS", target, stmt.lineno,
                                   candidates=(target, base), kinds=("MODULE",), external=False)
 
-    def _absolute_module(self, module: str | None, level: int) -> str | None:
-        if level == 0:
-            return module
-        package = self.module.split(".")
-        if not self.is_package:
-            package = package[:-1]
-        if level - 1 > len(package):
-            return None  # beyond the top of the repository: nothing to resolve to
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([module] if module else []))
-
     # --- names -------------------------------------------------------------------------
 
     def _qualify(self, expr: ast.expr, scope: _Scope) -> str | None:
         """Qualified name of a Name/Attribute expression, or None when it is not static."""
-        chain = _attribute_chain(expr)
+        chain = attribute_chain(expr)
         if chain is None:
             return None
         head = self._qualify_name(chain[0], scope)
@@ -226,18 +215,6 @@ def _walk_statements(body: list[ast.stmt]):
                 yield from _walk_statements([child])
             elif isinstance(child, ast.excepthandler):
                 yield from _walk_statements(child.body)
-
-
-def _attribute_chain(expr: ast.expr) -> list[str] | None:
-    """`a.b.c` -> ['a', 'b', 'c']; None for anything that is not a plain dotted name."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return parts[::-1]
 
 
 def _function_signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -281,7 +281,7 @@ class _ScopeBuilder:
         self.reach = _union(before, self._copy())
 
     def _import_from(self, stmt: ast.ImportFrom) -> None:
-        base = _absolute_module(self._module_name(), stmt.module, stmt.level,
+        base = absolute_module(self._module_name(), stmt.module, stmt.level,
                                 self.records[0].get("package", False))
         if base is None:
             return
@@ -454,7 +454,7 @@ class _ScopeBuilder:
         if builtin == "getattr" and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) \
                 and isinstance(call.args[1].value, str):
             return ["a", args[0], call.args[1].value]
-        if _attribute_chain(func) in (["partial"], ["functools", "partial"]) and args:
+        if attribute_chain(func) in (["partial"], ["functools", "partial"]) and args:
             return args[0]  # calling the partial calls the function
         if isinstance(func, ast.Attribute) and args:
             receiver = self.expr(func.value)
@@ -470,7 +470,7 @@ class _ScopeBuilder:
 
     def _imported_as(self, func: ast.expr) -> str | None:
         """`defaultdict` / `collections.defaultdict` -> the dotted name it was imported as."""
-        chain = _attribute_chain(func)
+        chain = attribute_chain(func)
         if not chain:
             return None
         builder = self
@@ -563,7 +563,7 @@ def _is_abstract(node: ast.AST) -> bool:
     if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
         return False
     exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
-    return _attribute_chain(exc) == ["NotImplementedError"]
+    return attribute_chain(exc) == ["NotImplementedError"]
 
 
 def _union(*states: dict[str, list[int]]) -> dict[str, list[int]]:
@@ -586,11 +586,12 @@ def _is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def _decorator_name(node: ast.expr) -> str | None:
-    chain = _attribute_chain(node.func if isinstance(node, ast.Call) else node)
+    chain = attribute_chain(node.func if isinstance(node, ast.Call) else node)
     return chain[-1] if chain else None
 
 
-def _absolute_module(module: str, target: str | None, level: int, is_package: bool) -> str | None:
+def absolute_module(module: str, target: str | None, level: int, is_package: bool) -> str | None:
+    """The dotted module `from <level dots><target> import ...` names, inside `module`."""
     if level == 0:
         return target
     package = module.split(".")
@@ -602,7 +603,7 @@ def _absolute_module(module: str, target: str | None, level: int, is_package: bo
     return ".".join(base + ([target] if target else []))
 
 
-def _attribute_chain(expr: ast.expr) -> list[str] | None:
+def attribute_chain(expr: ast.expr) -> list[str] | None:
     """`a.b.c` -> ['a', 'b', 'c']; None for anything that is not a plain dotted name."""
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
@@ -621,7 +622,7 @@ def _unwrap_optional(annotation: ast.expr) -> ast.expr:
             return _unwrap_optional(ast.parse(annotation.value, mode="eval").body)
         except SyntaxError:
             return annotation
-    if isinstance(annotation, ast.Subscript) and _attribute_chain(annotation.value) in (
+    if isinstance(annotation, ast.Subscript) and attribute_chain(annotation.value) in (
             ["Optional"], ["typing", "Optional"]):
         return _unwrap_optional(annotation.slice)
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
