@@ -32,6 +32,10 @@ from __future__ import annotations
 import ast
 from contextlib import contextmanager
 
+from ragstream.index.parsers.python_syntax import (
+    absolute_module, attribute_chain, constant, decorator_name, is_abstract, is_generator, local_names,
+    unwrap_optional)
+
 # Builtins whose result is a container of their argument's elements.
 _COPYING = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
 # Container methods that put their argument (or its elements) into the receiver.
@@ -66,12 +70,12 @@ class _ScopeBuilder:
             "line": getattr(node, "lineno", 1), "method": method, "class": cls,
             "params": [], "vararg": None, "kwonly": [], "kwarg": None, "generator": False,
             "binds": [], "calls": [], "returns": [], "yields": [], "stores": [], "items": [],
-            "bases": [], "star": [], "all": None, "abstract": _is_abstract(node),
+            "bases": [], "star": [], "all": None, "abstract": is_abstract(node),
             "returns_params": [],  # parameters returned as they are (`return fn`, `return self`)
             "order": [],  # bindings (index) and calls (-index - 1) as the code makes them
             "sites": [],  # container literals, ["s", site, elements, keys], read in this scope
         }
-        self.locals, self.declared = _local_names(node)
+        self.locals, self.declared = local_names(node)
         self.reach: dict[str, list[int]] = {}
         self.loop_uses: list[list] | None = None  # local reads inside the innermost loop
         self.lambdas = 0
@@ -114,7 +118,7 @@ class _ScopeBuilder:
 
     def _function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         in_class = self.record["kind"] == "class"
-        names = [_decorator_name(d) for d in fn.decorator_list]
+        names = [decorator_name(d) for d in fn.decorator_list]
         method = None
         if in_class:
             method = next((_METHOD_DECORATORS[n] for n in names if n in _METHOD_DECORATORS), "instance")
@@ -122,7 +126,7 @@ class _ScopeBuilder:
         qualname = self._child(fn, fn.name, "function", method=method,
                                cls=self.record["name"] if in_class else None)
         record = next(r for r in reversed(self.records) if r["name"] == qualname)
-        record["generator"] = _is_generator(fn)
+        record["generator"] = is_generator(fn)
         if returns:
             record["returns"].append(returns)
         self._bind(fn.name, self._decorate(fn, ["d", qualname], names))
@@ -134,7 +138,7 @@ class _ScopeBuilder:
         qualname = self._child(cls, cls.name, "class")
         record = next(r for r in reversed(self.records) if r["name"] == qualname)
         record["bases"] = [["D", b] for b in bases]
-        self._bind(cls.name, self._decorate(cls, ["d", qualname], [_decorator_name(d) for d in cls.decorator_list]))
+        self._bind(cls.name, self._decorate(cls, ["d", qualname], [decorator_name(d) for d in cls.decorator_list]))
 
     def _decorate(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, value: list,
                   names: list[str | None]) -> list:
@@ -318,7 +322,7 @@ class _ScopeBuilder:
             self.record["stores"].append([self.expr(target.value), target.attr, value])
         elif isinstance(target, ast.Subscript):
             self.expr(target.slice)
-            self.record["items"].append([self.expr(target.value), value, _constant(target.slice)])
+            self.record["items"].append([self.expr(target.value), value, constant(target.slice)])
 
     def _bind(self, name: str, value: list) -> None:
         if name in self.declared:  # `global` / `nonlocal`: bound in the scope that owns it
@@ -376,10 +380,10 @@ class _ScopeBuilder:
                 self.expr(key)
             values = [self.expr(v) if k is not None else ["e", self.expr(v)]
                       for k, v in zip(node.keys, node.values)]
-            return self._site(values, [_constant(k) for k in node.keys])
+            return self._site(values, [constant(k) for k in node.keys])
         if isinstance(node, ast.Subscript):
             self.expr(node.slice)
-            key = _constant(node.slice)
+            key = constant(node.slice)
             return ["x", self.expr(node.value), key] if key is not None else ["e", self.expr(node.value)]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `handlers + [extra]`
             return ["u", [self.expr(node.left), self.expr(node.right)]]
@@ -494,47 +498,10 @@ class _ScopeBuilder:
 
     def annotation(self, node: ast.expr | None) -> list:
         """The class an annotation names (`Optional[X]`, `X | None` and `"X"` name X)."""
-        node = _unwrap_optional(node) if node is not None else None
+        node = unwrap_optional(node) if node is not None else None
         if node is None or not isinstance(node, (ast.Name, ast.Attribute)):
             return ["?"]
         return self.expr(node)
-
-
-def _local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
-    """Names bound in the scope of `node` (Python's rule: any binding makes a name local) and
-    those declared `global` / `nonlocal` there."""
-    bound: set[str] = set()
-    declared: dict[str, str] = {}
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = node.args
-        bound.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
-        bound.update(a.arg for a in (args.vararg, args.kwarg) if a)
-    body = [node.body] if isinstance(node, ast.Lambda) else node.body
-    stack = list(body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(current.name)
-            stack.extend(current.decorator_list)
-            if isinstance(current, ast.ClassDef):
-                stack.extend(current.bases)
-            else:
-                stack.extend(d for d in current.args.defaults + current.args.kw_defaults if d)
-            continue
-        if isinstance(current, ast.Lambda):
-            stack.extend(current.args.defaults)
-            continue
-        if isinstance(current, (ast.Global, ast.Nonlocal)):
-            kind = "global" if isinstance(current, ast.Global) else "nonlocal"
-            declared.update({name: kind for name in current.names})
-        elif isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
-            bound.add(current.id)
-        elif isinstance(current, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in current.names if a.name != "*")
-        elif isinstance(current, ast.ExceptHandler) and current.name:
-            bound.add(current.name)
-        stack.extend(ast.iter_child_nodes(current))
-    return bound - set(declared), declared
 
 
 def _is_parameter(binding: list, name: str) -> bool:
@@ -546,88 +513,9 @@ def _is_parameter(binding: list, name: str) -> bool:
         option[0] == "D" and option[1][0] in ("?", "I") for option in binding[1][1:])
 
 
-def _constant(node: ast.expr | None) -> str | int | None:
-    """A subscript's or dict key's constant (a string or an integer), else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
-        return node.value
-    return None
-
-
-def _is_abstract(node: ast.AST) -> bool:
-    """`@abstractmethod`, or a body that only raises NotImplementedError: a hook for subclasses."""
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    if any(_decorator_name(d) == "abstractmethod" for d in node.decorator_list):
-        return True
-    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
-    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
-        return False
-    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
-    return attribute_chain(exc) == ["NotImplementedError"]
-
-
 def _union(*states: dict[str, list[int]]) -> dict[str, list[int]]:
     merged: dict[str, set[int]] = {}
     for state in states:
         for name, indices in state.items():
             merged.setdefault(name, set()).update(indices)
     return {name: sorted(indices) for name, indices in merged.items()}
-
-
-def _is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    stack = list(fn.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.Yield, ast.YieldFrom)):
-            return True
-        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(current))
-    return False
-
-
-def _decorator_name(node: ast.expr) -> str | None:
-    chain = attribute_chain(node.func if isinstance(node, ast.Call) else node)
-    return chain[-1] if chain else None
-
-
-def absolute_module(module: str, target: str | None, level: int, is_package: bool) -> str | None:
-    """The dotted module `from <level dots><target> import ...` names, inside `module`."""
-    if level == 0:
-        return target
-    package = module.split(".")
-    if not is_package:
-        package = package[:-1]
-    if level - 1 > len(package):
-        return None  # beyond the top of the repository: nothing to resolve to
-    base = package[: len(package) - (level - 1)]
-    return ".".join(base + ([target] if target else []))
-
-
-def attribute_chain(expr: ast.expr) -> list[str] | None:
-    """`a.b.c` -> ['a', 'b', 'c']; None for anything that is not a plain dotted name."""
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return parts[::-1]
-
-
-def _unwrap_optional(annotation: ast.expr) -> ast.expr:
-    """`Optional[X]`, `X | None` and `"X"` -> X, so the class can be named."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            return _unwrap_optional(ast.parse(annotation.value, mode="eval").body)
-        except SyntaxError:
-            return annotation
-    if isinstance(annotation, ast.Subscript) and attribute_chain(annotation.value) in (
-            ["Optional"], ["typing", "Optional"]):
-        return _unwrap_optional(annotation.slice)
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        left = annotation.left
-        if isinstance(left, ast.Constant) and left.value is None:
-            return _unwrap_optional(annotation.right)
-        return _unwrap_optional(left)
-    return annotation
