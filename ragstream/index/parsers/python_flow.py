@@ -33,7 +33,7 @@ import ast
 from contextlib import contextmanager
 
 from ragstream.index.parsers.python_syntax import (
-    absolute_module, attribute_chain, constant, decorator_name, is_abstract, is_generator, local_names,
+    ScopeNames, absolute_module, attribute_chain, constant, decorator_name, is_abstract, scope_names,
     unwrap_optional)
 
 # Builtins whose result is a container of their argument's elements.
@@ -51,7 +51,7 @@ _TRANSPARENT_DECORATORS = frozenset({"property", "abstractmethod", "cached_prope
 def flow_facts(tree: ast.Module, module: str, is_package: bool) -> list[dict]:
     """One record per scope of the module, the module's own first."""
     records: list[dict] = []
-    builder = _ScopeBuilder(tree, module, "module", None, records)
+    builder = _ScopeBuilder(tree, module, "module", None, records, scope_names(tree))
     builder.record["package"] = is_package
     builder.build()
     return records
@@ -61,7 +61,8 @@ class _ScopeBuilder:
     """Facts of one scope; nested scopes get builders of their own."""
 
     def __init__(self, node: ast.AST, qualname: str, kind: str, parent: "_ScopeBuilder | None",
-                 records: list[dict], *, method: str | None = None, cls: str | None = None):
+                 records: list[dict], names: dict[ast.AST, ScopeNames], *, method: str | None = None,
+                 cls: str | None = None):
         self.node = node
         self.records = records
         self.parent = parent
@@ -75,7 +76,8 @@ class _ScopeBuilder:
             "order": [],  # bindings (index) and calls (-index - 1) as the code makes them
             "sites": [],  # container literals, ["s", site, elements, keys], read in this scope
         }
-        self.locals, self.declared = local_names(node)
+        self.names = names
+        self.locals, self.declared = names[node].bound, names[node].declared
         self.reach: dict[str, list[int]] = {}
         self.loop_uses: list[list] | None = None  # local reads inside the innermost loop
         self.lambdas = 0
@@ -113,7 +115,7 @@ class _ScopeBuilder:
 
     def _child(self, node: ast.AST, name: str, kind: str, **extra) -> str:
         qualname = f"{self.record['name']}.{name}"
-        _ScopeBuilder(node, qualname, kind, self, self.records, **extra).build()
+        _ScopeBuilder(node, qualname, kind, self, self.records, self.names, **extra).build()
         return qualname
 
     def _function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -126,7 +128,7 @@ class _ScopeBuilder:
         qualname = self._child(fn, fn.name, "function", method=method,
                                cls=self.record["name"] if in_class else None)
         record = next(r for r in reversed(self.records) if r["name"] == qualname)
-        record["generator"] = is_generator(fn)
+        record["generator"] = self.names[fn].generator
         if returns:
             record["returns"].append(returns)
         self._bind(fn.name, self._decorate(fn, ["d", qualname], names))

@@ -1,47 +1,65 @@
 """Questions about Python syntax trees that the parser and the flow facts both ask: which names
-a scope binds, what a decorator is called, whether a function is a generator or an abstract
-hook, a subscript's constant key, the class an annotation names, dotted names and modules.
+a scope binds (and whether it is a generator), what a decorator is called, whether a function is
+an abstract hook, a subscript's constant key, the class an annotation names, dotted names and modules.
 """
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
 
-def local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
-    """Names bound in the scope of `node` (Python's rule: any binding makes a name local) and
-    those declared `global` / `nonlocal` there."""
-    bound: set[str] = set()
-    declared: dict[str, str] = {}
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = node.args
-        bound.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
-        bound.update(a.arg for a in (args.vararg, args.kwarg) if a)
-    body = [node.body] if isinstance(node, ast.Lambda) else node.body
-    stack = list(body)
+@dataclass
+class ScopeNames:
+    """What one scope binds (Python's rule: any binding makes a name local), what it declares
+    `global` / `nonlocal`, and whether it yields (a generator)."""
+
+    bound: set[str] = field(default_factory=set)
+    declared: dict[str, str] = field(default_factory=dict)
+    generator: bool = False
+
+
+def scope_names(tree: ast.Module) -> dict[ast.AST, ScopeNames]:
+    """The names of the module and of every function, class and lambda in it, in one walk.
+    Comprehension variables count as their enclosing scope's (the flow facts treat them so)."""
+    scopes: dict[ast.AST, ScopeNames] = {tree: ScopeNames()}
+    stack: list[tuple[ast.AST, ast.AST]] = [(child, tree) for child in tree.body]
     while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(current.name)
-            stack.extend(current.decorator_list)
-            if isinstance(current, ast.ClassDef):
-                stack.extend(current.bases)
-            else:
-                stack.extend(d for d in current.args.defaults + current.args.kw_defaults if d)
+        node, owner = stack.pop()
+        names = scopes[owner]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            inner = scopes[node] = ScopeNames()
+            if isinstance(node, ast.ClassDef):
+                names.bound.add(node.name)
+                outer = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+            else:  # parameters are the function's; defaults and decorators its owner's
+                args = node.args
+                inner.bound.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                                   *(a for a in (args.vararg, args.kwarg) if a)])
+                outer = [*args.defaults, *(d for d in args.kw_defaults if d)]
+                if not isinstance(node, ast.Lambda):
+                    names.bound.add(node.name)
+                    outer += node.decorator_list
+            stack.extend((part, owner) for part in outer)
+            stack.extend((part, node) for part in ([node.body] if isinstance(node, ast.Lambda) else node.body))
             continue
-        if isinstance(current, ast.Lambda):
-            stack.extend(current.args.defaults)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            kind = "global" if isinstance(node, ast.Global) else "nonlocal"
+            names.declared.update({name: kind for name in node.names})
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                names.bound.add(node.id)
             continue
-        if isinstance(current, (ast.Global, ast.Nonlocal)):
-            kind = "global" if isinstance(current, ast.Global) else "nonlocal"
-            declared.update({name: kind for name in current.names})
-        elif isinstance(current, ast.Name) and isinstance(current.ctx, ast.Store):
-            bound.add(current.id)
-        elif isinstance(current, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in current.names if a.name != "*")
-        elif isinstance(current, ast.ExceptHandler) and current.name:
-            bound.add(current.name)
-        stack.extend(ast.iter_child_nodes(current))
-    return bound - set(declared), declared
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.bound.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+            continue
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.bound.add(node.name)
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            names.generator = True
+        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+    for names in scopes.values():
+        names.bound -= set(names.declared)
+    return scopes
 
 
 def constant(node: ast.expr | None) -> str | int | None:
@@ -62,17 +80,6 @@ def is_abstract(node: ast.AST) -> bool:
         return False
     exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
     return attribute_chain(exc) == ["NotImplementedError"]
-
-
-def is_generator(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    stack = list(fn.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (ast.Yield, ast.YieldFrom)):
-            return True
-        if not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(current))
-    return False
 
 
 def decorator_name(node: ast.expr) -> str | None:
