@@ -1,0 +1,103 @@
+"""Run one library's call graph on the suite's cases or on a repository; JSON lines on stdout.
+
+    PYTHON run.py LIBRARY suite CASE_DIR...   one line per case: {"case", "edges", "seconds"}
+    PYTHON run.py LIBRARY repo ROOT            one line: {"files", "call_sites", "edges", ...}
+
+`seconds` counts from after the library's import; it includes `index_seconds`, the stdlib `ast`
+pass that lists the call sites and names the definitions (jedi and astroid need the call sites;
+the others only use the names to keep internal edges).
+
+Started by benchmarks/python_callgraph_libraries.py under the interpreter that has the libraries
+(`--python`), one process per library, so the project never imports them. A library that is not
+installed answers one line {"error": "not installed: ..."}. A case that raises or runs past
+`--case-timeout` seconds is reported with its error and scores as no edges.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from sources import index_sources
+
+ADAPTERS = {"jedi": "jedi_adapter", "astroid": "astroid_adapter", "pycg": "pycg_adapter",
+            "pyan3": "pyan_adapter", "libcst": "libcst_adapter", "ragstream": "ragstream_adapter"}
+
+
+class CaseTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout("ran past the case timeout")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("library", choices=sorted(ADAPTERS))
+    parser.add_argument("mode", choices=["suite", "repo"])
+    parser.add_argument("dirs", nargs="+", type=Path)
+    parser.add_argument("--case-timeout", type=int, default=60)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    try:
+        adapter = importlib.import_module(ADAPTERS[args.library])
+    except ImportError as error:
+        _emit({"error": f"not installed: {error}"})
+        return
+    import_seconds = time.perf_counter() - started
+    if args.mode == "suite":
+        signal.signal(signal.SIGALRM, _alarm)
+        for case in args.dirs:
+            _emit(_run_case(adapter, case, args.case_timeout))
+    else:
+        _emit(_run_repo(adapter, args.dirs[0], import_seconds))
+
+
+def _run_case(adapter, case: Path, timeout: int) -> dict:
+    started = time.perf_counter()
+    signal.alarm(timeout)
+    try:
+        index = index_sources(case)
+        found = sorted(adapter.edges(index))
+        error = None
+    except Exception as exc:  # a library crash is a result to report, not a reason to stop
+        found, error = [], f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+    return {"case": str(case), "edges": found, "seconds": time.perf_counter() - started,
+            "error": error}
+
+
+def _run_repo(adapter, root: Path, import_seconds: float) -> dict:
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        print(json.dumps({"progress": done, "of": total,
+                          "seconds": time.perf_counter() - started}), file=sys.stderr, flush=True)
+
+    index = index_sources(root)
+    index_seconds = time.perf_counter() - started
+    try:
+        found = adapter.edges(index, progress=progress)
+        error = None
+    except Exception as exc:
+        found, error = set(), f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
+    return {"files": len(index.modules), "unparsable": len(index.errors),
+            "call_sites": len(index.calls), "edges": len(found),
+            "seconds": time.perf_counter() - started, "index_seconds": index_seconds,
+            "import_seconds": import_seconds,
+            "error": error}
+
+
+def _emit(record: dict) -> None:
+    print(json.dumps(record), flush=True)
+
+
+if __name__ == "__main__":
+    main()
