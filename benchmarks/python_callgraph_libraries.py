@@ -2,14 +2,17 @@
 
     .venv/bin/python benchmarks/python_callgraph_libraries.py --python /work/venv-cg/bin/python \
         [--cases tests/python_callgraph/cases] [--repo DIR] [--libraries jedi astroid ...] \
-        [--json OUT] [--misses LIBRARY]
+        [--json OUT] [--misses LIBRARY] [--exclude-crashing]
 
 Each library runs in its own process under `--python` (an interpreter that has jedi, astroid,
 PyCG, pyan3, libcst installed; the project never imports them): benchmarks/
 python_callgraph_adapters/run.py maps its output to the construct suite's names. ragstream runs
 the same way under this interpreter. For each, the suite's precision and recall per construct
 (ragstream.eval.callgraph_suite), the seconds spent on the cases, and with `--repo` the
-seconds and peak memory (max RSS of its process) of a whole-repository graph.
+seconds and peak memory (max RSS of its process) of a whole-repository graph, next to the
+stdlib `ast` pass alone (`ast-only`: the call-site list jedi, astroid and libcst resolve, and the
+names every adapter maps to). With `--exclude-crashing`, a library that raises on the repository
+is timed again without the files it raises on when given each alone.
 """
 from __future__ import annotations
 
@@ -62,6 +65,7 @@ def main() -> None:
     parser.add_argument("--libraries", nargs="+", choices=LIBRARIES, default=LIBRARIES)
     parser.add_argument("--repo", type=Path, help="a real repository to time whole-graph builds on")
     parser.add_argument("--repo-timeout", type=int, default=600)
+    parser.add_argument("--exclude-crashing", action="store_true")
     parser.add_argument("--case-timeout", type=int, default=60)
     parser.add_argument("--skip-suite", action="store_true")
     parser.add_argument("--misses", choices=LIBRARIES, help="also list one library's wrong/missed edges")
@@ -80,10 +84,18 @@ def main() -> None:
     if args.repo:
         lines, files = _count_lines(args.repo)
         print(f"## Whole repository: {args.repo} ({files} files, {lines} lines)\n")
-        print("| library | seconds | of which ast pass | peak RSS MB | call sites | internal edges | status |")
-        print("|---|---:|---:|---:|---:|---:|---|")
-        for library in args.libraries:
+        print("| library | graph seconds | library seconds | ast pass seconds | peak RSS MB "
+              "| files | call sites | internal edges | status |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        for library in ["ast-only", *args.libraries]:
             figures = run_repo(library, _interpreter(library, args), args.repo, args.repo_timeout)
+            if figures.get("error") and args.exclude_crashing and not figures["timed_out"]:
+                print(_repo_row(library, figures), flush=True)
+                output.setdefault(library, {})["repo_all_files"] = {**figures, "lines": lines}
+                figures = run_repo(library, _interpreter(library, args), args.repo,
+                                   args.repo_timeout, exclude_crashing=True)
+                figures["excluded_lines"] = sum(
+                    (args.repo / path).read_bytes().count(b"\n") for path in figures.get("excluded", {}))
             output.setdefault(library, {})["repo"] = {**figures, "lines": lines, "files": files}
             print(_repo_row(library, figures), flush=True)
     if args.json:
@@ -117,8 +129,10 @@ def run_suite(library: str, python: str, cases: list, case_timeout: int) -> Suit
     return result
 
 
-def run_repo(library: str, python: str, repo: Path, timeout: int) -> dict:
-    run = _run_adapter([python, str(ADAPTERS), library, "repo", str(repo)], timeout=timeout)
+def run_repo(library: str, python: str, repo: Path, timeout: int,
+             exclude_crashing: bool = False) -> dict:
+    command = [python, str(ADAPTERS), library, "repo", str(repo)]
+    run = _run_adapter(command + ["--exclude-crashing"] * exclude_crashing, timeout=timeout)
     record = run.records[-1] if run.records else {}
     figures = {"wall_seconds": run.wall_seconds, "peak_rss_mb": run.peak_rss_mb,
                "timed_out": run.timed_out, "returncode": run.returncode, **record}
@@ -195,10 +209,21 @@ def _print_misses(report: Report) -> None:
 
 def _repo_row(library: str, figures: dict) -> str:
     status = figures.get("error") or "ok"
-    status = status.replace("\n", " ").replace("|", "/")[:300]
-    seconds = figures.get("seconds")
-    return (f"| {library} | {seconds if seconds is None else f'{seconds:.1f}'} "
-            f"| {_fmt(figures.get('index_seconds'))} | {figures['peak_rss_mb']:.0f} "
+    if figures.get("excluded"):
+        status = (f"without {len(figures['excluded'])} files it fails on alone "
+                  f"({figures.get('excluded_lines', '?')} lines): "
+                  + "; ".join(f"{path}: {error}" for path, error in figures["excluded"].items())
+                  + ("" if status == "ok" else f"; then: {status}"))
+    status = status.replace("\n", " ").replace("|", "/")[:400]
+    seconds, index_seconds = figures.get("seconds"), figures.get("index_seconds")
+    library_seconds = graph_seconds = None
+    if seconds is not None:
+        library_seconds = seconds - index_seconds
+        graph_seconds = seconds if figures.get("needs_call_sites") else library_seconds
+    if library == "ast-only":
+        graph_seconds = library_seconds = None
+    return (f"| {library} | {_fmt(graph_seconds)} | {_fmt(library_seconds)} | {_fmt(index_seconds)} "
+            f"| {figures['peak_rss_mb']:.0f} | {figures.get('files', '')} "
             f"| {figures.get('call_sites', '')} | {figures.get('edges', '')} | {status} |")
 
 

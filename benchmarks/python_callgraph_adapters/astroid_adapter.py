@@ -19,18 +19,22 @@ from astroid.manager import AstroidManager
 from sources import CallSite, SourceIndex
 
 Edge = tuple[str, str]
+NEEDS_CALL_SITES = True  # resolves the call sites listed by the stdlib `ast` pass
 Position = tuple[int, int, int | None, int | None]
+
+
+def reset() -> None:
+    """Forget the previous case (the cases reuse module names such as `main`)."""
+    AstroidManager().clear_cache()
 
 
 def edges(index: SourceIndex, progress=None) -> set[Edge]:
     manager = AstroidManager()
-    manager.clear_cache()
     sys.path.insert(0, str(index.root))
     try:
         return _edges(index, manager, progress)
     finally:
         sys.path.remove(str(index.root))
-        manager.clear_cache()
 
 
 def _edges(index: SourceIndex, manager: AstroidManager, progress) -> set[Edge]:

@@ -1,5 +1,10 @@
-"""jedi: for each call site, `Script.infer` with the cursor just after the called expression.
+"""jedi: for each call site, `Script.infer` with the cursor on the called expression.
 
+The cursor goes where an editor user would put it to ask "what is called here": just before the
+call's `(` (after any closing parentheses, so `(lambda: ...)()` asks about the lambda), or at the
+end of a decorator or raised expression. When `infer` finds no definition in the directory (it
+answers `classmethod.__get__` from typeshed for a classmethod, for instance), `goto` with
+imports followed is asked instead, and a function or class it lands on is the callee.
 A function or lambda found is the callee. A class found is called (`A(...)`): the class, and the
 `__init__` jedi's own attribute lookup on the class finds (it follows the MRO). An instance found
 is called through its class's `__call__`, looked up the same way. Definitions outside the
@@ -15,6 +20,7 @@ from jedi.api.environment import InterpreterEnvironment
 from sources import CallSite, SourceIndex
 
 Edge = tuple[str, str]
+NEEDS_CALL_SITES = True  # resolves the call sites listed by the stdlib `ast` pass
 
 
 def edges(index: SourceIndex, progress=None) -> set[Edge]:
@@ -26,16 +32,37 @@ def edges(index: SourceIndex, progress=None) -> set[Edge]:
     found: set[Edge] = set()
     for number, (path, file_sites) in enumerate(sorted(sites.items()), 1):
         file = index.root / path
-        script = jedi.Script(file.read_text(encoding="utf-8"), path=str(file), project=project,
-                             environment=environment)
+        text = file.read_text(encoding="utf-8")
+        script = jedi.Script(text, path=str(file), project=project, environment=environment)
+        lines = text.splitlines()
         for site in file_sites:
-            line, column = site.func.end_lineno, site.func.end_col_offset
-            for name in script.infer(line, column):
-                for callee in _callees(index, name):
-                    found.add((site.caller, callee))
+            line, column = _cursor(lines, site)
+            callees = [c for name in script.infer(line, column) for c in _callees(index, name)]
+            if not callees:
+                callees = [c for name in script.goto(line, column, follow_imports=True)
+                           if name.type in ("function", "class") for c in _callees(index, name)]
+            found.update((site.caller, callee) for callee in callees)
         if progress:
             progress(number, len(sites))
     return found
+
+
+def _cursor(lines: list[str], site: CallSite) -> tuple[int, int]:
+    """(line, character column) for jedi: the call's `(`, else the end of the expression."""
+    line = site.func.end_lineno
+    column = len(lines[line - 1].encode("utf-8")[:site.func.end_col_offset].decode("utf-8"))
+    if site.kind != "call":
+        return line, column
+    row, col = line, column
+    while row <= len(lines):
+        rest = lines[row - 1][col:]
+        stripped = rest.lstrip(") \t\\")
+        if stripped.startswith("("):
+            return row, col + len(rest) - len(stripped)
+        if stripped:
+            break
+        row, col = row + 1, 0
+    return line, column
 
 
 def _callees(index: SourceIndex, name) -> list[str]:

@@ -16,6 +16,7 @@ from libcst.metadata import FullRepoManager, FullyQualifiedNameProvider, Positio
 from sources import CallSite, SourceIndex
 
 Edge = tuple[str, str]
+NEEDS_CALL_SITES = True  # resolves the call sites listed by the stdlib `ast` pass
 
 
 def edges(index: SourceIndex, progress=None) -> set[Edge]:

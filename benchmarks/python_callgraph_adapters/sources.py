@@ -61,10 +61,13 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-def index_sources(root: Path) -> SourceIndex:
+def index_sources(root: Path, only: set[str] | None = None) -> SourceIndex:
+    """Index every `.py` file under `root` (or only the relative paths in `only`)."""
     index = SourceIndex(root)
     for file in sorted(root.rglob("*.py")):
         path = file.relative_to(root).as_posix()
+        if only is not None and path not in only:
+            continue
         index.modules[path] = module_name(path)
         try:
             tree = ast.parse(file.read_text(encoding="utf-8"), filename=path)
