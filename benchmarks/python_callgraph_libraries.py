@@ -70,7 +70,10 @@ def main() -> None:
     parser.add_argument("--skip-suite", action="store_true")
     parser.add_argument("--misses", choices=LIBRARIES, help="also list one library's wrong/missed edges")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--ragstream-root", type=Path, default=ROOT,
+                        help="source tree whose ragstream is measured (default: this one)")
     args = parser.parse_args()
+    os.environ["PYTHONPATH"] = str(args.ragstream_root.resolve())
 
     cases = load_cases(args.cases)
     output: dict[str, dict] = {}
@@ -81,6 +84,7 @@ def main() -> None:
             output.setdefault(library, {})["suite"] = _print_suite(result)
             if args.misses == library and result.report:
                 _print_misses(result.report)
+        _print_side_by_side(output)
     if args.repo:
         lines, files = _count_lines(args.repo)
         print(f"## Whole repository: {args.repo} ({files} files, {lines} lines)\n")
@@ -145,7 +149,7 @@ def run_repo(library: str, python: str, repo: Path, timeout: int,
 
 def _run_adapter(command: list[str], timeout: int) -> Run:
     """Run one adapter process; wait4 gives this child's own peak RSS."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))}
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, env=env,
@@ -197,6 +201,26 @@ def _print_suite(result: SuiteResult) -> dict:
             "case_errors": result.case_errors, "error": result.error,
             "by_construct": {name: {"precision": t.precision, "recall": t.recall}
                              for name, t in result.report.by_construct().items()}}
+
+
+def _print_side_by_side(output: dict[str, dict]) -> None:
+    """One table: precision / recall per construct (rows) and library (columns)."""
+    scored = {name: figures["suite"] for name, figures in output.items()
+              if figures.get("suite", {}).get("by_construct")}
+    if not scored:
+        return
+    constructs = sorted({c for suite in scored.values() for c in suite["by_construct"]})
+    print("### Side by side: precision / recall\n")
+    print("| construct | " + " | ".join(scored) + " |")
+    print("|---|" + "---:|" * len(scored))
+    for construct in constructs:
+        cells = [scored[name]["by_construct"].get(construct) for name in scored]
+        print(f"| {construct} | " + " | ".join(
+            f"{c['precision']:.2f} / {c['recall']:.2f}" if c else "" for c in cells) + " |")
+    print("| **overall** | " + " | ".join(
+        f"**{suite['precision']:.3f} / {suite['recall']:.3f}**" for suite in scored.values()) + " |")
+    print("| seconds on the cases | " + " | ".join(
+        f"{suite['case_seconds']:.2f}" for suite in scored.values()) + " |\n", flush=True)
 
 
 def _print_misses(report: Report) -> None:

@@ -65,7 +65,8 @@ def main() -> None:
     else:
         root = args.dirs[0]
         excluded = _crashing_files(adapter, root) if args.exclude_crashing else {}
-        print(json.dumps({"fail_alone": sorted(excluded)}), file=sys.stderr, flush=True)
+        if args.exclude_crashing:
+            print(json.dumps({"fail_alone": sorted(excluded)}), file=sys.stderr, flush=True)
         record = _run_repo(adapter, root, import_seconds, excluded)
         for _ in range(RETRIES if args.exclude_crashing else 0):
             failed = record.pop("failed_file", None)
