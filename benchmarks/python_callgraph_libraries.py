@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/python_callgraph_libraries.py --python /work/venv-cg/bin/python \
         [--cases tests/python_callgraph/cases] [--repo DIR] [--libraries jedi astroid ...] \
-        [--json OUT] [--misses LIBRARY] [--exclude-crashing]
+        [--json OUT] [--misses LIBRARY] [--exclude-crashing] [--edges-dir DIR]
 
 Each library runs in its own process under `--python` (an interpreter that has jedi, astroid,
 PyCG, pyan3, libcst installed; the project never imports them): benchmarks/
@@ -12,7 +12,9 @@ the same way under this interpreter. For each, the suite's precision and recall 
 seconds and peak memory (max RSS of its process) of a whole-repository graph, next to the
 stdlib `ast` pass alone (`ast-only`: the call-site list jedi, astroid and libcst resolve, and the
 names every adapter maps to). With `--exclude-crashing`, a library that raises on the repository
-is timed again without the files it raises on when given each alone.
+is timed again without the files it raises on when given each alone. With `--edges-dir`, each
+library's repository edges are written there (LIBRARY.json), and every library is compared with
+jedi's edges, the most precise on the suite, on the repository where there is no ground truth.
 """
 from __future__ import annotations
 
@@ -66,6 +68,7 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, help="a real repository to time whole-graph builds on")
     parser.add_argument("--repo-timeout", type=int, default=600)
     parser.add_argument("--exclude-crashing", action="store_true")
+    parser.add_argument("--edges-dir", type=Path, help="write each library's repository edges here")
     parser.add_argument("--case-timeout", type=int, default=60)
     parser.add_argument("--skip-suite", action="store_true")
     parser.add_argument("--misses", choices=LIBRARIES, help="also list one library's wrong/missed edges")
@@ -92,16 +95,20 @@ def main() -> None:
               "| files | call sites | internal edges | status |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
         for library in ["ast-only", *args.libraries]:
-            figures = run_repo(library, _interpreter(library, args), args.repo, args.repo_timeout)
+            edges_out = args.edges_dir / f"{library}.json" if args.edges_dir else None
+            figures = run_repo(library, _interpreter(library, args), args.repo, args.repo_timeout,
+                               edges_out=edges_out)
             if figures.get("error") and args.exclude_crashing and not figures["timed_out"]:
                 print(_repo_row(library, figures), flush=True)
                 output.setdefault(library, {})["repo_all_files"] = {**figures, "lines": lines}
                 figures = run_repo(library, _interpreter(library, args), args.repo,
-                                   args.repo_timeout, exclude_crashing=True)
+                                   args.repo_timeout, exclude_crashing=True, edges_out=edges_out)
                 figures["excluded_lines"] = sum(
                     (args.repo / path).read_bytes().count(b"\n") for path in figures.get("excluded", {}))
             output.setdefault(library, {})["repo"] = {**figures, "lines": lines, "files": files}
             print(_repo_row(library, figures), flush=True)
+        if args.edges_dir:
+            _print_agreement(args.edges_dir, "jedi")
     if args.json:
         args.json.write_text(json.dumps(output, indent=1), encoding="utf-8")
 
@@ -134,8 +141,10 @@ def run_suite(library: str, python: str, cases: list, case_timeout: int) -> Suit
 
 
 def run_repo(library: str, python: str, repo: Path, timeout: int,
-             exclude_crashing: bool = False) -> dict:
+             exclude_crashing: bool = False, edges_out: Path | None = None) -> dict:
     command = [python, str(ADAPTERS), library, "repo", str(repo)]
+    if edges_out:
+        command += ["--edges-out", str(edges_out.resolve())]
     run = _run_adapter(command + ["--exclude-crashing"] * exclude_crashing, timeout=timeout)
     record = run.records[-1] if run.records else {}
     figures = {"wall_seconds": run.wall_seconds, "peak_rss_mb": run.peak_rss_mb,
@@ -221,6 +230,25 @@ def _print_side_by_side(output: dict[str, dict]) -> None:
         f"**{suite['precision']:.3f} / {suite['recall']:.3f}**" for suite in scored.values()) + " |")
     print("| seconds on the cases | " + " | ".join(
         f"{suite['case_seconds']:.2f}" for suite in scored.values()) + " |\n", flush=True)
+
+
+def _print_agreement(edges_dir: Path, reference: str) -> None:
+    """Each library's repository edges against the reference's: shared, and the share of each."""
+    graphs = {path.stem: {tuple(edge) for edge in json.loads(path.read_text(encoding="utf-8"))}
+              for path in sorted(edges_dir.glob("*.json"))}
+    if reference not in graphs:
+        return
+    theirs = graphs[reference]
+    print(f"\n| library | edges | also in {reference} | share of its edges {reference} has "
+          f"| share of {reference}'s edges it has |")
+    print("|---|---:|---:|---:|---:|")
+    for library, ours in graphs.items():
+        if library == reference or not ours:
+            continue
+        shared = len(ours & theirs)
+        print(f"| {library} | {len(ours)} | {shared} | {shared / len(ours):.3f} "
+              f"| {shared / len(theirs):.3f} |")
+    print(flush=True)
 
 
 def _print_misses(report: Report) -> None:

@@ -34,7 +34,7 @@ def edges(index: SourceIndex, progress=None) -> set[Edge]:
         file = index.root / path
         text = file.read_text(encoding="utf-8")
         script = jedi.Script(text, path=str(file), project=project, environment=environment)
-        lines = text.splitlines()
+        lines = text.split("\n")  # ast's line numbers (splitlines also breaks at form feeds)
         for site in file_sites:
             line, column = _cursor(lines, site)
             callees = [c for name in script.infer(line, column) for c in _callees(index, name)]
@@ -56,7 +56,7 @@ def _cursor(lines: list[str], site: CallSite) -> tuple[int, int]:
     row, col = line, column
     while row <= len(lines):
         rest = lines[row - 1][col:]
-        stripped = rest.lstrip(") \t\\")
+        stripped = rest.lstrip(") \t\r\\")
         if stripped.startswith("("):
             return row, col + len(rest) - len(stripped)
         if stripped:

@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("dirs", nargs="+", type=Path)
     parser.add_argument("--case-timeout", type=int, default=60)
     parser.add_argument("--exclude-crashing", action="store_true")
+    parser.add_argument("--edges-out", type=Path, help="repo mode: write the edges here (JSON)")
     args = parser.parse_args()
     started = time.perf_counter()
     try:
@@ -77,6 +78,9 @@ def main() -> None:
                   file=sys.stderr, flush=True)
             record = _run_repo(adapter, root, import_seconds, excluded)
         record.pop("failed_file", None)
+        edges = record.pop("found")
+        if args.edges_out:
+            args.edges_out.write_text(json.dumps(sorted(edges)), encoding="utf-8")
         _emit(record)
 
 
@@ -130,7 +134,8 @@ def _run_repo(adapter, root: Path, import_seconds: float, excluded: dict[str, st
     except Exception as exc:
         found, error = set(), f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
         failed = _file_being_processed(exc, index)
-    return {"failed_file": failed, "files": len(index.modules), "unparsable": len(index.errors),
+    return {"failed_file": failed, "found": found,
+            "files": len(index.modules), "unparsable": len(index.errors),
             "call_sites": len(index.calls), "edges": len(found),
             "seconds": time.perf_counter() - started, "index_seconds": index_seconds,
             "import_seconds": import_seconds, "excluded": excluded,
