@@ -35,6 +35,7 @@ def not_edges(case: Case) -> set[Edge]:
     return {(caller, callee) for caller, callee, _reason in data.get("not_edges", [])}
 
 
+@pytest.mark.slow  # 205 fresh interpreters
 @pytest.mark.parametrize("case", CASES + HELDOUT_CASES,
                          ids=lambda case: f"{case.path.parent.parent.name}/{case.construct}/{case.name}")
 def test_runtime_calls_are_in_the_truth(case: Case) -> None:
