@@ -288,7 +288,8 @@ def leak_index(tmp_path_factory) -> Fixture:
     shutil.copytree(SAMPLE_REPO, repo)
     shutil.copytree(OVERLAY, repo, dirs_exist_ok=True)
     settings = make_settings(root / "data", acl={"rules": ACL_RULES}, llm={"provider": "none"})
-    build_index(repo, settings, embedder=Embedder())
+    report = build_index(repo, settings, embedder=Embedder())
+    assert set(report.redactions) == {"billing/cli.py"}  # the planted words are indexed as written
     backend = LocalBackend(settings)
     chunks = backend._index(REPOSITORY, BRANCH, None).chunks
     graph = backend.graph(REPOSITORY, BRANCH, None)
@@ -470,7 +471,7 @@ def secrets_of_hidden(fx: Fixture, setting: Setting, questions: str, scaffold: s
 
 
 @pytest.fixture(scope="module")
-def scaffold(controller) -> set[str]:
+def pipeline_scaffold(controller) -> set[str]:
     """The words a turn's outputs hold when nothing is visible (each question shape once)."""
     from ragstream.controller import Scope
 
@@ -510,8 +511,8 @@ def pipeline_outputs(controller, scope, question: str, session: str) -> dict[str
 
 
 @pytest.mark.slow
-def test_no_hidden_path_name_or_token_reaches_the_pipelines_outputs(leak_index, controller, scaffold, caplog,
-                                                                    capsys):
+def test_no_hidden_path_name_or_token_reaches_the_pipelines_outputs(leak_index, controller, pipeline_scaffold,
+                                                                    caplog, capsys):
     """LEAK_RUNS (200) seeded runs of the deterministic pipeline with random filters and questions,
     some continuing the scope's conversation: no hidden path, symbol name or planted token in the
     state, prompt, trace, graph page, history, log records or printed output."""
@@ -538,10 +539,10 @@ def test_no_hidden_path_name_or_token_reaches_the_pipelines_outputs(leak_index, 
         outputs = pipeline_outputs(controller, scope, question, sessions[key])
         printed = capsys.readouterr()
         outputs.update(log=caplog.text, stdout=printed.out, stderr=printed.err)
-        words, paths = secrets_of_hidden(leak_index, setting, " ".join(asked[key]), scaffold)
+        words, paths = secrets_of_hidden(leak_index, setting, " ".join(asked[key]), pipeline_scaffold)
         for where, text in outputs.items():
             leaked = words & words_of(text)
             assert not leaked, (run, where, setting, question, sorted(leaked))
             assert not [p for p in paths if p in text], (run, where, setting, question, [p for p in paths if p in text])
         answered += bool(json.loads(outputs["state"])["final_selection_ids"])
-    assert answered >= runs // 4  # most runs find something visible to answer from
+    assert answered >= runs // 4  # not a vacuous check: many runs have visible evidence to answer from
