@@ -103,20 +103,20 @@ def _index_section(controller: Controller) -> Scope | None:
 
 
 def _index_card(s: IndexSummary) -> None:
-    if s.shared:
-        st.caption(f"shared index on `{s.source_root}` · branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · "
-                   f"published {humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · "
-                   f"{s.nodes} nodes · {s.edges} edges  \n{s.stage}")
-        return
-    stale = (f"stale files unknown ({s.stale_note})" if s.stale is None
-             else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
-    st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
-               f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}  \n"
-               f"{s.stage}")
+    if s.shared:  # published: nothing of it is walked here, so no stale count
+        where, made, stale = f"shared index on `{s.source_root}` · ", "published", ""
+    else:
+        where, made = "", "built"
+        stale = " · " + (f"stale files unknown ({s.stale_note})" if s.stale is None
+                         else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
+    st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
+               f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
+               f"{s.edges} edges{stale}  \n{s.stage}")
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:
-    return {"repository": s.repository, "index": s.index, "where": s.source, "branch": s.branch, "commit": (s.commit or "")[:10],
+    return {"repository": s.repository, "index": s.index, "where": s.source, "branch": s.branch,
+            "commit": (s.commit or "")[:10],
             "age": humanise_age(s.age_seconds) if not s.problem else "", "files": s.files, "chunks": s.chunks,
             "stale files": s.stale, "stage": s.stage, "source": s.source_root, "problem": s.problem or ""}
 
