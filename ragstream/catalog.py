@@ -1,5 +1,6 @@
 """What the workbench lists and starts: the indexes under the data folder (with how stale each
-is), the pipelines (with what they extend), and index builds running in the background.
+is) and those published to a shared Milvus, the pipelines (with what they extend), and index
+builds running in the background.
 
 The controller calls these; the workbench draws what they return.
 """
@@ -46,6 +47,17 @@ class IndexSummary:
     problem: str | None = None  # why the index cannot be used (then the counts are zero)
     vectors: dict = field(default_factory=dict)  # the semantic fill's stage and coverage (`fill.coverage`)
     builder: str | None = None  # who builds it now ("fill pid 12"), None when nobody does
+    shared: bool = False  # published to the shared Milvus (milvus.uri), not a folder on this machine
+
+    @property
+    def label(self) -> str:
+        """How a picker names it: a shared index says so."""
+        return f"{self.repository} / {self.index}" + (" (shared)" if self.shared else "")
+
+    @property
+    def source(self) -> str:
+        """Where a question against it is served from (`Scope.index_source`)."""
+        return "shared" if self.shared else "local"
 
     @property
     def stage(self) -> str:
@@ -84,6 +96,27 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
                         str(source), stale, "" if stale is not None else note, vectors=stage_of(manifest),
                         builder=store.lock_holder(location))
+
+
+def list_shared_indexes(client, uri: str) -> list[IndexSummary]:
+    """Every index published to the Milvus at `uri` (live generations, from their manifests).
+    A Milvus that cannot be read is one entry with the problem, so the local ones still show."""
+    from ragstream.retrieval import milvus_store
+
+    try:
+        manifests = milvus_store.published_manifests(client)
+    except Exception as exc:  # noqa: BLE001 - pymilvus raises its own and grpc errors
+        return [IndexSummary("milvus", uri, shared=True, problem=f"cannot list shared indexes: {exc}")]
+    return [_manifest_summary(m, uri) for m in manifests]
+
+
+def _manifest_summary(manifest: dict, uri: str) -> IndexSummary:
+    counts = manifest["counts"]
+    updated = datetime.strptime(manifest["updated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    return IndexSummary(manifest["repository"], manifest["active_index"], manifest["branch"], manifest.get("commit"),
+                        manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
+                        counts["files"], counts["chunks"], counts["nodes"], counts["edges"], uri,
+                        stale_note="shared: published, not walked here", vectors=stage_of(manifest), shared=True)
 
 
 def default_index() -> tuple[Path, str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
-from ragstream.errors import HistoryError, PipelineError, RagstreamError
+from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
@@ -19,6 +19,7 @@ from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import check_question
 from ragstream.redact import redact_text
 from ragstream.retrieval.backends import make_backend
+from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
@@ -33,11 +34,13 @@ class Scope:
     branch: str
     active_index: str | None = None
     retrieval_filters: dict[str, list[str]] = field(default_factory=dict)
+    index_source: str = ""  # "" the configured retrieval.backend; "local" the data folder; "shared" Milvus
 
 
 def scope_key(scope: Scope) -> str:
     """The key the history stage binds a conversation to, for a question asked under `scope`."""
-    return make_scope_key(scope.repository, scope.branch, scope.active_index, scope.retrieval_filters)
+    return make_scope_key(scope.repository, scope.branch, scope.active_index, scope.retrieval_filters,
+                          scope.index_source)
 
 
 class Controller:
@@ -50,6 +53,7 @@ class Controller:
         llm = self._resources.enter_context(connect(settings.llm))
         self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
         self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
+        self._local: RetrievalBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
 
     def close(self) -> None:
@@ -74,11 +78,33 @@ class Controller:
         return replace(pipeline, warnings=(*pipeline.warnings, f"lowered to fit the local model's window of "
                                            f"{self.settings.llm.local_ctx_size} tokens (llm.local_ctx_size): {said}"))
 
+    def backend_for(self, index_source: str) -> RetrievalBackend:
+        """The backend serving an index from `index_source` ("" the configured one, "local" the
+        data folder, "shared" the Milvus at milvus.uri); one of each per process."""
+        shared = self.settings.retrieval.backend == "milvus"
+        if index_source not in ("", "local", "shared"):
+            raise RetrievalError(f"unknown index source {index_source!r}; choose local or shared",
+                                 where="index_source")
+        if index_source == "shared" and not shared:
+            raise RetrievalError("no shared index is configured", where="retrieval.backend",
+                                 hint="set retrieval.backend: milvus and milvus.uri to ask a published index")
+        if index_source != "local" or not shared:
+            return self.runtime.backend
+        if self._local is None:
+            from ragstream.retrieval.local_backend import LocalBackend
+
+            self._local = LocalBackend(self.settings, self.runtime.backend.embedder)
+        return self._local
+
+    def scope_runtime(self, index_source: str) -> Runtime:
+        """The runtime with the backend that serves the scope's index."""
+        return replace(self.runtime, backend=self.backend_for(index_source))
+
     def turn_runtime(self, on_token: Callable[[str], None] | None = None,
-                     on_progress: ProgressSink | None = None) -> Runtime:
+                     on_progress: ProgressSink | None = None, index_source: str = "") -> Runtime:
         """The runtime for one question: its model calls share `llm.turn_seconds`."""
         llm = self.runtime.llm.for_turn(on_progress) if self.runtime.llm is not None else None
-        return replace(self.runtime, llm=llm, on_token=on_token)
+        return replace(self.scope_runtime(index_source), llm=llm, on_token=on_token)
 
     def check_question(self, question: str, pipeline: Pipeline) -> None:
         """A QuestionError for an empty question or one over `max_question_chars` (the pipeline's, else the config's)."""
@@ -90,6 +116,7 @@ class Controller:
         question = redact_text(question)
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
+                           index_source=scope.index_source,
                            retrieval_filters=dict(scope.retrieval_filters))
 
     def run(self, question: str, scope: Scope, pipeline: Pipeline, is_english: bool = True, *,
@@ -100,7 +127,7 @@ class Controller:
         receives a model's answer as it streams; `on_progress` hears what each model call is
         doing (waiting, retrying, failed). The model calls share one turn's deadline."""
         self.check_question(question, pipeline)
-        engine = Engine(pipeline, self.turn_runtime(on_token, on_progress))
+        engine = Engine(pipeline, self.turn_runtime(on_token, on_progress, scope.index_source))
         sp = self.new_state(question, scope, is_english)
         if session_id:
             sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
@@ -132,8 +159,12 @@ class Controller:
     # --- what the workbench shows beside a run --------------------------------------------
 
     def indexes(self) -> list[catalog.IndexSummary]:
-        """The indexes under the data folder, with counts and how many files changed since."""
-        return catalog.list_indexes(self.settings)
+        """The indexes under the data folder, with counts and how many files changed since, then
+        (with retrieval.backend: milvus) those published to the shared Milvus, marked shared."""
+        local = catalog.list_indexes(self.settings)
+        if self.settings.retrieval.backend != "milvus":
+            return local
+        return local + catalog.list_shared_indexes(self.runtime.backend.client, self.settings.milvus.uri)
 
     def pipelines(self) -> list[catalog.PipelineSummary]:
         """Every pipeline in pipelines/, with what it extends and its key settings (or its error)."""
@@ -170,11 +201,12 @@ class Controller:
 
     def graph(self, sp: SuperPrompt):
         """The index graph as the state's caller may see it (hidden nodes left out)."""
-        return self.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+        return self.backend_for(sp.index_source).graph(sp.repository, sp.branch, sp.retrieval_filters,
+                                                       sp.active_index)
 
     def index_generation(self, sp: SuperPrompt) -> str | None:
         """The live generation of the state's index: what a drawing of its graph depends on."""
-        return self.runtime.backend.generation(sp.repository, sp.branch, sp.active_index)
+        return self.backend_for(sp.index_source).generation(sp.repository, sp.branch, sp.active_index)
 
     def graph_html(self, sp: SuperPrompt, height: str = "640px") -> str:
         """The offline pyvis view of the state's neighbourhood."""
@@ -184,7 +216,8 @@ class Controller:
 
     def locations(self, sp: SuperPrompt, ids: list[str]) -> dict[str, str]:
         """`path:start-end` of chunk ids the state's caller may see."""
-        return self.runtime.backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+        return self.backend_for(sp.index_source).locations(ids, sp.repository, sp.branch, sp.retrieval_filters,
+                                                           sp.active_index)
 
 
 # What a prompt holds besides its budgets (system text, question, format rules, headings).
@@ -225,7 +258,7 @@ class ManualSession:
         controller.check_question(question, pipeline)
         self._controller = controller
         self.on_progress: ProgressSink | None = None  # what each click's model calls report to
-        self.engine = Engine(pipeline, controller.runtime)
+        self.engine = Engine(pipeline, controller.scope_runtime(scope.index_source))
         self.state = self.engine.start(controller.new_state(question, scope, is_english))
         self._ran: list[str] = []  # this pass's steps, in order
 

@@ -66,6 +66,7 @@ class SuperPrompt:
     repository: str = ""
     branch: str = ""
     active_index: str | None = None
+    index_source: str = ""  # "" the configured retrieval.backend, "local" the data folder, "shared" Milvus
     retrieval_filters: dict[str, list[str]] = field(default_factory=dict)
     # retrieval
     retrieval_seed_nodes: list[str] = field(default_factory=list)

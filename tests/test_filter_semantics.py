@@ -126,6 +126,17 @@ def test_a_repeated_key_narrows(items, merged):
     assert narrowed_mapping(items) == merged
 
 
+@pytest.mark.parametrize("items", [
+    [("classification_labels_all", []), ("classification_labels_all", ["internal"])],
+    [("classification_labels_all", ["internal"]), ("classification_labels_all", [])],
+])
+def test_a_repeat_cannot_turn_an_empty_label_requirement_into_one_that_allows(items):
+    """Found by the leak property test: merged as a union, `[]` then `[internal]` became
+    `[internal]`, and everything labelled internal showed although the first said nothing."""
+    assert narrowed_mapping(items) == {"classification_labels_all": []}
+    assert _visible(narrowed_mapping(items)) == set()
+
+
 def test_a_repeated_include_list_is_refused_rather_than_widened():
     with pytest.raises(FilterError, match="paths_include.*given twice") as raised:
         narrowed_mapping([("paths_include", ["src/"]), ("paths_include", ["db/"])])

@@ -271,6 +271,16 @@ def test_the_backend_hands_out_only_visible_nodes(acl_backend):
     assert "ext:logging.getLogger|EXTERNAL" not in public  # no labels: hidden once labels are filtered
 
 
+def test_a_library_name_only_hidden_code_uses_is_hidden_too(acl_backend):
+    """Found by the leak property test: an EXTERNAL node stayed in the view once every node
+    using it was excluded, so `dbo.AuditLog` (named only in db/) was still there to be found."""
+    no_db = acl_backend.graph("sample_repo", "default", {"paths_exclude": ["db/**"]})
+    assert "ext:dbo.AuditLog|EXTERNAL" not in no_db
+    assert "ext:logging.getLogger|EXTERNAL" in no_db  # billing/util.py, visible, still uses it
+    no_cli = acl_backend.graph("sample_repo", "default", {"paths_exclude": ["billing/cli.py"]})
+    assert "ext:sqlite3.connect|EXTERNAL" not in no_cli and "ext:decimal.Decimal|EXTERNAL" in no_cli
+
+
 def test_namespaces_are_not_walked_through(graph):
     """A namespace node is shared by every file declaring it: no path through it."""
     result = expand(graph, ["cs:Billing.Models.Payment|TYPE"], depth=3, edges={"DEFINES": "both"})

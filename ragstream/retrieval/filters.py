@@ -88,8 +88,9 @@ class RetrievalFilters:
 
 def narrowed_mapping(items: Iterable[tuple[str, Sequence[str]]]) -> dict[str, list[str]]:
     """One filter mapping from (key, values) pairs in which a key may repeat (`--filter` given
-    twice): a repeat narrows, never widens. An allowlist keeps what both lists allow, a label
-    requirement requires both, an exclude list excludes both. Two include glob lists cannot be
+    twice): a repeat narrows, never widens. An allowlist keeps the values both lists name, a
+    label requirement requires both (and stays empty, allowing nothing, when either is empty),
+    an exclude list excludes both. Two include glob lists cannot be
     intersected into one, so a repeated `paths_include` is refused."""
     merged: dict[str, list[str]] = {}
     for key, values in items:
@@ -100,6 +101,8 @@ def narrowed_mapping(items: Iterable[tuple[str, Sequence[str]]]) -> dict[str, li
             raise FilterError(f"paths_include is given twice ({merged[key]!r}, then {values!r}); a path matching "
                               "both lists cannot be written as one list: give the narrower list once",
                               where="retrieval_filters.paths_include")
+        elif key == "classification_labels_all" and not (merged[key] and values):
+            merged[key] = []  # an empty requirement allows nothing: adding labels to it would widen
         elif key in ("classification_labels_all", "paths_exclude"):
             merged[key] += [v for v in values if v not in merged[key]]
         else:

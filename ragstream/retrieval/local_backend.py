@@ -175,7 +175,9 @@ class LocalBackend:
               active_index: str | None = None) -> nx.MultiDiGraph:
         """A read-only view of the index's dependency graph holding only the nodes the filters
         let through (EXTERNAL nodes, which carry no access labels, only when nothing restricts
-        access labels or paths). The full graph is loaded once and never handed out."""
+        access labels or paths, and only while a visible node links to them: a library name only
+        hidden code uses is derived from that code). The full graph is loaded once and never
+        handed out."""
         index = self._index(repository, branch, active_index)
         with self._loading:
             if index.graph is None:
@@ -188,7 +190,9 @@ class LocalBackend:
 
         def visible(node: str) -> bool:
             if node not in memo:
-                memo[node] = _node_visible(full.nodes[node], filters)
+                data = full.nodes[node]
+                memo[node] = _node_visible(data, filters) and (
+                    data.get("kind") != "EXTERNAL" or any(visible(n) for n in _code_neighbours(full, node)))
             return memo[node]
 
         return nx.subgraph_view(full, filter_node=visible)
@@ -383,6 +387,12 @@ def _node_visible(data: dict, filters: RetrievalFilters) -> bool:
     acl = data.get("acl") or {}
     return filters.allows(acl.get("acl_tags", ()), acl.get("classification_labels", ()), data.get("path", ""),
                           data.get("kind", ""), data.get("language", ""))
+
+
+def _code_neighbours(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    """The nodes linked to `node` that are not EXTERNAL themselves."""
+    ends = [*graph.predecessors(node), *graph.successors(node)]
+    return [n for n in dict.fromkeys(ends) if graph.nodes[n].get("kind") != "EXTERNAL"]
 
 
 def _load_live(location: store.IndexLocation, previous: LoadedIndex | None) -> LoadedIndex:

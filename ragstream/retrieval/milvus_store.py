@@ -339,8 +339,28 @@ def read_published(client, location: store.IndexLocation, collection: str) -> Pu
     if missing:
         raise IndexLoadError(f"published generation lacks {missing}", where=f"milvus collection {collection}",
                              hint="publish the index again")
-    blobs = {name: zlib.decompress(base64.b64decode("".join(d for _, d in sorted(p)))) for name, p in parts.items()}
+    blobs = {name: _joined(p) for name, p in parts.items()}
     return PublishedIndex(location, collection, orjson.loads(blobs["manifest"]), blobs)
+
+
+def _joined(parts: list[tuple[int, str]]) -> bytes:
+    """One file from its rows of the files collection: (part, base64 of zlib) pairs."""
+    return zlib.decompress(base64.b64decode("".join(data for _, data in sorted(parts))))
+
+
+def published_manifests(client) -> list[dict]:
+    """The manifest of every index live on this Milvus (one per alias), by repository and index:
+    what a picker lists. Only the manifest rows are read, not the graph or the chunks."""
+    manifests = []
+    for alias in client.list_aliases().get("aliases", []):
+        if not alias.startswith("rs_"):
+            continue  # not one of ragstream's
+        files = files_name(client.describe_alias(alias)["collection_name"])
+        client.load_collection(files)
+        rows = client.query(files, filter='name == "manifest"', output_fields=["part", "data"])
+        if rows:
+            manifests.append(orjson.loads(_joined([(r["part"], r["data"]) for r in rows])))
+    return sorted(manifests, key=lambda m: (m["repository"], m["active_index"]))
 
 
 def read_chunks(client, collection: str) -> tuple[list[Chunk], np.ndarray]:

@@ -108,15 +108,18 @@ def extractive_summary(previous: str, fold: Sequence[Turn], query: set[str], lim
 
 def scope_key(sp: SuperPrompt) -> str:
     """The repository, branch, index and filters a question runs under, as a stable string."""
-    return make_scope_key(sp.repository, sp.branch, sp.active_index, sp.retrieval_filters)
+    return make_scope_key(sp.repository, sp.branch, sp.active_index, sp.retrieval_filters, sp.index_source)
 
 
 def make_scope_key(repository: str, branch: str, active_index: str | None,
-                   retrieval_filters: Mapping[str, Sequence[str]]) -> str:
-    """The one format of a conversation's scope (the history store compares these strings)."""
+                   retrieval_filters: Mapping[str, Sequence[str]], index_source: str = "") -> str:
+    """The one format of a conversation's scope (the history store compares these strings). A
+    shared index and a local one of the same name are two scopes (they may differ); only a shared
+    source is written, so conversations held on local indexes keep the key they always had."""
     filters = {key: sorted(values) for key, values in retrieval_filters.items()}
+    source = {"source": index_source} if index_source == "shared" else {}
     return json.dumps({"repository": repository, "branch": branch, "index": active_index,
-                       "filters": filters}, sort_keys=True)
+                       "filters": filters, **source}, sort_keys=True)
 
 
 def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: LLMClient | None,

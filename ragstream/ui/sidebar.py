@@ -59,7 +59,7 @@ def render(controller: Controller) -> Choices:
     filters = _filter_section()
     _model_section(controller)
     if scope is not None:
-        scope = Scope(scope.repository, scope.branch, scope.active_index, filters)
+        scope = Scope(scope.repository, scope.branch, scope.active_index, filters, scope.index_source)
     return Choices(scope, name, overrides, pipeline)
 
 
@@ -82,7 +82,7 @@ def _index_section(controller: Controller) -> Scope | None:
                                                          if any(j.running for j in controller.builds()) else "."))
     chosen = None
     if usable:
-        labels = [f"{s.repository} / {s.index}" for s in usable]
+        labels = [s.label for s in usable]
         wanted = st.session_state.get("index_choice")
         if wanted is not None and wanted not in labels:  # a link or an earlier choice names one gone
             st.warning(f"index `{wanted}` is not available here; choose one below", icon=":material/warning:")
@@ -94,24 +94,29 @@ def _index_section(controller: Controller) -> Scope | None:
         chosen = usable[labels.index(label)]
         _index_card(chosen)
     for broken in (s for s in summaries if s.problem):
-        st.warning(f"{broken.repository} / {broken.index} cannot be used: {broken.problem}")
+        st.warning(f"{broken.label} cannot be used: {broken.problem}")
     if summaries:
         with st.expander(f"all indexes ({len(summaries)})"):
             st.dataframe([_index_row(s) for s in summaries], hide_index=True, width="stretch")
     _index_folder_form(controller)
-    return Scope(chosen.repository, chosen.branch, chosen.index) if chosen else None
+    return Scope(chosen.repository, chosen.branch, chosen.index, index_source=chosen.source) if chosen else None
 
 
 def _index_card(s: IndexSummary) -> None:
-    stale = (f"stale files unknown ({s.stale_note})" if s.stale is None
-             else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
-    st.caption(f"branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · built {humanise_age(s.age_seconds)}  \n"
-               f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges · {stale}  \n"
-               f"{s.stage}")
+    if s.shared:  # published: nothing of it is walked here, so no stale count
+        where, made, stale = f"shared index on `{s.source_root}` · ", "published", ""
+    else:
+        where, made = "", "built"
+        stale = " · " + (f"stale files unknown ({s.stale_note})" if s.stale is None
+                         else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
+    st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
+               f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
+               f"{s.edges} edges{stale}  \n{s.stage}")
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:
-    return {"repository": s.repository, "index": s.index, "branch": s.branch, "commit": (s.commit or "")[:10],
+    return {"repository": s.repository, "index": s.index, "where": s.source, "branch": s.branch,
+            "commit": (s.commit or "")[:10],
             "age": humanise_age(s.age_seconds) if not s.problem else "", "files": s.files, "chunks": s.chunks,
             "stale files": s.stale, "stage": s.stage, "source": s.source_root, "problem": s.problem or ""}
 
