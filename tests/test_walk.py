@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragstream.cli import main
-from ragstream.errors import IndexingError
+from ragstream.errors import ConfigError, IndexingError
 from ragstream.redact import redact
 from ragstream.index.walk import walk_repository
 from tests.conftest import make_settings
@@ -85,6 +85,17 @@ def test_user_ignore_list(messy_repo: Path, tmp_path: Path):
     result = walk_repository(messy_repo, settings.index)
     reasons = {s.path: s.reason for s in result.skipped}
     assert reasons["db/"] == "ignore_list" and reasons["README.md"] == "ignore_list"
+
+
+def test_the_repository_own_ignore_file_adds_to_the_setting(messy_repo: Path, tmp_path: Path):
+    (messy_repo / ".ragstreamignore").write_text("# test programs\ndb/\n", encoding="utf-8")
+    settings = make_settings(tmp_path / "data", index={"ignore": ["*.md"]})
+    reasons = {s.path: s.reason for s in walk_repository(messy_repo, settings.index).skipped}
+    assert reasons["db/"] == "ignore_list" and reasons["README.md"] == "ignore_list"
+    (messy_repo / ".ragstreamignore").write_text("[z-a]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid ignore pattern") as raised:
+        walk_repository(messy_repo, settings.index)
+    assert ".ragstreamignore" in str(raised.value)
 
 
 def test_inline_secrets_are_redacted_and_lines_kept():

@@ -2,7 +2,8 @@
 
 `.gitignore` files are honoured at every depth with git's semantics (pathspec's GitIgnoreSpec):
 a deeper file's decision wins, a negation can re-include a file, and an ignored directory is
-never entered. Secrets are never read into the index: secret files are skipped by name and
+never entered. A repository's own `.ragstreamignore` (gitignore syntax, at its root) adds to
+`index.ignore`: what belongs in git but not in the index. Secrets are never read into the index: secret files are skipped by name and
 credential-looking strings are redacted from the text of every file that is kept.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -64,14 +66,22 @@ def check_repository_path(path: str | Path) -> Path:
     return root.resolve()
 
 
+IGNORE_FILE = ".ragstreamignore"
+
+
 def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
     """List every file under root, keeping the indexable ones in path order."""
     root = check_repository_path(root)
     result = WalkResult(root=root)
+    own = root / IGNORE_FILE  # the repository's own list of what to keep out of its index
+    patterns, where = list(settings.ignore), "index.ignore"
+    if own.is_file():
+        patterns += own.read_text(encoding="utf-8", errors="replace").splitlines()
+        where += f" or {own}"
     try:
-        user_ignore = pathspec.GitIgnoreSpec.from_lines(settings.ignore)
-    except ValueError as exc:
-        raise ConfigError(f"invalid ignore pattern: {exc}", where="index.ignore") from exc
+        user_ignore = pathspec.GitIgnoreSpec.from_lines(patterns)
+    except (ValueError, re.error) as exc:  # pathspec lets a bad character range through as re.error
+        raise ConfigError(f"invalid ignore pattern: {exc}", where=where) from exc
     layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
     def unreadable(exc: OSError) -> None:  # os.walk could not list a directory
         rel = Path(exc.filename).relative_to(root).as_posix()
