@@ -478,14 +478,12 @@ class Solver:
     def _static(self, scope: str, expr: list, depth: int) -> frozenset:
         """`ev` restricted to names bound by `def`, `class` and `import`, and `self`/`super()`."""
         key = (scope, id(expr))
-        if key in self.static_memo:
-            return self.static_memo[key]
+        if key in self.static_memo or depth > 30:  # an alias chain that long is not followed
+            return self.static_memo.get(key, frozenset())
         self.static_memo[key] = frozenset()  # a cycle of aliases yields nothing
         op = expr[0]
         out: set = set()
-        if depth > 30:
-            pass
-        elif op in ("d", "i", "S"):
+        if op in ("d", "i", "S"):
             out = self.ev(scope, expr)
         elif op == "a":
             for value in self._static(scope, expr[1], depth + 1):
