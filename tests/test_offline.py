@@ -71,3 +71,14 @@ def test_line_costs_charge_every_token_to_a_line():
     costs = token_counter().line_costs(lines)
     assert len(costs) == len(lines) and costs[0] > 0 and costs[1] > costs[0]
     assert sum(costs) == token_counter().count("\n".join(lines))
+
+
+def test_a_cpu_without_native_bf16_embeds_bf16_jobs_on_the_onnx_export(monkeypatch):
+    """Emulated bf16 ran at 2 texts/s on an AVX2-only CPU, the fp32 export at 16."""
+    from ragstream.index import embeddings
+
+    monkeypatch.setattr(embeddings, "native_bf16", lambda: False)
+    assert embeddings.Embedder("bfloat16", onnx_below=0).choose(10_000) == "onnx-fp32"
+    assert embeddings.Embedder("float32", onnx_below=0).choose(10_000) == "torch-float32"
+    monkeypatch.setattr(embeddings, "native_bf16", lambda: True)
+    assert embeddings.Embedder("bfloat16", onnx_below=300).choose(10_000) == "torch-bfloat16"
