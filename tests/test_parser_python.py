@@ -86,9 +86,7 @@ def test_calls_resolved_through_imports_self_attributes_super_and_reexports():
         # `billing.InvoiceService(...)`: `billing/__init__.py` re-exports the class
         ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.service.InvoiceService|CLASS"),
         ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.repository.InvoiceRepository|CLASS"),
-        # ... and runs their __init__; `service.record_payment` is typed by that constructor call
-        ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.service.InvoiceService.__init__|METHOD"),
-        ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.repository.InvoiceRepository.__init__|METHOD"),
+        # (the __init__ each runs is not a second edge); `service.record_payment` is typed by that call
         ("py:billing.cli.main|FUNCTION", "CALLS", "py:billing.service.InvoiceService.record_payment|METHOD"),
         ("py:billing.cli|MODULE", "CALLS", "py:billing.cli.main|FUNCTION"),
         ("py:billing.models.Invoice.mark_paid|METHOD", "CALLS", "py:billing.models.Invoice.balance|METHOD"),
@@ -123,6 +121,19 @@ def test_common_method_names_never_resolve_by_name():
     parsed = parse_python("bag.py", code, "bag")
     graph, _ = build_graph([parsed])
     assert not edges(graph, "CALLS")
+
+
+def test_a_class_call_is_one_edge_to_the_class_and_an_explicit_init_call_stays():
+    """`K()` runs `K.__init__`, but the index draws the call once (to the class), so expansion
+    does not weigh a constructor call twice; `super().__init__()` is a call of its own."""
+    code = ("class Base:\n    def __init__(self):\n        pass\n\n"
+            "class Child(Base):\n    def __init__(self):\n        super().__init__()\n\n"
+            "def make():\n    return Child()\n")
+    graph, _ = build_graph([parse_python("shapes.py", code, "shapes")])
+    assert edges(graph, "CALLS") == {
+        ("py:shapes.make|FUNCTION", "CALLS", "py:shapes.Child|CLASS"),
+        ("py:shapes.Child.__init__|METHOD", "CALLS", "py:shapes.Base.__init__|METHOD"),
+    }
 
 
 def test_syntax_error_raises_for_the_caller_to_degrade():

@@ -6,7 +6,9 @@ lambda has no node of its own: its calls are its enclosing function's (`via` nam
 edge says how it was found: `static` (definitions and imports alone), `inferred` (value flow:
 assignments, arguments, returns, containers, attributes, annotations), `dispatch` (a call on
 `self` that runs a subclass's override) or `by_name` (a guess: the one method of that name in
-the repository, for a receiver nothing is known about; only when `by_name` is on).
+the repository, for a receiver nothing is known about; only when `by_name` is on). A call of a
+class `K(...)` is one index edge, to the class: the `__init__` it runs is its callee in
+`resolve_calls` only, so that expansion does not weigh a constructor call twice.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import builtins
 import io
 import pathlib
 from collections import Counter
+from dataclasses import replace
 
 import networkx as nx
 
@@ -47,10 +50,13 @@ def resolve_calls(files: list[ParsedFile], by_name: bool = True) -> tuple[Progra
 
 
 def _strongest(calls: list[Call]) -> list[Call]:
-    """One call per (caller, callee): the surest way it was found, at its first line."""
+    """One call per (caller, callee): the surest way it was found, at its first line; a
+    constructor call only when every site calling it is a call of its class."""
     best: dict[tuple[str, str], Call] = {}
+    explicit = {(c.caller, c.callee) for c in calls if not c.constructor}
     for call in sorted(calls, key=lambda c: (_STRENGTH[c.how], c.line)):
-        best.setdefault((call.caller, call.callee), call)
+        pair = (call.caller, call.callee)
+        best.setdefault(pair, replace(call, constructor=False) if pair in explicit else call)
     return sorted(best.values(), key=lambda c: (c.caller, c.callee))
 
 
@@ -62,6 +68,8 @@ def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: 
     nodes: dict[str, str | None] = {}
     counts: Counter = Counter()
     for call in calls:
+        if call.constructor:  # `K(...)` is one edge, to the class: its `__init__` drawn too would count the call twice
+            continue
         source = _node(graph, program, call.caller, nodes)
         target = _external_node(graph, "python", call.callee) if call.how == "external" \
             else _node(graph, program, call.callee, nodes)

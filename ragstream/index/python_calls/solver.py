@@ -38,6 +38,7 @@ class Call:
     callee: str
     line: int
     how: str  # static | inferred | dispatch
+    constructor: bool = False  # the `__init__` a call of its class `K(...)` runs (the class is a callee too)
 
 
 class Solver:
@@ -451,8 +452,10 @@ class Solver:
                 concrete = {t for t in targets if not self.p.scopes[t].get("abstract")}
                 if concrete:  # an abstract hook runs only as the overrides found beside it
                     targets = concrete
+                inits = {v[1] for t in targets if self.p.scopes[t]["kind"] == "class"
+                         for v in self._class_attr(t, "__init__") if v[0] == "f"}
                 for target in sorted(targets):
-                    found.append(Call(scope, target, call[3], self._how(scope, target, static)))
+                    found.append(Call(scope, target, call[3], self._how(scope, target, static), target in inits))
         return found
 
     def _how(self, scope: str, target: str, static: set[str]) -> str:
