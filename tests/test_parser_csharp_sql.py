@@ -66,3 +66,32 @@ def test_an_if_else_around_a_signature_keeps_the_class_whole():
     assert (methods["N.Queue.Enqueue"].start_line, methods["N.Queue.Later"].start_line) == (3, 10)
     assert "DbConnection c" in methods["N.Queue.Enqueue"].signature  # the #if branch is read
     assert ("WRITES", "JobQueue") in {(r.edge_type, r.target) for r in parsed.references}
+
+
+SQL_BUILDER = '''namespace N { class Lists {
+  IEnumerable<Row> Recent(IDbConnection c, bool mine) {
+    var builder = new SqlBuilder();
+    var pager = builder.AddTemplate(@"
+      SELECT /**select**/, ROW_NUMBER() OVER(/**orderby**/) AS RowNumber
+      FROM QuerySets qs /**join**/ /**leftjoin**/ /**where**/");
+    builder.Select("qs.Id");
+    builder.Join("Revisions r ON r.Id = qs.CurrentRevisionId");
+    builder.LeftJoin("Users u ON qs.OwnerId = u.Id");
+    builder.Where("qs.Hidden = 0");
+    builder.OrderBy("qs.LastActivity DESC");
+    var other = new SqlBuilder();
+    other.Join("Sites s ON s.Id = 1");
+    return c.Query<Row>(pager.RawSql, pager.Parameters);
+  }
+  IEnumerable<Row> Filtered(IEnumerable<Row> rows) => rows.Where(r => r.Hidden).OrderBy(r => r.Id);
+} }'''
+
+
+def test_sql_composed_with_dapper_sql_builder_reads_its_template_and_clauses_tables():
+    parsed = parse_csharp("Lists.cs", SQL_BUILDER)
+    recent = {(r.edge_type, r.target, r.attrs.get("via")) for r in parsed.references
+              if r.source.endswith("Lists.Recent|METHOD") and r.target_language == "sql" and r.edge_type == "READS"}
+    # the template's FROM and its own builder's joins; a join added to another builder is not this query's
+    assert recent == {("READS", t, "sql_builder") for t in ("QuerySets", "Revisions", "Users")}
+    # LINQ's Where/OrderBy on a sequence take lambdas: no SQL
+    assert not [r for r in parsed.references if r.source.endswith("Lists.Filtered|METHOD") and r.target_language == "sql"]

@@ -10,6 +10,7 @@ SQL text calls a procedure too. Any other string of the method that reads as a S
 (it starts with SELECT, INSERT, UPDATE, DELETE, MERGE, WITH or EXEC) is SQL too, marked
 `via="sql_literal"`: code that builds its SQL through a helper (`GetQuery(s => $"select ...")`)
 passes the data-access call a variable the parser cannot follow, but the text is in the method.
+SQL composed with Dapper's `SqlBuilder` (a template and its clauses) is SQL too, `via="sql_builder"`.
 Table and procedure names are given as written (brackets dropped), an unqualified one also in
 `dbo`.
 """
@@ -23,6 +24,7 @@ from functools import cached_property
 import tree_sitter
 
 from ragstream.index.model import Reference, node_id
+from ragstream.index.parsers.csharp.sql_builder import built_sql
 from ragstream.index.parsers.csharp.strings import string_bindings, string_value
 from ragstream.index.parsers.csharp.syntax import (
     LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name,
@@ -87,7 +89,7 @@ class SqlText:
 
 def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
     """Every SQL string (or procedure name) the method passes to a data-access API, then every
-    other string of the method that reads as SQL."""
+    other string of the method that reads as SQL, then the SQL its builders compose."""
     strings = {**fields, **string_bindings(method, fields)}
     found, passed, unread_rows = [], set(), []
     for node in descendants(method):
@@ -101,6 +103,7 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
             unread_rows.append(_row_type(node))
     known = {sql.text for sql in found}
     literals = [sql for sql in _sql_literals(method, passed) if sql.text not in known]
+    literals += [SqlText(text, line, via="sql_builder") for text, line in built_sql(method, strings)]
     if len(set(unread_rows)) == 1:  # `Query<SqlJob>(query)`, the query built from the method's one SQL
         literals = [replace(sql, row_type=unread_rows[0], row_type_guessed=True) for sql in literals]
     return found + literals

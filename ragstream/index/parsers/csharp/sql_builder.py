@@ -1,0 +1,62 @@
+"""SQL a method composes with Dapper's `SqlBuilder`: each template (`builder.AddTemplate(sql)`)
+with the clauses added to the same builder (`builder.Join("Revisions r ON ...")`,
+`builder.Where(...)`, ...) put where the template's `/**join**/`, `/**where**/`, ... comments
+stand, as the library does when the query runs. Neither the template nor a clause reads as a
+whole statement on its own (`SELECT /**select**/ FROM QuerySets qs /**join**/`), so without this
+the tables the clauses name are never read.
+"""
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from ragstream.index.parsers.csharp.strings import string_value
+from ragstream.index.parsers.csharp.syntax import call_arguments, callee_of, descendants, line_of, node_text, type_name
+
+TEMPLATE_METHOD = "AddTemplate"
+# clause method -> (placeholder, prefix, joiner), as Dapper.SqlBuilder joins them
+CLAUSES = {
+    "Select": ("select", "", " , "),
+    "Where": ("where", "WHERE ", " AND "),
+    "OrWhere": ("where", "WHERE ", " OR "),
+    "OrderBy": ("orderby", "ORDER BY ", " , "),
+    "GroupBy": ("groupby", "GROUP BY ", " , "),
+    "Having": ("having", "HAVING ", " AND "),
+    "Join": ("join", "JOIN ", " JOIN "),
+    "InnerJoin": ("innerjoin", "INNER JOIN ", " INNER JOIN "),
+    "LeftJoin": ("leftjoin", "LEFT JOIN ", " LEFT JOIN "),
+    "RightJoin": ("rightjoin", "RIGHT JOIN ", " RIGHT JOIN "),
+    "Set": ("set", "SET ", " , "),
+}
+_PLACEHOLDER = re.compile(r"/\*\*(\w+)\*\*/")
+
+
+def built_sql(method: tree_sitter.Node, strings: dict[str, str]) -> list[tuple[str, int]]:
+    """(composed SQL, the template's line) for every `AddTemplate` of the method whose text is
+    known; the clauses of its receiver, in the order they are added."""
+    templates: list[tuple[str, str, int]] = []  # (receiver, text, line)
+    clauses: dict[str, dict[str, tuple[str, str, list[str]]]] = {}  # receiver -> placeholder -> (prefix, joiner, parts)
+    for node in descendants(method):
+        callee = callee_of(node)
+        if callee is None or callee[0] is None:
+            continue
+        name, receiver = type_name(callee[1]) or "", node_text(callee[0])
+        arguments = call_arguments(node.child_by_field_name("arguments"))
+        text = string_value(arguments[0][1], strings) if arguments else None
+        if not text:
+            continue
+        if name == TEMPLATE_METHOD:
+            templates.append((receiver, text, line_of(node)))
+        elif name in CLAUSES:
+            placeholder, prefix, joiner = CLAUSES[name]
+            parts = clauses.setdefault(receiver, {}).setdefault(placeholder, (prefix, joiner, []))[2]
+            parts.append(text.strip())
+    return [(_compose(text, clauses.get(receiver, {})), line) for receiver, text, line in templates]
+
+
+def _compose(template: str, clauses: dict[str, tuple[str, str, list[str]]]) -> str:
+    def fill(match: re.Match) -> str:
+        prefix, joiner, parts = clauses.get(match.group(1).lower(), ("", "", []))
+        return f" {prefix}{joiner.join(parts)} " if parts else " "
+    return _PLACEHOLDER.sub(fill, template)
