@@ -316,6 +316,22 @@ def test_graph_rerank_lifts_the_hits_the_best_hits_call_and_finds_unretrieved_ne
     assert "b" not in dict(hidden)  # a hidden node is never walked to
 
 
+def test_graph_rerank_splits_a_call_site_among_its_possible_callees():
+    """`self.get_source()` in a base class reaches three overrides from one line, `helper()` one
+    function from another: one call runs one override, so each weighs a third of the helper."""
+    from ragstream.graph.ranking import graph_reranked
+
+    g = nx.MultiDiGraph()
+    for n in ("load", "helper", "o1", "o2", "o3"):
+        g.add_node(n, kind="FUNCTION", path=f"{n}.py", language="python", acl={})
+    for override in ("o1", "o2", "o3"):
+        g.add_edge("load", override, key="CALLS", type="CALLS", line=10, resolution="dispatch")
+    g.add_edge("load", "helper", key="CALLS", type="CALLS", line=11, resolution="static")
+    limits = ExpansionLimits(max_depth=1, max_nodes=40, edges={"CALLS": "both"})
+    ranked = dict(graph_reranked(g, [("load", 1.0)], RetrievalFilters(), limits, seeds=1, weight=1.0))
+    assert ranked["helper"] > ranked["o1"] == ranked["o2"] == ranked["o3"] > 0.0
+
+
 def test_reached_nodes_are_ordered_by_how_specifically_they_belong_to_the_seeds():
     """A helper only the seed calls comes before a hub every method calls, and a second overload
     (or a template-schema copy of a table) comes after the first of its name."""
