@@ -74,8 +74,8 @@ def run(config: str, passes: int, width: int) -> dict[str, list[float]]:
             page.get_by_role("button", name="1 Normalize").wait_for()
             settle(page)
             for n in range(passes):
-                page.get_by_label("Question").fill(f"{QUESTIONS[n % len(QUESTIONS)]} ({n})")
-                page.get_by_label("Question").press("Control+Enter")
+                page.get_by_role("textbox", name="Question").fill(f"{QUESTIONS[n % len(QUESTIONS)]} ({n})")
+                page.get_by_role("textbox", name="Question").press("Control+Enter")
                 settle(page)
                 for number, label in enumerate(LABELS, start=1):
                     button = page.get_by_role("button", name=f"{number} {label}")
