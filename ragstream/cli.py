@@ -83,13 +83,15 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--top-k", type=_bounded(TOP_K), default=10)
     search.add_argument("--filter", action="append", default=[], metavar="KEY=V1,V2",
                         help="a retrieval filter, e.g. acl_tags_any=public or kinds=FUNCTION,METHOD")
+    search.add_argument("--source", choices=["local", "shared"], default="",
+                        help="serve the index from the data folder or from Milvus (default: retrieval.backend)")
     search.add_argument("--json", action="store_true", help="print the results as one JSON document")
     search.set_defaults(handler=_search)
 
     expand = add_command("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
     expand.add_argument("query")
     for action in search._actions:  # the same scope and filter options as `search`
-        if action.dest in ("repository", "index", "branch", "filter", "json"):
+        if action.dest in ("repository", "index", "branch", "filter", "source", "json"):
             expand._add_action(action)
     expand.add_argument("--pipeline", default="base", help="a pipeline in pipelines/ (default: base)")
     expand.add_argument("--top-k", type=_bounded(TOP_K), help="override the pipeline's top_k")
@@ -229,8 +231,9 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     controller.check_question(args.query, pipeline)  # before anything is looked for
-    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch)
-    scope = Scope(repository, branch, index, _filters(args.filter))
+    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch,
+                                              args.source)
+    scope = Scope(repository, branch, index, _filters(args.filter), args.source)
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
@@ -279,7 +282,7 @@ def _expand(args: argparse.Namespace) -> int:
 
     with _controller(args) as controller:
         pipeline, sp, results = _run_pipeline(controller, args)
-        graph = controller.runtime.backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+        graph = controller.graph(sp)
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
     kept = {t["id"]: t for t in sp.node_texts}
     cut = {c["id"] for c in accounting.get("cut", [])}
@@ -566,15 +569,15 @@ def _on_build(builds, build: dict) -> None:
 
 
 def _search_request(args: argparse.Namespace):
-    from ragstream.retrieval.backends import make_backend
+    from ragstream.retrieval.backends import make_backend_for
     from ragstream.retrieval.scope import default_scope
     from ragstream.retrieval.types import SearchRequest
 
     settings = load_settings(args.config)
-    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch)
+    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch, args.source)
     request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
                             _filters(args.filter), index, args.rerank)
-    return settings, make_backend(settings), request
+    return settings, make_backend_for(settings, args.source), request
 
 
 def _filters(items: list[str]) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
-from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
+from ragstream.errors import HistoryError, PipelineError, RagstreamError
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
@@ -18,7 +18,7 @@ from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import check_question
 from ragstream.redact import redact_text
-from ragstream.retrieval.backends import make_backend
+from ragstream.retrieval.backends import make_backend, serves_locally
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
@@ -81,15 +81,8 @@ class Controller:
     def backend_for(self, index_source: str) -> RetrievalBackend:
         """The backend serving an index from `index_source` ("" the configured one, "local" the
         data folder, "shared" the Milvus at milvus.uri); one of each per process."""
-        shared = self.settings.retrieval.backend == "milvus"
-        if index_source not in ("", "local", "shared"):
-            raise RetrievalError(f"unknown index source {index_source!r}; choose local or shared",
-                                 where="index_source")
-        if index_source == "shared" and not shared:
-            raise RetrievalError("no shared index is configured", where="retrieval.backend",
-                                 hint="set retrieval.backend: milvus and milvus.uri to ask a published index")
-        if index_source != "local" or not shared:
-            return self.runtime.backend
+        if not serves_locally(self.settings, index_source) or self.settings.retrieval.backend != "milvus":
+            return self.runtime.backend  # the configured backend serves it
         if self._local is None:
             from ragstream.retrieval.local_backend import LocalBackend
 

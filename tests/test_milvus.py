@@ -6,6 +6,7 @@ fixture, which serves the same fixture index from Milvus instead of the local fi
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -256,6 +257,31 @@ def test_cli_publish_then_search_expand_ask_from_another_machine(acl_backend, mi
     assert main(["--config", str(elsewhere), "ask", "how is a payment recorded", *scope]) == 0
     assert "Not written by a model" in capsys.readouterr().out
     assert not (tmp_path / "empty" / "indexes").exists()
+
+
+def test_cli_source_picks_the_data_folder_or_the_published_index(acl_backend, milvus_server, tmp_path: Path, capsys):
+    """`--source local` reads the data folder even where Milvus is the configured backend (here an
+    address nothing listens on: it is never called); `--source shared` the published index; a
+    shared index asked for with no Milvus configured is an error naming the setting."""
+    data = Path(acl_backend.settings.index.data_dir)
+    source = tmp_path / "source.yaml"
+    source.write_text(f"index:\n  data_dir: {data}\nmilvus:\n  uri: {milvus_server}\n")
+    assert main(["--config", str(source), "publish"]) == 0
+    capsys.readouterr()
+    query = ["search", "record payment", "--mode", "bm25", "--top-k", "3", "--repository", "sample_repo",
+             "--index", "default", "--json"]
+    nowhere = tmp_path / "nowhere.yaml"
+    nowhere.write_text(f"index:\n  data_dir: {data}\nretrieval:\n  backend: milvus\nmilvus:\n  uri: http://127.0.0.1:9\n")
+    assert main(["--config", str(nowhere), *query, "--source", "local"]) == 0
+    local = [hit["id"] for hit in json.loads(capsys.readouterr().out)["hits"]]
+    shared_config = tmp_path / "shared.yaml"
+    shared_config.write_text(f"index:\n  data_dir: {tmp_path / 'empty'}\nretrieval:\n  backend: milvus\n"
+                             f"milvus:\n  uri: {milvus_server}\n")
+    assert main(["--config", str(shared_config), *query, "--source", "shared"]) == 0
+    shared = [hit["id"] for hit in json.loads(capsys.readouterr().out)["hits"]]
+    assert local and local[0] == shared[0]
+    assert main(["--config", str(source), *query, "--source", "shared"]) == 2
+    assert "no shared index is configured" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -5,17 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragstream.config import Settings
+from ragstream.retrieval.backends import serves_locally
 from ragstream.errors import RetrievalError
 from ragstream.index import store
 
 
 def default_scope(settings: Settings, repository: str | None, index: str | None,
-                  branch: str | None) -> tuple[str, str, str]:
+                  branch: str | None, source: str = "") -> tuple[str, str, str]:
     """(repository, index, branch), each taken from the data folder when it is the only one; an
     index named without its repository is looked up across repositories (ambiguity is an error
-    that lists the candidates). On Milvus repository and index must be named; the branch is the
-    published one's."""
-    if settings.retrieval.backend == "milvus":
+    that lists the candidates). On Milvus (`source` shared, or "" with Milvus configured)
+    repository and index must be named; the branch is the published one's."""
+    if not serves_locally(settings, source):
         from ragstream.retrieval.milvus_store import published_branch
 
         return published_branch(settings.milvus.uri, repository, index, branch)
