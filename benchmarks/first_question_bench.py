@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,53 +22,33 @@ from pathlib import Path
 
 import yaml
 
-from ui_click_bench import ANSWERED, ARGS, CHROMIUM, free_port
+from ui_click_bench import ANSWERED, CHROMIUM, workbench_page
 
 QUESTION = "How does the engine check the fields a step writes?"
 CITATION = re.compile(r"ragstream/[\w/]+\.py")
 
 
 def one_run() -> dict[str, float | str]:
-    from playwright.sync_api import sync_playwright
-
     with tempfile.TemporaryDirectory(prefix="first_question_") as scratch:
         settings = Path(scratch) / "settings.yaml"
         settings.write_text(yaml.safe_dump({"index": {"data_dir": str(Path(scratch) / "data")}}), encoding="utf-8")
-        port = free_port()
-        launched = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings), "ui",
-                                   "--build-default", "--port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         figures: dict[str, float | str] = {}
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(600_000)
-                while True:
-                    try:
-                        page.goto(f"http://127.0.0.1:{port}")
-                        break
-                    except Exception:  # noqa: BLE001 - not listening yet
-                        time.sleep(0.2)
-                page.get_by_role("radio", name="Auto").wait_for()
-                figures["first paint s"] = time.perf_counter() - launched
-                page.get_by_role("radio", name="Auto").click()
-                chat = page.get_by_test_id("stChatInputTextArea")
-                page.wait_for_function("""() => { const box = document.querySelector('[data-testid="stChatInputTextArea"]');
-                                          return box && !box.disabled; }""", polling=100)
-                figures["askable s"] = time.perf_counter() - launched
-                chat.fill(QUESTION)
-                chat.press("Enter")
-                page.wait_for_function(ANSWERED, arg=[2], polling=100)
-                figures["answered s"] = time.perf_counter() - launched
-                answer = page.get_by_test_id("stChatMessage").nth(1).inner_text()
-                cited = sorted(set(CITATION.findall(answer)))
-                figures["cites"] = ", ".join(cited[:3]) or "(no ragstream file cited)"
-                browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=60)
+        launched = time.perf_counter()
+        with workbench_page(str(settings), 1280, 600_000, "--build-default") as page:
+            page.get_by_role("radio", name="Auto").wait_for()
+            figures["first paint s"] = time.perf_counter() - launched
+            page.get_by_role("radio", name="Auto").click()
+            chat = page.get_by_test_id("stChatInputTextArea")
+            page.wait_for_function("""() => { const box = document.querySelector('[data-testid="stChatInputTextArea"]');
+                                      return box && !box.disabled; }""", polling=100)
+            figures["askable s"] = time.perf_counter() - launched
+            chat.fill(QUESTION)
+            chat.press("Enter")
+            page.wait_for_function(ANSWERED, arg=[2], polling=100)
+            figures["answered s"] = time.perf_counter() - launched
+            answer = page.get_by_test_id("stChatMessage").nth(1).inner_text()
+            cited = sorted(set(CITATION.findall(answer)))
+            figures["cites"] = ", ".join(cited[:3]) or "(no ragstream file cited)"
     return figures
 
 

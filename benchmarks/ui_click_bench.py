@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -53,49 +55,57 @@ def settle(page) -> None:
                            " && !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
-def run(config: str, passes: int, width: int) -> dict[str, list[float]]:
+@contextmanager
+def workbench_page(config: str, width: int, timeout_ms: int, *ui_options: str) -> Iterator:
+    """`ragstream --config CONFIG ui [ui_options]` on a free port and a chromium page open on it
+    (retried until the server listens); both stopped on exit."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", config, "ui", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    timings: dict[str, list[float]] = {label: [] for label in LABELS} | {"chat turn": []}
+    server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", config, "ui", *ui_options,
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page(viewport={"width": width, "height": 900})
-            page.set_default_timeout(180_000)
-            for _ in range(120):
+            page.set_default_timeout(timeout_ms)
+            while True:
                 try:
                     page.goto(f"http://127.0.0.1:{port}")
                     break
                 except Exception:  # noqa: BLE001 - not listening yet
-                    time.sleep(0.5)
-            page.get_by_role("button", name="1 Normalize").wait_for()
-            settle(page)
-            for n in range(passes):
-                page.get_by_role("textbox", name="Question").fill(f"{QUESTIONS[n % len(QUESTIONS)]} ({n})")
-                page.get_by_role("textbox", name="Question").press("Control+Enter")
-                settle(page)
-                for number, label in enumerate(LABELS, start=1):
-                    button = page.get_by_role("button", name=f"{number} {label}")
-                    started = time.perf_counter()
-                    button.click()
-                    page.wait_for_function(PAINTED, arg=[f"{number} {label} · "])
-                    timings[label].append((time.perf_counter() - started) * 1000)
-            page.get_by_role("radio", name="Auto").click()
-            settle(page)
-            for n in range(passes):
-                chat = page.get_by_test_id("stChatInputTextArea")
-                chat.fill(QUESTIONS[n % len(QUESTIONS)])
-                started = time.perf_counter()
-                chat.press("Enter")
-                page.wait_for_function(ANSWERED, arg=[2 * (n + 1)])
-                timings["chat turn"].append((time.perf_counter() - started) * 1000)
+                    time.sleep(0.2)
+            yield page
             browser.close()
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=60)
+
+
+def run(config: str, passes: int, width: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {label: [] for label in LABELS} | {"chat turn": []}
+    with workbench_page(config, width, 180_000) as page:
+        page.get_by_role("button", name="1 Normalize").wait_for()
+        settle(page)
+        for n in range(passes):
+            page.get_by_role("textbox", name="Question").fill(f"{QUESTIONS[n % len(QUESTIONS)]} ({n})")
+            page.get_by_role("textbox", name="Question").press("Control+Enter")
+            settle(page)
+            for number, label in enumerate(LABELS, start=1):
+                button = page.get_by_role("button", name=f"{number} {label}")
+                started = time.perf_counter()
+                button.click()
+                page.wait_for_function(PAINTED, arg=[f"{number} {label} · "])
+                timings[label].append((time.perf_counter() - started) * 1000)
+        page.get_by_role("radio", name="Auto").click()
+        settle(page)
+        for n in range(passes):
+            chat = page.get_by_test_id("stChatInputTextArea")
+            chat.fill(QUESTIONS[n % len(QUESTIONS)])
+            started = time.perf_counter()
+            chat.press("Enter")
+            page.wait_for_function(ANSWERED, arg=[2 * (n + 1)])
+            timings["chat turn"].append((time.perf_counter() - started) * 1000)
     return timings
 
 
