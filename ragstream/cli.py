@@ -223,6 +223,7 @@ def _controller(args: argparse.Namespace):
 def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
     """(pipeline, state, step results) of the question through the chosen pipeline."""
     from ragstream.controller import ManualSession, Scope
+    from ragstream.retrieval.backends import serves_locally
     from ragstream.retrieval.scope import default_scope
 
     overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens))
@@ -231,9 +232,10 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     controller.check_question(args.query, pipeline)  # before anything is looked for
-    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch,
-                                              args.source)
-    scope = Scope(repository, branch, index, _filters(args.filter), args.source)
+    # The source named as the workbench names it, so a conversation's scope is the same in both.
+    source = args.source or ("local" if serves_locally(controller.settings, "") else "shared")
+    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch, source)
+    scope = Scope(repository, branch, index, _filters(args.filter), source)
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:

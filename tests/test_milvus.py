@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from ragstream.cli import main
+from ragstream.config import load_settings
+from ragstream.controller import Controller, Scope
 from ragstream.errors import IndexLoadError, RetrievalError
 from ragstream.eval.synthetic_index import Row, write_synthetic_index
 from ragstream.index import store
@@ -27,6 +29,7 @@ from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.milvus_backend import MilvusBackend
 from ragstream.retrieval.milvus_filters import NOTHING, to_expression
+from ragstream.retrieval.scope import default_scope
 from ragstream.retrieval.types import SearchRequest
 from tests.conftest import make_settings
 from tests.test_retrieval import (  # noqa: F401  (collected here: the contract, on Milvus)
@@ -282,6 +285,15 @@ def test_cli_source_picks_the_data_folder_or_the_published_index(acl_backend, mi
     assert local and local[0] == shared[0]
     assert main(["--config", str(source), *query, "--source", "shared"]) == 2
     assert "no shared index is configured" in capsys.readouterr().err
+    # a conversation asked from the CLI on the configured (shared) index is the workbench's too
+    assert main(["--config", str(shared_config), "ask", "how is a payment recorded", "--repository", "sample_repo",
+                 "--index", "default", "--session", "new"]) == 0
+    capsys.readouterr()
+    settings = load_settings(str(shared_config))
+    _, _, branch = default_scope(settings, "sample_repo", "default", None, "shared")
+    with Controller(settings) as controller:
+        held = controller.conversations(Scope("sample_repo", branch, "default", index_source="shared"))
+        assert [s for s in held if s.scope is not None]
 
 
 @pytest.mark.slow

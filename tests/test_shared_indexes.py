@@ -19,8 +19,7 @@ from ragstream.controller import Controller, Scope
 from ragstream.index.build import build_index
 from ragstream.retrieval import milvus_store
 from tests.test_milvus import milvus_server  # noqa: F401  (the Milvus Lite server fixture)
-from tests.test_ui_browser import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, STEP_WAIT_MS, ensure_chromium, free_port,
-                                   settle)
+from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, browser_tab, free_port, settle
 
 QUESTION = "How is a payment recorded on an invoice?"
 LOCAL, SHARED = "notes / default", "sample_repo / default (shared)"
@@ -65,27 +64,14 @@ def test_the_controller_lists_shared_indexes_and_serves_each_from_its_source(set
 @pytest.fixture(scope="module")
 def page(settings_file, tmp_path_factory):
     """`ragstream ui` on those settings, in Debian's chromium."""
-    ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
     port = free_port()
     root = settings_file.parent
     with open(root / "server.log", "wb") as log:
         server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings_file), "ui",
                                    "--port", str(port)], cwd=root, stdout=log, stderr=subprocess.STDOUT)
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                tab = browser.new_page(viewport={"width": 1600, "height": 1000})
-                tab.set_default_timeout(STEP_WAIT_MS)
-                for _ in range(120):  # the server starts in a few seconds
-                    try:
-                        tab.goto(f"http://127.0.0.1:{port}")
-                        break
-                    except Exception:  # noqa: BLE001 - connection refused until the server listens
-                        tab.wait_for_timeout(500)
+            with browser_tab(f"http://127.0.0.1:{port}") as tab:
                 yield tab
-                browser.close()
         finally:
             server.terminate()
             server.wait(timeout=30)

@@ -15,6 +15,8 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,8 +87,9 @@ def workbench(tmp_path_factory, self_index):
         shutil.copy(root / "server.log", ARTIFACTS / "ui-server.log")
 
 
-@pytest.fixture(scope="module")
-def page(workbench):
+@contextmanager
+def browser_tab(url: str) -> Iterator:
+    """A Debian-chromium tab open on `url`, retried while the server is still starting."""
     ensure_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -96,12 +99,18 @@ def page(workbench):
         tab.set_default_timeout(STEP_WAIT_MS)
         for _ in range(120):  # the server starts in a few seconds; the page is retried until then
             try:
-                tab.goto(workbench.url)
+                tab.goto(url)
                 break
             except Exception:  # noqa: BLE001 - connection refused until the server listens
                 tab.wait_for_timeout(500)
         yield tab
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(workbench):
+    with browser_tab(workbench.url) as tab:
+        yield tab
 
 
 def settle(page) -> None:
