@@ -393,3 +393,27 @@ def test_what_an_interface_family_method_returns_types_the_next_receiver_as_a_gu
     assert (found["cs:N.IQueue.Dequeue|METHOD"]["resolution"], found["cs:N.IQueue.Dequeue|METHOD"]["guess"]) == \
         ("by_name", True)
     assert found["cs:N.SqlQueue.Dequeue|METHOD"]["guess"] is True  # dispatched from a guess
+
+
+def test_a_file_named_in_code_is_referenced():
+    installer = parse_csharp("src/Acme.Data/Installer.cs", '''
+namespace Acme.Data;
+public static class Installer
+{
+    private const string Seed = "Scripts/seed.sql";
+    public static string Script() => Read(typeof(Installer).Assembly, "Acme.Data.Install.sql");
+    public static string SeedScript() => System.IO.File.ReadAllText(Seed);
+    public static string Ambiguous() => System.IO.File.ReadAllText("schema.sql");
+    public static string Message() => "Install.sql is not a file name here";
+}
+''')
+    scripts = [parse_sql(path, "CREATE TABLE dbo.T (Id INT)", "tsql") for path in
+               ("src/Acme.Data/Install.sql", "src/Acme.Data/Scripts/seed.sql", "db/a/schema.sql", "db/b/schema.sql")]
+    graph, _ = build_graph([installer, *scripts])
+    refs = {(s, t): d for s, t, k, d in graph.edges(keys=True, data=True) if k == "REFERENCES"}
+    resource = refs[("cs:Acme.Data.Installer.Script|METHOD", "file:src/Acme.Data/Install.sql|FILE")]
+    assert resource["via"] == "file_name"
+    assert ("cs:Acme.Data.Installer.SeedScript|METHOD", "file:src/Acme.Data/Scripts/seed.sql|FILE") in refs
+    # two files answer to "schema.sql", and a sentence is no name: no edge, no guess
+    assert not [t for s, t in refs if s in ("cs:Acme.Data.Installer.Ambiguous|METHOD",
+                                            "cs:Acme.Data.Installer.Message|METHOD")]

@@ -113,7 +113,9 @@ def test_column_impact_keeps_only_code_naming_the_column(controller):
     # the entity mapped to Invoices fills its Status property from the column: it comes first
     assert answer["items"][0]["id"] == "cs:Billing.Models.Invoice.Status|PROPERTY"
     assert "cs:Billing.Models.Invoice.Total|PROPERTY" not in listed
-    assert sp.extras["answer"]["citations"][:1] == ["sql:dbo.Invoices.Status|COLUMN"]
+    # the answer cites the column, then its table (what a rename of the column changes), then the items
+    assert sp.extras["answer"]["citations"][:3] == [
+        "sql:dbo.Invoices.Status|COLUMN", "sql:dbo.Invoices|TABLE", "cs:Billing.Models.Invoice.Status|PROPERTY"]
 
 
 def test_filters_hide_the_object_and_its_relations(controller):

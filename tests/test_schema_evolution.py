@@ -119,3 +119,31 @@ def test_a_drop_in_another_schema_leaves_a_namesake_alone():
     graph, _ = build_graph(files)
     assert "sql:dbo.Users|TABLE" in graph  # staging.Users was never this table
     assert "sql:dbo.Logs|TABLE" not in graph  # written without a schema, as it was created: dropped
+
+
+TEMPLATE = (  # a SQLCMD install template and the script generated from it for the default schema
+    "CREATE TABLE [$(AppSchema)].[Job] ([Id] INT NOT NULL PRIMARY KEY, [StateName] NVARCHAR(20))\nGO\n"
+    "CREATE TABLE [$(AppSchema)].[State] ([Id] INT NOT NULL PRIMARY KEY, [JobId] INT NOT NULL,\n"
+    "    CONSTRAINT [FK_State_Job] FOREIGN KEY ([JobId]) REFERENCES [$(AppSchema)].[Job] ([Id]))\nGO\n"
+    "CREATE TABLE [$(AppSchema)].[Lock] ([Resource] NVARCHAR(100))\nGO\n"
+)
+GENERATED = TEMPLATE.replace("$(AppSchema)", "App")
+
+
+def test_a_placeholder_schema_with_concrete_twins_is_that_schema():
+    files = [parse_sql("db/Generated.sql", GENERATED, "tsql"), parse_sql("db/Install.sql", TEMPLATE, "tsql")]
+    graph = build_graph(files)[0]
+    assert not [n for n in graph if "$(" in n]  # no copies: one table per name
+    job = graph.nodes["sql:App.Job|TABLE"]
+    assert job["path"] == "db/Install.sql"  # the later script's definition is the node
+    assert graph.has_edge("file:db/Generated.sql|FILE", "sql:App.Job|TABLE", key="REFERENCES")
+    assert graph.has_edge("sql:App.State|TABLE", "sql:App.Job|TABLE", key="FOREIGN_KEY")
+    assert "sql:App.Job.StateName|COLUMN" in graph
+
+
+def test_a_placeholder_schema_without_twins_stays_as_written():
+    unrelated = "CREATE TABLE dbo.Job (Id INT)\nGO\n"  # one name of three in common: not the same schema
+    files = [parse_sql("db/Other.sql", unrelated, "tsql"), parse_sql("db/Install.sql", TEMPLATE, "tsql")]
+    graph = build_graph(files)[0]
+    assert "sql:$(AppSchema).Job|TABLE" in graph and "sql:dbo.Job|TABLE" in graph
+    assert "sql:$(AppSchema).Lock|TABLE" in graph

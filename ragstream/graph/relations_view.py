@@ -36,7 +36,8 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
     """The answer as JSON-ready data: shape, subjects, items and paths with their edges."""
     return {
         "shape": answer.shape,
-        "subjects": [{"id": s.id, "kind": s.kind, "cue": s.cue} for s in answer.subjects],
+        "subjects": [{"id": s.id, "kind": s.kind, "cue": s.cue, **({"table": s.table} if s.table else {})}
+                     for s in answer.subjects],
         "relations": list(answer.relations),
         "items": [{"id": i.id, "relation": i.relation, "resolution": i.resolution, "indirect": i.indirect,
                    "guess": i.guess, "where": _where(graph, i.id)} for i in answer.items],

@@ -19,6 +19,7 @@ from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, 
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
 from ragstream.index.schema_evolution import evolve_schema
+from ragstream.index.sql_templates import resolve_placeholder_schemas
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 
 _LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}
@@ -39,6 +40,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
     Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
     name, as a guess)."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
+    files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
     graph = nx.MultiDiGraph()
     for parsed in files:
@@ -189,6 +191,9 @@ def _resolve(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> st
             found = _resolve_python(graph, symbols, candidate, ref.target_kinds, depth=0)
         elif ref.target_language == "sql":
             found = _resolve_sql(symbols, candidate, ref.target_kinds)
+        elif ref.target_language == "file":
+            node = symbols.file_named(candidate)
+            found = node.id if node else None
         else:
             node = symbols.find(ref.target_language, candidate, ref.target_kinds)
             found = node.id if node else None

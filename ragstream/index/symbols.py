@@ -19,6 +19,7 @@ class SymbolTable:
         # (type id, property name) -> the type's own property of that name
         self.properties: dict[tuple[str, str], list[Node]] = defaultdict(list)
         self.aliases: dict[str, dict[str, str]] = {}  # python module name -> its import aliases
+        self.files: list[Node] = []  # FILE nodes, for names of files written in code
         for parsed in files:
             if parsed.language == "python":
                 self.aliases[parsed.nodes[0].name] = parsed.aliases
@@ -26,6 +27,8 @@ class SymbolTable:
                 self.nodes[node.id] = node
                 self.by_name.setdefault((node.language, _key(node.language, node.name)), node)
                 self.by_short[(node.language, _key(node.language, node.short_name))].append(node)
+                if node.kind == "FILE":
+                    self.files.append(node)
                 if node.kind == "METHOD" and node.parent:
                     self.members[(node.parent, node.short_name)].append(node)
                 elif node.kind == "PROPERTY" and node.parent:
@@ -39,9 +42,28 @@ class SymbolTable:
         found = self.by_short.get((language, _key(language, name)), [])
         return [n for n in found if not kinds or n.kind in kinds]
 
+    def file_named(self, name: str) -> Node | None:
+        """The one FILE that a name written in code stands for (`names_file`), if only one does."""
+        found = [node for node in self.files if names_file(name, node.path)]
+        return found[0] if len(found) == 1 else None
+
 
 def _key(language: str, name: str) -> str:
     return name.lower() if language == "sql" else name  # SQL identifiers ignore case
+
+
+def names_file(name: str, path: str) -> bool:
+    """Whether `name` names the file at `path`: as a relative path (`Scripts/Install.sql`,
+    `..\\Install.sql`) or as an embedded resource, folders joined by dots after the project's
+    namespace (`Hangfire.SqlServer.Install.sql` for `src/Hangfire.SqlServer/Install.sql`)."""
+    written = name.replace("\\", "/").lower()
+    while written.startswith(("./", "../", "~/")):
+        written = written.split("/", 1)[1]
+    path = path.lower()
+    if path == written or path.endswith("/" + written):
+        return True
+    dotted = path.replace("/", ".")
+    return "/" not in written and (dotted == written or dotted.endswith("." + written))
 
 
 def is_interface(node: Node | None) -> bool:

@@ -18,6 +18,7 @@ from ragstream.index.model import node_id
 from ragstream.index.parsers.csharp.calls import TypeScope, method_calls
 from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.parsers.csharp.docs import modifiers
+from ragstream.index.parsers.csharp.file_names import file_name_references
 from ragstream.index.parsers.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
@@ -71,6 +72,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     out.refer(table_references(method_id, sql))
     out.refer(procedure_references(method_id, sql))
     out.refer(row_type_references(sql, scope.type_guesses))
+    out.refer(file_name_references(syntax, method_id, scope.strings))
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
