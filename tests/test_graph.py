@@ -10,7 +10,7 @@ import pytest
 from ragstream.cli import main
 from ragstream.errors import PipelineError
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, limits_from_settings
-from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise
+from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise, resolved_mode
 from ragstream.graph.render import render_context_blocks
 from ragstream.graph.view import graph_html
 from ragstream.retrieval.filters import RetrievalFilters
@@ -128,6 +128,12 @@ def test_prioritisation_orders():
     assert prioritise(["s1", "s2", "s3"], ["g1"], depth, "balanced") == ["s1", "g1", "s2", "s3"]
     with pytest.raises(PipelineError, match="unknown prioritization_mode 'random'"):
         prioritise(seeds, graph_nodes, depth, "random")
+    # auto: balanced when the graph answered the question, else the search's hits first
+    assert resolved_mode("auto", graph_answered=True) == "balanced"
+    assert resolved_mode("auto", graph_answered=False) == "seed_first"
+    assert resolved_mode("graph_first", graph_answered=False) == "graph_first"
+    with pytest.raises(PipelineError, match="choose one of"):
+        prioritise(seeds, graph_nodes, depth, "auto")  # resolve it first
 
 
 def test_budget_is_exact_atomic_and_scans_to_the_end(graph, acl_backend):

@@ -10,7 +10,7 @@ from typing import Any
 
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
-from ragstream.graph.node_texts import budget_from, fetch_node_texts
+from ragstream.graph.node_texts import budget_from, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.super_prompt import SuperPrompt, node_of
@@ -37,14 +37,17 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
 
 def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCounter, step: Mapping[str, Any],
                 settings: Mapping[str, Any]) -> str:
-    """Writes node_texts from graph_expanded_nodes (else graph_seed_nodes) inside the budget."""
+    """Writes node_texts from graph_expanded_nodes (else graph_seed_nodes) inside the budget, in
+    the prioritisation mode's order (`auto` resolved by whether relate answered from the graph)."""
     budget = budget_from(step, settings, step.get("id", "fetch_node_texts"))
+    mode = step.get("prioritization_mode", settings.get("prioritization_mode", "balanced"))
+    graph_answered = bool(sp.extras.get("relations", {}).get("answer"))
     candidates = sp.graph_expanded_nodes or sp.graph_seed_nodes
     scope = {"repository": sp.repository, "branch": sp.branch,
              "retrieval_filters": RetrievalFilters.parse(sp.retrieval_filters), "active_index": sp.active_index}
     texts, accounting = fetch_node_texts(
         candidates, sp.graph_seed_nodes, sp.graph_debug.get("depth", {}), sp.graph_debug.get("parent", {}),
-        backend, scope, budget, counter, step.get("prioritization_mode", settings.get("prioritization_mode", "balanced")))
+        backend, scope, budget, counter, resolved_mode(mode, graph_answered))
     sp.node_texts = texts
     sp.budget = {**sp.budget, "node_texts": accounting}
     return "ok" if texts else "no_texts"

@@ -16,7 +16,7 @@ from ragstream.errors import PipelineError
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.tokens import TokenCounter
 
-MODES = ("seed_first", "graph_first", "balanced")
+MODES = ("seed_first", "graph_first", "balanced", "auto")
 DEFAULT_SHARE = 0.70  # of max_context_tokens, when no budget_tokens is given
 
 
@@ -42,10 +42,22 @@ def budget_from(params: Mapping[str, Any], settings: Mapping[str, Any], step: st
     return Budget(_positive(math.floor(total * DEFAULT_SHARE), f"{where}: computed budget"), "tokens")
 
 
-def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int], mode: str) -> list[str]:
-    """The order in which candidates try to enter the budget."""
+def resolved_mode(mode: str, graph_answered: bool) -> str:
+    """`auto`: `balanced` when the graph answered the question (a list, impact or flow answer:
+    the nodes around it are the answer's structure), else `seed_first` (the search's hits are
+    the answer, and the graph's neighbours only fill the room they leave)."""
     if mode not in MODES:
         raise PipelineError(f"unknown prioritization_mode {mode!r}; choose one of {MODES}",
+                            where="prioritization_mode")
+    if mode != "auto":
+        return mode
+    return "balanced" if graph_answered else "seed_first"
+
+
+def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int], mode: str) -> list[str]:
+    """The order in which candidates try to enter the budget (`mode`: one of MODES but `auto`)."""
+    if mode not in MODES[:3]:
+        raise PipelineError(f"unknown prioritization_mode {mode!r}; choose one of {MODES[:3]}",
                             where="prioritization_mode")
     # Stable: within a depth the expansion's order (most specific to the seeds first) stands.
     graph_nodes = sorted(graph_nodes, key=lambda n: depth.get(n, 0))

@@ -146,29 +146,33 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     subjects = _main_subjects(named)
     if shape == "impact":
         items = [item for s in subjects for item in impact_of(graph, s, text_of)]
-        return GraphAnswer("impact", subjects, DATA_EDGES, _by_relevance(graph, items, question, DATA_EDGES))
+        return GraphAnswer("impact", subjects, DATA_EDGES,
+                           _by_relevance(graph, items, question, DATA_EDGES, entry_hits))
     relations = asked_relations(question)
     wants_tables = bool(re.search(r"\b(?:which|what)\s+(?:other\s+)?tables\b", question, re.IGNORECASE))
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
-    return GraphAnswer("list", subjects, relations, _by_relevance(graph, items, question, relations))
+    return GraphAnswer("list", subjects, relations, _by_relevance(graph, items, question, relations, entry_hits))
 
 
 def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
-                  relations: tuple[str, ...]) -> list[Related]:
+                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
     """Every item still, best first: direct before one more hop, a mapped property before the
-    code, the asked relations in the question's order, then items whose names share words with
+    code, the asked relations in the question's order, then what the search ranked (`hits`,
+    best first: it read the code and the question), then items whose names share words with
     the question ("job details" -> `JobDetails`), then by id."""
     asked = set(keyword_tokens(question))
     order = {relation: n for n, relation in enumerate(("maps column", *relations))}
+    searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
 
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
         # a script that created or altered the table comes after the code that uses it
-        return item.indirect, data.get("kind") == "FILE", order.get(item.relation, len(order)), -shared, item.id
+        return (item.indirect, data.get("kind") == "FILE", order.get(item.relation, len(order)),
+                searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)
 
