@@ -13,8 +13,12 @@ from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, l
 from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise, resolved_mode
 from ragstream.graph.render import render_context_blocks
 from ragstream.graph.view import graph_html
+from ragstream.index.build import build_index
 from ragstream.retrieval.filters import RetrievalFilters
+from ragstream.retrieval.local_backend import LocalBackend
+from ragstream.retrieval.types import SearchRequest
 from ragstream.tokens import token_counter
+from tests.conftest import make_settings
 
 ALL_BOTH = {t: "both" for t in ("CALLS", "INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY",
                                 "READS", "WRITES", "MAPS_TO")}
@@ -168,6 +172,36 @@ def test_texts_respect_filters(graph, acl_backend):
                                         public, Budget(10_000, "tokens"), token_counter())
     assert [k["id"] for k in kept] == ["cs:Billing.Models.Invoice|TYPE"]
     assert accounting["without_text"] == ["sql:dbo.Invoices|TABLE"]
+
+
+def test_a_long_node_enters_with_the_parts_the_search_hit(tmp_path):
+    """An install script too long for the budget is not dropped: the part the search found goes in."""
+    repo = tmp_path / "scripts_repo"
+    (repo / "db").mkdir(parents=True)
+    lines = [f"INSERT INTO dbo.Audit (Note) VALUES ('ordinary row number {n}');" for n in range(240)]
+    lines[170] = "INSERT INTO dbo.Audit (Note) VALUES ('the zebracorn migration marker');"
+    (repo / "db" / "install.sql").write_text("CREATE TABLE dbo.Audit (Note NVARCHAR(100));\nGO\n" + "\n".join(lines))
+    settings = make_settings(tmp_path / "data", chunks={"max_chunk_tokens": 200})
+    build_index(repo, settings)
+    backend = LocalBackend(settings)
+    scope = {"repository": "scripts_repo", "branch": "default", "retrieval_filters": NO_FILTERS}
+    node = "file:db/install.sql|FILE"
+    hits = backend.search(SearchRequest("bm25", "zebracorn migration marker", 3, "scripts_repo", "default")).hits
+    part = next(h.id for h in hits if h.id.startswith(node + "#p"))
+    counter = token_counter()
+    whole = counter.count(backend.fetch_texts([node], **scope)[node])
+    kept, accounting = fetch_node_texts([node], [node], {node: 0}, {}, backend, scope, Budget(whole // 2, "tokens"),
+                                        counter, "seed_first", hit_parts={node: [part]})
+    [item] = kept
+    assert item["parts"] == [part] and "zebracorn" in item["text"]
+    assert item["where"] == backend.locations([part], **scope)[part]
+    assert accounting["used"] == item["tokens"] <= whole // 2
+    assert accounting["partial"] == [{"id": node, "parts": [part], "whole_cost": whole}] and not accounting["cut"]
+    assert "the parts the search found" in render_context_blocks(kept, backend.graph("scripts_repo", "default", None))
+    # without the search's parts the node is cut, as before
+    kept, accounting = fetch_node_texts([node], [node], {node: 0}, {}, backend, scope, Budget(whole // 2, "tokens"),
+                                        counter, "seed_first")
+    assert kept == [] and accounting["cut"] == [{"id": node, "cost": whole}]
 
 
 @pytest.mark.parametrize("params, settings, expected", [

@@ -13,7 +13,7 @@ from ragstream.graph.expansion import expand_dependency_tree, limits_from_settin
 from ragstream.graph.node_texts import budget_from, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
-from ragstream.super_prompt import SuperPrompt, node_of
+from ragstream.super_prompt import PART_MARK, SuperPrompt, node_of
 from ragstream.tokens import TokenCounter
 
 
@@ -47,7 +47,16 @@ def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCo
              "retrieval_filters": RetrievalFilters.parse(sp.retrieval_filters), "active_index": sp.active_index}
     texts, accounting = fetch_node_texts(
         candidates, sp.graph_seed_nodes, sp.graph_debug.get("depth", {}), sp.graph_debug.get("parent", {}),
-        backend, scope, budget, counter, resolved_mode(mode, graph_answered))
+        backend, scope, budget, counter, resolved_mode(mode, graph_answered), _hit_parts(sp))
     sp.node_texts = texts
     sp.budget = {**sp.budget, "node_texts": accounting}
     return "ok" if texts else "no_texts"
+
+
+def _hit_parts(sp: SuperPrompt) -> dict[str, list[str]]:
+    """Node id -> the parts of it (`<node>#p<n>`) the search hit, best first."""
+    parts: dict[str, list[str]] = {}
+    for hit in sp.retrieval_hits:
+        if PART_MARK in hit["id"]:
+            parts.setdefault(node_of(hit["id"]), []).append(hit["id"])
+    return parts

@@ -8,12 +8,13 @@ under the same scope and filters as the search.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ragstream.errors import PipelineError
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.super_prompt import PART_MARK
 from ragstream.tokens import TokenCounter
 
 MODES = ("seed_first", "graph_first", "balanced", "auto")
@@ -72,30 +73,64 @@ def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int
 
 def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str, int],
                      parent: Mapping[str, str | None], backend: RetrievalBackend, scope: Mapping[str, Any],
-                     budget: Budget, counter: TokenCounter, mode: str = "balanced") -> tuple[list[dict], dict]:
-    """(node_texts, accounting). Items: id, text, is_seed, depth, parent_id, tokens. The
-    accounting lists what was cut by the budget and what had no text, for the budget panel."""
+                     budget: Budget, counter: TokenCounter, mode: str = "balanced",
+                     hit_parts: Mapping[str, list[str]] | None = None) -> tuple[list[dict], dict]:
+    """(node_texts, accounting). Items: id, text, is_seed, depth, parent_id, tokens, and for a
+    node taken in part, `parts` (chunk ids) and `where` (their spans). The accounting lists what
+    was cut by the budget, what was taken in part and what had no text, for the budget panel.
+
+    `hit_parts` (node id -> the parts of it the search hit, best first): a long node that does
+    not fit whole (an install script, a big class) enters with those parts when they fit, as the
+    search found them relevant, rather than not at all."""
     seed_set = set(seeds)
+    hit_parts = hit_parts or {}
     queue = prioritise([c for c in candidates if c in seed_set], [c for c in candidates if c not in seed_set],
                        depth, mode)
-    texts = backend.fetch_texts(queue, scope["repository"], scope["branch"], scope["retrieval_filters"],
-                                scope.get("active_index"))
-    used, kept, cut = 0, [], []
+    parts_asked = [p for node in queue for p in hit_parts.get(node, ())]
+    texts = backend.fetch_texts(queue + parts_asked, scope["repository"], scope["branch"],
+                                scope["retrieval_filters"], scope.get("active_index"))
+    used, kept, cut, partial = 0, [], [], []
+
+    def cost_of(text: str) -> int:
+        return counter.count(text) if budget.unit == "tokens" else len(text)
+
     for node in queue:
         if node not in texts:
             continue
-        text = texts[node]
-        tokens = counter.count(text)
-        cost = tokens if budget.unit == "tokens" else len(text)
+        text, extra = texts[node], {}
+        cost = cost_of(text)
         if used + cost > budget.limit:
-            cut.append({"id": node, "cost": cost})
-            continue
+            parts = _parts_that_fit([p for p in hit_parts.get(node, ()) if p in texts], texts,
+                                    budget.limit - used, cost_of)
+            if not parts:
+                cut.append({"id": node, "cost": cost})
+                continue
+            partial.append({"id": node, "parts": parts, "whole_cost": cost})
+            text = "\n...\n".join(texts[p] for p in parts)
+            cost = cost_of(text)
+            where = backend.locations(parts, scope["repository"], scope["branch"], scope["retrieval_filters"],
+                                      scope.get("active_index"))
+            extra = {"parts": parts, "where": ", ".join(where[p] for p in parts if p in where)}
         used += cost
         kept.append({"id": node, "text": text, "is_seed": node in seed_set, "depth": depth.get(node, 0),
-                     "parent_id": None if node in seed_set else parent.get(node), "tokens": tokens})
-    accounting = {"budget": budget.limit, "unit": budget.unit, "used": used, "cut": cut,
+                     "parent_id": None if node in seed_set else parent.get(node), "tokens": counter.count(text),
+                     **extra})
+    accounting = {"budget": budget.limit, "unit": budget.unit, "used": used, "cut": cut, "partial": partial,
                   "without_text": [n for n in queue if n not in texts]}
     return kept, accounting
+
+
+def _parts_that_fit(parts: list[str], texts: Mapping[str, str], room: int,
+                    cost_of: Callable[[str], int]) -> list[str]:
+    """The parts, best first, each taken whole while the room lasts (in file order: `#p1` before
+    `#p2`), the separator line counted."""
+    chosen, used = [], 0
+    for part in parts:
+        cost = cost_of(texts[part]) + cost_of("\n...\n")
+        if used + cost <= room:
+            chosen.append(part)
+            used += cost
+    return sorted(chosen, key=lambda p: int(p.rsplit(PART_MARK, 1)[1]))
 
 
 def _positive(value: Any, where: str) -> int:

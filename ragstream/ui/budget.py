@@ -92,6 +92,8 @@ def _chunk_rows(sp: SuperPrompt) -> list[dict[str, Any]]:
             status, why = reasons[node].split(":", 1)[0], reasons[node]
         else:
             status, why = ("in the prompt" if node in after else "fetched"), ""
+        if item.get("parts"):  # too long whole: the parts the search hit went in
+            why = "; ".join(filter(None, [why, f"in part: {', '.join(item['parts'])} ({item['where']})"]))
         rows.append({"id": node, "tokens fetched": item["tokens"], "tokens in prompt": after.get(node),
                      "status": status, "why": why})
     rows += [{"id": c["id"], "tokens fetched": None, "tokens in prompt": None, "status": "cut by the budget",

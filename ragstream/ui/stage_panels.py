@@ -94,7 +94,7 @@ def expand(controller: Controller, sp: SuperPrompt, key: str) -> None:
     if accounting:
         st.markdown(f"node texts: **{len(sp.node_texts)}** fetched, {accounting['used']} of "
                     f"{accounting['budget']} {accounting['unit']} used, {len(accounting['cut'])} cut by the budget, "
-                    f"{len(accounting['without_text'])} without text")
+                    f"{len(accounting.get('partial', []))} in part, {len(accounting['without_text'])} without text")
     where = controller.locations(sp, [item["id"] for item in sp.node_texts])
     parents = short_labels([item["parent_id"] for item in sp.node_texts if item["parent_id"]])
     rows = [{"depth": item["depth"], "seed": item["is_seed"], "parent": parents.get(item["parent_id"], ""),
