@@ -9,6 +9,7 @@ import pytest
 
 from ragstream.cli import main
 from ragstream.errors import PipelineError
+from ragstream.graph.actions import declarations_of
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise, resolved_mode
 from ragstream.graph.render import render_context_blocks
@@ -202,6 +203,23 @@ def test_a_long_node_enters_with_the_parts_the_search_hit(tmp_path):
     kept, accounting = fetch_node_texts([node], [node], {node: 0}, {}, backend, scope, Budget(whole // 2, "tokens"),
                                         counter, "seed_first")
     assert kept == [] and accounting["cut"] == [{"id": node, "cost": whole}]
+
+
+def test_a_property_or_column_is_evidenced_by_its_declaration(graph, acl_backend):
+    result = expand(graph, ["cs:Billing.Models.Invoice|TYPE"], depth=2, edges={"MAPS_TO": "both", "DEFINES": "both"})
+    prop, column = "cs:Billing.Models.Invoice.Status|PROPERTY", "sql:dbo.Invoices.Status|COLUMN"
+    assert {prop, column} <= set(result.nodes)
+    declared = declarations_of(graph, result.nodes)
+    assert declared[prop] == graph.nodes[prop]["signature"] and "Status" in declared[column]
+    kept, accounting = fetch_node_texts(result.nodes, result.seeds, result.depth, result.parent, acl_backend, SCOPE,
+                                        Budget(10_000, "tokens"), token_counter(), declarations=declared)
+    items = {k["id"]: k for k in kept}
+    assert items[prop]["text"] == declared[prop] and items[prop]["declaration"]
+    assert prop not in accounting["without_text"]
+    assert "its declaration" in render_context_blocks(kept, graph, layout="flat")
+    # a caller who may not see db/ gets no column: the filtered graph declares nothing hidden
+    public = acl_backend.graph("sample_repo", "default", RetrievalFilters.parse({"acl_tags_any": ["public"]}))
+    assert column not in declarations_of(public, result.nodes)
 
 
 @pytest.mark.parametrize("params, settings, expected", [

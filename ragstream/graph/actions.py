@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import networkx as nx
+
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import budget_from, fetch_node_texts, resolved_mode
@@ -43,11 +45,14 @@ def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCo
     mode = step.get("prioritization_mode", settings.get("prioritization_mode", "balanced"))
     graph_answered = bool(sp.extras.get("relations", {}).get("answer"))
     candidates = sp.graph_expanded_nodes or sp.graph_seed_nodes
+    filters = RetrievalFilters.parse(sp.retrieval_filters)
     scope = {"repository": sp.repository, "branch": sp.branch,
-             "retrieval_filters": RetrievalFilters.parse(sp.retrieval_filters), "active_index": sp.active_index}
+             "retrieval_filters": filters, "active_index": sp.active_index}
+    graph = backend.graph(sp.repository, sp.branch, filters, sp.active_index)  # what the caller may see
     texts, accounting = fetch_node_texts(
         candidates, sp.graph_seed_nodes, sp.graph_debug.get("depth", {}), sp.graph_debug.get("parent", {}),
-        backend, scope, budget, counter, resolved_mode(mode, graph_answered), _hit_parts(sp))
+        backend, scope, budget, counter, resolved_mode(mode, graph_answered), _hit_parts(sp),
+        declarations_of(graph, candidates))
     sp.node_texts = texts
     sp.budget = {**sp.budget, "node_texts": accounting}
     return "ok" if texts else "no_texts"
@@ -60,3 +65,13 @@ def _hit_parts(sp: SuperPrompt) -> dict[str, list[str]]:
         if PART_MARK in hit["id"]:
             parts.setdefault(node_of(hit["id"]), []).append(hit["id"])
     return parts
+
+
+# Kinds with no chunk of their own, whose declaration line is their evidence.
+DECLARED_KINDS = ("PROPERTY", "COLUMN")
+
+
+def declarations_of(graph: nx.MultiDiGraph, nodes: list[str]) -> dict[str, str]:
+    """Node id -> the line that declares it, for the nodes of DECLARED_KINDS among `nodes`."""
+    return {n: graph.nodes[n]["signature"] for n in nodes
+            if n in graph and graph.nodes[n].get("kind") in DECLARED_KINDS and graph.nodes[n].get("signature")}

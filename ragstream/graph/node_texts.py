@@ -74,14 +74,17 @@ def prioritise(seeds: list[str], graph_nodes: list[str], depth: Mapping[str, int
 def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str, int],
                      parent: Mapping[str, str | None], backend: RetrievalBackend, scope: Mapping[str, Any],
                      budget: Budget, counter: TokenCounter, mode: str = "balanced",
-                     hit_parts: Mapping[str, list[str]] | None = None) -> tuple[list[dict], dict]:
+                     hit_parts: Mapping[str, list[str]] | None = None,
+                     declarations: Mapping[str, str] | None = None) -> tuple[list[dict], dict]:
     """(node_texts, accounting). Items: id, text, is_seed, depth, parent_id, tokens, and for a
     node taken in part, `parts` (chunk ids) and `where` (their spans). The accounting lists what
     was cut by the budget, what was taken in part and what had no text, for the budget panel.
 
     `hit_parts` (node id -> the parts of it the search hit, best first): a long node that does
     not fit whole (an install script, a big class) enters with those parts when they fit, as the
-    search found them relevant, rather than not at all."""
+    search found them relevant, rather than not at all. `declarations` (node id -> its declaration
+    line) stand in for nodes with no chunk of their own (a property, a column): the line that
+    declares `Table<BlackList> BlackList` is the evidence that it maps the table."""
     seed_set = set(seeds)
     hit_parts = hit_parts or {}
     queue = prioritise([c for c in candidates if c in seed_set], [c for c in candidates if c not in seed_set],
@@ -89,6 +92,8 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
     parts_asked = [p for node in queue for p in hit_parts.get(node, ())]
     texts = backend.fetch_texts(queue + parts_asked, scope["repository"], scope["branch"],
                                 scope["retrieval_filters"], scope.get("active_index"))
+    declared = {n: line for n, line in (declarations or {}).items() if n not in texts}
+    texts = {**texts, **declared}
     used, kept, cut, partial = 0, [], [], []
 
     def cost_of(text: str) -> int:
@@ -97,7 +102,7 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
     for node in queue:
         if node not in texts:
             continue
-        text, extra = texts[node], {}
+        text, extra = texts[node], ({"declaration": True} if node in declared else {})
         cost = cost_of(text)
         if used + cost > budget.limit:
             parts = _parts_that_fit([p for p in hit_parts.get(node, ()) if p in texts], texts,

@@ -63,7 +63,7 @@ def _block(item: dict, graph: nx.MultiDiGraph, level: int, relation: str) -> str
     data = graph.nodes[item["id"]] if item["id"] in graph else {}
     where = item.get("where") or f"{data.get('path', '?')}:{data.get('start_line', '?')}-{data.get('end_line', '?')}"
     role = "seed" if item.get("is_seed") else f"depth {item.get('depth', '?')}"
-    role += ", the parts the search found" if item.get("parts") else ""
+    role += ", the parts the search found" if item.get("parts") else ", its declaration" if item.get("declaration") else ""
     via = f"; {relation}" if relation else ""
     indent = "  " * level
     body = "\n".join(indent + line for line in item["text"].split("\n"))
