@@ -169,6 +169,13 @@ def test_flow_paths_that_name_the_question_come_first_and_a_column_brings_its_ta
         flow.add_edge(source, target, key=key, resolution="static")
     paths = flow_paths(flow, ["run"], "how are the results cached, down to the database?")
     assert [p.nodes[-1] for p in paths] == ["results", "logs"]  # not simply shortest or by id
+    # the question's verb orders the rest: a user who "saves" asks for the writes first
+    flow.add_node("audit", kind="TABLE", name="dbo.Audit")
+    flow.add_edge("run", "audit", key="READS", resolution="static")
+    flow.add_edge("run", "logs", key="WRITES", resolution="static")
+    saves = [p.nodes[-1] for p in flow_paths(flow, ["run"], "what happens when a user saves, down to the tables?")]
+    reads = [p.nodes[-1] for p in flow_paths(flow, ["run"], "what does a user read, down to the tables?")]
+    assert saves[0] == "logs" and reads[0] == "audit"
     # the Status column's answer names its table right after it
     named = find_named(graph, "What breaks if I rename the Status column of the Invoices table?")
     assert named[0].table == "sql:dbo.Invoices|TABLE"

@@ -233,7 +233,8 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
     the path the question asks about. At most MAX_FLOW_PATHS: by entry, then those whose nodes
     name more of the question's words ("results ... cached" -> `GetResults`, `CachedResults`),
-    then shortest first, then paths without a guess."""
+    then those ending in the relation the question's verb asks for ("saves": writes first), then
+    shortest first, then paths without a guess."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -261,7 +262,13 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
     def shared(path: Path) -> int:
         return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
 
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), len(p.nodes), p.guess, p.nodes))
+    verbs = [r for r in asked_relations(question) if r in ("READS", "WRITES")] if question else []
+
+    def as_asked(path: Path) -> int:  # "saves" asks for the writes first, "loads" for the reads
+        last = path.edges[-1].split(" ", 1)[0]
+        return verbs.index(last) if last in verbs else len(verbs)
+
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
