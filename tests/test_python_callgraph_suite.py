@@ -61,3 +61,22 @@ def test_unresolved_calls_of_imported_or_builtin_names_are_external():
                                "def f(x):\n    logging.getLogger(x).info(x)\n    return len(path.join(x))\n"})
     assert {callee for (_, callee), how in calls.items() if how == "external"} == {
         "logging.getLogger", "builtins.len", "os.path.join"}
+
+
+def test_a_memoised_lookup_is_dropped_when_what_it_read_grows():
+    """The solver keeps attribute lookups through the MRO between growths: a growth of any set a
+    lookup read drops that lookup (and the lookups built on it) and re-runs the scopes that used it."""
+    from ragstream.index.python_calls.tables import Memo, Table, Tracker
+
+    tracker = Tracker()
+    table, memo = Table(tracker, 100), Memo(tracker)
+    inner = lambda: memo.get(("class", "C", "x"), lambda: table.get(("C", "x")))  # noqa: E731
+    tracker.current = "scope_a"
+    assert memo.get(("o", "C", "x"), inner) == frozenset()
+    tracker.current = "scope_b"
+    assert memo.get(("o", "C", "x"), lambda: pytest.fail("kept: not computed again")) == frozenset()
+    tracker.current, tracker.dirty = None, set()
+    table.add(("C", "x"), {("f", "C.x")})  # what the inner lookup read grows
+    assert {"scope_a", "scope_b"} <= tracker.dirty
+    assert memo.results == {}  # both the inner lookup and the one built on it are gone
+    assert memo.get(("o", "C", "x"), inner) == {("f", "C.x")}

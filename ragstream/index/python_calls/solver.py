@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragstream.index.python_calls.program import Program, c3_linearization
-from ragstream.index.python_calls.tables import EMPTY, MRO_READER, Table, Tracker
+from ragstream.index.python_calls.tables import EMPTY, MRO_READER, Memo, Table, Tracker
 
 MAX_VALUES = 48
 MAX_ROUNDS = 40  # evaluations per scope, on average, before the solver stops where it is
@@ -56,6 +56,9 @@ class Solver:
         self.instance_attrs = table()  # (class, attribute) -> values
         self.object_attrs = table()  # (class or module, attribute) -> values stored on it
         self.callees = table()  # (scope, call index) -> called scopes
+        # (kind, class, attribute) -> values: "class" / "instance" what the MRO binds or instances
+        # hold, "k" / "o" the attribute as read on the class / an instance (bound)
+        self.lookups = Memo(self.tracker)
         self.mro_memo: dict[str, list[str]] = {}
         self.bases: dict[str, list[str]] | None = None
         self.static_memo: dict[tuple[str, int], frozenset] = {}
@@ -93,6 +96,7 @@ class Solver:
                 dirty = self.tracker.dirty
                 if self.tracker.mro_stale:  # a class's bases changed: every lookup may differ
                     self.tracker.mro_stale, self.mro_memo, self.bases = False, {}, None
+                    self.lookups.clear()
                     self._seed_receivers()
                     dirty = set(order)
 
@@ -258,12 +262,19 @@ class Solver:
 
     def ev(self, scope: str, expr: list) -> set:
         """What `expr`, read in `scope`, may be now."""
-        op = expr[0]
+        op = expr[0]  # the branches in order of how often real code reaches them
+        if op == "?":  # what the parse could not model
+            return set()
         if op == "l":
             indices = expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
             out: set = set()
             for index in indices:
                 out |= self.bindval.get((scope, index))
+            return out
+        if op == "a":
+            out = set()
+            for value in self.ev(scope, expr[1]):
+                out |= self._attr(value, expr[2])
             return out
         if op == "n":
             return self._free(scope, expr[1])
@@ -272,11 +283,6 @@ class Solver:
                 if expr[1] in self.p.scopes else set()
         if op == "i":
             return self._import(expr[1])
-        if op == "a":
-            out = set()
-            for value in self.ev(scope, expr[1]):
-                out |= self._attr(value, expr[2])
-            return out
         if op == "c":
             return self.results.get((scope, expr[1]))
         if op == "e":
@@ -373,12 +379,11 @@ class Solver:
             return self._module_attr(value[1], name, set()) if value[1] in self.p.modules \
                 else ({("m", f"{value[1]}.{name}")} if self.p.is_module(f"{value[1]}.{name}") else set())
         if kind == "k":
-            return {self._bound(v, value, through_class=True) for v in self._class_attr(value[1], name)}
+            return self.lookups.get(("k", value[1], name), lambda: {
+                self._bound(v, value, through_class=True) for v in self._class_attr(value[1], name)})
         if kind == "o":
-            out = set()
-            for cls in self.mro(value[1]):
-                out |= self.instance_attrs.get((cls, name))
-            return out | {self._bound(v, value, through_class=False) for v in self._class_attr(value[1], name)}
+            return self.lookups.get(("o", value[1], name), lambda: self._instance_attr(value[1], name) | {
+                self._bound(v, value, through_class=False) for v in self._class_attr(value[1], name)})
         if kind == "S":
             return self._super_attr(value[1], value[2], name)
         if kind == "s" and (name in _ELEMENT_METHODS or name in _VIEW_METHODS):
@@ -396,8 +401,20 @@ class Solver:
             return ("b", found[1], ("k", owner[1]))
         return found if through_class else ("b", found[1], owner)
 
-    def _class_attr(self, cls: str, name: str) -> set:
+    def _instance_attr(self, cls: str, name: str) -> frozenset:
+        """What is stored on instances of `cls` or its bases as `name` (`self.name = ...`)."""
+        def compute() -> set:
+            out: set = set()
+            for current in self.mro(cls):
+                out |= self.instance_attrs.get((current, name))
+            return out
+        return self.lookups.get(("instance", cls, name), compute)
+
+    def _class_attr(self, cls: str, name: str) -> frozenset:
         """The first class in the MRO that binds `name` (in its body or by a later store)."""
+        return self.lookups.get(("class", cls, name), lambda: self._class_attr_in_mro(cls, name))
+
+    def _class_attr_in_mro(self, cls: str, name: str) -> set:
         for current in self.mro(cls):
             stored = self.object_attrs.get((current, name))
             if name in self.p.binds.get(current, {}) or stored:

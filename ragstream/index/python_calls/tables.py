@@ -13,17 +13,64 @@ MRO_READER = "\0mro"  # reads made while computing class bases: a growth there r
 
 
 class Tracker:
-    """Who is reading now, and which readers a growth has made stale."""
+    """Who is reading now, and which readers a growth has made stale.
+
+    A reader is a scope (re-run when what it read grows), MRO_READER, or a memoised lookup's key
+    (a tuple, see `Memo`): its reads are made under its own name, so a growth drops the one
+    result it touched and makes stale whoever used that result."""
 
     def __init__(self) -> None:
-        self.current: str | None = None
-        self.dirty: set[str] = set()
+        self.current: str | tuple | None = None
+        self.dirty: set = set()
         self.mro_stale = False
+        self.memo: Memo | None = None
 
-    def stale(self, readers: set[str]) -> None:
+    def stale(self, readers: set) -> None:
         self.dirty |= readers
         if MRO_READER in readers:
             self.mro_stale = True
+        if self.memo is not None:
+            for reader in [r for r in readers if r.__class__ is tuple]:
+                self.stale(self.memo.drop(reader))
+
+
+class Memo:
+    """Results of derived lookups (an attribute through a class's MRO), by key, with the readers
+    that used each. On a deep class hierarchy the same lookup runs hundreds of thousands of times
+    between two growths of what it reads; kept here, it costs one dict lookup."""
+
+    def __init__(self, tracker: Tracker):
+        self.tracker = tracker
+        self.results: dict[tuple, frozenset] = {}
+        self.readers: dict[tuple, set] = {}
+        tracker.memo = self
+
+    def get(self, key: tuple, compute) -> frozenset:
+        """`compute()`'s result for `key`, computed under `key` as the reader when not kept."""
+        reader = self.tracker.current
+        if reader is not None:
+            users = self.readers.get(key)
+            if users is None:
+                self.readers[key] = {reader}
+            else:
+                users.add(reader)
+        found = self.results.get(key)
+        if found is None:
+            self.tracker.current = key
+            try:
+                found = self.results[key] = frozenset(compute())
+            finally:
+                self.tracker.current = reader
+        return found
+
+    def drop(self, key: tuple) -> set:
+        """Forget `key`'s result; the readers that used it (now stale)."""
+        self.results.pop(key, None)
+        return self.readers.pop(key, set())
+
+    def clear(self) -> None:
+        self.results.clear()
+        self.readers.clear()
 
 
 class Table:
@@ -54,6 +101,8 @@ class Table:
     def add(self, key, values: Iterable) -> None:
         current = self.values.get(key)
         if current is None:
+            if not values:  # most evaluations find nothing new: no set for them
+                return
             current = self.values[key] = set()
         if len(current) >= self.cap:
             return
