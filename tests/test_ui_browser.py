@@ -25,6 +25,7 @@ import yaml
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.ui.graph import ALT as GRAPH_ALT, FULL_HEIGHT
+from tests.conftest import SELF_INDEX_IGNORE
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -63,7 +64,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def workbench(tmp_path_factory, self_index):
-    """`ragstream ui --build-default` on a data folder with no index; yields its URL. Only the
+    """`ragstream ui --build-default` on a data folder with no index (ragstream's tests left out,
+    as in the session's index); yields its URL. Only the
     embedding cache of the session's own build of ragstream is copied in, so the page's build
     (walk, parse, graph, write: all shown live) does not embed the same chunks again."""
     root = tmp_path_factory.mktemp("workbench")
@@ -72,7 +74,8 @@ def workbench(tmp_path_factory, self_index):
     (root / "data").mkdir()
     shutil.copy(cache, root / "data" / cache.name)
     settings = root / "settings.yaml"
-    settings.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data")}}), encoding="utf-8")
+    settings.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data"), "ignore": SELF_INDEX_IGNORE}}),
+                        encoding="utf-8")
     port = free_port()
     log = open(root / "server.log", "wb")
     server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings), "ui", "--port", str(port),
