@@ -13,7 +13,7 @@ from ragstream.graph.actions import declarations_of
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise, resolved_mode
 from ragstream.graph.render import render_context_blocks
-from ragstream.graph.view import graph_html
+from ragstream.graph.view import graph_html, layout
 from ragstream.index.build import build_index
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LocalBackend
@@ -283,6 +283,11 @@ def test_graph_html_is_self_contained(graph, acl_backend):
     assert '"borderDashes": [4, 3]' in html  # cut nodes look different from those in the context
     assert 'class="ragstream-legend"' in html and "★ seed" in html  # a legend over the drawing
     assert re.search(r'"label": "(?:\\u2605|★) Invoices"', html)  # a seed is starred, by its short name
+    # laid out here, deterministically: the browser runs no physics on a redraw
+    assert '"physics": {"enabled": false}' in html
+    positions = layout(sp)
+    assert set(positions) == set(result.nodes) and positions == layout(sp)
+    assert f'"x": {positions["sql:dbo.Invoices|TABLE"][0]}' in html
 
 
 def test_cli_expand(acl_backend, tmp_path: Path, capsys):

@@ -81,6 +81,11 @@ def test_stage_buttons_in_order_show_each_stage_with_duration_and_path(new_sessi
         assert [s for s in STAGES if enabled[s]] == list(STAGES[: n + 2]), stage
         panels = stage_panels(at)
         assert len(panels) == n + 1 and all(" ms · deterministic path (no model)" in p for p in panels)
+    # only an open panel is drawn: the last one pressed; a user opens the others
+    assert not any("pieces" in d.value.columns for d in at.dataframe)
+    for stage in ("retrieve", "build_prompt"):
+        at.session_state[f"manual:panel:{stage}"] = True
+    at.run()
     attempts = next(d.value for d in at.dataframe if "pieces" in d.value.columns)  # the retrieve panel's
     assert list(attempts.columns) == ["attempt", "mode", "pieces", "domain searches", "hits", "tests demoted",
                                       "exception types scaled", "from change history", "problems"]
@@ -354,6 +359,8 @@ def test_id_tables_lead_with_a_short_name_and_keep_the_whole_id(new_session):
     at = asked(new_session())
     for stage in STAGES[:5]:
         press(at, stage)
+    at.session_state["manual:panel:retrieve"] = True  # opened as a user would: only open panels are drawn
+    at.run()
     hits = next(d.value for d in at.dataframe if "sources" in d.value.columns)
     assert list(hits.columns)[:2] == ["name", "kind"] and list(hits.columns)[-1] == "id"
     session = at.session_state["manual:session"]
@@ -369,9 +376,14 @@ def test_budget_gauges_say_used_and_limit_and_the_state_is_a_tree(new_session):
     at = asked(new_session())
     for stage in STAGES[:7]:
         press(at, stage)
+    assert not at.get("progress")  # only the open tab is drawn: the graph's
+    at.session_state["manual:side"] = "Budget"
+    at.run()
     texts = [p.proto.text for p in at.get("progress")]
     assert any(t.startswith("**context**: ") and " / " in t for t in texts)
     assert "Bars: tokens a block uses" in " ".join(c.value for c in at.caption) and not at.get("json")
+    at.session_state["manual:side"] = "State"
+    at.run()
     at.toggle(key="manual:state").set_value(True).run()
     assert at.get("json")
 

@@ -2,8 +2,8 @@
 
 Readable at a glance: short unique labels (`Class.method`, a file's basename; the full id on
 hover), seeds drawn as gold-ringed stars-in-name, kinds as fill colours, edge types as colours
-with their names on hover only, a legend over the picture, a layout that settles (physics stops
-once stable), and the path from its seed to a selected node highlighted.
+with their names on hover only, a legend over the picture, a fixed layout computed here (no
+physics in the browser), and the path from its seed to a selected node highlighted.
 """
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ PATH_COLOUR = "#1565c0"
 OTHER_COLOUR = "#dddddd"
 # Any script or stylesheet loaded from elsewhere (CDN or a relative node_modules path).
 _EXTERNAL = re.compile(r"<script\b[^>]*\bsrc=[^>]*>\s*</script>|<link\b[^>]*\bhref=[^>]*>", re.I)
+# Positions are computed here, once per neighbourhood (the same nodes and edges give the same
+# picture): a browser running a physics simulation on every redraw of the panel made each
+# workbench click wait for the layout to settle.
 _OPTIONS = {
-    "physics": {"solver": "forceAtlas2Based", "stabilization": {"iterations": 400, "fit": True},
-                "forceAtlas2Based": {"gravitationalConstant": -80, "springLength": 140, "avoidOverlap": 0.6}},
+    "physics": {"enabled": False},
     "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}}, "width": 1.5},
     "nodes": {"font": {"size": 15, "face": "sans-serif"}},
     "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
@@ -40,7 +42,7 @@ _SCRIPT = """<script>
   var parents = %(parents)s, baseEdges = {}, baseNodes = {};
   function ready(f) { if (typeof network !== "undefined") { f(); } else { window.addEventListener("load", f); } }
   ready(function () {
-    network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); });
+    network.fit();
     network.body.data.edges.get().forEach(function (e) { baseEdges[e.id] = {color: e.color, width: e.width}; });
     network.on("selectNode", function (p) { highlight(p.nodes[0]); });
     network.on("deselectNode", function () { highlight(null); });
@@ -91,6 +93,8 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
         guess = _guessed(graph, edge)
         net.add_edge(edge["from_id"], edge["to_id"], title=f"{edge['edge_type']}{how}{' — a guess' if guess else ''}",
                      color=EDGE_COLOURS.get(edge["edge_type"], "#666666"), dashes=guess)
+    for node, (x, y) in layout(sp).items():
+        net.get_node(node).update(x=x, y=y)
     net.set_options(json.dumps(_OPTIONS))
     parents = {k: v for k, v in sp.graph_debug.get("parent", {}).items() if v}
     script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR}
@@ -99,6 +103,20 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
     page = _EXTERNAL.sub("", net.generate_html())
     return page.replace("</body>", f"{legend}{script}</body>", 1)
+
+
+def layout(sp: SuperPrompt, spread: float = 110.0) -> dict[str, tuple[float, float]]:
+    """Pixel positions of the neighbourhood's nodes: a seeded force-directed layout of its nodes
+    and edges (deterministic), scaled so that nodes sit about `spread` px apart."""
+    shape = nx.Graph()
+    shape.add_nodes_from(sp.graph_expanded_nodes)
+    shape.add_edges_from((e["from_id"], e["to_id"]) for e in sp.graph_edges
+                         if e["from_id"] in shape and e["to_id"] in shape)
+    if not shape:
+        return {}
+    scale = spread * max(1.0, len(shape) ** 0.5)
+    positions = nx.spring_layout(shape, seed=7, scale=scale)
+    return {node: (round(float(x), 1), round(float(y), 1)) for node, (x, y) in positions.items()}
 
 
 def _guessed(graph: nx.MultiDiGraph, edge: dict) -> bool:

@@ -62,16 +62,22 @@ def _workspace(controller: Controller, choices: Choices) -> None:
         _error_in_place()
     if current and session.ran:
         with side:
-            graph_tab, budget_tab, state_tab = st.tabs(["Graph", "Budget", "State"])
-            with graph_tab:
-                graph.render(controller, session.state, key=GRAPH_KEY)
-            with budget_tab:
-                budget.render(session.state, key="manual:budget")
-            with state_tab:
-                # drawn on request: the whole state (texts, prompt) is heavy to send on every click
-                if st.toggle("Show the whole state (SuperPrompt)", key="manual:state"):
-                    st.caption("Open a field to read it.")
-                    st.json(session.state.to_json(), expanded=1)
+            # lazy: only the open tab is drawn (a click reruns this fragment, and a drawing that
+            # nobody looks at would cost every click its time)
+            graph_tab, budget_tab, state_tab = st.tabs(["Graph", "Budget", "State"], key="manual:side",
+                                                        on_change="rerun")
+            if graph_tab.open:
+                with graph_tab:
+                    graph.render(controller, session.state, key=GRAPH_KEY)
+            if budget_tab.open:
+                with budget_tab:
+                    budget.render(session.state, key="manual:budget")
+            if state_tab.open:
+                with state_tab:
+                    # drawn on request: the whole state (texts, prompt) is heavy to send on every click
+                    if st.toggle("Show the whole state (SuperPrompt)", key="manual:state"):
+                        st.caption("Open a field to read it.")
+                        st.json(session.state.to_json(), expanded=1)
 
 
 def _use_sample() -> None:
@@ -110,10 +116,18 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
     error = next((click.error for click in clicks if click.error), None)
     st.session_state[ERROR] = (stage, error) if error else None
     st.session_state[LAST] = stage
+    for other in STAGES:  # the pressed stage's panel opens, the others close
+        st.session_state[_panel_key(other)] = other == stage
+
+
+def _panel_key(stage: str) -> str:
+    return f"manual:panel:{stage}"
 
 
 def _panels(controller: Controller, session: ManualSession) -> None:
-    """One expander per stage run in this pass, in order; the last one pressed is open."""
+    """One expander per stage run in this pass, in order; the last one pressed is open. Lazy:
+    only an open panel is drawn (opening one reruns this fragment), so a click redraws the
+    panel it changed, not every panel of the pass."""
     entries = {entry["step"]: entry for entry in session.state.trace}  # the latest entry per step
     by_stage: dict[str, list[dict]] = {}
     for step in dict.fromkeys(session.ran):
@@ -122,10 +136,12 @@ def _panels(controller: Controller, session: ManualSession) -> None:
         seconds = sum(e["seconds"] for e in steps)
         paths = ", ".join(dict.fromkeys(path_label(e["path"]) for e in steps))
         label = f"{STAGES.index(stage) + 1} {LABELS[stage]} · {seconds * 1000:.0f} ms · {paths}"
-        with st.expander(label, expanded=stage == st.session_state.get(LAST)):
-            for entry in steps:
-                step_caption(entry)
-            stage_panels.render(controller, session.state, stage, key=f"manual:{stage}")
+        st.session_state.setdefault(_panel_key(stage), stage == st.session_state.get(LAST))
+        with st.expander(label, key=_panel_key(stage), on_change="rerun") as panel:
+            if panel.open:
+                for entry in steps:
+                    step_caption(entry)
+                stage_panels.render(controller, session.state, stage, key=f"manual:{stage}")
 
 
 def _error_in_place() -> None:
