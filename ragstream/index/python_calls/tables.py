@@ -49,11 +49,7 @@ class Memo:
         """`compute()`'s result for `key`, computed under `key` as the reader when not kept."""
         reader = self.tracker.current
         if reader is not None:
-            users = self.readers.get(key)
-            if users is None:
-                self.readers[key] = {reader}
-            else:
-                users.add(reader)
+            note_reader(self.readers, key, reader)
         found = self.results.get(key)
         if found is None:
             self.tracker.current = key
@@ -88,11 +84,7 @@ class Table:
     def get(self, key) -> set | frozenset:
         reader = self.tracker.current
         if reader is not None:
-            readers = self.readers.get(key)
-            if readers is None:
-                self.readers[key] = {reader}
-            else:
-                readers.add(reader)
+            note_reader(self.readers, key, reader)
         return self.values.get(key, EMPTY)
 
     def has(self, key) -> bool:
@@ -110,3 +102,12 @@ class Table:
         current.update(values)
         if len(current) > before and key in self.readers:
             self.tracker.stale(self.readers[key])
+
+
+def note_reader(readers: dict, key, reader) -> None:
+    """Remember that `reader` read `key` (the hottest call of the solver: no set made twice)."""
+    found = readers.get(key)
+    if found is None:
+        readers[key] = {reader}
+    else:
+        found.add(reader)
