@@ -61,7 +61,13 @@ def _path_line(path: Path, graph: nx.MultiDiGraph) -> str:
 
 
 def _short(graph: nx.MultiDiGraph, node: str) -> str:
-    return graph.nodes[node].get("name", node) if node in graph else node
+    """The node's name; an overload's with its parameter types (`Create(Job,IState)`), so a path
+    through two overloads of one method reads as two steps."""
+    if node not in graph:
+        return node
+    name = graph.nodes[node].get("name", node)
+    written = node.split(":", 1)[-1].rsplit("|", 1)[0]
+    return written if written.startswith(name + "(") else name
 
 
 def _where(graph: nx.MultiDiGraph, node: str) -> str:
