@@ -261,3 +261,18 @@ def test_a_flow_keeps_the_asked_path_to_a_table_a_side_path_reaches_first():
         ("cs:Worker.Execute|METHOD", "cs:Queue.FetchNext|METHOD", "cs:Queue.Dequeue|METHOD", "sql:dbo.Queue|TABLE"),
         ("cs:Worker.Execute|METHOD", "cs:Worker.Cleanup|METHOD", "sql:dbo.Queue|TABLE")]
     assert paths[0].edges == ("CALLS", "CALLS", "READS")
+
+
+def test_a_path_through_two_overloads_names_each_with_its_parameters():
+    import networkx as nx
+
+    from ragstream.graph.relations import GraphAnswer, Path
+    from ragstream.graph.relations_view import render_graph_answer
+
+    g = nx.MultiDiGraph()
+    one, two, table = "cs:N.Client.Create(Job)|METHOD", "cs:N.Client.Create(Job,int)|METHOD", "sql:dbo.Job|TABLE"
+    for node, kind, name in [(one, "METHOD", "N.Client.Create"), (two, "METHOD", "N.Client.Create"),
+                             (table, "TABLE", "dbo.Job")]:
+        g.add_node(node, kind=kind, name=name, path="a.cs", start_line=1, end_line=2)
+    text = render_graph_answer(GraphAnswer("flow", [], paths=[Path((one, two, table), ("CALLS", "WRITES"))]), g)
+    assert "`N.Client.Create(Job)` —CALLS→ `N.Client.Create(Job,int)` —WRITES→ `dbo.Job`" in text
