@@ -40,12 +40,14 @@ def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
     os.kill(proc.pid, sig)
     proc.wait(timeout=60)
 
-    if store.current_generation(location) == staged:
-        # A progressive build publishes keyword-ready within a moment of writing its graph: on a
-        # busy machine the signal can land after that publish. Then the new generation is live
-        # and whole (its vectors are filled in by the next run), never a half-written one.
+    if store.current_generation(location) != live:
+        # A progressive build publishes keyword-ready within a moment of writing its graph, and
+        # then each fill batch: on a busy machine the signal can land after one of those
+        # publishes. Then a new generation is live and whole (its vectors are filled in by the
+        # next run), never a half-written one.
         stored = store.load_index(location)
-        assert stored.manifest["vectors"]["stage"] == "keyword" and len(stored.chunks()) > before.chunks
+        assert stored.manifest["vectors"]["stage"] in ("keyword", "heads", "complete")
+        assert len(stored.chunks()) > before.chunks
     else:
         assert proc.returncode != 0  # stopped before it published (after it, Ctrl-C stops the fill cleanly)
         if sig == signal.SIGKILL:  # no chance to clean up: the half-written generation stays, never live

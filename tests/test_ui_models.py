@@ -35,6 +35,8 @@ def test_manual_mode_shows_the_model_path_and_steps_through_a_follow_up(model_se
     at = asked(model_session())
     for stage in ("normalize", "route", "retrieve", "rerank", "expand", "condense", "build_prompt", "answer"):
         press(at, stage)
+    at.session_state["manual:panel:route"] = True  # opened as a user would: only open panels are drawn
+    at.run()
     route_panel = next(e for e in at.expander if e.label.startswith("2 Route"))
     assert "model path" in route_panel.label and route_panel.code[0].value == "[BM25:] record payment"
     assert any("router → `router`" in c.value for c in route_panel.caption)
