@@ -117,9 +117,9 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
                                       scope.get("active_index"))
             extra = {"parts": parts, "where": ", ".join(where[p] for p in parts if p in where)}
         used += cost
+        tokens = cost if budget.unit == "tokens" else counter.count(text)
         kept.append({"id": node, "text": text, "is_seed": node in seed_set, "depth": depth.get(node, 0),
-                     "parent_id": None if node in seed_set else parent.get(node), "tokens": counter.count(text),
-                     **extra})
+                     "parent_id": None if node in seed_set else parent.get(node), "tokens": tokens, **extra})
     accounting = {"budget": budget.limit, "unit": budget.unit, "used": used, "cut": cut, "partial": partial,
                   "without_text": [n for n in queue if n not in texts]}
     return kept, accounting
