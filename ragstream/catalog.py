@@ -197,6 +197,8 @@ class BuildJob:
         self.phases[phase].finished = True
 
     def published(self, vectors: dict) -> None:
+        if not self.vectors:  # askable from now on: the workbench's questions come first
+            lower_priority()
         self.vectors = vectors
 
     @property
@@ -205,7 +207,8 @@ class BuildJob:
         return self.vectors.get("stage", "")
 
     def _run(self) -> None:
-        lower_priority()  # the workbench's questions come first
+        # Until its first publish nothing can be asked of the index: the build runs at the
+        # normal priority then, and yields to searches once the index is askable (`published`).
         try:
             self.report = build_index(self.path, self.settings, name=self.name, rebuild=self.rebuild,
                                       progress=self, embedder=self.embedder)
