@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,13 @@ def make_settings(data_dir: Path, **sections):
     for section, values in sections.items():
         overrides.setdefault(section, {}).update(values)
     return load_settings(overrides=overrides)
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A child's `preexec_fn`: SIGINT back to its default. A suite run in the background of a
+    non-interactive shell (`pytest ... &`) inherits SIGINT ignored, and so would every child a
+    test sends Ctrl-C to: it would never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from ragstream.index import store
 from ragstream.index.build import build_index, locate, repository_info
-from tests.conftest import make_settings
+from tests.conftest import ctrl_c_as_in_a_terminal, make_settings
 
 
 @pytest.mark.slow
@@ -35,7 +35,7 @@ def test_killed_build_keeps_previous_index(tmp_path: Path, sig):
     config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
     existing = set(location.index_dir.glob("gen-*"))  # the live one, and the one a fill leaves to readers
     proc = subprocess.Popen([sys.executable, "-m", "ragstream.cli", "--config", str(config), "index", str(repo), "--wait"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_in_a_terminal)
     staged = _wait_for_staged_generation(location, existing, proc)
     os.kill(proc.pid, sig)
     proc.wait(timeout=60)

@@ -24,6 +24,7 @@ from ragstream.llm import local_server
 from ragstream.llm.grammars import choice, extra_body_for, gate_schema, object_schema, text_list
 from ragstream.llm.local_server import LocalServer, LocalServerOptions, port_in_use
 from ragstream.llm.protocol import parse_route
+from tests.conftest import ctrl_c_as_in_a_terminal
 
 ROUTER_LINE = re.compile(r"\[(SEMANTIC|SEMANTIC_RERANK|BM25|HYBRID|DIRECT):\] \S[^\n]*")
 ANSWER_START = re.compile(r"\[(Answer|Requesting data on):\] \S")
@@ -186,7 +187,8 @@ def test_a_server_that_does_not_come_up_in_time_is_stopped_and_named():
 def test_module_entry_serves_until_ctrl_c():
     port = local_server.free_port()
     process = subprocess.Popen([sys.executable, "-m", "ragstream.llm.local_server", "--port", str(port)],
-                               stdout=subprocess.PIPE, text=True, env=local_server._child_env())
+                               stdout=subprocess.PIPE, text=True, env=local_server._child_env(),
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         banner = process.stdout.readline()
         assert f"OPENAI_BASE_URL=http://127.0.0.1:{port}/v1" in process.stdout.readline() and "serving" in banner
