@@ -276,3 +276,16 @@ def test_a_path_through_two_overloads_names_each_with_its_parameters():
         g.add_node(node, kind=kind, name=name, path="a.cs", start_line=1, end_line=2)
     text = render_graph_answer(GraphAnswer("flow", [], paths=[Path((one, two, table), ("CALLS", "WRITES"))]), g)
     assert "`N.Client.Create(Job)` —CALLS→ `N.Client.Create(Job,int)` —WRITES→ `dbo.Job`" in text
+
+
+def test_auto_order_puts_the_search_first_unless_the_graph_answered(controller):
+    """`prioritization_mode: auto` (the base pipeline's): a question the graph does not answer
+    gets its search hits before any graph neighbour; a list question interleaves them."""
+    sp, answer = ask(controller, "How does InsertInvoice work?")
+    assert answer is None
+    seeds = [t["is_seed"] for t in sp.node_texts]
+    assert seeds[:seeds.count(True)] == [True] * seeds.count(True)  # every seed before any neighbour
+    sp, answer = ask(controller, "Which procedures write to the Invoices table?")
+    assert answer is not None
+    seeds = [t["is_seed"] for t in sp.node_texts]
+    assert seeds[:2] == [True, False]  # balanced: seed, neighbour, ...

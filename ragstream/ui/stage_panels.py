@@ -96,11 +96,20 @@ def expand(controller: Controller, sp: SuperPrompt, key: str) -> None:
                     f"{accounting['budget']} {accounting['unit']} used, {len(accounting['cut'])} cut by the budget, "
                     f"{len(accounting.get('partial', []))} in part, {len(accounting['without_text'])} without text")
     where = controller.locations(sp, [item["id"] for item in sp.node_texts])
+    if any(item.get("declaration") for item in sp.node_texts):  # no chunk of their own: the graph says where
+        graph = controller.graph(sp)
+        where |= {item["id"]: _declared_at(graph.nodes[item["id"]]) for item in sp.node_texts
+                  if item.get("declaration") and item["id"] in graph}
     parents = short_labels([item["parent_id"] for item in sp.node_texts if item["parent_id"]])
     rows = [{"depth": item["depth"], "seed": item["is_seed"], "parent": parents.get(item["parent_id"], ""),
-             "tokens": item["tokens"], "path:lines": where.get(item["id"], ""), "id": item["id"]}
+             "tokens": item["tokens"], "path:lines": item.get("where") or where.get(item["id"], ""),
+             "id": item["id"]}
             for item in sp.node_texts]
     chunk_table(rows, key=f"{key}:texts")
+
+
+def _declared_at(data: dict) -> str:
+    return f"{data.get('path', '?')}:{data.get('start_line', '?')}-{data.get('end_line', '?')}"
 
 
 def condense(controller: Controller, sp: SuperPrompt, key: str) -> None:
