@@ -369,6 +369,21 @@ def test_a_chunk_longer_than_the_model_window_is_also_embedded_as_windows(tmp_pa
     assert report.embedded_new == len(texts)  # every window is a vector in the index
 
 
+def test_line_costs_read_off_the_whole_text_equal_each_line_encoded_alone():
+    # Windows are cut by each line's word pieces; they are read off one encoding of the chunk's
+    # whole text, which holds only if no word piece spans a newline, whatever the line holds.
+    from ragstream.index.windows import line_costs, model_tokenizer
+    from ragstream.super_prompt import Chunk
+
+    lines = ["def résumé_naïve(x):\r", "\tcafé = '東京タワー' + x  # ünïcödé", "", "    " + "y" * 150,
+             "    return {'a': [1, 2.5e-3]}\u00a0\u200b", "\x00\x07 control", "  # ---- ====", "end"]
+    chunk = Chunk("py:m.f|FUNCTION", "m.py", 1, len(lines), "FUNCTION", "m.f", "\n".join(lines),
+                  {"header": "file: m.py\nsymbol: m.f\ncalls: g, h"})
+    tokenizer = model_tokenizer()
+    alone = [len(e.ids) + 1 for e in tokenizer.encode_batch(lines, add_special_tokens=False)]
+    assert line_costs(chunk, tokenizer.encode(chunk.embedding_text)) == alone
+
+
 def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):
     # Four functions share their first 250+ word pieces; only their last line differs, far past
     # what the model reads of a text: only a window over the tail can tell them apart.
