@@ -21,6 +21,14 @@ class RagstreamError(Exception):
         text = f"{self.where}: {self.message}" if self.where else self.message
         return f"{text}\n  hint: {self.hint}" if self.hint else text
 
+    def __reduce__(self):
+        # Whole across processes (a parse worker's error reaches the build as raised).
+        return _restore, (type(self), self.message, self.where, self.hint)
+
+
+def _restore(cls: type[RagstreamError], message: str, where: str | None, hint: str | None) -> RagstreamError:
+    return cls(message, where=where, hint=hint)
+
 
 class ConfigError(RagstreamError):
     """A setting or configuration file is missing or invalid (where = file and key)."""

@@ -25,3 +25,6 @@ fi
 # The exporter is chatty (tracer warnings): its output is kept in a log and shown on failure.
 .venv/bin/python -c "import ragstream.index.onnx_model as m; m.onnx_model_path().exists() or m.export_onnx()" \
   > .venv/onnx-export.log 2>&1 || { cat .venv/onnx-export.log; exit 1; }
+# Byte-compile ragstream's own modules now (pip did its dependencies'): every process of a run --
+# the workbench, a build, its parse workers -- then starts without compiling them.
+.venv/bin/python -m compileall -q ragstream ui_streamlit.py > /dev/null

@@ -408,3 +408,34 @@ def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):
                            ("step_d", "compress old log files into an archive")]:
         hits = backend.search(SearchRequest("semantic", question, 1, "repo", "default", RetrievalFilters())).hits
         assert [h.id for h in hits] == [f"py:steps.{name}|FUNCTION"], question
+
+
+def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path, tmp_path: Path, monkeypatch):
+    # Parse workers are forked only where it pays; here every file gets one, and the index --
+    # its parse records, graph, chunks and BM25 -- must be the one parsing in place makes.
+    import os
+
+    from ragstream.index import parse
+
+    parsers = tmp_path / "parsers"
+    parsers.mkdir()
+    parse_source = parse.parse_source
+
+    def noted(*args):  # forked workers inherit it
+        (parsers / str(os.getpid())).touch()
+        return parse_source(*args)
+
+    def artifacts(data: str) -> dict[str, bytes]:
+        settings = make_settings(tmp_path / data)
+        build_index(sample_repo, settings, fill=False)
+        live = store.current_generation(locate(repository_info(sample_repo), settings))
+        return {p.relative_to(live).as_posix(): p.read_bytes() for p in sorted(live.rglob("*"))
+                if p.is_file() and p.name != store.MANIFEST}
+
+    monkeypatch.setattr(parse, "parse_source", noted)
+    monkeypatch.setattr(parse, "FILES_PER_WORKER", 1)
+    pooled = artifacts("pooled")
+    if len(os.sched_getaffinity(0)) > 1:
+        assert {p.name for p in parsers.iterdir()} - {str(os.getpid())}, "no file was parsed by a worker"
+    monkeypatch.setattr(parse, "FILES_PER_WORKER", 10**6)
+    assert artifacts("in-place") == pooled and len(pooled) >= 4

@@ -31,7 +31,7 @@ from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.model import ParsedFile
-from ragstream.index.parse import parse_source
+from ragstream.index.parse import parse_many
 from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
@@ -337,27 +337,30 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
     else parsed now (and cached)."""
     modules = module_names([f.path for f in files if f.language == "python"])
     keys = {f.path: parse_key(f, modules.get(f.path), settings.index.sql_dialect) for f in files}
-    wanted = [keys[f.path] for f in files
-              if (old := old_records.get(f.path)) is None or old.key != keys[f.path]]
-    cached = cache.get_many(sorted(set(wanted)))
+    wanted = {keys[f.path] for f in files
+              if (old := old_records.get(f.path)) is None or old.key != keys[f.path]}
+    cached = cache.get_many(sorted(wanted))
+    unparsed = [f for f in files if keys[f.path] in wanted and keys[f.path] not in cached]
+    parsed_now = dict(zip((f.path for f in unparsed),
+                          parse_many([(f, modules.get(f.path)) for f in unparsed], settings.index.sql_dialect,
+                                     lambda: progress.advance("parse"))))
     records: dict[str, store.ParseRecord] = {}
     new: dict[str, bytes] = {}
     for source in files:
         key = keys[source.path]
         record = old_records.get(source.path)
-        if record is None or record.key != key:
-            if key in cached:
+        if source.path in parsed_now:
+            parsed, new[key] = parsed_now[source.path]
+            record = store.ParseRecord(key, parsed)
+            report.reparsed += 1
+        else:
+            if record is None or record.key != key:
                 record = store.ParseRecord(key, ParsedFile.from_dict(orjson.loads(cached[key])))
-            else:
-                parsed = parse_source(source, modules.get(source.path), settings.index.sql_dialect)
-                record = store.ParseRecord(key, parsed)
-                new[key] = orjson.dumps(parsed)
-                report.reparsed += 1
+            progress.advance("parse")
         records[source.path] = record
         if record.parsed.error:
             report.parse_failures[source.path] = record.parsed.error
         report.parse_warnings.extend(f"{source.path}: {w}" for w in record.parsed.warnings)
-        progress.advance("parse")
     if new:
         cache.put_many(new)
     return records
