@@ -439,3 +439,37 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
         assert {p.name for p in parsers.iterdir()} - {str(os.getpid())}, "no file was parsed by a worker"
     monkeypatch.setattr(parse, "FILES_PER_WORKER", 10**6)
     assert artifacts("in-place") == pooled and len(pooled) >= 4
+
+
+def test_a_build_pauses_the_garbage_collector_and_gives_it_back_as_it_was():
+    import gc
+    import threading
+
+    from ragstream.gc_pause import gc_paused
+
+    assert gc.isenabled()
+    started, release = threading.Event(), threading.Event()
+
+    def other_build():
+        with gc_paused():
+            started.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=other_build)
+    thread.start()
+    started.wait(5)
+    with gc_paused():
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other build still runs
+    release.set()
+    thread.join()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()

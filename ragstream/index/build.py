@@ -22,6 +22,7 @@ import orjson
 
 from ragstream.config import Settings
 from ragstream.errors import IndexLoadError, IndexingError
+from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
@@ -167,7 +168,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
         cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
         try:
-            with store.staging(location) as generation:
+            with gc_paused(), store.staging(location) as generation:
                 progress.start("parse", len(walked.files))
                 parse_cache = BlobCache(location.parse_cache, "parsed", "record")
                 try:
