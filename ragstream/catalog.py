@@ -6,19 +6,25 @@ The controller calls these; the workbench draws what they return.
 """
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ragstream.config import PROJECT_ROOT, Settings
-from ragstream.errors import RagstreamError
+from ragstream.errors import IndexingError, RagstreamError
 from ragstream.index import store
-from ragstream.index.background import lower_priority
-from ragstream.index.build import BuildReport, build_index, diff_files, repository_info
-from ragstream.index.embeddings import Embedder
+from ragstream.index.build import diff_files, repository_info
+from ragstream.index.build_events import BuildSummary, replay
 from ragstream.index.fill import describe, stage_of
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
@@ -124,6 +130,21 @@ def default_index() -> tuple[Path, str, str]:
     return PROJECT_ROOT, repository_info(PROJECT_ROOT).repository, DEFAULT_INDEX_NAME
 
 
+def default_index_build(settings: Settings) -> bool | None:
+    """Whether the bundled default index is to be built: None when it is up to date and
+    complete or being filled, else whether from scratch (the one there cannot be used). A
+    stopped fill is resumed by the build."""
+    _, repository, name = default_index()
+    location = store.IndexLocation(Path(settings.index.data_dir).expanduser().resolve(), repository, name)
+    if store.current_generation(location) is None:
+        return False
+    current = _summary(location, settings)
+    if (current.problem is None and current.stale == 0
+            and (current.vectors.get("stage") == "complete" or current.builder)):
+        return None
+    return current.problem is not None
+
+
 @dataclass(frozen=True)
 class PipelineSummary:
     name: str
@@ -152,24 +173,35 @@ class PhaseProgress:
 
 @dataclass
 class BuildJob:
-    """An index build on a background thread. It is the build's `Progress`: the workbench polls
-    `phases`, and `report` or `error` once `running` is false."""
+    """An index build in a child process (`ragstream index --events`), followed on a thread:
+    the build gets a core and an interpreter of its own (and parses in worker processes) while
+    the workbench serves its pages. It is the build's `Progress` as replayed from the child's
+    events: the workbench polls `phases` and `vectors`, and `report` or `error` once `running`
+    is false."""
 
     path: Path
     name: str | None
     settings: Settings
-    embedder: Embedder
     rebuild: bool = False
     phases: dict[str, PhaseProgress] = field(default_factory=dict)
     vectors: dict = field(default_factory=dict)  # stage and coverage of the last generation it published
-    report: BuildReport | None = None
+    report: BuildSummary | None = None
     error: BaseException | None = None
+    output: list[str] = field(default_factory=list)  # what the child printed besides its events
     started: float = field(default_factory=time.time)
     finished: float | None = None
     _thread: threading.Thread | None = None
 
     def begin(self) -> "BuildJob":
-        self._thread = threading.Thread(target=self._run, name=f"ragstream-build-{self.name}", daemon=True)
+        """Start the child build and follow it."""
+        process, events = start_build_process(self.settings, self.path, self.name, self.rebuild)
+        return self.follow(events, process.poll)
+
+    def follow(self, events: Path, exit_code: Callable[[], int | None]) -> "BuildJob":
+        """Follow a child build already started (the launcher's, for the default index) that
+        writes its events to `events`; `exit_code` is None while it runs."""
+        self._thread = threading.Thread(target=self._follow, args=(events, exit_code),
+                                        name=f"ragstream-build-{self.name}", daemon=True)
         self._thread.start()
         return self
 
@@ -182,10 +214,10 @@ class BuildJob:
             self._thread.join(timeout)
 
     def snapshot(self) -> list[tuple[str, PhaseProgress]]:
-        """The phases so far, in order (copied: the build thread keeps writing)."""
+        """The phases so far, in order (copied: the follower thread keeps writing)."""
         return [(phase, PhaseProgress(p.total, p.done, p.finished)) for phase, p in list(self.phases.items())]
 
-    # --- the build's Progress protocol (called on the build thread) ------------------------
+    # --- the build's events (on the follower thread) ------------------------------------
 
     def start(self, phase: str, total: int | None) -> None:
         self.phases[phase] = PhaseProgress(total)
@@ -197,22 +229,95 @@ class BuildJob:
         self.phases[phase].finished = True
 
     def published(self, vectors: dict) -> None:
-        if not self.vectors:  # askable from now on: the workbench's questions come first
-            lower_priority()
         self.vectors = vectors
+
+    def summarised(self, summary: BuildSummary) -> None:
+        self.report = summary
+
+    def failed(self, error: RagstreamError) -> None:
+        self.error = error
 
     @property
     def stage(self) -> str:
         """"" before the index is first published, then its stage ("keyword", "heads", "complete")."""
         return self.vectors.get("stage", "")
 
-    def _run(self) -> None:
-        # Until its first publish nothing can be asked of the index: the build runs at the
-        # normal priority then, and yields to searches once the index is askable (`published`).
+    def _follow(self, events: Path, exit_code: Callable[[], int | None]) -> None:
         try:
-            self.report = build_index(self.path, self.settings, name=self.name, rebuild=self.rebuild,
-                                      progress=self, embedder=self.embedder)
+            code = _follow_lines(events, exit_code, self._line)
+            if self.report is None and self.error is None:
+                self.error = IndexingError(f"the build process ended with exit code {code} before it finished",
+                                           where=str(self.path), hint="\n".join(self.output[-12:]) or None)
         except BaseException as exc:  # noqa: BLE001 - shown in the workbench, which has no console
             self.error = exc
         finally:
+            shutil.rmtree(events.parent, ignore_errors=True)  # the events and the settings written for the child
             self.finished = time.time()
+
+    def _line(self, line: str) -> None:
+        if line.strip() and not replay(line, self):
+            self.output.append(line.rstrip())
+
+
+FOLLOW_POLL_SECONDS = 0.1
+
+
+def child_exit_code(pid: int) -> Callable[[], int | None]:
+    """`exit_code` for a child process this process started before an exec (the launcher's
+    build): None while it runs, then its exit code."""
+    def exit_code() -> int | None:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not ours, or reaped already: alive or not is all there is
+            return None if _alive(pid) else 0
+        return os.waitstatus_to_exitcode(status) if done else None
+
+    return exit_code
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _follow_lines(events: Path, exit_code: Callable[[], int | None], take: Callable[[str], None]) -> int:
+    """Hand each whole line the child writes to `events` to `take` until it exits; its exit code."""
+    pending = ""
+    with open(events, encoding="utf-8") as stream:
+        while True:
+            chunk = stream.readline()
+            if chunk:
+                pending += chunk
+                if pending.endswith("\n"):
+                    take(pending)
+                    pending = ""
+                continue
+            code = exit_code()
+            if code is not None:
+                for line in (pending + stream.read()).splitlines():
+                    take(line)
+                return code
+            time.sleep(FOLLOW_POLL_SECONDS)
+
+
+def start_build_process(settings: Settings, path: Path, name: str | None, rebuild: bool,
+                        config: str | None = None) -> tuple[subprocess.Popen, Path]:
+    """Run `ragstream index PATH --events` in a child process with these settings (from
+    `config`, else written out for it); (the process, the file its events go to). The child
+    stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
+    build keeps the previous index; its fill resumes next time)."""
+    scratch = Path(tempfile.mkdtemp(prefix="ragstream-build-"))
+    if config is None:
+        config = str(scratch / "settings.json")
+        Path(config).write_text(json.dumps(asdict(settings)), encoding="utf-8")
+    events = scratch / "events.jsonl"
+    command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
+               *(["--name", name] if name else []), *(["--rebuild"] if rebuild else [])]
+    with open(events, "wb") as out:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    return process, events

@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="stay until every vector is embedded (default: return once keyword-ready, "
                               "the semantic fill going on in the background)")
     waiting.add_argument("--background", action="store_true", help="run the whole build in the background")
+    waiting.add_argument("--events", action="store_true",
+                         help="print the build's progress as JSON lines on stdout and stay until every vector "
+                              "is embedded (what the workbench follows)")
     index.set_defaults(handler=_index)
 
     publish = add_command("publish", help="publish a built index to Milvus (milvus.uri), live by an alias switch")
@@ -153,6 +156,8 @@ def _index(args: argparse.Namespace) -> int:
     from ragstream.index.fill import describe
     from ragstream.retrieval.backends import publish_if_shared
 
+    if args.events:
+        return _index_events(args, settings)
     info = repository_info(args.path, args.branch)
     location = locate(info, settings, args.name)
     shared = settings.retrieval.backend != "local"
@@ -181,6 +186,23 @@ def _index(args: argparse.Namespace) -> int:
                       f"`ragstream index {args.path} --status` says where it stands")
     elif published := publish_if_shared(settings, report.location):
         err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _index_events(args: argparse.Namespace, settings) -> int:
+    """A build the workbench follows: its progress, then its summary or error, as JSON lines on
+    stdout (`index/build_events.py`); the fill runs here, after the index is keyword-ready."""
+    from ragstream.index.build import build_index
+    from ragstream.index.build_events import EventWriter
+
+    events = EventWriter(sys.stdout)
+    try:
+        report = build_index(args.path, settings, name=args.name, branch=args.branch, rebuild=args.rebuild,
+                             progress=events)
+    except RagstreamError as exc:
+        events.error(exc)
+        return 2
+    events.summary(report)
     return 0
 
 
@@ -391,11 +413,22 @@ def _ui(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ragstream.config import PROJECT_ROOT
-    from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV
+    from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV, DEFAULT_BUILD_ENV
 
-    load_settings(args.config)  # a broken settings file fails here, not in the page
-    env = {**os.environ, CONFIG_ENV: str(Path(args.config).resolve()) if args.config else "",
-           BUILD_DEFAULT_ENV: "1" if args.build_default else ""}
+    settings = load_settings(args.config)  # a broken settings file fails here, not in the page
+    config = str(Path(args.config).resolve()) if args.config else ""
+    env = {**os.environ, CONFIG_ENV: config, BUILD_DEFAULT_ENV: "1" if args.build_default else ""}
+    env.pop(DEFAULT_BUILD_ENV, None)
+    if args.build_default:
+        from ragstream import catalog
+
+        # Started now, before Streamlit: the index is askable seconds sooner. The build stays
+        # this process's child across the exec below, and the page follows its events.
+        rebuild = catalog.default_index_build(settings)
+        if rebuild is not None:
+            source, _, name = catalog.default_index()
+            process, events = catalog.start_build_process(settings, source, name, rebuild, config or None)
+            env[DEFAULT_BUILD_ENV] = f"{process.pid}:{events}"
     command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
                "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
                "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",

@@ -170,23 +170,26 @@ class Controller:
         return summaries
 
     def build(self, path: str | Path, name: str | None = None, rebuild: bool = False) -> catalog.BuildJob:
-        """Start an index build in the background (or return the one running for that target)."""
+        """Start an index build in a child process (or return the one running for that target)."""
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
         if job is None or not job.running:
-            job = catalog.BuildJob(Path(key[0]), name, self.settings, self.runtime.backend.embedder, rebuild)
+            job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild)
             self._builds[key] = job.begin()
         return job
 
-    def refresh_default_index(self) -> catalog.BuildJob | None:
-        """Build the bundled default index (ragstream's own source) in the background when it is
-        missing, unusable, stale or its semantic fill stopped; None when it is up to date."""
-        source, repository, name = catalog.default_index()
-        current = next((s for s in self.indexes() if (s.repository, s.index) == (repository, name)), None)
-        if (current is not None and current.problem is None and current.stale == 0
-                and (current.vectors.get("stage") == "complete" or current.builder)):
-            return None  # up to date, and complete or being filled (a stopped fill is resumed)
-        return self.build(source, name, rebuild=current is not None and current.problem is not None)
+    def refresh_default_index(self, started: tuple[int, Path] | None = None) -> catalog.BuildJob | None:
+        """Build the bundled default index (ragstream's own source) in the background when
+        `catalog.default_index_build` says so; None when it is up to date. `started`: the
+        launcher already started its build (pid, events file), which is followed instead."""
+        source, _, name = catalog.default_index()
+        if started is not None:
+            pid, events = started
+            job = catalog.BuildJob(source, name, self.settings).follow(events, catalog.child_exit_code(pid))
+            self._builds[(str(source), name)] = job
+            return job
+        rebuild = catalog.default_index_build(self.settings)
+        return None if rebuild is None else self.build(source, name, rebuild=rebuild)
 
     def builds(self) -> list[catalog.BuildJob]:
         """Builds started in this process, newest first."""

@@ -2,6 +2,12 @@
 builds with progress, and manual mode one stage button at a time."""
 from __future__ import annotations
 
+import os
+import signal
+
+import pytest
+
+from ragstream import catalog
 from ragstream.controller import Controller, ManualSession, Scope
 from ragstream.errors import IndexingError
 from tests.conftest import make_settings
@@ -73,3 +79,22 @@ def test_stage_buttons_run_whole_stages_and_refuse_later_ones(built_sample):
     assert session.enabled_stages == ["normalize", "route", "retrieve", "rerank", "expand", "condense"]
     again = session.click_stage("expand")
     assert [c.result.step for c in again] == ["relate", "expand", "fetch_texts"] and session.state.stage == "condense"
+
+
+def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo, tmp_path):
+    # `ragstream ui --build-default` starts the default index's build before Streamlit; the page
+    # follows that child's events as if it had started it.
+    settings = make_settings(tmp_path / "data")
+    process, events = catalog.start_build_process(settings, sample_repo, "main", False)
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job.wait(120)
+    assert job.error is None and job.stage == "complete" and job.report.files == dict(job.snapshot())["parse"].total
+    assert not events.exists()  # the events and the settings written for the child are gone
+    with pytest.raises(ChildProcessError):
+        os.waitpid(process.pid, os.WNOHANG)  # reaped by the follower: no zombie is left
+
+    process, events = catalog.start_build_process(make_settings(tmp_path / "other"), sample_repo, "main", False)
+    os.kill(process.pid, signal.SIGKILL)
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job.wait(60)
+    assert isinstance(job.error, IndexingError) and "exit code -9" in job.error.message and job.report is None

@@ -3,11 +3,12 @@ where the workbench finds its settings."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import streamlit as st
 
 from ragstream.config import load_settings
-from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV
+from ragstream.ui import BUILD_DEFAULT_ENV, CONFIG_ENV, DEFAULT_BUILD_ENV
 
 
 @st.cache_resource(show_spinner=False)
@@ -32,6 +33,8 @@ def build_default_wanted() -> bool:
 
 @st.cache_resource(show_spinner=False)
 def refresh_default_index_once(config: str | None) -> bool:
-    """Start building (or updating) the bundled default index, once per process; the build
-    runs in the background and its progress is drawn by the builds panel."""
-    return controller().refresh_default_index() is not None
+    """Start building (or updating) the bundled default index, or follow the build the launcher
+    started, once per process; the build runs in the background and the builds panel draws it."""
+    pid, _, events = os.environ.get(DEFAULT_BUILD_ENV, "").partition(":")
+    started = (int(pid), Path(events)) if pid.isdigit() and events else None
+    return controller().refresh_default_index(started) is not None
