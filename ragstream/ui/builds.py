@@ -9,7 +9,7 @@ from ragstream.catalog import BuildJob
 from ragstream.index.fill import describe
 from ragstream.ui.common import show_error
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.5  # also how soon a first index, once askable, opens the question box
 SHOW_FINISHED_FOR = 30.0  # a finished build's summary stays this long
 
 
