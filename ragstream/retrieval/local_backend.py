@@ -21,6 +21,7 @@ import numpy as np
 
 from ragstream.config import Settings
 from ragstream.errors import IndexLoadError, RetrievalError
+from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
@@ -181,7 +182,8 @@ class LocalBackend:
         index = self._index(repository, branch, active_index)
         with self._loading:
             if index.graph is None:
-                index.graph = nx.freeze(index.stored.graph())  # shared: nobody may change it
+                with gc_paused():
+                    index.graph = nx.freeze(index.stored.graph())  # shared: nobody may change it
         filters = RetrievalFilters.parse(retrieval_filters)
         full = index.graph
         if filters == RetrievalFilters():
@@ -398,6 +400,11 @@ def _code_neighbours(graph: nx.MultiDiGraph, node: str) -> list[str]:
 def _load_live(location: store.IndexLocation, previous: LoadedIndex | None) -> LoadedIndex:
     """`_load`, again when a newer generation went live while it read (a semantic fill publishes
     every few seconds and removes older generations)."""
+    with gc_paused():  # chunks, BM25 and tables are many small objects, none of them garbage
+        return _load_retried(location, previous)
+
+
+def _load_retried(location: store.IndexLocation, previous: LoadedIndex | None) -> LoadedIndex:
     for _ in range(LOAD_ATTEMPTS - 1):
         seen = store.current_generation(location)
         try:
