@@ -411,8 +411,8 @@ def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):
 
 
 def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path, tmp_path: Path, monkeypatch):
-    # Parse workers are forked only where it pays; here every file gets one, and the index --
-    # its parse records, graph, chunks and BM25 -- must be the one parsing in place makes.
+    # Parse workers are forked only where it pays and is safe; forced here, the index -- its
+    # parse records, graph, chunks and BM25 -- must be the one parsing in place makes.
     import os
 
     from ragstream.index import parse
@@ -433,12 +433,27 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
                 if p.is_file() and p.name != store.MANIFEST}
 
     monkeypatch.setattr(parse, "parse_source", noted)
-    monkeypatch.setattr(parse, "FILES_PER_WORKER", 1)
+    monkeypatch.setattr(parse, "_parse_workers", lambda files: 2)
     pooled = artifacts("pooled")
-    if len(os.sched_getaffinity(0)) > 1:
-        assert {p.name for p in parsers.iterdir()} - {str(os.getpid())}, "no file was parsed by a worker"
-    monkeypatch.setattr(parse, "FILES_PER_WORKER", 10**6)
+    assert {p.name for p in parsers.iterdir()} - {str(os.getpid())}, "no file was parsed by a worker"
+    monkeypatch.setattr(parse, "_parse_workers", lambda files: 1)
     assert artifacts("in-place") == pooled and len(pooled) >= 4
+
+
+def test_no_parse_worker_is_forked_beside_another_thread_or_for_a_few_files():
+    import threading
+
+    from ragstream.index.parse import FILES_PER_WORKER, _parse_workers
+
+    assert _parse_workers(FILES_PER_WORKER - 1) <= 1
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, args=(5,))
+    thread.start()
+    try:
+        assert _parse_workers(100 * FILES_PER_WORKER) == 1  # a fork would copy locks the thread may hold
+    finally:
+        release.set()
+        thread.join()
 
 
 def test_a_build_pauses_the_garbage_collector_and_gives_it_back_as_it_was():
