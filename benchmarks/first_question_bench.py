@@ -48,7 +48,7 @@ def one_run() -> dict[str, float | str]:
             figures["answered s"] = time.perf_counter() - launched
             answer = page.get_by_test_id("stChatMessage").nth(1).inner_text()
             cited = sorted(set(CITATION.findall(answer)))
-            figures["cites"] = ", ".join(cited[:3]) or "(no ragstream file cited)"
+            figures["cites"] = ", ".join(cited[:3]) or "(no ragstream file cited: " + " ".join(answer.split())[:300] + ")"
     return figures
 
 
