@@ -82,3 +82,19 @@ def test_a_cpu_without_native_bf16_embeds_bf16_jobs_on_the_onnx_export(monkeypat
     assert embeddings.Embedder("float32", onnx_below=0).choose(10_000) == "torch-float32"
     monkeypatch.setattr(embeddings, "native_bf16", lambda: True)
     assert embeddings.Embedder("bfloat16", onnx_below=300).choose(10_000) == "torch-bfloat16"
+
+
+def test_line_costs_charge_each_token_to_the_line_it_starts_in():
+    # Checked against tiktoken's own offsets on text where tokens straddle multi-byte
+    # characters and newlines.
+    counter = token_counter("cl100k_base")
+    encoding = counter._encoding
+    lines = ["def résumé(naïve):", "\t東京タワー 🎉🎉🎉 = 'x'\u00a0\u200b", "", "", "    return {'é': [1, 2]}  # ünï",
+             "🎉" * 9, "\x00\x07 end"]
+    text = "\n".join(lines)
+    _, offsets = encoding.decode_with_offsets(encoding.encode(text, disallowed_special=()))
+    starts = [sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))]
+    expected = [sum(1 for o in offsets if starts[i] <= o < (starts[i + 1] if i + 1 < len(lines) else len(text) + 1))
+                for i in range(len(lines))]
+    assert counter.line_costs(lines) == expected and sum(expected) == counter.count(text)
+    assert counter.line_costs([""]) == [0]
