@@ -440,6 +440,22 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
     assert artifacts("in-place") == pooled and len(pooled) >= 4
 
 
+def test_what_runs_while_workers_parse_has_ended_when_the_parse_does(sample_repo: Path, monkeypatch):
+    from ragstream.index import parse
+    from ragstream.index.walk import walk_repository
+
+    files = walk_repository(sample_repo, make_settings(sample_repo / "unused").index).files
+    monkeypatch.setattr(parse, "_parse_workers", lambda files: 2)
+    ran = []
+
+    def meanwhile():
+        ran.append("loaded")
+        raise ValueError("a warm-up that fails is left to the step that needs it")
+
+    parsed = parse.parse_many([(f, None) for f in files], "auto", lambda: None, meanwhile)
+    assert ran == ["loaded"] and [p.path for p, _ in parsed] == [f.path for f in files]
+
+
 def test_no_parse_worker_is_forked_beside_another_thread_or_for_a_few_files():
     import threading
 

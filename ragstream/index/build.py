@@ -14,6 +14,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -37,6 +38,7 @@ from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
+from ragstream.index.windows import model_tokenizer
 from ragstream.tokens import token_counter
 
 class Progress(Protocol):
@@ -174,7 +176,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 try:
                     # Parses made under other redaction rules may hold what the current rules redact.
                     parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
-                    records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress)
+                    records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress,
+                                         lambda: _warm_up(settings, embedder))
                 finally:
                     parse_cache.close()
                 progress.finish("parse")
@@ -332,10 +335,10 @@ def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
-               settings: Settings, report: BuildReport, progress: Progress
+               settings: Settings, report: BuildReport, progress: Progress, meanwhile: Callable[[], None]
                ) -> dict[str, store.ParseRecord]:
     """Each file's parse record: from the previous index, else the repository's parse cache,
-    else parsed now (and cached)."""
+    else parsed now (and cached); `meanwhile` runs while worker processes parse."""
     modules = module_names([f.path for f in files if f.language == "python"])
     keys = {f.path: parse_key(f, modules.get(f.path), settings.index.sql_dialect) for f in files}
     wanted = {keys[f.path] for f in files
@@ -344,7 +347,7 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
     unparsed = [f for f in files if keys[f.path] in wanted and keys[f.path] not in cached]
     parsed_now = dict(zip((f.path for f in unparsed),
                           parse_many([(f, modules.get(f.path)) for f in unparsed], settings.index.sql_dialect,
-                                     lambda: progress.advance("parse"))))
+                                     lambda: progress.advance("parse"), meanwhile)))
     records: dict[str, store.ParseRecord] = {}
     new: dict[str, bytes] = {}
     for source in files:
@@ -365,6 +368,17 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
     if new:
         cache.put_many(new)
     return records
+
+
+def _warm_up(settings: Settings, embedder: Embedder) -> None:
+    """Load what the steps after the parse load once per process -- the token encoding, the
+    model's tokenizer, BM25's library, the ONNX session the fill is planned on -- while worker
+    processes parse and this one would only wait."""
+    token_counter(settings.tokens.encoding)
+    model_tokenizer()
+    import bm25s  # noqa: F401 - imported for `write_bm25`, ahead of it
+
+    embedder.choose(0)
 
 
 def _previous(location: store.IndexLocation, embedder: Embedder

@@ -50,13 +50,15 @@ def describe_parse_error(exc: Exception) -> str:
     return f"{where}{type(exc).__name__}: {message}"[:300]
 
 
-def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str,
-               done: Callable[[], None]) -> list[tuple[ParsedFile, bytes]]:
+def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str, done: Callable[[], None],
+               meanwhile: Callable[[], None] | None = None) -> list[tuple[ParsedFile, bytes]]:
     """Each (file, module name)'s parse result and its JSON (what the parse cache keeps), in
     order; `done` is called as each one ends. Parsing is most of a keyword-ready build's CPU and
     files are independent, so they are spread over the cores by forked workers -- only in a
-    process that runs no other Python thread (a fork copies locks another thread may hold: the
-    workbench's builds, on a server thread, parse in place)."""
+    process that runs no other Python thread (a fork copies locks another thread may hold).
+    While workers parse, this process only waits: `meanwhile` runs then, on a thread started
+    after the fork, and has ended when this returns (its errors are left to the steps that
+    need what it loads)."""
     workers = _parse_workers(len(jobs))
     if workers < 2:
         results = []
@@ -67,10 +69,22 @@ def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str,
         return results
     results = []
     with multiprocessing.get_context("fork").Pool(workers) as pool:
+        helper = threading.Thread(target=_quietly, args=(meanwhile,), daemon=True) if meanwhile else None
+        if helper:
+            helper.start()
         for blob in pool.imap(_parse_to_json, [(s, m, sql_dialect) for s, m in jobs], chunksize=4):
             results.append((ParsedFile.from_dict(orjson.loads(blob)), blob))
             done()
+        if helper:
+            helper.join()
     return results
+
+
+def _quietly(work: Callable[[], None]) -> None:
+    try:
+        work()
+    except Exception:  # noqa: BLE001 - the step that needs what failed to load says why
+        pass
 
 
 def _parse_workers(files: int) -> int:
