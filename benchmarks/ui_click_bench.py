@@ -33,9 +33,12 @@ PAINTED = """([label]) => {
     .filter(s => !s.closest('[data-stale="true"]'));
   return fresh.some(s => s.innerText.includes(label)) && !document.querySelector('[data-stale="true"]');
 }"""
-ANSWERED = """([count]) => document.querySelectorAll('[data-testid="stChatMessage"]').length >= count
-  && !document.querySelector('[data-stale="true"]')
-  && !document.querySelector('[data-testid="stStatusWidget"]')"""
+# The answer is drawn when its turn's caption ("N steps · X s · ...") is: the message itself
+# appears at once, its avatar alone, while the pipeline runs.
+ANSWERED = """([count]) => { const messages = document.querySelectorAll('[data-testid="stChatMessage"]');
+  return messages.length >= count && / steps · /.test(messages[count - 1].innerText)
+    && !document.querySelector('[data-stale="true"]')
+    && !document.querySelector('[data-testid="stStatusWidget"]'); }"""
 
 
 def free_port() -> int:

@@ -188,6 +188,7 @@ class BuildJob:
     report: BuildSummary | None = None
     error: BaseException | None = None
     output: list[str] = field(default_factory=list)  # what the child printed besides its events
+    on_askable: Callable[["BuildJob"], None] | None = None  # called once, when the index is first published
     started: float = field(default_factory=time.time)
     finished: float | None = None
     _thread: threading.Thread | None = None
@@ -229,7 +230,10 @@ class BuildJob:
         self.phases[phase].finished = True
 
     def published(self, vectors: dict) -> None:
+        first = not self.vectors
         self.vectors = vectors
+        if first and self.on_askable is not None:
+            self.on_askable(self)
 
     def summarised(self, summary: BuildSummary) -> None:
         self.report = summary

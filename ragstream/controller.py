@@ -11,6 +11,8 @@ from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError
 from ragstream.history import HistoryStore, SessionInfo, Turn
+from ragstream.index import store
+from ragstream.index.build import locate, repository_info
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
@@ -19,7 +21,7 @@ from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import check_question
 from ragstream.redact import redact_text
 from ragstream.retrieval.backends import make_backend, serves_locally
-from ragstream.retrieval.types import RetrievalBackend
+from ragstream.retrieval.types import RetrievalBackend, SearchRequest
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.tokens import token_counter
@@ -174,7 +176,7 @@ class Controller:
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
         if job is None or not job.running:
-            job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild)
+            job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload)
             self._builds[key] = job.begin()
         return job
 
@@ -185,11 +187,27 @@ class Controller:
         source, _, name = catalog.default_index()
         if started is not None:
             pid, events = started
-            job = catalog.BuildJob(source, name, self.settings).follow(events, catalog.child_exit_code(pid))
+            job = catalog.BuildJob(source, name, self.settings, on_askable=self._preload)
+            job.follow(events, catalog.child_exit_code(pid))
             self._builds[(str(source), name)] = job
             return job
         rebuild = catalog.default_index_build(self.settings)
         return None if rebuild is None else self.build(source, name, rebuild=rebuild)
+
+    def _preload(self, job: catalog.BuildJob) -> None:
+        """Load an index this process is building into its backend -- chunks, BM25, graph -- as
+        soon as it can be asked, while the page opens the question box: the first question
+        then does not wait for it. A failure is left to that question, which says it."""
+        try:
+            info = repository_info(job.path)
+            location = locate(info, self.settings, job.name)
+            branch = store.load_index(location).manifest["branch"]
+            backend = self.backend_for("local")
+            backend.search(SearchRequest("bm25", "preload", 1, info.repository, branch,
+                                         active_index=location.active_index))
+            backend.graph(info.repository, branch, None, location.active_index)
+        except RagstreamError:
+            pass
 
     def builds(self) -> list[catalog.BuildJob]:
         """Builds started in this process, newest first."""
