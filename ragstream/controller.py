@@ -195,9 +195,10 @@ class Controller:
         return None if rebuild is None else self.build(source, name, rebuild=rebuild)
 
     def _preload(self, job: catalog.BuildJob) -> None:
-        """Load an index this process is building into its backend -- chunks, BM25, graph -- as
-        soon as it can be asked, while the page opens the question box: the first question
-        then does not wait for it. A failure is left to that question, which says it."""
+        """Load an index this process is building into its backend -- chunks, BM25, graph, and
+        the model that embeds questions -- as soon as it can be asked, while the page opens the
+        question box: the first question then does not wait for them. A failure is left to that
+        question, which says it."""
         try:
             info = repository_info(job.path)
             location = locate(info, self.settings, job.name)
@@ -206,6 +207,7 @@ class Controller:
             backend.search(SearchRequest("bm25", "preload", 1, info.repository, branch,
                                          active_index=location.active_index))
             backend.graph(info.repository, branch, None, location.active_index)
+            self.runtime.backend.embedder.encode(["preload"])
         except RagstreamError:
             pass
 
