@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -197,18 +198,21 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 clock.lap("parse")
 
                 progress.start("write", 5)
-                plan = TextPlan.of(chunks, settings.embedding.window_tokens)
+                with ThreadPoolExecutor(1) as planner:
+                    # The window plan counts word pieces in Rust, without the GIL: beside BM25 and git.
+                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens)
+                    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
+                    progress.advance("write")
+                    store.write_jsonl(generation / store.CHUNKS, chunks)
+                    progress.advance("write")
+                    changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
+                    store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+                    report.past_changes = len(changes_read)
+                    progress.advance("write")
+                    plan = planned.result()
                 vectors = cache.get_many(sorted(set(plan.keys)))
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
                 write_vectors(generation, plan, vectors)
-                progress.advance("write")
-                write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
-                progress.advance("write")
-                store.write_jsonl(generation / store.CHUNKS, chunks)
-                progress.advance("write")
-                changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
-                store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
-                report.past_changes = len(changes_read)
                 progress.advance("write")
                 _fill_counts(report, graph, chunks)
                 backend = _fill_backend(previous, embedder, len(set(plan.keys) - set(vectors)))
