@@ -439,8 +439,7 @@ def _ui(args: argparse.Namespace) -> int:
 
 
 def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> None:
-    from ragstream.eval.configs import BASIC
-    from ragstream.eval.pipeline_eval import DEFAULT_PIPELINE
+    from ragstream.eval.names import BASIC, DEFAULT_PIPELINE
     from ragstream.eval.symbol_scores import SCORER_NAME
 
     ev = add_command("eval", help="measure retrieval quality on questions with known answers")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ragstream.controller import Controller, Scope
 from ragstream.errors import ConfigError
+from ragstream.eval.names import BASIC
 from ragstream.graph.expansion import limits_from_settings
 from ragstream.graph.ranking import graph_reranked
 from ragstream.pipeline.engine import Engine
@@ -22,7 +23,6 @@ from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.rerankers import KeywordReranker
 from ragstream.retrieval.types import SearchRequest
 
-BASIC = ("bm25", "semantic", "hybrid", "hybrid+rerank", "hybrid+graph")
 GRAPH_PIPELINE = "base"  # whose graph limits hybrid+graph uses
 PIPELINE_PREFIX = "pipeline:"
 LAST_PIPELINE_ACTION = "expand"

@@ -16,12 +16,12 @@ from ragstream.config import Settings
 from ragstream.controller import Controller, Scope
 from ragstream.eval.commit_index import EVAL_BRANCH, IndexSource, commit_index
 from ragstream.eval.harness import EvalRun, eval_settings
+from ragstream.eval.names import DEFAULT_PIPELINE
 from ragstream.eval.ranked_nodes import ranked_nodes
 from ragstream.eval.symbol_questions import SymbolQuestion
 from ragstream.index.embeddings import Embedder
 from ragstream.pipeline.loader import Pipeline
 
-DEFAULT_PIPELINE = "base"  # what `ragstream ask` runs unless told otherwise
 NO_MODEL = "none"
 
 
