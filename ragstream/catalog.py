@@ -6,31 +6,26 @@ The controller calls these; the workbench draws what they return.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragstream.config import PROJECT_ROOT, Settings
+from ragstream.config import DEFAULT_INDEX_NAME, PROJECT_ROOT, Settings
 from ragstream.errors import IndexingError, RagstreamError
 from ragstream.index import store
-from ragstream.index.build import diff_files, repository_info
+from ragstream.index.background import start_followed_build
+from ragstream.index.build import diff_files, locate, repository_info
 from ragstream.index.build_events import BuildSummary, replay
 from ragstream.index.fill import describe, stage_of
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
 
-# The bundled default: ragstream indexing its own source.
-DEFAULT_INDEX_NAME = "self"
 # Pipeline settings worth showing beside a pipeline's name.
 KEY_SETTINGS = ("top_k", "max_depth", "max_nodes", "max_context_tokens", "prioritization_mode", "layout")
 
@@ -130,12 +125,11 @@ def default_index() -> tuple[Path, str, str]:
     return PROJECT_ROOT, repository_info(PROJECT_ROOT).repository, DEFAULT_INDEX_NAME
 
 
-def default_index_build(settings: Settings) -> bool | None:
-    """Whether the bundled default index is to be built: None when it is up to date and
-    complete or being filled, else whether from scratch (the one there cannot be used). A
-    stopped fill is resumed by the build."""
-    _, repository, name = default_index()
-    location = store.IndexLocation(Path(settings.index.data_dir).expanduser().resolve(), repository, name)
+def build_wanted(settings: Settings, path: Path, name: str | None) -> bool | None:
+    """Whether the index `name` of the repository at `path` is to be built: None when it is up
+    to date and complete or being filled, else whether from scratch (the one there cannot be
+    used). A stopped fill is resumed by the build."""
+    location = locate(repository_info(path), settings, name)
     if store.current_generation(location) is None:
         return False
     current = _summary(location, settings)
@@ -189,13 +183,14 @@ class BuildJob:
     error: BaseException | None = None
     output: list[str] = field(default_factory=list)  # what the child printed besides its events
     on_askable: Callable[["BuildJob"], None] | None = None  # called once, when the index is first published
+    up_to_date: bool = False  # the build found nothing to do (`ragstream index --if-stale`)
     started: float = field(default_factory=time.time)
     finished: float | None = None
     _thread: threading.Thread | None = None
 
     def begin(self) -> "BuildJob":
         """Start the child build and follow it."""
-        process, events = start_build_process(self.settings, self.path, self.name, self.rebuild)
+        process, events = start_followed_build(self.settings, self.path, self.name, self.rebuild)
         return self.follow(events, process.poll)
 
     def follow(self, events: Path, exit_code: Callable[[], int | None]) -> "BuildJob":
@@ -241,6 +236,9 @@ class BuildJob:
     def failed(self, error: RagstreamError) -> None:
         self.error = error
 
+    def unchanged(self) -> None:
+        self.up_to_date = True
+
     @property
     def stage(self) -> str:
         """"" before the index is first published, then its stage ("keyword", "heads", "complete")."""
@@ -249,7 +247,7 @@ class BuildJob:
     def _follow(self, events: Path, exit_code: Callable[[], int | None]) -> None:
         try:
             code = _follow_lines(events, exit_code, self._line)
-            if self.report is None and self.error is None:
+            if self.report is None and self.error is None and not self.up_to_date:
                 self.error = IndexingError(f"the build process ended with exit code {code} before it finished",
                                            where=str(self.path), hint="\n".join(self.output[-12:]) or None)
         except BaseException as exc:  # noqa: BLE001 - shown in the workbench, which has no console
@@ -307,21 +305,3 @@ def _follow_lines(events: Path, exit_code: Callable[[], int | None], take: Calla
                     take(line)
                 return code
             time.sleep(FOLLOW_POLL_SECONDS)
-
-
-def start_build_process(settings: Settings, path: Path, name: str | None, rebuild: bool,
-                        config: str | None = None) -> tuple[subprocess.Popen, Path]:
-    """Run `ragstream index PATH --events` in a child process with these settings (from
-    `config`, else written out for it); (the process, the file its events go to). The child
-    stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
-    build keeps the previous index; its fill resumes next time)."""
-    scratch = Path(tempfile.mkdtemp(prefix="ragstream-build-"))
-    if config is None:
-        config = str(scratch / "settings.json")
-        Path(config).write_text(json.dumps(asdict(settings)), encoding="utf-8")
-    events = scratch / "events.jsonl"
-    command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
-               *(["--name", name] if name else []), *(["--rebuild"] if rebuild else [])]
-    with open(events, "wb") as out:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-    return process, events

@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     waiting.add_argument("--events", action="store_true",
                          help="print the build's progress as JSON lines on stdout and stay until every vector "
                               "is embedded (what the workbench follows)")
+    index.add_argument("--if-stale", action="store_true",
+                       help="build only when the index is missing, unusable, has changed files or its fill stopped")
     index.set_defaults(handler=_index)
 
     publish = add_command("publish", help="publish a built index to Milvus (milvus.uri), live by an alias switch")
@@ -156,6 +158,19 @@ def _index(args: argparse.Namespace) -> int:
     from ragstream.index.fill import describe
     from ragstream.retrieval.backends import publish_if_shared
 
+    if args.if_stale:
+        from ragstream.catalog import build_wanted
+
+        wanted = build_wanted(settings, args.path, args.name)
+        if wanted is None:
+            if args.events:
+                from ragstream.index.build_events import EventWriter
+
+                EventWriter(sys.stdout).up_to_date()
+            else:
+                console.print("the index is up to date and complete (or being filled): nothing to build")
+            return 0
+        args.rebuild = args.rebuild or wanted
     if args.events:
         return _index_events(args, settings)
     info = repository_info(args.path, args.branch)
@@ -420,15 +435,14 @@ def _ui(args: argparse.Namespace) -> int:
     env = {**os.environ, CONFIG_ENV: config, BUILD_DEFAULT_ENV: "1" if args.build_default else ""}
     env.pop(DEFAULT_BUILD_ENV, None)
     if args.build_default:
-        from ragstream import catalog
+        from ragstream.config import DEFAULT_INDEX_NAME
+        from ragstream.index.background import start_followed_build
 
-        # Started now, before Streamlit: the index is askable seconds sooner. The build stays
-        # this process's child across the exec below, and the page follows its events.
-        rebuild = catalog.default_index_build(settings)
-        if rebuild is not None:
-            source, _, name = catalog.default_index()
-            process, events = catalog.start_build_process(settings, source, name, rebuild, config or None)
-            env[DEFAULT_BUILD_ENV] = f"{process.pid}:{events}"
+        # Started now, before Streamlit: the index is askable seconds sooner. The child decides
+        # whether there is anything to build (`--if-stale`); it stays this process's child
+        # across the exec below, and the page follows its events.
+        process, events = start_followed_build(settings, PROJECT_ROOT, DEFAULT_INDEX_NAME, None, config or None)
+        env[DEFAULT_BUILD_ENV] = f"{process.pid}:{events}"
     command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
                "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
                "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",

@@ -11,6 +11,7 @@ from ragstream.bounds import LIMITS, WEIGHT, Bound, ints, numbers
 from ragstream.errors import ConfigError, RagstreamError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_INDEX_NAME = "self"  # the bundled default index: ragstream indexing its own source
 DEFAULTS_FILE = PROJECT_ROOT / "config" / "defaults.yaml"
 
 

@@ -182,8 +182,8 @@ class Controller:
 
     def refresh_default_index(self, started: tuple[int, Path] | None = None) -> catalog.BuildJob | None:
         """Build the bundled default index (ragstream's own source) in the background when
-        `catalog.default_index_build` says so; None when it is up to date. `started`: the
-        launcher already started its build (pid, events file), which is followed instead."""
+        `catalog.build_wanted` says so; None when it is up to date. `started`: the launcher
+        already started its build (pid, events file), which is followed instead."""
         source, _, name = catalog.default_index()
         if started is not None:
             pid, events = started
@@ -191,7 +191,7 @@ class Controller:
             job.follow(events, catalog.child_exit_code(pid))
             self._builds[(str(source), name)] = job
             return job
-        rebuild = catalog.default_index_build(self.settings)
+        rebuild = catalog.build_wanted(self.settings, source, name)
         return None if rebuild is None else self.build(source, name, rebuild=rebuild)
 
     def _preload(self, job: catalog.BuildJob) -> None:

@@ -10,6 +10,7 @@ import pytest
 from ragstream import catalog
 from ragstream.controller import Controller, ManualSession, Scope
 from ragstream.errors import IndexingError
+from ragstream.index.background import start_followed_build
 from tests.conftest import make_settings
 
 
@@ -88,7 +89,7 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
     # `ragstream ui --build-default` starts the default index's build before Streamlit; the page
     # follows that child's events as if it had started it.
     settings = make_settings(tmp_path / "data")
-    process, events = catalog.start_build_process(settings, sample_repo, "main", False)
+    process, events = start_followed_build(settings, sample_repo, "main", False)
     job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
     job.wait(120)
     assert job.error is None and job.stage == "complete" and job.report.files == dict(job.snapshot())["parse"].total
@@ -96,7 +97,13 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
     with pytest.raises(ChildProcessError):
         os.waitpid(process.pid, os.WNOHANG)  # reaped by the follower: no zombie is left
 
-    process, events = catalog.start_build_process(make_settings(tmp_path / "other"), sample_repo, "main", False)
+    # the launcher starts it on every run; with nothing to build, it says so and the page shows no build
+    process, events = start_followed_build(settings, sample_repo, "main", None)
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job.wait(60)
+    assert job.up_to_date and job.error is None and job.report is None and job.phases == {}
+
+    process, events = start_followed_build(make_settings(tmp_path / "other"), sample_repo, "main", False)
     os.kill(process.pid, signal.SIGKILL)
     job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
     job.wait(60)

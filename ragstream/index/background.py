@@ -3,12 +3,16 @@ build (`ragstream index --background`). The process outlives the command that st
 output goes to a log file in the index folder."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
+from dataclasses import asdict
 from pathlib import Path
 
+from ragstream.config import Settings
 from ragstream.index import store
 
 LOG = "background.log"
@@ -37,3 +41,23 @@ def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                    start_new_session=True)  # a Ctrl-C in the terminal does not reach it
     return process.pid, log
+
+
+def start_followed_build(settings: Settings, path: Path, name: str | None, rebuild: bool | None,
+                         config: str | None = None) -> tuple[subprocess.Popen, Path]:
+    """Run `ragstream index PATH --events` in a child process with these settings (from `config`,
+    else written out for it), its events going to a file the caller follows
+    (`catalog.BuildJob`); `rebuild` None: only if the index is stale (`--if-stale`). The child
+    stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
+    build keeps the previous index; its fill resumes next time). (the process, its events file)"""
+    scratch = Path(tempfile.mkdtemp(prefix="ragstream-build-"))
+    if config is None:
+        config = str(scratch / "settings.json")
+        Path(config).write_text(json.dumps(asdict(settings)), encoding="utf-8")
+    events = scratch / "events.jsonl"
+    when = ["--if-stale"] if rebuild is None else ["--rebuild"] if rebuild else []
+    command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
+               *(["--name", name] if name else []), *when]
+    with open(events, "wb") as out:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    return process, events

@@ -3,7 +3,8 @@
 The workbench builds in a child process (`ragstream index --events`): the build then has a
 core and an interpreter of its own, and parses in worker processes, instead of sharing the
 page's. The child writes one event a line -- a phase started, advanced or finished, a
-generation published, the build's summary or its error -- and the workbench replays them
+generation published, the build's summary, that there was nothing to build, or its error --
+and the workbench replays them
 into the `Progress` it draws (`replay`).
 """
 from __future__ import annotations
@@ -60,6 +61,9 @@ class EventWriter:
     def summary(self, report: BuildReport) -> None:
         self._write({"event": "summary", **asdict(BuildSummary.of(report))})
 
+    def up_to_date(self) -> None:
+        self._write({"event": "up_to_date"})
+
     def error(self, exc: errors.RagstreamError) -> None:
         self._write({"event": "error", "type": type(exc).__name__, "message": exc.message,
                      "where": exc.where, "hint": exc.hint})
@@ -75,6 +79,9 @@ class BuildFollower(Progress):
     def summarised(self, summary: BuildSummary) -> None: ...
 
     def failed(self, error: errors.RagstreamError) -> None: ...
+
+    def unchanged(self) -> None:
+        """The index was up to date: nothing was built."""
 
 
 def replay(line: str, follower: BuildFollower) -> bool:
@@ -97,6 +104,8 @@ def replay(line: str, follower: BuildFollower) -> bool:
         follower.published(event["vectors"])
     elif kind == "summary":
         follower.summarised(BuildSummary(**event))
+    elif kind == "up_to_date":
+        follower.unchanged()
     elif kind == "error":
         cls = getattr(errors, event["type"], None)
         cls = cls if isinstance(cls, type) and issubclass(cls, errors.RagstreamError) else errors.IndexingError

@@ -37,8 +37,8 @@ def _live(controller) -> None:
 
 
 def _recent(controller) -> list[BuildJob]:
-    return [job for job in controller.builds()
-            if job.running or (job.finished or 0) > time.time() - SHOW_FINISHED_FOR]
+    return [job for job in controller.builds() if not job.up_to_date
+            and (job.running or (job.finished or 0) > time.time() - SHOW_FINISHED_FOR)]
 
 
 def _draw(jobs: list[BuildJob]) -> None:
