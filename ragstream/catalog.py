@@ -6,7 +6,6 @@ The controller calls these; the workbench draws what they return.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 import time
@@ -21,7 +20,7 @@ from ragstream.errors import IndexingError, RagstreamError
 from ragstream.index import store
 from ragstream.index.background import start_followed_build
 from ragstream.index.build import diff_files, locate, repository_info
-from ragstream.index.build_events import BuildSummary, replay
+from ragstream.index.build_events import BuildSummary, follow_lines, replay
 from ragstream.index.fill import describe, stage_of
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
@@ -246,7 +245,7 @@ class BuildJob:
 
     def _follow(self, events: Path, exit_code: Callable[[], int | None]) -> None:
         try:
-            code = _follow_lines(events, exit_code, self._line)
+            code = follow_lines(events, exit_code, self._line)
             if self.report is None and self.error is None and not self.up_to_date:
                 self.error = IndexingError(f"the build process ended with exit code {code} before it finished",
                                            where=str(self.path), hint="\n".join(self.output[-12:]) or None)
@@ -259,49 +258,3 @@ class BuildJob:
     def _line(self, line: str) -> None:
         if line.strip() and not replay(line, self):
             self.output.append(line.rstrip())
-
-
-FOLLOW_POLL_SECONDS = 0.1
-
-
-def child_exit_code(pid: int) -> Callable[[], int | None]:
-    """`exit_code` for a child process this process started before an exec (the launcher's
-    build): None while it runs, then its exit code."""
-    def exit_code() -> int | None:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # not ours, or reaped already: alive or not is all there is
-            return None if _alive(pid) else 0
-        return os.waitstatus_to_exitcode(status) if done else None
-
-    return exit_code
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
-def _follow_lines(events: Path, exit_code: Callable[[], int | None], take: Callable[[str], None]) -> int:
-    """Hand each whole line the child writes to `events` to `take` until it exits; its exit code."""
-    pending = ""
-    with open(events, encoding="utf-8") as stream:
-        while True:
-            chunk = stream.readline()
-            if chunk:
-                pending += chunk
-                if pending.endswith("\n"):
-                    take(pending)
-                    pending = ""
-                continue
-            code = exit_code()
-            if code is not None:
-                for line in (pending + stream.read()).splitlines():
-                    take(line)
-                return code
-            time.sleep(FOLLOW_POLL_SECONDS)

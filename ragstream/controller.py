@@ -13,6 +13,7 @@ from ragstream.errors import HistoryError, PipelineError, RagstreamError
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.index import store
 from ragstream.index.build import locate, repository_info
+from ragstream.index.build_events import child_exit_code
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
@@ -188,7 +189,7 @@ class Controller:
         if started is not None:
             pid, events = started
             job = catalog.BuildJob(source, name, self.settings, on_askable=self._preload)
-            job.follow(events, catalog.child_exit_code(pid))
+            job.follow(events, child_exit_code(pid))
             self._builds[(str(source), name)] = job
             return job
         rebuild = catalog.build_wanted(self.settings, source, name)

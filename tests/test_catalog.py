@@ -11,6 +11,7 @@ from ragstream import catalog
 from ragstream.controller import Controller, ManualSession, Scope
 from ragstream.errors import IndexingError
 from ragstream.index.background import start_followed_build
+from ragstream.index.build_events import child_exit_code
 from tests.conftest import make_settings
 
 
@@ -90,7 +91,7 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
     # follows that child's events as if it had started it.
     settings = make_settings(tmp_path / "data")
     process, events = start_followed_build(settings, sample_repo, "main", False)
-    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, child_exit_code(process.pid))
     job.wait(120)
     assert job.error is None and job.stage == "complete" and job.report.files == dict(job.snapshot())["parse"].total
     assert not events.exists()  # the events and the settings written for the child are gone
@@ -99,12 +100,12 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
 
     # the launcher starts it on every run; with nothing to build, it says so and the page shows no build
     process, events = start_followed_build(settings, sample_repo, "main", None)
-    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, child_exit_code(process.pid))
     job.wait(60)
     assert job.up_to_date and job.error is None and job.report is None and job.phases == {}
 
     process, events = start_followed_build(make_settings(tmp_path / "other"), sample_repo, "main", False)
     os.kill(process.pid, signal.SIGKILL)
-    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, catalog.child_exit_code(process.pid))
+    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, child_exit_code(process.pid))
     job.wait(60)
     assert isinstance(job.error, IndexingError) and "exit code -9" in job.error.message and job.report is None

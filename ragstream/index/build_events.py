@@ -10,12 +10,19 @@ into the `Progress` it draws (`replay`).
 from __future__ import annotations
 
 import json
+import os
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from ragstream import errors
 from ragstream.index.background import lower_priority
 from ragstream.index.build import BuildReport, Progress
+from ragstream.index.store import pid_alive
+
+FOLLOW_POLL_SECONDS = 0.1
 
 
 @dataclass
@@ -113,3 +120,36 @@ def replay(line: str, follower: BuildFollower) -> bool:
     else:
         return False
     return True
+
+
+def follow_lines(events: Path, exit_code: Callable[[], int | None], take: Callable[[str], None]) -> int:
+    """Hand each whole line a child writes to `events` to `take` until it exits; its exit code."""
+    pending = ""
+    with open(events, encoding="utf-8") as stream:
+        while True:
+            chunk = stream.readline()
+            if chunk:
+                pending += chunk
+                if pending.endswith("\n"):
+                    take(pending)
+                    pending = ""
+                continue
+            code = exit_code()
+            if code is not None:
+                for line in (pending + stream.read()).splitlines():
+                    take(line)
+                return code
+            time.sleep(FOLLOW_POLL_SECONDS)
+
+
+def child_exit_code(pid: int) -> Callable[[], int | None]:
+    """`exit_code` for a child process this process started before an exec (the launcher's
+    build): None while it runs, then its exit code."""
+    def exit_code() -> int | None:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not ours, or reaped already: alive or not is all there is
+            return None if pid_alive(pid) else 0
+        return os.waitstatus_to_exitcode(status) if done else None
+
+    return exit_code

@@ -134,15 +134,17 @@ def lock_holder(location: IndexLocation) -> str | None:
     except OSError:
         return None
     pid = note.rsplit(" ", 1)[-1]
-    if not pid.isdigit():
-        return None
+    return note if pid.isdigit() and pid_alive(int(pid)) else None
+
+
+def pid_alive(pid: int) -> bool:
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
-        return None
+        return False
     except PermissionError:
         pass  # alive, another user's
-    return note
+    return True
 
 
 def stop_requested(location: IndexLocation) -> bool:
