@@ -198,8 +198,8 @@ class Controller:
     def _preload(self, job: catalog.BuildJob) -> None:
         """Load an index this process is building into its backend -- chunks, BM25, graph, and
         the model that embeds questions -- as soon as it can be asked, while the page opens the
-        question box: the first question then does not wait for them. A failure is left to that
-        question, which says it."""
+        question box: the first question then does not wait for them. Whatever fails here is
+        left to that question, which says it."""
         try:
             info = repository_info(job.path)
             location = locate(info, self.settings, job.name)
@@ -209,7 +209,7 @@ class Controller:
                                          active_index=location.active_index))
             backend.graph(info.repository, branch, None, location.active_index)
             self.runtime.backend.embedder.encode(["preload"])
-        except RagstreamError:
+        except Exception:  # noqa: BLE001 - best-effort, on the build's follower thread, which must go on
             pass
 
     def builds(self) -> list[catalog.BuildJob]:
