@@ -243,7 +243,9 @@ def test_follow_ups_survive_a_reload_and_the_graph_ids_and_filters_read_well(pag
         settle(page)
     page.get_by_text(re.compile(r"^3 Retrieve ·")).first.click()  # its panel holds the hits table
     settle(page)
-    cells = page.locator('[data-testid="stDataFrame"]:not([data-stale="true"]) [role="gridcell"]').all_inner_texts()
+    grid = page.locator('[data-testid="stDataFrame"]:not([data-stale="true"]) [role="gridcell"]')
+    grid.first.wait_for(state="attached")  # the table lists its cells (hidden: a canvas draws them) after the panel opens
+    cells = grid.all_inner_texts()
     assert cells and not any("…" in cell for cell in cells)
     page.screenshot(path=str(ARTIFACTS / "ui-manual-1280.png"), full_page=True)
 

@@ -10,7 +10,7 @@ import streamlit as st
 from ragstream.controller import ManualSession
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import budget, graph, stage_panels
-from ragstream.ui.common import model_progress, path_label, rerun_fragment, show_error, step_caption
+from ragstream.ui.common import model_progress, path_label, show_error, step_caption
 from ragstream.ui.sidebar import Choices
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 LABELS = {"normalize": "Normalize", "route": "Route", "retrieve": "Retrieve", "rerank": "Rerank",
           "expand": "Expand", "condense": "Condense", "build_prompt": "Build prompt", "answer": "Answer"}
 SESSION, SIGNATURE, ERROR, LAST = "manual:session", "manual:signature", "manual:error", "manual:last"
+PRESSED = "manual:pressed"  # the stage button pressed, noted by its callback
 QUESTION, GRAPH_KEY = "manual:question", "manual:graph"
 SAMPLE_QUESTION = "How does the engine check the fields a step writes?"
 INTRO = ("**ragstream** answers questions about a codebase (C#, SQL, Python) from its index: search, the "
@@ -41,15 +42,22 @@ def _workspace(controller: Controller, choices: Choices) -> None:
                                help="Off: without a model the question is used as written, and the trace says so.")
     top[1].button("Sample question", key="manual:sample", on_click=_use_sample, disabled=question == SAMPLE_QUESTION,
                   help=f"“{SAMPLE_QUESTION}”, about ragstream's own code (the default index)")
-    session: ManualSession | None = st.session_state.get(SESSION)
     signature = (question.strip(), is_english, choices.signature)
+    # A stage button's callback notes the press before this run: the stage runs first, and the
+    # buttons and panels are drawn once, after it (no second rerun). Taken once: later reruns
+    # (opening a panel) do not run it again.
+    pressed = st.session_state.pop(PRESSED, None)
+    working = st.container()  # drawn in every run, so that what follows keeps its place
+    if pressed:
+        session = st.session_state.get(SESSION)
+        current = session is not None and st.session_state.get(SIGNATURE) == signature
+        with working:
+            _press(controller, choices, pressed, question, is_english, signature, session if current else None)
+    session: ManualSession | None = st.session_state.get(SESSION)
     current = session is not None and st.session_state.get(SIGNATURE) == signature
     if session is not None and not current:
         st.caption("The question or the sidebar choices changed: **Normalize** starts a new pass.")
-    pressed = _buttons(session if current else None, ready=choices.ready)
-    if pressed:
-        _press(controller, choices, pressed, question, is_english, signature, session if current else None)
-        rerun_fragment()
+    _buttons(session if current else None, ready=choices.ready)
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
     if current and session.ran and st.session_state.get(graph.full_screen_key(GRAPH_KEY)):
@@ -84,19 +92,20 @@ def _use_sample() -> None:
     st.session_state[QUESTION] = SAMPLE_QUESTION
 
 
-def _buttons(session: ManualSession | None, ready: bool) -> str | None:
-    """The eight stage buttons; returns the one pressed."""
+def _note_press(stage: str) -> None:
+    st.session_state[PRESSED] = stage
+
+
+def _buttons(session: ManualSession | None, ready: bool) -> None:
+    """The eight stage buttons; a press is noted by its callback (`_workspace` runs it)."""
     enabled = session.enabled_stages if session else [STAGES[0]]
     done = {session.stage_of(step) for step in session.ran} if session else set()
     upcoming = session.stage_of(session.state.stage) if session and session.state.stage else None
-    pressed = None
     for n, (column, stage) in enumerate(zip(st.columns(len(STAGES)), STAGES), start=1):
-        if column.button(f"{n} {LABELS[stage]}", key=f"stage:{stage}", width="stretch",
-                         disabled=not ready or stage not in enabled,
-                         type="primary" if stage == upcoming or (session is None and n == 1) else "secondary",
-                         help="done: its panel is below" if stage in done else None):  # no icon: labels fit at 1280 px
-            pressed = stage
-    return pressed
+        column.button(f"{n} {LABELS[stage]}", key=f"stage:{stage}", width="stretch", on_click=_note_press, args=(stage,),
+                      disabled=not ready or stage not in enabled,
+                      type="primary" if stage == upcoming or (session is None and n == 1) else "secondary",
+                      help="done: its panel is below" if stage in done else None)  # no icon: labels fit at 1280 px
 
 
 def _press(controller: Controller, choices: Choices, stage: str, question: str, is_english: bool,
