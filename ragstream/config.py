@@ -65,6 +65,7 @@ class AclSettings:
 class RetrievalSettings:
     backend: str  # local (FAISS + bm25s files) | milvus (a published index on milvus.uri)
     rrf_k: int
+    fusion_depth: int  # hybrid: candidates each source ranks before fusion, whatever top_k is asked
     bm25_missing: str  # fail | semantic
     widen_factor: int
     keyword_semantic_weight: float
@@ -181,7 +182,8 @@ RANGES: dict[str, Bound] = {
     "chunks.max_chunk_tokens": ints(1, 100_000), "chunks.header_max_names": ints(1, 10_000),
     "embedding.batch_size": ints(1, 4096), "embedding.onnx_below": ints(0, 1_000_000_000),
     "embedding.window_tokens": ints(1, 8192),
-    "retrieval.rrf_k": ints(1, 1_000_000), "retrieval.widen_factor": ints(1, 100),
+    "retrieval.rrf_k": ints(1, 1_000_000), "retrieval.fusion_depth": ints(1, 10_000),
+    "retrieval.widen_factor": ints(1, 100),
     "retrieval.keyword_semantic_weight": WEIGHT, "retrieval.keyword_keyword_weight": WEIGHT,
     "retrieval.semantic_weight": WEIGHT, "retrieval.bm25_weight": WEIGHT, "retrieval.mention_weight": WEIGHT,
     "retrieval.file_evidence_weight": WEIGHT, "retrieval.file_evidence_chunks": ints(1, 1000),

@@ -173,7 +173,7 @@ def test_every_stage_changes_only_what_it_declares_and_the_trace_says_what_it_di
         assert entry["path"] == "deterministic" and entry["warnings"] == []
     trace = {e["step"]: e for e in sp.trace}
     assert trace["route"]["decisions"]["extras.route"]["line"].startswith("[")
-    assert trace["retrieve"]["counts"]["retrieval_seed_nodes"] == len(sp.retrieval_hits) <= 8
+    assert trace["retrieve"]["counts"]["retrieval_seed_nodes"] == 8 < len(sp.retrieval_hits)
     assert "extras.gate" in trace["rerank"]["decisions"]
     ids = [c.id for c in sp.base_context_chunks]
     assert ids == sp.retrieval_seed_nodes and len(set(ids)) == len(ids)  # unique by id, reranked order

@@ -65,3 +65,22 @@ def test_missing_settings_name_the_step(acl_backend):
     with pytest.raises(PipelineError) as error:
         rerank.run(state("x", []), acl_backend, None, {"id": "rr"}, {k: v for k, v in SETTINGS.items() if k != "N2_RERANK_TOP_K"})
     assert error.value.where == "step rr: N2_RERANK_TOP_K"
+
+
+def test_rerank_keeps_as_many_seeds_as_retrieve_chose_and_a_gated_seed_leaves_its_place(acl_backend):
+    # retrieve chose 2 seeds of 4 candidates; the gate drops the second seed (off topic, below the
+    # median), so the best remaining candidate takes its place and the last is not a seed.
+    sp = state("payment invoice", [
+        ("py:billing.service.InvoiceService.record_payment|METHOD", 0.9),
+        ("py:billing.util.log_event|FUNCTION", 0.1),
+        ("py:billing.models.Invoice.mark_paid|METHOD", 0.5),
+        ("py:billing.repository.InvoiceRepository.save_payment|METHOD", 0.05),
+    ])
+    sp.retrieval_seed_nodes = [h["id"] for h in sp.retrieval_hits[:2]]
+    assert rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS) == "ok"
+    assert sp.retrieval_seed_nodes == ["py:billing.service.InvoiceService.record_payment|METHOD",
+                                       "py:billing.models.Invoice.mark_paid|METHOD"]
+    assert [c.id for c in sp.base_context_chunks] == sp.retrieval_seed_nodes
+    dropped = {d["id"]: d["reason"] for d in sp.extras["gate"]["dropped"]}
+    assert dropped == {"py:billing.util.log_event|FUNCTION": "off_topic",
+                       "py:billing.repository.InvoiceRepository.save_payment|METHOD": "below the 2 seeds"}

@@ -145,6 +145,20 @@ def test_filtered_search_fills_top_k_when_one_percent_is_visible(tmp_path: Path)
         assert len(hits) == 10 and all(int(h.id.split(".f")[1].split("|")[0]) % 100 == 7 for h in hits), mode
 
 
+def test_hybrid_first_hits_do_not_depend_on_how_many_are_asked(tmp_path: Path):
+    # RRF over sources ranked to different depths orders the same chunks differently; a fixed
+    # fusion depth makes a short request the prefix of a long one (the pipeline's retrieve, which
+    # asks N1 candidates, and a plain search agree on what comes first).
+    rows = [Row(f"py:m.f{i}|FUNCTION", f"def f{i}(): return {'compute total ' * (i % 7)}{'tax rate ' * (i % 5)}"
+                f"ledger_{i % 13}") for i in range(300)]
+    write_synthetic_index(tmp_path / "data", rows)
+    backend = LocalBackend(make_settings(tmp_path / "data"))
+    for query in ("compute total", "tax rate ledger_3", "total tax", "ledger_7 compute"):
+        longest = [h.id for h in backend.search(SearchRequest("hybrid", query, 100, "synth", "main")).hits]
+        for top_k in (3, 8, 40):
+            assert [h.id for h in backend.search(SearchRequest("hybrid", query, top_k, "synth", "main")).hits] == \
+                longest[:top_k], (query, top_k)
+
 def test_filters_can_only_be_narrowed():
     base = RetrievalFilters.parse({"acl_tags_any": ["public", "dev"], "paths_exclude": ["secret/"]})
     extra = RetrievalFilters.parse({"acl_tags_any": ["dev", "admin"], "paths_exclude": ["tmp/"], "kinds": ["METHOD"]})

@@ -44,7 +44,10 @@ def test_pieces_and_sources_are_recorded(acl_backend):
     assert retrieve.run(sp, acl_backend, {"id": "retrieve"}, SETTINGS) == "ok"
     attempt = sp.extras["retrieve"]["attempts"][0]
     assert attempt["pieces"] == ["where does record_payment call save_payment", "record_payment", "save_payment"]
-    assert len(sp.retrieval_hits) <= 8 and sp.views_by_stage == {"retrieve": sp.retrieval_seed_nodes}
+    # every candidate (up to N1) is kept for rerank; the best top_k are the seeds
+    seeds = [h["id"] for h in sp.retrieval_hits[:8]]
+    assert 8 < len(sp.retrieval_hits) <= SETTINGS["N1_RETR_MAX_CANDIDATES"]
+    assert sp.retrieval_seed_nodes == seeds and sp.views_by_stage == {"retrieve": seeds}
     both = [h for h in sp.retrieval_hits if len(h["sources"]) >= 2]
     assert both and sp.retrieval_hits[0] in both  # agreement between pieces ranks first
 

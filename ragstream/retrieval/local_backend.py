@@ -252,15 +252,18 @@ class LocalBackend:
         and the code the question names (weighted), unnamed exception types' definitions scaled
         down (listed in the debug record), then each hit lifted by its file's evidence."""
         retrieval = self.settings.retrieval
-        query, top_k, filters = request.query, request.top_k, request.retrieval_filters
+        query, filters = request.query, request.retrieval_filters
+        # RRF scores depend on how deep each source ranks: a fixed depth keeps the first hits the
+        # same whether 8 or 100 are asked (the pipeline's retrieve and a plain search agree).
+        depth = max(request.top_k, retrieval.fusion_depth)
         # A keyword-ready index has no vectors yet: the other sources rank alone. (Semantic
         # stays first when present: fusion breaks ties by the first source.)
-        rankings = ({"semantic": ranks_of([cid for cid, _ in self._semantic(index, query, top_k, visible, filters)])}
+        rankings = ({"semantic": ranks_of([cid for cid, _ in self._semantic(index, query, depth, visible, filters)])}
                     if index.has_vectors() else {})
-        rankings["bm25"] = ranks_of([cid for cid, _ in self._bm25(index, query, top_k, visible, filters)])
+        rankings["bm25"] = ranks_of([cid for cid, _ in self._bm25(index, query, depth, visible, filters)])
         if retrieval.change_history_weight > 0:
-            rankings["history"] = ranks_of(self._history(index, request.query, request.top_k, visible, debug))
-        mentions = self._mentions(index, request.query, request.top_k, visible) if retrieval.mention_weight > 0 else {}
+            rankings["history"] = ranks_of(self._history(index, query, depth, visible, debug))
+        mentions = self._mentions(index, query, depth, visible) if retrieval.mention_weight > 0 else {}
         weights = {"semantic": retrieval.semantic_weight, "bm25": retrieval.bm25_weight,
                    "history": retrieval.change_history_weight, "mentions": retrieval.mention_weight}
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})

@@ -78,10 +78,11 @@ def plan_search(sp: SuperPrompt, step: dict[str, Any], pipeline_settings: dict[s
     return SearchPlan(mode, top_k, filters, step.get("rerank", sp.rerank))
 
 
-def record_hits(sp: SuperPrompt, hits: list[dict[str, Any]]) -> None:
-    """`retrieval_hits` (id, score, rank, sources) and `retrieval_seed_nodes` in rank order."""
+def record_hits(sp: SuperPrompt, hits: list[dict[str, Any]], seeds: int | None = None) -> None:
+    """`retrieval_hits` (id, score, rank, sources) and `retrieval_seed_nodes` (the first `seeds`
+    of them, all by default) in rank order."""
     sp.retrieval_hits = hits
-    sp.retrieval_seed_nodes = [h["id"] for h in hits]
+    sp.retrieval_seed_nodes = [h["id"] for h in hits[:seeds]]
 
 
 def search_nodes(sp: SuperPrompt, backend: RetrievalBackend, step: dict[str, Any],

@@ -5,8 +5,9 @@ normalised retrieval score and the share of the query's keywords their text cont
 from `retrieval.keyword_*_weight`). The gate then drops, with a reason per id: `empty` (no
 keyword at all), `duplicate of <id>` (keyword sets overlapping >= `gate_duplicate_jaccard` with
 a chunk ranked above), and `off_topic` (no query keyword and a retrieval score below the
-candidates' median). The kept chunks become `base_context_chunks` (unique by id); texts come
-through the backend, under the caller's filters.
+candidates' median). The best of the rest, as many as retrieve chose seeds (its `top_k`), become
+the seeds and `base_context_chunks` (unique by id): a gated seed leaves its place to the next
+candidate. Texts come through the backend, under the caller's filters.
 
 Model path: the `gate` model decides keep / drop_irrelevant / drop_duplicate / drop_conflict for
 each rescored candidate (texts cut to `gate_candidate_chars`); it can drop, never add.
@@ -64,10 +65,13 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
     if not reasons:
         median = statistics.median(h["score"] for h in hits) if hits else 0.0
         reasons = _rule_gate(order, hits, words, coverage, median, jaccard)
-    kept = [node for node in ranked if reasons[node] is None]
+    passed = [node for node in ranked if reasons[node] is None]
+    seeds = len(sp.retrieval_seed_nodes) or len(passed)  # as many entry points as retrieve chose
+    kept = passed[:seeds]
     dropped = [{"id": h["id"], "reason": "over N2_RERANK_TOP_K"} for h in sp.retrieval_hits[top:]]
     dropped += [{"id": node, "reason": f"duplicate of {node}"} for node in repeats]
     dropped += [{"id": node, "reason": reasons[node]} for node in ranked if reasons[node] is not None]
+    dropped += [{"id": node, "reason": f"below the {seeds} seeds"} for node in passed[seeds:]]
     sp.retrieval_seed_nodes = kept
     sp.base_context_chunks = [chunks[node] for node in kept]  # kept ids are unique: so are these
     sp.views_by_stage = {**sp.views_by_stage, "rerank": kept}

@@ -6,7 +6,8 @@ code the question names, and a piece per identifier there outweighed the questio
 `ragstream eval --configs pipeline:base` on the commit dev file, function R@5 0.47 -> 0.63); for a mixed
 code-and-database question two of them search the whole query inside each domain (languages
 narrowed, never widened) and keeps at least `mixed_domain_share` of its hits from each side. Every
-piece returns up to `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps the best `top_k`;
+piece returns up to `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps as many, the best
+`top_k` of them the seeds (rerank may promote a later one);
 per chunk the piece scores (each scaled by its piece's best) are aggregated by LogAvgExp,
 `tau * log(mean_over_pieces(exp(score / tau)))`, where a piece that missed the chunk adds nothing but still
 counts: chunks several pieces agree on rise. Unless the question is about tests (it says test,
@@ -108,26 +109,26 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     code_only: list[dict[str, Any]] | None = None  # the first hits whose one problem is the database check
     for attempt, (attempt_plan, pieces) in enumerate(attempts[: MAX_REFORMULATIONS + 1]):
         hits, demoted, marked = _aggregate(sp, backend, attempt_plan, pieces, limits)
-        problems = _check(hits, sp, backend, limits["entry_tests_share"])
+        problems = _check(hits[:attempt_plan.top_k], sp, backend, limits["entry_tests_share"])
         log.append({"attempt": attempt, "mode": attempt_plan.mode, "pieces": pieces,
                     "domain_searches": sorted(DOMAIN_FILTERS) if sp.domain == "mixed" else [],
                     "hits": len(hits), "tests_demoted": demoted, **marked, "problems": problems})
         if not problems:
-            return _found(sp, hits, log)
+            return _found(sp, hits, log, plan.top_k)
         if code_only is None and problems == [NO_DATABASE_OBJECT]:
             code_only = hits
     if code_only is not None:
         # Code that names the question's concepts is evidence still: a question that sounds like
         # one about the database ("the distributed lock for SQL Server") may be answered by code.
-        return _found(sp, code_only, log, [f"kept the first search's hits: {NO_DATABASE_OBJECT}"])
+        return _found(sp, code_only, log, plan.top_k, [f"kept the first search's hits: {NO_DATABASE_OBJECT}"])
     sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic",
                                            "warnings": _search_warnings(log)}}
     return "no_entry_points"
 
 
-def _found(sp: SuperPrompt, hits: list[dict[str, Any]], log: list[dict[str, Any]],
+def _found(sp: SuperPrompt, hits: list[dict[str, Any]], log: list[dict[str, Any]], seeds: int,
            warnings: list[str] | None = None) -> str:
-    record_hits(sp, hits)
+    record_hits(sp, hits, seeds)
     sp.views_by_stage = {"retrieve": list(sp.retrieval_seed_nodes)}
     sp.extras = {**sp.extras, "retrieve": {"attempts": log, "path": "deterministic",
                                            "warnings": _search_warnings(log) + (warnings or [])}}
@@ -169,9 +170,13 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
         demoted = _test_ids(sp, backend, list(found))
         ranked = demote(ranked, demoted, limits["tests_penalty"])
     ranked = best_part_per_node(ranked)
-    keep = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
-    scored = (_with_both_domains(ranked, keep, limits["mixed_domain_share"]) if sp.domain == "mixed"
-              else ranked[:keep])
+    seeds = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
+    scored = (_with_both_domains(ranked, seeds, limits["mixed_domain_share"]) if sp.domain == "mixed"
+              else ranked[:seeds])
+    # The candidates past the seeds stay, in rank order: rerank may promote one, and they are
+    # what the search found next (an answer never ranks below the search it ran).
+    chosen = {cid for _, cid in scored}
+    scored += [x for x in ranked if x[1] not in chosen][: int(limits["N1_RETR_MAX_CANDIDATES"]) - len(scored)]
     return ([{"id": cid, "score": round(score, 6), "rank": rank, "sources": sources[cid]}
              for rank, (score, cid) in enumerate(scored, start=1)], len(demoted),
             {"symptoms_scaled": [cid for _, cid in scored if cid in symptoms],
