@@ -57,22 +57,24 @@ def retrieve(controller: Controller, sp: SuperPrompt, key: str) -> None:
     rows = [{"rank": h["rank"], "score": round(h["score"], 4), "path:lines": where.get(h["id"], ""),
              "sources": ", ".join(f"{s} #{r}" for s, r in h["sources"].items()), "id": h["id"]}
             for h in sp.retrieval_hits]
-    st.markdown(f"**{len(rows)} hits** (select a row to find it in the graph)")
+    seeds = len(sp.views_by_stage.get("retrieve", []))
+    st.markdown(f"**{len(rows)} hits**, the first {seeds} the seeds rerank starts from "
+                "(select a row to find it in the graph)")
     chunk_table(rows, key=f"{key}:retrieve")
 
 
 def rerank(controller: Controller, sp: SuperPrompt, key: str) -> None:
     gate = sp.extras.get("gate", {})
-    before = {cid: i for i, cid in enumerate(sp.views_by_stage.get("retrieve", []), start=1)}
+    before = {h["id"]: h["rank"] for h in reversed(sp.retrieval_hits)}  # a repeated id: its best rank
     kept = sp.views_by_stage.get("rerank", [])
     where = controller.locations(sp, kept)
     rows = [{"rank": rank, "was": before.get(cid), "move": _movement(before.get(cid), rank),
              "score": gate.get("scores", {}).get(cid), "path:lines": where.get(cid, ""), "id": cid}
             for rank, cid in enumerate(kept, start=1)]
-    st.markdown(f"**{len(rows)} kept** (rank movement against the retrieve view)")
+    st.markdown(f"**{len(rows)} kept** (rank movement against the search's ranks)")
     chunk_table(rows, key=f"{key}:rerank")
     dropped = gate.get("dropped", [])
-    st.markdown(f"**{len(dropped)} dropped by the gate**")
+    st.markdown(f"**{len(dropped)} not kept** (the gate's reasons, or past the seeds)")
     if dropped:
         chunk_table([{"reason": d["reason"], "id": d["id"]} for d in dropped], key=f"{key}:gate")
 
