@@ -33,6 +33,12 @@ def render(controller: Controller, choices: Choices) -> None:
 
 
 @st.fragment
+def _current(signature: tuple) -> ManualSession | None:
+    """The pass in progress, if it was started for this question and these choices."""
+    session = st.session_state.get(SESSION)
+    return session if session is not None and st.session_state.get(SIGNATURE) == signature else None
+
+
 def _workspace(controller: Controller, choices: Choices) -> None:
     """Everything a stage click changes. A fragment: a click reruns this, not the page (the
     sidebar keeps its state and is not drawn again)."""
@@ -49,12 +55,10 @@ def _workspace(controller: Controller, choices: Choices) -> None:
     pressed = st.session_state.pop(PRESSED, None)
     working = st.container()  # drawn in every run, so that what follows keeps its place
     if pressed:
-        session = st.session_state.get(SESSION)
-        current = session is not None and st.session_state.get(SIGNATURE) == signature
         with working:
-            _press(controller, choices, pressed, question, is_english, signature, session if current else None)
+            _press(controller, choices, pressed, question, is_english, signature, _current(signature))
     session: ManualSession | None = st.session_state.get(SESSION)
-    current = session is not None and st.session_state.get(SIGNATURE) == signature
+    current = _current(signature) is not None
     if session is not None and not current:
         st.caption("The question or the sidebar choices changed: **Normalize** starts a new pass.")
     _buttons(session if current else None, ready=choices.ready)
