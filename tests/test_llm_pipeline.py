@@ -111,7 +111,11 @@ def test_the_shaper_fills_closed_fields_and_clamps_what_is_outside(models, serve
 def test_the_gate_drops_with_reasons_and_never_adds_an_id(models, server):
     controller = models("gate")
     plain, _ = ask(models())
-    candidates = [h["id"] for h in plain.retrieval_hits[:20]]
+    # the model reads the best rescored candidates, as many as retrieve chose seeds
+    rescored = list(plain.extras["gate"]["scores"])
+    seeds = len(plain.views_by_stage["retrieve"])
+    candidates, unread = rescored[:seeds], rescored[seeds:]
+    assert unread  # N2 = 20 candidates were rescored, 8 can be seeds
     decisions = [{"id": candidates[0], "decision": "keep"}, {"id": candidates[1], "decision": "drop_irrelevant",
                                                             "reason": "about logging"},
                  {"id": "py:evil.injected|FUNCTION", "decision": "keep"}]
@@ -124,7 +128,8 @@ def test_the_gate_drops_with_reasons_and_never_adds_an_id(models, server):
     assert dropped[candidates[1]] == "drop_irrelevant (model): about logging"
     assert any("not a candidate" in w for w in entry(sp, "rerank")["warnings"])
     prompt = server.requests_for("gate")[0]["messages"][1]["content"]
-    assert all(f"### {c}" in prompt for c in candidates)
+    assert all(f"### {c}" in prompt for c in candidates) and not any(f"### {c}\n" in prompt for c in unread)
+    assert all(dropped[c] == f"past the {seeds} the gate model read" for c in unread)  # never seeds unread
 
 
 def test_an_unknown_gate_decision_is_malformed(models, server):

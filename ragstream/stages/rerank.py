@@ -10,7 +10,8 @@ the seeds and `base_context_chunks` (unique by id): a gated seed leaves its plac
 candidate. Texts come through the backend, under the caller's filters.
 
 Model path: the `gate` model decides keep / drop_irrelevant / drop_duplicate / drop_conflict for
-each rescored candidate (texts cut to `gate_candidate_chars`); it can drop, never add.
+the best rescored candidates, as many as there are seeds (texts cut to `gate_candidate_chars`);
+it can drop, never add, and a seed it drops is not replaced.
 """
 from __future__ import annotations
 
@@ -51,22 +52,26 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
     scores = blend([h["score"] for h in hits], coverage, *weights)
     order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i]["rank"]))
     ranked = [hits[i]["id"] for i in order]
+    seeds = len(sp.retrieval_seed_nodes) or len(ranked)  # as many entry points as retrieve chose
     reasons: dict[str, str | None] = {}
     decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
     if llm is not None and llm.uses_model("gate") and ranked:
+        # The model reads only what can become a seed: N2 candidates' texts would not fit a small
+        # model's window. What it drops is not replaced by candidates it has not read.
+        judged = ranked[:seeds]
         limit = number(settings, "gate_candidate_chars", step)
-        candidates = "\n\n".join(f"### {node}\n{texts.get(node, '')[:limit]}" for node in ranked)
+        candidates = "\n\n".join(f"### {node}\n{texts.get(node, '')[:limit]}" for node in judged)
         reply = ask(llm, "gate", {"question": sp.question_en or sp.question_raw, "candidates": candidates},
-                    lambda text: parse_gate(text, ranked), schema=gate_schema(ranked, GATE_DECISIONS, GATE_REASON_CHARS))
+                    lambda text: parse_gate(text, judged), schema=gate_schema(judged, GATE_DECISIONS, GATE_REASON_CHARS))
         decisions = reply.decisions()
         if reply.value is not None:
             reasons, notes = reply.value
+            reasons |= {node: f"past the {seeds} the gate model read" for node in ranked[seeds:]}
             decisions["warnings"] = decisions["warnings"] + notes
     if not reasons:
         median = statistics.median(h["score"] for h in hits) if hits else 0.0
         reasons = _rule_gate(order, hits, words, coverage, median, jaccard)
     passed = [node for node in ranked if reasons[node] is None]
-    seeds = len(sp.retrieval_seed_nodes) or len(passed)  # as many entry points as retrieve chose
     kept = passed[:seeds]
     dropped = [{"id": h["id"], "reason": "over N2_RERANK_TOP_K"} for h in sp.retrieval_hits[top:]]
     dropped += [{"id": node, "reason": f"duplicate of {node}"} for node in repeats]
