@@ -402,3 +402,13 @@ def test_the_first_paint_says_what_the_tool_is_and_offers_a_sample_question(new_
     assert "answers questions about a codebase" in at.caption[0].value
     at.button(key="manual:sample").click().run()
     assert at.text_area(key="manual:question").value == "How does the engine check the fields a step writes?"
+
+
+def test_stage_clicks_chat_turns_and_builds_rerun_a_fragment_not_the_page():
+    # st.fragment wraps what it decorates (`__wrapped__`); a helper placed between the decorator and
+    # the function it was meant for would take the decorator and every click would redraw the page.
+    from ragstream.ui import builds, chat, manual
+
+    for area in (manual._workspace, chat._conversation, builds._live):
+        assert hasattr(area, "__wrapped__"), area
+    assert not hasattr(manual._current, "__wrapped__")

@@ -32,13 +32,13 @@ def render(controller: Controller, choices: Choices) -> None:
     _workspace(controller, choices)
 
 
-@st.fragment
 def _current(signature: tuple) -> ManualSession | None:
     """The pass in progress, if it was started for this question and these choices."""
     session = st.session_state.get(SESSION)
     return session if session is not None and st.session_state.get(SIGNATURE) == signature else None
 
 
+@st.fragment
 def _workspace(controller: Controller, choices: Choices) -> None:
     """Everything a stage click changes. A fragment: a click reruns this, not the page (the
     sidebar keeps its state and is not drawn again)."""
