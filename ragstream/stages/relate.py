@@ -42,7 +42,9 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     graph = graph_for(backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index), settings)
     question = sp.question_en or sp.question_raw
     named = find_named(graph, question)
-    hits = [node_of(h["id"]) for h in sp.retrieval_hits] or [node_of(s) for s in sp.retrieval_seed_nodes]
+    # the search's entry points in its order (retrieve's seeds; rerank's when a step skipped retrieve),
+    # not every candidate retrieve kept for rerank
+    hits = [node_of(i) for i in sp.views_by_stage.get("retrieve", [])] or [node_of(s) for s in sp.retrieval_seed_nodes]
 
     def text_of(ids: list[str]) -> dict[str, str]:
         return backend.fetch_texts(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
