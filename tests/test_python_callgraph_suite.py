@@ -80,3 +80,20 @@ def test_a_memoised_lookup_is_dropped_when_what_it_read_grows():
     assert {"scope_a", "scope_b"} <= tracker.dirty
     assert memo.results == {}  # both the inner lookup and the one built on it are gone
     assert memo.get(("o", "C", "x"), inner) == {("f", "C.x")}
+
+
+def test_a_class_extended_in_a_module_read_first_is_not_taken_for_its_subclasses():
+    """`cls` of a classmethod holds the classes nothing extends; a subclass in a module solved
+    before the base's module (bases through an import, the base a `@dataclass`) must already
+    count, or the base is seeded as a receiver and its own constructor drawn as a call."""
+    calls = _calls({
+        "app.py": "from views import ListView\nclass Articles(ListView):\n    def get(self):\n        return 1\n"
+                  "def main():\n    return Articles.as_view()()\n",
+        "views.py": "from dataclasses import dataclass\n@dataclass\nclass ListView:\n"
+                    "    @classmethod\n    def as_view(cls):\n        def view():\n            return cls().get()\n"
+                    "        return view\n    def get(self):\n        return 0\n",
+    })
+    assert ("views.ListView.as_view.view", "app.Articles") in calls
+    assert ("views.ListView.as_view.view", "app.Articles.get") in calls
+    assert ("views.ListView.as_view.view", "views.ListView") not in calls
+    assert ("views.ListView.as_view.view", "views.ListView.get") not in calls

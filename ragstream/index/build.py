@@ -28,7 +28,7 @@ from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
-from ragstream.index.change_history import read_change_history
+from ragstream.index.change_history import ChangeLog
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
@@ -182,6 +182,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 finally:
                     parse_cache.close()
                 progress.finish("parse")
+                # After the parse: its workers are forked, which a running thread would forbid.
+                change_log = ChangeLog(info.root, settings.index.change_history_commits)
                 store.write_json(generation / store.PARSED, records)
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                        python_guesses=settings.index.python_call_guesses)
@@ -205,7 +207,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     progress.advance("write")
                     store.write_jsonl(generation / store.CHUNKS, chunks)
                     progress.advance("write")
-                    changes_read = read_change_history(info.root, chunks, settings.index.change_history_commits)
+                    changes_read = change_log.past_changes(chunks)
                     store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
                     report.past_changes = len(changes_read)
                     progress.advance("write")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,25 +42,45 @@ class PastChange:
 def read_change_history(root: Path, chunks: list[Chunk], max_commits: int) -> list[PastChange]:
     """The last `max_commits` non-merge commits of the git work tree at `root` that changed an
     indexed definition, newest first; [] when `root` is not a git work tree or `max_commits` is 0."""
-    if max_commits <= 0:
-        return []
-    with tempfile.NamedTemporaryFile("w", suffix=".gitattributes") as attributes:
-        attributes.write("".join(f"*{suffix} diff={driver}\n" for suffix, driver in DIFF_DRIVERS.items()))
-        attributes.flush()
-        try:
-            log = subprocess.run(
-                ["git", "-C", str(root), "-c", f"core.attributesFile={attributes.name}", "log", "-p", "-U0",
-                 "--no-merges", "--no-color", "--no-ext-diff", f"-n{max_commits}",
-                 f"--format={_COMMIT}%H%n%B{_END}", "HEAD", "--", *(f"*{s}" for s in DIFF_DRIVERS)],
-                capture_output=True, text=True, errors="replace", timeout=300, check=False)
-        except (OSError, subprocess.TimeoutExpired):
+    return ChangeLog(root, max_commits).past_changes(chunks)
+
+
+class ChangeLog:
+    """`git log -p` of the indexed HEAD, run on a thread from the moment it is made: git works
+    on another core while the build makes the graph and chunks that the log is read against."""
+
+    def __init__(self, root: Path, max_commits: int):
+        self._log: str | None = None
+        self._reader = threading.Thread(target=self._read, args=(root, max_commits), daemon=True)
+        self._reader.start()
+
+    def past_changes(self, chunks: list[Chunk]) -> list[PastChange]:
+        """The commits of the log that changed a definition among `chunks`, newest first."""
+        self._reader.join()
+        if not self._log:
             return []
-    if log.returncode != 0:
-        return []
-    targets = DefinitionLookup(chunks)
-    # Messages are stored in the index like code, so they get the same secret redaction.
-    return [PastChange(commit, redact(message[:MESSAGE_CHARS], "text")[0], touched)
-            for commit, message, headers in parse_log(log.stdout.split("\n")) if (touched := targets.of(headers))]
+        targets = DefinitionLookup(chunks)
+        # Messages are stored in the index like code, so they get the same secret redaction.
+        return [PastChange(commit, redact(message[:MESSAGE_CHARS], "text")[0], touched)
+                for commit, message, headers in parse_log(self._log.split("\n"))
+                if (touched := targets.of(headers))]
+
+    def _read(self, root: Path, max_commits: int) -> None:
+        if max_commits <= 0:
+            return
+        with tempfile.NamedTemporaryFile("w", suffix=".gitattributes") as attributes:
+            attributes.write("".join(f"*{suffix} diff={driver}\n" for suffix, driver in DIFF_DRIVERS.items()))
+            attributes.flush()
+            try:
+                log = subprocess.run(
+                    ["git", "-C", str(root), "-c", f"core.attributesFile={attributes.name}", "log", "-p", "-U0",
+                     "--no-merges", "--no-color", "--no-ext-diff", f"-n{max_commits}",
+                     f"--format={_COMMIT}%H%n%B{_END}", "HEAD", "--", *(f"*{s}" for s in DIFF_DRIVERS)],
+                    capture_output=True, text=True, errors="replace", timeout=300, check=False)
+            except (OSError, subprocess.TimeoutExpired):
+                return
+        if log.returncode == 0:
+            self._log = log.stdout
 
 
 def parse_log(lines: Iterable[str]) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:

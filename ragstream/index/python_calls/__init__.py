@@ -176,11 +176,4 @@ def _from_outside(program: Program, scope: str, receiver: list) -> bool:
         if receiver[0] == "c":  # what an unresolved call returns is nothing to guess from
             return True
         receiver = receiver[1]
-    if receiver[0] not in ("l", "n"):
-        return False
-    owner = scope
-    if receiver[0] == "n":
-        owner = program.module_of(scope)
-    binds = program.scopes[owner]["binds"]
-    values = [binds[i][1] for i in program.binds[owner].get(receiver[1], ())]
-    return bool(values) and all(v[0] == "i" and not program.is_module(v[1].split(".")[0]) for v in values)
+    return program.bound_outside(scope, receiver)

@@ -56,6 +56,16 @@ class Program:
             record = self.scopes[record["parent"]]
         return record["id"]
 
+    def bound_outside(self, scope: str, name: list) -> bool:
+        """A name read in `scope` (`l` local, `n` free: the module's) is bound only by imports
+        of modules outside the repository."""
+        if name[0] not in ("l", "n"):
+            return False
+        owner = self.module_of(scope) if name[0] == "n" else scope
+        binds = self.scopes[owner]["binds"]
+        values = [binds[i][1] for i in self.binds[owner].get(name[1], ())]
+        return bool(values) and all(v[0] == "i" and not self.is_module(v[1].split(".")[0]) for v in values)
+
     def display(self, scope_id: str) -> str:
         """The qualified name a scope is reported under (an external callee is its own name)."""
         return self.scopes[scope_id]["name"] if scope_id in self.scopes else scope_id

@@ -72,12 +72,7 @@ class Solver:
         through. Only then is "unknown" final: a decorator whose definition is reached late
         would otherwise leave the undecorated function in every set it flowed into."""
         order = list(self.p.scopes)
-        for scope, record in self.p.scopes.items():  # definitions first: imports and bases see them
-            self.tracker.current = scope
-            for index, (_, expr) in enumerate(record["binds"]):
-                if expr[0] == "d":
-                    self.bindval.add((scope, index), self.ev(scope, expr))
-        self.tracker.current = None
+        self._solve_definitions(order)
         self._seed_receivers()
         decorating = {scope for scope, record in self.p.scopes.items()
                       if any(call[4] == "dec" for call in record["calls"])}
@@ -99,6 +94,35 @@ class Solver:
                     self.lookups.clear()
                     self._seed_receivers()
                     dirty = set(order)
+
+    def _solve_definitions(self, order: list[str]) -> None:
+        """Definitions and imports first, until they stop growing: class bases are read from
+        them, and with them which classes nothing extends (`_seed_receivers`: a subclass found
+        late left its base seeded as a receiver); a base found later makes every scope run again."""
+        static = {scope: self._definitions(scope, record) for scope, record in self.p.scopes.items()}
+        pending = {scope for scope, items in static.items() if items}
+        while pending:
+            self.tracker.dirty = set()
+            for scope in order:
+                if scope in pending:
+                    self.tracker.current = scope
+                    for index, item in static[scope]:
+                        if index < 0:
+                            self._call(scope, -index - 1, item)
+                        else:
+                            self.bindval.add((scope, index), self.ev(scope, item))
+            self.tracker.current = None
+            pending = {scope for scope in self.tracker.dirty if static.get(scope)}
+
+    def _definitions(self, scope: str, record: dict) -> list[tuple[int, list]]:
+        """A scope's `def`, `class` and `import` bindings, and the calls of decorators from
+        outside that wrap its definitions (`@dataclass`), as (index, item) in the order of
+        `_round` (a call's index is -1 - its position)."""
+        calls = {index for index, call in enumerate(record["calls"])
+                 if call[4] == "dec" and self._imported_from_outside(scope, call[0])}
+        binds = [(index, expr) for index, (_, expr) in enumerate(record["binds"])
+                 if expr[0] in "di" or (expr[0] == "c" and expr[1] in calls)]
+        return [(-index - 1, record["calls"][index]) for index in sorted(calls)] + binds
 
     def _round(self, scope: str, record: dict) -> None:
         binds, calls = record["binds"], record["calls"]
@@ -196,10 +220,19 @@ class Solver:
                     results |= self.ev(scope, args[1]) if len(args) > 1 else set()
                 else:
                     results.add(("t" if value[2] == "items" else "s", value[1]))
-        if flag == "dec" and self.passthrough and not any(v[0] in _CALLABLE for v in found):
+        if flag == "dec" and (self.passthrough or self._imported_from_outside(scope, func)) \
+                and not any(v[0] in _CALLABLE for v in found):
             results = self.ev(scope, args[0])  # a decorator from outside leaves the function as it is
         self.callees.add((scope, index), targets)
         self.results.add((scope, index), results)
+
+    def _imported_from_outside(self, scope: str, func: list) -> bool:
+        """`@dataclass`, `@functools.wraps(f)`: a decorator known from the first round to come
+        from outside, so its class or function is itself at once, not only in the second phase
+        (a class found that late as a base would make every scope run again)."""
+        while func[0] in ("a", "c"):
+            func = func[1] if func[0] == "a" else self.p.scopes[scope]["calls"][func[1]][0]
+        return self.p.bound_outside(scope, func)
 
     def _result(self, function: str, passed: dict[str, set]) -> set:
         """What a call returns: the function's returns, and for each parameter it returns as
