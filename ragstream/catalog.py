@@ -182,6 +182,7 @@ class BuildJob:
     error: BaseException | None = None
     output: list[str] = field(default_factory=list)  # what the child printed besides its events
     on_askable: Callable[["BuildJob"], None] | None = None  # called once, when the index is first published
+    on_semantic: Callable[["BuildJob"], None] | None = None  # called once, when a published generation first has vectors
     up_to_date: bool = False  # the build found nothing to do (`ragstream index --if-stale`)
     started: float = field(default_factory=time.time)
     finished: float | None = None
@@ -224,10 +225,11 @@ class BuildJob:
         self.phases[phase].finished = True
 
     def published(self, vectors: dict) -> None:
-        first = not self.vectors
-        self.vectors = vectors
-        if first and self.on_askable is not None:
+        before, self.vectors = self.vectors, vectors
+        if not before and self.on_askable is not None:
             self.on_askable(self)
+        if vectors.get("embedded") and not before.get("embedded") and self.on_semantic is not None:
+            self.on_semantic(self)
 
     def summarised(self, summary: BuildSummary) -> None:
         self.report = summary

@@ -177,7 +177,8 @@ class Controller:
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
         if job is None or not job.running:
-            job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload)
+            job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload,
+                                   on_semantic=self._preload_embedder)
             self._builds[key] = job.begin()
         return job
 
@@ -188,7 +189,8 @@ class Controller:
         source, _, name = catalog.default_index()
         if started is not None:
             pid, events = started
-            job = catalog.BuildJob(source, name, self.settings, on_askable=self._preload)
+            job = catalog.BuildJob(source, name, self.settings, on_askable=self._preload,
+                                  on_semantic=self._preload_embedder)
             job.follow(events, child_exit_code(pid))
             self._builds[(str(source), name)] = job
             return job
@@ -196,10 +198,9 @@ class Controller:
         return None if rebuild is None else self.build(source, name, rebuild=rebuild)
 
     def _preload(self, job: catalog.BuildJob) -> None:
-        """Load an index this process is building into its backend -- chunks, BM25, graph, and
-        the model that embeds questions -- as soon as it can be asked, while the page opens the
-        question box: the first question then does not wait for them. Whatever fails here is
-        left to that question, which says it."""
+        """Load an index this process is building into its backend -- chunks, BM25, graph -- as
+        soon as it can be asked, while the page opens the question box: the first question then
+        does not wait for them. Whatever fails here is left to that question, which says it."""
         try:
             info = repository_info(job.path)
             location = locate(info, self.settings, job.name)
@@ -208,8 +209,16 @@ class Controller:
             backend.search(SearchRequest("bm25", "preload", 1, info.repository, branch,
                                          active_index=location.active_index))
             backend.graph(info.repository, branch, None, location.active_index)
-            self.runtime.backend.embedder.encode(["preload"])
         except Exception:  # noqa: BLE001 - best-effort, on the build's follower thread, which must go on
+            pass
+
+    def _preload_embedder(self, job: catalog.BuildJob) -> None:
+        """Load the model that embeds questions once the index has vectors to search: not at
+        keyword-ready, where no question embeds and the load (seconds of CPU) would slow the
+        page opening the question box and the first answer."""
+        try:
+            self.runtime.backend.embedder.encode(["preload"])
+        except Exception:  # noqa: BLE001 - best-effort: the first semantic search loads it and says what failed
             pass
 
     def builds(self) -> list[catalog.BuildJob]:

@@ -91,9 +91,15 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
     # follows that child's events as if it had started it.
     settings = make_settings(tmp_path / "data")
     process, events = start_followed_build(settings, sample_repo, "main", False)
-    job = catalog.BuildJob(sample_repo, "main", settings).follow(events, child_exit_code(process.pid))
+    heard: list[tuple[str, str, int]] = []
+    job = catalog.BuildJob(sample_repo, "main", settings,
+                           on_askable=lambda j: heard.append(("askable", j.stage, j.vectors["embedded"])),
+                           on_semantic=lambda j: heard.append(("semantic", j.stage, j.vectors["embedded"]))
+                           ).follow(events, child_exit_code(process.pid))
     job.wait(120)
     assert job.error is None and job.stage == "complete" and job.report.files == dict(job.snapshot())["parse"].total
+    # the index is loaded for questions at keyword-ready; the question model only once there are vectors
+    assert [h[:2] for h in heard] == [("askable", "keyword"), ("semantic", heard[1][1])] and heard[0][2] == 0 < heard[1][2]
     assert not events.exists()  # the events and the settings written for the child are gone
     with pytest.raises(ChildProcessError):
         os.waitpid(process.pid, os.WNOHANG)  # reaped by the follower: no zombie is left
