@@ -88,7 +88,7 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
     stale, note = None, "source folder not found"
     if manifest.get("source_root") and source.is_dir():
         try:
-            stale = diff_files(manifest["files"], walk_repository(source, settings.index).files).stale
+            stale = diff_files(manifest["files"], walk_repository(source, settings.index, with_text=False).files).stale
         except (RagstreamError, OSError) as exc:  # an unreadable source must not hide the index
             note = f"cannot walk {source}: {exc}"
     return IndexSummary(location.repository, location.active_index, manifest["branch"], manifest.get("commit"),

@@ -78,6 +78,10 @@ def test_indexed_files_and_skip_reasons(messy_repo: Path, tmp_path: Path):
         "app/blob.py": "binary", "app/latin.py": "binary", "db/big.sql": "too_large",
         "image.png": "unsupported_type", "app/link.py": "symlink", "app/main.pyi": "stub",
     }
+    # a staleness check needs the same files and hashes, and no text: nothing is redacted or kept
+    hashes = walk_repository(messy_repo, settings.index, with_text=False)
+    assert [(f.path, f.language, f.sha256) for f in hashes.files] == [(f.path, f.language, f.sha256) for f in result.files]
+    assert {f.text for f in hashes.files} == {""} and hashes.skipped == result.skipped
 
 
 def test_user_ignore_list(messy_repo: Path, tmp_path: Path):

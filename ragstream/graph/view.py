@@ -7,6 +7,7 @@ physics in the browser), and the path from its seed to a selected node highlight
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -67,6 +68,7 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     from pyvis.network import Network
 
     net = Network(height=height, width="100%", directed=True, cdn_resources="in_line")
+    net.templateEnv = _templates(net.template_dir)
     seeds = set(sp.graph_seed_nodes)
     in_context = {t["id"] for t in sp.node_texts}
     depth = sp.graph_debug.get("depth", {})
@@ -103,6 +105,16 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
     page = _EXTERNAL.sub("", net.generate_html())
     return page.replace("</body>", f"{legend}{script}</body>", 1)
+
+
+@functools.cache
+def _templates(folder: str):
+    """One jinja environment for pyvis' page template: each `Network` makes its own, and so
+    compiles the template again for every drawing (tens of ms on a quiet machine, more while a
+    build runs beside the page)."""
+    from jinja2 import Environment, FileSystemLoader
+
+    return Environment(loader=FileSystemLoader(folder))
 
 
 def layout(sp: SuperPrompt, spread: float = 110.0) -> dict[str, tuple[float, float]]:

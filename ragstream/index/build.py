@@ -326,7 +326,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
     """Which files changed since the index was built, without building anything."""
     info = repository_info(path, branch)
     stored = store.load_index(locate(info, settings, name))
-    walked = walk_repository(info.root, settings.index)
+    walked = walk_repository(info.root, settings.index, with_text=False)
     return stored, diff_files(stored.manifest["files"], walked.files)
 
 

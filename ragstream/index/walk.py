@@ -69,8 +69,10 @@ def check_repository_path(path: str | Path) -> Path:
 IGNORE_FILE = ".ragstreamignore"
 
 
-def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
-    """List every file under root, keeping the indexable ones in path order."""
+def walk_repository(root: str | Path, settings: IndexSettings, *, with_text: bool = True) -> WalkResult:
+    """List every file under root, keeping the indexable ones in path order. Without
+    `with_text` a kept file has its hash and language only (text "", not redacted): enough
+    to tell which files changed since a build, at a quarter of the cost."""
     root = check_repository_path(root)
     result = WalkResult(root=root)
     own = root / IGNORE_FILE  # the repository's own list of what to keep out of its index
@@ -111,7 +113,7 @@ def walk_repository(root: str | Path, settings: IndexSettings) -> WalkResult:
         dirnames[:] = kept_dirs
         for name in sorted(filenames):
             rel = _join(rel_dir, name)
-            outcome = _visit_file(Path(dirpath) / name, rel, name, layers, user_ignore, settings)
+            outcome = _visit_file(Path(dirpath) / name, rel, name, layers, user_ignore, settings, with_text)
             if isinstance(outcome, SkippedFile):
                 result.skipped.append(outcome)
             else:
@@ -139,7 +141,7 @@ def _directory_skip_reason(abs_path: Path, rel: str, name: str, layers, user_ign
 
 
 def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
-                settings: IndexSettings) -> SourceFile | SkippedFile:
+                settings: IndexSettings, with_text: bool = True) -> SourceFile | SkippedFile:
     if not _utf8(rel):
         return SkippedFile(rel.encode("utf-8", "backslashreplace").decode(), "bad_filename",
                            "the path is not valid UTF-8")
@@ -169,11 +171,11 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     except OSError as exc:
         raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
                             hint="fix its permissions, or add it to index.ignore") from exc
-    return _classify_content(rel, language, data, settings)
+    return _classify_content(rel, language, data, settings, with_text)
 
 
-def _classify_content(rel: str, language: str, data: bytes,
-                      settings: IndexSettings) -> SourceFile | SkippedFile:
+def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,
+                      with_text: bool = True) -> SourceFile | SkippedFile:
     if b"\x00" in data[:8192]:
         return SkippedFile(rel, "binary", "NUL byte in the first 8 KiB")
     try:
@@ -186,6 +188,8 @@ def _classify_content(rel: str, language: str, data: bytes,
     lines = text.count("\n") + 1
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
+    if not with_text:
+        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     clean, fired = redact(text, language)
     return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
