@@ -164,6 +164,12 @@ class PhaseProgress:
     finished: bool = False
 
 
+def _covers_every_chunk(vectors: dict) -> bool:
+    """Every chunk has a vector (its head window at least): the stage from which questions are
+    searched by meaning over the whole index."""
+    return vectors.get("stage") in ("heads", "complete")
+
+
 @dataclass
 class BuildJob:
     """An index build in a child process (`ragstream index --events`), followed on a thread:
@@ -182,7 +188,7 @@ class BuildJob:
     error: BaseException | None = None
     output: list[str] = field(default_factory=list)  # what the child printed besides its events
     on_askable: Callable[["BuildJob"], None] | None = None  # called once, when the index is first published
-    on_semantic: Callable[["BuildJob"], None] | None = None  # called once, when a published generation first has vectors
+    on_semantic: Callable[["BuildJob"], None] | None = None  # called once, when every chunk first has a vector
     up_to_date: bool = False  # the build found nothing to do (`ragstream index --if-stale`)
     started: float = field(default_factory=time.time)
     finished: float | None = None
@@ -228,7 +234,7 @@ class BuildJob:
         before, self.vectors = self.vectors, vectors
         if not before and self.on_askable is not None:
             self.on_askable(self)
-        if vectors.get("embedded") and not before.get("embedded") and self.on_semantic is not None:
+        if _covers_every_chunk(vectors) and not _covers_every_chunk(before) and self.on_semantic is not None:
             self.on_semantic(self)
 
     def summarised(self, summary: BuildSummary) -> None:

@@ -213,9 +213,10 @@ class Controller:
             pass
 
     def _preload_embedder(self, job: catalog.BuildJob) -> None:
-        """Load the model that embeds questions once the index has vectors to search: not at
-        keyword-ready, where no question embeds and the load (seconds of CPU) would slow the
-        page opening the question box and the first answer."""
+        """Load the model that embeds questions once every chunk has a vector: not at keyword-ready
+        (no question embeds yet) nor at the fill's first batch, which comes while the first
+        question is asked: the load (up to seconds of CPU while a build runs) would slow that
+        answer. A semantic search before then loads it itself."""
         try:
             self.runtime.backend.embedder.encode(["preload"])
         except Exception:  # noqa: BLE001 - best-effort: the first semantic search loads it and says what failed
