@@ -2,6 +2,7 @@
 when is it complete, and how fast do searches answer while the fill runs.
 
     .venv/bin/python benchmarks/progressive_bench.py PATH [PATH ...] [--textbook] [--json OUT]
+    .venv/bin/python benchmarks/progressive_bench.py PATH [PATH ...] --background-fill SECONDS
 
 Each repository's indexable files are copied to a scratch folder and built into a fresh data
 folder (cold embedding cache) in this process, the model loaded before the clock starts (as in
@@ -10,7 +11,8 @@ search about once a second on the live index; the same searches run again once i
 (idle). `--textbook` also times the textbook pipeline over the same files: one
 sentence-transformers vector per function, method or class (its source, no header, no windows)
 into a flat FAISS index, fp32 as the library loads it. Peak RSS is the process's (it grows
-monotonically: read it per repository in the order given).
+monotonically: read it per repository in the order given). `--background-fill` measures only
+the searches, with the fill where the product runs it: a child process at background priority.
 """
 from __future__ import annotations
 
@@ -76,23 +78,63 @@ def bench(repo: Path, data_dir: Path) -> dict:
             "complete_s": clock.stages.get("complete"), "phase_s": report.seconds,
             "texts_per_s": round(report.embedded_new / embed_s, 1) if embed_s else None,
             "search_ms_during_fill": _median_ms(during), "search_ms_idle": _median_ms(idle),
+            "hybrid_ms_during_fill": _median_ms(during, "hybrid"), "hybrid_ms_idle": _median_ms(idle, "hybrid"),
             "searches_during_fill": len(during),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
-def _search_times(backend: LocalBackend, repository: str, settings, rounds: int) -> list[float]:
+def background_fill(repo: Path, data_dir: Path, seconds: float) -> dict:
+    """Searches while the fill runs as the product runs it: the keyword-ready build in this
+    process, then `ragstream index --fill` in a child at the background priority (what `ragstream
+    index` and a workbench build start), searched here about once a second for `seconds`; the
+    same searches once the child is stopped (idle, on the same partly filled index)."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    settings = load_settings(overrides={"index": {"data_dir": str(data_dir)}})
+    embedder = Embedder(settings.embedding.dtype, settings.embedding.batch_size, settings.embedding.onnx_below)
+    build_index(repo, settings, embedder=embedder, fill=False)
+    config = data_dir / "settings.yaml"
+    config.write_text(yaml.safe_dump({"index": {"data_dir": str(data_dir)}}), encoding="utf-8")
+    child = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(config), "index", str(repo), "--fill"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    backend, during = LocalBackend(settings, embedder), []
+    started = time.perf_counter()
+    while child.poll() is None and time.perf_counter() - started < seconds:
+        if _embedded(backend, repo.name):  # a hybrid search embeds the question only once vectors exist
+            during += _search_times(backend, repo.name, settings, 1)
+        time.sleep(1.0)
+    child.terminate()
+    child.wait()
+    idle = _search_times(backend, repo.name, settings, 3)
+    return {"repository": repo.name, "fill_seconds": round(time.perf_counter() - started, 1),
+            "embedded_when_stopped": _embedded(backend, repo.name),
+            "search_ms_during_background_fill": _median_ms(during), "search_ms_idle": _median_ms(idle),
+            "hybrid_ms_during_background_fill": _median_ms(during, "hybrid"),
+            "hybrid_ms_idle": _median_ms(idle, "hybrid"), "searches_during_fill": len(during)}
+
+
+def _embedded(backend: LocalBackend, repository: str) -> int:
+    found = backend.search(SearchRequest("hybrid", QUERIES[0], 10, repository, "default"))
+    return found.debug.get("semantic_coverage", {}).get("embedded") or 0
+
+
+def _search_times(backend: LocalBackend, repository: str, settings, rounds: int) -> list[tuple[str, float]]:
     times = []
     for _ in range(rounds):
         for query in QUERIES:
             for mode in ("hybrid", "bm25"):
                 started = time.perf_counter()
                 backend.search(SearchRequest(mode, query, 10, repository, "default"))
-                times.append(time.perf_counter() - started)
+                times.append((mode, time.perf_counter() - started))
     return times
 
 
-def _median_ms(times: list[float]) -> float | None:
-    return round(statistics.median(times) * 1000, 1) if times else None
+def _median_ms(times: list[tuple[str, float]], mode: str | None = None) -> float | None:
+    chosen = [seconds for searched, seconds in times if mode in (None, searched)]
+    return round(statistics.median(chosen) * 1000, 1) if chosen else None
 
 
 def textbook(repo: Path) -> dict:
@@ -129,12 +171,17 @@ def main() -> None:
     parser.add_argument("--textbook", action="store_true",
                         help="also time the textbook one-vector-per-function pipeline")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--background-fill", type=float, metavar="SECONDS",
+                        help="instead: search for SECONDS while a background `ragstream index --fill` runs")
     args = parser.parse_args()
     figures = []
     for path in args.paths:
         with tempfile.TemporaryDirectory(prefix="ragstream-progressive-") as scratch:
             repo = copy_indexable(Path(path).resolve(), Path(scratch))
-            row = bench(repo, Path(scratch) / "data")
+            if args.background_fill:
+                row = background_fill(repo, Path(scratch) / "data", args.background_fill)
+            else:
+                row = bench(repo, Path(scratch) / "data")
             if args.textbook:
                 row.update(textbook(repo))
             print(json.dumps(row), flush=True)
