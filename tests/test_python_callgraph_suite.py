@@ -97,3 +97,32 @@ def test_a_class_extended_in_a_module_read_first_is_not_taken_for_its_subclasses
     assert ("views.ListView.as_view.view", "app.Articles.get") in calls
     assert ("views.ListView.as_view.view", "views.ListView") not in calls
     assert ("views.ListView.as_view.view", "views.ListView.get") not in calls
+
+
+def test_the_same_program_gives_the_same_edges_in_every_process():
+    """Python's string hashing differs per process, so nothing may follow a set's order: here a
+    class whose base is any of eight registered classes (its MRO), and 60 receivers of one call
+    (past a set's cap, `MAX_VALUES`, which got in)."""
+    import os
+    import subprocess
+    import sys
+
+    bases = "".join(f"class B{i}:\n    def run(self):\n        return {i}\n" for i in range(8))
+    classes = "".join(f"class K{i}(Base):\n    def step(self):\n        return {i}\n" for i in range(60))
+    code = (bases + f"REGISTRY = {{{', '.join(f'{i}: B{i}' for i in range(8))}}}\n"
+            "def adapter(name):\n    Chosen = REGISTRY[name]\n    class Adapter(Chosen):\n"
+            "        def go(self):\n            return self.run()\n    return Adapter\n"
+            "class Base:\n    def run(self):\n        return self.step()\n    def step(self):\n        return 0\n"
+            + classes + f"FIRST = [{', '.join(f'K{i}' for i in range(30))}]\n"
+            f"SECOND = [{', '.join(f'K{i}' for i in range(30, 60))}]\n"
+            "def main(flag):\n    adapter(flag)().go()\n    for kind in (FIRST if flag else SECOND):\n"
+            "        kind().run()\n")
+    script = (
+        "import json, sys\n"
+        "from ragstream.index.parsers.python import parse_python\n"
+        "from ragstream.index.python_calls import resolve_calls\n"
+        "program, calls = resolve_calls([parse_python('main.py', sys.stdin.read(), 'main')])\n"
+        "print(json.dumps(sorted([c.caller, c.callee, c.how] for c in calls)))\n")
+    runs = {subprocess.run([sys.executable, "-c", script], input=code, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
+    assert len(runs) == 1, "edges differ between processes"

@@ -192,7 +192,7 @@ class Solver:
         found = self.ev(scope, func)
         results: set = set()
         targets: set = set()
-        for value in found:
+        for value in sorted(found):  # in a fixed order: past a set's cap, which values got in must not vary by run
             kind = value[0]
             if kind == "k":
                 targets.add(value[1])
@@ -483,7 +483,8 @@ class Solver:
             self.bases = {}
             for scope, record in self.p.scopes.items():
                 if record["kind"] == "class":
-                    found = [v[1] for expr in record["bases"] for v in self.ev(scope, expr) if v[0] == "k"]
+                    found = [cls for expr in record["bases"]
+                             for cls in sorted(v[1] for v in self.ev(scope, expr) if v[0] == "k")]
                     self.bases[scope] = list(dict.fromkeys(found))
             self.tracker.current = reader
         return self.bases
