@@ -440,6 +440,28 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
     assert artifacts("in-place") == pooled and len(pooled) >= 4
 
 
+def test_the_same_files_make_the_same_index_in_every_process(sample_repo: Path, tmp_path: Path):
+    # Python hashes strings differently in each process: nothing written may follow a set's order
+    # (the call solver's sets, BM25's vocabulary), or two builds of one commit would differ.
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom ragstream.index.build import build_index\nfrom tests.conftest import make_settings\n"
+              "from pathlib import Path\nbuild_index(sys.argv[1], make_settings(Path(sys.argv[2])), fill=False)\n")
+
+    def artifacts(seed: str) -> dict[str, bytes]:
+        data = tmp_path / f"seed{seed}"
+        subprocess.run([sys.executable, "-c", script, str(sample_repo), str(data)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}, cwd=Path(__file__).parent.parent)
+        live = store.current_generation(locate(repository_info(sample_repo), make_settings(data)))
+        return {p.relative_to(live).as_posix(): p.read_bytes() for p in sorted(live.rglob("*"))
+                if p.is_file() and p.name != store.MANIFEST}
+
+    first = artifacts("1")
+    assert artifacts("2") == first and any(name.startswith("bm25") for name in first)
+
+
 def test_what_runs_while_workers_parse_has_ended_when_the_parse_does(sample_repo: Path, monkeypatch):
     from ragstream.index import parse
     from ragstream.index.walk import walk_repository

@@ -40,7 +40,11 @@ def write_bm25(directory: Path, texts: list[str]) -> None:
 
     retriever = bm25s.BM25()
     # bm25s cannot index an empty document; one placeholder token keeps row i = chunk i.
-    retriever.index([keyword_tokens(t) or ["\x00empty"] for t in texts], show_progress=False)
+    documents = [keyword_tokens(t) or ["\x00empty"] for t in texts]
+    # Our own vocabulary, sorted: bm25s numbers tokens in the order of a set of strings, which
+    # differs per process, so the same chunks would give different files.
+    vocab = {token: i for i, token in enumerate(sorted({token for document in documents for token in document}))}
+    retriever.index(([[vocab[token] for token in document] for document in documents], vocab), show_progress=False)
     retriever.save(str(directory))
 
 
