@@ -395,6 +395,24 @@ def test_graph_rerank_splits_a_call_site_among_its_possible_callees():
     assert ranked["helper"] > ranked["o1"] == ranked["o2"] == ranked["o3"] > 0.0
 
 
+def test_graph_rerank_does_not_lift_a_module_for_what_it_calls_at_import():
+    """A module that decorates or registers the three hits at import time calls each of them,
+    once; the helper the best hit calls at run time says more about the question."""
+    from ragstream.graph.ranking import graph_reranked
+
+    g = nx.MultiDiGraph()
+    g.add_node("m", kind="MODULE", path="m.py", language="python", acl={})
+    for n in ("f1", "f2", "f3", "helper"):
+        g.add_node(n, kind="FUNCTION", path="m.py", language="python", acl={})
+    for line, f in enumerate(("f1", "f2", "f3"), start=1):
+        g.add_edge("m", f, key="CALLS", type="CALLS", line=line, resolution="static")
+    g.add_edge("f1", "helper", key="CALLS", type="CALLS", line=20, resolution="static")
+    limits = ExpansionLimits(max_depth=1, max_nodes=40, edges={"CALLS": "both"})
+    ranked = dict(graph_reranked(g, [("f1", 1.0), ("f2", 0.9), ("f3", 0.8)], RetrievalFilters(), limits,
+                                 seeds=3, weight=1.0))
+    assert ranked["helper"] > ranked.get("m", 0.0)
+
+
 def test_reached_nodes_are_ordered_by_how_specifically_they_belong_to_the_seeds():
     """A helper only the seed calls comes before a hub every method calls, and a second overload
     (or a template-schema copy of a table) comes after the first of its name."""

@@ -143,37 +143,40 @@ def _most_relevant(graph, seeds, reached, depth, limits, room) -> list[str]:
 
 
 def personalised_pagerank(graph, seeds: Mapping[str, float], reached: list[str],
-                          limits: ExpansionLimits, by_call_site: bool = False) -> dict[str, float]:
+                          limits: ExpansionLimits, as_run: bool = False) -> dict[str, float]:
     """PageRank restarting at the seeds (in proportion to their weights) over the subgraph of
-    the seeds and `reached`, along the allowed edges. `by_call_site`: a call whose site has k
-    possible callees (an interface's implementations, a method's overrides, ambiguous overloads)
-    weighs 1/k on each, as one call runs one of them."""
+    the seeds and `reached`, along the allowed edges. `as_run`: calls weigh as the code runs
+    them -- a site with k possible callees (an interface's implementations, a method's
+    overrides, ambiguous overloads) 1/k on each, as one call runs one of them, and a module's own
+    calls nothing: they run once, at import, to decorate, register or build its definitions,
+    and would make the module the hub of every function it touches."""
     sub = nx.DiGraph()
     sub.add_nodes_from([*seeds, *reached])
     members = set(sub)
     for node in members:
         for neighbour in _neighbours(graph, node, limits):
             if neighbour in members:
-                weight = _call_share(graph, node, neighbour, limits) if by_call_site else 1.0
-                sub.add_edge(node, neighbour, weight=weight)
+                weight = _run_weight(graph, node, neighbour, limits) if as_run else 1.0
+                if weight:
+                    sub.add_edge(node, neighbour, weight=weight)
     # Each iteration shrinks the error by alpha: small subgraphs need ~110 iterations to reach tol.
     return nx.pagerank(sub, alpha=0.85, personalization=dict(seeds), tol=1e-8, max_iter=500)
 
 
-def _call_share(graph, node: str, neighbour: str, limits: ExpansionLimits) -> float:
+def _run_weight(graph, node: str, neighbour: str, limits: ExpansionLimits) -> float:
     """The strongest allowed edge between the two: 1 for any edge but CALLS, 1/k for a call
-    from a site (caller, line) with k callees."""
+    from a site (caller, line) with k callees, 0 for a module's import-time call."""
     best = 0.0
     for caller, callee in ((node, neighbour), (neighbour, node)):
         for key, data in (graph.get_edge_data(caller, callee) or {}).items():
-            if key not in limits.edges:
+            if key not in limits.edges or (key == "CALLS" and graph.nodes[caller].get("kind") == "MODULE"):
                 continue
             if key != "CALLS" or data.get("line") is None:
                 return 1.0
             site = sum(1 for _, _, k, d in graph.out_edges(caller, keys=True, data=True)
                        if k == "CALLS" and d.get("line") == data["line"])
             best = max(best, 1.0 / site)
-    return best or 1.0
+    return best
 
 
 def specificity(graph, seeds: list[str], reached: list[str], depth: Mapping[str, int],

@@ -2,10 +2,10 @@
 defines or inherits from rises, and so does a node no search found but the best hits point to.
 
 Personalised PageRank restarts at the top `seeds` hits in proportion to their retrieval score
-and runs over the graph within the expansion limits (depth, edge allowlist, filters); a call
-site with k possible callees gives each 1/k of its weight (one call runs one of them). A node's
-score is its min-max normalised retrieval score (0 when no search found it) plus `weight`
-times its PageRank relative to the best one.
+and runs over the graph within the expansion limits (depth, edge allowlist, filters), calls weighed
+as they run (`personalised_pagerank(as_run=True)`: a site's k possible callees 1/k each, a
+module's import-time calls nothing). A node's score is its min-max normalised retrieval score
+(0 when no search found it) plus `weight` times its PageRank relative to the best one.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def graph_reranked(graph: nx.MultiDiGraph, hits: list[tuple[str, float]], filter
     depth = walk_from(graph, top, filters, limits)
     restart = {n: base[n] + 1e-9 for n in top if n in depth}  # +eps: the lowest seed still restarts
     rank = personalised_pagerank(graph, restart, [n for n in depth if n not in restart], limits,
-                                 by_call_site=True) if restart else {}
+                                 as_run=True) if restart else {}
     best = max(rank.values(), default=0.0) or 1.0
     scores = {n: base.get(n, 0.0) + weight * rank.get(n, 0.0) / best for n in base.keys() | rank.keys()}
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
