@@ -365,23 +365,46 @@ def test_a_chunk_longer_than_the_model_window_is_also_embedded_as_windows(tmp_pa
     tokenizer = model_tokenizer()
     assert all(len(tokenizer.encode(w).ids) <= settings.embedding.window_tokens for w in windows[1:])
     assert "compute_amount_59" in windows[-1] and windows[-1].startswith("file: long.py\nsymbol: long.long_function")
+    assert windows[1:] == _windows_read_off_the_whole_text(chunks[long_row], settings.embedding.window_tokens)
     assert windows[1:] == code_windows(chunks[long_row], settings.embedding.window_tokens)
     assert report.embedded_new == len(texts)  # every window is a vector in the index
 
 
-def test_line_costs_read_off_the_whole_text_equal_each_line_encoded_alone():
-    # Windows are cut by each line's word pieces; they are read off one encoding of the chunk's
-    # whole text, which holds only if no word piece spans a newline, whatever the line holds.
-    from ragstream.index.windows import line_costs, model_tokenizer
+def _windows_read_off_the_whole_text(chunk, window_tokens: int) -> list[str]:
+    """The oracle: windows cut by each code line's word pieces as one encoding of the chunk's whole
+    text places them (by their offsets), not by counting lines apart as the index does."""
+    import numpy as np
+
+    from ragstream.index.chunks import line_groups
+    from ragstream.index.windows import MIN_CODE_TOKENS, model_tokenizer, short_header
+
+    tokenizer = model_tokenizer()
+    lines = chunk.text.split("\n")
+    code_start = len(chunk.embedding_text) - len(chunk.text)
+    line_starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
+    starts = [start - code_start for start, end in tokenizer.encode(chunk.embedding_text).offsets
+              if end > start and start >= code_start]
+    costs = np.bincount(np.searchsorted(line_starts, starts, side="right") - 1, minlength=len(lines)) + 1
+    header = short_header(chunk)
+    budget = max(MIN_CODE_TOKENS, window_tokens - len(tokenizer.encode(header).ids))
+    return [f"{header}\n" + "\n".join(group) for group in line_groups(lines, costs.tolist(), budget)]
+
+
+def test_a_text_has_the_word_pieces_of_its_lines_whatever_they_hold():
+    # Windows are cut by each line's word pieces, counted line by line (once per distinct line,
+    # the files' lines while the graph is built): that equals one encoding of the whole text only
+    # if no word piece spans a newline, whatever the line holds.
+    from ragstream.index.windows import SPECIAL_TOKENS, LinePieces, code_windows, model_tokenizer
     from ragstream.super_prompt import Chunk
 
     lines = ["def résumé_naïve(x):\r", "\tcafé = '東京タワー' + x  # ünïcödé", "", "    " + "y" * 150,
-             "    return {'a': [1, 2.5e-3]}\u00a0\u200b", "\x00\x07 control", "  # ---- ====", "end"]
+             "    return {'a': [1, 2.5e-3]}\u00a0\u200b", "\x00\x07 control", "  # ---- ====", "end"] * 12
     chunk = Chunk("py:m.f|FUNCTION", "m.py", 1, len(lines), "FUNCTION", "m.f", "\n".join(lines),
                   {"header": "file: m.py\nsymbol: m.f\ncalls: g, h"})
-    tokenizer = model_tokenizer()
-    alone = [len(e.ids) + 1 for e in tokenizer.encode_batch(lines, add_special_tokens=False)]
-    assert line_costs(chunk, tokenizer.encode(chunk.embedding_text)) == alone
+    whole = model_tokenizer().encode(chunk.embedding_text).ids
+    counted = LinePieces(["\n".join(lines[:5])])  # some lines counted ahead, the rest when asked
+    assert len(whole) == SPECIAL_TOKENS + sum(counted.of(chunk.embedding_text.split("\n"))) > 240
+    assert code_windows(chunk, 240, counted) == _windows_read_off_the_whole_text(chunk, 240)
 
 
 def test_semantic_search_finds_long_chunks_by_their_tails(tmp_path: Path):

@@ -39,7 +39,7 @@ from ragstream.index.parsers.python import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
-from ragstream.index.windows import model_tokenizer
+from ragstream.index.windows import LinePieces, model_tokenizer
 from ragstream.tokens import token_counter
 
 class Progress(Protocol):
@@ -184,6 +184,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 progress.finish("parse")
                 # After the parse: its workers are forked, which a running thread would forbid.
                 change_log = ChangeLog(info.root, settings.index.change_history_commits)
+                line_pieces = LinePieces(f.text for f in walked.files)
                 store.write_json(generation / store.PARSED, records)
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                        python_guesses=settings.index.python_call_guesses)
@@ -201,8 +202,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
 
                 progress.start("write", 5)
                 with ThreadPoolExecutor(1) as planner:
-                    # The window plan counts word pieces in Rust, without the GIL: beside BM25 and git.
-                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens)
+                    # The window plan counts the headers' word pieces (the files' lines are counted
+                    # already) in Rust, without the GIL: beside BM25.
+                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces)
                     write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
                     progress.advance("write")
                     store.write_jsonl(generation / store.CHUNKS, chunks)

@@ -20,7 +20,7 @@ from ragstream.index import store
 from ragstream.index.embeddings import Embedder, EmbeddingCache, length_batches, text_key, token_lengths
 from ragstream.index.roles import is_test_path
 from ragstream.index.search_artifacts import rows_path, write_faiss
-from ragstream.index.windows import window_texts
+from ragstream.index.windows import LinePieces, window_texts
 from ragstream.super_prompt import Chunk
 
 PUBLISH_EVERY_S = 3.0  # a fill publishes at most this often (and when every chunk has its head vector)
@@ -39,8 +39,8 @@ class TextPlan:
     heads: np.ndarray  # bool: the text is its chunk's first (the chunk's own embedding text)
 
     @classmethod
-    def of(cls, chunks: list[Chunk], window_tokens: int) -> "TextPlan":
-        texts, rows = window_texts(chunks, window_tokens)
+    def of(cls, chunks: list[Chunk], window_tokens: int, pieces: LinePieces | None = None) -> "TextPlan":
+        texts, rows = window_texts(chunks, window_tokens, pieces)
         heads = np.ones(len(rows), dtype=bool)
         heads[1:] = rows[1:] != rows[:-1]
         return cls(texts, [text_key(t) for t in texts], rows, heads)

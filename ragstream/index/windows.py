@@ -9,6 +9,8 @@ part). Semantic search scores a chunk by its best window (MaxP).
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from ragstream.super_prompt import Chunk
 
 SHORT_HEADER_ROWS = ("file:", "symbol:", "defined in:", "signature:", "part:")
 MIN_CODE_TOKENS = 64  # a window holds at least this much code, however long its header
+SPECIAL_TOKENS = 2  # [CLS] and [SEP], around every text the model reads
 
 
 @lru_cache(maxsize=1)
@@ -33,51 +36,63 @@ def model_tokenizer():
     return tokenizer
 
 
-def window_texts(chunks: list[Chunk], window_tokens: int) -> tuple[list[str], np.ndarray]:
+class LinePieces:
+    """Word pieces of each distinct line. The model's pre-tokenizer splits at whitespace, so no
+    piece spans a newline: a text's pieces are its lines' plus [CLS] and [SEP]. A build counts
+    its files' lines here on a thread while it makes the graph (the tokenizer runs in Rust,
+    without the GIL), so planning the windows then tokenizes little more than the headers."""
+
+    def __init__(self, texts: Iterable[str] = ()):
+        self._counts: dict[str, int] = {}
+        lines = list({line for text in texts for line in text.split("\n")})
+        self._counter = threading.Thread(target=self._count, args=(lines,), daemon=True)
+        self._counter.start()
+
+    def of(self, lines: list[str]) -> list[int]:
+        """The word pieces of each line, counted once each."""
+        self._counter.join()
+        self._count(list({line for line in lines if line not in self._counts}))
+        return [self._counts[line] for line in lines]
+
+    def _count(self, lines: list[str]) -> None:
+        if lines:
+            encoded = model_tokenizer().encode_batch(lines, add_special_tokens=False)
+            self._counts.update(zip(lines, (len(e.ids) for e in encoded)))
+
+
+def window_texts(chunks: list[Chunk], window_tokens: int,
+                 pieces: LinePieces | None = None) -> tuple[list[str], np.ndarray]:
     """(texts to embed, the chunk row of each text): every chunk's embedding text, then, for a
     chunk longer than `window_tokens` word pieces, windows over its code."""
-    tokenizer = model_tokenizer()
-    encodings = tokenizer.encode_batch([c.embedding_text for c in chunks])
-    long_rows = [row for row, e in enumerate(encodings) if len(e.ids) > window_tokens]
-    headers = [short_header(chunks[row]) for row in long_rows]
-    header_lengths = [len(e.ids) for e in tokenizer.encode_batch(headers)]
-    windows = {row: _windows(chunks[row], header, header_length, line_costs(chunks[row], encodings[row]),
-                             window_tokens)
-               for row, header, header_length in zip(long_rows, headers, header_lengths)}
+    pieces = pieces or LinePieces()
+    lines = [chunk.embedding_text.split("\n") for chunk in chunks]
+    counts = iter(pieces.of([line for text in lines for line in text]))
     texts: list[str] = []
     rows: list[int] = []
-    for row, chunk in enumerate(chunks):
-        pieces = [chunk.embedding_text, *windows.get(row, ())]
-        texts += pieces
-        rows += [row] * len(pieces)
+    for row, (chunk, text) in enumerate(zip(chunks, lines)):
+        costs = [next(counts) for _ in text]
+        windows = code_windows(chunk, window_tokens, pieces, costs[-len(chunk.text.split("\n")):]) \
+            if SPECIAL_TOKENS + sum(costs) > window_tokens else []
+        texts += [chunk.embedding_text, *windows]
+        rows += [row] * (1 + len(windows))
     return texts, np.asarray(rows, dtype=np.int32)
 
 
-def code_windows(chunk: Chunk, window_tokens: int) -> list[str]:
+def code_windows(chunk: Chunk, window_tokens: int, pieces: LinePieces | None = None,
+                 code_pieces: list[int] | None = None) -> list[str]:
     """The chunk's code in consecutive line groups, each with the short header, each fitting
-    `window_tokens` word pieces (a single longer line stays whole: the model truncates it)."""
-    tokenizer = model_tokenizer()
+    `window_tokens` word pieces (a single longer line stays whole: the model truncates it).
+    `code_pieces`: each code line's word pieces, when already counted."""
+    pieces = pieces or LinePieces()
     header = short_header(chunk)
-    return _windows(chunk, header, len(tokenizer.encode(header).ids),
-                    line_costs(chunk, tokenizer.encode(chunk.embedding_text)), window_tokens)
+    code_pieces = code_pieces or pieces.of(chunk.text.split("\n"))
+    return _windows(chunk, header, SPECIAL_TOKENS + sum(pieces.of(header.split("\n"))),
+                    [count + 1 for count in code_pieces], window_tokens)
 
 
 def short_header(chunk: Chunk) -> str:
     return "\n".join(row for row in chunk.metadata.get("header", "").split("\n")
                      if row.startswith(SHORT_HEADER_ROWS))
-
-
-def line_costs(chunk: Chunk, encoding) -> list[int]:
-    """Word pieces of each line of the chunk's code, plus one for its newline, read off the
-    encoding of its whole embedding text: the model's pre-tokenizer splits at whitespace, so no
-    word piece spans a newline and a line's pieces are those it would have on its own."""
-    lines = chunk.text.split("\n")
-    code_start = len(chunk.embedding_text) - len(chunk.text)
-    line_starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
-    starts = np.array([start for start, end in encoding.offsets if end > start], dtype=np.int64) - code_start
-    counts = np.bincount(np.searchsorted(line_starts, starts[starts >= 0], side="right") - 1,
-                         minlength=len(lines))
-    return (counts + 1).tolist()
 
 
 def _windows(chunk: Chunk, header: str, header_length: int, costs: list[int], window_tokens: int) -> list[str]:
