@@ -549,3 +549,25 @@ def test_a_build_pauses_the_garbage_collector_and_gives_it_back_as_it_was():
         assert not gc.isenabled()  # off before, off after
     finally:
         gc.enable()
+
+
+def test_generated_code_nested_hundreds_deep_is_indexed_not_a_stopped_build(tmp_path: Path):
+    # sympy's polys benchmarks sum hundreds of terms in one expression: its flow facts nested as
+    # deep as the sum was long, past what JSON is written to, and the whole build stopped.
+    from ragstream.index.parsers.python import parse_python
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    terms = " + ".join(f"uk_{i}" for i in range(400))
+    (repo / "bench.py").write_text(f"def system(uk_0):\n    return {terms}\n\ndef run():\n    return system(1)\n")
+    chain = ".".join(["base"] + ["attr"] * 300)  # nothing to flatten: the file is kept as text, and says why
+    (repo / "deep.py").write_text(f"def chain(base):\n    return {chain}\n")
+    settings = make_settings(tmp_path / "data")
+    report = build_index(repo, settings, fill=False)
+    assert "bench.py" not in report.parse_failures
+    assert "nests too deep to store" in report.parse_failures["deep.py"]
+    graph = load(settings, repo).graph()
+    assert graph.has_edge("py:bench.run|FUNCTION", "py:bench.system|FUNCTION", "CALLS")
+    returns = next(r for r in parse_python("bench.py", (repo / "bench.py").read_text(), "bench").flow
+                   if r["name"] == "bench.system")["returns"]
+    assert returns[0][0] == "u" and len(returns[0][1]) == 400  # one flat union, not 399 nested ones

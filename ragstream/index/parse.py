@@ -63,8 +63,8 @@ def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str, done
     if workers < 2:
         results = []
         for source, module in jobs:
-            parsed = parse_source(source, module, sql_dialect)
-            results.append((parsed, orjson.dumps(parsed)))
+            blob = _parse_to_json((source, module, sql_dialect))
+            results.append((ParsedFile.from_dict(orjson.loads(blob)), blob))
             done()
         return results
     results = []
@@ -94,4 +94,11 @@ def _parse_workers(files: int) -> int:
 
 
 def _parse_to_json(job: tuple[SourceFile, str | None, str]) -> bytes:
-    return orjson.dumps(parse_source(*job))
+    """The file's parse as the parse cache keeps it. A parse nested deeper than JSON is written
+    (orjson stops at 255 levels) degrades the file to plain text with the reason, as any parser
+    failure does, instead of stopping the build."""
+    source = job[0]
+    try:
+        return orjson.dumps(parse_source(*job))
+    except orjson.JSONEncodeError as exc:
+        return orjson.dumps(text_file(source.path, source.text, error=f"its parse nests too deep to store: {exc}"))

@@ -370,9 +370,9 @@ class _ScopeBuilder:
             return ["d", self._child(node, f"<lambda{self.lambdas}>", "lambda")]
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
-            return ["u", [self.expr(node.body), self.expr(node.orelse)]]
+            return union([self.expr(node.body), self.expr(node.orelse)])
         if isinstance(node, ast.BoolOp):
-            return ["u", [self.expr(v) for v in node.values]]
+            return union([self.expr(v) for v in node.values])
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             ordered = not isinstance(node, ast.Set) and not any(isinstance(e, ast.Starred) for e in node.elts)
             return self._site([self.expr(e) for e in node.elts],
@@ -388,7 +388,7 @@ class _ScopeBuilder:
             key = constant(node.slice)
             return ["x", self.expr(node.value), key] if key is not None else ["e", self.expr(node.value)]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `handlers + [extra]`
-            return ["u", [self.expr(node.left), self.expr(node.right)]]
+            return union([self.expr(node.left), self.expr(node.right)])
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self._comprehension(node)
         if isinstance(node, ast.Await):
@@ -521,3 +521,12 @@ def _union(*states: dict[str, list[int]]) -> dict[str, list[int]]:
         for name, indices in state.items():
             merged.setdefault(name, set()).update(indices)
     return {name: sorted(indices) for name, indices in merged.items()}
+
+
+def union(options: list[list]) -> list:
+    """What any of the options may be, a union among them spliced in: `a + b + c + ...` (hundreds
+    of terms in generated code) would otherwise nest as deep as it is long."""
+    flat: list[list] = []
+    for option in options:
+        flat.extend(option[1] if option[0] == "u" else [option])
+    return ["u", flat]
