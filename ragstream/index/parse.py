@@ -63,8 +63,7 @@ def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str, done
     if workers < 2:
         results = []
         for source, module in jobs:
-            blob = _parse_to_json((source, module, sql_dialect))
-            results.append((ParsedFile.from_dict(orjson.loads(blob)), blob))
+            results.append(_parse_stored(source, module, sql_dialect))
             done()
         return results
     results = []
@@ -94,11 +93,16 @@ def _parse_workers(files: int) -> int:
 
 
 def _parse_to_json(job: tuple[SourceFile, str | None, str]) -> bytes:
-    """The file's parse as the parse cache keeps it. A parse nested deeper than JSON is written
-    (orjson stops at 255 levels) degrades the file to plain text with the reason, as any parser
-    failure does, instead of stopping the build."""
-    source = job[0]
+    return _parse_stored(*job)[1]
+
+
+def _parse_stored(source: SourceFile, module: str | None, sql_dialect: str) -> tuple[ParsedFile, bytes]:
+    """The file's parse and its JSON, as the parse cache keeps it. A parse nested deeper than JSON
+    is written (orjson stops at 255 levels) degrades the file to plain text with the reason, as
+    any parser failure does, instead of stopping the build."""
+    parsed = parse_source(source, module, sql_dialect)
     try:
-        return orjson.dumps(parse_source(*job))
+        return parsed, orjson.dumps(parsed)
     except orjson.JSONEncodeError as exc:
-        return orjson.dumps(text_file(source.path, source.text, error=f"its parse nests too deep to store: {exc}"))
+        parsed = text_file(source.path, source.text, error=f"its parse nests too deep to store: {exc}")
+        return parsed, orjson.dumps(parsed)

@@ -370,9 +370,9 @@ class _ScopeBuilder:
             return ["d", self._child(node, f"<lambda{self.lambdas}>", "lambda")]
         if isinstance(node, ast.IfExp):
             self.expr(node.test)
-            return union([self.expr(node.body), self.expr(node.orelse)])
+            return _any_of([self.expr(node.body), self.expr(node.orelse)])
         if isinstance(node, ast.BoolOp):
-            return union([self.expr(v) for v in node.values])
+            return _any_of([self.expr(v) for v in node.values])
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             ordered = not isinstance(node, ast.Set) and not any(isinstance(e, ast.Starred) for e in node.elts)
             return self._site([self.expr(e) for e in node.elts],
@@ -388,7 +388,7 @@ class _ScopeBuilder:
             key = constant(node.slice)
             return ["x", self.expr(node.value), key] if key is not None else ["e", self.expr(node.value)]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # `handlers + [extra]`
-            return union([self.expr(node.left), self.expr(node.right)])
+            return _any_of([self.expr(node.left), self.expr(node.right)])
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self._comprehension(node)
         if isinstance(node, ast.Await):
@@ -523,7 +523,7 @@ def _union(*states: dict[str, list[int]]) -> dict[str, list[int]]:
     return {name: sorted(indices) for name, indices in merged.items()}
 
 
-def union(options: list[list]) -> list:
+def _any_of(options: list[list]) -> list:
     """What any of the options may be, a union among them spliced in: `a + b + c + ...` (hundreds
     of terms in generated code) would otherwise nest as deep as it is long."""
     flat: list[list] = []
