@@ -464,7 +464,8 @@ def _add_eval_command(add_command: Callable[..., argparse.ArgumentParser]) -> No
     source.add_argument("--repo", help="one repository folder for every question")
     source.add_argument("--mirrors", help="bare git mirrors laid out <owner>+<name>/repo")
     ev.add_argument("--configs", default=",".join([*BASIC, "pipeline:base"]),
-                    help="comma-separated: bm25, semantic, hybrid, hybrid+rerank, hybrid+graph, pipeline:<name>")
+                    help="comma-separated: bm25, semantic, hybrid, hybrid+rerank, hybrid+graph, pipeline:<name>, "
+                         "ask:<name>")
     ev.add_argument("--split", help="only questions of this split (e.g. dev)")
     ev.add_argument("--repos", help="only questions of these repositories (comma-separated owner/name)")
     ev.add_argument("--out", default="eval-results", help="folder for ranks, tables and the plot")

@@ -164,7 +164,7 @@ QUESTIONS = [
     {"id": "other", "repo": "acme/sample", "base_commit": "", "split": "heldout",
      "query": "anything", "gold_files": ["billing/cli.py"], "gold_functions": []},
 ]
-CONFIGS = "bm25,semantic,hybrid,hybrid+rerank,hybrid+graph,pipeline:base"
+CONFIGS = "bm25,semantic,hybrid,hybrid+rerank,hybrid+graph,pipeline:base,ask:base"
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +201,24 @@ def test_eval_writes_ranks_tables_plot_and_predictions(fixture_eval):
     predictions = [json.loads(line) for line in (root / "pred.jsonl").read_text().splitlines()]
     assert len(predictions) == len(rows)
     assert set(predictions[0]) == {"id", "config", "ranked_files", "ranked_functions"}
+
+
+def test_ask_ranks_what_the_whole_pipeline_cites_and_gives_as_context(fixture_eval, tmp_path: Path):
+    """`ask:base` scores what `ragstream ask` hands over: a "who calls" question is answered from
+    the graph, so both callers come right after the subject, whatever the search ranked."""
+    root, _, _ = fixture_eval
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({
+        "id": "callers", "repo": "acme/sample", "base_commit": "", "split": "dev",
+        "query": "Which functions call InvoiceService._validate?", "gold_files": ["billing/service.py"],
+        "gold_functions": ["billing/service.py::InvoiceService.record_payment",
+                           "billing/service.py::AuditedInvoiceService.record_payment"]}) + "\n")
+    run = run_eval(load_questions(questions), make_settings(root / "data"),
+                   EvalOptions(["ask:base"], root / "data", repo=root / "sample_repo", existing_indexes=True))
+    (row,) = run.rows
+    assert row["config"] == "ask:base" and run.builds == []
+    assert row["ranked_functions"][0] == "billing/service.py::InvoiceService._validate"
+    assert set(row["gold_function_ranks"].values()) == {2, 3}
 
 
 def test_reused_rows_are_not_recomputed(fixture_eval, tmp_path: Path):

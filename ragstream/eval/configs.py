@@ -6,7 +6,10 @@ searches only). `hybrid+graph`: the hybrid hits re-ranked with personalised Page
 the base pipeline's `top_k` best hits, within its depth and edge limits (`graph/ranking.py`). `pipeline:<name>`: the
 named pipeline run through the Engine until its expand step has run (normalize, route,
 retrieve, rerank, expand), ranked as rerank's kept seeds, then the other retrieval hits, then
-the graph nodes no search found (expansion adds context; it does not rank).
+the graph nodes no search found (expansion adds context; it does not rank). `ask:<name>`: the
+named pipeline run whole, as `ragstream ask` runs it, ranked as what its answer cites, then the
+rest of its final context, then the other retrieval hits (`eval/ranked_nodes.py`): the only
+configuration in which the graph's context and answers count.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from ragstream.controller import Controller, Scope
 from ragstream.errors import ConfigError
 from ragstream.eval.names import BASIC
+from ragstream.eval.ranked_nodes import ranked_nodes
 from ragstream.graph.expansion import limits_from_settings
 from ragstream.graph.ranking import graph_reranked
 from ragstream.pipeline.engine import Engine
@@ -25,6 +29,7 @@ from ragstream.retrieval.types import SearchRequest
 
 GRAPH_PIPELINE = "base"  # whose graph limits hybrid+graph uses
 PIPELINE_PREFIX = "pipeline:"
+ASK_PREFIX = "ask:"
 LAST_PIPELINE_ACTION = "expand"
 
 
@@ -33,9 +38,9 @@ def check_configs(names: list[str]) -> list[str]:
     if not names:
         raise ConfigError("no configuration to evaluate", where="--configs")
     for name in names:
-        if name not in BASIC and not (name.startswith(PIPELINE_PREFIX) and name[len(PIPELINE_PREFIX):]):
-            raise ConfigError(f"unknown configuration {name!r}; choose from {', '.join(BASIC)} "
-                              "or pipeline:<name>", where="--configs")
+        if name not in BASIC and not any(name.startswith(p) and name[len(p):] for p in (PIPELINE_PREFIX, ASK_PREFIX)):
+            raise ConfigError(f"unknown configuration {name!r}; choose from {', '.join(BASIC)}, "
+                              "pipeline:<name> or ask:<name>", where="--configs")
     return names
 
 
@@ -50,6 +55,8 @@ class Ranker:
     def ranked_ids(self, config: str, query: str) -> list[str]:
         if config.startswith(PIPELINE_PREFIX):
             return self._pipeline(config[len(PIPELINE_PREFIX):], query)
+        if config.startswith(ASK_PREFIX):
+            return self._asked(config[len(ASK_PREFIX):], query)
         runners: dict[str, Callable[[str], list[str]]] = {
             "hybrid+rerank": self._reranked, "hybrid+graph": self._with_graph}
         if config in runners:
@@ -98,3 +105,7 @@ class Ranker:
                 break
         return list(dict.fromkeys([*sp.retrieval_seed_nodes, *(h["id"] for h in sp.retrieval_hits),
                                    *sp.graph_expanded_nodes]))
+
+    def _asked(self, name: str, query: str) -> list[str]:
+        sp, _ = self.controller.run(query, self.scope, self.controller.pipeline(name))
+        return ranked_nodes(sp)
