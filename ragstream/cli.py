@@ -496,7 +496,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     from ragstream.eval import report
     from ragstream.eval.configs import check_configs
-    from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, run_eval
+    from ragstream.eval.harness import FUNCTION_KINDS, WITH_CLASSES, EvalOptions, check_asked, eval_settings, run_eval
     from ragstream.eval.questions import load_questions
     from ragstream.eval.symbol_questions import holds_symbol_questions
 
@@ -505,9 +505,10 @@ def _eval(args: argparse.Namespace) -> int:
         return _eval_symbols(args, settings)
     questions = _only_repos(load_questions(args.questions, args.split), args)
     configs = check_configs([c.strip() for c in args.configs.split(",") if c.strip()])
+    source = _index_source(args, settings)
+    check_asked(questions, configs, eval_settings(settings, source.data_dir))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    source = _index_source(args, settings)
     options = EvalOptions(configs, source.data_dir, source.repo, source.mirrors, source.worktrees, args.top_k,
                           tuple(Path(p) for p in args.reuse), args.existing_indexes,
                           WITH_CLASSES if args.with_classes else FUNCTION_KINDS)

@@ -275,6 +275,22 @@ def test_an_eval_with_nothing_to_do_is_refused_before_it_writes(fixture_eval, tm
     assert not (tmp_path / "out").exists()
 
 
+def test_a_question_ask_would_refuse_is_refused_by_name_before_any_index_is_built(tmp_path: Path, capsys):
+    from ragstream.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("limits:\n  max_question_chars: 40\n")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    code = main(["--config", str(config), "eval", str(questions), "--repo", str(SAMPLE_REPO), "--split", "dev",
+                 "--configs", "hybrid,ask:base", "--out", str(tmp_path / "out"), "--data-dir", str(tmp_path / "data")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "question pay (ask:base): the question has 83 characters; the limit is 40" in err
+    assert "limits.max_question_chars" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "data" / "indexes").exists()
+
+
 @pytest.mark.skipif(not SCORE_PY.is_file(), reason="the shared scorer is not on this machine")
 def test_our_scorer_agrees_with_score_py(fixture_eval, tmp_path: Path):
     root, out, questions = fixture_eval

@@ -18,9 +18,9 @@ import orjson
 
 from ragstream.config import Settings
 from ragstream.controller import Controller, Scope
-from ragstream.errors import ConfigError
+from ragstream.errors import ConfigError, QuestionError
 from ragstream.eval.commit_index import EVAL_BRANCH, IndexSource, commit_index
-from ragstream.eval.configs import Ranker, check_configs
+from ragstream.eval.configs import ASK_PREFIX, Ranker, check_configs
 from ragstream.eval.metrics import RANKED_MAX, first_ranks, norm_function, norm_path, question_metrics
 from ragstream.eval.questions import Question
 from ragstream.index import store
@@ -81,6 +81,7 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
     options.source.check()
     check_configs(options.configs)
     settings = eval_settings(settings, options.data_dir)
+    check_asked(questions, options.configs, settings)
     reused = _reused_rows(options.reuse)
     run = EvalRun()
     embedder = Embedder(settings.embedding.dtype, settings.embedding.batch_size, settings.embedding.onnx_below)
@@ -102,6 +103,23 @@ def run_eval(questions: list[Question], settings: Settings, options: EvalOptions
                 run.add_row(_rank_question(ranker, question, config, commit, modules, options.function_kinds),
                       on_row)
     return run
+
+
+def check_asked(questions: list[Question], configs: list[str], settings: Settings) -> None:
+    """Under an `ask:` configuration each question is asked as a user asks it: one that `ask`
+    would refuse (over the length limit) is refused here, naming it, before any index is built."""
+    names = [c[len(ASK_PREFIX):] for c in configs if c.startswith(ASK_PREFIX)]
+    if not names:
+        return
+    with Controller(settings) as controller:
+        for name in names:
+            pipeline = controller.pipeline(name)
+            for question in questions:
+                try:
+                    controller.check_question(question.query, pipeline)
+                except QuestionError as exc:
+                    raise QuestionError(exc.message, where=f"question {question.id} (ask:{name})",
+                                        hint=exc.hint) from exc
 
 
 def _rank_question(ranker: Ranker, question: Question, config: str, commit: str,
