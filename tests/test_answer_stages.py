@@ -10,7 +10,8 @@ import pytest
 from ragstream.cli import main
 from ragstream.controller import Controller, Scope
 from ragstream.stages.condense import ELIDED, condense_text
-from ragstream.super_prompt import SuperPrompt
+from ragstream.stages.relate import in_search_order
+from ragstream.super_prompt import SuperPrompt, node_of
 from ragstream.tokens import token_counter
 
 SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
@@ -91,6 +92,24 @@ def test_extractive_answer_is_labelled_and_cites(controller):
     assert sp.answer.startswith("> **Not written by a model.**") and sp.answer == sp.answer_en
     assert "(search hit)" in sp.answer
     assert re.search(r"— `[^`]+\.(py|cs|sql):\d+-\d+` \(", sp.answer)  # every citation is file:lines
+
+
+def test_the_search_best_match_leads_what_the_question_names(controller):
+    """A report names objects in passing (here the repository class); the code the whole question
+    matches best comes first, then what it names, in the search's order, then the other hits."""
+    sp, _ = controller.run("ValueError: a payment must be positive is raised for a positive amount when "
+                           "InvoiceRepository is used", SCOPE, controller.pipeline("base"))
+    best = node_of(sp.retrieval_seed_nodes[0])
+    named = [n["id"] for n in sp.extras["relations"]["named"]]
+    assert named and best not in named
+    context = [node_of(i) for i in sp.final_selection_ids]
+    assert context[0] == best
+    assert context[1:1 + len(named)] == in_search_order(named, sp.retrieval_hits)
+
+
+def test_in_search_order_keeps_what_the_search_did_not_find_last():
+    hits = [{"id": "b#p2"}, {"id": "c"}, {"id": "b#p1"}]
+    assert in_search_order(["x", "c", "y", "b"], hits) == ["b", "c", "x", "y"]
 
 
 def test_no_evidence_is_said_plainly(controller, tmp_path: Path):

@@ -9,8 +9,9 @@ its entry point (the method it names, else the best controller/handler method fo
 calls to the tables. The answer's nodes (`views_by_stage["relate"]`) go before the search's
 seeds when the graph is expanded, so their texts become the evidence, and its Markdown goes to
 the prompt and the deterministic answer (`extras.relations`). For any other question the
-objects it names (or, for a follow-up, the previous turn's subjects) go first: an exact name
-outranks search. "Who calls X" / "what does X call", and a follow-up's relation ("and who calls
+objects it names go first, right after the search's best match, in the search's order: an exact
+name outranks the rest of the search (a follow-up that names nothing puts the previous turn's
+subjects first). "Who calls X" / "what does X call", and a follow-up's relation ("and who calls
 it?", "which tables does it write", "where is it tested"), are answered from the graph around
 X or the subjects. Without a graph answer the best hits follow, each followed by the tables it
 reads or writes: where the code that was found keeps its data. The search's own fields are left
@@ -56,7 +57,10 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     if answer is None and relation:  # "who calls X", "and who calls it?": the graph around its subjects
         subjects = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS] or follow.get("subjects", [])
         answer = relation_answer(graph, subjects, relation, text_of) if subjects else None
-    first = [n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS] or \
+    subjects_named = in_search_order([n.id for n in named if n.kind in SUBJECT_KINDS_AS_SEEDS], sp.retrieval_hits)
+    # The search's best match leads what the question names: a short question's subject is its
+    # best match anyway, and a bug report names its error class and every frame of its traceback.
+    first = [*[node_of(s) for s in sp.retrieval_seed_nodes[:1]], *subjects_named] if subjects_named else \
         [s for s in follow.get("subjects", []) if s in graph]
     if answer is not None:
         first = answer.node_ids()
@@ -69,6 +73,15 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     sp.views_by_stage = {**sp.views_by_stage, "relate": list(first)}
     sp.extras = {**sp.extras, "relations": record}
     return "ok" if first or sp.retrieval_seed_nodes else "no_entry_points"
+
+
+def in_search_order(ids: list[str], hits: list[dict[str, Any]]) -> list[str]:
+    """`ids` in the order the search ranked them, those it did not find after them in their own
+    order: of the objects a question names, the search says which matter most."""
+    rank: dict[str, int] = {}
+    for position, hit in enumerate(hits):
+        rank.setdefault(node_of(hit["id"]), position)
+    return sorted(ids, key=lambda node: rank.get(node, len(hits)))
 
 
 def graph_answer_markdown(sp: SuperPrompt) -> str:
