@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ragstream.errors import PipelineError
+from ragstream.retrieval.rerankers import keyword_coverage
 from ragstream.stages import rerank
 from ragstream.super_prompt import SuperPrompt
 
@@ -27,6 +28,16 @@ def test_rescoring_lifts_chunks_that_name_the_query(acl_backend):
     assert sp.retrieval_seed_nodes[0] == "py:billing.repository.InvoiceRepository.save_payment|METHOD"
     assert sp.views_by_stage["rerank"] == sp.retrieval_seed_nodes
     assert sp.extras["gate"]["path"] == "deterministic"
+
+
+def test_a_keyword_few_candidates_hold_outweighs_one_all_of_them_hold():
+    # "pytest" is in every candidate, "approx" in one: holding "approx" alone is worth more than
+    # holding "pytest" and "raises", which half the candidates share.
+    candidates = [{"pytest", "approx"}, {"pytest", "raises"}, {"pytest", "raises"}, {"pytest"}]
+    coverage = keyword_coverage({"pytest", "raises", "approx"}, candidates)
+    assert coverage[0] > coverage[1] == coverage[2] > coverage[3] > 0
+    assert keyword_coverage({"pytest", "raises", "approx"}, [{"pytest", "raises", "approx"}]) == [1.0]
+    assert keyword_coverage(set(), candidates) == [0.0] * 4
 
 
 def test_the_gate_drops_off_topic_and_missing_with_reasons(acl_backend):

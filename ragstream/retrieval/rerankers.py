@@ -1,6 +1,7 @@
 """Rerankers of semantic candidates. A reranker only reorders the ids it is given."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -27,8 +28,7 @@ class KeywordReranker:
     name: str = "keyword_rerank"
 
     def scores(self, query: str, chunks: list[Chunk], semantic_scores: list[float]) -> list[float]:
-        wanted = set(keyword_tokens(query))
-        coverage = [keyword_coverage(wanted, set(keyword_tokens(c.embedding_text))) for c in chunks]
+        coverage = keyword_coverage(set(keyword_tokens(query)), [set(keyword_tokens(c.embedding_text)) for c in chunks])
         return blend(semantic_scores, coverage, self.semantic_weight, self.keyword_weight).tolist()
 
 
@@ -62,9 +62,13 @@ def load_cross_encoder(model: str):
                           where="retrieval.cross_encoder_model", hint=hint) from exc
 
 
-def keyword_coverage(query: set[str], words: set[str]) -> float:
-    """The share of the query's keywords a text contains."""
-    return len(query & words) / len(query) if query else 0.0
+def keyword_coverage(query: set[str], candidates: list[set[str]]) -> list[float]:
+    """Each candidate's share of the query's keywords, a keyword weighing log(1 + n / (1 + df))
+    with df the candidates (of n) holding it: a long text holds many of a long question's common
+    words, and the words few candidates share are the ones that tell them apart."""
+    weight = {w: math.log1p(len(candidates) / (1 + sum(w in words for words in candidates))) for w in query}
+    total = sum(weight.values())
+    return [sum(weight[w] for w in query & words) / total if total else 0.0 for words in candidates]
 
 
 def blend(first: list[float], second: list[float], first_weight: float, second_weight: float) -> np.ndarray:

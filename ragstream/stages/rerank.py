@@ -48,7 +48,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
     texts = {cid: chunk.text for cid, chunk in chunks.items()}
     query = set(keyword_tokens(sp.retrieval_query))
     words = {h["id"]: set(keyword_tokens(texts.get(h["id"], ""))) for h in hits}
-    coverage = [keyword_coverage(query, words[h["id"]]) for h in hits]
+    coverage = keyword_coverage(query, [words[h["id"]] for h in hits])
     scores = blend([h["score"] for h in hits], coverage, *weights)
     order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i]["rank"]))
     ranked = [hits[i]["id"] for i in order]
