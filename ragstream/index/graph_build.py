@@ -14,8 +14,9 @@ import networkx as nx
 
 from ragstream.index.csharp_calls import interface_family_root, resolve_call
 from ragstream.index.dispatch import link_dispatch
+from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.python_calls import link_python_calls
-from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
+from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
 from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
 from ragstream.index.schema_evolution import evolve_schema
@@ -62,13 +63,6 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
     stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))
     return graph, stats
-
-
-def add_edge(graph: nx.MultiDiGraph, source: str, target: str, edge_type: str,
-             attrs: dict | None = None) -> None:
-    """One edge per (source, target, type); the first one's attributes are kept."""
-    if not graph.has_edge(source, target, key=edge_type):
-        graph.add_edge(source, target, key=edge_type, type=edge_type, **(attrs or {}))
 
 
 def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
@@ -121,7 +115,7 @@ def _link_table_property(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Refe
     table = through.attrs["table"]
     edge_type = "WRITES" if ref.attrs["call"]["member"].startswith(_WRITE_VERBS) else "READS"
     target = next(filter(None, (_resolve_sql(symbols, name, ("TABLE", "VIEW")) for name in (table, f"dbo.{table}"))),
-                  None) or _external_node(graph, "sql", table)
+                  None) or external_node(graph, "sql", table)
     stats.resolved[edge_type] += 1
     add_edge(graph, source, target, edge_type,
              {"line": ref.line, "resolution": "inferred", "via": "dapper_rainbow", "property": through.name})
@@ -137,7 +131,7 @@ def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, 
         if not ref.external:
             stats.dropped[edge_type] += 1
             return
-        target = _external_node(graph, ref.target_language, ref.target)
+        target = external_node(graph, ref.target_language, ref.target)
         stats.external[edge_type] += 1
         how = "external"
     elif edge_type == "INHERITS" and is_interface(symbols.nodes.get(target)) \
@@ -150,15 +144,6 @@ def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, 
         attrs["guess"] = True  # a unique short name, not a resolved reference
     stats.resolved[edge_type] += 1
     add_edge(graph, source, target, edge_type, attrs)
-
-
-def _external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:
-    """The EXTERNAL node standing for `name` outside the repository, added once."""
-    external = node_id(language, name, "EXTERNAL")
-    if external not in graph:
-        graph.add_node(external, **vars(Node(
-            id=external, kind="EXTERNAL", language=language, name=name)))
-    return external
 
 
 def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats) -> str | None:
@@ -182,7 +167,7 @@ def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats)
     if prefix not in _LANGUAGES:  # not a node id a parser makes: nothing to stand for it
         return None
     stats.external_sources[ref.edge_type] += 1
-    return _external_node(graph, _LANGUAGES[prefix], rest.rsplit("|", 1)[0])
+    return external_node(graph, _LANGUAGES[prefix], rest.rsplit("|", 1)[0])
 
 
 def _resolve(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> str | None:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from ragstream.config import Settings
 from ragstream.errors import RetrievalError
-from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.retrieval.types import RetrievalBackend
 
@@ -40,13 +39,3 @@ def make_backend_for(settings: Settings, source: str, embedder: Embedder | None 
 
         return LocalBackend(settings, embedder)
     return make_backend(settings, embedder)
-
-
-def publish_if_shared(settings: Settings, location: store.IndexLocation):
-    """After a build: on a shared backend the new index goes live there too (its publish
-    report); on the local one nothing is to be done (None)."""
-    if settings.retrieval.backend != "milvus":
-        return None
-    from ragstream.retrieval import milvus_store
-
-    return milvus_store.publish(milvus_store.connect(settings.milvus.uri), location)

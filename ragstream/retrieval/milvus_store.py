@@ -388,15 +388,3 @@ def published_branch(uri: str, repository: str | None, index: str | None,
         location = store.IndexLocation(Path("."), repository, index)
         branch = read_published(client, location, live_collection(client, repository, index)).manifest["branch"]
     return repository, index, branch
-
-
-def publish_built(settings, repository: str | None, index: str | None) -> PublishReport:
-    """Publish the local index (the only one when not named) to the Milvus at milvus.uri."""
-    from dataclasses import replace
-
-    from ragstream.retrieval.scope import default_scope
-
-    local = replace(settings, retrieval=replace(settings.retrieval, backend="local"))
-    repository, index, _ = default_scope(local, repository, index, None)
-    data_dir = Path(settings.index.data_dir).expanduser().resolve()
-    return publish(connect(settings.milvus.uri), store.IndexLocation(data_dir, repository, index))

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import networkx as nx
 
+from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.model import ParsedFile, node_id
 from ragstream.index.python_calls.program import Program
 from ragstream.index.python_calls.solver import Call, Solver
@@ -62,8 +63,6 @@ def _strongest(calls: list[Call]) -> list[Call]:
 
 def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True) -> Counter:
     """Add the CALLS edges of every Python file to `graph`; returns counts by resolution."""
-    from ragstream.index.graph_build import _external_node, add_edge
-
     program, calls = resolve_calls(files, by_name)
     nodes: dict[str, str | None] = {}
     counts: Counter = Counter()
@@ -71,7 +70,7 @@ def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: 
         if call.constructor:  # `K(...)` is one edge, to the class: its `__init__` drawn too would count the call twice
             continue
         source = _node(graph, program, call.caller, nodes)
-        target = _external_node(graph, "python", call.callee) if call.how == "external" \
+        target = external_node(graph, "python", call.callee) if call.how == "external" \
             else _node(graph, program, call.callee, nodes)
         if source is None or target is None or (source == target and call.caller != call.callee):
             continue

@@ -10,6 +10,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+console = Console()
+err_console = Console(stderr=True)
+TABLE_WIDTH = 140  # the eval comparison is read in logs too, where rich would fold it into 80 columns
+
 
 def print_table(console: Console, title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """`rows` under `headers`: on a terminal a table whose cells wrap but are never cut; piped,

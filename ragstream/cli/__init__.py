@@ -1,0 +1,25 @@
+"""The `ragstream` command line: `arguments` declares the commands, a module per group of commands
+runs them (`index_commands`, `question_commands`, `eval_commands`, `ui_command`) and `output`
+prints. It only parses arguments and prints; the work is in the library."""
+from __future__ import annotations
+
+import sys
+
+from ragstream.cli.arguments import build_parser
+from ragstream.errors import RagstreamError
+from ragstream.redact import redact_text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "query", None):  # a secret pasted into a question is never echoed, searched or stored
+        args.query = redact_text(args.query)
+    try:
+        return args.handler(args)
+    except RagstreamError as exc:
+        print(f"error ({exc.layer}): {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the previous index (if any) is unchanged", file=sys.stderr)
+        return 130

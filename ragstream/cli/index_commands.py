@@ -1,0 +1,222 @@
+"""`ragstream index` and `ragstream publish`: build, fill, check and publish an index, with the
+build's progress and summary printed."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ragstream.cli.output import console, err_console
+from ragstream.config import load_settings
+from ragstream.errors import RagstreamError
+
+
+def index_command(args: argparse.Namespace) -> int:
+    settings = load_settings(args.config)
+    if args.dry_run:
+        return _dry_run(args, settings)
+    if args.status:
+        return _status(args, settings)
+    from ragstream.index.background import lower_priority, spawn_index
+    from ragstream.index.build import build_index, fill_index, locate, repository_info
+    from ragstream.index.fill import describe
+    from ragstream.retrieval.publishing import publish_if_shared
+
+    if args.if_stale:
+        from ragstream.catalog import build_wanted
+
+        wanted = build_wanted(settings, args.path, args.name)
+        if wanted is None:
+            if args.events:
+                from ragstream.index.build_events import EventWriter
+
+                EventWriter(sys.stdout).up_to_date()
+            else:
+                console.print("the index is up to date and complete (or being filled): nothing to build")
+            return 0
+        args.rebuild = args.rebuild or wanted
+    if args.events:
+        return _index_events(args, settings)
+    info = repository_info(args.path, args.branch)
+    location = locate(info, settings, args.name)
+    shared = settings.retrieval.backend != "local"
+    if args.background:
+        pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--wait"]
+                               + (["--rebuild"] if args.rebuild else []), args.config)
+        console.print(f"building in the background (pid {pid}, log {log}); "
+                      f"`ragstream index {args.path} --status` says where it stands")
+        return 0
+    with _RichProgress() as progress:
+        if args.fill:
+            lower_priority()  # a background fill: searches and questions come first
+            report = fill_index(args.path, settings, name=args.name, branch=args.branch, progress=progress)
+        else:
+            # A shared backend publishes the complete index only: the build waits for its fill.
+            report = build_index(args.path, settings, name=args.name, branch=args.branch,
+                                 rebuild=args.rebuild, progress=progress, fill=args.wait or shared)
+    if args.fill:
+        console.print(f"semantic fill: {report.embedded_new} texts embedded{_backends(report.embedding_backends)}; "
+                      f"stage: {describe(report.vectors)}", highlight=False)
+        return 0
+    _print_summary(report)
+    if report.stage != "complete" and not (args.wait or shared):
+        pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--fill"], args.config)
+        console.print(f"semantic fill going on in the background (pid {pid}, log {log}); "
+                      f"`ragstream index {args.path} --status` says where it stands")
+    elif published := publish_if_shared(settings, report.location):
+        err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _index_events(args: argparse.Namespace, settings) -> int:
+    """A build the workbench follows: its progress, then its summary or error, as JSON lines on
+    stdout (`index/build_events.py`); the fill runs here, after the index is keyword-ready."""
+    from ragstream.index.build import build_index
+    from ragstream.index.build_events import EventWriter
+
+    events = EventWriter(sys.stdout)
+    try:
+        report = build_index(args.path, settings, name=args.name, branch=args.branch, rebuild=args.rebuild,
+                             progress=events)
+    except RagstreamError as exc:
+        events.error(exc)
+        return 2
+    events.summary(report)
+    return 0
+
+
+def publish_command(args: argparse.Namespace) -> int:
+    from ragstream.retrieval.publishing import publish_built
+
+    report = publish_built(load_settings(args.config), args.repository, args.name)
+    err_console.print(report.summary(), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, settings) -> int:
+    from ragstream.index.walk import walk_repository
+
+    walked = walk_repository(args.path, settings.index)
+    for f in walked.files:
+        redacted = f"  ({len(f.redactions)} secret(s) will be redacted)" if f.redactions else ""
+        print(f"index  {f.path}  [{f.language}]{redacted}")
+    for s in walked.skipped:
+        detail = f": {s.detail}" if s.detail else ""
+        print(f"skip   {s.path}  ({s.reason}{detail})")
+    print(f"{len(walked.files)} file(s) would be indexed, {len(walked.skipped)} skipped: "
+                  + ", ".join(f"{k} {v}" for k, v in walked.skipped_by_reason().items()))
+    return 0
+
+
+def _status(args: argparse.Namespace, settings) -> int:
+    from ragstream.index.build import index_status
+
+    from ragstream.index.fill import describe, stage_of
+    from ragstream.index.store import lock_holder
+
+    stored, changes = index_status(args.path, settings, name=args.name, branch=args.branch)
+    m = stored.manifest
+    console.print(f"index {stored.location.index_dir} (updated {m['updated_at']}, "
+                  f"{m['counts']['files']} files, {m['counts']['chunks']} chunks)")
+    console.print(f"stage: {describe(stage_of(m), lock_holder(stored.location))}", highlight=False)
+    for label, paths in (("added", changes.added), ("changed", changes.changed), ("deleted", changes.deleted)):
+        for path in paths:
+            console.print(f"  {label:8} {path}")
+    console.print(f"{changes.stale} stale file(s), {changes.unchanged} unchanged"
+                  + ("" if not changes.stale else f"; run `ragstream index {args.path}` to update"))
+    return 0
+
+
+def _print_summary(report) -> None:
+    from ragstream.index.fill import describe
+
+    c = report.changes
+    mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
+            f"{c.unchanged} unchanged" if report.incremental else "full build")
+    console.print(f"[bold]indexed[/] {report.info.repository} @ {report.info.branch}"
+                  f"{' (' + report.info.commit[:10] + ')' if report.info.commit else ''} -> {report.location.index_dir}")
+    if report.previous_index_problem:
+        console.print(f"[yellow]previous index not reused:[/] {report.previous_index_problem}")
+    console.print(f"{mode}; {report.files} files, {report.chunks} chunks ({report.split_chunks} split parts), "
+                  f"{report.reparsed} files parsed, {report.embedded_new} texts embedded"
+                  f"{_backends(report.embedding_backends)}, {report.embedded_cached} from cache")
+    console.print(f"stage: {describe(report.vectors, 'fill' if report.fill_stopped else 'build')}"
+                  + (" (a re-index took the fill over)" if report.fill_stopped else ""), highlight=False)
+    console.print(f"change history: {report.past_changes} past commits touched indexed definitions"
+                  if report.past_changes else "change history: none (not a git work tree, no commits touching "
+                  "indexed definitions, or index.change_history_commits is 0)")
+    console.print(_counter_table("nodes by kind", report.nodes_by_kind))
+    console.print(_counter_table("edges by type", report.edges_by_type))
+    console.print(_counter_table("skipped files by reason", Counter(s.reason for s in report.skipped)))
+    r = report.resolution
+    console.print(f"references: {sum(r.resolved.values())} linked ({sum(r.by_name.values())} by unique name, "
+                  f"{sum(r.external.values())} to EXTERNAL nodes), {sum(r.dropped.values())} unresolved and dropped")
+    for path, error in sorted(report.parse_failures.items()):
+        console.print(f"[yellow]parse failed, indexed as text:[/] {path}: {error}", highlight=False)
+    for warning in report.parse_warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for skipped in report.skipped:
+        if skipped.reason == "unreadable":
+            console.print(f"[yellow]warning: skipped an unreadable folder:[/] {skipped.path} ({skipped.detail})",
+                          highlight=False, soft_wrap=True)
+    if report.redactions:
+        console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")
+    console.print("time per phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
+
+
+def _backends(backends: dict[str, int]) -> str:
+    return f" ({', '.join(f'{n} with {name}' for name, n in sorted(backends.items()))})" if backends else ""
+
+
+def _counter_table(title: str, counts: Counter) -> Table:
+    table = Table(title=title, show_header=False, title_justify="left", box=None, padding=(0, 2))
+    for key, value in sorted(counts.items()):
+        table.add_row(str(key), str(value))
+    if not counts:
+        table.add_row("(none)", "")
+    return table
+
+
+class _RichProgress:
+    """One progress bar per build phase."""
+
+    def __init__(self) -> None:
+        self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<6}"), BarColumn(),
+                                  MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
+                                  transient=False)
+        self._tasks: dict[str, int] = {}
+        self._stage: str | None = None
+        self._began = time.perf_counter()
+
+    def __enter__(self) -> "_RichProgress":
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._progress.__exit__(*exc)
+
+    def start(self, phase: str, total: int | None) -> None:
+        self._tasks[phase] = self._progress.add_task(phase, total=total)
+
+    def advance(self, phase: str, amount: int = 1) -> None:
+        self._progress.advance(self._tasks[phase], amount)
+
+    def finish(self, phase: str) -> None:
+        task = self._tasks[phase]
+        done = self._progress.tasks[task].completed
+        self._progress.update(task, total=done, completed=done)
+
+    def published(self, vectors: dict) -> None:
+        """Say when the index reaches a stage: keyword-ready is when questions can be asked."""
+        from ragstream.index.fill import STAGE_NAMES
+
+        if vectors["stage"] != self._stage:
+            self._stage = vectors["stage"]
+            usable = "; bm25, the graph, expand and ask work now" if self._stage == "keyword" else ""
+            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s "
+                                         f"({vectors['embedded']:,} of {vectors['texts']:,} texts embedded){usable}",
+                                         highlight=False)

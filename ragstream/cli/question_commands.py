@@ -1,0 +1,229 @@
+"""`ragstream search`, `expand` and `ask`: a question through a search or a pipeline, its
+results printed as tables or JSON."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ragstream.cli.output import console, print_json, print_table
+from ragstream.config import load_settings
+from ragstream.errors import RetrievalError
+from ragstream.progress_lines import ModelProgress
+from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
+
+
+def search_command(args: argparse.Namespace) -> int:
+    _, backend, request = _search_request(args)
+    response = backend.search(request)
+    where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
+                              request.retrieval_filters, request.active_index)
+    hits = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id, "path_lines": where.get(h.id, ""),
+             "sources": h.sources} for h in response.hits]
+    if args.json:
+        print_json({"query": args.query, "mode": args.mode, "repository": request.repository,
+                    "index": request.active_index, "branch": request.branch, "hits": hits, "debug": response.debug})
+        return 0
+    print_table(console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
+                [(h["rank"], f"{h['score']:.4f}", h["id"], h["path_lines"],
+                  ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
+    console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _search_request(args: argparse.Namespace):
+    from ragstream.retrieval.backends import make_backend_for
+    from ragstream.retrieval.scope import default_scope
+    from ragstream.retrieval.types import SearchRequest
+
+    settings = load_settings(args.config)
+    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch, args.source)
+    request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
+                            _filters(args.filter), index, args.rerank)
+    return settings, make_backend_for(settings, args.source), request
+
+
+def _filters(items: list[str]) -> dict[str, list[str]]:
+    """`--filter KEY=V1,V2`, repeatable; a repeated key narrows (`narrowed_mapping`)."""
+    pairs = []
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep:
+            raise RetrievalError(f"expected KEY=V1,V2, got {item!r}", where="--filter")
+        pairs.append((key.strip(), [v.strip() for v in values.split(",") if v.strip()]))
+    filters = narrowed_mapping(pairs)
+    RetrievalFilters.parse(filters)  # refused here, before anything is loaded
+    return filters
+
+
+def _controller(args: argparse.Namespace):
+    """The controller for the settings and the --llm/--model/--base-url flags (a context manager:
+    it stops a local model server it started)."""
+    from ragstream.controller import Controller
+
+    llm = {key: value for key, value in (("provider", getattr(args, "llm", None)), ("model", getattr(args, "model", None)),
+                                         ("base_url", getattr(args, "base_url", None))) if value}
+    return Controller(load_settings(args.config, {"llm": llm} if llm else None))
+
+
+def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
+    """(pipeline, state, step results) of the question through the chosen pipeline."""
+    from ragstream.controller import ManualSession, Scope
+    from ragstream.retrieval.backends import serves_locally
+    from ragstream.retrieval.scope import default_scope
+
+    overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens))
+                 if v is not None}
+    pipeline = controller.pipeline(args.pipeline, overrides)
+    for warning in pipeline.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    controller.check_question(args.query, pipeline)  # before anything is looked for
+    # The source named as the workbench names it, so a conversation's scope is the same in both.
+    source = args.source or ("local" if serves_locally(controller.settings, "") else "shared")
+    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch, source)
+    scope = Scope(repository, branch, index, _filters(args.filter), source)
+    is_english = not getattr(args, "not_english", False)
+    as_json = getattr(args, "json", False)
+    with ModelProgress(sys.stderr) as progress:
+        if not manual:
+            session = _session(controller, getattr(args, "session", None))
+            streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False) and not as_json
+            sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
+                                         on_token=printer if streamed and printer else None, on_progress=progress)
+            return pipeline, sp, results
+        session = ManualSession(controller, pipeline, args.query, scope, is_english)
+        session.on_progress = progress
+        results = []
+        while session.state.stage:
+            click = session.click(session.state.stage)
+            if click.error:
+                raise click.error
+            results.append(click.result)
+            print(f"[{click.result.step}] {click.result.outcome}; "
+                  f"changed: {', '.join(click.result.changed) or 'nothing'}", file=sys.stderr if as_json else sys.stdout)
+        return pipeline, session.state, results
+
+
+def _session(controller, wanted: str | None) -> str | None:
+    if wanted != "new":
+        return wanted
+    session = controller.history.create_session()
+    print(f"session {session} (continue it with --session {session})", file=sys.stderr)
+    return session
+
+
+class _Printer:
+    """Prints a streamed answer as it comes, and remembers whether anything was printed."""
+
+    printed = False
+
+    def __call__(self, piece: str) -> None:
+        self.printed = self.printed or bool(piece)
+        print(piece, end="", flush=True)
+
+
+def expand_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ragstream.graph.render import render_context_blocks
+    from ragstream.graph.view import graph_html
+
+    with _controller(args) as controller:
+        pipeline, sp, results = _run_pipeline(controller, args)
+        graph = controller.graph(sp)
+    debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
+    kept = {t["id"]: t for t in sp.node_texts}
+    cut = {c["id"] for c in accounting.get("cut", [])}
+    nodes = [{"id": node, "depth": debug["depth"][node], "seed": node in sp.graph_seed_nodes,
+              "parent": debug.get("parent", {}).get(node),
+              "tokens": kept[node]["tokens"] if node in kept else None,
+              "status": "text" if node in kept else "cut by the budget" if node in cut else "no text"}
+             for node in sp.graph_expanded_nodes]
+    if args.html:
+        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
+    if args.json:
+        print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
+                    "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
+                    "context": render_context_blocks(sp.node_texts, graph, debug.get("parent"),
+                                                     pipeline.settings.get("layout", "tree"))
+                    if args.show_context else None})
+        return 0
+    for result in results:
+        print(f"step {result.step} ({result.action}): {result.outcome} in {result.seconds * 1000:.0f} ms")
+    for node in nodes:
+        status = f"{node['tokens']} tokens" if node["status"] == "text" else node["status"]
+        print(f"{'  ' * node['depth']}{'*' if node['seed'] else '-'} {node['id']}  [{status}]")
+    if accounting:
+        print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
+              f"{len(cut)} node(s) cut")
+    if args.show_context:
+        print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
+    if args.html:
+        print(f"graph view written to {args.html}")
+    return 0
+
+
+def _step_json(result) -> dict:
+    return {"step": result.step, "action": result.action, "outcome": result.outcome,
+            "ms": round(result.seconds * 1000, 1), "changed": list(result.changed)}
+
+
+def ask_command(args: argparse.Namespace) -> int:
+    with _controller(args) as controller:
+        printer = _Printer()
+        _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
+    if printer.printed and not sp.extras.get("answer", {}).get("shown_while_streaming"):
+        print("\n\n(the streamed reply above was cut off; the answer below replaces it)")
+    return _report_answer(args, sp, results)
+
+
+def _report_answer(args: argparse.Namespace, sp, results) -> int:
+    from pathlib import Path
+
+    if args.save_state:
+        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
+    if args.json:
+        print_json(_answer_json(sp, results, args.show_prompt))
+        return 0
+    translation = sp.extras.get("normalize", {}).get("translation", "")
+    if not sp.is_english:
+        print(f"note: {translation}")
+    if sp.extras.get("answer", {}).get("shown_while_streaming"):
+        print()  # the answer was printed as it streamed
+    else:
+        print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
+    print_table(console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
+                [(e["stage"], e["step"], e["outcome"], f"{e['seconds'] * 1000:.0f}", e["path"],
+                  ", ".join(f"{name} {n}" for name, n in e["counts"].items()), _calls(e)) for e in sp.trace])
+    for entry in sp.trace:
+        for warning in entry["warnings"]:
+            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
+    prompt = sp.budget.get("prompt", {})
+    if prompt:
+        print_table(console, "prompt budget", ("block", "tokens", "limit"),
+                    [*((name, tokens, prompt["limits"].get(name, "")) for name, tokens in prompt["blocks"].items()),
+                     ("total", prompt["total"], "")])
+        for cut in sp.budget.get("context", {}).get("cuts", []):
+            print(f"cut {cut['id']}: {cut['reason']}")
+    if args.show_prompt:
+        print(sp.prompt_ready)
+    if args.save_state:
+        print(f"state written to {args.save_state}")
+    return 0
+
+
+def _calls(entry: dict) -> str:
+    return ", ".join(f"{c['role']} {c['model']} {c['prompt_tokens']}+{c['completion_tokens']} tok "
+                     f"{c['seconds']:.1f}s" + (f" ({c['retries']} retries)" if c["retries"] else "")
+                     for c in entry.get("llm_calls", []))
+
+
+def _answer_json(sp, results, with_prompt: bool) -> dict:
+    """What `ask --json` prints: the answer, what it cites, the plan, trace and budgets."""
+    answer = sp.extras.get("answer", {})
+    return {"question": sp.question_raw, "answer": sp.answer, "citations": answer.get("citations", []),
+            "path": answer.get("path"), "retrieval_mode": sp.retrieval_mode, "retrieval_query": sp.retrieval_query,
+            "repository": sp.repository, "index": sp.active_index, "branch": sp.branch,
+            "filters": sp.retrieval_filters, "final_selection_ids": sp.final_selection_ids,
+            "follow_up": sp.extras.get("history", {}).get("follow_up"),
+            "session": sp.extras.get("persist", {}), "steps": [_step_json(r) for r in results],
+            "trace": sp.trace, "budget": sp.budget, "prompt": sp.prompt_ready if with_prompt else None}

@@ -1,0 +1,22 @@
+"""Adding to the dependency graph: one edge per (source, target, type), one EXTERNAL node per
+name. Every linker (references, Python calls) adds through these, so the rules hold everywhere."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.model import Node, node_id
+
+
+def add_edge(graph: nx.MultiDiGraph, source: str, target: str, edge_type: str,
+             attrs: dict | None = None) -> None:
+    """One edge per (source, target, type); the first one's attributes are kept."""
+    if not graph.has_edge(source, target, key=edge_type):
+        graph.add_edge(source, target, key=edge_type, type=edge_type, **(attrs or {}))
+
+
+def external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:
+    """The EXTERNAL node standing for `name` outside the repository, added once."""
+    external = node_id(language, name, "EXTERNAL")
+    if external not in graph:
+        graph.add_node(external, **vars(Node(id=external, kind="EXTERNAL", language=language, name=name)))
+    return external
