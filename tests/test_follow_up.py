@@ -108,3 +108,20 @@ def test_the_router_model_sees_the_conversation_and_may_not_skip_a_follow_up(ser
 @pytest.mark.parametrize("question", ["Where is the code that writes invoices?", "How does the engine run a step?"])
 def test_a_question_that_names_its_subject_is_no_follow_up(question):
     assert not refers_back(question)
+
+
+def test_callees_outside_the_repository_come_last_and_say_so():
+    from ragstream.graph.relations_view import render_graph_answer
+    from ragstream.index.graph_build import build_graph
+    from ragstream.index.parsers.python import parse_python
+    from ragstream.stages.follow_up import relation_answer
+
+    source = ("def tidy(items):\n    return sorted(items)\n\n\n"
+              "def report(items):\n    print(len(items))\n    return tidy(items)\n")
+    graph, _ = build_graph([parse_python("shop/report.py", source, "shop.report")])
+    answer = relation_answer(graph, ["py:shop.report.report|FUNCTION"], "callees", lambda ids: {})
+    assert [i.id for i in answer.items] == ["py:shop.report.tidy|FUNCTION", "ext:builtins.len|EXTERNAL",
+                                           "ext:builtins.print|EXTERNAL"]
+    lines = render_graph_answer(answer, graph).splitlines()
+    assert lines[2] == "- `py:shop.report.tidy|FUNCTION` called by it — `shop/report.py:1-2`"
+    assert lines[3] == "- `ext:builtins.len|EXTERNAL` called by it — not defined in the repository"

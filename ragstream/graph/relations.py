@@ -54,6 +54,7 @@ DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS"
 MAX_FLOW_DEPTH = 8
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
+_PLACE_ORDER = {"FILE": 1, "EXTERNAL": 2}
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
 
@@ -159,7 +160,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
                   relations: tuple[str, ...], hits: list[str]) -> list[Related]:
-    """Every item still, best first: direct before one more hop, a mapped property before the
+    """Every item still, best first: direct before one more hop, the repository's code before
+    scripts and before what lies outside it (a library's function), a mapped property before the
     code, the asked relations in the question's order, then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share words with
     the question ("job details" -> `JobDetails`), then by id."""
@@ -170,11 +172,16 @@ def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        # a script that created or altered the table comes after the code that uses it
-        return (item.indirect, data.get("kind") == "FILE", order.get(item.relation, len(order)),
+        return (item.indirect, place_rank(graph, item.id), order.get(item.relation, len(order)),
                 searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)
+
+
+def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
+    """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
+    table, 2 what is not defined in the repository (a library's function): lists go in that order."""
+    return _PLACE_ORDER.get(graph.nodes[node].get("kind") if node in graph else None, 0)
 
 
 def _main_subjects(named: list[Named]) -> list[Named]:

@@ -47,9 +47,11 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
 
 
 def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:
-    how = "" if item.resolution in ("static", "inferred", "text") else f", {item.resolution}"
+    where = _where(graph, item.id)
+    how = "" if item.resolution in ("static", "inferred", "text", "external") else f", {item.resolution}"
     guess = " — a guess (linked by name only)" if item.guess else ""
-    return f"`{item.id}` {item.relation.lower().replace('_', ' ')}{how} — `{_where(graph, item.id)}`{guess}"
+    return (f"`{item.id}` {item.relation.lower().replace('_', ' ')}{how} — "
+            f"{f'`{where}`' if where else 'not defined in the repository'}{guess}")
 
 
 def _path_line(path: Path, graph: nx.MultiDiGraph) -> str:
@@ -71,7 +73,9 @@ def _short(graph: nx.MultiDiGraph, node: str) -> str:
 
 
 def _where(graph: nx.MultiDiGraph, node: str) -> str:
+    """`path:start-end`, or "" for what is not defined in the repository (a library's function,
+    a table no script creates)."""
     data = graph.nodes[node] if node in graph else {}
     if not data.get("path"):
-        return "?"
+        return ""
     return f"{data['path']}:{data.get('start_line', 0)}-{data.get('end_line', 0)}"

@@ -19,7 +19,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
-from ragstream.graph.relations import DATA_EDGES, GraphAnswer, Related, impact_of, related
+from ragstream.graph.relations import DATA_EDGES, GraphAnswer, Related, impact_of, place_rank, related
 from ragstream.super_prompt import node_of
 
 SUBJECT_KINDS = ("METHOD", "FUNCTION", "CLASS", "TYPE", "PROCEDURE", "TABLE", "VIEW", "TRIGGER", "PROPERTY")
@@ -103,7 +103,8 @@ def relation_answer(graph: nx.MultiDiGraph, subjects: Sequence[str], relation: s
     items: list[Related] = []
     for subject in named:
         items += _related(graph, subject, relation, text_of)
-    return GraphAnswer("list", named, (relation,), list({i.id: i for i in items}.values()))
+    unique = {i.id: i for i in items}.values()
+    return GraphAnswer("list", named, (relation,), sorted(unique, key=lambda i: place_rank(graph, i.id)))
 
 
 def _related(graph: nx.MultiDiGraph, subject: Named, relation: str,
