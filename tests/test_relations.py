@@ -278,6 +278,32 @@ def test_a_path_through_two_overloads_names_each_with_its_parameters():
     assert "`N.Client.Create(Job)` —CALLS→ `N.Client.Create(Job,int)` —WRITES→ `dbo.Job`" in text
 
 
+def test_flow_paths_that_share_their_first_steps_write_them_once():
+    import networkx as nx
+
+    from ragstream.graph.relations import GraphAnswer, Path
+    from ragstream.graph.relations_view import render_graph_answer
+
+    g = nx.MultiDiGraph()
+    for name, kind in [("Api.Enqueue", "METHOD"), ("Client.Create", "METHOD"), ("Queue.Add", "METHOD"),
+                       ("Store.SetState", "METHOD"), ("dbo.Queue", "TABLE"), ("dbo.Job", "TABLE"), ("dbo.State", "TABLE")]:
+        g.add_node(f"x:{name}|{kind}", kind=kind, name=name)
+    api, create, add, state, queue, job, states = (f"x:{n}" for n in (
+        "Api.Enqueue|METHOD", "Client.Create|METHOD", "Queue.Add|METHOD", "Store.SetState|METHOD",
+        "dbo.Queue|TABLE", "dbo.Job|TABLE", "dbo.State|TABLE"))
+    paths = [Path((api, create, add, queue), ("CALLS", "CALLS (by_name)", "WRITES")),
+             Path((api, create, state, job), ("CALLS", "CALLS", "WRITES")),
+             Path((api, create, state, states), ("CALLS", "CALLS", "WRITES"))]
+    text = render_graph_answer(GraphAnswer("flow", [], paths=paths), g)
+    assert text.splitlines()[1:] == [
+        "- `Api.Enqueue` —CALLS→ `Client.Create`",
+        "  - —CALLS (by_name)→ `Queue.Add` —WRITES→ `dbo.Queue`",
+        "  - —CALLS→ `Store.SetState`",
+        "    - —WRITES→ `dbo.Job`",
+        "    - —WRITES→ `dbo.State`",
+        "(An edge marked `by_name` or `guess` rests on a link made by name only.)"]
+
+
 def test_auto_order_puts_the_search_first_unless_the_graph_answered(controller):
     """`prioritization_mode: auto` (the base pipeline's): a question the graph does not answer
     gets its search hits before any graph neighbour; a list question interleaves them."""

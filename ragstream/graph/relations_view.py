@@ -16,7 +16,9 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         entries = ", ".join(f"`{_short(graph, e)}`" for e in dict.fromkeys(p.nodes[0] for p in answer.paths))
         lines = [f"**From the graph:** {len(answer.paths)} path(s) from {entries} down to the tables "
                  f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
-        lines += [f"{n}. {_path_line(path, graph)}" for n, path in enumerate(answer.paths, start=1)]
+        lines += _path_tree(answer.paths, graph)
+        if any(path.guess for path in answer.paths):
+            lines.append("(An edge marked `by_name` or `guess` rests on a link made by name only.)")
         return "\n".join(lines)
     direct = [i for i in answer.items if not i.indirect]
     indirect = [i for i in answer.items if i.indirect]
@@ -54,12 +56,34 @@ def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:
             f"{f'`{where}`' if where else 'not defined in the repository'}{guess}")
 
 
-def _path_line(path: Path, graph: nx.MultiDiGraph) -> str:
-    parts = [f"`{_short(graph, path.nodes[0])}`"]
-    for edge, node in zip(path.edges, path.nodes[1:]):
-        parts.append(f"—{edge}→ `{_short(graph, node)}`")
-    guess = " (a guess: one link is by name only)" if path.guess else ""
-    return " ".join(parts) + guess
+_END = ("", "")  # marks where a path ends inside the tree (another may go on from there)
+
+
+def _path_tree(paths: list[Path], graph: nx.MultiDiGraph) -> list[str]:
+    """The paths as nested list lines: steps several paths share are written once, and each line
+    below goes on from the last step of the line above it. Branches keep the paths' order."""
+    tree: dict = {}
+    for path in paths:
+        level = tree
+        for step in [("", path.nodes[0]), *zip(path.edges, path.nodes[1:])]:
+            level = level.setdefault(step, {})
+        level[_END] = {}
+    lines: list[str] = []
+
+    def write(level: dict, depth: int) -> None:
+        for step, below in level.items():
+            if step == _END:
+                continue
+            chain = [step]
+            while len(below) == 1 and _END not in below:  # one way on: the same line
+                (step, below), = below.items()
+                chain.append(step)
+            lines.append(f"{'  ' * depth}- " + " ".join(
+                f"—{edge}→ `{_short(graph, node)}`" if edge else f"`{_short(graph, node)}`" for edge, node in chain))
+            write(below, depth + 1)
+
+    write(tree, 0)
+    return lines
 
 
 def _short(graph: nx.MultiDiGraph, node: str) -> str:
