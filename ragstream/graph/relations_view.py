@@ -8,6 +8,8 @@ import networkx as nx
 
 from ragstream.graph.relations import GraphAnswer, Path, Related
 
+_END = ("", "")  # in a tree of flow paths: where a path ends (another may go on from there)
+
 
 def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
     """Counts first, then every item with where it is and how its edge was made."""
@@ -54,9 +56,6 @@ def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:
     guess = " — a guess (linked by name only)" if item.guess else ""
     return (f"`{item.id}` {item.relation.lower().replace('_', ' ')}{how} — "
             f"{f'`{where}`' if where else 'not defined in the repository'}{guess}")
-
-
-_END = ("", "")  # marks where a path ends inside the tree (another may go on from there)
 
 
 def _path_tree(paths: list[Path], graph: nx.MultiDiGraph) -> list[str]:
