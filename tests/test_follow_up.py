@@ -75,6 +75,9 @@ def test_who_calls_a_named_symbol_is_answered_from_the_graph_without_a_conversat
     sp, _ = controller.run("who calls log_event?", SCOPE, controller.pipeline("base"))
     callers = _graph_neighbours(controller, SUBJECT, incoming=True)
     assert all(f"`{c}` calls it" in sp.answer for c in callers)
+    # the graph's list and the evidence's list read as two lists, not one run together
+    graph_part, evidence = sp.answer.split("\n\n**The evidence**, best first:\n\n")
+    assert "calls it" in graph_part and evidence.startswith("- **") and "calls it" not in evidence
 
 
 def test_filters_that_hide_everything_say_so_without_naming_what_they_hide(controller):

@@ -301,6 +301,7 @@ def test_flow_paths_that_share_their_first_steps_write_them_once():
         "  - —CALLS→ `Store.SetState`",
         "    - —WRITES→ `dbo.Job`",
         "    - —WRITES→ `dbo.State`",
+        "",
         "(An edge marked `by_name` or `guess` rests on a link made by name only.)"]
 
 

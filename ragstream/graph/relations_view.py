@@ -20,7 +20,7 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
                  f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
         lines += _path_tree(answer.paths, graph)
         if any(path.guess for path in answer.paths):
-            lines.append("(An edge marked `by_name` or `guess` rests on a link made by name only.)")
+            lines += ["", "(An edge marked `by_name` or `guess` rests on a link made by name only.)"]
         return "\n".join(lines)
     direct = [i for i in answer.items if not i.indirect]
     indirect = [i for i in answer.items if i.indirect]

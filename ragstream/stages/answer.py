@@ -124,7 +124,9 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
     spans = backend.locations(chosen, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     query = set(keyword_tokens(sp.retrieval_query or sp.question_en or sp.question_raw))
     parent = sp.graph_debug.get("parent", {})
-    lines = [header, "", *([from_graph, ""] if from_graph else [])]
+    # A line of its own between the graph's answer and the evidence: both are lists, which
+    # Markdown would otherwise run together into one.
+    lines = [header, "", *([from_graph, "", "**The evidence**, best first:", ""] if from_graph else [])]
     for node in chosen:
         lines.append(f"- **{node}** — `{spans.get(node, '?')}` ({_connection(node, parent, sp.graph_seed_nodes)})")
         best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]
