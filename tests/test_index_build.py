@@ -465,10 +465,19 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
 
 def test_the_same_files_make_the_same_index_in_every_process(sample_repo: Path, tmp_path: Path):
     # Python hashes strings differently in each process: nothing written may follow a set's order
-    # (the call solver's sets, BM25's vocabulary), or two builds of one commit would differ.
+    # (the call solver's sets, BM25's vocabulary, an interface's implementers), or two builds of
+    # one commit would differ.
     import os
     import subprocess
     import sys
+
+    gateways = "".join(f"    public class {name}Gateway : IPaymentGateway {{ public void Charge(decimal amount) {{ }} }}\n"
+                       for name in ("Card", "Bank", "Wallet", "Voucher", "Invoice", "Crypto"))
+    (sample_repo / "src" / "Payments.cs").write_text(
+        "namespace Shop.Payments {\n    public interface IPaymentGateway { void Charge(decimal amount); }\n" + gateways
+        + "    public class Checkout {\n        private readonly IPaymentGateway _gateway;\n"
+        "        public Checkout(IPaymentGateway gateway) { _gateway = gateway; }\n"
+        "        public void Pay(decimal amount) { _gateway.Charge(amount); }\n    }\n}\n", encoding="utf-8")
 
     script = ("import sys\nfrom ragstream.index.build import build_index\nfrom tests.conftest import make_settings\n"
               "from pathlib import Path\nbuild_index(sys.argv[1], make_settings(Path(sys.argv[2])), fill=False)\n")

@@ -13,6 +13,8 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
+from ragstream.index.graph_edits import add_edge
+
 HIERARCHY_EDGES = frozenset({"INHERITS", "IMPLEMENTS"})
 
 
@@ -29,12 +31,13 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         if graph.nodes[called].get("kind") != "METHOD" or owner not in descendants:
             continue
         interface = graph.nodes[owner].get("attrs", {}).get("type_kind") == "interface"
-        for implementer in descendants[owner]:
+        # a call that was a guess stays one through every implementation
+        attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
+                 **({"guess": True} if data.get("guess") else {})}
+        # sorted: a set's order changes with the process, and so would the order edges are added in
+        for implementer in sorted(descendants[owner]):
             for method in _implementations(graph, methods, implementer, called, interface):
-                if method != source and not graph.has_edge(source, method, key="CALLS"):
-                    # a call that was a guess stays one through every implementation
-                    graph.add_edge(source, method, key="CALLS", type="CALLS", line=data.get("line", 0),
-                                   resolution="dispatch", via=called, **({"guess": True} if data.get("guess") else {}))
+                if method != source and add_edge(graph, source, method, "CALLS", attrs):
                     added["CALLS"] += 1
     return added
 

@@ -1,5 +1,6 @@
-"""Adding to the dependency graph: one edge per (source, target, type), one EXTERNAL node per
-name. Every linker (references, Python calls) adds through these, so the rules hold everywhere."""
+"""Adding to the dependency graph: one edge per (source, target, type), the first one's
+attributes kept, and one EXTERNAL node per name. The linkers that add edges as they resolve
+(references, Python calls, dispatch) all add through these."""
 from __future__ import annotations
 
 import networkx as nx
@@ -8,10 +9,13 @@ from ragstream.index.model import Node, node_id
 
 
 def add_edge(graph: nx.MultiDiGraph, source: str, target: str, edge_type: str,
-             attrs: dict | None = None) -> None:
-    """One edge per (source, target, type); the first one's attributes are kept."""
-    if not graph.has_edge(source, target, key=edge_type):
-        graph.add_edge(source, target, key=edge_type, type=edge_type, **(attrs or {}))
+             attrs: dict | None = None) -> bool:
+    """One edge per (source, target, type); the first one's attributes are kept. Whether this
+    call added it (a linker counts what it added)."""
+    if graph.has_edge(source, target, key=edge_type):
+        return False
+    graph.add_edge(source, target, key=edge_type, type=edge_type, **(attrs or {}))
+    return True
 
 
 def external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:

@@ -79,9 +79,8 @@ def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: 
             attrs["guess"] = True
         if graph.nodes[source]["name"] != program.display(call.caller):
             attrs["via"] = program.display(call.caller)
-        if not graph.has_edge(source, target, key="CALLS"):
+        if add_edge(graph, source, target, "CALLS", attrs):
             counts[call.how] += 1
-        add_edge(graph, source, target, "CALLS", attrs)
     return counts
 
 
