@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragstream.config import load_settings
-from ragstream.errors import ConfigError, IndexLoadError
+from ragstream.errors import ConfigError, IndexingError, IndexLoadError
 from ragstream.eval.checkout import checkout_files, mirror_path, repo_folder
 from ragstream.eval.commit_index import COMMIT_NAME_LENGTH
 from ragstream.eval.harness import eval_settings
@@ -88,8 +88,7 @@ def _arguments() -> argparse.Namespace:
 def other_code(commit: str, scratch: Path):
     """A worktree of this repository at `commit`, removed afterwards."""
     tree = scratch / "code"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit],
-                   check=True, capture_output=True)
+    _run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit], f"checking out {commit}")
     try:
         yield tree
     finally:
@@ -110,10 +109,10 @@ def _index(settings, repo: str, commit: str) -> store.IndexLocation:
 
 def _other_graph(code: Path, checkout: Path, data: Path, location: store.IndexLocation) -> Path:
     """graph.json as the other commit's code builds it; the file set must be the index's."""
-    built = subprocess.run([sys.executable, "-c", OTHER_BUILD, str(checkout), str(data), location.active_index],
-                           cwd=code, env={**os.environ, "PYTHONPATH": str(code)}, check=True,
-                           capture_output=True, text=True)
-    other = Path(built.stdout.strip().splitlines()[-1])
+    built = _run([sys.executable, "-c", OTHER_BUILD, str(checkout), str(data), location.active_index],
+                 f"the other code's build of {location.repository}@{location.active_index}",
+                 cwd=code, env={**os.environ, "PYTHONPATH": str(code)})
+    other = Path(built.strip().splitlines()[-1])
     other_generation = other / (other / store.CURRENT).read_text().strip()
     mine, theirs = (json.loads((g / store.MANIFEST).read_text())["files"]
                     for g in (store.current_generation(location), other_generation))
@@ -146,11 +145,20 @@ def _rank(args: argparse.Namespace, data: Path, out: Path) -> list[dict]:
                "--data-dir", str(data), "--existing-indexes", "--configs", args.configs, "--out", str(out)]
     if args.repos:
         command += ["--repos", args.repos]
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    _run(command, f"ranking on {data}", cwd=ROOT)
     if (out / "builds.jsonl").read_text().strip():
         raise ConfigError("the evaluation built an index instead of using the one given",
                           where=str(out / "builds.jsonl"))
     return [json.loads(line) for line in (out / "ranks.jsonl").read_text().splitlines()]
+
+
+def _run(command: list[str], what: str, **where) -> str:
+    """A child process's output, or an error naming what failed and the end of what it said."""
+    done = subprocess.run(command, capture_output=True, text=True, **where)
+    if done.returncode != 0:
+        raise IndexingError(f"{what} failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}",
+                            where=str(where.get("cwd", ROOT)))
+    return done.stdout
 
 
 def _print(ranked: dict[str, list[dict]], configs: list[str]) -> None:
