@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from ragstream.index.chunks import build_chunks
 from ragstream.index.graph_build import build_graph
 from ragstream.index.model import ParsedFile
 from ragstream.index.parsers.python import module_names, parse_python
+from ragstream.tokens import token_counter
 from tests.conftest import SAMPLE_REPO
 
 FILES = ["billing/__init__.py", "billing/cli.py", "billing/models.py", "billing/repository.py",
@@ -134,6 +136,80 @@ def test_a_class_call_is_one_edge_to_the_class_and_an_explicit_init_call_stays()
         ("py:shapes.make|FUNCTION", "CALLS", "py:shapes.Child|CLASS"),
         ("py:shapes.Child.__init__|METHOD", "CALLS", "py:shapes.Base.__init__|METHOD"),
     }
+
+
+COMPAT = """import sys
+from typing import TYPE_CHECKING
+
+if sys.version_info[0] == 2:
+    def iteritems(d):
+        return d.iteritems()
+else:
+    def iteritems(d):
+        return iter(d.items())
+
+try:
+    from fastjson import loads
+except ImportError:
+    def loads(text):
+        return parse_slowly(text)
+
+
+def parse_slowly(text):
+    return text.split()
+
+
+if TYPE_CHECKING:
+    class Loader:
+        def load(self, text): ...
+
+
+class Box:
+    if sys.version_info >= (3, 8):
+        def size(self):
+            return len(self.items())
+
+    def items(self):
+        return list(iteritems({}))
+"""
+USE = """from compat import iteritems, loads, Box
+
+
+def count(d):
+    return sum(1 for _ in iteritems(d))
+
+
+def read(text):
+    return loads(text), Box().size()
+"""
+
+
+def test_definitions_under_if_try_and_with_are_symbols_of_their_own():
+    """`if PY2: def iteritems`, an `except ImportError:` fallback, a `TYPE_CHECKING` protocol
+    and a method under a version check each get a node and a chunk; a call reaches the function,
+    not the module that holds it (which it did, as if `count` called `compat`). Of two
+    definitions of one name the first is the node; the second stays in the module's text."""
+    graph, _ = build_graph([parse_python("compat.py", COMPAT, "compat"), parse_python("use.py", USE, "use")])
+    spans = {n: (d["start_line"], d["end_line"]) for n, d in graph.nodes(data=True) if n.startswith("py:compat")}
+    assert spans == {
+        "py:compat|MODULE": (1, 34), "py:compat.iteritems|FUNCTION": (5, 6), "py:compat.loads|FUNCTION": (14, 15),
+        "py:compat.parse_slowly|FUNCTION": (18, 19), "py:compat.Loader|CLASS": (23, 24),
+        "py:compat.Loader.load|METHOD": (24, 24), "py:compat.Box|CLASS": (27, 33),
+        "py:compat.Box.size|METHOD": (29, 30), "py:compat.Box.items|METHOD": (32, 33),
+    }
+    assert edges(graph, "CALLS") >= {
+        ("py:use.count|FUNCTION", "CALLS", "py:compat.iteritems|FUNCTION"),
+        ("py:use.read|FUNCTION", "CALLS", "py:compat.loads|FUNCTION"),
+        ("py:use.read|FUNCTION", "CALLS", "py:compat.Box.size|METHOD"),
+        ("py:compat.loads|FUNCTION", "CALLS", "py:compat.parse_slowly|FUNCTION"),
+        ("py:compat.Box.items|METHOD", "CALLS", "py:compat.iteritems|FUNCTION"),
+    }
+    assert not {(u, v) for u, _, v in edges(graph, "CALLS") if v == "py:compat|MODULE"}
+    chunks = {c.node_id: c.text for c in build_chunks(graph, {"compat.py": COMPAT, "use.py": USE}, token_counter(), 400, 8)}
+    assert "return parse_slowly(text)" in chunks["py:compat.loads|FUNCTION"]
+    module = chunks["py:compat|MODULE"]
+    assert "[function iteritems: own chunk]" in module and "return d.iteritems()" not in module
+    assert "return iter(d.items())" in module  # the second definition of the name
 
 
 def test_syntax_error_raises_for_the_caller_to_degrade():

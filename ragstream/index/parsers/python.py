@@ -81,7 +81,7 @@ class _ModuleParser:
             start_line=1, end_line=self.line_count, docstring=ast.get_docstring(tree) or "",
         ))
         self.top_level = {
-            n.name for n in tree.body
+            n.name for n in _walk_statements(tree.body)
             if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
         }
         module_scope = _Scope(self.module, self.root)
@@ -101,8 +101,11 @@ class _ModuleParser:
     # --- definitions -------------------------------------------------------------------
 
     def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
-        """Definitions at module and class level become nodes."""
-        for stmt in body:
+        """Definitions at module and class level become nodes, those under `if`, `try` and
+        `with` too (`if PY2: def iteritems`, `try: ... except ImportError: def fallback`,
+        `if TYPE_CHECKING: class Protocol`): each is a symbol a question can name and a call
+        can reach, so it gets a chunk of its own rather than being folded into its module."""
+        for stmt in _walk_statements(body):
             if isinstance(stmt, ast.ClassDef):
                 self._visit_class(stmt, scope)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
