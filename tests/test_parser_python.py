@@ -139,6 +139,7 @@ def test_a_class_call_is_one_edge_to_the_class_and_an_explicit_init_call_stays()
 
 
 COMPAT = """import sys
+import warnings
 from typing import TYPE_CHECKING
 
 if sys.version_info[0] == 2:
@@ -171,6 +172,13 @@ class Box:
 
     def items(self):
         return list(iteritems({}))
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+
+    def quiet_loads(text):
+        return loads(text)
 """
 USE = """from compat import iteritems, loads, Box
 
@@ -185,17 +193,18 @@ def read(text):
 
 
 def test_definitions_under_if_try_and_with_are_symbols_of_their_own():
-    """`if PY2: def iteritems`, an `except ImportError:` fallback, a `TYPE_CHECKING` protocol
-    and a method under a version check each get a node and a chunk; a call reaches the function,
+    """`if PY2: def iteritems`, an `except ImportError:` fallback, a `TYPE_CHECKING` protocol,
+    a method under a version check and a function defined under `with` each get a node and a chunk; a call reaches the function,
     not the module that holds it (which it did, as if `count` called `compat`). Of two
     definitions of one name the first is the node; the second stays in the module's text."""
     graph, _ = build_graph([parse_python("compat.py", COMPAT, "compat"), parse_python("use.py", USE, "use")])
     spans = {n: (d["start_line"], d["end_line"]) for n, d in graph.nodes(data=True) if n.startswith("py:compat")}
     assert spans == {
-        "py:compat|MODULE": (1, 34), "py:compat.iteritems|FUNCTION": (5, 6), "py:compat.loads|FUNCTION": (14, 15),
-        "py:compat.parse_slowly|FUNCTION": (18, 19), "py:compat.Loader|CLASS": (23, 24),
-        "py:compat.Loader.load|METHOD": (24, 24), "py:compat.Box|CLASS": (27, 33),
-        "py:compat.Box.size|METHOD": (29, 30), "py:compat.Box.items|METHOD": (32, 33),
+        "py:compat|MODULE": (1, 42), "py:compat.iteritems|FUNCTION": (6, 7), "py:compat.loads|FUNCTION": (15, 16),
+        "py:compat.parse_slowly|FUNCTION": (19, 20), "py:compat.Loader|CLASS": (24, 25),
+        "py:compat.Loader.load|METHOD": (25, 25), "py:compat.Box|CLASS": (28, 34),
+        "py:compat.Box.size|METHOD": (30, 31), "py:compat.Box.items|METHOD": (33, 34),
+        "py:compat.quiet_loads|FUNCTION": (40, 41),
     }
     assert edges(graph, "CALLS") >= {
         ("py:use.count|FUNCTION", "CALLS", "py:compat.iteritems|FUNCTION"),
@@ -203,6 +212,7 @@ def test_definitions_under_if_try_and_with_are_symbols_of_their_own():
         ("py:use.read|FUNCTION", "CALLS", "py:compat.Box.size|METHOD"),
         ("py:compat.loads|FUNCTION", "CALLS", "py:compat.parse_slowly|FUNCTION"),
         ("py:compat.Box.items|METHOD", "CALLS", "py:compat.iteritems|FUNCTION"),
+        ("py:compat.quiet_loads|FUNCTION", "CALLS", "py:compat.loads|FUNCTION"),
     }
     assert not {(u, v) for u, _, v in edges(graph, "CALLS") if v == "py:compat|MODULE"}
     chunks = {c.node_id: c.text for c in build_chunks(graph, {"compat.py": COMPAT, "use.py": USE}, token_counter(), 400, 8)}
