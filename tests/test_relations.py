@@ -59,6 +59,23 @@ def test_named_objects_by_cue_and_by_identifier(graph):
     assert find_named(graph, "Which tables have the most rows?") == []
 
 
+def test_a_call_question_names_a_plain_word_in_the_callers_or_callees_place(graph, controller):
+    """"who calls balance?": a word that reads as English is a code name where a call question
+    puts it (with or without backticks); a pronoun is not, and a dotted name is left to the
+    identifier rule."""
+    balance = "py:billing.models.Invoice.balance|METHOD"
+    assert [n.id for n in find_named(graph, "who calls balance?")] == [balance]
+    assert [n.id for n in find_named(graph, "Where is `balance` used?")] == [balance]
+    assert [n.id for n in find_named(graph, "what does main call?")] == ["py:billing.cli.main|FUNCTION"]
+    assert [n.id for n in find_named(graph, "callers of Invoice.balance")] == [balance]
+    assert find_named(graph, "and who calls it?") == []
+    assert find_named(graph, "how is the balance shown?") == []  # no call asked: an English word
+    _, answer = ask(controller, "who calls balance?")
+    assert [s["id"] for s in answer["subjects"]] == [balance]
+    assert {i["id"] for i in answer["items"]} >= {"py:billing.models.Invoice.mark_paid|METHOD",
+                                                  "py:billing.service.InvoiceService.record_payment|METHOD"}
+
+
 def test_list_question_names_every_writer_and_no_reader(controller, graph):
     sp, answer = ask(controller, "Which procedures and methods write to the Invoices table?")
     writers = {s for s, _, k in graph.in_edges("sql:dbo.Invoices|TABLE", keys=True) if k == "WRITES"}

@@ -41,10 +41,22 @@ _CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     ("function", re.compile(rf"\bfunction\s+{_QUALIFIED}", re.IGNORECASE), ("FUNCTION",)),
     ("class", re.compile(rf"{_QUALIFIED}\s+(?:class|interface|entity)\b", re.IGNORECASE), ("TYPE", "CLASS")),
 )
+# Where a question asks for calls, the word in the caller's or callee's place is a code name even
+# when it reads like a plain word ("who calls iteritems", "what does `balance` call"); a dotted
+# name there is left to _DOTTED.
+_CALL_NAME = r"`?(?P<name>[A-Za-z_]\w*)`?(?![\w.])"
+_CALL_CUES = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    rf"\b(?:who|what|which\s+\w+)\s+(?:calls?|invokes?)\s+(?:the\s+)?{_CALL_NAME}",
+    rf"\bcallers?\s+of\s+(?:the\s+)?{_CALL_NAME}",
+    rf"\bwhat\s+(?:does|do|did)\s+{_CALL_NAME}\s+call\b",
+    rf"\bwhere\s+(?:is|are)\s+{_CALL_NAME}\s+(?:called|used)\b",
+))
+MAX_NAMED_BY_WORD = 3  # a name more objects share than this names none of them
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CODE_WORD = re.compile(r"(?<![\w.])(?:[A-Za-z]*[a-z][A-Z]\w*|[a-z]+_\w+)(?![\w.])")
 _NOT_NAMES = frozenset({"the", "a", "an", "this", "that", "which", "what", "each", "every", "sql", "server",
-                        "database", "its", "their", "same", "new", "old"})
+                        "database", "its", "their", "same", "new", "old", "it", "them", "they", "these",
+                        "those"})
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,7 @@ class Named:
     id: str
     kind: str
     name: str
-    cue: str  # table, column, procedure, function, class, identifier
+    cue: str  # table, column, procedure, function, class, call (the word a call question asks about), identifier
     table: str | None = None  # a column's table
 
 
@@ -94,12 +106,17 @@ def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = 
         for match in pattern.finditer(question):
             for node in _cue_nodes(index, match.groupdict(), kinds):
                 found.append((match.start(), _named(graph, node, cue)))
+    for pattern in _CALL_CUES:
+        for match in pattern.finditer(question):
+            nodes = _cue_nodes(index, match.groupdict(), NAMED_CODE_KINDS)
+            if len(nodes) <= MAX_NAMED_BY_WORD:
+                found.extend((match.start("name"), _named(graph, node, "call")) for node in nodes)
     for match in _DOTTED.finditer(question):
         for node in index.suffix(match.group()):
             found.append((match.start(), _named(graph, node, "identifier")))
     for match in _CODE_WORD.finditer(question):
         nodes = index.lookup(match.group(), (*SQL_OBJECT_KINDS, "TYPE", "CLASS"))
-        if len(nodes) <= 3:  # a name many objects share names none of them
+        if len(nodes) <= MAX_NAMED_BY_WORD:
             found.extend((match.start(), _named(graph, node, "identifier")) for node in nodes)
     seen: set[str] = set()
     named = []
