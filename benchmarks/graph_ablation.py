@@ -29,9 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragstream.config import load_settings
-from ragstream.errors import ConfigError, IndexingError, IndexLoadError
+from ragstream.errors import ConfigError, IndexingError
 from ragstream.eval.checkout import checkout_files, mirror_path, repo_folder
-from ragstream.eval.commit_index import COMMIT_NAME_LENGTH
+from ragstream.eval.commit_index import COMMIT_NAME_LENGTH, IndexSource, existing_index
 from ragstream.eval.harness import eval_settings
 from ragstream.eval.questions import load_questions
 from ragstream.eval.report import summarize
@@ -60,7 +60,7 @@ def main() -> int:
     commits = sorted({(q.repo, q.base_commit) for q in questions})
     with tempfile.TemporaryDirectory(prefix="graph-ablation-") as scratch, other_code(args.graphs_from, Path(scratch)) as code:
         for repo, commit in commits:
-            location = _index(settings, repo, commit)
+            location = _index(settings, args.mirrors, repo, commit)
             checkout = checkout_files(mirror_path(args.mirrors, repo), commit, Path(scratch) / "checkouts" / repo_folder(repo))
             graph = _other_graph(code, checkout, Path(scratch) / "data", location)
             _copy_with_graph(location, graph, args.out / "data")
@@ -95,15 +95,12 @@ def other_code(commit: str, scratch: Path):
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
 
 
-def _index(settings, repo: str, commit: str) -> store.IndexLocation:
-    """The evaluation's index of this commit, which must load as it is."""
-    location = store.IndexLocation(Path(settings.index.data_dir), store.safe_name(repo_folder(repo)),
-                                   commit[:COMMIT_NAME_LENGTH])
-    try:
-        store.load_index(location, optional=(store.BM25_DIR + "/",))
-    except IndexLoadError as exc:
-        raise ConfigError(f"no loadable index of {repo}@{commit[:COMMIT_NAME_LENGTH]}: {exc}",
-                          where=str(location.index_dir), hint="run `ragstream eval` on this data folder first") from exc
+def _index(settings, mirrors: Path, repo: str, commit: str) -> store.IndexLocation:
+    """The evaluation's index of this commit, which must load as it is (as `--existing-indexes` finds it)."""
+    location = existing_index(IndexSource(Path(settings.index.data_dir), mirrors=mirrors), repo, commit, settings)
+    if location is None:
+        raise ConfigError(f"no loadable index of {repo}@{commit[:COMMIT_NAME_LENGTH]}", where=settings.index.data_dir,
+                          hint="run `ragstream eval` on this data folder first")
     return location
 
 

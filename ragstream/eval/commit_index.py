@@ -45,7 +45,7 @@ def commit_index(source: IndexSource, repo: str, commit: str, settings: Settings
     """The index of `repo` at `commit` (of `source.repo` when given): the existing one when
     asked and loadable, else the files `pathspecs` name checked out and indexed (`on_build`
     hears the build's record)."""
-    location = _existing_index(source, repo, commit, settings) if source.existing_indexes else None
+    location = existing_index(source, repo, commit, settings) if source.existing_indexes else None
     if location is not None:
         return location
     root, name = _checkout(source, repo, commit, pathspecs)
@@ -58,7 +58,7 @@ def commit_index(source: IndexSource, repo: str, commit: str, settings: Settings
     return report.location
 
 
-def _existing_index(source: IndexSource, repo: str, commit: str, settings: Settings) -> store.IndexLocation | None:
+def existing_index(source: IndexSource, repo: str, commit: str, settings: Settings) -> store.IndexLocation | None:
     """The live index of this repository and commit (or of --repo), if a loadable one was built before."""
     folder = source.repo.resolve().name if source.repo else repo_folder(repo)
     name = REPO_INDEX_NAME if source.repo else commit[:COMMIT_NAME_LENGTH]
