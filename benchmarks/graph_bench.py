@@ -27,7 +27,7 @@ from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.node_texts import Budget, fetch_node_texts
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 
 
 def main() -> None:

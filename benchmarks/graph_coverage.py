@@ -20,7 +20,7 @@ from pathlib import Path
 from ragstream.config import load_settings
 from ragstream.index.graph_build import build_graph
 from ragstream.index.parse import parse_source
-from ragstream.index.parsers.python import module_names
+from ragstream.index.python.parser import module_names
 from ragstream.index.walk import walk_repository
 
 

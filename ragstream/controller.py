@@ -25,7 +25,7 @@ from ragstream.retrieval.backends import make_backend, serves_locally
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 
 
 HISTORY_FILE = "history.sqlite"  # in index.data_dir, beside the indexes

@@ -1,4 +1,4 @@
-"""The state a question accumulates (`SuperPrompt`) and the unit every layer hands around (`Chunk`).
+"""The state a question accumulates (`SuperPrompt`); its chunks are `index.model.Chunk`.
 
 Stages read the state and write their own fields; nothing else is shared between stages.
 Field groups follow DESIGN.md. (Serialisation, the stage vocabulary and the engine's write
@@ -11,39 +11,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from ragstream.errors import PipelineError
-
-PART_MARK = "#p"  # a long node is chunked into parts `<node id>#p<n>`
-
-
-def node_of(chunk_id: str) -> str:
-    """The graph node a chunk id belongs to (a part of a long node maps to the node)."""
-    return chunk_id.split(PART_MARK)[0]
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One retrievable piece of code or text; its id is its graph node's id (plus `#pN` for
-    the parts of a split chunk)."""
-
-    id: str
-    path: str
-    start_line: int
-    end_line: int
-    kind: str  # the node kind: FUNCTION, METHOD, CLASS, TABLE, PROCEDURE, TYPE, MODULE, FILE ...
-    symbol: str  # qualified name, or the path for file-level chunks
-    text: str  # the code, secrets redacted, child definitions elided to one line each
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def node_id(self) -> str:
-        """The graph node this chunk is (part of)."""
-        return self.metadata.get("parent_chunk") or self.id
-
-    @property
-    def embedding_text(self) -> str:
-        """What is embedded and keyword-indexed: the context header above the code."""
-        return f"{self.metadata.get('header', '')}\n{self.text}"
-
+from ragstream.index.model import Chunk
 
 @dataclass
 class SuperPrompt:

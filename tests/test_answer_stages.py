@@ -11,8 +11,9 @@ from ragstream.cli import main
 from ragstream.controller import Controller, Scope
 from ragstream.stages.condense import ELIDED, condense_text
 from ragstream.stages.relate import in_search_order
-from ragstream.super_prompt import SuperPrompt, node_of
-from ragstream.tokens import token_counter
+from ragstream.index.model import node_of
+from ragstream.super_prompt import SuperPrompt
+from ragstream.token_count import token_counter
 
 SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 

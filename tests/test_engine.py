@@ -121,7 +121,8 @@ def test_settings_overrides_reach_the_steps(controller):
 
 
 def test_state_json_round_trip_is_lossless(controller):
-    from ragstream.super_prompt import Chunk, SuperPrompt
+    from ragstream.index.model import Chunk
+    from ragstream.super_prompt import SuperPrompt
 
     sp, _ = controller.run("record payment", SCOPE, controller.pipeline("code"))
     sp.base_context_chunks = [Chunk("py:a.f|FUNCTION", "a.py", 1, 3, "FUNCTION", "a.f", "def f(): ...",

@@ -58,7 +58,7 @@ def test_qualified_names_inside_the_module():
 
 def test_classes_are_ranked_as_functions_only_when_asked():
     from ragstream.eval.harness import WITH_CLASSES, ranked_files_and_functions
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     chunks = [Chunk(f"py:pkg.m.{name}|{kind}", "pkg/m.py", 1, 2, kind, f"pkg.m.{name}", "", {"language": "python"})
               for name, kind in (("C", "CLASS"), ("C.f", "METHOD"), ("g", "FUNCTION"))]

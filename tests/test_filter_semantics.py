@@ -12,7 +12,7 @@ from ragstream.errors import FilterError, RagstreamError, RetrievalError
 from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
 from ragstream.retrieval.types import SearchRequest
 from ragstream.retrieval.visibility import Visibility
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 PATHS = ["hidden/a.cs", "hidden/deep/b.cs", "billing/c.py", "x/hidden/d.cs", "e.sql"]
 

@@ -116,7 +116,7 @@ def test_a_question_that_names_its_subject_is_no_follow_up(question):
 def test_callees_outside_the_repository_come_last_and_say_so():
     from ragstream.graph.relations_view import render_graph_answer
     from ragstream.index.graph_build import build_graph
-    from ragstream.index.parsers.python import parse_python
+    from ragstream.index.python.parser import parse_python
     from ragstream.stages.follow_up import relation_answer
 
     source = ("def tidy(items):\n    return sorted(items)\n\n\n"

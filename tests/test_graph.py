@@ -18,7 +18,7 @@ from ragstream.index.build import build_index
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 from tests.conftest import make_settings
 
 ALL_BOTH = {t: "both" for t in ("CALLS", "INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY",

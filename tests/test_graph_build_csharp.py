@@ -7,9 +7,9 @@ import networkx as nx
 
 from ragstream.index.chunks import build_chunks
 from ragstream.index.graph_build import build_graph
-from ragstream.index.parsers.csharp import parse_csharp
-from ragstream.index.parsers.sql import parse_sql
-from ragstream.tokens import token_counter
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.sql.parser import parse_sql
+from ragstream.token_count import token_counter
 
 PROCEDURES = """
 CREATE TABLE dbo.Invoice (Id INT PRIMARY KEY, Total INT);

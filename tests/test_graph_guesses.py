@@ -6,7 +6,7 @@ from ragstream.graph.guesses import graph_for
 from ragstream.graph.view import graph_html
 from ragstream.index.graph_build import build_graph
 from ragstream.index.headers import render_header
-from ragstream.index.parsers.python import parse_python
+from ragstream.index.python.parser import parse_python
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.super_prompt import SuperPrompt
 

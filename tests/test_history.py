@@ -15,7 +15,7 @@ from ragstream.history import HistoryStore
 from ragstream.llm.client import LLMClient
 from ragstream.stages.conversation import HISTORY_HEADING, load_conversation_history, render_history, turn_cost
 from ragstream.super_prompt import SuperPrompt
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 
 COUNTER = token_counter()
 SHARE = 0.4  # of the history budget, for the summary

@@ -334,7 +334,7 @@ def test_another_index_of_the_same_repository_reuses_parses_and_vectors(sample_r
 
 def test_keyword_text_keeps_the_own_name_and_drops_neighbour_lists():
     from ragstream.index.chunks import keyword_text
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     header = ("file: billing/service.py\nsymbol: billing.service.InvoiceService.record_payment (method, python)\n"
               "calls: InvoiceRepository.save_payment, util.log_event\ncalled by: cli.main")
@@ -346,7 +346,7 @@ def test_keyword_text_keeps_the_own_name_and_drops_neighbour_lists():
 
 
 def test_a_chunk_longer_than_the_model_window_is_also_embedded_as_windows(tmp_path: Path):
-    from ragstream.index.windows import code_windows, model_tokenizer, window_texts
+    from ragstream.index.embedding_windows import code_windows, model_tokenizer, window_texts
 
     body = "\n".join(f"    total_{i} = compute_amount_{i}(invoice, ledger)  # step {i}" for i in range(60))
     repo = tmp_path / "repo"
@@ -376,7 +376,7 @@ def _windows_read_off_the_whole_text(chunk, window_tokens: int) -> list[str]:
     import numpy as np
 
     from ragstream.index.chunks import line_groups
-    from ragstream.index.windows import MIN_CODE_TOKENS, model_tokenizer, short_header
+    from ragstream.index.embedding_windows import MIN_CODE_TOKENS, model_tokenizer, short_header
 
     tokenizer = model_tokenizer()
     lines = chunk.text.split("\n")
@@ -394,8 +394,8 @@ def test_a_text_has_the_word_pieces_of_its_lines_whatever_they_hold():
     # Windows are cut by each line's word pieces, counted line by line (once per distinct line,
     # the files' lines while the graph is built): that equals one encoding of the whole text only
     # if no word piece spans a newline, whatever the line holds.
-    from ragstream.index.windows import SPECIAL_TOKENS, LinePieces, code_windows, model_tokenizer
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.embedding_windows import SPECIAL_TOKENS, LinePieces, code_windows, model_tokenizer
+    from ragstream.index.model import Chunk
 
     lines = ["def résumé_naïve(x):\r", "\tcafé = '東京タワー' + x  # ünïcödé", "", "    " + "y" * 150,
              "    return {'a': [1, 2.5e-3]}\u00a0\u200b", "\x00\x07 control", "  # ---- ====", "end"] * 12
@@ -563,7 +563,7 @@ def test_a_build_pauses_the_garbage_collector_and_gives_it_back_as_it_was():
 def test_generated_code_nested_hundreds_deep_is_indexed_not_a_stopped_build(tmp_path: Path):
     # sympy's polys benchmarks sum hundreds of terms in one expression: its flow facts nested as
     # deep as the sum was long, past what JSON is written to, and the whole build stopped.
-    from ragstream.index.parsers.python import parse_python
+    from ragstream.index.python.parser import parse_python
 
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -1,5 +1,5 @@
 """Keyword tokens for BM25: identifiers whole and in parts, words stemmed on both sides."""
-from ragstream.index.keywords import identifier_parts, keyword_tokens
+from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 
 def test_identifiers_whole_and_in_parts():

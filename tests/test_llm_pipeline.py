@@ -16,7 +16,7 @@ from ragstream.cli import main
 from ragstream.config import LLM_ROLES
 from ragstream.controller import Controller, Scope
 from ragstream.llm.protocol import ROUTES
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 
 SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 QUESTION = "How is a payment recorded on an invoice?"

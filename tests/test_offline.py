@@ -10,7 +10,7 @@ import pytest
 
 from ragstream import offline
 from ragstream.errors import ConfigError
-from ragstream.tokens import TokenCounter, token_counter
+from ragstream.token_count import TokenCounter, token_counter
 
 
 def test_importing_ragstream_switches_hubs_offline():

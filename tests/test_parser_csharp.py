@@ -8,7 +8,7 @@ import pytest
 
 from ragstream.errors import IndexingError
 from ragstream.index.model import ParsedFile
-from ragstream.index.parsers.csharp import parse_csharp
+from ragstream.index.csharp.parser import parse_csharp
 
 REPO = Path(__file__).parent / "fixtures" / "sample_repo"
 SERVICE = "cs:Billing.Services.InvoiceService"

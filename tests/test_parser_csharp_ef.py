@@ -6,8 +6,8 @@ from __future__ import annotations
 import networkx as nx
 
 from ragstream.index.graph_build import build_graph
-from ragstream.index.parsers.csharp import parse_csharp
-from ragstream.index.parsers.sql import parse_sql
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.sql.parser import parse_sql
 
 ENTITIES = '''
 namespace Shop.Domain;

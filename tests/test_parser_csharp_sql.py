@@ -1,7 +1,7 @@
 """Inline SQL in C# whose names are built at run time: a schema interpolated into a name."""
 from __future__ import annotations
 
-from ragstream.index.parsers.csharp import parse_csharp
+from ragstream.index.csharp.parser import parse_csharp
 
 SOURCE = '''namespace N { class Store { void Write(IDbConnection c, string schema, int id) {
   c.Execute($@"insert into [{schema}].Job (A) values ({id})");

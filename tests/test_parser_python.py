@@ -6,8 +6,8 @@ import pytest
 from ragstream.index.chunks import build_chunks
 from ragstream.index.graph_build import build_graph
 from ragstream.index.model import ParsedFile
-from ragstream.index.parsers.python import module_names, parse_python
-from ragstream.tokens import token_counter
+from ragstream.index.python.parser import module_names, parse_python
+from ragstream.token_count import token_counter
 from tests.conftest import SAMPLE_REPO
 
 FILES = ["billing/__init__.py", "billing/cli.py", "billing/models.py", "billing/repository.py",

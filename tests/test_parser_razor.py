@@ -9,7 +9,7 @@ from ragstream.index.chunks import build_chunks
 from ragstream.index.graph_build import build_graph
 from ragstream.index.parse import parse_source
 from ragstream.index.walk import walk_repository
-from ragstream.tokens import token_counter
+from ragstream.token_count import token_counter
 from tests.conftest import make_settings
 
 CSHARP = {
@@ -104,7 +104,7 @@ def method(name: str) -> str:
 
 
 def test_a_view_is_a_text_file_node_with_its_markup_chunked():
-    from ragstream.index.parsers.razor import parse_razor
+    from ragstream.index.razor.parser import parse_razor
 
     parsed = parse_razor("Shop/Views/Invoices/Edit.cshtml", VIEWS["Shop/Views/Invoices/Edit.cshtml"])
     assert [(n.kind, n.language) for n in parsed.nodes] == [("FILE", "razor")]
@@ -169,7 +169,7 @@ def test_blazor_handlers_call_the_code_behind_not_a_same_named_method(graph):
 
 
 def test_generic_models_name_each_type_and_keywords_none():
-    from ragstream.index.parsers.razor import parse_razor
+    from ragstream.index.razor.parser import parse_razor
 
     parsed = parse_razor("V/Index.cshtml", "@model List<Tuple<string, IEnumerable<Shop.Models.Invoice>>>\n")
     assert [r.target for r in parsed.references if r.attrs["via"] == "@model"] == [

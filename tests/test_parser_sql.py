@@ -7,9 +7,9 @@ import pytest
 
 from ragstream.errors import ConfigError, IndexingError
 from ragstream.index.model import ParsedFile
-from ragstream.index.parsers.sql import detect_dialect, parse_sql
-from ragstream.index.parsers.sql_split import split_statements
-from ragstream.index.parsers.sql_access import TableAccess, table_access
+from ragstream.index.sql.parser import detect_dialect, parse_sql
+from ragstream.index.sql.split import split_statements
+from ragstream.index.sql.access import TableAccess, table_access
 
 REPO = Path(__file__).parent / "fixtures" / "sample_repo"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ragstream.eval.callgraph_suite import load_cases, ragstream_edges, score
-from ragstream.index.parsers.python import module_names, parse_python
-from ragstream.index.python_calls import resolve_calls
+from ragstream.index.python.parser import module_names, parse_python
+from ragstream.index.python.calls.link import resolve_calls
 
 SUITE = Path(__file__).parent / "python_callgraph"
 
@@ -66,7 +66,7 @@ def test_unresolved_calls_of_imported_or_builtin_names_are_external():
 def test_a_memoised_lookup_is_dropped_when_what_it_read_grows():
     """The solver keeps attribute lookups through the MRO between growths: a growth of any set a
     lookup read drops that lookup (and the lookups built on it) and re-runs the scopes that used it."""
-    from ragstream.index.python_calls.tables import Memo, Table, Tracker
+    from ragstream.index.python.calls.value_tables import Memo, Table, Tracker
 
     tracker = Tracker()
     table, memo = Table(tracker, 100), Memo(tracker)
@@ -119,8 +119,8 @@ def test_the_same_program_gives_the_same_edges_in_every_process():
             "        kind().run()\n")
     script = (
         "import json, sys\n"
-        "from ragstream.index.parsers.python import parse_python\n"
-        "from ragstream.index.python_calls import resolve_calls\n"
+        "from ragstream.index.python.parser import parse_python\n"
+        "from ragstream.index.python.calls.link import resolve_calls\n"
         "program, calls = resolve_calls([parse_python('main.py', sys.stdin.read(), 'main')])\n"
         "print(json.dumps(sorted([c.caller, c.callee, c.how] for c in calls)))\n")
     runs = {subprocess.run([sys.executable, "-c", script], input=code, capture_output=True, text=True, check=True,

@@ -353,7 +353,7 @@ def test_file_evidence_lifts_the_hits_of_a_file_many_hits_point_to():
 
 
 def _chunk(symbol: str, path: str, kind: str = "FUNCTION"):
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     return Chunk(f"py:{symbol}|{kind}", path, 1, 2, kind, symbol, "pass", {"language": "python"})
 
@@ -391,7 +391,7 @@ def test_mentions_of_csharp_and_sql_objects():
     import numpy as np
 
     from ragstream.retrieval.mentions import SymbolTable
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     chunks = [Chunk("sql:dbo.spMergeUserBasedOnEmail|PROCEDURE", "Migrations/012.sql", 1, 9, "PROCEDURE",
                     "dbo.spMergeUserBasedOnEmail", "CREATE PROCEDURE ...", {"language": "sql"}),
@@ -458,7 +458,7 @@ def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
     import numpy as np
 
     from ragstream.retrieval.mentions import SymbolTable
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     module_text = "from .tools import (\n    pretty_print,\n    render as draw,\n)\nimport os.path\nLIMIT: int = 3\n"
     chunks = [_chunk("sympy.printing", "sympy/printing/__init__.py", "MODULE"),
@@ -481,7 +481,7 @@ def test_a_dotted_name_names_a_module_only_if_it_holds_the_next_segment():
 def test_exception_type_definitions_are_symptoms_scaled_down():
     from ragstream.retrieval.fusion import scaled
     from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
-    from ragstream.super_prompt import Chunk
+    from ragstream.index.model import Chunk
 
     def cls(symbol: str, signature: str) -> Chunk:
         return Chunk(f"py:{symbol}|CLASS", "requests/exceptions.py", 1, 2, "CLASS", symbol, "pass",

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from ragstream.index.graph_build import build_graph
-from ragstream.index.parsers.sql import parse_sql
-from ragstream.index.schema_evolution import evolve_schema, natural_key
+from ragstream.index.sql.parser import parse_sql
+from ragstream.index.sql.schema_evolution import evolve_schema, natural_key
 
 SCRIPTS = {
     "Migrations/9 - Metadata.sql": (

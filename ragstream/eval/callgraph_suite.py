@@ -114,8 +114,8 @@ def format_table(report: Report, title: str) -> str:
 def ragstream_edges(case_dir: Path, by_name: bool = True) -> set[Edge]:
     """ragstream's Python call graph of a directory (nested functions and lambdas as callers
     and callees of their own, before the index folds them into their enclosing function)."""
-    from ragstream.index.parsers.python import module_names, parse_python
-    from ragstream.index.python_calls import resolve_calls
+    from ragstream.index.python.parser import module_names, parse_python
+    from ragstream.index.python.calls.link import resolve_calls
 
     paths = sorted(p.relative_to(case_dir).as_posix() for p in case_dir.rglob("*.py"))
     modules = module_names(paths)

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 
 from ragstream.eval.callgraph_suite import Edge
-from ragstream.index.parsers.python import module_names
+from ragstream.index.python.parser import module_names
 
 _COMPREHENSIONS = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"}
 _GENERATOR_FLAGS = 0x20 | 0x200  # CO_GENERATOR | CO_ASYNC_GENERATOR

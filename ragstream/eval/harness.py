@@ -25,7 +25,7 @@ from ragstream.eval.metrics import RANKED_MAX, first_ranks, norm_function, norm_
 from ragstream.eval.questions import Question
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
-from ragstream.index.parsers.python import module_names
+from ragstream.index.python.parser import module_names
 
 # The question set's rule for test files (never gold, never indexed): any file under a tests/
 # or test/ folder, a top-level testing/, or named test_*.py, *_test.py or conftest.py.

@@ -8,7 +8,8 @@ node is that node); each node is named once, where it first appears.
 """
 from __future__ import annotations
 
-from ragstream.super_prompt import SuperPrompt, node_of
+from ragstream.index.model import node_of
+from ragstream.super_prompt import SuperPrompt
 
 
 def ranked_nodes(sp: SuperPrompt) -> list[str]:

@@ -15,7 +15,7 @@ from ragstream.index import store
 from ragstream.index.chunks import keyword_text
 from ragstream.index.embeddings import DIMENSION
 from ragstream.index.search_artifacts import write_bm25, write_faiss
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from ragstream.graph.expansion import expand_dependency_tree, limits_from_settin
 from ragstream.graph.node_texts import budget_from, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
-from ragstream.super_prompt import PART_MARK, SuperPrompt, node_of
-from ragstream.tokens import TokenCounter
+from ragstream.index.model import PART_MARK, node_of
+from ragstream.super_prompt import SuperPrompt
+from ragstream.token_count import TokenCounter
 
 
 def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any],

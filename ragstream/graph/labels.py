@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ragstream.super_prompt import PART_MARK
+from ragstream.index.model import PART_MARK
 
 
 def kind_of(chunk_id: str) -> str:

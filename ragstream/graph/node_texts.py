@@ -14,8 +14,8 @@ from typing import Any
 
 from ragstream.errors import PipelineError
 from ragstream.retrieval.types import RetrievalBackend
-from ragstream.super_prompt import PART_MARK
-from ragstream.tokens import TokenCounter
+from ragstream.index.model import PART_MARK
+from ragstream.token_count import TokenCounter
 
 MODES = ("seed_first", "graph_first", "balanced", "auto")
 DEFAULT_SHARE = 0.70  # of max_context_tokens, when no budget_tokens is given

@@ -13,7 +13,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, personalised_pagerank, walk_from
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.super_prompt import node_of
+from ragstream.index.model import node_of
 
 
 def graph_reranked(graph: nx.MultiDiGraph, hits: list[tuple[str, float]], filters: RetrievalFilters,

@@ -18,7 +18,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
-from ragstream.index.keywords import identifier_parts, keyword_tokens
+from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 TABLE_KINDS = ("TABLE", "VIEW")
 # Question shapes, first match wins.

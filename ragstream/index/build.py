@@ -35,12 +35,12 @@ from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, wri
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
-from ragstream.index.parsers.python import module_names
+from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
-from ragstream.index.windows import LinePieces, model_tokenizer
-from ragstream.tokens import token_counter
+from ragstream.index.embedding_windows import LinePieces, model_tokenizer
+from ragstream.token_count import token_counter
 
 class Progress(Protocol):
     """What a build reports while it runs (the CLI draws bars, the UI a progress widget)."""

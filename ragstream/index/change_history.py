@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragstream.redact import redact
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 DIFF_DRIVERS = {".py": "python", ".cs": "csharp"}  # git's built-in hunk-header patterns
 TARGET_KINDS = ("FUNCTION", "METHOD", "CLASS")

@@ -18,8 +18,8 @@ import networkx as nx
 
 from ragstream.index.headers import RELATION_LABELS, indexed_header
 from ragstream.index.model import CHUNKABLE_KINDS, Node
-from ragstream.super_prompt import PART_MARK, Chunk
-from ragstream.tokens import TokenCounter
+from ragstream.index.model import PART_MARK, Chunk
+from ragstream.token_count import TokenCounter
 
 NODE_FIELDS = tuple(f.name for f in fields(Node))
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from ragstream import offline
 from ragstream.errors import ConfigError, ModelError
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.onnx_model import MAX_TOKENS, onnx_encoder
-from ragstream.index.windows import model_tokenizer
+from ragstream.index.embedding_windows import model_tokenizer
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384

@@ -18,10 +18,10 @@ import numpy as np
 
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder, EmbeddingCache, length_batches, text_key, token_lengths
-from ragstream.index.roles import is_test_path
+from ragstream.test_paths import is_test_path
 from ragstream.index.search_artifacts import rows_path, write_faiss
-from ragstream.index.windows import LinePieces, window_texts
-from ragstream.super_prompt import Chunk
+from ragstream.index.embedding_windows import LinePieces, window_texts
+from ragstream.index.model import Chunk
 
 PUBLISH_EVERY_S = 3.0  # a fill publishes at most this often (and when every chunk has its head vector)
 STAGES = ("keyword", "heads", "complete")  # keyword-ready; every chunk has a vector; every window has one

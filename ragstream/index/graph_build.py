@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ragstream.index.csharp_calls import interface_family_root, resolve_call
+from ragstream.index.csharp.call_resolution import interface_family_root, resolve_call
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
-from ragstream.index.python_calls import link_python_calls
+from ragstream.index.python.calls.link import link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
-from ragstream.index.parsers.csharp.ef_graph import settle_ef_mappings
-from ragstream.index.parsers.csharp.ef_migrations import settle_migrations
-from ragstream.index.schema_evolution import evolve_schema
-from ragstream.index.sql_templates import resolve_placeholder_schemas
+from ragstream.index.csharp.ef_graph import settle_ef_mappings
+from ragstream.index.csharp.ef_migrations import settle_migrations
+from ragstream.index.sql.schema_evolution import evolve_schema
+from ragstream.index.sql.templates import resolve_placeholder_schemas
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 
 _LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import networkx as nx
 
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 # (edge type, direction, header label); "out" lists targets, "in" lists sources.
 HEADER_RELATIONS = (

@@ -21,19 +21,19 @@ def parse_source(source: SourceFile, module: str | None, sql_dialect: str) -> Pa
     # Parsers are imported here so that a dry run or a status check never loads them.
     try:
         if source.language == "python":
-            from ragstream.index.parsers.python import parse_python
+            from ragstream.index.python.parser import parse_python
 
             return parse_python(source.path, source.text, module or source.path)
         if source.language == "sql":
-            from ragstream.index.parsers.sql import parse_sql
+            from ragstream.index.sql.parser import parse_sql
 
             return parse_sql(source.path, source.text, sql_dialect)
         if source.language == "csharp":
-            from ragstream.index.parsers.csharp import parse_csharp
+            from ragstream.index.csharp.parser import parse_csharp
 
             return parse_csharp(source.path, source.text)
         if source.language == "razor":
-            from ragstream.index.parsers.razor import parse_razor
+            from ragstream.index.razor.parser import parse_razor
 
             return parse_razor(source.path, source.text)
         return text_file(source.path, source.text)

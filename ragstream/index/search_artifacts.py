@@ -1,7 +1,7 @@
 """The FAISS and BM25 files of an index: written here at build time, read by the retrieval backend.
 
 FAISS: an exact inner-product index over L2-normalised vectors (cosine), one vector per semantic
-window (`index/windows.py`), with the chunk row of each vector beside it (`faiss.index.rows.npy`),
+window (`index/embedding_windows.py`), with the chunk row of each vector beside it (`faiss.index.rows.npy`),
 so a search can be restricted with an id selector over the windows of visible chunks. BM25:
 bm25s over code-aware keyword tokens of each chunk's `keyword_text`.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 
 
 def write_faiss(path: Path, vectors: np.ndarray, chunk_rows: np.ndarray) -> None:

@@ -25,7 +25,7 @@ import orjson
 from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.change_history import PastChange
 from ragstream.index.model import ParsedFile
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 FORMAT_VERSION = 5  # 5: headers name only neighbours no filter can hide (a caller's are rendered at fetch); 4: semantic windows for long chunks; 3: BM25 tokens stemmed; 2: BM25 without caller/callee lists
 MANIFEST = "manifest.json"

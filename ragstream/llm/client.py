@@ -278,6 +278,6 @@ def _describe(exc: Exception) -> str:
 
 
 def _count(texts) -> int:
-    from ragstream.tokens import token_counter
+    from ragstream.token_count import token_counter
 
     return sum(token_counter().count(t) for t in texts)

@@ -23,7 +23,7 @@ from ragstream.history import HistoryStore
 from ragstream.llm.client import LLMClient
 from ragstream.stages import answer, build_prompt, condense, conversation, normalize, relate, rerank, retrieve, route
 from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
-from ragstream.tokens import TokenCounter
+from ragstream.token_count import TokenCounter
 
 BOOKKEEPING = frozenset({"stage", "history_of_stages", "trace"})
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragstream.index.change_history import PastChange
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 
 
 @dataclass

@@ -26,7 +26,7 @@ from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
 from ragstream.index.headers import for_caller
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
@@ -36,7 +36,7 @@ from ragstream.retrieval.rerankers import CrossEncoderReranker, KeywordReranker,
 from ragstream.retrieval.symptoms import defines_symptom, question_words, symptom_types
 from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse, check_scope
 from ragstream.retrieval.visibility import Visibility
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 
 @dataclass

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragstream.retrieval.symptoms import SYMPTOM_SUFFIXES
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")

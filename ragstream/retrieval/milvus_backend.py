@@ -18,7 +18,7 @@ import numpy as np
 from ragstream.config import Settings
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval import milvus_store
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.local_backend import LoadedIndex, LocalBackend, chunk_rows

@@ -9,7 +9,7 @@ server can `expand`. An alias named after the repository and index points at the
 generation: publishing writes a whole new generation, flushes it, then moves the alias in one
 call -- a publish killed before that leaves the previous generation live and untouched.
 
-The BM25 field is fed ragstream's own code-aware tokens (`index/keywords.py`) joined by spaces;
+The BM25 field is fed ragstream's own code-aware tokens (`keyword_tokens.py`) joined by spaces;
 they are lower-case word characters, which the engine's standard analyzer keeps as they are.
 """
 from __future__ import annotations
@@ -32,9 +32,9 @@ from ragstream.errors import IndexingError, IndexLoadError, RetrievalError
 from ragstream.index import store
 from ragstream.index.change_history import PastChange
 from ragstream.index.chunks import keyword_text
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.index.search_artifacts import read_faiss
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 MAX_VARCHAR = 65_535  # bytes: Milvus' limit on one VARCHAR value
 BLOB_PART = 60_000  # characters of base64 per row of the files collection

@@ -9,8 +9,8 @@ from typing import Protocol
 import numpy as np
 
 from ragstream.errors import ConfigError
-from ragstream.index.keywords import keyword_tokens
-from ragstream.super_prompt import Chunk
+from ragstream.keyword_tokens import keyword_tokens
+from ragstream.index.model import Chunk
 
 
 class Reranker(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 SYMPTOM_SUFFIXES = ("Error", "Exception", "Warning")
 _BASES = re.compile(r"\((.*)\)")

@@ -13,7 +13,7 @@ import numpy as np
 
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.path_globs import glob_rule
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 
 class Visibility:

@@ -19,14 +19,15 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import AnswerStream, parse_answer, plain_text
 from ragstream.retrieval.types import RetrievalBackend
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.relate import graph_answer_ids, graph_answer_markdown
 from ragstream.stages.settings import number
-from ragstream.super_prompt import PART_MARK, SuperPrompt
+from ragstream.index.model import PART_MARK
+from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"answer_en", "answer", "extras.answer"})
 OUTCOMES = ("ok", "no_evidence", "follow_up")

@@ -19,11 +19,11 @@ from ragstream.llm.protocol import plain_text
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.condense import kept_history
 from ragstream.stages.conversation import render_history
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.relate import graph_answer_markdown
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
-from ragstream.tokens import TokenCounter
+from ragstream.token_count import TokenCounter
 
 WRITES = frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget.prompt"})
 OUTCOMES = ("ok",)

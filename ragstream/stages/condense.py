@@ -19,16 +19,16 @@ from typing import Any
 
 from ragstream.errors import ProtocolError
 from ragstream.graph.render import render_context_blocks
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import object_schema, text as text_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.stages.conversation import render_history
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
-from ragstream.tokens import TokenCounter
+from ragstream.token_count import TokenCounter
 
 WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "budget.context"})
 OUTCOMES = ("ok", "condensed")

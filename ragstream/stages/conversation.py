@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragstream.history import HistoryStore, Summary, Turn
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import plain_text
 from ragstream.stages import follow_up
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
-from ragstream.tokens import TokenCounter
+from ragstream.token_count import TokenCounter
 
 LOAD_WRITES = frozenset({"history_for_prompt", "extras.history"})
 PERSIST_WRITES = frozenset({"extras.persist"})

@@ -20,7 +20,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, GraphAnswer, Related, impact_of, place_rank, related
-from ragstream.super_prompt import node_of
+from ragstream.index.model import node_of
 
 SUBJECT_KINDS = ("METHOD", "FUNCTION", "CLASS", "TYPE", "PROCEDURE", "TABLE", "VIEW", "TRIGGER", "PROPERTY")
 MAX_SUBJECTS = 3

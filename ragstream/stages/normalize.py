@@ -24,11 +24,11 @@ import yaml
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.errors import ConfigError, ProtocolError
-from ragstream.index.keywords import STOPWORDS, identifier_parts
+from ragstream.keyword_tokens import STOPWORDS, identifier_parts
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import choice, object_schema, text_list
 from ragstream.llm.protocol import parse_json_object, plain_text, string_list
-from ragstream.stages.model_path import ModelReply, ask
+from ragstream.stages.model_call import ModelReply, ask
 from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"question_en", "body", "intent", "domain", "concepts", "synonyms", "extras.normalize"})

@@ -29,7 +29,8 @@ from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.stages.follow_up import asked_relation, relation_answer
 from ragstream.graph.guesses import graph_for
-from ragstream.super_prompt import SuperPrompt, node_of
+from ragstream.index.model import node_of
+from ragstream.super_prompt import SuperPrompt
 
 WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
 OUTCOMES = ("ok", "no_entry_points")

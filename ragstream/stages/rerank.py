@@ -20,13 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.errors import ProtocolError
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import gate_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.rerankers import blend, keyword_coverage
 from ragstream.retrieval.types import RetrievalBackend
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 

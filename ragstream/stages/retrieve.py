@@ -30,13 +30,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.errors import PipelineError
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
-from ragstream.index.roles import TEST_PATH
+from ragstream.test_paths import TEST_PATH
 from ragstream.stages.settings import number
-from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt, node_of
+from ragstream.index.model import node_of
+from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 
 WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}
 OUTCOMES = ("ok", "no_entry_points")

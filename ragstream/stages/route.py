@@ -17,13 +17,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ragstream.index.keywords import keyword_tokens
+from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
 from ragstream.stages.conversation import render_history
 from ragstream.stages.follow_up import short_name
-from ragstream.stages.model_path import ask
+from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from ragstream.super_prompt import node_of
+from ragstream.index.model import node_of
 from ragstream.graph.labels import kind_of, short_labels
 
 FOCUS = "focus_node"  # session key of the node the graph panel centres on

@@ -14,11 +14,11 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from ragstream.index.model import Edge, Node, ParsedFile, SchemaChange, node_id
-from ragstream.index.parsers.sql_access import (
+from ragstream.index.sql.access import (
     PARSE_ERRORS, quiet_sqlglot, table_access, table_name,
 )
-from ragstream.index.parsers.sql_refs import ANCHORS, Mentions, sql_reference
-from ragstream.index.parsers.sql_split import Statement, dotted, kind_index, name_end
+from ragstream.index.sql.refs import ANCHORS, Mentions, sql_reference
+from ragstream.index.sql.split import Statement, dotted, kind_index, name_end
 
 # sp_rename's third argument -> the kind of what it renames ("" when it does not say).
 _RENAMED_KINDS = {"COLUMN": "COLUMN", "OBJECT": "", "USERDATATYPE": "TYPE"}

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ragstream.index.model import Node, Reference, node_id
-from ragstream.index.parsers.csharp.declarations import Names, TypeDecl
-from ragstream.index.parsers.csharp.ef_migrations import is_migration, migration_parts
-from ragstream.index.parsers.csharp.strings import string_value
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import (
     LANGUAGE, body_members, call_arguments, callee_of, child_of_type, children_of_type,
     descendants, line_of, node_text, qualify, type_arguments, type_name,
 )
-from ragstream.index.parsers.csharp.tables import maps_to, table_candidates
+from ragstream.index.csharp.table_refs import maps_to, table_candidates
 
 
 @dataclass

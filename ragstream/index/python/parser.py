@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
-from ragstream.index.parsers.python_flow import flow_facts
-from ragstream.index.parsers.python_syntax import absolute_module, attribute_chain
+from ragstream.index.python.flow import flow_facts
+from ragstream.index.python.syntax import absolute_module, attribute_chain
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 

@@ -19,15 +19,15 @@ from sqlglot.tokens import Token
 
 from ragstream.errors import ConfigError, IndexingError
 from ragstream.index.model import ParsedFile, file_node
-from ragstream.index.parsers.sql_access import (
+from ragstream.index.sql.access import (
     PARSE_ERRORS, SQL_DIALECTS, control_flow_statements, is_statement, quiet_sqlglot, tokenize,
 )
-from ragstream.index.parsers.sql_refs import in_default_schema
-from ragstream.index.parsers.sql_routines import add_definition, definition
-from ragstream.index.parsers.sql_split import (
+from ragstream.index.sql.refs import in_default_schema
+from ragstream.index.sql.routines import add_definition, definition
+from ragstream.index.sql.split import (
     Statement, opens_control_flow, split_statements, sub_statement,
 )
-from ragstream.index.parsers.sql_tables import (
+from ragstream.index.sql.tables import (
     TableStatement, add_alter, add_drop, add_query_table, add_rename, add_table, add_table_type,
     add_unparsed_change,
 )

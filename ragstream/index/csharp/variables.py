@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.syntax import (
     body_members, child_of_type, children_of_type, created_type, descendants, initializer,
     node_text, type_name,
 )

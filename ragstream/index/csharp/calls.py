@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import tree_sitter
 
 from ragstream.index.model import Reference
-from ragstream.index.parsers.csharp.declarations import Names, TypeDecl
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.syntax import (
     LANGUAGE, callee_of, created_type, descendants, line_of, node_text, type_name, unique,
 )
-from ragstream.index.parsers.csharp.variables import (
+from ragstream.index.csharp.variables import (
     ElementOf, Returned, VariableType, declared_elements, declared_variables,
 )
 

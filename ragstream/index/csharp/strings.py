@@ -9,7 +9,7 @@ import textwrap
 
 import tree_sitter
 
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.syntax import (
     body_members, child_of_type, descendants, initializer, node_text,
 )
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
-from ragstream.index.parsers.sql_access import tokenize
+from ragstream.index.sql.access import tokenize
 
 _GO_LINE = re.compile(r"^[ \t]*GO(?:[ \t]+\d+)?[ \t]*;?[ \t]*(?:--[^\n]*)?$",
                       re.IGNORECASE | re.MULTILINE)

@@ -24,13 +24,13 @@ from functools import cached_property
 import tree_sitter
 
 from ragstream.index.model import Reference, node_id
-from ragstream.index.parsers.csharp.sql_builder import built_sql
-from ragstream.index.parsers.csharp.strings import string_bindings, string_value
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.sql_builder import built_sql
+from ragstream.index.csharp.strings import string_bindings, string_value
+from ragstream.index.csharp.syntax import (
     LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name,
 )
-from ragstream.index.parsers.csharp.tables import TABLE_KINDS, first_of_each, maps_to, table_candidates
-from ragstream.index.parsers.sql_access import TableAccess, table_access
+from ragstream.index.csharp.table_refs import TABLE_KINDS, first_of_each, maps_to, table_candidates
+from ragstream.index.sql.access import TableAccess, table_access
 
 
 SQL_DIALECT = "tsql"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ragstream.index.model import Reference
-from ragstream.index.parsers.csharp.syntax import unique
+from ragstream.index.csharp.syntax import unique
 
 
 TABLE_KINDS = ("TABLE", "VIEW")

@@ -5,7 +5,7 @@ from xml.etree import ElementTree
 
 import tree_sitter
 
-from ragstream.index.parsers.csharp.syntax import children_of_type, node_text
+from ragstream.index.csharp.syntax import children_of_type, node_text
 
 
 def doc_comment(syntax: tree_sitter.Node) -> str:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragstream.index.python_calls.program import Program, c3_linearization
-from ragstream.index.python_calls.tables import EMPTY, MRO_READER, Memo, Table, Tracker
+from ragstream.index.python.calls.program import Program, c3_linearization
+from ragstream.index.python.calls.value_tables import EMPTY, MRO_READER, Memo, Table, Tracker
 
 MAX_VALUES = 48
 MAX_ROUNDS = 40  # evaluations per scope, on average, before the solver stops where it is

@@ -31,13 +31,13 @@ from pathlib import PurePosixPath
 import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
-from ragstream.index.parsers.csharp.declarations import TypeDecl
-from ragstream.index.parsers.csharp.strings import string_value
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.declarations import TypeDecl
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import (
     call_arguments, callee_of, child_of_type, descendants, end_line_of, line_of, node_text,
     qualify, type_name,
 )
-from ragstream.index.parsers.csharp.tables import DEFAULT_SQL_SCHEMA
+from ragstream.index.csharp.table_refs import DEFAULT_SQL_SCHEMA
 
 
 VIA = "ef_migration"

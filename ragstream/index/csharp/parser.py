@@ -8,10 +8,7 @@ that exists. A reference's `target` is the name as written (`DbContext`,
 `IDbConnection.ExecuteAsync`), which is what an unresolved EXTERNAL node is called; a call
 without a receiver is qualified by its own type (`Billing.Services.InvoiceService.Log`).
 
-Modules, one job each: `syntax` (tree helpers), `declarations` (namespaces, types, usings),
-`docs` (headers and doc comments), `properties` (PROPERTY nodes), `methods` (METHOD nodes),
-`variables` and `calls` (call targets), `strings` and `inline_sql` (SQL in string values),
-`tables` (table references), `ef` (Entity Framework), `preprocessor` (one branch of each `#if`).
+The folder's other modules are listed in its `__init__`.
 """
 from __future__ import annotations
 
@@ -19,14 +16,14 @@ import tree_sitter
 
 from ragstream.errors import IndexingError
 from ragstream.index.model import ParsedFile, file_node
-from ragstream.index.parsers.csharp.declarations import (
+from ragstream.index.csharp.declarations import (
     Declarations, Names, Output, collect, inherits, type_node,
 )
-from ragstream.index.parsers.csharp.ef import ef_mapping
-from ragstream.index.parsers.csharp.methods import add_methods
-from ragstream.index.parsers.csharp.preprocessor import first_branches
-from ragstream.index.parsers.csharp.properties import add_properties
-from ragstream.index.parsers.csharp.syntax import LANGUAGE, first_error_line, grammar
+from ragstream.index.csharp.ef import ef_mapping
+from ragstream.index.csharp.methods import add_methods
+from ragstream.index.csharp.preprocessor import first_branches
+from ragstream.index.csharp.properties import add_properties
+from ragstream.index.csharp.syntax import LANGUAGE, first_error_line, grammar
 
 __all__ = ["parse_csharp"]
 

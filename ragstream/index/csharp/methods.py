@@ -15,17 +15,17 @@ from dataclasses import replace
 import tree_sitter
 
 from ragstream.index.model import node_id
-from ragstream.index.parsers.csharp.calls import TypeScope, method_calls
-from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
-from ragstream.index.parsers.csharp.docs import modifiers
-from ragstream.index.parsers.csharp.file_names import file_name_references
-from ragstream.index.parsers.csharp.inline_sql import (
+from ragstream.index.csharp.calls import TypeScope, method_calls
+from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
+from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.file_names import file_name_references
+from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
-from ragstream.index.parsers.csharp.strings import string_fields
-from ragstream.index.parsers.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
-from ragstream.index.parsers.csharp.tables import first_of_each
-from ragstream.index.parsers.csharp.variables import member_elements, member_types
+from ragstream.index.csharp.strings import string_fields
+from ragstream.index.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
+from ragstream.index.csharp.table_refs import first_of_each
+from ragstream.index.csharp.variables import member_elements, member_types
 
 # Wrappers whose type argument is what an awaited call gives.
 AWAITABLES = frozenset({"Task", "ValueTask"})

@@ -14,8 +14,8 @@ import re
 import tree_sitter
 
 from ragstream.index.model import Reference
-from ragstream.index.parsers.csharp.strings import string_value
-from ragstream.index.parsers.csharp.syntax import descendants
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import descendants
 
 _LITERALS = ("string_literal", "verbatim_string_literal", "raw_string_literal")
 # A file-like name: path segments or dotted parts, ending in an extension of a file we index.

@@ -1,6 +1,6 @@
 """The whole repository's Python scopes, as the solver reads them: records, names, modules, MRO.
 
-Built once per graph build from every file's flow facts (`parsers/python_flow`). A scope's id is
+Built once per graph build from every file's flow facts (`index/python/flow`). A scope's id is
 its qualified name; a second definition of the same name (under `if TYPE_CHECKING:`, say) gets
 `#2`, `#3` so both are solved, and both are reported under the one name.
 """

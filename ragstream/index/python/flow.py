@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 from contextlib import contextmanager
 
-from ragstream.index.parsers.python_syntax import (
+from ragstream.index.python.syntax import (
     ScopeNames, absolute_module, attribute_chain, constant, decorator_name, is_abstract, scope_names,
     unwrap_optional)
 

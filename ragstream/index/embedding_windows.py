@@ -18,7 +18,7 @@ import numpy as np
 
 from ragstream import offline
 from ragstream.index.chunks import line_groups
-from ragstream.super_prompt import Chunk
+from ragstream.index.model import Chunk
 
 SHORT_HEADER_ROWS = ("file:", "symbol:", "defined in:", "signature:", "part:")
 MIN_CODE_TOKENS = 64  # a window holds at least this much code, however long its header

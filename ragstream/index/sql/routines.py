@@ -11,9 +11,9 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from ragstream.index.model import Edge, Node, ParsedFile, node_id
-from ragstream.index.parsers.sql_access import table_access, tokenize
-from ragstream.index.parsers.sql_refs import ANCHORS, Mentions, sql_reference
-from ragstream.index.parsers.sql_split import Statement, dotted, kind_index, name_end
+from ragstream.index.sql.access import table_access, tokenize
+from ragstream.index.sql.refs import ANCHORS, Mentions, sql_reference
+from ragstream.index.sql.split import Statement, dotted, kind_index, name_end
 
 _DEFINED_KINDS = {TokenType.VIEW: "VIEW", TokenType.PROCEDURE: "PROCEDURE",
                   TokenType.FUNCTION: "FUNCTION", TokenType.TRIGGER: "TRIGGER"}

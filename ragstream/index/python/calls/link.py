@@ -22,8 +22,8 @@ import networkx as nx
 
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.model import ParsedFile, node_id
-from ragstream.index.python_calls.program import Program
-from ragstream.index.python_calls.solver import Call, Solver
+from ragstream.index.python.calls.program import Program
+from ragstream.index.python.calls.solver import Call, Solver
 
 # Methods of builtin and everyday types: `x.get()` on an unknown `x` is far more likely one of
 # these than the repository's only method called `get`, so such names are never guessed.

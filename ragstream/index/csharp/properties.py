@@ -15,10 +15,10 @@ from __future__ import annotations
 import tree_sitter
 
 from ragstream.index.model import Reference, node_id
-from ragstream.index.parsers.csharp.declarations import Names, Output, TypeDecl, declaration_node
-from ragstream.index.parsers.csharp.docs import modifiers
-from ragstream.index.parsers.csharp.syntax import LANGUAGE, body_members, node_text, type_arguments, type_name
-from ragstream.index.parsers.csharp.tables import maps_to, table_candidates
+from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
+from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.syntax import LANGUAGE, body_members, node_text, type_arguments, type_name
+from ragstream.index.csharp.table_refs import maps_to, table_candidates
 
 
 def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None:

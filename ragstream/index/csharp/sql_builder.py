@@ -11,8 +11,8 @@ import re
 
 import tree_sitter
 
-from ragstream.index.parsers.csharp.strings import string_value
-from ragstream.index.parsers.csharp.syntax import call_arguments, callee_of, descendants, line_of, node_text, type_name
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, line_of, node_text, type_name
 
 TEMPLATE_METHOD = "AddTemplate"
 # clause method -> (placeholder, prefix, joiner), as Dapper.SqlBuilder joins them

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
-from ragstream.index.parsers.csharp.docs import doc_comment, header, modifiers
-from ragstream.index.parsers.csharp.syntax import (
+from ragstream.index.csharp.docs import doc_comment, header, modifiers
+from ragstream.index.csharp.syntax import (
     LANGUAGE, body_members, child_of_type, enclosing_scopes, end_line_of, line_of, node_text,
     qualify, type_name, unique,
 )
