@@ -79,6 +79,11 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
     return _Receiver(list(receiver["types"]))
 
 
+def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> Node | None:
+    """The PROPERTY a receiver is reached through (`db.Orders` of `db.Orders.Add(o)`), if any."""
+    return _receiver(graph, symbols, receiver, 0).through
+
+
 def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> _Receiver:
     """The type a dotted receiver reaches when it starts with a type and goes on through its
     static properties (`Current.DB.Queries`: type Current, property DB, property Queries)."""

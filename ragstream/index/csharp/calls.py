@@ -17,6 +17,7 @@ short name: when the resolver cannot follow it, the call is not linked.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import tree_sitter
@@ -24,10 +25,10 @@ import tree_sitter
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, callee_of, created_type, descendants, line_of, node_text, type_name, unique,
+    LANGUAGE, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name, unique,
 )
 from ragstream.index.csharp.variables import (
-    ElementOf, Returned, VariableType, declared_elements, declared_variables,
+    ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
 )
 
 
@@ -47,6 +48,7 @@ class TypeScope:
     members: dict[str, VariableType]  # field, property, constructor parameter -> its type
     elements: dict[str, str]  # field or property of a collection type -> element type
     strings: dict[str, str]  # fields initialised with a string -> that string
+    generics: dict[str, Generic]  # field, property, constructor parameter of a generic type
 
     def type_guesses(self, type_written: str) -> tuple[str, ...]:
         return self.names.type_candidates(type_written, self.decl.name)
@@ -73,6 +75,7 @@ class _Body:
     variables: dict[str, VariableType]
     elements: dict[str, str]
     local_functions: set[str]
+    generics: dict[str, Generic]
 
 
 @dataclass(frozen=True)
@@ -85,16 +88,21 @@ class _Target:
 
 def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> list[Reference]:
     """CALLS references of one method body (and `new T(...)` constructor calls)."""
+    local = declared_variables(method)
     body = _Body(
-        scope, {**scope.members, **declared_variables(method)},
+        scope, {**scope.members, **local},
         {**scope.elements, **declared_elements(method)},
         {node_text(node.child_by_field_name("name"))
          for node in descendants(method) if node.type == "local_function_statement"},
+        {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
     )
     calls = []
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
+            carrier = _data_carrier(node, body)
+            if carrier is not None:
+                found.attrs["call"]["data"] = carrier
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -161,6 +169,31 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node) -> dict:
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
     return spec
+
+
+def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
+    """The entity types a call's receiver carries as type arguments, for `data_access`: a variable
+    of a generic type (`IRepository<Order> orders`: `orders.AddAsync(o)`) or what a generic
+    method returns (`db.Set<Order>().Add(o)`). A receiver reached through another type's
+    property (`db.Orders.Add(o)`) is the resolver's to tell."""
+    callee = callee_of(call)
+    receiver = callee[0] if callee else None
+    while receiver is not None and receiver.type in ("await_expression", "parenthesized_expression") \
+            and receiver.named_children:
+        receiver = receiver.named_children[0]
+    if receiver is None:
+        return None
+    generic = body.generics.get(_variable(receiver, body) or "")
+    if generic is not None:
+        return {"generic": generic.name, "entities": _entity_guesses(generic.arguments, body)}
+    inner = callee_of(receiver)
+    if inner is not None and inner[1].type == "generic_name":
+        return {"generic_call": type_name(inner[1]), "entities": _entity_guesses(type_arguments(inner[1]), body)}
+    return None
+
+
+def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:
+    return [list(body.scope.type_guesses(argument)) for argument in arguments]
 
 
 def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:

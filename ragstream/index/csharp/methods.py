@@ -25,7 +25,7 @@ from ragstream.index.csharp.inline_sql import (
 from ragstream.index.csharp.strings import string_fields
 from ragstream.index.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.csharp.variables import member_elements, member_types
+from ragstream.index.csharp.variables import member_elements, member_generics, member_types
 
 # Wrappers whose type argument is what an awaited call gives.
 AWAITABLES = frozenset({"Task", "ValueTask"})
@@ -36,7 +36,7 @@ _QUALIFIER = re.compile(r"\b[\w@]+\s*\.\s*")
 def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     """One METHOD node per method (per overload), with its calls and inline SQL."""
     scope = TypeScope(decl, names, member_types(decl.syntax), member_elements(decl.syntax),
-                      string_fields(decl.syntax))
+                      string_fields(decl.syntax), member_generics(decl.syntax))
     overloads: dict[str, list[tree_sitter.Node]] = {}
     for syntax in decl.methods:
         overloads.setdefault(node_text(syntax.child_by_field_name("name")), []).append(syntax)

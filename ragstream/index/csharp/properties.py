@@ -19,6 +19,7 @@ from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declara
 from ragstream.index.csharp.docs import modifiers
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, node_text, type_arguments, type_name
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
+from ragstream.index.csharp.variables import generic_of
 
 
 def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
@@ -37,6 +38,10 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         declared = type_name(written)
         if declared:  # for the resolver: calls on `x.Property` go to this type's members
             attrs["returns"] = list(names.type_candidates(declared, decl.name))
+        generic = generic_of(written)
+        if generic is not None:  # `DbSet<Order> Orders`: a call on it reaches `Order` (data_access)
+            attrs["generic"] = {"generic": generic.name, "entities": [
+                list(names.type_candidates(argument, decl.name)) for argument in generic.arguments]}
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
         if rainbow_table:
             out.refer(_rainbow_table(decl, names, member, name, written))

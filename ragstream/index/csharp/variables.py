@@ -8,13 +8,15 @@ parameter over a collection: `items.Select(x => ...)`); None when the type is un
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import tree_sitter
 
 from ragstream.index.csharp.syntax import (
     body_members, child_of_type, children_of_type, created_type, descendants, initializer,
-    node_text, type_name,
+    node_text, type_arguments, type_name,
 )
 
 # Generic collections whose one type argument is the element a lambda over them receives.
@@ -42,6 +44,15 @@ class ElementOf:
 
 
 VariableType = str | Returned | ElementOf | None
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Generic:
+    """A generic type as written: `IRepository<Order>` is ("IRepository", ("Order",))."""
+
+    name: str
+    arguments: tuple[str, ...]
 
 
 def member_types(syntax: tree_sitter.Node) -> dict[str, VariableType]:
@@ -63,14 +74,31 @@ def member_types(syntax: tree_sitter.Node) -> dict[str, VariableType]:
 
 def member_elements(syntax: tree_sitter.Node) -> dict[str, str]:
     """Fields and properties of a collection type -> their element type as written."""
-    found: dict[str, str] = {}
+    return _typed_members(syntax, element_type)
+
+
+def member_generics(syntax: tree_sitter.Node) -> dict[str, Generic]:
+    """Fields, properties and (primary) constructor parameters of a generic type
+    (`IRepository<Order> _orders`) -> that type and its arguments as written."""
+    found = _typed_members(syntax, generic_of)
+    primary = child_of_type(syntax, "parameter_list")
+    for member in [primary, *(m.child_by_field_name("parameters") for m in body_members(syntax)
+                              if m.type == "constructor_declaration")]:
+        if member is not None:
+            found = {**declared_generics(member), **found}
+    return found
+
+
+def _typed_members(syntax: tree_sitter.Node, read: Callable[[tree_sitter.Node | None], T | None]) -> dict[str, T]:
+    """Fields and properties of the type -> what `read` makes of their declared type."""
+    found: dict[str, T] = {}
     for member in body_members(syntax):
         if member.type == "property_declaration":
-            element = element_type(member.child_by_field_name("type"))
-            if element:
-                found[node_text(member.child_by_field_name("name"))] = element
+            value = read(member.child_by_field_name("type"))
+            if value:
+                found[node_text(member.child_by_field_name("name"))] = value
         elif member.type == "field_declaration":
-            found.update(declared_elements(member))
+            found.update(_typed_declarations(member, read))
     return found
 
 
@@ -102,17 +130,42 @@ def declared_variables(scope: tree_sitter.Node) -> dict[str, VariableType]:
 
 def declared_elements(scope: tree_sitter.Node) -> dict[str, str]:
     """Parameters and variables of a collection type declared in `scope` -> element type."""
-    found: dict[str, str] = {}
+    return _typed_declarations(scope, element_type)
+
+
+def declared_generics(scope: tree_sitter.Node) -> dict[str, Generic]:
+    """Parameters and variables of a generic type declared in `scope` -> type and arguments."""
+    return _typed_declarations(scope, generic_of)
+
+
+def _typed_declarations(scope: tree_sitter.Node,
+                        read: Callable[[tree_sitter.Node | None], T | None]) -> dict[str, T]:
+    """Parameters and variables declared in `scope` -> what `read` makes of their type."""
+    found: dict[str, T] = {}
     for node in descendants(scope):
         if node.type == "parameter":
-            element = element_type(node.child_by_field_name("type"))
-            if element:
-                found[node_text(node.child_by_field_name("name"))] = element
+            value = read(node.child_by_field_name("type"))
+            if value:
+                found[node_text(node.child_by_field_name("name"))] = value
         elif node.type == "variable_declaration":
-            element = element_type(node.child_by_field_name("type"))
-            for declarator in children_of_type(node, "variable_declarator") if element else ():
-                found[node_text(declarator.child_by_field_name("name"))] = element
+            value = read(node.child_by_field_name("type"))
+            for declarator in children_of_type(node, "variable_declarator") if value else ():
+                found[node_text(declarator.child_by_field_name("name"))] = value
     return found
+
+
+def generic_of(syntax: tree_sitter.Node | None) -> Generic | None:
+    """`IRepository<Order>` -> Generic("IRepository", ("Order",)); None when not generic."""
+    while syntax is not None and syntax.type == "nullable_type":
+        syntax = syntax.child_by_field_name("type")
+    if syntax is None:
+        return None
+    # `Data.IRepository<Order>`: the type arguments belong to the qualified name's last part
+    generic = syntax.child_by_field_name("name") if syntax.type == "qualified_name" else syntax
+    if generic is None or generic.type != "generic_name":
+        return None
+    written, arguments = type_name(syntax), type_arguments(generic)
+    return Generic(written, tuple(arguments)) if written and arguments else None
 
 
 def element_type(syntax: tree_sitter.Node | None) -> str | None:

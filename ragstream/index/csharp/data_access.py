@@ -1,0 +1,129 @@
+"""Table reads and writes that flow through an entity type argument (EF Core, generic repositories).
+
+In EF Core code the table is never named: `db.Orders.Add(o)` writes the table `Order` maps to
+because `Orders` is a `DbSet<Order>`; `orders.AddAsync(o)` on an `IRepository<Order>` does too,
+whatever implements the repository (often a base class from a package). The type argument is the
+link. A call whose receiver carries an entity type argument — a variable or property of a
+generic type, or what a generic method returns (`db.Set<Order>()`) — READS or WRITES each table
+that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
+
+- On a query type (`DbSet<T>`, `IQueryable<T>`, linq2db's `ITable<T>`) every call touches the
+  table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
+  (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
+- On any other generic type that is not an in-memory collection or a framework helper
+  (`List<T>`, `ILogger<T>`, `IOptions<T>`), only a data verb counts: a write verb writes, a read
+  verb (`Get`, `List`, `Find`, `Count`, `Any`, ...) reads, and other calls (`Validate`) touch
+  nothing. A repository type the repository does not declare is known only by its type argument
+  and the method's name: that edge is a guess (`guess=True`).
+
+Edges: attrs `resolution="inferred"`, `via="type_argument"`, `entity` (the TYPE node), `member`
+(the method called) and `carrier` (the generic type or property). `SaveChanges` carries no
+entity and is no table access of its own.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import networkx as nx
+
+from ragstream.index.csharp.call_resolution import receiver_property
+from ragstream.index.graph_edits import add_edge
+from ragstream.index.model import Reference
+from ragstream.index.symbols import SymbolTable
+
+# Types whose every call runs a query on the entity's table.
+QUERY_TYPES = frozenset({"DbSet", "IDbSet", "IQueryable", "IOrderedQueryable", "ITable", "Table",
+                         "IMongoQueryable"})
+# Generic types that hold or describe values in memory, or serve the framework: never a table.
+NOT_DATA = frozenset({
+    "IEnumerable", "ICollection", "IList", "List", "IReadOnlyList", "IReadOnlyCollection", "HashSet",
+    "ISet", "IOrderedEnumerable", "Collection", "ObservableCollection", "IAsyncEnumerable",
+    "Dictionary", "IDictionary", "IReadOnlyDictionary", "ConcurrentDictionary", "ConcurrentBag",
+    "ConcurrentQueue", "Queue", "Stack", "LinkedList", "SortedList", "SortedSet", "SortedDictionary",
+    "ReadOnlyCollection", "ImmutableArray", "ImmutableList", "ImmutableDictionary", "Span", "Memory",
+    "ReadOnlySpan", "ArraySegment", "IEnumerator", "KeyValuePair", "Tuple", "ValueTuple", "Nullable",
+    "Lazy", "Task", "ValueTask", "Func", "Action", "Predicate", "Expression", "IOptions",
+    "IOptionsSnapshot", "IOptionsMonitor", "ILogger", "IEqualityComparer", "IComparer",
+    "EqualityComparer", "Comparer",
+})
+WRITE_VERBS = ("Add", "Insert", "Update", "Remove", "Delete", "Attach", "Save", "Upsert", "Merge",
+               "Create", "Persist", "ExecuteUpdate", "ExecuteDelete", "BulkInsert", "BulkUpdate",
+               "BulkDelete")
+READ_VERBS = ("Get", "List", "Find", "First", "Single", "Last", "Count", "LongCount", "Any", "All",
+              "Where", "Query", "Select", "Search", "Exists", "Load", "Fetch", "Read", "Include",
+              "OrderBy", "Sum", "Max", "Min", "Average", "Page", "AsQueryable", "AsNoTracking",
+              "ToList", "ToArray", "Contains", "Filter")
+
+
+@dataclass(frozen=True)
+class _Carrier:
+    generic: str  # the generic type (or generic method) as written, unqualified
+    entities: list[list[str]]  # qualified guesses of each type argument
+    query: bool  # a query type, or what a generic method returns (`Set<T>()`): every call counts
+    declared_here: bool  # the generic type is declared in the repository
+
+
+def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
+    """READS / WRITES from each C# call whose receiver carries an entity to the entity's tables;
+    counts of the edges added, by type."""
+    added: Counter = Counter()
+    for ref in refs:
+        call = ref.attrs.get("call")
+        if call is None or ref.source not in graph:
+            continue
+        carrier = _carrier(graph, symbols, call)
+        edge_type = _access(carrier, call["member"]) if carrier is not None else None
+        if carrier is None or edge_type is None:
+            continue
+        for entity in _entities(symbols, carrier):
+            for table in _tables(graph, entity):
+                attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
+                         "entity": entity, "member": call["member"], "carrier": carrier.generic}
+                if not carrier.declared_here and not carrier.query:
+                    attrs["guess"] = True  # a package's repository: its type argument and verb alone
+                if add_edge(graph, ref.source, table, edge_type, attrs):
+                    added[edge_type] += 1
+    return added
+
+
+def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
+    """What the parser saw (a generic variable, a generic method's result), else the generic
+    property the resolver reaches the receiver through (`db.Orders`)."""
+    data = call.get("data")
+    if data is None and "property" in call["receiver"]:
+        prop = receiver_property(graph, symbols, call["receiver"])
+        data = prop.attrs.get("generic") if prop is not None else None
+    if data is None:
+        return None
+    generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
+    if generic in NOT_DATA:
+        return None
+    return _Carrier(generic, data["entities"], "generic_call" in data or generic in QUERY_TYPES,
+                    bool(symbols.short("csharp", generic, ("TYPE",))))
+
+
+def _access(carrier: _Carrier, member: str) -> str | None:
+    """WRITES, READS or None (the call touches no table) by the method's verb."""
+    if member.startswith(WRITE_VERBS):
+        return "WRITES"
+    if carrier.query or member.startswith(READ_VERBS):
+        return "READS"
+    return None
+
+
+def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
+    """The TYPE node of each type argument that the repository declares."""
+    found = []
+    for guesses in carrier.entities:
+        node = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+        if node is not None:
+            found.append(node.id)
+    return found
+
+
+def _tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
+    """The tables (or views, or EXTERNAL names) the entity maps to."""
+    return sorted(target for _, target, key in graph.out_edges(entity, keys=True)
+                  if key == "MAPS_TO" and graph.nodes[target].get("kind") in ("TABLE", "VIEW", "EXTERNAL"))

@@ -1,0 +1,171 @@
+"""EF Core data flow through type arguments (`index/csharp/data_access`): DbSet members,
+`Set<T>()`, generic repositories declared here or in a package; and the edges it must not make
+(in-memory collections, another entity's table, calls that are no data access)."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+SCHEMA = """
+CREATE TABLE dbo.Orders (Id INT PRIMARY KEY, Total INT);
+CREATE TABLE dbo.Customers (Id INT PRIMARY KEY, Name NVARCHAR(50));
+CREATE TABLE dbo.OrderLines (Id INT PRIMARY KEY, OrderId INT);
+"""
+
+MODEL = """
+namespace Shop.Domain;
+public class Order { public int Id { get; set; } public int Total { get; set; } }
+public class Customer { public int Id { get; set; } public string Name { get; set; } }
+public class OrderLine { public int Id { get; set; } public int OrderId { get; set; } }
+public class OrderDto { public int Id { get; set; } }
+"""
+
+CONTEXT = """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public interface IShopContext
+{
+    DbSet<Order> Orders { get; }
+    DbSet<Customer> Customers { get; }
+    Task<int> SaveChangesAsync(CancellationToken token);
+}
+public class ShopContext : DbContext, IShopContext
+{
+    public DbSet<Order> Orders => Set<Order>();
+    public DbSet<Customer> Customers => Set<Customer>();
+    public DbSet<OrderLine> OrderLines { get; set; }
+}
+"""
+
+
+def build(cs: dict[str, str]) -> nx.MultiDiGraph:
+    files = [parse_csharp(path, text) for path, text in {"Model.cs": MODEL, "Context.cs": CONTEXT, **cs}.items()]
+    files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
+    graph, _ = build_graph(files)
+    return graph
+
+
+def tables(graph: nx.MultiDiGraph, method: str, edge_type: str) -> dict[str, dict]:
+    source = f"cs:{method}|METHOD"
+    return {target: data for _, target, data in graph.out_edges(source, data=True) if data["type"] == edge_type}
+
+
+ORDERS, CUSTOMERS, LINES = "sql:dbo.Orders|TABLE", "sql:dbo.Customers|TABLE", "sql:dbo.OrderLines|TABLE"
+
+
+def test_dbset_members_of_a_context_interface_read_and_write_their_entitys_table():
+    graph = build({"Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class CreateOrderHandler
+{
+    private readonly IShopContext _context;
+    public CreateOrderHandler(IShopContext context) { _context = context; }
+    public async Task<int> Handle(int total, CancellationToken token)
+    {
+        var order = new Order { Total = total };
+        _context.Orders.Add(order);
+        await _context.SaveChangesAsync(token);
+        return order.Id;
+    }
+    public Task<Order?> Find(int id) => _context.Orders.Where(o => o.Id == id).FirstOrDefaultAsync();
+}
+"""})
+    writes = tables(graph, "Shop.App.CreateOrderHandler.Handle", "WRITES")
+    assert set(writes) == {ORDERS}
+    assert writes[ORDERS]["via"] == "type_argument" and writes[ORDERS]["resolution"] == "inferred"
+    assert writes[ORDERS]["entity"] == "cs:Shop.Domain.Order|TYPE" and "guess" not in writes[ORDERS]
+    assert tables(graph, "Shop.App.CreateOrderHandler.Handle", "READS") == {}  # SaveChanges is no access
+    assert set(tables(graph, "Shop.App.CreateOrderHandler.Find", "READS")) == {ORDERS}
+    assert tables(graph, "Shop.App.CreateOrderHandler.Find", "WRITES") == {}
+
+
+def test_set_of_t_and_a_generic_repository_bind_the_callers_type_argument():
+    graph = build({"Repo.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> where T : class
+{
+    Task AddAsync(T entity);
+    Task<T?> GetByIdAsync(int id);
+    Task DeleteAsync(T entity);
+}
+public class EfRepository<T> : IRepository<T> where T : class
+{
+    private readonly ShopContext _db;
+    public Task AddAsync(T entity) { _db.Set<T>().Add(entity); return _db.SaveChangesAsync(); }
+    public Task<T?> GetByIdAsync(int id) => _db.Set<T>().FindAsync(id).AsTask();
+    public Task DeleteAsync(T entity) { _db.Set<T>().Remove(entity); return Task.CompletedTask; }
+}
+public class LineWriter
+{
+    private readonly ShopContext _db;
+    public void Add(OrderLine line) => _db.Set<OrderLine>().Add(line);
+}
+""", "Service.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderService
+{
+    private readonly IRepository<Order> _orders;
+    private readonly IRepository<Customer> _customers;
+    public OrderService(IRepository<Order> orders, IRepository<Customer> customers) { _orders = orders; _customers = customers; }
+    public async Task Place(int customerId, Order order)
+    {
+        var customer = await _customers.GetByIdAsync(customerId);
+        await _orders.AddAsync(order);
+    }
+    public Task Cancel(Order order) => _orders.DeleteAsync(order);
+}
+"""})
+    assert set(tables(graph, "Shop.App.OrderService.Place", "WRITES")) == {ORDERS}  # never Customers
+    assert set(tables(graph, "Shop.App.OrderService.Place", "READS")) == {CUSTOMERS}  # never Orders
+    assert set(tables(graph, "Shop.App.OrderService.Cancel", "WRITES")) == {ORDERS}
+    assert set(tables(graph, "Shop.Data.LineWriter.Add", "WRITES")) == {LINES}
+    # `Set<T>()` with T the repository's own parameter names no table: its callers do
+    assert tables(graph, "Shop.Data.EfRepository.AddAsync", "WRITES") == {}
+
+
+def test_a_package_repository_is_known_by_its_type_argument_and_verb_and_marked_a_guess():
+    graph = build({"Service.cs": """
+using Ardalis.Specification;
+using Shop.Domain;
+namespace Shop.App;
+public class CustomerService
+{
+    private readonly IRepositoryBase<Customer> _repository;
+    private readonly IReadRepositoryBase<Order> _reads;
+    public Task Rename(Customer c) => _repository.UpdateAsync(c);
+    public Task<int> Count() => _reads.CountAsync();
+    public void Touch(Customer c) => _repository.Validate(c);
+}
+"""})
+    writes = tables(graph, "Shop.App.CustomerService.Rename", "WRITES")
+    assert set(writes) == {CUSTOMERS} and writes[CUSTOMERS]["guess"] is True
+    assert set(tables(graph, "Shop.App.CustomerService.Count", "READS")) == {ORDERS}
+    assert tables(graph, "Shop.App.CustomerService.Touch", "READS") == {}  # no data verb: no access
+    assert tables(graph, "Shop.App.CustomerService.Touch", "WRITES") == {}
+
+
+def test_in_memory_collections_and_unmapped_type_arguments_touch_no_table():
+    graph = build({"Memory.cs": """
+using System.Collections.Generic;
+using Shop.Domain;
+namespace Shop.App;
+public class Basket
+{
+    private readonly List<Order> _orders = new();
+    private readonly IRepository<OrderDto> _dtos;
+    public void Keep(Order o) { _orders.Add(o); var seen = new HashSet<Customer>(); seen.Add(null); }
+    public void Project(OrderDto d) => _dtos.AddAsync(d);
+}
+"""})
+    for method in ("Shop.App.Basket.Keep", "Shop.App.Basket.Project"):
+        assert tables(graph, method, "WRITES") == {} and tables(graph, method, "READS") == {}
