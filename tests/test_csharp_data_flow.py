@@ -169,3 +169,169 @@ public class Basket
 """})
     for method in ("Shop.App.Basket.Keep", "Shop.App.Basket.Project"):
         assert tables(graph, method, "WRITES") == {} and tables(graph, method, "READS") == {}
+
+
+MEDIATOR = """
+using MediatR;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App.Orders;
+public record PlaceOrder(int CustomerId, int Total) : IRequest<int>;
+public record CancelOrder(int Id) : IRequest;
+public record OrderPlaced(int Id) : INotification;
+public class PlaceOrderHandler : IRequestHandler<PlaceOrder, int>
+{
+    private readonly IShopContext _context;
+    private readonly IMediator _mediator;
+    public async Task<int> Handle(PlaceOrder request, CancellationToken token)
+    {
+        var order = new Order { Total = request.Total };
+        _context.Orders.Add(order);
+        await _context.SaveChangesAsync(token);
+        await _mediator.Publish(new OrderPlaced(order.Id), token);
+        return order.Id;
+    }
+}
+public class CancelOrderHandler : IRequestHandler<CancelOrder>
+{
+    public Task Handle(CancelOrder request, CancellationToken token) => Task.CompletedTask;
+}
+public class SendReceipt : INotificationHandler<OrderPlaced>
+{
+    public Task Handle(OrderPlaced notification, CancellationToken token) => Task.CompletedTask;
+}
+public class AuditOrder : INotificationHandler<OrderPlaced>
+{
+    public Task Handle(OrderPlaced notification, CancellationToken token) => Task.CompletedTask;
+}
+public class OrderStore : IStore<Order>
+{
+    public void Add(Order order) { }
+    public void Remove(Order order) { }
+}
+"""
+
+
+def calls(graph: nx.MultiDiGraph, method: str) -> dict[str, dict]:
+    return {target: data for _, target, data in graph.out_edges(f"cs:{method}|METHOD", data=True)
+            if data["type"] == "CALLS"}
+
+
+def test_a_mediator_request_reaches_its_handler_and_through_it_the_table():
+    graph = build({"Orders.cs": MEDIATOR, "Controller.cs": """
+using MediatR;
+using Shop.App.Orders;
+using Shop.Domain;
+namespace Shop.Web;
+public class OrdersController : ControllerBase
+{
+    private readonly ISender _sender;
+    [HttpPost]
+    public Task<int> Create(PlaceOrder command) => _sender.Send(command);
+    [HttpDelete("{id}")]
+    public Task Delete(int id) => _sender.Send(new CancelOrder(id));
+    public void Log(Order order) => _logger.Log(order);
+}
+"""})
+    place = "cs:Shop.App.Orders.PlaceOrderHandler.Handle|METHOD"
+    create = calls(graph, "Shop.Web.OrdersController.Create")
+    assert set(create) == {place}  # never the handler of another request
+    assert create[place]["resolution"] == "dispatch" and create[place]["via"] == "message"
+    assert create[place]["message"] == "cs:Shop.App.Orders.PlaceOrder|TYPE"
+    assert set(calls(graph, "Shop.Web.OrdersController.Delete")) == {"cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD"}
+    assert set(tables(graph, "Shop.App.Orders.PlaceOrderHandler.Handle", "WRITES")) == {ORDERS}
+    # a type with two methods taking an Order is a store, not a handler: nothing is dispatched to it
+    assert calls(graph, "Shop.Web.OrdersController.Log") == {}
+
+
+def test_a_notification_reaches_every_handler_of_it_and_no_other():
+    graph = build({"Orders.cs": MEDIATOR})
+    published = calls(graph, "Shop.App.Orders.PlaceOrderHandler.Handle")
+    handlers = {"cs:Shop.App.Orders.SendReceipt.Handle|METHOD", "cs:Shop.App.Orders.AuditOrder.Handle|METHOD"}
+    assert handlers <= set(published)
+    assert "cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD" not in published
+
+
+def test_a_home_made_bus_in_the_repository_dispatches_by_its_handler_base_class():
+    graph = build({"Bus.cs": """
+namespace Shop.Core;
+public interface ICommandBus { Task Send<T>(T command); }
+public abstract class CommandHandler<T> { public abstract Task Execute(T command); }
+public record RenameCustomer(int Id, string Name);
+public record DeleteCustomer(int Id);
+public class RenameCustomerHandler : CommandHandler<RenameCustomer>
+{
+    public override Task Execute(RenameCustomer command) => Task.CompletedTask;
+}
+public class DeleteCustomerHandler : CommandHandler<DeleteCustomer>
+{
+    public override Task Execute(DeleteCustomer command) => Task.CompletedTask;
+}
+public class CustomersEndpoint
+{
+    private readonly ICommandBus _bus;
+    public Task Rename(int id, string name) => _bus.Send(new RenameCustomer(id, name));
+}
+"""})
+    assert "cs:Shop.Core.RenameCustomerHandler.Execute|METHOD" in calls(graph, "Shop.Core.CustomersEndpoint.Rename")
+    assert "cs:Shop.Core.DeleteCustomerHandler.Execute|METHOD" not in calls(graph, "Shop.Core.CustomersEndpoint.Rename")
+
+
+def entry(graph: nx.MultiDiGraph, method: str) -> dict | None:
+    return graph.nodes[f"cs:{method}|METHOD"]["attrs"].get("entry")
+
+
+def test_http_entry_points_say_their_verb_whatever_the_style():
+    graph = build({"Web.cs": """
+using Microsoft.AspNetCore.Mvc;
+namespace Shop.Web;
+[ApiController]
+[Route("api/[controller]")]
+public class OrdersController : ControllerBase
+{
+    [HttpPost]
+    public Task<int> Create(int total) => Task.FromResult(total);
+    [HttpGet("{id}")]
+    public Task<int> Get(int id) => Task.FromResult(id);
+    public IActionResult Index() => Ok();
+    private void Helper() { }
+    [NonAction]
+    public void NotAnAction() { }
+}
+public class EditModel : PageModel
+{
+    public Task OnGetAsync(int id) => Task.CompletedTask;
+    public Task<IActionResult> OnPostDeleteAsync(int id) => null;
+    public void Load() { }
+}
+public class OrderEndpoints
+{
+    public void Map(WebApplication app)
+    {
+        var group = app.MapGroup("/orders");
+        group.MapPost(CreateOrder);
+        group.MapDelete("/{id}", DeleteOrder);
+    }
+    public Task<int> CreateOrder(int total) => Task.FromResult(total);
+    public Task DeleteOrder(int id) => Task.CompletedTask;
+    public void NotMapped() { }
+}
+public class CreateCustomer : Endpoint<int, int>
+{
+    public override void Configure() { Post("/customers"); AllowAnonymous(); }
+    public override Task HandleAsync(int request, CancellationToken ct) => Task.CompletedTask;
+}
+"""})
+    web = "Shop.Web.{}".format
+    assert entry(graph, web("OrdersController.Create")) == {"verb": "POST", "kind": "action"}
+    assert entry(graph, web("OrdersController.Get")) == {"verb": "GET", "kind": "action", "route": "{id}"}
+    assert entry(graph, web("OrdersController.Index")) == {"verb": "ANY", "kind": "action"}
+    assert entry(graph, web("OrdersController.Helper")) is None
+    assert entry(graph, web("OrdersController.NotAnAction")) is None
+    assert entry(graph, web("EditModel.OnGetAsync"))["verb"] == "GET"
+    assert entry(graph, web("EditModel.OnPostDeleteAsync")) == {"verb": "POST", "kind": "page_handler"}
+    assert entry(graph, web("EditModel.Load")) is None
+    assert entry(graph, web("OrderEndpoints.CreateOrder")) == {"verb": "POST", "kind": "minimal_api"}
+    assert entry(graph, web("OrderEndpoints.DeleteOrder")) == {"verb": "DELETE", "kind": "minimal_api", "route": "/{id}"}
+    assert entry(graph, web("OrderEndpoints.NotMapped")) is None
+    assert entry(graph, web("CreateCustomer.HandleAsync")) == {"verb": "POST", "kind": "endpoint", "route": "/customers"}

@@ -14,6 +14,7 @@ import networkx as nx
 
 from ragstream.index.csharp.call_resolution import interface_family_root, resolve_call
 from ragstream.index.csharp.data_access import link_data_access
+from ragstream.index.csharp.messages import link_messages
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.python.calls.link import link_python_calls
@@ -60,6 +61,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
+    stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
     python_calls = link_python_calls(graph, files, by_name=python_guesses)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]

@@ -103,6 +103,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             carrier = _data_carrier(node, body)
             if carrier is not None:
                 found.attrs["call"]["data"] = carrier
+            message = _first_argument_type(node, body)
+            if message:
+                found.attrs["call"]["message"] = list(scope.type_guesses(message))
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -190,6 +193,21 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
     if inner is not None and inner[1].type == "generic_name":
         return {"generic_call": type_name(inner[1]), "entities": _entity_guesses(type_arguments(inner[1]), body)}
     return None
+
+
+def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
+    """The type of an invocation's first argument when the syntax states it (`new X(...)`, or a
+    variable declared `X`): what `messages` dispatches a request or event by."""
+    if call.type != "invocation_expression":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
+        if arguments is not None else None
+    if first is None or not first.named_children or first.child_by_field_name("name") is not None:
+        return None
+    value = first.named_children[-1]
+    return _written_type(value, body) if value.type in (
+        "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
 
 
 def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:

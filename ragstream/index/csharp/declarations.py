@@ -10,7 +10,7 @@ from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.docs import doc_comment, header, modifiers
 from ragstream.index.csharp.syntax import (
     LANGUAGE, body_members, child_of_type, enclosing_scopes, end_line_of, line_of, node_text,
-    qualify, type_name, unique,
+    qualify, type_arguments, type_name, unique,
 )
 
 
@@ -151,11 +151,26 @@ class Names:
         return unique([*(f"{prefix}.{written}" for prefix in prefixes), written])
 
 
-def type_node(decl: TypeDecl, path: str, ef_role: str | None) -> Node:
-    attrs = {"type_kind": TYPE_KINDS[decl.syntax.type], "modifiers": modifiers(decl.syntax)}
+def type_node(decl: TypeDecl, names: Names, path: str, ef_role: str | None) -> Node:
+    attrs: dict = {"type_kind": TYPE_KINDS[decl.syntax.type], "modifiers": modifiers(decl.syntax)}
     if ef_role:
         attrs["ef_role"] = ef_role
+    generic_bases = _generic_bases(decl, names)
+    if generic_bases:  # `IRequestHandler<CreateOrder, int>`: what `messages` links by
+        attrs["generic_bases"] = generic_bases
     return declaration_node(decl.syntax, "TYPE", decl.name, path, decl.parent, attrs)
+
+
+def _generic_bases(decl: TypeDecl, names: Names) -> list[dict]:
+    """Each generic base or interface as written, with qualified guesses of its type arguments."""
+    base_list = child_of_type(decl.syntax, "base_list")
+    found = []
+    for base in base_list.named_children if base_list else ():
+        generic = base.child_by_field_name("name") if base.type == "qualified_name" else base
+        if generic is not None and generic.type == "generic_name" and type_name(base):
+            found.append({"name": type_name(base), "arguments": [
+                list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic)]})
+    return found
 
 
 def declaration_node(syntax: tree_sitter.Node, kind: str, name: str, path: str, parent: str,

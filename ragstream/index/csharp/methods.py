@@ -18,6 +18,7 @@ from ragstream.index.model import node_id
 from ragstream.index.csharp.calls import TypeScope, method_calls
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.entry_points import entry_point, type_entries
 from ragstream.index.csharp.file_names import file_name_references
 from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
@@ -40,13 +41,14 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     overloads: dict[str, list[tree_sitter.Node]] = {}
     for syntax in decl.methods:
         overloads.setdefault(node_text(syntax.child_by_field_name("name")), []).append(syntax)
+    registered = type_entries(decl)
     for name, group in overloads.items():
         for syntax in group:
-            _add_method(syntax, name, len(group), scope, path, out)
+            _add_method(syntax, name, len(group), scope, path, out, registered)
 
 
 def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: TypeScope,
-                path: str, out: Output) -> None:
+                path: str, out: Output, registered: dict[str, dict]) -> None:
     decl = scope.decl
     qualified = f"{decl.name}.{name}"
     method_id = node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""),
@@ -61,6 +63,9 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
         attrs["extension"] = True
     if overloads > 1:
         attrs["overloads"] = overloads
+    entry = entry_point(syntax, name, decl, registered)
+    if entry:
+        attrs["entry"] = entry
     if sql:
         attrs["inline_sql"] = [found.text for found in sql]
     procedures = stored_procedures(sql)

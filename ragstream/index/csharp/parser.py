@@ -51,7 +51,7 @@ def _add_types(found: Declarations, out: Output) -> None:
     names = Names(tuple(found.usings), found.aliases)
     ef = ef_mapping(found.types, names, found.file.path)
     for decl in found.types:
-        out.add(type_node(decl, found.file.path, ef.roles.get(decl.id)))
+        out.add(type_node(decl, names, found.file.path, ef.roles.get(decl.id)))
         out.refer(inherits(decl, names))
         add_properties(decl, names, found.file.path, out)
         add_methods(decl, names, found.file.path, out)

@@ -1,0 +1,105 @@
+"""What makes a C# method an HTTP entry point, and for which verb (attrs `entry` of a METHOD).
+
+A flow question ("how is an order created, from the API down to the tables?") starts at the
+action that handles the request, which the search's best word match often is not. ASP.NET says
+what an action is in a few ways, all read here from the syntax:
+
+- an attribute: `[HttpPost]`, `[HttpGet("{id}")]`, `[AcceptVerbs("PUT")]` (kind `action`);
+- a public method of a controller (a type whose name or base ends in `Controller`, or that has
+  `[ApiController]`), with no verb attribute: any verb (kind `action`);
+- a Razor Pages handler `OnGet` / `OnPostDelete[Async]` in a `PageModel` (kind `page_handler`);
+- a minimal API method group `app.MapPost("/", CreateOrder)` / `group.MapPost(CreateOrder)`
+  naming a method of the same type (kind `minimal_api`);
+- an endpoint class that registers its route with a verb call in its own code
+  (`Post("/orders")` in `Configure()`, as FastEndpoints does): its `HandleAsync` /
+  `ExecuteAsync` (kind `endpoint`).
+
+`entry = {"verb": GET|POST|PUT|DELETE|PATCH|ANY, "kind": ..., "route": str (when written)}`.
+"""
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from ragstream.index.csharp.declarations import TypeDecl
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, node_text, type_name
+
+VERBS = ("GET", "POST", "PUT", "DELETE", "PATCH")
+_VERB_ATTRIBUTE = re.compile(r"^Http(Get|Post|Put|Delete|Patch)(Attribute)?$")
+_PAGE_HANDLER = re.compile(r"^On(Get|Post|Put|Delete|Patch)(\w*?)(Async)?$")
+_MAP_CALL = re.compile(r"^Map(Get|Post|Put|Delete|Patch)$")
+_HANDLER_METHODS = frozenset({"HandleAsync", "ExecuteAsync", "Handle", "Execute"})
+
+
+def type_entries(decl: TypeDecl) -> dict[str, dict]:
+    """Entries a type registers for its own methods: minimal API method groups by method name,
+    and an endpoint class's handler methods (`*` stands for them)."""
+    found: dict[str, dict] = {}
+    for method in decl.methods:
+        for node in descendants(method):
+            callee = callee_of(node)
+            name = type_name(callee[1]) if callee else None
+            if not name:
+                continue
+            mapped = _MAP_CALL.match(name)
+            arguments = call_arguments(node.child_by_field_name("arguments")) \
+                if node.child_by_field_name("arguments") is not None else []
+            if mapped:
+                route = next((string_value(v, {}) for _, v in arguments if string_value(v, {}) is not None), None)
+                for _, value in arguments:
+                    if value.type == "identifier":
+                        found[node_text(value)] = _entry(mapped.group(1), "minimal_api", route)
+            elif callee[0] is None and name.upper() in VERBS and arguments:
+                found["*"] = _entry(name, "endpoint", string_value(arguments[0][1], {}))
+    return found
+
+
+def entry_point(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
+    """The `entry` attrs of a method, or None when it is no entry point."""
+    attributes = _attributes(syntax)
+    for attribute, arguments in attributes:
+        verb = _VERB_ATTRIBUTE.match(attribute)
+        if verb:
+            return _entry(verb.group(1), "action", next(iter(arguments), None))
+        if attribute in ("AcceptVerbs", "AcceptVerbsAttribute") and arguments:
+            return _entry(arguments[0], "action", None)
+    if name in registered:
+        return registered[name]
+    if name in _HANDLER_METHODS and "*" in registered:
+        return registered["*"]
+    page = _PAGE_HANDLER.match(name)
+    if page and any(base.endswith("PageModel") for base in decl.bases):
+        return _entry(page.group(1), "page_handler", None)
+    public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
+    if public and syntax.type == "method_declaration" and _is_controller(decl) \
+            and not any(a in ("NonAction", "NonActionAttribute") for a, _ in attributes):
+        return _entry("ANY", "action", None)
+    return None
+
+
+def _entry(verb: str, kind: str, route: str | None) -> dict:
+    found = {"verb": verb.upper() if verb.upper() in VERBS else "ANY", "kind": kind}
+    if route:
+        found["route"] = route
+    return found
+
+
+def _is_controller(decl: TypeDecl) -> bool:
+    named = decl.name.rsplit(".", 1)[-1].endswith("Controller")
+    return named or any(base.rsplit(".", 1)[-1].endswith(("Controller", "ControllerBase")) for base in decl.bases) \
+        or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in _attributes(decl.syntax))
+
+
+def _attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[str]]]:
+    """(name, string arguments) of each attribute on a declaration."""
+    found = []
+    for attribute_list in (child for child in syntax.children if child.type == "attribute_list"):
+        for attribute in (child for child in attribute_list.named_children if child.type == "attribute"):
+            name = type_name(attribute.child_by_field_name("name")) or ""
+            arguments = attribute.child_by_field_name("arguments") or next(
+                (c for c in attribute.named_children if c.type == "attribute_argument_list"), None)
+            values = [string_value(value, {}) for _, value in call_arguments(arguments)] if arguments else []
+            found.append((name.rsplit(".", 1)[-1], [value for value in values if value]))
+    return found
