@@ -6,7 +6,8 @@ seconds and shows what a parser or resolver change did to the graph.
 
 Per folder: Python lines, seconds (wall and CPU) spent parsing and building the graph (reference
 resolution and the Python call solver), nodes by kind, edges by type, CALLS by resolution, edges from C# into SQL by type
-and target kind (CALLS -> PROCEDURE is the C# -> stored procedure link), guesses (by_name),
+and target kind (CALLS -> PROCEDURE is the C# -> stored procedure link), edges by the construct
+that made them (`via`), guesses (by_name),
 and the resolver's counts of dropped and EXTERNAL references.
 """
 from __future__ import annotations
@@ -51,6 +52,9 @@ def coverage(path: str) -> dict:
             data.get("resolution", "in-file") for _, _, data in edges if data["type"] == "CALLS"),
         "edges_by_resolution": Counter(data.get("resolution", "in-file") for _, _, data in edges),
         "csharp_into_sql": into_sql,
+        # how the edges a construct makes were made: CALLS via message, READS via type_argument, ...
+        "edges_by_via": Counter(f"{data['type']} via {data['via']}" for _, _, data in edges
+                                if data.get("via") and not str(data["via"]).startswith(("cs:", "py:"))),
         "guesses": sum(1 for _, _, data in edges if data.get("guess")),
         "dropped": stats.dropped,
         "external": stats.external,

@@ -335,3 +335,43 @@ public class CreateCustomer : Endpoint<int, int>
     assert entry(graph, web("OrderEndpoints.DeleteOrder")) == {"verb": "DELETE", "kind": "minimal_api", "route": "/{id}"}
     assert entry(graph, web("OrderEndpoints.NotMapped")) is None
     assert entry(graph, web("CreateCustomer.HandleAsync")) == {"verb": "POST", "kind": "endpoint", "route": "/customers"}
+
+
+def test_look_alikes_make_no_data_or_dispatch_edge():
+    """Dapper's `Query<Row>(sql)` (the SQL names the table), model configuration, grouping,
+    `IEquatable<Self>`, comparers, validators and static helpers taking a message."""
+    graph = build({"Orders.cs": MEDIATOR, "LookAlikes.cs": """
+using System.Linq;
+using Dapper;
+using FluentValidation;
+using Microsoft.EntityFrameworkCore;
+using Shop.App.Orders;
+using Shop.Domain;
+namespace Shop.App;
+public class Reports
+{
+    private readonly IDbConnection _db;
+    public int Totals() => _db.Query<Order>("SELECT Total FROM dbo.Customers").Count();
+    public void Configure(ModelBuilder modelBuilder) => modelBuilder.Entity<Order>().ToTable("Orders");
+    public bool Grouped(IGrouping<int, Order> group) => group.Any();
+    public string Json(PlaceOrder command) => JsonConvert.SerializeObject(command);
+    public bool Same(Money a) => a.Equals(a);
+}
+public class Money : IEquatable<Money> { public bool Equals(Money other) => true; }
+public class PlaceOrderValidator : AbstractValidator<PlaceOrder>
+{
+    public bool BeKnownCustomer(PlaceOrder command, int id) => true;
+}
+public class Checks
+{
+    private readonly IValidator<PlaceOrder> _validator;
+    public void Check(PlaceOrder command) => _validator.Validate(command);
+}
+"""})
+    method = "Shop.App.Reports.{}".format
+    assert set(tables(graph, method("Totals"), "READS")) == {CUSTOMERS}  # the SQL's table, not Order's
+    for name in ("Configure", "Grouped"):
+        assert tables(graph, method(name), "READS") == {} and tables(graph, method(name), "WRITES") == {}
+    assert calls(graph, method("Json")) == {}
+    assert all(data.get("via") != "message" for data in calls(graph, method("Same")).values())
+    assert all(data.get("via") != "message" for data in calls(graph, "Shop.App.Checks.Check").values())

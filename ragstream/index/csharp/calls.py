@@ -39,6 +39,11 @@ OBJECT_METHODS = frozenset({
 })
 
 
+# ORM methods that return the queryable table of their type argument: EF's `Set<T>()`,
+# NHibernate's `Query<T>()` / `QueryOver<T>()`, linq2db's `GetTable<T>()`.
+TABLE_OF_TYPE = frozenset({"Set", "Query", "QueryOver", "GetTable"})
+
+
 @dataclass(frozen=True)
 class TypeScope:
     """What a method body can see: its type, the file's names, the type's members."""
@@ -190,16 +195,25 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
     if generic is not None:
         return {"generic": generic.name, "entities": _entity_guesses(generic.arguments, body)}
     inner = callee_of(receiver)
-    if inner is not None and inner[1].type == "generic_name":
+    if inner is not None and inner[1].type == "generic_name" and type_name(inner[1]) in TABLE_OF_TYPE \
+            and not _has_arguments(receiver):
+        # `Set<Order>()`, `Query<Entry>()`: the type argument alone picks the table (Dapper's
+        # `Query<Row>(sql)` passes SQL, which names its tables itself)
         return {"generic_call": type_name(inner[1]), "entities": _entity_guesses(type_arguments(inner[1]), body)}
     return None
+
+
+def _has_arguments(call: tree_sitter.Node) -> bool:
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and any(child.type == "argument" for child in arguments.named_children)
 
 
 def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
     """The type of an invocation's first argument when the syntax states it (`new X(...)`, or a
     variable declared `X`): what `messages` dispatches a request or event by."""
-    if call.type != "invocation_expression":
-        return None
+    callee = callee_of(call)
+    if callee is None or (callee[0] is not None and _type_path(callee[0], body.variables) is not None):
+        return None  # a static helper (`JsonConvert.SerializeObject(command)`) dispatches nothing
     arguments = call.child_by_field_name("arguments")
     first = next((child for child in arguments.named_children if child.type == "argument"), None) \
         if arguments is not None else None

@@ -7,8 +7,9 @@ link. A call whose receiver carries an entity type argument — a variable or pr
 generic type, or what a generic method returns (`db.Set<Order>()`) — READS or WRITES each table
 that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
 
-- On a query type (`DbSet<T>`, `IQueryable<T>`, linq2db's `ITable<T>`) every call touches the
-  table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
+- On a query type (`DbSet<T>`, `IQueryable<T>`, linq2db's `ITable<T>`), and on what an ORM's
+  table method returns (`Set<T>()`, NHibernate's `Query<T>()`; `calls.TABLE_OF_TYPE`), every
+  call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
 - On any other generic type that is not an in-memory collection or a framework helper
   (`List<T>`, `ILogger<T>`, `IOptions<T>`), only a data verb counts: a write verb writes, a read
@@ -46,7 +47,7 @@ NOT_DATA = frozenset({
     "ReadOnlySpan", "ArraySegment", "IEnumerator", "KeyValuePair", "Tuple", "ValueTuple", "Nullable",
     "Lazy", "Task", "ValueTask", "Func", "Action", "Predicate", "Expression", "IOptions",
     "IOptionsSnapshot", "IOptionsMonitor", "ILogger", "IEqualityComparer", "IComparer",
-    "EqualityComparer", "Comparer",
+    "EqualityComparer", "Comparer", "IGrouping", "ILookup", "Lookup",
 })
 WRITE_VERBS = ("Add", "Insert", "Update", "Remove", "Delete", "Attach", "Save", "Upsert", "Merge",
                "Create", "Persist", "ExecuteUpdate", "ExecuteDelete", "BulkInsert", "BulkUpdate",
@@ -124,6 +125,8 @@ def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
 
 
 def _tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
-    """The tables (or views, or EXTERNAL names) the entity maps to."""
-    return sorted(target for _, target, key in graph.out_edges(entity, keys=True)
-                  if key == "MAPS_TO" and graph.nodes[target].get("kind") in ("TABLE", "VIEW", "EXTERNAL"))
+    """The tables (or views, or EXTERNAL names) the entity maps to; not those a Dapper row type
+    is read from, which are the query's, not the type's."""
+    return sorted(target for _, target, key, attrs in graph.out_edges(entity, keys=True, data=True)
+                  if key == "MAPS_TO" and attrs.get("via") != "dapper_row_type"
+                  and graph.nodes[target].get("kind") in ("TABLE", "VIEW", "EXTERNAL"))

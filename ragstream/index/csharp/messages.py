@@ -5,8 +5,12 @@ command or query bus) finds `GetMyOrdersHandler.Handle` at run time because the 
 binds the message type as a type argument of a generic base (`IRequestHandler<GetMyOrders, T>`,
 `INotificationHandler<OrderPlaced>`, `ICommandHandler<T>`, `CommandHandler<T>`). Whatever the
 bus, that binding is the link: a call whose first argument's type is a message `X` is linked to
-each handler of `X` — a type with a generic base bound to `X` and exactly one method whose first
-parameter is an `X` (a repository of `X` with `Add(X)` and `Remove(X)` handles nothing).
+each handler of `X` — a type with a generic base bound to `X` (not the type itself, as
+`IEquatable<T>` is) and exactly one method named as handler contracts name it (`Handle...`,
+`On...`, `Execute`, `Consume`, ...) whose first parameter, and no other, is an `X` (a
+repository of `X` with `Add(X)` and `Remove(X)` handles nothing, nor does `Compare(X, X)`). A call
+on an in-memory collection (`filters.Add(filter)`), on a service bound to the message itself
+(`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing.
 
 Only calls the resolver does not already settle on a method with a body are dispatched: a bus
 or mediator from a package, an interface's method, or nothing found at all. Edges: CALLS,
@@ -21,9 +25,14 @@ from collections.abc import Iterable
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import resolve_call
+from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable, is_interface
+
+
+HANDLER_METHODS = frozenset({"Execute", "ExecuteAsync", "Consume", "ConsumeAsync", "Process", "ProcessAsync",
+                             "Invoke", "InvokeAsync", "Run", "RunAsync", "Dispatch", "DispatchAsync"})
 
 
 def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
@@ -33,11 +42,11 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     for ref in refs:
         call = ref.attrs.get("call")
         guesses = call.get("message") if call else None
-        if not guesses or ref.source not in graph:
+        if not guesses or ref.source not in graph or _in_memory(call):
             continue
         message = _find_type(symbols, guesses)
         targets = [method for method in handlers.get(message or "", ()) if method != ref.source]
-        if not targets or _settled(graph, symbols, call):
+        if not targets or _bound_to(symbols, call, message) or _settled(graph, symbols, call):
             continue
         for method in targets:
             added += add_edge(graph, ref.source, method, "CALLS", {
@@ -52,12 +61,13 @@ def _handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[s
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
-        messages = {_find_type(symbols, guesses) for base in node.attrs.get("generic_bases", ())
-                    for guesses in base["arguments"]}
-        for message in sorted(filter(None, messages)):
+        bound = (_find_type(symbols, guesses) for base in node.attrs.get("generic_bases", ())
+                 for guesses in base["arguments"])
+        messages = {message for message in bound if message and message != node.id}  # not `IEquatable<Self>`
+        for message in sorted(messages):
             short = symbols.nodes[message].name.rsplit(".", 1)[-1]
             taking = [method for method in _methods(graph, node.id)
-                      if _first_parameter(symbols.nodes[method].attrs) == short]
+                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)]
             if len(taking) == 1:
                 found[message].append(taking[0])
     return found
@@ -73,10 +83,30 @@ def _methods(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
                   if key == "DEFINES" and graph.nodes[target].get("kind") == "METHOD")
 
 
-def _first_parameter(attrs: dict) -> str | None:
-    """The first parameter's type name, unqualified, without type arguments or `?`."""
-    parameters = attrs.get("parameters") or ()
-    return parameters[0].split("<", 1)[0].rstrip("?") if parameters else None
+def _handles(name: str) -> bool:
+    """Named as handler contracts name their method (`Handle`, `HandleAsync`, `Consume`,
+    `Execute`, `OnOrderPlaced`): a validator's `BeUniqueTitle(X, ...)` handles nothing."""
+    short = name.rsplit(".", 1)[-1]
+    return short in HANDLER_METHODS or short.startswith(("Handle", "On"))
+
+
+def _takes_one(attrs: dict, message: str) -> bool:
+    """The method's first parameter is a `message`, and no other is (`Compare(X, X)` compares)."""
+    types = [written.split("<", 1)[0].rstrip("?") for written in attrs.get("parameters") or ()]
+    return bool(types) and types[0] == message and types.count(message) == 1
+
+
+def _bound_to(symbols: SymbolTable, call: dict, message: str | None) -> bool:
+    """The receiver is a service of that very message (`IValidator<PlaceOrder>.Validate(command)`),
+    not a bus that sends it on."""
+    entities = (call.get("data") or {}).get("entities") or ()
+    return any(_find_type(symbols, guesses) == message for guesses in entities)
+
+
+def _in_memory(call: dict) -> bool:
+    """A call on a collection (`filters.Add(filter)`) stores its argument; it sends nothing."""
+    generic = (call.get("data") or {}).get("generic") or ""
+    return generic.rsplit(".", 1)[-1] in NOT_DATA
 
 
 def _settled(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
