@@ -375,3 +375,39 @@ public class Checks
     assert calls(graph, method("Json")) == {}
     assert all(data.get("via") != "message" for data in calls(graph, method("Same")).values())
     assert all(data.get("via") != "message" for data in calls(graph, "Shop.App.Checks.Check").values())
+
+
+def test_nhibernate_mapping_classes_and_session_calls_reach_the_entitys_table():
+    graph = build({"Mappings.cs": """
+using FluentNHibernate.Mapping;
+using Shop.Domain;
+namespace Shop.Data.Mappings;
+public class OrderMapping : ClassMap<Order>
+{
+    public OrderMapping() { Id(x => x.Id); Map(x => x.Total); HasManyToMany(x => x.Lines).Table("OrderLines"); }
+}
+public class CustomerMapping : ClassMap<Customer>
+{
+    public CustomerMapping() { Table("Customers"); Id(x => x.Id); }
+}
+""", "Store.cs": """
+using NHibernate;
+using Shop.Domain;
+namespace Shop.Data;
+public class OrderStore
+{
+    private readonly ISession _session;
+    public void Save(Order order) => _session.SaveOrUpdate(order);
+    public IList<Customer> All() => _session.Query<Customer>().ToList();
+    public void Forget(Customer customer) => _session.Evict(customer);
+}
+"""})
+    maps = {t: d for _, t, d in graph.out_edges("cs:Shop.Domain.Customer|TYPE", data=True) if d["type"] == "MAPS_TO"}
+    assert set(maps) == {CUSTOMERS} and maps[CUSTOMERS]["via"] == "mapping_class" and "guess" not in maps[CUSTOMERS]
+    # no Table(...) of its own: the entity's name, by convention (a guess); the join table is no mapping of Order
+    order_maps = {t: d for _, t, d in graph.out_edges("cs:Shop.Domain.Order|TYPE", data=True) if d["type"] == "MAPS_TO"}
+    assert LINES not in order_maps
+    assert all(d.get("guess") for d in order_maps.values())
+    assert set(tables(graph, "Shop.Data.OrderStore.All", "READS")) == {CUSTOMERS}
+    assert tables(graph, "Shop.Data.OrderStore.Forget", "READS") == {} and tables(graph, "Shop.Data.OrderStore.Forget", "WRITES") == {}
+    assert set(tables(graph, "Shop.Data.OrderStore.Save", "WRITES")) == set(order_maps)

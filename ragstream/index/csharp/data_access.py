@@ -11,6 +11,8 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   table method returns (`Set<T>()`, NHibernate's `Query<T>()`; `calls.TABLE_OF_TYPE`), every
   call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
+- A data verb of a persistence API outside the repository passed an entity
+  (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) touches the entity's table.
 - On any other generic type that is not an in-memory collection or a framework helper
   (`List<T>`, `ILogger<T>`, `IOptions<T>`), only a data verb counts: a write verb writes, a read
   verb (`Get`, `List`, `Find`, `Count`, `Any`, ...) reads, and other calls (`Validate`) touch
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import receiver_property
+from ragstream.index.csharp.call_resolution import receiver_property, resolve_call
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -91,18 +93,29 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
 
 def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
     """What the parser saw (a generic variable, a generic method's result), else the generic
-    property the resolver reaches the receiver through (`db.Orders`)."""
+    property the resolver reaches the receiver through (`db.Orders`), else the entity passed
+    to a data verb of a persistence API outside the repository (`session.Save(entry)`)."""
     data = call.get("data")
     if data is None and "property" in call["receiver"]:
         prop = receiver_property(graph, symbols, call["receiver"])
         data = prop.attrs.get("generic") if prop is not None else None
     if data is None:
-        return None
+        return _argument_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     if generic in NOT_DATA:
         return None
     return _Carrier(generic, data["entities"], "generic_call" in data or generic in QUERY_TYPES,
                     bool(symbols.short("csharp", generic, ("TYPE",))))
+
+
+def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
+    """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a data verb whose method the
+    repository does not declare (an ORM's session or context), passed an entity. A method the
+    repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
+    if not call.get("message") or not call["member"].startswith((*WRITE_VERBS, *READ_VERBS)) \
+            or resolve_call(graph, symbols, call).methods:
+        return None
+    return _Carrier("argument", [call["message"]], query=True, declared_here=True)
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:

@@ -14,6 +14,10 @@
   when an explicit mapping of the same entity exists in another file.
 - An `IEntityTypeConfiguration<T>` class REFERENCES `T`, and `builder.ToTable("X")` in it maps
   `T` to `X` (attrs `via="entity_type_configuration"`; `T`'s id guessed as above).
+- A mapping class that maps its type argument in its constructor (FluentNHibernate's
+  `ClassMap<T>`, NHibernate's `ClassMapping<T>`, EF6's `EntityTypeConfiguration<T>`) REFERENCES
+  `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names, else to `T`'s own name
+  by the ORM's convention (a guess; attrs `via="mapping_class"`).
 - `UseTptMappingStrategy()` / `UseTpcMappingStrategy()` / `HasDiscriminator()` on an entity
   are recorded as `inheritance` ("tpt", "tpc", "tph") in the attrs of its MAPS_TO, which
   `ef_graph` reads to map subclasses (TPH, EF's default: the base type's table).
@@ -68,8 +72,11 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
         mapping.references.extend(_entity_references(entity, local, names))
     for decl in types:
         configured = _configured_entity(decl)
+        mapped = _constructor_mapped_entity(decl)
         if configured:
             mapping.references.extend(_configuration_references(decl, configured, names))
+        elif mapped:
+            mapping.references.extend(_constructor_mapping_references(decl, mapped, names))
         elif is_migration(decl):
             parts = migration_parts(decl, path)
             mapping.nodes.extend(parts.nodes)
@@ -80,7 +87,7 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
 def _ef_role(decl: TypeDecl, is_entity: bool) -> str | None:
     if _is_db_context(decl):
         return "dbcontext"
-    if _configured_entity(decl):
+    if _configured_entity(decl) or _constructor_mapped_entity(decl):
         return "configuration"
     if is_migration(decl):
         return "migration"
@@ -93,6 +100,43 @@ def _configured_entity(decl: TypeDecl) -> str | None:
     bases = base_list.named_children if base_list else []
     return next(filter(None, (_type_argument(base, "IEntityTypeConfiguration")
                               for base in bases)), None)
+
+
+def _constructor_mapped_entity(decl: TypeDecl) -> str | None:
+    """`T` of a mapping class that maps its entity in its constructor (`ClassMap<T>`)."""
+    base_list = child_of_type(decl.syntax, "base_list")
+    bases = base_list.named_children if base_list else []
+    return next(filter(None, (_type_argument(base, name) for base in bases
+                              for name in CONSTRUCTOR_MAPPINGS)), None)
+
+
+def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) -> list[Reference]:
+    """REFERENCES from the mapping class to its entity; MAPS_TO from the entity to the table its
+    constructor names (`Table("Entry")`, `ToTable("Entry")`), else to the entity's own name, the
+    ORM's convention (a guess)."""
+    constructors = [m for m in decl.methods if m.type == "constructor_declaration"]
+    own_calls = [call for method in constructors for call in descendants(method)
+                 if call.type == "invocation_expression" and _on_this(call)]
+    table = next((_table_from_arguments(call.child_by_field_name("arguments"))
+                  for call in own_calls if _called(call) in ("Table", "ToTable")), None)
+    guesses = names.type_candidates(written, decl.scope)
+    sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
+    line = line_of(constructors[0]) if constructors else line_of(decl.syntax)
+    attrs: dict = {"source_candidates": sources, "via": "mapping_class"}
+    if not table:
+        attrs.update(guess=True, mapping="by_convention")
+    return [
+        Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
+                  candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
+                  attrs={"via": "mapping_class"}),
+        maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
+    ]
+
+
+def _on_this(call: tree_sitter.Node) -> bool:
+    """A call of the class's own (inherited) method: `Table("X")` or `this.Table("X")`."""
+    callee = callee_of(call)
+    return callee is not None and (callee[0] is None or callee[0].type == "this")
 
 
 def _configuration_references(decl: TypeDecl, written: str, names: Names) -> list[Reference]:
@@ -160,6 +204,10 @@ def _called(call: tree_sitter.Node) -> str | None:
     return type_name(callee[1]) if callee else None
 
 
+# Mapping classes whose constructor maps their type argument: FluentNHibernate, NHibernate's
+# mapping by code, Entity Framework 6.
+CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
+                        "UnionSubclassMapping", "EntityTypeConfiguration")
 INHERITANCE_STRATEGIES = {"UseTptMappingStrategy": "tpt", "UseTpcMappingStrategy": "tpc",
                           "UseTphMappingStrategy": "tph", "HasDiscriminator": "tph"}
 
