@@ -411,3 +411,23 @@ public class OrderStore
     assert set(tables(graph, "Shop.Data.OrderStore.All", "READS")) == {CUSTOMERS}
     assert tables(graph, "Shop.Data.OrderStore.Forget", "READS") == {} and tables(graph, "Shop.Data.OrderStore.Forget", "WRITES") == {}
     assert set(tables(graph, "Shop.Data.OrderStore.Save", "WRITES")) == set(order_maps)
+
+
+def test_an_ef_model_with_no_sql_has_tables_of_its_own_and_never_a_second_one():
+    files = [parse_csharp("Model.cs", MODEL), parse_csharp("Context.cs", CONTEXT), parse_csharp("Handler.cs", """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class Handler
+{
+    private readonly IShopContext _context;
+    public void Add(Customer c) => _context.Customers.Add(c);
+}
+"""), parse_sql("db/schema.sql", "CREATE TABLE dbo.Orders (Id INT PRIMARY KEY);", "tsql")]
+    graph, _ = build_graph(files)
+    table = graph.nodes["sql:dbo.Customers|TABLE"]
+    assert table["attrs"]["via"] == "ef_model" and table["attrs"]["guess"] is True
+    assert (table["path"], table["start_line"]) == ("Model.cs", 4)
+    assert set(tables(graph, "Shop.App.Handler.Add", "WRITES")) == {"sql:dbo.Customers|TABLE"}
+    assert "via" not in graph.nodes["sql:dbo.Orders|TABLE"].get("attrs", {})  # the script's table stays the one
+    assert not [n for n in graph if n.startswith("ext:") and "Customers" in n]

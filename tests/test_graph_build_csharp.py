@@ -249,7 +249,7 @@ def test_a_dbset_of_a_type_outside_the_index_maps_from_an_external_node():
     assert graph.nodes[external]["kind"] == "EXTERNAL"
     assert {(d["type"], t) for _, t, d in graph.out_edges(external, data=True)} == {
         ("MAPS_TO", "ext:DataProtectionKeys|EXTERNAL")}
-    assert ("cs:Shop.Order|TYPE", "ext:Orders|EXTERNAL") in {
+    assert ("cs:Shop.Order|TYPE", "sql:dbo.Orders|TABLE") in {
         (s, t) for s, t, d in graph.edges(data=True) if d["type"] == "MAPS_TO"}
 
 

@@ -162,7 +162,7 @@ def test_configuration_to_table_beats_the_dbset_convention_across_files():
     assert invoice["sql:billing.Invoice|TABLE"]["via"] == "entity_type_configuration"
     assert "guess" not in invoice["sql:billing.Invoice|TABLE"]
     # not the EXTERNAL node named after the DbSet property, which is gone
-    assert "ext:Invoices|EXTERNAL" not in graph
+    assert "ext:Invoices|EXTERNAL" not in graph and "sql:dbo.Invoices|TABLE" not in graph
     # nor the owned type's table: `a.ToTable` is not called on the configured builder
     assert "sql:InvoiceAddress|TABLE" not in invoice
     configuration = "cs:Shop.Data.Config.InvoiceConfiguration|TYPE"
@@ -199,11 +199,11 @@ def test_tph_subclass_maps_to_the_base_table_not_to_its_own_name():
 def test_tpt_subclass_keeps_its_own_table():
     graph = graph_of(FILES)
     vehicle = maps_to(graph, "cs:Shop.Domain.Vehicle|TYPE")
-    assert vehicle["ext:Vehicles|EXTERNAL"]["inheritance"] == "tpt"
+    assert vehicle["sql:dbo.Vehicles|TABLE"]["inheritance"] == "tpt"  # no script: the model's own table
     car = maps_to(graph, "cs:Shop.Domain.Car|TYPE")
-    assert set(car) == {"ext:Cars|EXTERNAL"}  # its DbSet's name, by convention
-    assert car["ext:Cars|EXTERNAL"]["guess"] is True
-    assert "ext:Vehicles|EXTERNAL" not in car  # not the base's table: the hierarchy is TPT
+    assert set(car) == {"sql:dbo.Cars|TABLE"}  # its DbSet's name, by convention
+    assert car["sql:dbo.Cars|TABLE"]["guess"] is True
+    assert "sql:dbo.Vehicles|TABLE" not in car  # not the base's table: the hierarchy is TPT
 
 
 def test_dbset_of_a_type_outside_the_index_never_makes_a_bare_node():
@@ -275,5 +275,5 @@ def test_table_attribute_in_the_entity_file_beats_the_dbset_convention():
         "src/Context.cs": 'namespace S;\npublic class C : DbContext\n'
                           '{ public DbSet<Order> Orders { get; set; } }\n',
     })
-    assert set(maps_to(graph, "cs:S.Order|TYPE")) == {"ext:sales.OrderHeader|EXTERNAL"}
-    assert "ext:Orders|EXTERNAL" not in graph
+    assert set(maps_to(graph, "cs:S.Order|TYPE")) == {"sql:sales.OrderHeader|TABLE"}
+    assert "ext:Orders|EXTERNAL" not in graph and "sql:dbo.Orders|TABLE" not in graph

@@ -9,6 +9,8 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   alone pointed to.
 - A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`) gets a
   MAPS_TO from the entity to that COLUMN node, attrs `property`, when the table's node has it.
+- A table that no SQL or migration creates, but the model maps an entity to, is a TABLE node
+  of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -19,8 +21,13 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.index.model import Node, node_id
+
 
 TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
+# How an ORM model maps an entity (a DbContext or `[Table]` say no `via`); a Dapper row type's
+# mapping names the tables its query reads, not a table of the model.
+MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "mapping_class", "tph"})
 
 
 def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
@@ -36,6 +43,32 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
     for entity in sorted(_entities(graph), key=lambda node: (_depth(graph, node, set()), node)):
         _map_to_base_table(graph, entity)
     _map_columns(graph)
+    _model_tables(graph)
+
+
+def _model_tables(graph: nx.MultiDiGraph) -> None:
+    """A table no SQL script or migration creates is still a table when the EF model maps an
+    entity to it (`EnsureCreated()` makes it from the model): its EXTERNAL stand-in becomes a
+    TABLE node, `dbo` when no schema is named, on the entity's declaration line, marked a
+    guess with `via="ef_model"`. Code reading or writing the entity then reaches a table."""
+    for source, target, key, attrs in sorted(graph.edges(keys=True, data=True)):
+        node = graph.nodes[target]
+        if key != "MAPS_TO" or node.get("kind") != "EXTERNAL" or node.get("language") != "sql" \
+                or graph.nodes[source].get("kind") != "TYPE" or attrs.get("via") not in MODEL_MAPPINGS:
+            continue
+        name = node["name"] if "." in node["name"] else f"dbo.{node['name']}"
+        table = node_id("sql", name, "TABLE")
+        if table not in graph:
+            entity = graph.nodes[source]
+            graph.add_node(table, **vars(Node(
+                id=table, kind="TABLE", language="sql", name=name, path=entity.get("path", ""),
+                start_line=entity.get("start_line", 0), end_line=entity.get("start_line", 0),
+                signature=f"table {name} (from the EF model of {entity['name']})",
+                attrs={"via": "ef_model", "guess": True, "entity": source})))
+        graph.remove_edge(source, target, key="MAPS_TO")
+        graph.add_edge(source, table, key="MAPS_TO", **attrs)
+        if graph.degree(target) == 0:
+            graph.remove_node(target)
 
 
 def _conventional(attrs: dict) -> bool:
