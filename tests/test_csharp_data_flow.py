@@ -431,3 +431,61 @@ public class Handler
     assert set(tables(graph, "Shop.App.Handler.Add", "WRITES")) == {"sql:dbo.Customers|TABLE"}
     assert "via" not in graph.nodes["sql:dbo.Orders|TABLE"].get("attrs", {})  # the script's table stays the one
     assert not [n for n in graph if n.startswith("ext:") and "Customers" in n]
+
+
+PROCS = """
+CREATE TABLE dbo.Cipher (Id UNIQUEIDENTIFIER PRIMARY KEY);
+GO
+CREATE TABLE dbo.Folder (Id UNIQUEIDENTIFIER PRIMARY KEY);
+GO
+CREATE PROCEDURE dbo.Cipher_Create @Id UNIQUEIDENTIFIER AS INSERT INTO dbo.Cipher (Id) VALUES (@Id);
+GO
+CREATE PROCEDURE dbo.Folder_Create @Id UNIQUEIDENTIFIER AS INSERT INTO dbo.Folder (Id) VALUES (@Id);
+GO
+CREATE PROCEDURE dbo.Folder_ReadById @Id UNIQUEIDENTIFIER AS SELECT * FROM dbo.Folder WHERE Id = @Id;
+GO
+CREATE PROCEDURE vault.Send_Create @Id UNIQUEIDENTIFIER AS SELECT 1;
+"""
+
+
+def test_procedure_names_composed_from_constants_and_a_type_parameter_bind_per_subclass():
+    files = [parse_csharp("Repo.cs", """
+using System.Data;
+using Dapper;
+namespace Vault.Data;
+public class Cipher { } public class Folder { } public class Send { }
+public abstract class Repository<T, TId> where T : class
+{
+    protected Repository(string connectionString, string schema = null, string table = null)
+    {
+        if (!string.IsNullOrWhiteSpace(table)) { Table = table; }
+        if (!string.IsNullOrWhiteSpace(schema)) { Schema = schema; }
+    }
+    protected string Schema { get; private set; } = "dbo";
+    protected string Table { get; private set; } = typeof(T).Name;
+    private const string Suffix = "_Create";
+    public virtual Task CreateAsync(T obj) =>
+        Connection.ExecuteAsync($"[{Schema}].[{Table}{Suffix}]", obj, commandType: CommandType.StoredProcedure);
+    public Task<T> GetByIdAsync(TId id) =>
+        Connection.QuerySingleAsync<T>($"[{Schema}].[{typeof(T).Name}_ReadById]", new { Id = id },
+            commandType: CommandType.StoredProcedure);
+}
+public class CipherRepository : Repository<Cipher, Guid> { public CipherRepository(string cs) : base(cs) { } }
+public class FolderRepository : Repository<Folder, Guid> { public FolderRepository(string cs) : base(cs) { } }
+public class Audit
+{
+    private const string Proc = "Folder" + "_ReadById";
+    public Task Read() => Connection.ExecuteAsync($"dbo.{nameof(Folder)}_ReadById", commandType: CommandType.StoredProcedure);
+}
+"""), parse_sql("db/procs.sql", PROCS, "tsql")]
+    graph, _ = build_graph(files)
+    create = calls(graph, "Vault.Data.Repository.CreateAsync")
+    assert set(create) == {"sql:dbo.Cipher_Create|PROCEDURE", "sql:dbo.Folder_Create|PROCEDURE"}
+    for target, data in create.items():
+        assert data["via"] == "type_argument" and data["guess"] is True and data["template"] == "dbo.{T}_Create"
+        assert data["candidates"] == ["sql:dbo.Cipher_Create|PROCEDURE", "sql:dbo.Folder_Create|PROCEDURE"]
+    assert create["sql:dbo.Cipher_Create|PROCEDURE"]["bound_by"] == "cs:Vault.Data.CipherRepository|TYPE"
+    # only one subclass's name exists: inferred, no guess; the other schema's Send_Create is never reached
+    read = calls(graph, "Vault.Data.Repository.GetByIdAsync")
+    assert set(read) == {"sql:dbo.Folder_ReadById|PROCEDURE"} and "guess" not in read["sql:dbo.Folder_ReadById|PROCEDURE"]
+    assert set(calls(graph, "Vault.Data.Audit.Read")) == {"sql:dbo.Folder_ReadById|PROCEDURE"}  # nameof

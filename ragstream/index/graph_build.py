@@ -15,6 +15,7 @@ import networkx as nx
 from ragstream.index.csharp.call_resolution import interface_family_root, resolve_call
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.messages import link_messages
+from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.python.calls.link import link_python_calls
@@ -78,6 +79,9 @@ def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
     if "call" in ref.attrs:
         _link_call(graph, symbols, ref, source, stats)
         return
+    if ref.target_language == "sql" and "{" in ref.target:
+        _link_bound_names(graph, symbols, ref, source, stats)
+        return
     target = _resolve(graph, symbols, ref)
     how = "static"
     if target is None and ref.by_name:
@@ -123,6 +127,24 @@ def _link_table_property(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Refe
     stats.resolved[edge_type] += 1
     add_edge(graph, source, target, edge_type,
              {"line": ref.line, "resolution": "inferred", "via": "dapper_rainbow", "property": through.name})
+
+
+def _link_bound_names(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
+                      stats: ResolutionStats) -> None:
+    """A SQL name composed from a type parameter (`dbo.{T}_Create`): the objects each subclass's
+    type argument names; one is inferred, several are each a guess with the others beside it."""
+    found = [(target, subclass) for name, subclass in bound_names(graph, symbols, source, ref.target)
+             for target in [_resolve_sql(symbols, name, ref.target_kinds)] if target]
+    if not found:
+        stats.dropped[ref.edge_type] += 1
+        return
+    candidates = sorted({target for target, _ in found})
+    for target, subclass in found:
+        attrs = {**ref.attrs, "line": ref.line, "resolution": "inferred", "via": "type_argument",
+                 "template": ref.target, "bound_by": subclass}
+        if len(candidates) > 1:
+            attrs.update(guess=True, candidates=candidates)
+        stats.resolved[ref.edge_type] += add_edge(graph, source, target, ref.edge_type, attrs)
 
 
 def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,

@@ -8,6 +8,7 @@ import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.docs import doc_comment, header, modifiers
+from ragstream.index.csharp.strings import type_parameters
 from ragstream.index.csharp.syntax import (
     LANGUAGE, body_members, child_of_type, enclosing_scopes, end_line_of, line_of, node_text,
     qualify, type_arguments, type_name, unique,
@@ -158,6 +159,9 @@ def type_node(decl: TypeDecl, names: Names, path: str, ef_role: str | None) -> N
     generic_bases = _generic_bases(decl, names)
     if generic_bases:  # `IRequestHandler<CreateOrder, int>`: what `messages` links by
         attrs["generic_bases"] = generic_bases
+    parameters = type_parameters(decl.syntax)
+    if parameters:  # `Repository<T, TId>`: what a subclass's type arguments bind (`type_bindings`)
+        attrs["type_parameters"] = parameters
     return declaration_node(decl.syntax, "TYPE", decl.name, path, decl.parent, attrs)
 
 

@@ -49,7 +49,7 @@ SQL_COMMAND_TYPES = frozenset({
 })
 PROCEDURE_KINDS = ("PROCEDURE",)
 # A whole string that is one (schema-qualified, bracketed) name: a procedure's.
-_PART = r"(?:\[[^\]]+\]|[A-Za-z_#][\w$#@]*)"
+_PART = r"(?:\[[^\]]+\]|[A-Za-z_#{][\w$#@{}]*)"  # `{T}`: a type parameter's name, bound in the graph
 _NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 
 
