@@ -489,3 +489,33 @@ public class Audit
     read = calls(graph, "Vault.Data.Repository.GetByIdAsync")
     assert set(read) == {"sql:dbo.Folder_ReadById|PROCEDURE"} and "guess" not in read["sql:dbo.Folder_ReadById|PROCEDURE"]
     assert set(calls(graph, "Vault.Data.Audit.Read")) == {"sql:dbo.Folder_ReadById|PROCEDURE"}  # nameof
+
+
+def test_object_mapping_profiles_and_map_calls_connect_the_types_they_map():
+    graph = build({"Mapping.cs": """
+using AutoMapper;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderProfile : Profile
+{
+    public OrderProfile() { CreateMap<Order, OrderDto>().ForMember(d => d.Id, o => o.MapFrom(s => s.Id)); }
+}
+public class OrderQueries
+{
+    private readonly IMapper _mapper;
+    public OrderDto One(Order order) => _mapper.Map<OrderDto>(order);
+    public List<OrderDto> All(IShopContext db) => db.Orders.ProjectTo<OrderDto>(_mapper.ConfigurationProvider).ToList();
+    public void Other(Customer c) => _mapper.Map(c, new object());
+}
+"""})
+    def references(source: str) -> dict[str, dict]:
+        return {t: d for _, t, d in graph.out_edges(source, data=True) if d["type"] == "REFERENCES"}
+    dto, order = "cs:Shop.Domain.OrderDto|TYPE", "cs:Shop.Domain.Order|TYPE"
+    profile = references("cs:Shop.App.OrderProfile.OrderProfile|METHOD")
+    assert set(profile) == {order, dto} and profile[dto]["via"] == "object_mapping"
+    between = references(order)
+    assert between[dto]["mapped_by"] == "cs:Shop.App.OrderProfile.OrderProfile|METHOD"
+    assert set(references("cs:Shop.App.OrderQueries.One|METHOD")) == {dto}
+    assert set(references("cs:Shop.App.OrderQueries.All|METHOD")) == {dto}
+    assert references("cs:Shop.App.OrderQueries.Other|METHOD") == {}  # not generic: nothing it names
+    assert "cs:Shop.Domain.Customer|TYPE" not in references(order)

@@ -20,6 +20,7 @@ from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declara
 from ragstream.index.csharp.docs import modifiers
 from ragstream.index.csharp.entry_points import entry_point, type_entries
 from ragstream.index.csharp.file_names import file_name_references
+from ragstream.index.csharp.object_mapping import mapping_references
 from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
@@ -78,6 +79,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     out.refer(procedure_references(method_id, sql))
     out.refer(row_type_references(sql, scope.type_guesses))
     out.refer(file_name_references(syntax, method_id, scope.strings))
+    out.refer(mapping_references(syntax, method_id, scope))
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
