@@ -115,7 +115,7 @@ class LLMSettings:
 class LimitSettings:
     """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
 
-    N0_QUERY_PIECES: int  # noqa: N815 - the constants' names in DESIGN.md
+    N0_QUERY_PIECES: int  # noqa: N815 - the constants' names in docs/DESIGN.md
     N1_RETR_MAX_CANDIDATES: int  # noqa: N815
     logavgexp_tau: float
     N2_RERANK_TOP_K: int  # noqa: N815
