@@ -115,11 +115,11 @@ class LLMSettings:
 class LimitSettings:
     """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
 
-    N0_QUERY_PIECES: int  # noqa: N815 - the constants' names in docs/DESIGN.md
-    N1_RETR_MAX_CANDIDATES: int  # noqa: N815
+    N0_QUERY_PIECES: int  # the constants' names in docs/DESIGN.md
+    N1_RETR_MAX_CANDIDATES: int
     logavgexp_tau: float
-    N2_RERANK_TOP_K: int  # noqa: N815
-    N3_FINAL_SELECTION_MAX: int  # noqa: N815
+    N2_RERANK_TOP_K: int
+    N3_FINAL_SELECTION_MAX: int
     gate_duplicate_jaccard: float
     gate_candidate_chars: int
     max_history_tokens: int
