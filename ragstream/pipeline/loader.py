@@ -17,7 +17,8 @@ from typing import Any
 
 from ragstream.config import PROJECT_ROOT, deep_merge, read_yaml_mapping
 from ragstream.errors import PipelineError
-from ragstream.pipeline.registry import REGISTRY, ActionSpec
+from ragstream.pipeline.registry import REGISTRY
+from ragstream.stages.action import Action
 from ragstream.pipeline.schema import setting_problem, unread_keys
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
@@ -52,7 +53,7 @@ class Pipeline:
         return step.branches.get(outcome, step.next)
 
 
-def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, ActionSpec] = REGISTRY,
+def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, Action] = REGISTRY,
                   overrides: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None) -> Pipeline:
     """Read `name` (a file name without `.yaml`, or a path), resolve `extends`, merge, validate.
     Settings: `defaults` (the configured N-constants), then the files root first, then
@@ -152,7 +153,7 @@ def _steps(path: Path, raw_steps: list) -> dict[str, Step]:
     return steps
 
 
-def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, ActionSpec],
+def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, Action],
               settings: Mapping[str, Any], origin: Mapping[str, str]) -> None:
     where = f"{step.source}: step {step.id}"
     spec = registry.get(step.action)

@@ -32,15 +32,20 @@ from typing import Any
 from ragstream.errors import PipelineError
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
+from ragstream.stages.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.test_paths import TEST_PATH
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.settings import number
 from ragstream.index.model import node_of
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 
-WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}
-OUTCOMES = ("ok", "no_entry_points")
+ACTIONS = (Action(
+    "retrieve", "retrieve", lambda sp, rt, step, settings: run(sp, rt.backend, step, settings),
+    ("ok", "no_entry_points"), {"top_k": int, "mode": str, "rerank": str},
+    reads=QUESTION | SCOPE | {"concepts", "synonyms", "domain", "retrieval_query", "retrieval_mode", "rerank"},
+    writes=frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}),)
+
 DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
                   "code": RetrievalFilters(languages=("python", "csharp"))}
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "sample",
