@@ -104,7 +104,8 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
     for node in queue:
         if node not in texts:
             continue
-        text, extra = texts[node], ({"declaration": True} if node in declared else {})
+        text = texts[node]
+        extra: dict[str, Any] = {"declaration": True} if node in declared else {}
         cost = cost_of(text)
         if used + cost > budget.limit:
             parts = _parts_that_fit([p for p in hit_parts.get(node, ()) if p in texts], texts,

@@ -15,7 +15,8 @@ from ragstream.index.model import Chunk
 
 
 class Reranker(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: the rerankers are frozen dataclasses
 
     def scores(self, query: str, chunks: list[Chunk], semantic_scores: list[float]) -> list[float]: ...
 
