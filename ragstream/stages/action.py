@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ragstream.retrieval.local_backend import LocalBackend
     from ragstream.token_count import TokenCounter
 
-# The fixed stage vocabulary (DESIGN.md): every action belongs to one stage.
+# The fixed stage vocabulary (docs/DESIGN.md): every action belongs to one stage.
 STAGES = ("normalize", "route", "retrieve", "rerank", "expand", "condense", "build_prompt", "answer")
 # Every field of the state, for an action that reads it whole (to store it, say).
 WHOLE_STATE = frozenset(f.name for f in fields(SuperPrompt))
