@@ -59,7 +59,7 @@ def asked_relations(question: str) -> tuple[str, ...]:
     """The edge types a list question asks about ("read or write" -> READS and WRITES), in the
     order the question names them (its first verb is what it is about: "mapped ... loads")."""
     positions = {edge: match.start() for edge, pattern in _VERBS if (match := pattern.search(question))}
-    found = tuple(sorted(positions, key=positions.get))
+    found = tuple(sorted(positions, key=positions.__getitem__))
     if "FOREIGN_KEY" in found:
         return ("FOREIGN_KEY",)
     if not found or _USES.search(question):

@@ -28,7 +28,7 @@ DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS"
 MAX_FLOW_DEPTH = 8
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
-_PLACE_ORDER = {"FILE": 1, "EXTERNAL": 2}
+_PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -78,7 +78,10 @@ class LoadedIndex:
         return self.chunks[self.rows[cid][0]]
 
 
-class IndexStore(Protocol):
+Index = TypeVar("Index", bound=LoadedIndex)  # what a store loads of a generation
+
+
+class IndexStore(Protocol[Index]):
     """Where indexes live and how their chunks are ranked. Every method that ranks or fetches
     applies `filters` in the store, before ranking and before the cut to k."""
 
@@ -88,43 +91,43 @@ class IndexStore(Protocol):
     def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
         """The name of the index's live generation; None when there is none yet."""
 
-    def index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
+    def index(self, repository: str, branch: str, active_index: str | None) -> Index:
         """The live generation of the index, loaded once and followed when a new one goes live;
         an error when it holds another branch."""
 
-    def keyword_missing(self, index: LoadedIndex) -> str | None:
+    def keyword_missing(self, index: Index) -> str | None:
         """Where the generation's keyword index should be, when it has none; None when it has one."""
 
-    def semantic(self, index: LoadedIndex, query: str, k: int, filters: RetrievalFilters) -> list[tuple[str, float]]:
+    def semantic(self, index: Index, query: str, k: int, filters: RetrievalFilters) -> list[tuple[str, float]]:
         """The best k chunks the filters let through by vector similarity to the query, each
         scored by its best window, best first (ties by id)."""
 
-    def keyword(self, index: LoadedIndex, query: str, k: int, filters: RetrievalFilters) -> list[tuple[str, float]]:
+    def keyword(self, index: Index, query: str, k: int, filters: RetrievalFilters) -> list[tuple[str, float]]:
         """The best k chunks the filters let through by BM25 over the query's keyword tokens,
         best first (ties by id, also at the cut)."""
 
-    def fetch_mask(self, index: LoadedIndex, ids: list[str], filters: RetrievalFilters) -> np.ndarray:
+    def fetch_mask(self, index: Index, ids: list[str], filters: RetrievalFilters) -> np.ndarray:
         """The rows a fetch of `ids` under the filters may return."""
 
-    def graph(self, index: LoadedIndex) -> nx.MultiDiGraph:
+    def graph(self, index: Index) -> nx.MultiDiGraph:
         """The generation's whole dependency graph, frozen (the caller filters its view)."""
 
 
-class Generations:
+class Generations(Generic[Index]):
     """The loaded generations of a store's indexes, one per (repository, index), each loaded by
     whichever thread asks first, once, and replaced when another generation goes live. `live`
     names a location's live generation; `load(location, live, previous)` reads it."""
 
     def __init__(self, data_dir: Path, live: Callable[[store.IndexLocation], Any],
-                 load: Callable[[store.IndexLocation, Any, LoadedIndex | None], LoadedIndex]):
+                 load: Callable[[store.IndexLocation, Any, Index | None], Index]):
         self.data_dir = data_dir
         self._live, self._load = live, load
-        self.loaded: dict[tuple[str, str], LoadedIndex] = {}
+        self.loaded: dict[tuple[str, str], Index] = {}
         # The workbench serves every browser session from one backend, on several threads:
         # an index and its graph are loaded by whichever comes first, once.
         self.lock = threading.Lock()
 
-    def index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
+    def index(self, repository: str, branch: str, active_index: str | None) -> Index:
         check_scope(repository, branch)
         name = active_index or branch
         key = (repository, name)
@@ -141,7 +144,7 @@ class Generations:
                                  f"{index.stored.manifest['branch']!r}, not {branch!r}", where="branch")
         return index
 
-    def graph(self, index: LoadedIndex) -> nx.MultiDiGraph:
+    def graph(self, index: Index) -> nx.MultiDiGraph:
         """The generation's graph, read on first use and frozen: shared, nobody may change it."""
         with self.lock:
             if index.graph is None:

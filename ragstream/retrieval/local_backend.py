@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -31,9 +32,9 @@ from ragstream.retrieval.visibility import Visibility
 class LocalIndex(LoadedIndex):
     """A generation read from the data folder, with its FAISS and BM25 indexes."""
 
-    faiss: object = None  # one vector per semantic window
+    faiss: Any = None  # one vector per semantic window
     window_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))  # chunk row per vector
-    bm25: object | None = None  # None when the BM25 files are missing
+    bm25: Any = None  # None when the BM25 files are missing
 
 
 LOAD_ATTEMPTS = 3
@@ -47,7 +48,7 @@ class LocalStore:
         self.data_dir = Path(settings.index.data_dir).expanduser().resolve()
         self.embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                              settings.embedding.onnx_below)
-        self.generations = Generations(self.data_dir, store.current_generation,
+        self.generations: Generations[LocalIndex] = Generations(self.data_dir, store.current_generation,
                                        lambda location, live, previous: _load_live(location, previous))
 
     def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
@@ -80,7 +81,8 @@ class LocalStore:
         params = None
         if not windows_visible.all():
             bitmap = np.packbits(windows_visible, bitorder="little")
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBitmap(len(windows_visible), faiss.swig_ptr(bitmap)))
+            params = faiss.SearchParameters()
+            params.sel = faiss.IDSelectorBitmap(len(windows_visible), faiss.swig_ptr(bitmap))
         total = int(windows_visible.sum())
         wanted = min(total, k * 2)  # most chunks have one window: a little headroom is usually enough
         while True:

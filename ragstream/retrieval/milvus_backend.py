@@ -50,7 +50,7 @@ class MilvusStore:
         self.embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                              settings.embedding.onnx_below)
         self.client = client or milvus_store.connect(settings.milvus.uri)
-        self.generations = Generations(Path(settings.index.data_dir).expanduser().resolve(), self._live, self._load)
+        self.generations: Generations[PublishedLoaded] = Generations(Path(settings.index.data_dir).expanduser().resolve(), self._live, self._load)
 
     def generation(self, repository: str, branch: str, active_index: str | None) -> str | None:
         """The live collection of the index; None when it was never published."""
@@ -115,7 +115,7 @@ class MilvusStore:
         return milvus_store.live_collection(self.client, location.repository, location.active_index)
 
     def _load(self, location: store.IndexLocation, live: str,
-              previous: LoadedIndex | None = None) -> PublishedLoaded:
+              previous: PublishedLoaded | None = None) -> PublishedLoaded:
         """The published generation `live`, read whole (a new generation is a new collection)."""
         published = milvus_store.read_published(self.client, location, live)
         chunks, _ = milvus_store.read_chunks(self.client, live)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from ragstream.retrieval.types import SearchHit, SearchRequest, SearchResponse
 class Retriever:
     """The search modes over one store."""
 
-    def __init__(self, store: IndexStore, settings: RetrievalSettings):
+    def __init__(self, store: IndexStore[Any], settings: RetrievalSettings):
         self.store = store
         self.settings = settings
         # The symbol table, exception types and past changes of a generation are built by

@@ -5,6 +5,8 @@ through; the graph is a view holding only the nodes the filters let through).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import networkx as nx
 import numpy as np
 
@@ -21,7 +23,7 @@ from ragstream.retrieval.types import SearchRequest, SearchResponse
 class StoreBackend:
     """A retriever and chunk and graph access, composed over one store."""
 
-    def __init__(self, store: IndexStore):
+    def __init__(self, store: IndexStore[Any]):
         self.store = store
         self.retriever = Retriever(store, store.settings.retrieval)
 
