@@ -125,6 +125,20 @@ def test_every_action_is_declared_once_in_its_stage_module():
     assert all(a.stage in STAGES and "ok" in a.outcomes for a in declared)
 
 
+def test_a_question_is_checked_once_per_turn(controller):
+    from ragstream.errors import QuestionError
+    from ragstream.question import Question, check_question
+
+    pipeline = controller.pipeline("base")
+    question = controller.check_question("invoice", pipeline)
+    assert isinstance(question, Question) and question == "invoice"
+    assert check_question(question, question.limit) is question  # handed on, it is not checked again
+    with pytest.raises(QuestionError):
+        check_question(question, 3)  # under another limit it is
+    sp, _ = controller.run(question, SCOPE, pipeline)
+    assert type(sp.question_raw) is str and sp.question_raw == "invoice"
+
+
 def test_finished_states_and_guardless_loops(controller, tmp_path: Path):
     sp, _ = controller.run("invoice", SCOPE, controller.pipeline("base"))
     with pytest.raises(PipelineError, match="the pipeline has finished"):
