@@ -98,7 +98,7 @@ def _conversation(controller: Controller, choices: Choices) -> None:
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
     if question is not None:
         try:  # an empty or over-long question is said here, before a conversation is made for it
-            controller.check_question(question, choices.pipeline)
+            question = controller.check_question(question, choices.pipeline)  # once: the turn does not again
         except RagstreamError as exc:
             show_error(exc)
             return

@@ -116,7 +116,7 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
            signature: tuple, session: ManualSession | None) -> None:
     st.session_state[ERROR] = None
     try:
-        controller.check_question(question, choices.pipeline)
+        question = controller.check_question(question, choices.pipeline)  # once: the session does not again
         if session is None:  # a new pass: the first stage with the question and choices as they are now
             session = ManualSession(controller, choices.pipeline, question, choices.scope, is_english)
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
