@@ -24,7 +24,8 @@ from ragstream.question import Question, check_question
 from ragstream.redact import redact_text
 from ragstream.retrieval.backends import make_backend, make_backend_for, serves_locally
 from ragstream.retrieval.scope import default_scope
-from ragstream.retrieval.types import RetrievalBackend, SearchRequest, SearchResponse
+from ragstream.retrieval.store_backend import StoreBackend
+from ragstream.retrieval.types import SearchRequest, SearchResponse
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.token_count import token_counter
@@ -86,7 +87,7 @@ class Controller:
         llm = self._resources.enter_context(connect(settings.llm))
         self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
         self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
-        self._local: RetrievalBackend | None = None  # the data folder's, when the configured one is shared
+        self._local: StoreBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
 
     def close(self) -> None:
@@ -121,7 +122,7 @@ class Controller:
         """The scope of an index `indexes` listed, under the caller's filters."""
         return Scope(index.repository, index.branch, index.index, dict(filters or {}), index.source)
 
-    def backend_for(self, index_source: str) -> RetrievalBackend:
+    def backend_for(self, index_source: str) -> StoreBackend:
         """The backend serving an index from `index_source` ("" the configured one, "local" the
         data folder, "shared" the Milvus at milvus.uri); one of each per process."""
         if not serves_locally(self.settings, index_source) or self.settings.retrieval.backend != "milvus":

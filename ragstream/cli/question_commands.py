@@ -75,17 +75,17 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
             sp, results = controller.run(question, scope, pipeline, is_english, session_id=session,
                                          on_token=printer if streamed and printer else None, on_progress=progress)
             return pipeline, sp, results
-        session = ManualSession(controller, pipeline, question, scope, is_english)
-        session.on_progress = progress
+        stepping = ManualSession(controller, pipeline, question, scope, is_english)
+        stepping.on_progress = progress
         results = []
-        while session.state.stage:
-            click = session.click(session.state.stage)
+        while stepping.state.stage:
+            click = stepping.click(stepping.state.stage)
             if click.error:
                 raise click.error
             results.append(click.result)
             print(f"[{click.result.step}] {click.result.outcome}; "
                   f"changed: {', '.join(click.result.changed) or 'nothing'}", file=sys.stderr if as_json else sys.stdout)
-        return pipeline, session.state, results
+        return pipeline, stepping.state, results
 
 
 def _session(controller, wanted: str | None) -> str | None:

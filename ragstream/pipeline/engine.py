@@ -123,7 +123,7 @@ class Engine:
 
     def run(self, sp: SuperPrompt) -> list[StepResult]:
         """Step until the pipeline ends (a step with no transition for its outcome)."""
-        results = []
+        results: list[StepResult] = []
         # Each follow-up loop re-runs the steps once more; any other cycle needs its own guard.
         limit = len(self.pipeline.steps) * (self.pipeline.settings.get("max_turn_loops", 0) + 2)
         while sp.stage:

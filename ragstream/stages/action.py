@@ -18,7 +18,7 @@ from ragstream.super_prompt import SuperPrompt
 if TYPE_CHECKING:
     from ragstream.history import HistoryStore
     from ragstream.llm.client import LLMClient
-    from ragstream.retrieval.local_backend import LocalBackend
+    from ragstream.retrieval.store_backend import StoreBackend
     from ragstream.token_count import TokenCounter
 
 # The fixed stage vocabulary (docs/DESIGN.md): every action belongs to one stage.
@@ -36,7 +36,7 @@ class Runtime:
     """What actions use but never keep: built once, passed to every step. `on_token` receives
     the answer as it streams (a chat turn sets it on a copy)."""
 
-    backend: LocalBackend
+    backend: StoreBackend
     counter: TokenCounter
     llm: LLMClient | None = None
     history: HistoryStore | None = None
