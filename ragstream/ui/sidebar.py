@@ -207,6 +207,7 @@ def _model_section(controller: Controller) -> None:
     """The `llm` settings as this process runs them: provider, endpoint, the model of each role.
     API keys are only ever read from the environment; whether one is set is all that is shown."""
     settings, client = controller.settings, controller.runtime.llm
+    assert client is not None, "the controller always connects a client (provider none included)"
     with st.expander("models"):
         if not client.enabled:
             st.caption("Provider **none**: every stage runs its deterministic path (the trace and every "
