@@ -115,11 +115,11 @@ class LLMSettings:
 class LimitSettings:
     """N-constants and budget defaults that pipelines start from (names as pipelines use them)."""
 
-    N0_QUERY_PIECES: int  # noqa: N815 - the constants' names in DESIGN.md
-    N1_RETR_MAX_CANDIDATES: int  # noqa: N815
+    N0_QUERY_PIECES: int  # the constants' names in docs/DESIGN.md
+    N1_RETR_MAX_CANDIDATES: int
     logavgexp_tau: float
-    N2_RERANK_TOP_K: int  # noqa: N815
-    N3_FINAL_SELECTION_MAX: int  # noqa: N815
+    N2_RERANK_TOP_K: int
+    N3_FINAL_SELECTION_MAX: int
     gate_duplicate_jaccard: float
     gate_candidate_chars: int
     max_history_tokens: int
@@ -275,18 +275,20 @@ def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
         if name not in data:
             raise ConfigError("missing setting", where=f"{source}: {key}")
         value = data[name]
-        if isinstance(f.type, str) and f.type in _SECTIONS:
-            value = _build(_SECTIONS[f.type], value, source, key + ".")
+        type_name = f.type
+        assert isinstance(type_name, str), "annotations are strings here (from __future__ import annotations)"
+        if type_name in _SECTIONS:
+            value = _build(_SECTIONS[type_name], value, source, key + ".")
         else:
-            _check_type(value, f.type, f"{source}: {key}")
+            _check_type(value, type_name, f"{source}: {key}")
         values[name] = value
     return cls(**values)
 
 
 _SECTIONS = {c.__name__: c for c in (IndexSettings, ChunkSettings, EmbeddingSettings, TokenSettings,
                                      AclSettings, RetrievalSettings, MilvusSettings, LLMSettings, LimitSettings)}
-_SIMPLE = {"int": int, "str": str, "float": (int, float), "bool": bool}
-_CONTAINERS = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
+_SIMPLE: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "float": (int, float), "bool": bool}
+_CONTAINERS: dict[str, type] = {"list[str]": list, "dict[str, str]": dict, "list[dict]": list}
 
 
 def _check_type(value: Any, type_name: str, where: str) -> None:

@@ -1,4 +1,5 @@
-"""What the CLI and the workbench call: one place that builds the runtime and runs pipelines."""
+"""What the CLI and the workbench call: one place that builds the runtime, computes the scope a
+question is asked under, loads pipelines and runs them. Front ends hold no logic of their own."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -19,10 +20,12 @@ from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
 from ragstream.pipeline.loader import Pipeline, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
-from ragstream.question import check_question
+from ragstream.question import Question, check_question
 from ragstream.redact import redact_text
-from ragstream.retrieval.backends import make_backend, serves_locally
-from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.retrieval.backends import make_backend, make_backend_for, serves_locally
+from ragstream.retrieval.scope import default_scope
+from ragstream.retrieval.store_backend import StoreBackend
+from ragstream.retrieval.types import SearchRequest, SearchResponse
 from ragstream.stages.conversation import make_scope_key
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.token_count import token_counter
@@ -38,6 +41,34 @@ class Scope:
     active_index: str | None = None
     retrieval_filters: dict[str, list[str]] = field(default_factory=dict)
     index_source: str = ""  # "" the configured retrieval.backend; "local" the data folder; "shared" Milvus
+
+    def with_filters(self, filters: Mapping[str, list[str]]) -> Scope:
+        """This scope under the caller's security filters."""
+        return replace(self, retrieval_filters=dict(filters))
+
+
+def resolve_scope(settings: Settings, repository: str | None = None, index: str | None = None,
+                  branch: str | None = None, source: str = "") -> Scope:
+    """The scope a front end asks under: what it names, the rest taken from the data folder (the
+    only repository, its only index, the index's branch) or from Milvus (the published branch).
+    The source is named as the workbench names it ("local", "shared"), so a conversation's scope
+    is the same in every front end."""
+    source = source or ("local" if serves_locally(settings, "") else "shared")
+    repository, index, branch = default_scope(settings, repository, index, branch, source)
+    return Scope(repository, branch, index, index_source=source)
+
+
+def search(settings: Settings, scope: Scope, mode: str, query: str, top_k: int,
+           rerank: str = "none") -> tuple[SearchRequest, SearchResponse, dict[str, str]]:
+    """One search under `scope`, with no pipeline and no model: (request, response, each hit's
+    `path:start-end`)."""
+    backend = make_backend_for(settings, scope.index_source)
+    request = SearchRequest(mode, query, top_k, scope.repository, scope.branch, scope.retrieval_filters,
+                            scope.active_index, rerank)
+    response = backend.search(request)
+    where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
+                              request.retrieval_filters, request.active_index)
+    return request, response, where
 
 
 def scope_key(scope: Scope) -> str:
@@ -56,7 +87,7 @@ class Controller:
         llm = self._resources.enter_context(connect(settings.llm))
         self.history = HistoryStore(Path(settings.index.data_dir) / HISTORY_FILE)
         self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
-        self._local: RetrievalBackend | None = None  # the data folder's, when the configured one is shared
+        self._local: StoreBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
 
     def close(self) -> None:
@@ -69,19 +100,29 @@ class Controller:
         self.close()
 
     def pipeline(self, name: str, overrides: dict[str, Any] | None = None) -> Pipeline:
+        """The pipeline `name` under the configured limits and `overrides`, loaded once: with a
+        local model, its budgets lowered to fit the model's window (and a warning saying so)."""
         retrieval = self.settings.retrieval
         defaults = {**vars(self.settings.limits), "keyword_semantic_weight": retrieval.keyword_semantic_weight,
                     "keyword_keyword_weight": retrieval.keyword_keyword_weight}
-        pipeline = load_pipeline(name, overrides=overrides, defaults=defaults)
-        fitted = fit_local_window(pipeline.settings, self.settings.llm)
-        if not fitted:
+        pipeline = load_pipeline(name, overrides=overrides, defaults=defaults,
+                                 fit=lambda settings: fit_local_window(settings, self.settings.llm))
+        if not pipeline.fitted:
             return pipeline
-        pipeline = load_pipeline(name, overrides={**(overrides or {}), **fitted}, defaults=defaults)
-        said = ", ".join(f"{key} {value}" for key, value in fitted.items())
+        said = ", ".join(f"{key} {value}" for key, value in pipeline.fitted.items())
         return replace(pipeline, warnings=(*pipeline.warnings, f"lowered to fit the local model's window of "
                                            f"{self.settings.llm.local_ctx_size} tokens (llm.local_ctx_size): {said}"))
 
-    def backend_for(self, index_source: str) -> RetrievalBackend:
+    def scope(self, repository: str | None = None, index: str | None = None, branch: str | None = None,
+              source: str = "") -> Scope:
+        """The scope a front end's choices name (`resolve_scope`), with no filters yet."""
+        return resolve_scope(self.settings, repository, index, branch, source)
+
+    def scope_of(self, index: catalog.IndexSummary, filters: Mapping[str, list[str]] | None = None) -> Scope:
+        """The scope of an index `indexes` listed, under the caller's filters."""
+        return Scope(index.repository, index.branch, index.index, dict(filters or {}), index.source)
+
+    def backend_for(self, index_source: str) -> StoreBackend:
         """The backend serving an index from `index_source` ("" the configured one, "local" the
         data folder, "shared" the Milvus at milvus.uri); one of each per process."""
         if not serves_locally(self.settings, index_source) or self.settings.retrieval.backend != "milvus":
@@ -102,14 +143,17 @@ class Controller:
         llm = self.runtime.llm.for_turn(on_progress) if self.runtime.llm is not None else None
         return replace(self.scope_runtime(index_source), llm=llm, on_token=on_token)
 
-    def check_question(self, question: str, pipeline: Pipeline) -> None:
-        """A QuestionError for an empty question or one over `max_question_chars` (the pipeline's, else the config's)."""
-        check_question(question, pipeline.settings.get("max_question_chars", self.settings.limits.max_question_chars))
+    def check_question(self, question: str, pipeline: Pipeline) -> Question:
+        """The question, checked once per turn: a QuestionError for an empty question or one over
+        `max_question_chars` (the pipeline's, else the config's). What it returns is not checked
+        again by `run` or a `ManualSession` under the same limit."""
+        return check_question(question, pipeline.settings.get("max_question_chars",
+                                                              self.settings.limits.max_question_chars))
 
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
         """A fresh state for `question`; a secret pasted into it is redacted before any stage,
         prompt, trace or history sees it."""
-        question = redact_text(question)
+        question = redact_text(str(question))
         return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
                            repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
                            index_source=scope.index_source,
@@ -122,7 +166,7 @@ class Controller:
         a turn of that conversation (its history is loaded, the turn persisted); `on_token`
         receives a model's answer as it streams; `on_progress` hears what each model call is
         doing (waiting, retrying, failed). The model calls share one turn's deadline."""
-        self.check_question(question, pipeline)
+        question = self.check_question(question, pipeline)
         engine = Engine(pipeline, self.turn_runtime(on_token, on_progress, scope.index_source))
         sp = self.new_state(question, scope, is_english)
         if session_id:
@@ -282,7 +326,7 @@ class ManualSession:
 
     def __init__(self, controller: Controller, pipeline: Pipeline, question: str, scope: Scope,
                  is_english: bool = True):
-        controller.check_question(question, pipeline)
+        question = controller.check_question(question, pipeline)
         self._controller = controller
         self.on_progress: ProgressSink | None = None  # what each click's model calls report to
         self.engine = Engine(pipeline, controller.scope_runtime(scope.index_source))

@@ -106,6 +106,7 @@ class HistoryStore:
                                 "pipeline, index_name, created, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (session_id, question_raw, question_en, answer_en, answer, pipeline, index_name,
                                  time.time(), state))
+            assert cursor.lastrowid is not None, "an INSERT sets it"
             return int(cursor.lastrowid)
 
     def turns(self, session_id: str) -> list[Turn]:

@@ -4,12 +4,29 @@ from __future__ import annotations
 from ragstream.errors import QuestionError
 
 
-def check_question(question: str, limit: int) -> str:
+class Question(str):
+    """A question `check_question` let through, with the limit it was held to: a turn checks its
+    question once, and whatever it is handed on to knows it was checked."""
+
+    limit: int
+
+    def __new__(cls, text: str, limit: int) -> Question:
+        checked = super().__new__(cls, text)
+        checked.limit = limit
+        return checked
+
+    def __reduce__(self) -> tuple:
+        return Question, (str(self), self.limit)
+
+
+def check_question(question: str, limit: int) -> Question:
     """`question` when it can be asked; a QuestionError saying why not (the limit named)."""
+    if isinstance(question, Question) and question.limit == limit:
+        return question
     if not isinstance(question, str) or not question.strip():
         raise QuestionError("the question is empty; ask something about the code", where="question")
     if len(question) > limit:
         raise QuestionError(f"the question has {len(question):,} characters; the limit is {limit:,}",
                             where="question", hint="shorten it, or raise limits.max_question_chars "
                                                    "(config file or pipeline settings)")
-    return question
+    return Question(question, limit)

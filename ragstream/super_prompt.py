@@ -1,8 +1,7 @@
 """The state a question accumulates (`SuperPrompt`); its chunks are `index.model.Chunk`.
 
 Stages read the state and write their own fields; nothing else is shared between stages.
-Field groups follow DESIGN.md. (Serialisation, the stage vocabulary and the engine's write
-checks arrive with the stages.)
+Field groups, and which step writes each field: docs/DESIGN.md (section 1).
 """
 from __future__ import annotations
 
@@ -50,10 +49,10 @@ class SuperPrompt:
     node_texts: list[dict[str, Any]] = field(default_factory=list)
     # context
     history_for_prompt: list[dict[str, str]] = field(default_factory=list)
-    S_CTX_MD: str = ""  # noqa: N815 - the names DESIGN.md gives the prompt blocks
-    System_MD: str = ""  # noqa: N815
-    Prompt_MD: str = ""  # noqa: N815
-    Attachments_MD: str = ""  # noqa: N815
+    S_CTX_MD: str = ""  # the names docs/DESIGN.md gives the prompt blocks
+    System_MD: str = ""
+    Prompt_MD: str = ""
+    Attachments_MD: str = ""
     prompt_ready: str = ""
     budget: dict[str, Any] = field(default_factory=dict)
     # answer

@@ -85,7 +85,7 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:  # keep test output clean
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:  # the stdlib's name
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             reply = server.next_reply(request)
             time.sleep(reply.delay)

@@ -52,7 +52,7 @@ def test_a_background_build_reports_every_phase_and_is_not_started_twice(sample_
     assert phases["embed"].done == phases["embed"].total == job.report.embedded_new
     assert controller.builds()[0] is job and job.finished >= job.started
     # loaded here as soon as it could be asked, so the first question does not wait for it
-    loaded = controller.runtime.backend._indexes[("sample_repo", "main")]
+    loaded = controller.runtime.backend.store.generations.loaded[("sample_repo", "main")]
     assert loaded.graph is not None and loaded.bm25 is not None
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -10,8 +10,9 @@ import yaml
 
 from ragstream.controller import Controller, Scope
 from ragstream.errors import PipelineError
-from ragstream.pipeline.engine import ACTIONS, Action, Engine
+from ragstream.pipeline.engine import Engine
 from ragstream.pipeline.loader import load_pipeline
+from ragstream.pipeline.registry import REGISTRY as ACTIONS
 
 SCOPE = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 
@@ -88,7 +89,7 @@ def test_an_undeclared_write_fails_loudly(controller):
     def sneaky(sp, runtime, step, settings):
         sp.answer = "made up"
         return "ok"
-    actions = {**ACTIONS, "normalize": Action(sneaky, frozenset({"retrieval_hits"}))}
+    actions = {**ACTIONS, "normalize": replace(ACTIONS["normalize"], run=sneaky, writes=frozenset({"retrieval_hits"}))}
     engine = Engine(controller.pipeline("base"), controller.runtime, actions)
     sp = engine.start(controller.new_state("q", SCOPE))
     before = sp.to_json()
@@ -99,6 +100,43 @@ def test_an_undeclared_write_fails_loudly(controller):
     assert sp.to_json() == before  # nothing of the failed step is kept; a retry fails again
     with pytest.raises(PipelineError):
         engine.step(sp)
+
+
+def test_an_undeclared_read_fails_loudly(controller):
+    def curious(sp, runtime, step, settings):
+        return "ok" if sp.node_texts is not None else "ok"  # normalize declares no read of node_texts
+    actions = {**ACTIONS, "normalize": replace(ACTIONS["normalize"], run=curious)}
+    engine = Engine(controller.pipeline("base"), controller.runtime, actions)
+    sp = engine.start(controller.new_state("q", SCOPE))
+    before = sp.to_json()
+    with pytest.raises(PipelineError) as error:
+        engine.step(sp)
+    assert "read fields it does not declare: ['node_texts']" in str(error.value)
+    assert error.value.where.endswith("base.yaml: step normalize")
+    assert sp.to_json() == before
+
+
+def test_every_action_is_declared_once_in_its_stage_module():
+    from ragstream.pipeline.registry import STAGE_MODULES
+    from ragstream.stages.action import STAGES
+
+    declared = [action for module in STAGE_MODULES for action in module.ACTIONS]
+    assert sorted(a.name for a in declared) == sorted(ACTIONS) and len(declared) == len(ACTIONS)
+    assert all(a.stage in STAGES and "ok" in a.outcomes for a in declared)
+
+
+def test_a_question_is_checked_once_per_turn(controller):
+    from ragstream.errors import QuestionError
+    from ragstream.question import Question, check_question
+
+    pipeline = controller.pipeline("base")
+    question = controller.check_question("invoice", pipeline)
+    assert isinstance(question, Question) and question == "invoice"
+    assert check_question(question, question.limit) is question  # handed on, it is not checked again
+    with pytest.raises(QuestionError):
+        check_question(question, 3)  # under another limit it is
+    sp, _ = controller.run(question, SCOPE, pipeline)
+    assert type(sp.question_raw) is str and sp.question_raw == "invoice"
 
 
 def test_finished_states_and_guardless_loops(controller, tmp_path: Path):

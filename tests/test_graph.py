@@ -9,7 +9,7 @@ import pytest
 
 from ragstream.cli import main
 from ragstream.errors import PipelineError
-from ragstream.graph.actions import declarations_of
+from ragstream.graph.node_texts import declarations_of
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import Budget, budget_from, fetch_node_texts, prioritise, resolved_mode
 from ragstream.graph.render import render_context_blocks
@@ -307,7 +307,7 @@ def test_cli_expand(acl_backend, tmp_path: Path, capsys):
 def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
     from dataclasses import asdict
 
-    from ragstream.graph.actions import expand_graph, fill_node_texts
+    from ragstream.stages.expand import expand_graph, fill_node_texts
     from ragstream.super_prompt import SuperPrompt
 
     sp = SuperPrompt(repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]},

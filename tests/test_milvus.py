@@ -58,7 +58,7 @@ def published(acl_backend, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def acl_backend(acl_backend, published):  # noqa: F811  (the conftest fixture, served from Milvus)
+def acl_backend(acl_backend, published):  # the conftest fixture, served from Milvus
     settings = replace(acl_backend.settings, retrieval=replace(acl_backend.settings.retrieval, backend="milvus"),
                        milvus=replace(acl_backend.settings.milvus, uri=published[0]))
     backend = make_backend(settings, acl_backend.embedder)

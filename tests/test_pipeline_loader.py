@@ -147,3 +147,21 @@ def test_any_inheritance_chain_is_a_fold_of_its_files(tmp_path_factory, files):
     assert len(unreachable) == len(expected_steps) - 1  # only the entry is reachable
     typos = {w.split("settings.")[1].split(" ")[0] for w in pipeline.warnings if "typo" in w}
     assert typos == set(expected_settings) - {"entry_step_id"}  # a, b, c, d: no stage reads them
+
+
+def test_a_fit_hook_lowers_settings_in_the_one_load_and_they_are_checked_again():
+    from ragstream.config import load_settings
+
+    defaults = vars(load_settings().limits)
+    seen = []
+
+    def fit(merged):
+        seen.append(dict(merged))
+        return {"max_context_tokens": 1000}
+    pipeline = load_pipeline("base", defaults=defaults, overrides={"top_k": 7}, fit=fit)
+    assert len(seen) == 1 and seen[0]["top_k"] == 7  # the hook sees the validated, merged settings once
+    assert pipeline.settings["max_context_tokens"] == 1000 and pipeline.fitted == {"max_context_tokens": 1000}
+    assert load_pipeline("base", defaults=defaults).fitted == {}
+    with pytest.raises(PipelineError) as error:  # a lowered value out of bounds is named as an override
+        load_pipeline("base", defaults=defaults, fit=lambda merged: {"max_context_tokens": 0})
+    assert "overrides" in error.value.where and "max_context_tokens" in error.value.where

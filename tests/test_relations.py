@@ -6,7 +6,8 @@ import pytest
 
 from ragstream.controller import Controller, Scope
 from ragstream.graph.named import find_named
-from ragstream.graph.relations import asked_kinds, asked_relations, question_shape, related
+from ragstream.graph.questions import asked_kinds, asked_relations, question_shape
+from ragstream.graph.relations import related
 
 ALL = Scope("sample_repo", "default", None, {"acl_tags_any": ["public", "dba"]})
 PUBLIC = Scope("sample_repo", "default", None, {"acl_tags_any": ["public"]})  # db/ is tagged dba only
@@ -158,7 +159,7 @@ def test_flow_question_shows_the_path_from_the_controller_to_the_table(controlle
 def test_flow_entries_upstream_of_other_hits_come_first():
     import networkx as nx
 
-    from ragstream.graph.relations import flow_paths, _entry_points
+    from ragstream.graph.answers import entry_points as _entry_points, flow_paths
 
     graph = nx.MultiDiGraph()
     for node, kind in [("fetch", "METHOD"), ("worker", "METHOD"), ("other", "METHOD"), ("t", "TABLE")]:
@@ -174,7 +175,7 @@ def test_flow_entries_upstream_of_other_hits_come_first():
 def test_flow_paths_that_name_the_question_come_first_and_a_column_brings_its_table(graph):
     import networkx as nx
 
-    from ragstream.graph.relations import flow_paths
+    from ragstream.graph.answers import flow_paths
 
     flow = nx.MultiDiGraph()
     for node, kind, name in [("run", "METHOD", "N.Api.Run"), ("log", "METHOD", "N.Log.Write"),
@@ -238,7 +239,7 @@ def test_a_flow_starts_at_the_caller_whose_type_the_question_names_in_words():
     the hit itself nor at a monitoring `...Api` method that only reads the same table."""
     import networkx as nx
 
-    from ragstream.graph.relations import answer_from_graph
+    from ragstream.graph.answers import answer_from_graph
 
     g = nx.MultiDiGraph()
     for name in ("App.Worker.Execute", "App.Connection.FetchNextJob", "App.JobQueue.FetchJob",
@@ -262,7 +263,7 @@ def test_a_flow_keeps_the_asked_path_to_a_table_a_side_path_reaches_first():
     the fetch, the path whose methods name the question's words, first."""
     import networkx as nx
 
-    from ragstream.graph.relations import flow_paths
+    from ragstream.graph.answers import flow_paths
 
     g = nx.MultiDiGraph()
     for name in ("Worker.Execute", "Worker.Cleanup", "Queue.FetchNext", "Queue.Dequeue"):

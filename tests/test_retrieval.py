@@ -12,7 +12,7 @@ from ragstream.index import store
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import fuse, ranks_of
 from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.retrieval.search_nodes import parse_router_payload, search_nodes
+from ragstream.stages.search_nodes import parse_router_payload, search_nodes
 from ragstream.retrieval.types import SearchRequest
 from ragstream.super_prompt import SuperPrompt
 from tests.conftest import make_settings

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 
-import astroid
 from astroid import bases, nodes
 from astroid.exceptions import AstroidError
 from astroid.manager import AstroidManager

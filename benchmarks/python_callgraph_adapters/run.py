@@ -93,7 +93,7 @@ def _run_case(adapter, case: Path, timeout: int) -> dict:
         index = index_sources(case)
         found = sorted(adapter.edges(index))
         error = None
-    except Exception as exc:  # a library crash is a result to report, not a reason to stop
+    except Exception as exc:  # noqa: BLE001 - a library crash is a result to report, not a reason to stop
         found, error = [], f"{type(exc).__name__}: {exc}"
     finally:
         signal.alarm(0)
@@ -109,7 +109,7 @@ def _crashing_files(adapter, root: Path) -> dict[str, str]:
             adapter.reset()
         try:
             adapter.edges(index_sources(root, only={path}))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the crash is what this looks for
             crashing[path] = f"{type(exc).__name__}: {exc}"
     return crashing
 
@@ -131,7 +131,7 @@ def _run_repo(adapter, root: Path, import_seconds: float, excluded: dict[str, st
         found = adapter.edges(index, progress=progress)
         error = None
         failed = None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a library crash is reported with the file it was on
         found, error = set(), f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
         failed = _file_being_processed(exc, index)
     return {"failed_file": failed, "found": found,

@@ -13,10 +13,12 @@ from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
 
 
 def search_command(args: argparse.Namespace) -> int:
-    _, backend, request = _search_request(args)
-    response = backend.search(request)
-    where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
-                              request.retrieval_filters, request.active_index)
+    from ragstream.controller import resolve_scope, search
+
+    settings = load_settings(args.config)
+    scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
+    request, response, where = search(settings, scope.with_filters(_filters(args.filter)), args.mode, args.query,
+                                      args.top_k, args.rerank)
     hits = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id, "path_lines": where.get(h.id, ""),
              "sources": h.sources} for h in response.hits]
     if args.json:
@@ -28,18 +30,6 @@ def search_command(args: argparse.Namespace) -> int:
                   ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
     console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
     return 0
-
-
-def _search_request(args: argparse.Namespace):
-    from ragstream.retrieval.backends import make_backend_for
-    from ragstream.retrieval.scope import default_scope
-    from ragstream.retrieval.types import SearchRequest
-
-    settings = load_settings(args.config)
-    repository, index, branch = default_scope(settings, args.repository, args.index, args.branch, args.source)
-    request = SearchRequest(args.mode, args.query, args.top_k, repository, branch,
-                            _filters(args.filter), index, args.rerank)
-    return settings, make_backend_for(settings, args.source), request
 
 
 def _filters(items: list[str]) -> dict[str, list[str]]:
@@ -67,40 +57,35 @@ def _controller(args: argparse.Namespace):
 
 def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
     """(pipeline, state, step results) of the question through the chosen pipeline."""
-    from ragstream.controller import ManualSession, Scope
-    from ragstream.retrieval.backends import serves_locally
-    from ragstream.retrieval.scope import default_scope
+    from ragstream.controller import ManualSession
 
     overrides = {k: v for k, v in (("top_k", args.top_k), ("max_context_tokens", args.max_context_tokens))
                  if v is not None}
     pipeline = controller.pipeline(args.pipeline, overrides)
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    controller.check_question(args.query, pipeline)  # before anything is looked for
-    # The source named as the workbench names it, so a conversation's scope is the same in both.
-    source = args.source or ("local" if serves_locally(controller.settings, "") else "shared")
-    repository, index, branch = default_scope(controller.settings, args.repository, args.index, args.branch, source)
-    scope = Scope(repository, branch, index, _filters(args.filter), source)
+    question = controller.check_question(args.query, pipeline)  # once, before anything is looked for
+    scope = controller.scope(args.repository, args.index, args.branch, args.source).with_filters(_filters(args.filter))
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
         if not manual:
             session = _session(controller, getattr(args, "session", None))
             streamed = controller.runtime.llm.uses_model("answer") and not getattr(args, "step", False) and not as_json
-            sp, results = controller.run(args.query, scope, pipeline, is_english, session_id=session,
+            sp, results = controller.run(question, scope, pipeline, is_english, session_id=session,
                                          on_token=printer if streamed and printer else None, on_progress=progress)
             return pipeline, sp, results
-        session = ManualSession(controller, pipeline, args.query, scope, is_english)
-        session.on_progress = progress
+        stepping = ManualSession(controller, pipeline, question, scope, is_english)
+        stepping.on_progress = progress
         results = []
-        while session.state.stage:
-            click = session.click(session.state.stage)
+        while stepping.state.stage:
+            click = stepping.click(stepping.state.stage)
             if click.error:
                 raise click.error
             results.append(click.result)
             print(f"[{click.result.step}] {click.result.outcome}; "
                   f"changed: {', '.join(click.result.changed) or 'nothing'}", file=sys.stderr if as_json else sys.stdout)
-        return pipeline, session.state, results
+        return pipeline, stepping.state, results
 
 
 def _session(controller, wanted: str | None) -> str | None:

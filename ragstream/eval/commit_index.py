@@ -77,5 +77,6 @@ def _checkout(source: IndexSource, repo: str, commit: str, pathspecs: tuple[str,
     if not commit:
         raise ConfigError(f"a question of {repo} has no commit", where="questions file")
     worktrees = source.worktrees or source.data_dir / "worktrees"
+    assert source.mirrors is not None, "IndexSource.check: no repo, so mirrors"
     root = checkout_files(mirror_path(source.mirrors, repo), commit, worktrees / repo_folder(repo), pathspecs)
     return root, commit[:COMMIT_NAME_LENGTH]

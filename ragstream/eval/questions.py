@@ -28,7 +28,7 @@ class Question:
 def load_questions(path: str | Path, split: str | None = None) -> list[Question]:
     """The questions of a JSONL file (of one split, if given); a bad line is an error naming it."""
     questions = []
-    for where, row in question_rows(path, REQUIRED):
+    for _where, row in question_rows(path, REQUIRED):
         question = Question(str(row["id"]), str(row["repo"]), str(row.get("base_commit") or ""), str(row["query"]),
                             tuple(row["gold_files"]), tuple(row.get("gold_functions") or ()),
                             str(row.get("split") or ""), str(row.get("created_at") or ""))

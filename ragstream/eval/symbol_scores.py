@@ -43,7 +43,7 @@ def load_scorer(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any failure of a foreign file is a bad setting, named
+    except Exception as exc:  # any failure of a foreign file is a bad setting, named
         raise ConfigError(f"the scorer does not load: {exc}", where=str(path)) from exc
     missing = [name for name in SCORER_API if not callable(getattr(module, name, None))]
     if missing:

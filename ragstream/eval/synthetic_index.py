@@ -5,6 +5,7 @@ of real code come from `build_index` instead.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,7 @@ class Row:
 
 def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, repository: str = "synth",
                           branch: str = "main", vectors: np.ndarray | None = None,
-                          edges: list[tuple[str, str, str]] = ()) -> store.IndexLocation:
+                          edges: Sequence[tuple[str, str, str]] = ()) -> store.IndexLocation:
     """An index of `rows` (one chunk and one graph node each) and `edges` (source, target, type)."""
     location = store.IndexLocation(data_dir, repository, branch)
     chunks = [Chunk(r.id, r.path, 1, 2, r.kind, r.id, r.text,
@@ -56,7 +57,7 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
 
 
 def _graph(rows: list[Row], edges) -> nx.MultiDiGraph:
-    graph = nx.MultiDiGraph()
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
     for r in rows:
         graph.add_node(r.id, id=r.id, kind=r.kind, language=r.language, name=r.id, path=r.path,
                        start_line=1, end_line=2, acl={"acl_tags": list(r.acl_tags),

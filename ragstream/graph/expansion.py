@@ -150,7 +150,7 @@ def personalised_pagerank(graph, seeds: Mapping[str, float], reached: list[str],
     overrides, ambiguous overloads) 1/k on each, as one call runs one of them, and a module's own
     calls nothing: they run once, at import, to decorate, register or build its definitions,
     and would make the module the hub of every function it touches."""
-    sub = nx.DiGraph()
+    sub: nx.DiGraph = nx.DiGraph()
     sub.add_nodes_from([*seeds, *reached])
     members = set(sub)
     for node in members:

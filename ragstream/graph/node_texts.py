@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import networkx as nx
+
 from ragstream.errors import PipelineError
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.index.model import PART_MARK
@@ -102,7 +104,8 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
     for node in queue:
         if node not in texts:
             continue
-        text, extra = texts[node], ({"declaration": True} if node in declared else {})
+        text = texts[node]
+        extra: dict[str, Any] = {"declaration": True} if node in declared else {}
         cost = cost_of(text)
         if used + cost > budget.limit:
             parts = _parts_that_fit([p for p in hit_parts.get(node, ()) if p in texts], texts,
@@ -142,3 +145,13 @@ def _positive(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise PipelineError(f"must be a positive int, got {value!r}", where=where)
     return value
+
+
+# Kinds with no chunk of their own, whose declaration line is their evidence.
+DECLARED_KINDS = ("PROPERTY", "COLUMN")
+
+
+def declarations_of(graph: nx.MultiDiGraph, nodes: list[str]) -> dict[str, str]:
+    """Node id -> the line that declares it, for the nodes of DECLARED_KINDS among `nodes`."""
+    return {n: graph.nodes[n]["signature"] for n in nodes
+            if n in graph and graph.nodes[n].get("kind") in DECLARED_KINDS and graph.nodes[n].get("signature")}

@@ -1,17 +1,20 @@
-"""Questions the graph answers: list, impact and flow questions, from the edges, complete.
+"""Relations the graph holds, walked: what relates to a node, what breaks when it changes, the
+paths from an entry point down to the tables; from the edges, complete.
 
-"Which procedures write to T?" is a list of T's incoming WRITES edges; "what breaks if I rename
-column C of T?" is what reads, writes or maps T and names C; "how is X saved, from the
-controller down to the tables?" is the paths from the entry point along CALLS to the tables it
-reads or writes. Search alone finds a few of these; the graph holds all of them. Every item
-keeps how its edge was made, so a guess (`by_name`) is shown as one. Pure functions over the
-(filtered) graph the caller hands in: a node the caller may not see is never reached.
+A table's incoming WRITES edges are the procedures that write to it; what reads, writes or maps
+a table and names a column breaks when the column is renamed; the paths from an entry point
+along CALLS to the tables it reads or writes show how something is saved. Search alone finds a
+few of these; the graph holds all of them. Every item keeps how its edge was made, so a guess
+(`by_name`) is shown as one. Pure functions over the (filtered) graph the caller hands in: a
+node the caller may not see is never reached. The question is read elsewhere
+(`questions.py`): here it is only the words and relations it asks for (`answers.py` joins the
+two).
 """
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,40 +24,11 @@ from ragstream.graph.named import Named
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 TABLE_KINDS = ("TABLE", "VIEW")
-# Question shapes, first match wins.
-_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
-                   # "how does X do Y in SQL Server": the code path down to the database
-                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and)\s+(?:the\s+)?"
-                   r"(?:sql(?:\s+server)?|database|db)\b", re.IGNORECASE)
-_IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
-                     r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
-                     re.IGNORECASE)
-_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
-                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b"
-                   r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
-# Relation words -> edge types; "read or write" takes both.
-_VERBS = (
-    ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
-    ("WRITES", re.compile(r"\b(?:writes?|writing|written|modif\w+|inserts?|updates?|deletes?|saves?|changes?|"
-                          r"stores?|persists?)\b", re.IGNORECASE)),
-    ("READS", re.compile(r"\b(?:reads?|reading|selects?|quer(?:y|ies)|loads?|fetch\w*)\b", re.IGNORECASE)),
-    ("MAPS_TO", re.compile(r"\bmap(?:s|ped|ping)?\b", re.IGNORECASE)),
-    ("CALLS", re.compile(r"\bcall(?:s|ed|ers?)?\b", re.IGNORECASE)),
-)
-# Nouns of a list question -> the kinds of node it lists (none named: every kind).
-_NOUNS = (
-    (re.compile(r"\b(?:stored\s+)?(?:procedures?|procs|sprocs?)\b", re.IGNORECASE), ("PROCEDURE",)),
-    (re.compile(r"\btriggers?\b", re.IGNORECASE), ("TRIGGER",)),
-    (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
-    (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
-)
-_CLASSES = re.compile(r"\bclass(?:es)?\b|\btypes?\b|\bentit(?:y|ies)\b", re.IGNORECASE)
-_USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
 MAX_FLOW_DEPTH = 8
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
-_PLACE_ORDER = {"FILE": 1, "EXTERNAL": 2}
+_PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
 
@@ -100,72 +74,14 @@ class GraphAnswer:
         return list(dict.fromkeys(ids))
 
 
-def question_shape(question: str) -> str | None:
-    """flow, impact, list, or None when the question is none of these."""
-    # impact first: "what happens if I rename X ... in the database" asks what breaks
-    for shape, pattern in (("impact", _IMPACT), ("flow", _FLOW), ("list", _LIST)):
-        if pattern.search(question):
-            return shape
-    return None
-
-
-def asked_relations(question: str) -> tuple[str, ...]:
-    """The edge types a list question asks about ("read or write" -> READS and WRITES), in the
-    order the question names them (its first verb is what it is about: "mapped ... loads")."""
-    positions = {edge: match.start() for edge, pattern in _VERBS if (match := pattern.search(question))}
-    found = tuple(sorted(positions, key=positions.get))
-    if "FOREIGN_KEY" in found:
-        return ("FOREIGN_KEY",)
-    if not found or _USES.search(question):
-        return DATA_EDGES
-    return found
-
-
-def asked_kinds(question: str) -> tuple[str, ...]:
-    """The node kinds a list question asks for ("which procedures ..." -> PROCEDURE); empty
-    when it names none or asks for code or classes too (a class is answered by its mapped type
-    and by its methods that read or write)."""
-    if _CLASSES.search(question):
-        return ()
-    return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
-
-
-def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
-                      text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
-    """The graph's answer to a list, impact or flow question, or None when the question is
-    none of these or names nothing its shape needs. `entry_hits` (search hits, best first)
-    give a flow question its entry point when it names none; `text_of` fetches node texts
-    (under the caller's filters) for a column's impact."""
-    shape = question_shape(question)
-    if shape == "flow":
-        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] \
-            or _entry_points(graph, entry_hits, question)
-        paths = flow_paths(graph, entries, question)
-        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
-    if shape not in ("list", "impact") or not named:
-        return None
-    subjects = _main_subjects(named)
-    if shape == "impact":
-        items = [item for s in subjects for item in impact_of(graph, s, text_of)]
-        return GraphAnswer("impact", subjects, DATA_EDGES,
-                           _by_relevance(graph, items, question, DATA_EDGES, entry_hits))
-    relations = asked_relations(question)
-    wants_tables = bool(re.search(r"\b(?:which|what)\s+(?:other\s+)?tables\b", question, re.IGNORECASE))
-    items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
-    kinds = asked_kinds(question) if not wants_tables else ()
-    if kinds:
-        items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
-    return GraphAnswer("list", subjects, relations, _by_relevance(graph, items, question, relations, entry_hits))
-
-
-def _by_relevance(graph: nx.MultiDiGraph, items: list[Related], question: str,
-                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
+def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
+                 relations: tuple[str, ...], hits: list[str]) -> list[Related]:
     """Every item still, best first: direct before one more hop, the repository's code before
     scripts and before what lies outside it (a library's function), a mapped property before the
-    code, the asked relations in the question's order, then what the search ranked (`hits`,
-    best first: it read the code and the question), then items whose names share words with
-    the question ("job details" -> `JobDetails`), then by id."""
-    asked = set(keyword_tokens(question))
+    code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
+    best first: it read the code and the question), then items whose names share the asked
+    keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
+    asked = set(words)
     order = {relation: n for n, relation in enumerate(("maps column", *relations))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
 
@@ -182,17 +98,6 @@ def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
     """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
     table, 2 what is not defined in the repository (a library's function): lists go in that order."""
     return _PLACE_ORDER.get(graph.nodes[node].get("kind") if node in graph else None, 0)
-
-
-def _main_subjects(named: list[Named]) -> list[Named]:
-    """The objects a list or impact question is about: columns and database objects named with
-    a cue before bare identifiers (a table is what `which methods write the Job table` asks
-    about, not a class that happens to be called Job)."""
-    for cues in (("column",), ("table", "procedure", "function"), ("class", "identifier")):
-        chosen = [n for n in named if n.cue in cues]
-        if chosen:
-            return chosen
-    return named
 
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
@@ -234,14 +139,15 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
-def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
+def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
+                verbs: Sequence[str] = ()) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
-    the path the question asks about. At most MAX_FLOW_PATHS: by entry, then those whose nodes
-    name more of the question's words ("results ... cached" -> `GetResults`, `CachedResults`),
-    then those ending in the relation the question's verb asks for ("saves": writes first), then
-    shortest first, then paths without a guess."""
+    the path asked about. At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
+    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
+    the writes first), then shortest first, then paths without a guess."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -264,12 +170,10 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
                         queue.append((target, depth + 1))
         paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
-    asked = set(keyword_tokens(question))
+    asked = set(words)
 
     def shared(path: Path) -> int:
         return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
-
-    verbs = [r for r in asked_relations(question) if r in ("READS", "WRITES")] if question else []
 
     def as_asked(path: Path) -> int:  # "saves" asks for the writes first, "loads" for the reads
         last = path.edges[-1].split(" ", 1)[0]
@@ -314,21 +218,22 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[s
     return Path(tuple(nodes), tuple(edges))
 
 
-def _entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
-    """Entry points of a flow question that names none: among the search hits that are methods,
-    and the methods upstream of the best of them whose type the question names in words ("how
-    does a worker fetch ..." -> `Worker.Execute`), those of controllers, pages and handlers first,
-    then those of a type the question names, then those upstream of more of the other hits (a
-    flow is asked from the top down), then those whose own name says what the question does
+def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str]) -> list[str]:
+    """Entry points of a flow when none is named: among the search hits that are methods, and
+    the methods upstream of the best of them whose type the asked keyword tokens (`words`) name
+    ("how does a worker fetch ..." -> `Worker.Execute`), those of controllers, pages and
+    handlers first, then those of a type the words name, then those upstream of more of the
+    other hits (a flow is asked from the top down), then those whose own name the words say
     ("created" -> `Create`), then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
-    asked = set(keyword_tokens(question))
+    asked = set(words)
 
     def of_named_type(method: str) -> bool:
         parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
-        words = {t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)} if len(parts) == 3 else set()
-        return bool(words) and words <= asked
+        type_words = ({t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)}
+                      if len(parts) == 3 else set())
+        return bool(type_words) and type_words <= asked
 
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m)]
     candidates = list(dict.fromkeys([*methods, *upstream]))

@@ -78,7 +78,7 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
         status = "in context" if node in in_context else "cut by the budget or without text"
         seed = node in seeds
         role = "seed (search hit)" if seed else f"reached at depth {depth.get(node)}"
-        fill = KIND_COLOURS.get(data.get("kind"), OTHER_COLOUR)
+        fill = KIND_COLOURS.get(data.get("kind", ""), OTHER_COLOUR)
         net.add_node(
             node, label=("★ " if seed else "") + labels[node],
             title=(f"{node}\n{data.get('path', '')}:{data.get('start_line', '')}-{data.get('end_line', '')}\n"
@@ -120,7 +120,7 @@ def _templates(folder: str):
 def layout(sp: SuperPrompt, spread: float = 110.0) -> dict[str, tuple[float, float]]:
     """Pixel positions of the neighbourhood's nodes: a seeded force-directed layout of its nodes
     and edges (deterministic), scaled so that nodes sit about `spread` px apart."""
-    shape = nx.Graph()
+    shape: nx.Graph = nx.Graph()
     shape.add_nodes_from(sp.graph_expanded_nodes)
     shape.add_edges_from((e["from_id"], e["to_id"]) for e in sp.graph_edges
                          if e["from_id"] in shape and e["to_id"] in shape)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from ragstream import errors
 from ragstream.index.background import lower_priority
@@ -80,7 +80,7 @@ class EventWriter:
         self.stream.flush()
 
 
-class BuildFollower(Progress):
+class BuildFollower(Progress, Protocol):
     """What `replay` reports beyond a `Progress`: the summary or the error at the end."""
 
     def summarised(self, summary: BuildSummary) -> None: ...

@@ -85,7 +85,11 @@ class ChangeLog:
 
 def parse_log(lines: Iterable[str]) -> Iterator[tuple[str, str, list[tuple[str, str]]]]:
     """(commit, message, [(path, hunk header)]) per commit of `git log -p` output in our format."""
-    commit, message, headers, path, in_message = None, [], [], None, False
+    commit: str | None = None
+    message: list[str] = []
+    headers: list[tuple[str, str]] = []
+    path: str | None = None
+    in_message = False
     for line in lines:
         if line.startswith(_COMMIT):
             if commit:

@@ -1,9 +1,8 @@
 """Semantic windows: what the embedding model reads of each chunk.
 
 all-MiniLM-L6-v2 reads the first 256 word pieces of a text and ignores the rest, and most code
-that fixes change is longer than that: 82% of the gold functions of the commit development
-questions (median 506 word pieces), against 35% of all chunks. A chunk over the window is
-therefore embedded as its whole text (its header and the start of its code, as before) plus
+that fixes change is longer than that (docs/EVALUATION.md has the figures). A chunk over the
+window is therefore embedded as its whole text (its header and the start of its code) plus
 windows over all of its code, each under a short header (file, symbol, defined in, signature,
 part). Semantic search scores a chunk by its best window (MaxP).
 """

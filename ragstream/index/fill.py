@@ -141,6 +141,7 @@ def _publish(location: store.IndexLocation, plan: TextPlan, vectors: dict[str, n
     """A new generation: the live one's files linked, the vectors and manifest written anew."""
     live = store.current_generation(location)
     manifest = store.load_index(location).manifest
+    assert live is not None, "a fill publishes over a live generation"
     faiss_name = store.FAISS
     generation = store.linked_generation(location, live, (faiss_name, rows_path(live / faiss_name).name,
                                                            store.MANIFEST))

@@ -284,7 +284,8 @@ class StoredIndex:
 
     def graph(self) -> nx.MultiDiGraph:
         data = self._json(GRAPH)
-        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+        # the stubs type the result as Graph, whatever `directed` and `multigraph` ask for
+        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")  # type: ignore[return-value]
 
     def parse_records(self) -> dict[str, ParseRecord]:
         """path -> the file's parse result and the key it was made under."""

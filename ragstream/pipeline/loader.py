@@ -10,14 +10,15 @@ the step.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragstream.config import PROJECT_ROOT, deep_merge, read_yaml_mapping
 from ragstream.errors import PipelineError
-from ragstream.pipeline.registry import REGISTRY, ActionSpec
+from ragstream.pipeline.registry import REGISTRY
+from ragstream.stages.action import Action
 from ragstream.pipeline.schema import setting_problem, unread_keys
 
 PIPELINES_DIR = PROJECT_ROOT / "pipelines"
@@ -46,17 +47,20 @@ class Pipeline:
     steps: dict[str, Step]
     entry: str
     warnings: tuple[str, ...] = field(default=())
+    fitted: Mapping[str, Any] = field(default_factory=dict)  # settings the `fit` hook lowered
 
     def transition(self, step: Step, outcome: str) -> str | None:
         """The step after `step` ended with `outcome` (None: the pipeline ends)."""
         return step.branches.get(outcome, step.next)
 
 
-def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, ActionSpec] = REGISTRY,
-                  overrides: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None) -> Pipeline:
+def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[str, Action] = REGISTRY,
+                  overrides: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None,
+                  fit: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None) -> Pipeline:
     """Read `name` (a file name without `.yaml`, or a path), resolve `extends`, merge, validate.
     Settings: `defaults` (the configured N-constants), then the files root first, then
-    `overrides` (a session's sliders, a CLI option)."""
+    `overrides` (a session's sliders, a CLI option), then what `fit` makes of the validated
+    settings (overrides that lower them to fit, say, a local model's window), validated again."""
     chain = _chain(_path(name, directory))
     settings: dict[str, Any] = dict(defaults or {})
     origin = dict.fromkeys(settings, DEFAULTS_SOURCE)  # key -> the file (or source) that set it last
@@ -72,16 +76,27 @@ def load_pipeline(name: str, directory: Path = PIPELINES_DIR, registry: Mapping[
     if not isinstance(entry, str) or entry not in steps:
         raise PipelineError(f"settings.entry_step_id {entry!r} names no step; steps: {sorted(steps)}",
                             where=files[-1])
+    _validate_all(settings, steps, registry, origin)
+    fitted = dict(fit(settings)) if fit is not None else {}
+    if fitted:
+        settings = deep_merge(settings, fitted)
+        origin.update(dict.fromkeys(fitted, OVERRIDES_SOURCE))
+        _validate_all(settings, steps, registry, origin)
+    named = {v for s in steps.values() for k, v in s.params.items() if k.endswith(FROM_SETTINGS)}
+    unread = [f"{origin[k]}: settings.{k} is read by no stage and named by no step; is it a typo?"
+              for k in unread_keys(settings, named)]
+    return Pipeline(chain[-1][0].stem, files, settings, steps, entry, (*_unreachable(steps, entry), *unread), fitted)
+
+
+def _validate_all(settings: Mapping[str, Any], steps: Mapping[str, Step], registry: Mapping[str, Action],
+                  origin: Mapping[str, str]) -> None:
+    """The merged settings, then every step against the registry and the settings."""
     for key, value in settings.items():
         problem = setting_problem(key, value)
         if problem:
             raise PipelineError(problem, where=f"{origin[key]}: settings.{key}")
     for step in steps.values():
         _validate(step, steps, registry, settings, origin)
-    named = {v for s in steps.values() for k, v in s.params.items() if k.endswith(FROM_SETTINGS)}
-    unread = [f"{origin[k]}: settings.{k} is read by no stage and named by no step; is it a typo?"
-              for k in unread_keys(settings, named)]
-    return Pipeline(chain[-1][0].stem, files, settings, steps, entry, (*_unreachable(steps, entry), *unread))
 
 
 def _path(name: str, directory: Path) -> Path:
@@ -152,7 +167,7 @@ def _steps(path: Path, raw_steps: list) -> dict[str, Step]:
     return steps
 
 
-def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, ActionSpec],
+def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, Action],
               settings: Mapping[str, Any], origin: Mapping[str, str]) -> None:
     where = f"{step.source}: step {step.id}"
     spec = registry.get(step.action)

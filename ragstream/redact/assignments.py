@@ -99,7 +99,9 @@ def _assigned(text: str, folded: str, prose: Sequence[tuple[int, int]] | None) -
         begin = at
         while begin > at - 80 and begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in _KEY_PUNCTUATION):
             begin -= 1
-        end = _KEY_CHARS.match(text, at).end()
+        key_chars = _KEY_CHARS.match(text, at)
+        assert key_chars is not None, "a `*` pattern matches, if only the empty string"
+        end = key_chars.end()
         done = end
         key = text[begin:end].rstrip(".-")
         end = begin + len(key)

@@ -4,10 +4,10 @@ from __future__ import annotations
 from ragstream.config import Settings
 from ragstream.errors import RetrievalError
 from ragstream.index.embeddings import Embedder
-from ragstream.retrieval.types import RetrievalBackend
+from ragstream.retrieval.store_backend import StoreBackend
 
 
-def make_backend(settings: Settings, embedder: Embedder | None = None) -> RetrievalBackend:
+def make_backend(settings: Settings, embedder: Embedder | None = None) -> StoreBackend:
     if settings.retrieval.backend == "milvus":
         from ragstream.retrieval.milvus_backend import MilvusBackend
 
@@ -32,7 +32,7 @@ def serves_locally(settings: Settings, source: str) -> bool:
     return source == "local" or not shared
 
 
-def make_backend_for(settings: Settings, source: str, embedder: Embedder | None = None) -> RetrievalBackend:
+def make_backend_for(settings: Settings, source: str, embedder: Embedder | None = None) -> StoreBackend:
     """The backend that serves an index from `source` (`Scope.index_source`)."""
     if serves_locally(settings, source):
         from ragstream.retrieval.local_backend import LocalBackend

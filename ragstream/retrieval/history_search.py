@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragstream.index.change_history import PastChange
 from ragstream.keyword_tokens import keyword_tokens
 
+if TYPE_CHECKING:
+    import bm25s
+
 
 @dataclass
 class HistoryIndex:
     changes: list[PastChange]
-    bm25: object | None  # bm25s.BM25 over the messages; None when there are none
+    bm25: bm25s.BM25 | None  # over the messages; None when there are none
 
     @classmethod
     def build(cls, changes: list[PastChange]) -> HistoryIndex:
@@ -40,6 +44,7 @@ class HistoryIndex:
         tokens = keyword_tokens(query)
         if not tokens or not self.changes:
             return []
+        assert self.bm25 is not None, "there are changes"
         scores = self.bm25.get_scores(tokens) * recency_weights(len(self.changes), half_life)
         totals: dict[str, float] = {}
         taken = 0

@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -125,6 +126,7 @@ def publish(client, location: store.IndexLocation) -> PublishReport:
 def write_generation(client, stored: store.StoredIndex) -> str:
     """Write a whole generation (windows and files) under a new name; nothing points at it yet."""
     chunks = stored.chunks()
+    vectors_index: Any  # a faiss.Index
     vectors_index, window_rows = read_faiss(stored.faiss_path)
     vectors = vectors_index.reconstruct_n(0, vectors_index.ntotal)
     alias = alias_name(stored.location.repository, stored.location.active_index)
@@ -317,8 +319,8 @@ class PublishedIndex:
     blobs: dict[str, bytes]
 
     def graph(self) -> nx.MultiDiGraph:
-        return nx.node_link_graph(orjson.loads(self.blobs["graph"]), directed=True, multigraph=True,
-                                  edges="edges")
+        return nx.node_link_graph(orjson.loads(self.blobs["graph"]), directed=True,  # type: ignore[return-value]
+                                  multigraph=True, edges="edges")
 
     def change_history(self) -> list[PastChange] | None:
         data = self.blobs.get("change_history", b"")
@@ -383,6 +385,7 @@ def published_branch(uri: str, repository: str | None, index: str | None,
     for value, option in ((repository, "--repository"), (index, "--index")):
         if not value:
             raise RetrievalError(f"name the index on Milvus with {option}", where="retrieval.backend: milvus")
+    assert repository and index  # both checked just above
     if branch is None:
         client = connect(uri)
         location = store.IndexLocation(Path("."), repository, index)

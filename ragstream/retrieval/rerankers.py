@@ -8,13 +8,15 @@ from typing import Protocol
 
 import numpy as np
 
+from ragstream.config import RetrievalSettings
 from ragstream.errors import ConfigError
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.index.model import Chunk
 
 
 class Reranker(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: the rerankers are frozen dataclasses
 
     def scores(self, query: str, chunks: list[Chunk], semantic_scores: list[float]) -> list[float]: ...
 
@@ -43,6 +45,13 @@ class CrossEncoderReranker:
         encoder = load_cross_encoder(self.model)
         return [float(s) for s in encoder.predict([(query, c.embedding_text) for c in chunks],
                                                    show_progress_bar=False)]
+
+
+def reranker_for(name: str, retrieval: RetrievalSettings) -> Reranker:
+    """The reranker a request names (`keyword_rerank` or `cross_encoder`), as the settings tune it."""
+    if name == "keyword_rerank":
+        return KeywordReranker(retrieval.keyword_semantic_weight, retrieval.keyword_keyword_weight)
+    return CrossEncoderReranker(retrieval.cross_encoder_model)
 
 
 @lru_cache(maxsize=4)

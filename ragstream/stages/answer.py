@@ -23,16 +23,28 @@ from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import AnswerStream, parse_answer, plain_text
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.model_call import ask
 from ragstream.stages.relate import graph_answer_ids, graph_answer_markdown
 from ragstream.stages.settings import number
 from ragstream.index.model import PART_MARK
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"answer_en", "answer", "extras.answer"})
-OUTCOMES = ("ok", "no_evidence", "follow_up")
-LOOP_WRITES = frozenset({"turn_loop_counter", "retrieval_query", "retrieval_mode", "rerank", "answer_en", "answer",
-                         "extras.loop"})
+ACTIONS = (
+    Action("answer", "answer", lambda sp, rt, step, settings: run(sp, rt.backend, rt.llm, rt.on_token, step, settings),
+           ("ok", "no_evidence", "follow_up"),
+           reads=QUESTION | SCOPE | {"is_english", "body", "prompt_ready", "System_MD", "node_texts",
+                                     "final_selection_ids", "graph_debug", "graph_seed_nodes", "retrieval_query",
+                                     "extras.relations"},
+           writes=frozenset({"answer_en", "answer", "extras.answer"})),
+    # the answer loop: a follow-up search, at most max_turn_loops times
+    Action("loop_guard", "answer", lambda sp, rt, step, settings: loop_guard(sp, rt.llm, step, settings),
+           ("ok", "exhausted"),
+           reads=frozenset({"question_raw", "is_english", "body", "final_selection_ids", "extras.answer",
+                            "extras.loop"}),
+           writes=frozenset({"turn_loop_counter", "retrieval_query", "retrieval_mode", "rerank", "answer_en", "answer",
+                             "extras.loop"})),
+)
 MIN_CITED_NAME = 5  # characters a name needs to count as cited on its own
 NOTICE = ("> **Not written by a model.** {why}: the evidence ragstream found for the question, best first. "
           "The ready prompt (`prompt_ready`, or `ragstream ask --show-prompt`) can be pasted into any model.")

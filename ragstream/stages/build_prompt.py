@@ -17,6 +17,7 @@ from ragstream.llm.client import LLMClient
 from ragstream.llm.prompts import system_text
 from ragstream.llm.protocol import plain_text
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.condense import kept_history
 from ragstream.stages.conversation import render_history
 from ragstream.stages.model_call import ask
@@ -25,8 +26,13 @@ from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.token_count import TokenCounter
 
-WRITES = frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget.prompt"})
-OUTCOMES = ("ok",)
+ACTIONS = (Action(
+    "build_prompt", "build_prompt",
+    lambda sp, rt, step, settings: run(sp, rt.backend, rt.llm, rt.counter, step, settings),
+    reads=QUESTION | SCOPE | {"body", "S_CTX_MD", "final_selection_ids", "history_for_prompt", "turn_loop_counter",
+                              "budget.context", "extras.loop", "extras.relations"},
+    writes=frozenset({"System_MD", "Prompt_MD", "Attachments_MD", "prompt_ready", "budget.prompt"})),)
+
 DEFAULT_FORMAT = "Markdown. Lead with the direct answer, then the evidence, citing file:lines."
 
 

@@ -24,14 +24,19 @@ from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import object_schema, text as text_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.conversation import render_history
 from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.token_count import TokenCounter
 
-WRITES = frozenset({"S_CTX_MD", "final_selection_ids", "budget.context"})
-OUTCOMES = ("ok", "condensed")
+ACTIONS = (Action(
+    "condense", "condense", lambda sp, rt, step, settings: run(sp, rt.backend, rt.llm, rt.counter, step, settings),
+    ("ok", "condensed"),
+    reads=QUESTION | SCOPE | {"retrieval_query", "node_texts", "graph_debug", "history_for_prompt", "extras.loop"},
+    writes=frozenset({"S_CTX_MD", "final_selection_ids", "budget.context"})),)
+
 ELIDED = "..."
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",
                          re.IGNORECASE)

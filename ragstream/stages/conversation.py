@@ -20,13 +20,24 @@ from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import plain_text
 from ragstream.stages import follow_up
+from ragstream.stages.action import QUESTION, SCOPE, WHOLE_STATE, Action
 from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 from ragstream.token_count import TokenCounter
 
-LOAD_WRITES = frozenset({"history_for_prompt", "extras.history"})
-PERSIST_WRITES = frozenset({"extras.persist"})
+ACTIONS = (
+    # the conversation, loaded before the router: a follow-up is resolved against it
+    Action("load_conversation_history", "normalize",
+           lambda sp, rt, step, settings: load_conversation_history(sp, rt.history, rt.llm, rt.counter, step, settings),
+           reads=QUESTION | SCOPE | {"extras.session", "index_source"},
+           writes=frozenset({"history_for_prompt", "extras.history"})),
+    # the end of a turn: the whole state is stored with it
+    Action("persist_turn_and_finalize", "answer",
+           lambda sp, rt, step, settings: persist_turn_and_finalize(sp, rt.history, step, settings),
+           reads=WHOLE_STATE,
+           writes=frozenset({"extras.persist"})),
+)
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,15 @@ from ragstream.keyword_tokens import STOPWORDS, identifier_parts
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import choice, object_schema, text_list
 from ragstream.llm.protocol import parse_json_object, plain_text, string_list
+from ragstream.stages.action import Action
 from ragstream.stages.model_call import ModelReply, ask
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"question_en", "body", "intent", "domain", "concepts", "synonyms", "extras.normalize"})
-OUTCOMES = ("ok",)
+ACTIONS = (Action(
+    "normalize", "normalize", lambda sp, rt, step, settings: run(sp, rt.llm, step, settings),
+    reads=frozenset({"question_raw", "is_english"}),
+    writes=frozenset({"question_en", "body", "intent", "domain", "concepts", "synonyms", "extras.normalize"})),)
+
 SCHEMA_FILE = PROJECT_ROOT / "config" / "prompt_schema.yaml"
 LADDER = ("exact", "alias", "typo", "bilingual", "template", "keyword")
 INTENTS = ("how_implemented", "where_is", "impact", "bug", "explain", "other")

@@ -24,16 +24,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.graph.named import find_named
-from ragstream.graph.relations import answer_from_graph, with_their_tables
+from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.relations import with_their_tables
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.follow_up import asked_relation, relation_answer
 from ragstream.graph.guesses import graph_for
 from ragstream.index.model import node_of
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"views_by_stage.relate", "extras.relations"})
-OUTCOMES = ("ok", "no_entry_points")
+# List, impact and flow questions answered from the graph: part of the expand stage.
+ACTIONS = (Action(
+    "relate", "expand", lambda sp, rt, step, settings: run(sp, rt.backend, step, settings), ("ok", "no_entry_points"),
+    reads=QUESTION | SCOPE | {"retrieval_hits", "retrieval_seed_nodes", "views_by_stage.retrieve", "extras.history"},
+    writes=frozenset({"views_by_stage.relate", "extras.relations"})),)
+
 TOUCHED_FROM_HITS = 3  # the best hits whose tables go with them
 NAMED_RELATIONS = ("callers", "callees")  # what a question that names its subject may ask without a follow-up
 SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")

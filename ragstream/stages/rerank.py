@@ -26,12 +26,17 @@ from ragstream.llm.grammars import gate_schema
 from ragstream.llm.protocol import parse_json_object
 from ragstream.retrieval.rerankers import blend, keyword_coverage
 from ragstream.retrieval.types import RetrievalBackend
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"retrieval_seed_nodes", "base_context_chunks", "views_by_stage.rerank", "extras.gate"})
-OUTCOMES = ("ok", "no_entry_points")
+ACTIONS = (Action(
+    "rerank", "rerank", lambda sp, rt, step, settings: run(sp, rt.backend, rt.llm, step, settings),
+    ("ok", "no_entry_points"),
+    reads=QUESTION | SCOPE | {"retrieval_query", "retrieval_hits"},
+    writes=frozenset({"retrieval_seed_nodes", "base_context_chunks", "views_by_stage.rerank", "extras.gate"})),)
+
 GATE_DECISIONS = ("keep", "drop_irrelevant", "drop_duplicate", "drop_conflict")
 GATE_REASON_CHARS = 40  # a reason is a few words; a bound keeps a small model from rambling
 

@@ -2,8 +2,7 @@
 
 The query is decomposed into at most `N0_QUERY_PIECES` searches: the whole query, then each
 identifier the question names (in bm25 and semantic mode only: a hybrid search already fuses the
-code the question names, and a piece per identifier there outweighed the question itself:
-`ragstream eval --configs pipeline:base` on the commit dev file, function R@5 0.47 -> 0.63); for a mixed
+code the question names, and a piece per identifier there outweighed the question itself); for a mixed
 code-and-database question two of them search the whole query inside each domain (languages
 narrowed, never widened) and keeps at least `mixed_domain_share` of its hits from each side. Every
 piece returns up to `N1_RETR_MAX_CANDIDATES` candidates, and the aggregate keeps as many, the best
@@ -14,13 +13,13 @@ counts: chunks several pieces agree on rise. Unless the question is about tests 
 fixture, sample, example, ...), hits under test or sample paths lose `tests_penalty` (the best hit
 of a piece scores 1) before the best `top_k` are kept: their code repeats the words of what they
 test, and a question about how something works wants the implementation. A long node split into
-parts keeps only its best part, so its parts do not fill the `top_k` slots of distinct entry points
-(pipeline:base on the dev split: commit function R@10 0.746 -> 0.775, SWE-bench file R@5 0.769 ->
-0.788). Then an entry-point check: do the hits name the question's concepts, are there hits of
+parts keeps only its best part, so its parts do not fill the `top_k` slots of distinct entry points.
+Then an entry-point check: do the hits name the question's concepts, are there hits of
 the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check
 reformulates (the concepts and their synonyms, then the same words in hybrid mode), at most
 twice; still failing, the outcome is `no_entry_points` rather than a guess, except when the only
 problem was the missing database object: then the first search's hits are kept, with a warning.
+What these choices did to the development figures: docs/EVALUATION.md.
 """
 from __future__ import annotations
 
@@ -32,15 +31,20 @@ from typing import Any
 from ragstream.errors import PipelineError
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
+from ragstream.stages.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.test_paths import TEST_PATH
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.settings import number
 from ragstream.index.model import node_of
 from ragstream.super_prompt import GRAPH_FIELDS, RETRIEVAL_FIELDS, TEXT_FIELDS, SuperPrompt
 
-WRITES = frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}
-OUTCOMES = ("ok", "no_entry_points")
+ACTIONS = (Action(
+    "retrieve", "retrieve", lambda sp, rt, step, settings: run(sp, rt.backend, step, settings),
+    ("ok", "no_entry_points"), {"top_k": int, "mode": str, "rerank": str},
+    reads=QUESTION | SCOPE | {"concepts", "synonyms", "domain", "retrieval_query", "retrieval_mode", "rerank"},
+    writes=frozenset(RETRIEVAL_FIELDS + GRAPH_FIELDS + TEXT_FIELDS) | {"extras.retrieve"}),)
+
 DOMAIN_FILTERS = {"db": RetrievalFilters(languages=("sql",)),
                   "code": RetrievalFilters(languages=("python", "csharp"))}
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "sample",

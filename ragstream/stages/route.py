@@ -21,14 +21,17 @@ from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import format_route, parse_route
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
+from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.conversation import render_history
 from ragstream.stages.follow_up import short_name
 from ragstream.stages.model_call import ask
 from ragstream.stages.settings import number
 from ragstream.super_prompt import SuperPrompt
 
-WRITES = frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras.route"})
-OUTCOMES = ("ok", "direct")
+ACTIONS = (Action(
+    "route", "route", lambda sp, rt, step, settings: run(sp, rt.backend, rt.llm, step, settings), ("ok", "direct"),
+    reads=QUESTION | SCOPE | {"intent", "domain", "concepts", "history_for_prompt", "extras.history"},
+    writes=frozenset({"retrieval_mode", "retrieval_query", "rerank", "extras.route"})),)
 
 # Quotes that open and close outside words: an apostrophe (doesn't, the loader's) is not one.
 _QUOTED = re.compile(r"(?<!\w)\"([^\"]{2,})\"(?!\w)|(?<!\w)'([^']{2,})'(?!\w)|`([^`]{2,})`")

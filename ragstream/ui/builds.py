@@ -54,6 +54,7 @@ def _draw(jobs: list[BuildJob]) -> None:
             continue
         else:
             report = job.report
+            assert report is not None, "a build that ended without an error has its report"
             st.success(f"Indexed {title}: {report.files} files, {report.chunks} chunks, "
                        f"{report.embedded_new} embedded in {sum(report.seconds.values()):.1f} s "
                        f"(keyword-ready after {report.keyword_ready_seconds:.1f} s)",

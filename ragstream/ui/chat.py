@@ -58,9 +58,11 @@ def perform_turn(controller: Controller, choices: Choices, question: str, is_eng
     the turn's error. `on_token` receives a model's answer as it streams; `on_progress` what
     each model call is doing."""
     started = time.perf_counter()
-    key = scope_key(choices.scope)
+    scope, pipeline = choices.scope, choices.pipeline
+    assert scope is not None and pipeline is not None, "a turn is asked only when the choices are ready"
+    key = scope_key(scope)
     try:
-        state, steps = controller.run(question, choices.scope, choices.pipeline, is_english,
+        state, steps = controller.run(question, scope, pipeline, is_english,
                                       session_id=conversation, on_token=on_token, on_progress=on_progress)
     except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place
         return Turn(question, conversation, key, error=exc, seconds=time.perf_counter() - started)
@@ -77,33 +79,36 @@ def render(controller: Controller, choices: Choices) -> None:
 @st.fragment
 def _conversation(controller: Controller, choices: Choices) -> None:
     """The conversation and its input. A fragment: a turn reruns this, not the page."""
-    conversation = _conversation_picker(controller, choices.scope)
+    scope = choices.scope
+    assert scope is not None, "render() draws the conversation only once there is a scope"
+    conversation = _conversation_picker(controller, scope)
     is_english = st.toggle("in English", value=True, key="auto:english",
                            help="Off: without a model the question is used as written, and the trace says so.")
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
     kept: list[Turn] = st.session_state.setdefault(ASKED, [])
-    visible = [t for t in kept if t.scope == scope_key(choices.scope)]
+    visible = [t for t in kept if t.scope == scope_key(scope)]
     if len(visible) < len(kept):
         st.caption(f":material/visibility_off: {len(kept) - len(visible)} earlier turn(s) of this browser session "
                    "are hidden: they were asked under another index or other security filters.")
     asked = {t.turn_id: t for t in visible if t.conversation == conversation}
     # Every stored turn, with the trace, graph and budget it was answered with (after a reload
     # too); then this session's turns that were not stored (a failure).
-    turns = [asked.get(t.id) or _restored(t, conversation, choices) for t in
-             _stored_turns(controller, conversation, choices.scope)]
+    turns = [asked.get(t.id) or _restored(t, conversation, scope) for t in
+             _stored_turns(controller, conversation, scope)] if conversation else []
     turns += [t for t in asked.values() if t.turn_id is None]
     for number, turn in enumerate(turns, start=1):
         _draw(controller, turn, number, latest=turn is turns[-1])
     question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
     if question is not None:
+        assert choices.pipeline is not None, "the input is disabled until the choices are ready"
         try:  # an empty or over-long question is said here, before a conversation is made for it
-            controller.check_question(question, choices.pipeline)
+            question = controller.check_question(question, choices.pipeline)  # once: the turn does not again
         except RagstreamError as exc:
             show_error(exc)
             return
         if not conversation:
-            conversation = controller.new_conversation(question[:80], choices.scope)
+            conversation = controller.new_conversation(question[:80], scope)
             st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
         _message("user", question)
         with st.chat_message("assistant"):
@@ -121,14 +126,14 @@ def _conversation(controller: Controller, choices: Choices) -> None:
         rerun_fragment()
 
 
-def _restored(stored, conversation: str, choices: Choices) -> Turn:
+def _restored(stored, conversation: str, scope: Scope) -> Turn:
     """A stored turn as it was answered: its state when it was kept, else its answer alone."""
     if stored.state:
         state = SuperPrompt.from_json(stored.state)
-        return Turn(stored.question_raw, conversation, scope_key(choices.scope), state,
+        return Turn(stored.question_raw, conversation, scope_key(scope), state,
                     seconds=sum(entry["seconds"] for entry in state.trace), restored=True)
     state = SuperPrompt(question_raw=stored.question_raw, answer=stored.answer)
-    return Turn(stored.question_raw, conversation, scope_key(choices.scope), state, restored=True)
+    return Turn(stored.question_raw, conversation, scope_key(scope), state, restored=True)
 
 
 def _stored_turns(controller: Controller, conversation: str | None, scope: Scope) -> list:
@@ -179,6 +184,7 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
             show_error(turn.error)
             return
         sp = turn.state
+        assert sp is not None, "a turn without an error has its state"
         st.markdown(sp.answer or "(no answer: the pipeline ended early; see its trace)")
         if not sp.trace:  # stored before turns kept their state
             st.caption(f"turn {number} · from the history (its trace, graph and budget were not kept)")

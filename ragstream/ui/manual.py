@@ -57,22 +57,21 @@ def _workspace(controller: Controller, choices: Choices) -> None:
     if pressed:
         with working:
             _press(controller, choices, pressed, question, is_english, signature, _current(signature))
-    session: ManualSession | None = st.session_state.get(SESSION)
-    current = _current(signature) is not None
-    if session is not None and not current:
+    session = _current(signature)  # the pass for this question and these choices (None: none, or a stale one)
+    if session is None and st.session_state.get(SESSION) is not None:
         st.caption("The question or the sidebar choices changed: **Normalize** starts a new pass.")
-    _buttons(session if current else None, ready=choices.ready)
+    _buttons(session, ready=choices.ready)
     if not choices.ready:
         st.info("Choose an index and a pipeline in the sidebar to start.")
-    if current and session.ran and st.session_state.get(graph.full_screen_key(GRAPH_KEY)):
+    if session is not None and session.ran and st.session_state.get(graph.full_screen_key(GRAPH_KEY)):
         graph.render(controller, session.state, key=GRAPH_KEY)  # full screen: the whole page width
         return
     stages_column, side = st.columns([5, 6], gap="medium")
     with stages_column:
-        if current:
+        if session is not None:
             _panels(controller, session)
         _error_in_place()
-    if current and session.ran:
+    if session is not None and session.ran:
         with side:
             # lazy: only the open tab is drawn (a click reruns this fragment, and a drawing that
             # nobody looks at would cost every click its time)
@@ -116,9 +115,11 @@ def _press(controller: Controller, choices: Choices, stage: str, question: str, 
            signature: tuple, session: ManualSession | None) -> None:
     st.session_state[ERROR] = None
     try:
-        controller.check_question(question, choices.pipeline)
+        pipeline, scope = choices.pipeline, choices.scope
+        assert pipeline is not None and scope is not None, "the stage buttons are disabled until the choices are ready"
+        question = controller.check_question(question, pipeline)  # once: the session does not again
         if session is None:  # a new pass: the first stage with the question and choices as they are now
-            session = ManualSession(controller, choices.pipeline, question, choices.scope, is_english)
+            session = ManualSession(controller, pipeline, question, scope, is_english)
             st.session_state[SESSION], st.session_state[SIGNATURE] = session, signature
         session.on_progress = model_progress(st.empty())
         with st.spinner(f"{LABELS[stage]}…", show_time=True):

@@ -54,13 +54,11 @@ class Choices:
 
 def render(controller: Controller) -> Choices:
     st.markdown("### ragstream")
-    scope = _index_section(controller)
+    index = _index_section(controller)
     name, pipeline, overrides = _pipeline_section(controller)
     filters = _filter_section()
     _model_section(controller)
-    if scope is not None:
-        scope = Scope(scope.repository, scope.branch, scope.active_index, filters, scope.index_source)
-    return Choices(scope, name, overrides, pipeline)
+    return Choices(controller.scope_of(index, filters) if index is not None else None, name, overrides, pipeline)
 
 
 # --- indexes ------------------------------------------------------------------------------
@@ -70,7 +68,7 @@ def _indexes(config: str | None, builds_marker: tuple) -> list[IndexSummary]:
     return resources.controller().indexes()
 
 
-def _index_section(controller: Controller) -> Scope | None:
+def _index_section(controller: Controller) -> IndexSummary | None:
     st.markdown("**Index**")
     marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds())
     summaries = _indexes(resources.config_file(), marker)
@@ -99,7 +97,7 @@ def _index_section(controller: Controller) -> Scope | None:
         with st.expander(f"all indexes ({len(summaries)})"):
             st.dataframe([_index_row(s) for s in summaries], hide_index=True, width="stretch")
     _index_folder_form(controller)
-    return Scope(chosen.repository, chosen.branch, chosen.index, index_source=chosen.source) if chosen else None
+    return chosen
 
 
 def _index_card(s: IndexSummary) -> None:
@@ -209,6 +207,7 @@ def _model_section(controller: Controller) -> None:
     """The `llm` settings as this process runs them: provider, endpoint, the model of each role.
     API keys are only ever read from the environment; whether one is set is all that is shown."""
     settings, client = controller.settings, controller.runtime.llm
+    assert client is not None, "the controller always connects a client (provider none included)"
     with st.expander("models"):
         if not client.enabled:
             st.caption("Provider **none**: every stage runs its deterministic path (the trace and every "

@@ -46,6 +46,8 @@ _COLLECTIONS = frozenset({"collections.defaultdict", "collections.OrderedDict", 
 _METHOD_DECORATORS = {"staticmethod": "static", "classmethod": "class"}
 _TRANSPARENT_DECORATORS = frozenset({"property", "abstractmethod", "cached_property", "override",
                                       "setter", "getter", "deleter", "overload"})
+# The nodes that make a scope.
+_ScopeNode = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
 def flow_facts(tree: ast.Module, module: str, is_package: bool) -> list[dict]:
@@ -60,7 +62,7 @@ def flow_facts(tree: ast.Module, module: str, is_package: bool) -> list[dict]:
 class _ScopeBuilder:
     """Facts of one scope; nested scopes get builders of their own."""
 
-    def __init__(self, node: ast.AST, qualname: str, kind: str, parent: "_ScopeBuilder | None",
+    def __init__(self, node: _ScopeNode, qualname: str, kind: str, parent: "_ScopeBuilder | None",
                  records: list[dict], names: dict[ast.AST, ScopeNames], *, method: str | None = None,
                  cls: str | None = None):
         self.node = node
@@ -106,14 +108,15 @@ class _ScopeBuilder:
                             args.defaults))
         defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d})
         for arg in positional + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
-            options = [["P", arg.arg]]
+            options: list[list] = [["P", arg.arg]]
             if arg.arg in defaults:  # evaluated where the function is defined
+                assert self.parent is not None, "a function is defined in a scope"
                 options.append(["D", self.parent.expr(defaults[arg.arg])])
             if arg.annotation is not None and self.parent is not None:
                 options.append(["D", ["I", self.parent.annotation(arg.annotation)]])
             self._bind_local(arg.arg, options[0] if len(options) == 1 else ["u", options])
 
-    def _child(self, node: ast.AST, name: str, kind: str, **extra) -> str:
+    def _child(self, node: _ScopeNode, name: str, kind: str, **extra) -> str:
         qualname = f"{self.record['name']}.{name}"
         _ScopeBuilder(node, qualname, kind, self, self.records, self.names, **extra).build()
         return qualname
@@ -241,7 +244,7 @@ class _ScopeBuilder:
         if stmt.cause is not None:
             self.expr(stmt.cause)
 
-    def _try(self, stmt: ast.Try) -> None:
+    def _try(self, stmt: ast.Try | ast.TryStar) -> None:
         before = self._copy()
         self.statements(stmt.body)
         after_body = self._copy()
@@ -317,7 +320,8 @@ class _ScopeBuilder:
                 and not any(isinstance(e, ast.Starred) for e in target.elts)
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             for i, element in enumerate(target.elts):
-                self.assign(element, elements[i] if pairwise else ["e", value] if starred else ["x", value, i])
+                self.assign(element, elements[i] if pairwise and elements is not None
+                            else ["e", value] if starred else ["x", value, i])
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value)
         elif isinstance(target, ast.Attribute):
@@ -342,10 +346,10 @@ class _ScopeBuilder:
 
     def _owner_of(self, name: str) -> "_ScopeBuilder | None":
         if self.declared.get(name) == "global":
-            builder = self
-            while builder.parent is not None:
-                builder = builder.parent
-            return builder
+            root = self
+            while (parent := root.parent) is not None:
+                root = parent
+            return root
         builder = self.parent
         while builder is not None and (builder.record["kind"] == "class" or name not in builder.locals):
             builder = builder.parent
@@ -378,8 +382,8 @@ class _ScopeBuilder:
             return self._site([self.expr(e) for e in node.elts],
                               list(range(len(node.elts))) if ordered else None)
         if isinstance(node, ast.Dict):
-            for key in node.keys:
-                self.expr(key)
+            for key_node in node.keys:
+                self.expr(key_node)
             values = [self.expr(v) if k is not None else ["e", self.expr(v)]
                       for k, v in zip(node.keys, node.values)]
             return self._site(values, [constant(k) for k in node.keys])
@@ -440,8 +444,8 @@ class _ScopeBuilder:
             and not self._module_binds(func.id) else None
         if builtin == "super":
             return ["S"]
-        args = [["*", self.expr(a.value)] if isinstance(a, ast.Starred) else self.expr(a) for a in call.args]
-        keywords = [[k.arg, self.expr(k.value)] for k in call.keywords]
+        args: list[list] = [["*", self.expr(a.value)] if isinstance(a, ast.Starred) else self.expr(a) for a in call.args]
+        keywords: list[list] = [[k.arg, self.expr(k.value)] for k in call.keywords]
         if builtin == "next" and args:
             return ["e", args[0]]
         if builtin == "type" and len(args) == 1:
@@ -479,7 +483,7 @@ class _ScopeBuilder:
         chain = attribute_chain(func)
         if not chain:
             return None
-        builder = self
+        builder: _ScopeBuilder | None = self
         while builder is not None:
             for name, value in builder.record["binds"]:
                 if name == chain[0] and value[0] == "i":

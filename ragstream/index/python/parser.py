@@ -217,7 +217,7 @@ def _walk_statements(body: list[ast.stmt]):
         for child in ast.iter_child_nodes(stmt):
             if isinstance(child, ast.stmt):
                 yield from _walk_statements([child])
-            elif isinstance(child, ast.excepthandler):
+            elif isinstance(child, ast.ExceptHandler):
                 yield from _walk_statements(child.body)
 
 

@@ -64,7 +64,7 @@ def scope_names(tree: ast.Module) -> dict[ast.AST, ScopeNames]:
 
 def constant(node: ast.expr | None) -> str | int | None:
     """A subscript's or dict key's constant (a string or an integer), else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
+    if isinstance(node, ast.Constant) and (type(node.value) is str or type(node.value) is int):  # not a bool
         return node.value
     return None
 

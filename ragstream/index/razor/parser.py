@@ -176,9 +176,10 @@ def _helper_references(view: View, text: str) -> list[Reference]:
                 refs += _view_references(view, _partial_paths(view, strings[0]), line, "partial")
             continue
         index = _ACTION_ARGUMENT[helper]
-        if len(strings) > index and strings[index]:
+        action = strings[index] if len(strings) > index else None
+        if action:
             controller = strings[index + 1] if len(strings) > index + 1 else None
-            refs += _action_references(view, strings[index], controller, line, helper)
+            refs += _action_references(view, action, controller, line, helper)
     return refs
 
 
@@ -275,7 +276,9 @@ def _code_methods(text: str) -> frozenset[str]:
 
 def _arguments(text: str, start: int) -> list[str]:
     """The top-level arguments of the call whose `(` ends just before `start`."""
-    arguments, depth, current, quote = [], 0, [], ""
+    arguments: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for char in text[start:start + 2000]:
         if quote:
             quote = "" if char == quote else quote

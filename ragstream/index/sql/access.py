@@ -80,7 +80,7 @@ def _plain_tokenizer(dialect: str | None) -> type[Tokenizer]:
     return type(f"Plain{base.__name__}", (base,), {"COMMANDS": set()})
 
 
-def is_statement(tree: exp.Expression) -> bool:
+def is_statement(tree: exp.Expr) -> bool:
     """False for sqlglot's unparsed Command and for a bare expression (a lone word, prose)."""
     return not isinstance(tree, (exp.Command, exp.Condition, exp.Alias))
 
@@ -118,7 +118,7 @@ class FoundStatement:
 
     first: Token
     last: Token
-    trees: tuple[exp.Expression, ...]  # empty when the text does not parse
+    trees: tuple[exp.Expr, ...]  # empty when the text does not parse
 
 
 def control_flow_statements(sql: str, tokens: list[Token],
@@ -214,7 +214,7 @@ def _segments(sql: str, tokens: list[Token]) -> list[list[Token]]:
     return segments
 
 
-def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expression] | None:
+def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expr] | None:
     try:
         with quiet_sqlglot():
             return [tree for tree in parser.parse(tokens, sql) if tree is not None]
@@ -222,7 +222,7 @@ def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expres
         return None
 
 
-def _tree_access(tree: exp.Expression) -> _Found:
+def _tree_access(tree: exp.Expr) -> _Found:
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
     written = list(_write_targets(tree))
@@ -250,14 +250,14 @@ _BUILTIN_TABLE_FUNCTIONS = frozenset({
 })
 
 
-def _table_functions(tree: exp.Expression) -> Iterator[str]:
+def _table_functions(tree: exp.Expr) -> Iterator[str]:
     """Functions read as tables: `FROM dbo.fnItems(@id)` and `CROSS APPLY dbo.fnLines(i.Id)`."""
     for table in tree.find_all(exp.Table):
         if isinstance(table.this, exp.Anonymous):
             yield from _function_name([*table.parts[:-1], table.this])
     for lateral in tree.find_all(exp.Lateral):
         call = lateral.this
-        parts: list[exp.Expression] = []
+        parts: list[exp.Expr] = []
         while isinstance(call, exp.Dot):  # `dbo.fn(...)` in APPLY is Dot(dbo, fn(...))
             parts.insert(0, call.expression)
             call = call.this
@@ -265,14 +265,14 @@ def _table_functions(tree: exp.Expression) -> Iterator[str]:
             yield from _function_name([call, *parts])
 
 
-def _function_name(parts: list[exp.Expression]) -> Iterator[str]:
+def _function_name(parts: list[exp.Expr]) -> Iterator[str]:
     """`schema.function` from the name parts and the call; nothing for a built-in."""
     name = ".".join(part.name for part in parts)
     if len(parts) > 1 or name.lower() not in _BUILTIN_TABLE_FUNCTIONS:
         yield name
 
 
-def _write_targets(tree: exp.Expression) -> Iterator[exp.Table]:
+def _write_targets(tree: exp.Expr) -> Iterator[exp.Table]:
     for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Into):
         # `DELETE i FROM dbo.Invoices i` names its targets in `tables` and its source in `this`.
         named = node.args.get("tables") if isinstance(node, exp.Delete) else None
@@ -283,7 +283,7 @@ def _write_targets(tree: exp.Expression) -> Iterator[exp.Table]:
             yield from _as_table(target)
 
 
-def _as_table(node: exp.Expression | None) -> list[exp.Table]:
+def _as_table(node: exp.Expr | None) -> list[exp.Table]:
     """`INSERT INTO t (a, b)` wraps its table in a Schema."""
     if isinstance(node, exp.Schema):
         node = node.this
@@ -297,7 +297,7 @@ def _unalias(target: exp.Table, by_alias: dict[str, exp.Table]) -> exp.Table:
     return by_alias.get(target.name.lower(), target)
 
 
-def _definition_tables(tree: exp.Expression) -> Iterator[exp.Table]:
+def _definition_tables(tree: exp.Expr) -> Iterator[exp.Table]:
     """Tables that DDL names or references; only a CREATE's query body reads anything."""
     for node in tree.find_all(exp.Create, exp.Alter, exp.Drop):
         scope = node.this if isinstance(node, exp.Create) else node

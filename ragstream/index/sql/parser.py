@@ -96,11 +96,12 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
             out.warnings.append(f"{out.path}:{statement.start_line}: {found.kind} "
                                 f"{found.name} read without a full parse: {error}")
         return True
+    assert tree is not None, "no tree and no definition returned above"
     _add_tree(out, TableStatement(statement, tokens, dialect, _docstring(lines, statement)), tree)
     return is_statement(tree)
 
 
-def _add_tree(out: ParsedFile, st: TableStatement, tree: exp.Expression) -> None:
+def _add_tree(out: ParsedFile, st: TableStatement, tree: exp.Expr) -> None:
     """What a parsed table statement declares or changes."""
     if isinstance(tree, exp.Create) and tree.kind == "TABLE":
         if isinstance(tree.this, exp.Schema):

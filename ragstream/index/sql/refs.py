@@ -51,7 +51,7 @@ class Mentions:
         mentions = self._at.get(name.rsplit(".", 1)[-1].lower(), [])
         anchored = [i for i in mentions if any(
             t.token_type in anchors for t in self._tokens[max(i - _NAME_SPAN, 0):i])]
-        first = (anchored or mentions or [None])[0]
+        first = anchored[0] if anchored else mentions[0] if mentions else None
         return self._base_line if first is None else self._base_line + self._tokens[first].line - 1
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, SchemaChange, node_id
@@ -244,7 +245,7 @@ def _retarget(replay: _Replay, ref: Reference) -> Reference:
     return ref
 
 
-def _by_last_part(names: dict[str, object], name: str) -> str:
+def _by_last_part(names: Mapping[str, object], name: str) -> str:
     """The one key of `names` whose last part is `name`'s (`metadata` for `dbo.Metadata`)."""
     matches = [key for key in names if _short(key) == _short(name)]
     return matches[0] if len(matches) == 1 else ""

@@ -83,7 +83,7 @@ def add_table_type(out: ParsedFile, st: TableStatement) -> bool:
 
 
 def add_query_table(out: ParsedFile, st: TableStatement, target: exp.Table,
-                    query: exp.Expression) -> None:
+                    query: exp.Expr) -> None:
     """`CREATE TABLE x AS SELECT ...` / `SELECT ... INTO x FROM ...`: a TABLE that READS its
     sources; its columns are the query's named outputs (their types are not known here)."""
     name = table_name(target)
@@ -221,7 +221,7 @@ def _primary_key(schema: exp.Schema, columns: list[exp.ColumnDef]) -> list[str]:
     return [column.name for column in columns if column.find(exp.PrimaryKeyColumnConstraint)]
 
 
-def _key_column(part: exp.Expression) -> str:
+def _key_column(part: exp.Expr) -> str:
     return part.this.name if isinstance(part, exp.Ordered) else part.name
 
 
@@ -230,7 +230,7 @@ def _nullable(column: exp.ColumnDef) -> bool:
     return not_null is None or bool(not_null.args.get("allow_null"))
 
 
-def _add_foreign_keys(out: ParsedFile, st: TableStatement, tree: exp.Expression,
+def _add_foreign_keys(out: ParsedFile, st: TableStatement, tree: exp.Expr,
                       table_id: str) -> None:
     """FOREIGN_KEY references for inline REFERENCES and FOREIGN KEY constraints in `tree`,
     named (`CONSTRAINT fk FOREIGN KEY ...`) or not."""

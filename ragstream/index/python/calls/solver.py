@@ -151,7 +151,7 @@ class Solver:
             for element, key in zip(elements, keys):
                 self._add_element(site, key, self.ev(scope, element))
 
-    def _add_element(self, site: str, key, values: set) -> None:
+    def _add_element(self, site: str, key, values: set | frozenset) -> None:
         self.elements.add(site, values)
         if key is None:
             self.unkeyed.add(site, (True,))
@@ -222,7 +222,7 @@ class Solver:
                     results.add(("t" if value[2] == "items" else "s", value[1]))
         if flag == "dec" and (self.passthrough or self._imported_from_outside(scope, func)) \
                 and not any(v[0] in _CALLABLE for v in found):
-            results = self.ev(scope, args[0])  # a decorator from outside leaves the function as it is
+            results = set(self.ev(scope, args[0]))  # a decorator from outside leaves the function as it is
         self.callees.add((scope, index), targets)
         self.results.add((scope, index), results)
 
@@ -263,7 +263,7 @@ class Solver:
             offset = 1
         for position, arg in enumerate(args):
             if arg[0] == "*":  # spread: any later parameter may get any element
-                values = self._elements_of(self.ev(scope, arg[1]))
+                values: set | frozenset = self._elements_of(self.ev(scope, arg[1]))
                 for name in params[offset + position:]:
                     give(name, values)
                 self._to_container(record, "vararg", "*", function, values)
@@ -287,13 +287,13 @@ class Solver:
                 self._to_container(record, "kwarg", "**", function, values)
         return passed
 
-    def _to_container(self, record: dict, slot: str, prefix: str, function: str, values: set) -> None:
+    def _to_container(self, record: dict, slot: str, prefix: str, function: str, values: set | frozenset) -> None:
         if record[slot]:
             self.elements.add(f"{prefix}{function}", values)
 
     # --- evaluation --------------------------------------------------------------------
 
-    def ev(self, scope: str, expr: list) -> set:
+    def ev(self, scope: str, expr: list) -> set | frozenset:
         """What `expr`, read in `scope`, may be now."""
         op = expr[0]  # the branches in order of how often real code reaches them
         if op == "?":  # what the parse could not model
@@ -353,7 +353,7 @@ class Solver:
             return {("S", cls, scope)} if cls else set()
         return set()
 
-    def _elements_of(self, values: set) -> set:
+    def _elements_of(self, values: set | frozenset) -> set:
         out: set = set()
         for value in values:
             if value[0] == "s":
@@ -406,7 +406,7 @@ class Solver:
                 out |= self._attr(value, last)
         return out
 
-    def _attr(self, value: tuple, name: str) -> set:
+    def _attr(self, value: tuple, name: str) -> set | frozenset:
         kind = value[0]
         if kind == "m":
             return self._module_attr(value[1], name, set()) if value[1] in self.p.modules \
@@ -536,7 +536,7 @@ class Solver:
             return self.static_memo.get(key, frozenset())
         self.static_memo[key] = frozenset()  # a cycle of aliases yields nothing
         op = expr[0]
-        out: set = set()
+        out: set | frozenset = set()
         if op in ("d", "i", "S"):
             out = self.ev(scope, expr)
         elif op == "a":
@@ -555,6 +555,7 @@ class Solver:
         return self.static_memo[key]
 
     def _static_name(self, scope: str, expr: list, depth: int) -> set:
+        owner: str | None
         if expr[0] == "l":
             owner, indices = scope, expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
         else:

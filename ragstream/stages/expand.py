@@ -1,23 +1,38 @@
-"""The graph actions on a `SuperPrompt`: expand around the seeds, then fetch texts in a budget.
+"""The expand stage's graph actions: expand around the seeds, then fetch texts in a budget.
 
 They read the state's seeds, scope and filters and write only the graph fields and
-`node_texts` (plus the node-text accounting under `budget["node_texts"]`).
+`node_texts` (plus the node-text accounting under `budget["node_texts"]`); the walk and the
+budget are the graph layer's (`graph/expansion.py`, `graph/node_texts.py`).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import networkx as nx
-
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
-from ragstream.graph.node_texts import budget_from, fetch_node_texts, resolved_mode
+from ragstream.graph.node_texts import budget_from, declarations_of, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.index.model import PART_MARK, node_of
-from ragstream.super_prompt import SuperPrompt
+from ragstream.stages.action import SCOPE, Action
+from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
 from ragstream.token_count import TokenCounter
+
+ACTIONS = (
+    # expand_dependency_tree around relate's objects and the search's seeds
+    Action("expand", "expand", lambda sp, rt, step, settings: expand_graph(sp, rt.backend, step, settings),
+           ("ok", "no_seeds", "limit_reached"),
+           {"max_depth_from_settings": str, "max_nodes_from_settings": str, "edge_allowlist_from_settings": str},
+           reads=SCOPE | {"retrieval_seed_nodes", "views_by_stage.relate"},
+           writes=frozenset(GRAPH_FIELDS)),
+    Action("fetch_node_texts", "expand",
+           lambda sp, rt, step, settings: fill_node_texts(sp, rt.backend, rt.counter, step, settings),
+           ("ok", "no_texts"), {"budget_tokens": int, "max_chars": int, "prioritization_mode": str},
+           reads=SCOPE | {"graph_expanded_nodes", "graph_seed_nodes", "graph_debug", "retrieval_hits",
+                          "extras.relations"},
+           writes=frozenset({"node_texts", "budget.node_texts"})),
+)
 
 
 def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any],
@@ -66,13 +81,3 @@ def _hit_parts(sp: SuperPrompt) -> dict[str, list[str]]:
         if PART_MARK in hit["id"]:
             parts.setdefault(node_of(hit["id"]), []).append(hit["id"])
     return parts
-
-
-# Kinds with no chunk of their own, whose declaration line is their evidence.
-DECLARED_KINDS = ("PROPERTY", "COLUMN")
-
-
-def declarations_of(graph: nx.MultiDiGraph, nodes: list[str]) -> dict[str, str]:
-    """Node id -> the line that declares it, for the nodes of DECLARED_KINDS among `nodes`."""
-    return {n: graph.nodes[n]["signature"] for n in nodes
-            if n in graph and graph.nodes[n].get("kind") in DECLARED_KINDS and graph.nodes[n].get("signature")}

@@ -1,4 +1,6 @@
-"""`search_nodes`: the action stages call to find entry points. Ids and scores, never text."""
+"""`search_nodes`: how the retrieve stage finds entry points on the state (ids and scores, never
+text): a new search clears what every earlier one left, plans its requests from the step, the
+route and the caller's filters, and records the hits."""
 from __future__ import annotations
 
 import json

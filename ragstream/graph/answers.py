@@ -1,0 +1,54 @@
+"""The graph's answer to a list, impact or flow question: the question read (`questions.py`),
+then the graph walked (`relations.py`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import networkx as nx
+
+from ragstream.graph.named import Named
+from ragstream.graph.questions import (asked_kinds, asked_relations, asked_verbs, asked_words, asks_for_tables,
+                                       main_subjects, question_shape)
+from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
+                                       related, table_paths)
+
+
+def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
+                      text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
+    """The graph's answer to a list, impact or flow question, or None when the question is
+    none of these or names nothing its shape needs. `entry_hits` (search hits, best first)
+    give a flow question its entry point when it names none; `text_of` fetches node texts
+    (under the caller's filters) for a column's impact."""
+    shape = question_shape(question)
+    if shape == "flow":
+        entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] \
+            or entry_points(graph, entry_hits, question)
+        paths = flow_paths(graph, entries, question)
+        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
+    if shape not in ("list", "impact") or not named:
+        return None
+    subjects = main_subjects(named)
+    words = asked_words(question)
+    if shape == "impact":
+        items = [item for s in subjects for item in impact_of(graph, s, text_of)]
+        return GraphAnswer("impact", subjects, DATA_EDGES, by_relevance(graph, items, words, DATA_EDGES, entry_hits))
+    relations = asked_relations(question)
+    wants_tables = asks_for_tables(question)
+    items = [item for s in subjects for item in related(graph, s, relations, wants_tables)]
+    kinds = asked_kinds(question) if not wants_tables else ()
+    if kinds:
+        items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
+    return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits))
+
+
+def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
+    """The paths from each entry down to the tables (`relations.table_paths`), those that name
+    the question's words and end in the relation its verb asks for first."""
+    return table_paths(graph, entries, asked_words(question), asked_verbs(question))
+
+
+def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
+    """The entry points of a flow question that names none, among and above the search hits
+    (`relations.entry_methods`)."""
+    return entry_methods(graph, hits, asked_words(question))

@@ -1,0 +1,103 @@
+"""What a question asks of the graph, read from its English: its shape (a list, impact or flow
+question), the relations and node kinds it asks about, the words and verbs a walk should prefer,
+the objects it is about. Only words here; the graph is walked in `relations.py`.
+
+"Which procedures write to T?" is a list question asking for WRITES edges to PROCEDURE nodes;
+"what breaks if I rename column C of T?" an impact question; "how is X saved, from the
+controller down to the tables?" a flow question whose paths end in WRITES first.
+"""
+from __future__ import annotations
+
+import re
+
+from ragstream.graph.named import Named
+from ragstream.graph.relations import DATA_EDGES
+from ragstream.keyword_tokens import keyword_tokens
+
+# Question shapes, first match wins.
+_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
+                   # "how does X do Y in SQL Server": the code path down to the database
+                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and)\s+(?:the\s+)?"
+                   r"(?:sql(?:\s+server)?|database|db)\b", re.IGNORECASE)
+_IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
+                     r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
+                     re.IGNORECASE)
+_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
+                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b"
+                   r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
+# Relation words -> edge types; "read or write" takes both.
+_VERBS = (
+    ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
+    ("WRITES", re.compile(r"\b(?:writes?|writing|written|modif\w+|inserts?|updates?|deletes?|saves?|changes?|"
+                          r"stores?|persists?)\b", re.IGNORECASE)),
+    ("READS", re.compile(r"\b(?:reads?|reading|selects?|quer(?:y|ies)|loads?|fetch\w*)\b", re.IGNORECASE)),
+    ("MAPS_TO", re.compile(r"\bmap(?:s|ped|ping)?\b", re.IGNORECASE)),
+    ("CALLS", re.compile(r"\bcall(?:s|ed|ers?)?\b", re.IGNORECASE)),
+)
+# Nouns of a list question -> the kinds of node it lists (none named: every kind).
+_NOUNS = (
+    (re.compile(r"\b(?:stored\s+)?(?:procedures?|procs|sprocs?)\b", re.IGNORECASE), ("PROCEDURE",)),
+    (re.compile(r"\btriggers?\b", re.IGNORECASE), ("TRIGGER",)),
+    (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
+    (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
+)
+_CLASSES = re.compile(r"\bclass(?:es)?\b|\btypes?\b|\bentit(?:y|ies)\b", re.IGNORECASE)
+_USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
+_TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)  # a list of tables, not code
+
+
+def question_shape(question: str) -> str | None:
+    """flow, impact, list, or None when the question is none of these."""
+    # impact first: "what happens if I rename X ... in the database" asks what breaks
+    for shape, pattern in (("impact", _IMPACT), ("flow", _FLOW), ("list", _LIST)):
+        if pattern.search(question):
+            return shape
+    return None
+
+
+def asked_relations(question: str) -> tuple[str, ...]:
+    """The edge types a list question asks about ("read or write" -> READS and WRITES), in the
+    order the question names them (its first verb is what it is about: "mapped ... loads")."""
+    positions = {edge: match.start() for edge, pattern in _VERBS if (match := pattern.search(question))}
+    found = tuple(sorted(positions, key=positions.__getitem__))
+    if "FOREIGN_KEY" in found:
+        return ("FOREIGN_KEY",)
+    if not found or _USES.search(question):
+        return DATA_EDGES
+    return found
+
+
+def asked_kinds(question: str) -> tuple[str, ...]:
+    """The node kinds a list question asks for ("which procedures ..." -> PROCEDURE); empty
+    when it names none or asks for code or classes too (a class is answered by its mapped type
+    and by its methods that read or write)."""
+    if _CLASSES.search(question):
+        return ()
+    return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
+
+
+def asks_for_tables(question: str) -> bool:
+    """Whether a list question asks for tables ("which other tables ..."), not for code."""
+    return bool(_TABLES.search(question))
+
+
+def asked_words(question: str) -> frozenset[str]:
+    """The question's keyword tokens: what an answer's names are matched against."""
+    return frozenset(keyword_tokens(question))
+
+
+def asked_verbs(question: str) -> tuple[str, ...]:
+    """READS and WRITES in the order the question asks for them ("saves": WRITES first); none
+    for no question."""
+    return tuple(r for r in asked_relations(question) if r in ("READS", "WRITES")) if question else ()
+
+
+def main_subjects(named: list[Named]) -> list[Named]:
+    """The objects a list or impact question is about: columns and database objects named with
+    a cue before bare identifiers (a table is what `which methods write the Job table` asks
+    about, not a class that happens to be called Job)."""
+    for cues in (("column",), ("table", "procedure", "function"), ("class", "identifier")):
+        chosen = [n for n in named if n.cue in cues]
+        if chosen:
+            return chosen
+    return named
