@@ -481,7 +481,7 @@ public class Audit
     graph, _ = build_graph(files)
     create = calls(graph, "Vault.Data.Repository.CreateAsync")
     assert set(create) == {"sql:dbo.Cipher_Create|PROCEDURE", "sql:dbo.Folder_Create|PROCEDURE"}
-    for target, data in create.items():
+    for data in create.values():
         assert data["via"] == "type_argument" and data["guess"] is True and data["template"] == "dbo.{T}_Create"
         assert data["candidates"] == ["sql:dbo.Cipher_Create|PROCEDURE", "sql:dbo.Folder_Create|PROCEDURE"]
     assert create["sql:dbo.Cipher_Create|PROCEDURE"]["bound_by"] == "cs:Vault.Data.CipherRepository|TYPE"

@@ -37,10 +37,15 @@ def bound_names(graph: nx.MultiDiGraph, symbols: SymbolTable, method: str, templ
         if arguments is None or len(arguments) != len(parameters):
             continue
         binding = {name: _type_name(symbols, guesses) for name, guesses in zip(parameters, arguments)}
-        name = _PARAMETER.sub(lambda m: binding.get(m.group(1), m.group(0)), template)
+        name = _bind(template, binding)
         if "{" not in name:
             found.append((name, subclass))
     return found
+
+
+def _bind(template: str, binding: dict[str, str]) -> str:
+    """`dbo.{T}_Create` with T bound; a parameter the binding lacks stays as written."""
+    return _PARAMETER.sub(lambda match: binding.get(match.group(1), match.group(0)), template)
 
 
 def _type_name(symbols: SymbolTable, guesses: list[str]) -> str:
