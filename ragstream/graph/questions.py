@@ -92,6 +92,30 @@ def asked_verbs(question: str) -> tuple[str, ...]:
     return tuple(r for r in asked_relations(question) if r in ("READS", "WRITES")) if question else ()
 
 
+# What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
+_HTTP_VERBS = (
+    ("POST", re.compile(r"\b(?:creat\w*|add\w*|new|plac\w*|submit\w*|regist\w*|sav\w*|insert\w*|post\w*|"
+                        r"sign(?:s|ed|ing)?\s+up|upload\w*|import\w*)\b", re.IGNORECASE)),
+    ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
+    ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
+    ("GET", re.compile(r"\b(?:get\w*|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
+                       r"find\w*|brows\w*|see)\b", re.IGNORECASE)),
+)
+# A change may be posted from a form as well as put or deleted through an API.
+_ALSO_POSTED = frozenset({"PUT", "DELETE"})
+
+
+def asked_http_verbs(question: str) -> frozenset[str]:
+    """The HTTP verbs of the actions a flow question is about ("how is an order created ..." ->
+    POST; "edited" -> PUT, PATCH or a form's POST); empty when it says none."""
+    found = {verb for verb, pattern in _HTTP_VERBS if pattern.search(question)}
+    if "PUT" in found:
+        found.add("PATCH")
+    if found & _ALSO_POSTED:
+        found.add("POST")
+    return frozenset(found)
+
+
 def main_subjects(named: list[Named]) -> list[Named]:
     """The objects a list or impact question is about: columns and database objects named with
     a cue before bare identifiers (a table is what `which methods write the Job table` asks

@@ -22,6 +22,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
+from ragstream.test_paths import is_test_path
 
 TABLE_KINDS = ("TABLE", "VIEW")
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
@@ -76,7 +77,8 @@ class GraphAnswer:
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
-    """Every item still, best first: direct before one more hop, the repository's code before
+    """Every item still, best first: production code before tests (which exercise the code
+    rather than being it), direct before one more hop, the repository's code before
     scripts and before what lies outside it (a library's function), a mapped property before the
     code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
@@ -88,10 +90,15 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (item.indirect, place_rank(graph, item.id), order.get(item.relation, len(order)),
-                searched.get(item.id, len(hits)), -shared, item.id)
+        return (in_tests(graph, item.id), item.indirect, place_rank(graph, item.id),
+                order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)
+
+
+def in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
+    """The node is code of a test, fixture, sample or benchmark (`test_paths`)."""
+    return node in graph and is_test_path(graph.nodes[node].get("path") or "")
 
 
 def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
@@ -218,16 +225,23 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[s
     return Path(tuple(nodes), tuple(edges))
 
 
-def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str]) -> list[str]:
+def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
+                  http_verbs: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, and
-    the methods upstream of the best of them whose type the asked keyword tokens (`words`) name
-    ("how does a worker fetch ..." -> `Worker.Execute`), those of controllers, pages and
-    handlers first, then those of a type the words name, then those upstream of more of the
-    other hits (a flow is asked from the top down), then those whose own name the words say
-    ("created" -> `Create`), then search order."""
+    the methods upstream of the best of them that are HTTP entry points (attrs `entry`: an
+    action, a page handler, a minimal API or an endpoint) or whose type the asked keyword
+    tokens (`words`) name ("how does a worker fetch ..." -> `Worker.Execute`). Entry points and
+    methods of controllers, pages and handlers first, then those whose HTTP verb is one the
+    question asks for (`http_verbs`: "created" -> POST), then those of a type the words name,
+    then those upstream of more of the other hits (a flow is asked from the top down), then
+    declared entry points, then those whose own name the words say ("created" -> `Create`),
+    then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
+
+    def entry_verb(method: str) -> str | None:
+        return (graph.nodes[method].get("attrs", {}).get("entry") or {}).get("verb")
 
     def of_named_type(method: str) -> bool:
         parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
@@ -235,14 +249,16 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
                       if len(parts) == 3 else set())
         return bool(type_words) and type_words <= asked
 
-    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m)]
+    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     candidates = list(dict.fromkeys([*methods, *upstream]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
-    def rank(hit: str) -> tuple[bool, bool, int, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
-        return (not outer.search(name), not of_named_type(hit), -downstream[hit],
-                not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
+        verb = entry_verb(hit)
+        other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
+        return (not (verb or outer.search(name)), other_verb, not of_named_type(hit), -downstream[hit],
+                not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
 

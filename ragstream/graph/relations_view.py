@@ -6,14 +6,15 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.relations import GraphAnswer, Path, Related
+from ragstream.graph.relations import GraphAnswer, Path, Related, in_tests
 
 _END = ("", "")  # in a tree of flow paths: where a path ends (another may go on from there)
 
 
 def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
-    """Counts first, then every item with where it is and how its edge was made."""
-    subjects = ", ".join(f"`{s.name}` ({s.kind.lower()})" for s in answer.subjects)
+    """Counts first, then every item with where it is and how its edge was made; the code of
+    tests after the production code, in a group of its own."""
+    subjects = _subjects(answer)
     if answer.shape == "flow":
         entries = ", ".join(f"`{_short(graph, e)}`" for e in dict.fromkeys(p.nodes[0] for p in answer.paths))
         lines = [f"**From the graph:** {len(answer.paths)} path(s) from {entries} down to the tables "
@@ -22,18 +23,32 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         if any(path.guess for path in answer.paths):
             lines += ["", "(An edge marked `by_name` or `guess` rests on a link made by name only.)"]
         return "\n".join(lines)
-    direct = [i for i in answer.items if not i.indirect]
-    indirect = [i for i in answer.items if i.indirect]
+    tests = [i for i in answer.items if in_tests(graph, i.id)]
+    direct = [i for i in answer.items if not i.indirect and i not in tests]
+    indirect = [i for i in answer.items if i.indirect and i not in tests]
     asked = " / ".join(answer.relations) if answer.shape == "list" else "what breaks"
     lines = [f"**From the graph** ({asked}) for {subjects}: {len(direct)} direct"
-             + (f", {len(indirect)} through one more hop" if indirect else "") + "."]
-    for title, group in (("Direct", direct), ("Through one more hop", indirect)):
+             + (f", {len(indirect)} through one more hop" if indirect else "")
+             + (f"; {len(tests)} in tests" if tests else "") + "."]
+    for title, group in (("Direct", direct), ("Through one more hop", indirect), ("In tests", tests)):
         if group:
             lines.append(f"{title} ({len(group)}):")
             lines += [f"- {_item_line(item, graph)}" for item in group]
     if not answer.items:
         lines.append("The graph holds no such relation (nothing hidden by your filters is counted).")
     return "\n".join(lines)
+
+
+def _subjects(answer: GraphAnswer) -> str:
+    """The subjects, each name once: the overloads of a method as one, with their parameter types."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for subject in answer.subjects:
+        written = subject.id.split(":", 1)[-1].rsplit("|", 1)[0]
+        grouped.setdefault((subject.name, subject.kind), []).append(written[len(subject.name):])
+    return ", ".join(
+        f"`{name}` ({kind.lower()})" if len(signatures) == 1
+        else f"`{name}` ({kind.lower()}, {len(signatures)} overloads: {', '.join(sig or '()' for sig in signatures)})"
+        for (name, kind), signatures in grouped.items())
 
 
 def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, Any]:

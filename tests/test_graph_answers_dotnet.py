@@ -1,0 +1,130 @@
+"""Graph answers over C# built from source: a flow's entry point chosen by what the code is (an
+HTTP action and its verb) and reaching the table through a mediator; lists with production code
+first and tests grouped and labelled; a method's overloads named once."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.named import find_named
+from ragstream.graph.relations_view import render_graph_answer
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+SCHEMA = "CREATE TABLE dbo.Orders (Id INT PRIMARY KEY, Total INT);"
+APP = {
+    "src/Domain/Order.cs": "namespace Shop.Domain; public class Order { public int Id { get; set; } public int Total { get; set; } }",
+    "src/Data/ShopContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } }
+""",
+    "src/App/Orders.cs": """
+using MediatR;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public record CreateOrder(int Total) : IRequest<int>;
+public record GetOrder(int Id) : IRequest<Order>;
+public class CreateOrderHandler : IRequestHandler<CreateOrder, int>
+{
+    private readonly ShopContext _db;
+    public async Task<int> Handle(CreateOrder request, CancellationToken token)
+    {
+        var order = new Order { Total = request.Total };
+        _db.Orders.Add(order);
+        await _db.SaveChangesAsync(token);
+        return order.Id;
+    }
+}
+public class GetOrderHandler : IRequestHandler<GetOrder, Order>
+{
+    private readonly ShopContext _db;
+    public Task<Order> Handle(GetOrder request, CancellationToken token) => _db.Orders.FindAsync(request.Id).AsTask();
+}
+public class OrderWriter
+{
+    private readonly ShopContext _db;
+    public void Write(Order order) => _db.Orders.Add(order);
+    public void Write(Order order, bool now) => _db.Orders.Add(order);
+}
+""",
+    "src/Web/OrdersController.cs": """
+using MediatR;
+using Microsoft.AspNetCore.Mvc;
+using Shop.App;
+namespace Shop.Web;
+[ApiController]
+public class OrdersController : ControllerBase
+{
+    private readonly ISender _sender;
+    [HttpGet("{id}")]
+    public Task<Order> Get(int id) => _sender.Send(new GetOrder(id));
+    [HttpPost]
+    public Task<int> Create(CreateOrder command) => _sender.Send(command);
+}
+""",
+    "tests/Shop.Tests/OrderTests.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Tests;
+public class OrderTests
+{
+    private readonly ShopContext _db;
+    public void Seeds_an_order() => _db.Orders.Add(new Order());
+    public void Adds_another() => _db.Orders.Add(new Order());
+}
+""",
+}
+
+
+def graph() -> nx.MultiDiGraph:
+    files = [parse_csharp(path, text) for path, text in APP.items()]
+    files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
+    return build_graph(files)[0]
+
+
+def answer(built: nx.MultiDiGraph, question: str, hits: list[str]):
+    return answer_from_graph(built, question, find_named(built, question), hits, lambda ids: {})
+
+
+def test_a_flow_starts_at_the_action_whose_verb_the_question_asks_and_reaches_the_table_through_the_mediator():
+    built = graph()
+    # the search ranks the reading handler first: it shares the question's words
+    hits = ["cs:Shop.App.GetOrderHandler.Handle|METHOD", "cs:Shop.App.CreateOrderHandler.Handle|METHOD"]
+    found = answer(built, "How is a new order created, from the API controller down to the SQL tables?", hits)
+    assert found is not None and found.shape == "flow"
+    first = found.paths[0]
+    assert first.nodes == ("cs:Shop.Web.OrdersController.Create|METHOD", "cs:Shop.App.CreateOrderHandler.Handle|METHOD",
+                           "sql:dbo.Orders|TABLE")
+    assert first.edges == ("CALLS (dispatch)", "WRITES")
+    shown = found.paths[0].nodes[0]
+    assert built.nodes[shown]["attrs"]["entry"]["verb"] == "POST"
+    # asked how an order is shown, the GET action comes first
+    shown = answer(built, "How is an order shown, from the controller down to the database?", hits)
+    assert shown is not None and shown.paths[0].nodes[0] == "cs:Shop.Web.OrdersController.Get|METHOD"
+
+
+def test_writers_of_a_table_list_production_code_first_and_tests_in_a_labelled_group():
+    built = graph()
+    found = answer(built, "Which methods write to the Orders table?", [])
+    assert found is not None
+    ids = [item.id for item in found.items]
+    tests = [i for i in ids if i.startswith("cs:Shop.Tests.")]
+    assert len(tests) == 2 and ids[-2:] == tests  # after every production writer
+    assert "cs:Shop.App.CreateOrderHandler.Handle|METHOD" in ids[:4]
+    text = render_graph_answer(found, built)
+    assert "; 2 in tests." in text.splitlines()[0]
+    assert "In tests (2):" in text
+    assert text.index("In tests (2):") > text.index("Shop.App.CreateOrderHandler.Handle")
+
+
+def test_a_method_with_overloads_is_named_once_with_its_parameter_types():
+    built = graph()
+    found = answer(built, "What breaks if I change Shop.App.OrderWriter.Write?", [])
+    assert found is not None and len(found.subjects) == 2
+    header = render_graph_answer(found, built).splitlines()[0]
+    assert header.count("Shop.App.OrderWriter.Write") == 1
+    assert "2 overloads: (Order), (Order,bool)" in header
