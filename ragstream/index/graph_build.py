@@ -46,7 +46,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
-    graph = nx.MultiDiGraph()
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
     for parsed in files:
         for node in parsed.nodes:
             graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds

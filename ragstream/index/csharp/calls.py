@@ -25,7 +25,8 @@ import tree_sitter
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name, unique,
+    LANGUAGE, callee_of, created_type, descendants, line_of, node_text, required_child, type_arguments, type_name,
+    unique,
 )
 from ragstream.index.csharp.variables import (
     ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
@@ -248,7 +249,7 @@ def _variable(expression: tree_sitter.Node, body: _Body) -> str | None:
     if expression.type == "identifier" and node_text(expression) in body.variables:
         return node_text(expression)
     if expression.type == "member_access_expression" \
-            and expression.child_by_field_name("expression").type == "this":
+            and required_child(expression, "expression").type == "this":
         return node_text(expression.child_by_field_name("name"))
     return None
 
@@ -266,12 +267,12 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         return {"call": inner.attrs["call"]} if inner is not None else None
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred
-        owner = receiver.child_by_field_name("expression")
+        owner = required_child(receiver, "expression")
         written = _written_type(owner, body)
-        inner = {"types": body.scope.type_guesses(written)} if written else \
+        owner_type = {"types": body.scope.type_guesses(written)} if written else \
             _inferred_receiver(owner, body, depth + 1, through_call)
-        return {"property": {"receiver": inner, "member": node_text(receiver.child_by_field_name("name"))}} \
-            if inner else None
+        return {"property": {"receiver": owner_type, "member": node_text(receiver.child_by_field_name("name"))}} \
+            if owner_type else None
     value = body.variables.get(_variable(receiver, body) or "")
     if isinstance(value, Returned):
         return _inferred_receiver(value.call, body, depth + 1, through_call=True)
@@ -285,10 +286,10 @@ def _element_of(collection: tree_sitter.Node, body: _Body) -> str | None:
     """The element type of a collection expression: a variable or member of a collection type,
     or a LINQ call chained on one (`items.Where(...)`)."""
     while collection.type == "invocation_expression":
-        function = collection.child_by_field_name("function")
+        function = required_child(collection, "function")
         if function.type != "member_access_expression":
             return None
-        collection = function.child_by_field_name("expression")
+        collection = required_child(function, "expression")
     return body.elements.get(_variable(collection, body) or "")
 
 
@@ -299,6 +300,6 @@ def _type_path(expression: tree_sitter.Node, variables: dict[str, VariableType])
         name = node_text(expression)
         return name if name not in variables and name[:1].isupper() else None
     if expression.type == "member_access_expression":
-        head = _type_path(expression.child_by_field_name("expression"), variables)
+        head = _type_path(required_child(expression, "expression"), variables)
         return head and f"{head}.{node_text(expression.child_by_field_name('name'))}"
     return None

@@ -5,7 +5,7 @@ from xml.etree import ElementTree
 
 import tree_sitter
 
-from ragstream.index.csharp.syntax import children_of_type, node_text
+from ragstream.index.csharp.syntax import children_of_type, node_text, source_bytes
 
 
 def doc_comment(syntax: tree_sitter.Node) -> str:
@@ -46,7 +46,7 @@ def header(syntax: tree_sitter.Node) -> str:
     start = next((child for child in syntax.children if child.type != "attribute_list"), syntax)
     body = syntax.child_by_field_name("body")
     end = body.start_byte if body is not None else syntax.end_byte
-    text = syntax.text[start.start_byte - syntax.start_byte:end - syntax.start_byte]
+    text = source_bytes(syntax)[start.start_byte - syntax.start_byte:end - syntax.start_byte]
     return " ".join(text.decode("utf-8", errors="replace").split()).rstrip(";").rstrip()
 
 

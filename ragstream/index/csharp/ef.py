@@ -38,7 +38,7 @@ from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, body_members, call_arguments, callee_of, child_of_type, children_of_type,
-    descendants, line_of, node_text, qualify, type_arguments, type_name,
+    descendants, line_of, node_text, qualify, required_child, type_arguments, type_name,
 )
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
 
@@ -254,7 +254,7 @@ def _context_entities(context: TypeDecl) -> list[_Entity]:
 
 def _dbset_entity(prop: tree_sitter.Node) -> str | None:
     """`T` of a `DbSet<T>` property."""
-    return _type_argument(prop.child_by_field_name("type"), "DbSet")
+    return _type_argument(required_child(prop, "type"), "DbSet")
 
 
 def _entity_call(node: tree_sitter.Node) -> str | None:
@@ -327,9 +327,9 @@ def _entity_references(entity: _Entity, local: TypeDecl | None,
     """REFERENCES from the DbContext to the entity, and MAPS_TO from the entity to its table."""
     guesses = names.type_candidates(entity.written, entity.context.scope)
     class_name = entity.written.rsplit(".", 1)[-1]
-    attribute = local and _table_attribute(local.syntax)
+    attribute = _table_attribute(local.syntax) if local else None
     tables = table_candidates([attribute, entity.table, entity.dbset, class_name])
-    attrs = {**entity.inheritance}
+    attrs: dict[str, object] = {**entity.inheritance}
     if not (attribute or entity.table):
         attrs.update(guess=True, mapping="by_convention")
     if local:

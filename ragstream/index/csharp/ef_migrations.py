@@ -35,7 +35,7 @@ from ragstream.index.csharp.declarations import TypeDecl
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     call_arguments, callee_of, child_of_type, descendants, end_line_of, line_of, node_text,
-    qualify, type_name,
+    qualify, required_child, type_name,
 )
 from ragstream.index.csharp.table_refs import DEFAULT_SQL_SCHEMA
 
@@ -79,7 +79,7 @@ def migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
 def _arguments(call: tree_sitter.Node) -> dict[str, tree_sitter.Node]:
     """Named arguments by name; the first positional one is `name`."""
     found: dict[str, tree_sitter.Node] = {}
-    for index, (name, value) in enumerate(call_arguments(call.child_by_field_name("arguments"))):
+    for index, (name, value) in enumerate(call_arguments(required_child(call, "arguments"))):
         found.setdefault(name or ("name" if index == 0 else f"#{index}"), value)
     return found
 
@@ -97,7 +97,7 @@ def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_
     if not table_name:
         return
     table = qualify(_text(arguments, "schema") or "", table_name)
-    link = {"via": VIA, "operation": operation}
+    link: dict[str, str | None] = {"via": VIA, "operation": operation}
     if not on_table:
         link["column"] = _text(arguments, "name")
     new_name = _text(arguments, "newName")
@@ -149,7 +149,10 @@ def _add_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.
 def _clr_type(call: tree_sitter.Node) -> str:
     """`decimal` of `AddColumn<decimal>(...)` or `table.Column<decimal>(...)`: the type the
     migration names when it gives no SQL `type:`."""
-    generic = callee_of(call)[1]
+    callee = callee_of(call)
+    if callee is None:
+        raise ValueError(f"{call.type} at line {line_of(call)} is not a call of a named method")
+    generic = callee[1]
     arguments = child_of_type(generic, "type_argument_list") if generic.type == "generic_name" \
         else None
     return node_text(arguments.named_children[0]) if arguments and arguments.named_children else ""

@@ -41,11 +41,11 @@ def type_entries(decl: TypeDecl) -> dict[str, dict]:
         for node in descendants(method):
             callee = callee_of(node)
             name = type_name(callee[1]) if callee else None
-            if not name:
+            if callee is None or not name:
                 continue
             mapped = _MAP_CALL.match(name)
-            arguments = call_arguments(node.child_by_field_name("arguments")) \
-                if node.child_by_field_name("arguments") is not None else []
+            argument_list = node.child_by_field_name("arguments")
+            arguments = call_arguments(argument_list) if argument_list is not None else []
             if mapped:
                 route = next((string_value(v, {}) for _, v in arguments if string_value(v, {}) is not None), None)
                 for _, value in arguments:

@@ -27,7 +27,8 @@ from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.sql_builder import built_sql
 from ragstream.index.csharp.strings import string_bindings, string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, type_arguments, type_name,
+    LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, required_child,
+    type_arguments, type_name,
 )
 from ragstream.index.csharp.table_refs import TABLE_KINDS, first_of_each, maps_to, table_candidates
 from ragstream.index.sql.access import TableAccess, table_access
@@ -91,7 +92,9 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
     """Every SQL string (or procedure name) the method passes to a data-access API, then every
     other string of the method that reads as SQL, then the SQL its builders compose."""
     strings = {**fields, **string_bindings(method, fields)}
-    found, passed, unread_rows = [], set(), []
+    found: list[SqlText] = []
+    passed: set[tuple[int, int]] = set()
+    unread_rows: list[str | None] = []
     for node in descendants(method):
         arguments = _sql_arguments(node)
         passed.update((a.start_byte, a.end_byte) for a in arguments)
@@ -128,9 +131,9 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]]) -> lis
 def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The expressions that may hold SQL when `node` is a data-access call or assignment."""
     if node.type == "assignment_expression":
-        left = node.child_by_field_name("left")
-        name = left.child_by_field_name("name") if left.type == "member_access_expression" else left
-        return [node.child_by_field_name("right")] if node_text(name) == "CommandText" else []
+        left = required_child(node, "left")
+        assigned = left.child_by_field_name("name") if left.type == "member_access_expression" else left
+        return [required_child(node, "right")] if node_text(assigned) == "CommandText" else []
     if node.type == "object_creation_expression":
         is_command = (created_type(node) or "").rsplit(".", 1)[-1] in SQL_COMMAND_TYPES
         arguments = node.child_by_field_name("arguments")
@@ -138,7 +141,7 @@ def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     callee = callee_of(node)
     name = (type_name(callee[1]) or "") if callee else ""
     if name in SQL_METHODS or name.startswith(SQL_METHOD_PREFIXES):
-        return [value for _, value in call_arguments(node.child_by_field_name("arguments"))]
+        return [value for _, value in call_arguments(required_child(node, "arguments"))]
     return []
 
 

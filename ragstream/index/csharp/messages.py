@@ -42,7 +42,7 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     for ref in refs:
         call = ref.attrs.get("call")
         guesses = call.get("message") if call else None
-        if not guesses or ref.source not in graph or _in_memory(call):
+        if not call or not guesses or ref.source not in graph or _in_memory(call):
             continue
         message = _find_type(symbols, guesses)
         targets = [method for method in handlers.get(message or "", ()) if method != ref.source]

@@ -30,10 +30,10 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
             continue
         name = node_text(member.child_by_field_name("name"))
         written = member.child_by_field_name("type")
-        attrs = {"modifiers": modifiers(member), "type": node_text(written)}
-        rainbow_table = rainbow and written is not None and written.type == "generic_name" \
-            and type_name(written) == "Table"
-        if rainbow_table:  # calls on it read or write this table
+        attrs: dict[str, object] = {"modifiers": modifiers(member), "type": node_text(written)}
+        table_type = written if rainbow and written is not None and written.type == "generic_name" \
+            and type_name(written) == "Table" else None
+        if table_type is not None:  # calls on it read or write this table
             attrs["table"] = name
         declared = type_name(written)
         if declared:  # for the resolver: calls on `x.Property` go to this type's members
@@ -43,8 +43,8 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
             attrs["generic"] = {"generic": generic.name, "entities": [
                 list(names.type_candidates(argument, decl.name)) for argument in generic.arguments]}
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
-        if rainbow_table:
-            out.refer(_rainbow_table(decl, names, member, name, written))
+        if table_type is not None:
+            out.refer(_rainbow_table(decl, names, member, name, table_type))
 
 
 def _rainbow_table(decl: TypeDecl, names: Names, member: tree_sitter.Node, table: str,

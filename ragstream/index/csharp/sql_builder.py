@@ -12,7 +12,9 @@ import re
 import tree_sitter
 
 from ragstream.index.csharp.strings import string_value
-from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, line_of, node_text, type_name
+from ragstream.index.csharp.syntax import (
+    call_arguments, callee_of, descendants, line_of, node_text, required_child, type_name,
+)
 
 TEMPLATE_METHOD = "AddTemplate"
 # clause method -> (placeholder, prefix, joiner), as Dapper.SqlBuilder joins them
@@ -42,7 +44,7 @@ def built_sql(method: tree_sitter.Node, strings: dict[str, str]) -> list[tuple[s
         if callee is None or callee[0] is None:
             continue
         name, receiver = type_name(callee[1]) or "", node_text(callee[0])
-        arguments = call_arguments(node.child_by_field_name("arguments"))
+        arguments = call_arguments(required_child(node, "arguments"))
         text = string_value(arguments[0][1], strings) if arguments else None
         if not text:
             continue

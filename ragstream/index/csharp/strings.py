@@ -11,7 +11,7 @@ import textwrap
 import tree_sitter
 
 from ragstream.index.csharp.syntax import (
-    body_members, child_of_type, descendants, initializer, node_text,
+    body_members, child_of_type, descendants, initializer, node_text, required_child,
 )
 
 
@@ -51,11 +51,11 @@ def _assigned_in(constructor: tree_sitter.Node, known: dict[str, str]) -> dict[s
     for node in descendants(constructor):
         if node.type != "assignment_expression" or node_text(node.child_by_field_name("operator")) != "=":
             continue
-        left = node.child_by_field_name("left")
-        if left.type == "member_access_expression" and left.child_by_field_name("expression").type == "this":
-            left = left.child_by_field_name("name")
+        left = required_child(node, "left")
+        if left.type == "member_access_expression" and required_child(left, "expression").type == "this":
+            left = required_child(left, "name")
         name = node_text(left) if left.type == "identifier" else ""
-        text = name and name not in known and string_value(node.child_by_field_name("right"), known)
+        text = name and name not in known and string_value(required_child(node, "right"), known)
         if text:
             found.setdefault(name, text)
     return found
@@ -85,21 +85,21 @@ def string_value(expression: tree_sitter.Node, strings: dict[str, str]) -> str |
     if kind == "interpolated_string_expression":
         return _interpolated_text(expression, strings)
     if kind == "binary_expression" and node_text(expression.child_by_field_name("operator")) == "+":
-        left = string_value(expression.child_by_field_name("left"), strings)
-        right = string_value(expression.child_by_field_name("right"), strings)
+        left = string_value(required_child(expression, "left"), strings)
+        right = string_value(required_child(expression, "right"), strings)
         return left + right if left is not None and right is not None else None
     if kind == "parenthesized_expression":
         return string_value(expression.named_children[0], strings)
     if kind == "binary_expression" and node_text(expression.child_by_field_name("operator")) == "??":
         # `table ?? typeof(T).Name`: the default, when the left side is not known
-        left = string_value(expression.child_by_field_name("left"), strings)
-        return left if left is not None else string_value(expression.child_by_field_name("right"), strings)
+        left = string_value(required_child(expression, "left"), strings)
+        return left if left is not None else string_value(required_child(expression, "right"), strings)
     if kind == "identifier":
         return strings.get(node_text(expression))
     if kind == "member_access_expression":
-        if expression.child_by_field_name("expression").type == "this":
+        if required_child(expression, "expression").type == "this":
             return strings.get(node_text(expression.child_by_field_name("name")))
-        typed = expression.child_by_field_name("expression")
+        typed = required_child(expression, "expression")
         if typed.type == "typeof_expression" and node_text(expression.child_by_field_name("name")) == "Name":
             written = node_text(typed.child_by_field_name("type"))
             return strings.get(f"typeof({written}).Name", written.rsplit(".", 1)[-1])

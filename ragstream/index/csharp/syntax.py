@@ -22,15 +22,15 @@ def callee_of(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sit
     """(receiver or None, name node) of an invocation: `f()`, `r.f()`, `r?.f()`."""
     if node.type != "invocation_expression":
         return None
-    function = node.child_by_field_name("function")
+    function = required_child(node, "function")
     if function.type in ("identifier", "generic_name"):
         return None, function
     if function.type == "member_access_expression":
-        return function.child_by_field_name("expression"), function.child_by_field_name("name")
+        return required_child(function, "expression"), required_child(function, "name")
     if function.type == "conditional_access_expression":
         binding = function.named_children[-1]
         if binding.type == "member_binding_expression":
-            return function.child_by_field_name("condition"), binding.child_by_field_name("name")
+            return required_child(function, "condition"), required_child(binding, "name")
     return None
 
 
@@ -85,6 +85,23 @@ def body_members(syntax: tree_sitter.Node) -> list[tree_sitter.Node]:
     return body.named_children if body is not None else []
 
 
+def required_child(node: tree_sitter.Node, name: str) -> tree_sitter.Node:
+    """The child in field `name` that the grammar requires (`name` of a
+    `member_access_expression`, `right` of an `assignment_expression`, ...)."""
+    child = node.child_by_field_name(name)
+    if child is None:
+        raise ValueError(f"{node.type} at line {line_of(node)} has no `{name}`, which the grammar requires")
+    return child
+
+
+def parent_of(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The parent of a node that is never the root (a `variable_declarator`, an `argument`)."""
+    parent = node.parent
+    if parent is None:
+        raise ValueError(f"{node.type} at line {line_of(node)} has no parent")
+    return parent
+
+
 def child_of_type(node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
     return next(iter(children_of_type(node, kind)), None)
 
@@ -123,7 +140,15 @@ def unique(items: Iterable) -> tuple:
 
 def node_text(node: tree_sitter.Node | None) -> str:
     """The node's source text; "" for a node that error recovery left out."""
-    return node.text.decode("utf-8", errors="replace") if node is not None else ""
+    return source_bytes(node).decode("utf-8", errors="replace") if node is not None else ""
+
+
+def source_bytes(node: tree_sitter.Node) -> bytes:
+    """The node's source; a tree parsed from bytes, as every tree here is, always has it."""
+    text = node.text
+    if text is None:
+        raise ValueError(f"{node.type} at line {line_of(node)} has no source text")
+    return text
 
 
 def line_of(node: tree_sitter.Node) -> int:

@@ -25,7 +25,7 @@ def bound_names(graph: nx.MultiDiGraph, symbols: SymbolTable, method: str, templ
     declaring = graph.nodes[method].get("parent") if method in graph else None
     node = symbols.nodes.get(declaring or "")
     parameters = node.attrs.get("type_parameters", []) if node is not None else []
-    if not parameters:
+    if node is None or not parameters:
         return []
     short = node.name.rsplit(".", 1)[-1]
     found = []

@@ -16,7 +16,7 @@ import tree_sitter
 
 from ragstream.index.csharp.syntax import (
     body_members, child_of_type, children_of_type, created_type, descendants, initializer,
-    node_text, type_arguments, type_name,
+    node_text, parent_of, required_child, type_arguments, type_name,
 )
 
 # Generic collections whose one type argument is the element a lambda over them receives.
@@ -68,7 +68,7 @@ def member_types(syntax: tree_sitter.Node) -> dict[str, VariableType]:
             found[node_text(member.child_by_field_name("name"))] = type_name(
                 member.child_by_field_name("type"))
         elif member.type == "constructor_declaration":
-            found.update(declared_variables(member.child_by_field_name("parameters")))
+            found.update(declared_variables(required_child(member, "parameters")))
     return found
 
 
@@ -117,14 +117,14 @@ def declared_variables(scope: tree_sitter.Node) -> dict[str, VariableType]:
                 name = node_text(declarator.child_by_field_name("name"))
                 found[name] = declared or _initialised_type(initializer(declarator))
         elif node.type in ("declaration_pattern", "declaration_expression"):  # is T t, out T x
-            name = node.child_by_field_name("name")
-            if name is not None:
-                found[node_text(name)] = type_name(node.child_by_field_name("type"))
+            pattern_name = node.child_by_field_name("name")
+            if pattern_name is not None:
+                found[node_text(pattern_name)] = type_name(node.child_by_field_name("type"))
         elif node.type == "foreach_statement":
             variable = node.child_by_field_name("left")
             if variable is not None and variable.type == "identifier":
                 declared = type_name(node.child_by_field_name("type"))
-                found[node_text(variable)] = declared or ElementOf(node.child_by_field_name("right"))
+                found[node_text(variable)] = declared or ElementOf(required_child(node, "right"))
     return found
 
 
@@ -149,8 +149,9 @@ def _typed_declarations(scope: tree_sitter.Node,
                 found[node_text(node.child_by_field_name("name"))] = value
         elif node.type == "variable_declaration":
             value = read(node.child_by_field_name("type"))
-            for declarator in children_of_type(node, "variable_declarator") if value else ():
-                found[node_text(declarator.child_by_field_name("name"))] = value
+            if value:
+                for declarator in children_of_type(node, "variable_declarator"):
+                    found[node_text(declarator.child_by_field_name("name"))] = value
     return found
 
 
@@ -208,16 +209,16 @@ def _lambda_parameter_type(parameter: tree_sitter.Node) -> VariableType:
         return None
     holder = lambda_.parent
     if holder is not None and holder.type == "variable_declarator":
-        declared = holder.parent.child_by_field_name("type")
+        declared = parent_of(holder).child_by_field_name("type")
         if declared is not None and declared.type == "generic_name" \
                 and type_name(declared) in DELEGATES:
             return _first_type_argument(declared)
         return None
-    call = holder.parent.parent if holder is not None and holder.type == "argument" else None
+    call = parent_of(holder).parent if holder is not None and holder.type == "argument" else None
     function = call.child_by_field_name("function") if call is not None \
         and call.type == "invocation_expression" else None
     if function is not None and function.type == "member_access_expression":
-        return ElementOf(function.child_by_field_name("expression"))
+        return ElementOf(required_child(function, "expression"))
     return None
 
 
