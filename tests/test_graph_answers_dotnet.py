@@ -128,3 +128,15 @@ def test_a_method_with_overloads_is_named_once_with_its_parameter_types():
     header = render_graph_answer(found, built).splitlines()[0]
     assert header.count("Shop.App.OrderWriter.Write") == 1
     assert "2 overloads: (Order), (Order,bool)" in header
+
+
+def test_an_application_that_lives_under_a_samples_folder_is_code_not_samples():
+    files = [parse_csharp(f"samples/app/{path}", text) for path, text in APP.items()]
+    files.append(parse_sql("samples/app/db/schema.sql", SCHEMA, "tsql"))
+    built = build_graph(files)[0]
+    assert built.graph["code_root"] == "samples/app/"
+    found = answer(built, "Which methods write to the Orders table?", [])
+    assert found is not None
+    text = render_graph_answer(found, built)
+    assert "In tests (2):" in text  # its tests/ folder is still tests
+    assert text.index("In tests (2):") > text.index("Shop.App.CreateOrderHandler.Handle")

@@ -98,7 +98,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
 
 def in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
     """The node is code of a test, fixture, sample or benchmark (`test_paths`)."""
-    return node in graph and is_test_path(graph.nodes[node].get("path") or "")
+    return node in graph and is_test_path(graph.nodes[node].get("path") or "", graph.graph.get("code_root", ""))
 
 
 def place_rank(graph: nx.MultiDiGraph, node: str) -> int:

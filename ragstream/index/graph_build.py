@@ -25,6 +25,7 @@ from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
 from ragstream.index.sql.templates import resolve_placeholder_schemas
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
+from ragstream.test_paths import code_root
 
 _LANGUAGES = {prefix: language for language, prefix in LANGUAGE_PREFIX.items()}
 
@@ -67,6 +68,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))
+    # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
+    graph.graph["code_root"] = code_root(parsed.path for parsed in files)
     return graph, stats
 
 

@@ -33,7 +33,7 @@ from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.stages.search_nodes import SearchPlan, clear_retrieval, plan_search, record_hits
 from ragstream.retrieval.types import RetrievalBackend
-from ragstream.test_paths import TEST_PATH
+from ragstream.test_paths import is_test_path
 from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.settings import number
 from ragstream.index.model import node_of
@@ -192,7 +192,13 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
 def _test_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set[str]:
     """The ids among `ids` whose chunks lie under test or sample paths."""
     spans = backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
-    return {cid for cid, span in spans.items() if TEST_PATH.search(span.rsplit(":", 1)[0])}
+    root = _code_root(sp, backend)
+    return {cid for cid, span in spans.items() if is_test_path(span.rsplit(":", 1)[0], root)}
+
+
+def _code_root(sp: SuperPrompt, backend: RetrievalBackend) -> str:
+    """The folder all the index's files share (`test_paths.code_root`)."""
+    return backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index).graph.get("code_root", "")
 
 
 def _with_both_domains(ranked: list[tuple[float, str]], keep: int, share: float) -> list[tuple[float, str]]:
@@ -221,7 +227,8 @@ def _check(hits: list[dict[str, Any]], sp: SuperPrompt, backend: RetrievalBacken
     problems = []
     spans = backend.locations(top, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     paths = [spans[i].rsplit(":", 1)[0] for i in top if i in spans]
-    if paths and sum(bool(TEST_PATH.search(p)) for p in paths) / len(paths) >= tests_share:
+    root = _code_root(sp, backend) if paths else ""
+    if paths and sum(is_test_path(p, root) for p in paths) / len(paths) >= tests_share:
         problems.append("mostly tests or samples")
     wanted = {t for c in sp.concepts for t in keyword_tokens(c)} or set(keyword_tokens(sp.retrieval_query))
     named = {t for i in top for t in keyword_tokens(i)}
