@@ -140,3 +140,23 @@ def test_an_application_that_lives_under_a_samples_folder_is_code_not_samples():
     text = render_graph_answer(found, built)
     assert "In tests (2):" in text  # its tests/ folder is still tests
     assert text.index("In tests (2):") > text.index("Shop.App.CreateOrderHandler.Handle")
+
+
+def test_a_mapped_property_has_its_columns_impact():
+    files = [parse_csharp(path, text) for path, text in APP.items()]
+    files.append(parse_sql("db/schema.sql", SCHEMA + """
+GO
+CREATE PROCEDURE dbo.Order_Totals AS SELECT SUM(Total) FROM dbo.Orders;
+GO
+CREATE PROCEDURE dbo.Order_Ids AS SELECT Id FROM dbo.Orders;
+""", "tsql"))
+    built = build_graph(files)[0]
+    texts = {"sql:dbo.Order_Totals|PROCEDURE": "CREATE PROCEDURE dbo.Order_Totals AS SELECT SUM(Total) FROM dbo.Orders;",
+             "sql:dbo.Order_Ids|PROCEDURE": "CREATE PROCEDURE dbo.Order_Ids AS SELECT Id FROM dbo.Orders;"}
+    question = "What breaks if I rename Shop.Domain.Order.Total?"
+    found = answer_from_graph(built, question, find_named(built, question), [],
+                              lambda ids: {i: texts[i] for i in ids if i in texts})
+    assert found is not None and found.shape == "impact"
+    ids = [item.id for item in found.items]
+    assert ids[0] == "sql:dbo.Orders.Total|COLUMN"
+    assert "sql:dbo.Order_Totals|PROCEDURE" in ids and "sql:dbo.Order_Ids|PROCEDURE" not in ids

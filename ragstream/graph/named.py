@@ -18,7 +18,7 @@ import networkx as nx
 from ragstream.index.symbols import without_template_copies
 
 SQL_OBJECT_KINDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "TRIGGER")
-NAMED_CODE_KINDS = ("TYPE", "CLASS", "METHOD", "FUNCTION")  # what a dotted identifier may name
+NAMED_CODE_KINDS = ("TYPE", "CLASS", "METHOD", "FUNCTION", "PROPERTY")  # what a dotted identifier may name
 
 
 def _name(group: str) -> str:

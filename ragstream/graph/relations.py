@@ -125,8 +125,15 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
               text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
     """What breaks when `subject` is renamed or changed: for a column, every reader, writer and
     mapped type of its table whose code names the column, and its foreign keys; for a table,
-    everything that reads, writes, maps or references it, and the callers of those; for code,
-    its callers, implementers and referrers."""
+    everything that reads, writes, maps or references it, and the callers of those; for a C#
+    property an ORM maps to a column, that column's impact; for code, its callers,
+    implementers and referrers."""
+    if subject.kind == "PROPERTY":
+        columns = property_columns(graph, subject.id)
+        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns),
+                        *(item for column in columns for item in impact_of(graph, Named(
+                            column, "COLUMN", graph.nodes[column]["name"], "column", graph.nodes[column].get("parent")),
+                            text_of) if item.id != subject.id)])
     if subject.kind == "COLUMN":
         table = subject.table
         if table is None:  # a column whose table the caller may not see: nothing to follow
@@ -324,6 +331,25 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
                       for source, _, key, data in sorted(graph.in_edges(item.id, keys=True, data=True))
                       if key == "CALLS"]
     return found
+
+
+def property_columns(graph: nx.MultiDiGraph, prop: str) -> list[str]:
+    """The columns an ORM fills a property from: named by the mapping (`HasColumnName`), else the
+    column of that name in each table its type maps to."""
+    owner = graph.nodes[prop].get("parent")
+    short = graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    if owner not in graph:
+        return []
+    mappings = [(table, data) for _, table, key, data in graph.out_edges(owner, keys=True, data=True)
+                if key == "MAPS_TO"]
+    named = [table for table, data in mappings
+             if graph.nodes[table].get("kind") == "COLUMN" and data.get("property") == short]
+    if named:
+        return sorted(named)
+    tables = [table for table, _ in mappings if graph.nodes[table].get("kind") in TABLE_KINDS]
+    return sorted(column for table in tables for _, column, key in graph.out_edges(table, keys=True)
+                  if key == "DEFINES" and graph.nodes[column].get("kind") == "COLUMN"
+                  and graph.nodes[column].get("name", "").rsplit(".", 1)[-1].lower() == short.lower())
 
 
 def _mapped_properties(graph: nx.MultiDiGraph, table: str, column_id: str, column: str) -> list[Related]:
