@@ -519,3 +519,35 @@ public class OrderQueries
     assert set(references("cs:Shop.App.OrderQueries.All|METHOD")) == {dto}
     assert references("cs:Shop.App.OrderQueries.Other|METHOD") == {}  # not generic: nothing it names
     assert "cs:Shop.Domain.Customer|TYPE" not in references(order)
+
+
+def test_an_entity_no_mapping_maps_reaches_the_one_table_named_after_it_as_a_guess():
+    files = [parse_csharp("Model.cs", """
+namespace Store.Catalog;
+public class Product { } public class Category { } public class Brand { } public class Widget { }
+"""), parse_csharp("Service.cs", """
+using Store.Catalog;
+namespace Store.Services;
+public class CatalogService
+{
+    private readonly IRepository<Product> _products;
+    private readonly IRepository<Category> _categories;
+    private readonly IRepository<Brand> _brands;
+    private readonly IRepository<Widget> _widgets;
+    public void Add(Product p) => _products.Add(p);
+    public object All() => _categories.Query();
+    public object Brands() => _brands.Query();
+    public object Widgets() => _widgets.Query();
+}
+"""), parse_sql("db/schema.sql", '''
+CREATE TABLE Catalog_Product (Id INT);
+CREATE TABLE dbo.Categories (Id INT);
+CREATE TABLE dbo.Brand (Id INT);
+CREATE TABLE sales.Brand (Id INT);
+''', "tsql")]
+    graph, _ = build_graph(files)
+    add = tables(graph, "Store.Services.CatalogService.Add", "WRITES")
+    assert set(add) == {"sql:dbo.Catalog_Product|TABLE"} and add["sql:dbo.Catalog_Product|TABLE"]["guess"] is True
+    assert set(tables(graph, "Store.Services.CatalogService.All", "READS")) == {"sql:dbo.Categories|TABLE"}
+    assert tables(graph, "Store.Services.CatalogService.Brands", "READS") == {}  # two tables named Brand: no answer
+    assert tables(graph, "Store.Services.CatalogService.Widgets", "READS") == {}

@@ -19,8 +19,10 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   nothing. A repository type the repository does not declare is known only by its type argument
   and the method's name: that edge is a guess (`guess=True`).
 
-Edges: attrs `resolution="inferred"`, `via="type_argument"`, `entity` (the TYPE node), `member`
-(the method called) and `carrier` (the generic type or property). `SaveChanges` carries no
+An entity no mapping maps reaches the one table named after it (its name or plural, under any
+schema or `Prefix_`), as a guess (`table_by_name`). Edges: attrs `resolution="inferred"`,
+`via="type_argument"`, `entity` (the TYPE node), `member` (the method called) and `carrier` (the
+generic type or property). `SaveChanges` carries no
 entity and is no table access of its own.
 """
 from __future__ import annotations
@@ -72,6 +74,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     """READS / WRITES from each C# call whose receiver carries an entity to the entity's tables;
     counts of the edges added, by type."""
     added: Counter = Counter()
+    by_name = _tables_by_name(graph)
     for ref in refs:
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
@@ -81,10 +84,14 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         if carrier is None or edge_type is None:
             continue
         for entity in _entities(symbols, carrier):
-            for table in _tables(graph, entity):
+            mapped = _tables(graph, entity)
+            named = [] if mapped else by_name.get(_short(graph, entity), [])
+            for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic}
-                if not carrier.declared_here and not carrier.query:
+                if named:
+                    attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
+                elif not carrier.declared_here and not carrier.query:
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
@@ -135,6 +142,38 @@ def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
         if node is not None:
             found.append(node.id)
     return found
+
+
+def _short(graph: nx.MultiDiGraph, node: str) -> str:
+    return graph.nodes[node].get("name", "").rsplit(".", 1)[-1].lower()
+
+
+def _tables_by_name(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Entity name -> the tables named after it, for an entity no mapping maps: the table's name
+    without its schema, and without a prefix up to `_` (`Catalog_Product`, `tbl_Order`), is the
+    entity's name or its plural (`Orders`, `Categories`). One table, or none: several are no
+    answer."""
+    found: dict[str, set[str]] = {}
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") != "TABLE":
+            continue
+        name = data.get("name", "").rsplit(".", 1)[-1].lower()
+        for base in {name, name.rsplit("_", 1)[-1]}:
+            for singular in _singulars(base):
+                found.setdefault(singular, set()).add(node)
+    return {entity: sorted(tables) for entity, tables in found.items() if len(tables) == 1}
+
+
+def _singulars(name: str) -> set[str]:
+    """The name and what it is the plural of, by English's regular plurals."""
+    forms = {name}
+    if name.endswith("ies"):
+        forms.add(name[:-3] + "y")
+    if name.endswith(("ses", "xes", "shes", "ches")):
+        forms.add(name[:-2])
+    if name.endswith("s") and not name.endswith("ss"):
+        forms.add(name[:-1])
+    return forms
 
 
 def _tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
