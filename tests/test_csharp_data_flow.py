@@ -551,3 +551,33 @@ CREATE TABLE sales.Brand (Id INT);
     assert set(tables(graph, "Store.Services.CatalogService.All", "READS")) == {"sql:dbo.Categories|TABLE"}
     assert tables(graph, "Store.Services.CatalogService.Brands", "READS") == {}  # two tables named Brand: no answer
     assert tables(graph, "Store.Services.CatalogService.Widgets", "READS") == {}
+
+
+def test_a_specification_and_include_read_the_root_and_the_navigations_tables():
+    graph = build({"Model2.cs": """
+namespace Shop.Domain;
+public class Basket { public int Id { get; set; } public List<OrderLine> Lines { get; set; } public Customer Buyer { get; set; } }
+""", "Specs.cs": """
+using Ardalis.Specification;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderWithLines : Specification<Order>
+{
+    public OrderWithLines(int id) { Query.Where(o => o.Id == id); }
+}
+public class BasketQueries
+{
+    private readonly IRepository<Basket> _baskets;
+    private readonly IShopContext _context;
+    public object Full() => _baskets.ListAsync(new OrderWithLines(1));
+    public object Customers() => _context.Customers.Include(c => c.Id).ToList();
+}
+public class BasketWithLines : Specification<Basket>
+{
+    public BasketWithLines() { Query.Include(b => b.Lines).Include(b => b.Buyer); }
+}
+"""}, )
+    assert set(tables(graph, "Shop.App.OrderWithLines.OrderWithLines", "READS")) == {ORDERS}
+    assert set(tables(graph, "Shop.App.BasketWithLines.BasketWithLines", "READS")) == {LINES, CUSTOMERS}
+    assert set(tables(graph, "Shop.App.BasketQueries.Customers", "READS")) == {CUSTOMERS}  # Id is no navigation

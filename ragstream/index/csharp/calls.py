@@ -25,11 +25,13 @@ import tree_sitter
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, callee_of, created_type, descendants, line_of, node_text, required_child, type_arguments, type_name,
+    LANGUAGE, callee_of, child_of_type, created_type, descendants, line_of, node_text, required_child, type_arguments, type_name,
     unique,
 )
+from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.variables import (
     ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
+    generic_of,
 )
 
 
@@ -109,6 +111,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             carrier = _data_carrier(node, body)
             if carrier is not None:
                 found.attrs["call"]["data"] = carrier
+            navigation = _navigation(node)
+            if navigation:
+                found.attrs["call"]["navigation"] = navigation
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
@@ -192,16 +197,69 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
         receiver = receiver.named_children[0]
     if receiver is None:
         return None
+    if receiver.type == "invocation_expression" and not _table_of_type(receiver):
+        # `db.Orders.Include(...).Where(...)`: a query chained on a carrier reads what its root does
+        root = receiver
+        while root.type == "invocation_expression" and not _table_of_type(root) \
+                and (inner_callee := callee_of(root)) is not None and inner_callee[0] is not None:
+            root = inner_callee[0]
+        if root.type == "member_access_expression" and _variable(root, body) is None:
+            spec = _inferred_receiver(root, body, 0, through_call=False)
+            return {"chained": True, "property": spec} if spec and "property" in spec else None
+        chained = _receiver_carrier(root, body)
+        return {**chained, "chained": True} if chained else None
+    return _receiver_carrier(receiver, body)
+
+
+def _table_of_type(call: tree_sitter.Node) -> bool:
+    """`Set<Order>()`: an ORM's table of its type argument, called with no arguments."""
+    callee = callee_of(call)
+    return callee is not None and callee[1].type == "generic_name" and type_name(callee[1]) in TABLE_OF_TYPE \
+        and not _has_arguments(call)
+
+
+def _receiver_carrier(receiver: tree_sitter.Node, body: _Body) -> dict | None:
+    """The carrier a receiver is itself: a generic variable, an ORM's table of its type argument,
+    or a member a generic base declares."""
     generic = body.generics.get(_variable(receiver, body) or "")
     if generic is not None:
         return {"generic": generic.name, "entities": _entity_guesses(generic.arguments, body)}
-    inner = callee_of(receiver)
-    if inner is not None and inner[1].type == "generic_name" and type_name(inner[1]) in TABLE_OF_TYPE \
-            and not _has_arguments(receiver):
+    if receiver.type == "invocation_expression" and _table_of_type(receiver):
         # `Set<Order>()`, `Query<Entry>()`: the type argument alone picks the table (Dapper's
         # `Query<Row>(sql)` passes SQL, which names its tables itself)
-        return {"generic_call": type_name(inner[1]), "entities": _entity_guesses(type_arguments(inner[1]), body)}
+        name = required_child(receiver, "function")
+        name = name.child_by_field_name("name") if name.type == "member_access_expression" else name
+        return {"generic_call": type_name(name), "entities": _entity_guesses(type_arguments(name), body)} \
+            if name is not None else None
+    inherited = _generic_base(body.scope.decl) if receiver.type == "identifier" \
+        and node_text(receiver) not in body.variables else None
+    if inherited is not None:
+        # `Query.Include(...)` in a `Specification<Order>`: a member the generic base declares
+        return {"generic": inherited.name, "entities": _entity_guesses(inherited.arguments, body), "inherited": True}
     return None
+
+
+def _generic_base(decl: TypeDecl) -> Generic | None:
+    """The type's first generic base (`Specification<Order>`), if any."""
+    base_list = child_of_type(decl.syntax, "base_list")
+    return next(filter(None, (generic_of(base) for base in base_list.named_children)), None) \
+        if base_list is not None else None
+
+
+def _navigation(call: tree_sitter.Node) -> str | None:
+    """`Items` of `.Include(o => o.Items)` or `.Include("Items")`: the navigation a query loads."""
+    callee = callee_of(call)
+    if callee is None or type_name(callee[1]) != "Include":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    value = next((child.named_children[-1] for child in arguments.named_children
+                  if child.type == "argument" and child.named_children), None) if arguments is not None else None
+    if value is not None and value.type == "lambda_expression":
+        body = value.child_by_field_name("body")
+        return node_text(body.child_by_field_name("name")) if body is not None \
+            and body.type == "member_access_expression" else None
+    text = string_value(value, {}) if value is not None else None
+    return text.split(".", 1)[0] if text else None
 
 
 def _has_arguments(call: tree_sitter.Node) -> bool:

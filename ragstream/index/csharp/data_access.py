@@ -11,6 +11,9 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   table method returns (`Set<T>()`, NHibernate's `Query<T>()`; `calls.TABLE_OF_TYPE`), every
   call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
+- A member a generic base declares (`Query.Include(...)` in a `Specification<Order>`) carries
+  the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too;
+  a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
 - A data verb of a persistence API outside the repository passed an entity
   (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) touches the entity's table.
 - On any other generic type that is not an in-memory collection or a framework helper
@@ -83,7 +86,10 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         edge_type = _access(carrier, call["member"]) if carrier is not None else None
         if carrier is None or edge_type is None:
             continue
-        for entity in _entities(symbols, carrier):
+        entities = _entities(symbols, carrier)
+        if call.get("navigation"):  # `.Include(o => o.Items)`: the navigation's entity is read too
+            entities += _navigated(graph, symbols, entities, call["navigation"])
+        for entity in entities:
             mapped = _tables(graph, entity)
             named = [] if mapped else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
@@ -103,16 +109,19 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     property the resolver reaches the receiver through (`db.Orders`), else the entity passed
     to a data verb of a persistence API outside the repository (`session.Save(entry)`)."""
     data = call.get("data")
-    if data is None and "property" in call["receiver"]:
-        prop = receiver_property(graph, symbols, call["receiver"])
+    chained = bool(data and data.get("chained"))
+    through = data["property"] if data and "property" in data else \
+        call["receiver"] if data is None and "property" in call["receiver"] else None
+    if through is not None:
+        prop = receiver_property(graph, symbols, through)
         data = prop.attrs.get("generic") if prop is not None else None
     if data is None:
-        return _argument_carrier(graph, symbols, call)
+        return None if chained else _argument_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
-    if generic in NOT_DATA:
-        return None
-    return _Carrier(generic, data["entities"], "generic_call" in data or generic in QUERY_TYPES,
-                    bool(symbols.short("csharp", generic, ("TYPE",))))
+    query = "generic_call" in data or generic in QUERY_TYPES
+    if generic in NOT_DATA or (chained and not (query or data.get("inherited"))):
+        return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
+    return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))))
 
 
 def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
@@ -141,6 +150,21 @@ def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
         node = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
         if node is not None:
             found.append(node.id)
+    return found
+
+
+def _navigated(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str], navigation: str) -> list[str]:
+    """The entity types a navigation property of `entities` holds (`Order.Items`: `OrderItem`)."""
+    found = []
+    for entity in entities:
+        prop = symbols.find("csharp", f"{graph.nodes[entity]['name']}.{navigation}", ("PROPERTY",))
+        if prop is None:
+            continue
+        generic = prop.attrs.get("generic") or {}
+        guesses = [g for arguments in generic.get("entities", []) for g in arguments] or prop.attrs.get("returns", [])
+        target = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+        if target is not None and target.id not in entities:
+            found.append(target.id)
     return found
 
 
