@@ -14,8 +14,8 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
 - A member a generic base declares (`Query.Include(...)` in a `Specification<Order>`) carries
   the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too;
   a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
-- A data verb of a persistence API outside the repository passed an entity
-  (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) touches the entity's table.
+- A write verb of a persistence API outside the repository passed a mapped entity
+  (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table.
 - On any other generic type that is not an in-memory collection or a framework helper
   (`List<T>`, `ILogger<T>`, `IOptions<T>`), only a data verb counts: a write verb writes, a read
   verb (`Get`, `List`, `Find`, `Count`, `Any`, ...) reads, and other calls (`Validate`) touch
@@ -91,7 +91,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             entities += _navigated(graph, symbols, entities, call["navigation"])
         for entity in entities:
             mapped = _tables(graph, entity)
-            named = [] if mapped else by_name.get(_short(graph, entity), [])
+            named = [] if mapped or carrier.generic == "argument" else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic}
@@ -125,12 +125,12 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
 
 
 def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
-    """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a data verb whose method the
-    repository does not declare (an ORM's session or context), passed an entity. A method the
-    repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
-    if not call.get("message") or not call["member"].startswith((*WRITE_VERBS, *READ_VERBS)) \
+    """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a write verb whose method the
+    repository does not declare (an ORM's session or context), passed a mapped entity. A method
+    the repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
+    if not call.get("message") or not call["member"].startswith(WRITE_VERBS) \
             or resolve_call(graph, symbols, call).methods:
-        return None
+        return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
     return _Carrier("argument", [call["message"]], query=True, declared_here=True)
 
 
