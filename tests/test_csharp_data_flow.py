@@ -581,3 +581,31 @@ public class BasketWithLines : Specification<Basket>
     assert set(tables(graph, "Shop.App.OrderWithLines.OrderWithLines", "READS")) == {ORDERS}
     assert set(tables(graph, "Shop.App.BasketWithLines.BasketWithLines", "READS")) == {LINES, CUSTOMERS}
     assert set(tables(graph, "Shop.App.BasketQueries.Customers", "READS")) == {CUSTOMERS}  # Id is no navigation
+
+
+def test_a_message_type_outside_the_index_is_matched_by_its_qualified_name_as_a_guess():
+    graph = build({"Job.cs": """
+using NServiceBus;
+using Shop.Messages.Commands;
+namespace Shop.Jobs;
+public class ImportJob
+{
+    public Task Run(IMessageSession session) => session.Send(new ImportOrders(1));
+}
+""", "Handlers.cs": """
+using NServiceBus;
+using Shop.Messages.Commands;
+namespace Shop.Handlers;
+public class ImportOrdersHandler : IHandleMessages<ImportOrders>
+{
+    public Task Handle(ImportOrders message, IMessageHandlerContext context) => Task.CompletedTask;
+}
+public class OtherImportHandler : IHandleMessages<Other.ImportOrders>
+{
+    public Task Handle(Other.ImportOrders message, IMessageHandlerContext context) => Task.CompletedTask;
+}
+"""})
+    sent = calls(graph, "Shop.Jobs.ImportJob.Run")
+    handler = "cs:Shop.Handlers.ImportOrdersHandler.Handle|METHOD"
+    assert set(sent) == {handler} and sent[handler]["guess"] is True
+    assert sent[handler]["message"] == "?Shop.Messages.Commands.ImportOrders"

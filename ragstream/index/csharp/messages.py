@@ -15,7 +15,9 @@ on an in-memory collection (`filters.Add(filter)`), on a service bound to the me
 Only calls the resolver does not already settle on a method with a body are dispatched: a bus
 or mediator from a package, an interface's method, or nothing found at all. Edges: CALLS,
 attrs `resolution="dispatch"`, `via="message"`, `message` (the message's TYPE node) and `member`
-(the method called, `Send` / `Publish` / ...). A handler of another message is never linked.
+(the method called, `Send` / `Publish` / ...). A handler of another message is never linked. A
+message type the index does not declare (its project left out, a package) is matched by the
+qualified names the sender's and the handler's usings give it, and the edge is a guess.
 """
 from __future__ import annotations
 
@@ -44,32 +46,49 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
         guesses = call.get("message") if call else None
         if not call or not guesses or ref.source not in graph or _in_memory(call):
             continue
-        message = _find_type(symbols, guesses)
-        targets = [method for method in handlers.get(message or "", ()) if method != ref.source]
-        if not targets or _bound_to(symbols, call, message) or _settled(graph, symbols, call):
+        keys = _message_keys(symbols, guesses)
+        # each handler under the most qualified name the two agree on
+        targets = {method: key for key in sorted(keys, key=len) for method in handlers.get(key, ())
+                   if method != ref.source}
+        if not targets or _bound_to(symbols, call, keys[0]) or _settled(graph, symbols, call):
             continue
-        for method in targets:
-            added += add_edge(graph, ref.source, method, "CALLS", {
-                "line": ref.line, "resolution": "dispatch", "via": "message", "message": message,
-                "member": call["member"]})
+        for method, key in targets.items():
+            attrs = {"line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
+                     "member": call["member"]}
+            if key.startswith(UNDECLARED):
+                attrs["guess"] = True  # a message type outside the index: matched by its qualified name
+            added += add_edge(graph, ref.source, method, "CALLS", attrs)
     return added
 
 
+# A message type the index does not declare (another project, a package) is keyed by each
+# qualified name its file's usings give it: a sender and a handler that import the same
+# namespace agree on one.
+UNDECLARED = "?"
+
+
+def _message_keys(symbols: SymbolTable, guesses: Iterable[str]) -> list[str]:
+    """The message's TYPE id, or else its qualified guesses marked undeclared."""
+    declared = _find_type(symbols, guesses)
+    return [declared] if declared else [UNDECLARED + g for g in guesses if "." in g]
+
+
 def _handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[str, list[str]]:
-    """Message TYPE id -> the handler METHOD ids (one per handler type)."""
+    """Message key (`_message_keys`) -> the handler METHOD ids (one per handler type)."""
     found: dict[str, list[str]] = defaultdict(list)
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
-        bound = (_find_type(symbols, guesses) for base in node.attrs.get("generic_bases", ())
-                 for guesses in base["arguments"])
-        messages = {message for message in bound if message and message != node.id}  # not `IEquatable<Self>`
-        for message in sorted(messages):
-            short = symbols.nodes[message].name.rsplit(".", 1)[-1]
+        for guesses in (g for base in node.attrs.get("generic_bases", ()) for g in base["arguments"]):
+            keys = [key for key in _message_keys(symbols, guesses) if key != node.id]  # not `IEquatable<Self>`
+            if not keys:
+                continue
+            short = guesses[-1].rsplit(".", 1)[-1]
             taking = [method for method in _methods(graph, node.id)
                       if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)]
             if len(taking) == 1:
-                found[message].append(taking[0])
+                for key in keys:
+                    found[key].append(taking[0])
     return found
 
 
@@ -96,11 +115,11 @@ def _takes_one(attrs: dict, message: str) -> bool:
     return bool(types) and types[0] == message and types.count(message) == 1
 
 
-def _bound_to(symbols: SymbolTable, call: dict, message: str | None) -> bool:
+def _bound_to(symbols: SymbolTable, call: dict, message: str) -> bool:
     """The receiver is a service of that very message (`IValidator<PlaceOrder>.Validate(command)`),
     not a bus that sends it on."""
     entities = (call.get("data") or {}).get("entities") or ()
-    return any(_find_type(symbols, guesses) == message for guesses in entities)
+    return any(message in _message_keys(symbols, guesses) for guesses in entities)
 
 
 def _in_memory(call: dict) -> bool:
