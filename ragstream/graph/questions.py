@@ -29,7 +29,8 @@ _LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedur
 _VERBS = (
     ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
     ("WRITES", re.compile(r"\b(?:writes?|writing|written|modif\w+|inserts?|updates?|deletes?|saves?|changes?|"
-                          r"stores?|persists?)\b", re.IGNORECASE)),
+                          r"stores?|persists?|creat(?:es?|ed|ing)|adds?|added|adding|import(?:s|ed|ing)?|"
+                          r"remov(?:es?|ed|ing)|renam(?:es?|ed|ing)|record(?:s|ed|ing))\b", re.IGNORECASE)),
     ("READS", re.compile(r"\b(?:reads?|reading|selects?|quer(?:y|ies)|loads?|fetch\w*)\b", re.IGNORECASE)),
     ("MAPS_TO", re.compile(r"\bmap(?:s|ped|ping)?\b", re.IGNORECASE)),
     ("CALLS", re.compile(r"\bcall(?:s|ed|ers?)?\b", re.IGNORECASE)),
