@@ -18,12 +18,19 @@ from ragstream.keyword_tokens import keyword_tokens
 _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
                    # "how does X do Y in SQL Server": the code path down to the database
                    r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and)\s+(?:the\s+)?"
-                   r"(?:sql(?:\s+server)?|database|db)\b", re.IGNORECASE)
+                   r"(?:sql(?:\s+server)?|database|db)\b"
+                   # "trace it", "walk me through", "what code runs": a path is asked for
+                   r"|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat code runs\b|\bend up\b"
+                   # "what does deleting X do in the database", "which tables get written"
+                   r"|^\s*(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
+                   r"|\bwhich tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b",
+                   re.IGNORECASE)
 _IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
                      r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
                      re.IGNORECASE)
 _LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
-                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?)\b"
+                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?|handlers?|endpoints?|"
+                   r"pages?|jobs?|commands?|quer(?:y|ies)|consumers?)\b"
                    r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
 # Relation words -> edge types; "read or write" takes both.
 _VERBS = (
