@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
-from ragstream.graph.named import Named
+from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
@@ -26,6 +26,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
             or entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries, question)
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
+    if shape in ("list", "impact") and not named:
+        named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape not in ("list", "impact") or not named:
         return None
     subjects = main_subjects(named)
