@@ -160,3 +160,25 @@ CREATE PROCEDURE dbo.Order_Ids AS SELECT Id FROM dbo.Orders;
     ids = [item.id for item in found.items]
     assert ids[0] == "sql:dbo.Orders.Total|COLUMN"
     assert "sql:dbo.Order_Totals|PROCEDURE" in ids and "sql:dbo.Order_Ids|PROCEDURE" not in ids
+
+
+def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables():
+    from ragstream.graph.named import tables_in_words
+    from ragstream.graph.questions import asked_http_verbs, question_shape
+    for flow in ("What does deleting a todo list through the API do in the database?",
+                 "When I save the form, what code runs and which tables get written?",
+                 "Trace POST /orders from the endpoint.",
+                 "Walk me from the scheduled job to the tables."):
+        assert question_shape(flow) == "flow", flow
+    assert question_shape("Which handlers write to the Department table?") == "list"
+    assert question_shape("Which query handlers read from the Enrollment table?") == "list"
+    assert asked_http_verbs("How is a new order created?") == {"POST"}
+    assert asked_http_verbs("How is an order edited?") == {"PUT", "PATCH", "POST"}
+    assert asked_http_verbs("How is an order shown?") == {"GET"}
+    built = graph()
+    files = [parse_sql("db/more.sql", "CREATE TABLE dbo.OrderLines (Id INT); CREATE TABLE dbo.Lines (Id INT);", "tsql")]
+    more = build_graph([*(parse_csharp(p, t) for p, t in APP.items()), parse_sql("db/schema.sql", SCHEMA, "tsql"), *files])[0]
+    assert [n.id for n in tables_in_words(more, "Which code writes order lines?")] == ["sql:dbo.OrderLines|TABLE"]
+    assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
+    named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
+    assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}

@@ -34,6 +34,9 @@ _CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
                           re.IGNORECASE), ("COLUMN",)),
     ("column", re.compile(rf"\bcolumns?\s+{_QUALIFIED}\.{_name('column')}", re.IGNORECASE), ("COLUMN",)),
     ("table", re.compile(rf"{_QUALIFIED}\s+(?:table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),
+    # the first of two tables named together: "the Projects or ToDoItems tables"
+    ("table", re.compile(rf"{_QUALIFIED}\s*(?:,|\bor\b|\band\b)\s*\[?[A-Za-z_][\w$#.]*\]?\s+(?:table|view)s\b",
+                         re.IGNORECASE), ("TABLE", "VIEW")),
     ("table", re.compile(rf"\b(?:table|view)s?\s+{_QUALIFIED}", re.IGNORECASE), ("TABLE", "VIEW")),
     ("procedure", re.compile(rf"\b(?:stored\s+)?(?:procedure|proc|sproc)s?\s+{_QUALIFIED}", re.IGNORECASE),
      ("PROCEDURE",)),
