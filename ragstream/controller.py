@@ -23,6 +23,7 @@ from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import Question, check_question
 from ragstream.redact import redact_text
 from ragstream.retrieval.backends import make_backend, make_backend_for, serves_locally
+from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.scope import default_scope
 from ragstream.retrieval.store_backend import StoreBackend
 from ragstream.retrieval.types import SearchRequest, SearchResponse
@@ -63,8 +64,8 @@ def search(settings: Settings, scope: Scope, mode: str, query: str, top_k: int,
     """One search under `scope`, with no pipeline and no model: (request, response, each hit's
     `path:start-end`)."""
     backend = make_backend_for(settings, scope.index_source)
-    request = SearchRequest(mode, query, top_k, scope.repository, scope.branch, scope.retrieval_filters,
-                            scope.active_index, rerank)
+    request = SearchRequest(mode, query, top_k, scope.repository, scope.branch,
+                            RetrievalFilters.parse(scope.retrieval_filters), scope.active_index, rerank)
     response = backend.search(request)
     where = backend.locations([h.id for h in response.hits], request.repository, request.branch,
                               request.retrieval_filters, request.active_index)
@@ -204,7 +205,11 @@ class Controller:
         local = catalog.list_indexes(self.settings)
         if self.settings.retrieval.backend != "milvus":
             return local
-        return local + catalog.list_shared_indexes(self.runtime.backend.client, self.settings.milvus.uri)
+        from ragstream.retrieval.milvus_backend import MilvusBackend
+
+        backend = self.runtime.backend
+        assert isinstance(backend, MilvusBackend)  # what make_backend gives for retrieval.backend: milvus
+        return local + catalog.list_shared_indexes(backend.client, self.settings.milvus.uri)
 
     def pipelines(self) -> list[catalog.PipelineSummary]:
         """Every pipeline in pipelines/, with what it extends and its key settings (or its error)."""
@@ -364,7 +369,7 @@ class ManualSession:
             return [Click(error=error)]
         clicks = [self.click(first)]
         while (clicks[-1].result and self.state.stage and self.stage_of(self.state.stage) == stage
-               and self.state.stage not in [c.result.step for c in clicks]):
+               and self.state.stage not in [c.result.step for c in clicks if c.result is not None]):
             clicks.append(self.click(self.state.stage))
         return clicks
 

@@ -7,7 +7,8 @@ import sys
 import time
 from collections import Counter
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn,
+                           TimeElapsedColumn)
 from rich.table import Table
 
 from ragstream.cli.output import console, err_console
@@ -188,7 +189,7 @@ class _RichProgress:
         self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<6}"), BarColumn(),
                                   MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
                                   transient=False)
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
         self._stage: str | None = None
         self._began = time.perf_counter()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ragstream.cli.output import console, print_json, print_table
 from ragstream.config import load_settings
@@ -19,8 +20,8 @@ def search_command(args: argparse.Namespace) -> int:
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
     request, response, where = search(settings, scope.with_filters(_filters(args.filter)), args.mode, args.query,
                                       args.top_k, args.rerank)
-    hits = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id, "path_lines": where.get(h.id, ""),
-             "sources": h.sources} for h in response.hits]
+    hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
+                                   "path_lines": where.get(h.id, ""), "sources": h.sources} for h in response.hits]
     if args.json:
         print_json({"query": args.query, "mode": args.mode, "repository": request.repository,
                     "index": request.active_index, "branch": request.branch, "hits": hits, "debug": response.debug})
@@ -82,6 +83,7 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
             click = stepping.click(stepping.state.stage)
             if click.error:
                 raise click.error
+            assert click.result is not None  # a click without an error ran its step
             results.append(click.result)
             print(f"[{click.result.step}] {click.result.outcome}; "
                   f"changed: {', '.join(click.result.changed) or 'nothing'}", file=sys.stderr if as_json else sys.stdout)

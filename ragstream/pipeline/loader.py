@@ -183,10 +183,12 @@ def _validate(step: Step, steps: Mapping[str, Step], registry: Mapping[str, Acti
         problem = setting_problem(name, value)
         if problem:
             raise PipelineError(problem, where=f"{where}: {name}")
-        if name.endswith(FROM_SETTINGS) and value not in settings:
+        if not name.endswith(FROM_SETTINGS):
+            continue
+        if value not in settings:
             raise PipelineError(f"{name} names {value!r}, which the merged settings do not have", where=where)
-        problem = setting_problem(name.removesuffix(FROM_SETTINGS), settings.get(value)) if name.endswith(
-            FROM_SETTINGS) else None
+        assert isinstance(value, str)  # a key of the settings, whose keys are str
+        problem = setting_problem(name.removesuffix(FROM_SETTINGS), settings.get(value))
         if problem:
             raise PipelineError(f"{problem} (named by {name})",
                                 where=f"{origin.get(value, step.source)}: settings.{value}, step {step.id}")

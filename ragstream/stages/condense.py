@@ -79,11 +79,11 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
         return counter.count(render_context_blocks(blocks, graph, parent, layout))
 
     decisions: dict[str, Any] = {"path": "deterministic", "llm_calls": [], "warnings": []}
-    model = llm is not None and llm.uses_model("condenser")
+    condenser = llm if llm is not None and llm.uses_model("condenser") else None
     for item in reversed(blocks):  # lowest priority first
         if tokens() <= limits["max_context_tokens"]:
             break
-        shorter = _model_condense(llm, item, sp, query, decisions) if model else None
+        shorter = _model_condense(condenser, item, sp, query, decisions) if condenser is not None else None
         item["text"] = shorter if shorter is not None else condense_text(item["text"], query)
         item["tokens"] = counter.count(item["text"])
         cuts.append({"id": item["id"], "reason": "condensed by the model: over max_context_tokens" if shorter

@@ -89,7 +89,8 @@ def history_window(turns: Sequence[Turn], summary: Summary | None, budget: int, 
     summary_cost = message_cost(summary_message(summary.text), count) if summary else 0
     if summary is not None and summary_cost + sum(turn_cost(t, count) for t in newer) <= budget:
         return Window(summary, newer, [])
-    room, recent = budget - summary_limit, []
+    room = budget - summary_limit
+    recent: list[Turn] = []
     for turn in reversed(newer):
         room -= turn_cost(turn, count)
         if room < 0:
@@ -170,7 +171,8 @@ def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: 
         **decisions, "raw_turns": [t.id for t in window.raw], "folded_turns": [t.id for t in window.fold],
         "summary": {"version": summary.version, "last_turn_id": summary.last_turn_id} if summary else None,
         "tokens": counter.count(render_history(messages)), "limit": budget,
-        "follow_up": follow_up.resolve(sp.question_en or sp.question_raw, last and last.id, last and last.state)}}
+        "follow_up": follow_up.resolve(sp.question_en or sp.question_raw, last.id if last else None,
+                                        last.state if last else None)}}
     return "ok"
 
 

@@ -79,10 +79,15 @@ def schema() -> tuple[Field, ...]:
         data = yaml.safe_load(SCHEMA_FILE.read_text(encoding="utf-8"))["fields"]
     except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read the prompt schema: {exc}", where=str(SCHEMA_FILE)) from exc
-    return tuple(Field(name, bool(spec.get("must")), spec.get("default"),
-                       *(tuple(_norm(v) for v in spec.get(key, [])) for key in
-                         ("aliases", "bilingual", "templates", "keywords")), tuple(spec.get("choices", [])))
-                 for name, spec in data.items())
+    return tuple(_field(name, spec) for name, spec in data.items())
+
+
+def _field(name: str, spec: Mapping[str, Any]) -> Field:
+    """One field of the schema file from its entry."""
+    aliases, bilingual, templates, keywords = (tuple(_norm(v) for v in spec.get(key, [])) for key in
+                                               ("aliases", "bilingual", "templates", "keywords"))
+    return Field(name, bool(spec.get("must")), spec.get("default"), aliases, bilingual, templates, keywords,
+                 tuple(spec.get("choices", [])))
 
 
 def resolve_header(header: str) -> tuple[str | None, str]:
@@ -190,10 +195,10 @@ def run(sp: SuperPrompt, llm: LLMClient | None, step: Mapping[str, Any], setting
     if llm is not None and llm.uses_model("shaper"):
         values = {"question": sp.question_en, **{f"{spec.name}_choices": ", ".join(spec.choices)
                                                  for spec in schema() if spec.choices}}
-        reply = ask(llm, "shaper", values, lambda text: parse_json_object(text, "shaper"), schema=shaper_schema())
-        decisions = _merge(decisions, reply)
-        if reply.value is not None:
-            clamped = _apply_shape(sp, body, known, reply.value)
+        shaped = ask(llm, "shaper", values, lambda text: parse_json_object(text, "shaper"), schema=shaper_schema())
+        decisions = _merge(decisions, shaped)
+        if shaped.value is not None:
+            clamped = _apply_shape(sp, body, known, shaped.value)
             decisions["warnings"] += clamped
     sp.body = body
     sp.extras = {**sp.extras, "normalize": decisions}

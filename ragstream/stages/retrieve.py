@@ -150,7 +150,7 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
     """(the aggregated hits, best first; how many candidates lost `tests_penalty`; the kept hits
     a hybrid search scaled down as exception types, from its debug record, and those its change
     history ranked)."""
-    searches = [(piece, None) for piece in pieces]
+    searches: list[tuple[str, RetrievalFilters | None]] = [(piece, None) for piece in pieces]
     if sp.domain == "mixed":
         searches += [(pieces[0], DOMAIN_FILTERS["db"]), (pieces[0], DOMAIN_FILTERS["code"])]
     found: dict[str, list[float]] = {}

@@ -20,6 +20,7 @@ from typing import Any
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import format_route, parse_route
+from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, SearchRequest
 from ragstream.stages.action import QUESTION, SCOPE, Action
 from ragstream.stages.conversation import render_history
@@ -104,5 +105,5 @@ def _visible_overlap(sp: SuperPrompt, backend: RetrievalBackend, question: str) 
     if not keyword_tokens(question):
         return False
     hits = backend.search(SearchRequest("bm25", question, 1, sp.repository, sp.branch,
-                                        sp.retrieval_filters, sp.active_index)).hits
+                                        RetrievalFilters.parse(sp.retrieval_filters), sp.active_index)).hits
     return bool(hits)
