@@ -227,10 +227,10 @@ def _receiver_carrier(receiver: tree_sitter.Node, body: _Body) -> dict | None:
     if receiver.type == "invocation_expression" and _table_of_type(receiver):
         # `Set<Order>()`, `Query<Entry>()`: the type argument alone picks the table (Dapper's
         # `Query<Row>(sql)` passes SQL, which names its tables itself)
-        name = required_child(receiver, "function")
-        name = name.child_by_field_name("name") if name.type == "member_access_expression" else name
-        return {"generic_call": type_name(name), "entities": _entity_guesses(type_arguments(name), body)} \
-            if name is not None else None
+        callee = callee_of(receiver)
+        assert callee is not None  # _table_of_type found it
+        name = callee[1]
+        return {"generic_call": type_name(name), "entities": _entity_guesses(type_arguments(name), body)}
     inherited = _generic_base(body.scope.decl) if receiver.type == "identifier" \
         and node_text(receiver) not in body.variables else None
     if inherited is not None:
