@@ -107,15 +107,20 @@ _HTTP_VERBS = (
     ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
     ("GET", re.compile(r"\b(?:get\w*|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
-                       r"find\w*|brows\w*|see)\b", re.IGNORECASE)),
+                       r"find\w*|brows\w*|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
 )
+_NAMED_VERB = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\b")  # "after the PUT request": the verb itself
 # A change may be posted from a form as well as put or deleted through an API.
 _ALSO_POSTED = frozenset({"PUT", "DELETE"})
 
 
 def asked_http_verbs(question: str) -> frozenset[str]:
-    """The HTTP verbs of the actions a flow question is about ("how is an order created ..." ->
-    POST; "edited" -> PUT, PATCH or a form's POST); empty when it says none."""
+    """The HTTP verbs of the actions a flow question is about: those it names ("after the PUT
+    request"), else those its verbs mean ("how is an order created ..." -> POST; "edited" -> PUT,
+    PATCH or a form's POST); empty when it says none."""
+    named = set(_NAMED_VERB.findall(question))
+    if named:
+        return frozenset(named)
     found = {verb for verb, pattern in _HTTP_VERBS if pattern.search(question)}
     if "PUT" in found:
         found.add("PATCH")

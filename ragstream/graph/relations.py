@@ -238,8 +238,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     the methods upstream of the best of them that are HTTP entry points (attrs `entry`: an
     action, a page handler, a minimal API or an endpoint) or whose type the asked keyword
     tokens (`words`) name ("how does a worker fetch ..." -> `Worker.Execute`). Entry points and
-    methods of controllers, pages and handlers first, then those whose HTTP verb is one the
-    question asks for (`http_verbs`: "created" -> POST), then those of a type the words name,
+    methods of controllers, pages and handlers first (an entry point whose HTTP verb is one the
+    question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
+    verb last among them, then those of a type the words name,
     then those upstream of more of the other hits (a flow is asked from the top down), then
     declared entry points, then those whose own name the words say ("created" -> `Create`),
     then search order."""
@@ -257,15 +258,17 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         return bool(type_words) and type_words <= asked
 
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
+    if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
+        upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     candidates = list(dict.fromkeys([*methods, *upstream]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
-    def rank(hit: str) -> tuple[bool, bool, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
-        return (not (verb or outer.search(name)), other_verb, not of_named_type(hit), -downstream[hit],
-                not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
+        return (not (verb in http_verbs), not (verb or outer.search(name)), other_verb, not of_named_type(hit),
+                -downstream[hit], not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
 
