@@ -267,7 +267,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
-        return (not (verb in http_verbs), not (verb or outer.search(name)), other_verb, not of_named_type(hit),
+        return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, not of_named_type(hit),
                 -downstream[hit], not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
