@@ -182,3 +182,30 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
     named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
     assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}
+
+
+def test_how_an_entity_is_stored_names_its_table_configuration_dbset_and_the_asked_property():
+    from ragstream.graph.questions import question_shape
+    config = """
+using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Metadata.Builders;
+using Shop.Domain;
+namespace Shop.Data;
+public class OrderConfiguration : IEntityTypeConfiguration<Order>
+{
+    public void Configure(EntityTypeBuilder<Order> builder) { builder.ToTable("Orders"); builder.Property(o => o.Total); }
+}
+"""
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Data/OrderConfiguration.cs": config}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    question = "How is an order's total stored in the Orders table?"
+    assert question_shape(question) == "mapping"
+    assert question_shape("How are rows of the Orders table mapped to C# objects?") == "list"
+    assert question_shape("How is an order saved, from the controller down to the tables?") == "flow"
+    found = answer(built, question, [])
+    assert found is not None and found.shape == "mapping"
+    ids = {item.id for item in found.items}
+    assert {"cs:Shop.Domain.Order|TYPE", "cs:Shop.Data.OrderConfiguration.Configure|METHOD",
+            "cs:Shop.Data.ShopContext.Orders|PROPERTY", "cs:Shop.Domain.Order.Total|PROPERTY"} <= ids
+    assert "cs:Shop.Domain.Order.Id|PROPERTY" not in ids  # a property the question does not name
+    assert "how it is stored" in render_graph_answer(found, built).splitlines()[0]

@@ -1,4 +1,4 @@
-"""The graph's answer to a list, impact or flow question: the question read (`questions.py`),
+"""The graph's answer to a list, impact, mapping or flow question: the question read (`questions.py`),
 then the graph walked (`relations.py`).
 """
 from __future__ import annotations
@@ -11,12 +11,12 @@ from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
-                                       related, table_paths)
+                                       mapping_of, related, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
                       text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
-    """The graph's answer to a list, impact or flow question, or None when the question is
+    """The graph's answer to a list, impact, mapping or flow question, or None when the question is
     none of these or names nothing its shape needs. `entry_hits` (search hits, best first)
     give a flow question its entry point when it names none; `text_of` fetches node texts
     (under the caller's filters) for a column's impact."""
@@ -26,12 +26,15 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
             or entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries, question)
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
-    if shape in ("list", "impact") and not named:
+    if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
-    if shape not in ("list", "impact") or not named:
+    if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
     words = asked_words(question)
+    if shape == "mapping":
+        items = [item for s in subjects for item in mapping_of(graph, s, words)]
+        return GraphAnswer("mapping", subjects, ("MAPS_TO",), items) if items else None
     if shape == "impact":
         items = [item for s in subjects for item in impact_of(graph, s, text_of)]
         return GraphAnswer("impact", subjects, DATA_EDGES, by_relevance(graph, items, words, DATA_EDGES, entry_hits))

@@ -3,6 +3,7 @@ question), the relations and node kinds it asks about, the words and verbs a wal
 the objects it is about. Only words here; the graph is walked in `relations.py`.
 
 "Which procedures write to T?" is a list question asking for WRITES edges to PROCEDURE nodes;
+"how is X stored in the database?" a mapping question;
 "what breaks if I rename column C of T?" an impact question; "how is X saved, from the
 controller down to the tables?" a flow question whose paths end in WRITES first.
 """
@@ -54,10 +55,22 @@ _USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNOR
 _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)  # a list of tables, not code
 
 
+# How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
+# the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
+_MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b", re.IGNORECASE)
+_PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
+                         r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
+
+
 def question_shape(question: str) -> str | None:
-    """flow, impact, list, or None when the question is none of these."""
-    # impact first: "what happens if I rename X ... in the database" asks what breaks
-    for shape, pattern in (("impact", _IMPACT), ("flow", _FLOW), ("list", _LIST)):
+    """flow, impact, list, mapping, or None when the question is none of these."""
+    # impact first: "what happens if I rename X ... in the database" asks what breaks; a mapping
+    # question ("how is X stored") before a flow, unless it asks for a path or lists tables
+    if _IMPACT.search(question):
+        return "impact"
+    if _MAPPING.search(question) and not _PATH_ASKED.search(question) and not _LIST.search(question):
+        return "mapping"  # "which class are rows of T mapped to" stays a list: its readers are asked too
+    for shape, pattern in (("flow", _FLOW), ("list", _LIST)):
         if pattern.search(question):
             return shape
     return None

@@ -26,7 +26,7 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
     tests = [i for i in answer.items if in_tests(graph, i.id)]
     direct = [i for i in answer.items if not i.indirect and i not in tests]
     indirect = [i for i in answer.items if i.indirect and i not in tests]
-    asked = " / ".join(answer.relations) if answer.shape == "list" else "what breaks"
+    asked = {"list": " / ".join(answer.relations), "mapping": "how it is stored"}.get(answer.shape, "what breaks")
     lines = [f"**From the graph** ({asked}) for {subjects}: {len(direct)} direct"
              + (f", {len(indirect)} through one more hop" if indirect else "")
              + (f"; {len(tests)} in tests" if tests else "") + "."]
