@@ -609,3 +609,33 @@ public class OtherImportHandler : IHandleMessages<Other.ImportOrders>
     handler = "cs:Shop.Handlers.ImportOrdersHandler.Handle|METHOD"
     assert set(sent) == {handler} and sent[handler]["guess"] is True
     assert sent[handler]["message"] == "?Shop.Messages.Commands.ImportOrders"
+
+
+def test_an_entity_loaded_changed_and_saved_is_written_as_a_guess_and_a_stated_write_stays_stated():
+    graph = build({"Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderHandlers
+{
+    private readonly IShopContext _context;
+    public async Task Rename(int id, int total, CancellationToken token)
+    {
+        var order = await _context.Orders.FindAsync(id);
+        order.Total = total;
+        await _context.SaveChangesAsync(token);
+    }
+    public async Task Remove(int id, CancellationToken token)
+    {
+        var order = await _context.Orders.FindAsync(id);
+        _context.Orders.Remove(order);
+        await _context.SaveChangesAsync(token);
+    }
+    public Task<Order?> Read(int id) => _context.Orders.FindAsync(id).AsTask();
+}
+"""})
+    renamed = tables(graph, "Shop.App.OrderHandlers.Rename", "WRITES")
+    assert renamed[ORDERS]["via"] == "change_tracking" and renamed[ORDERS]["guess"] is True
+    removed = tables(graph, "Shop.App.OrderHandlers.Remove", "WRITES")
+    assert removed[ORDERS]["member"] == "Remove" and "guess" not in removed[ORDERS]
+    assert tables(graph, "Shop.App.OrderHandlers.Read", "WRITES") == {}  # nothing saved: a read only

@@ -23,7 +23,9 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   and the method's name: that edge is a guess (`guess=True`).
 
 An entity no mapping maps reaches the one table named after it (its name or plural, under any
-schema or `Prefix_`), as a guess (`table_by_name`). Edges: attrs `resolution="inferred"`,
+schema or `Prefix_`), as a guess (`table_by_name`). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
+`Flush`) may write what it changed (EF's change tracking): a WRITES beside the READS, a guess,
+`via="change_tracking"`. Edges: attrs `resolution="inferred"`,
 `via="type_argument"`, `entity` (the TYPE node), `member` (the method called) and `carrier` (the
 generic type or property). `SaveChanges` carries no
 entity and is no table access of its own.
@@ -56,6 +58,8 @@ NOT_DATA = frozenset({
     "IOptionsSnapshot", "IOptionsMonitor", "ILogger", "IEqualityComparer", "IComparer",
     "EqualityComparer", "Comparer", "IGrouping", "ILookup", "Lookup",
 })
+# The unit of work saved: what a method loaded from a query and changed is written then.
+SAVES = frozenset({"SaveChanges", "SaveChangesAsync", "Flush", "FlushAsync", "Commit", "CommitAsync"})
 WRITE_VERBS = ("Add", "Insert", "Update", "Remove", "Delete", "Attach", "Save", "Upsert", "Merge",
                "Create", "Persist", "ExecuteUpdate", "ExecuteDelete", "BulkInsert", "BulkUpdate",
                "BulkDelete")
@@ -78,6 +82,9 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     counts of the edges added, by type."""
     added: Counter = Counter()
     by_name = _tables_by_name(graph)
+    refs = list(refs)
+    saving = {ref.source for ref in refs if (ref.attrs.get("call") or {}).get("member") in SAVES}
+    tracked: list[tuple[str, str, dict]] = []
     for ref in refs:
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
@@ -101,6 +108,10 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
+                if edge_type == "READS" and carrier.query and ref.source in saving:
+                    tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
+    # loaded, changed, saved: EF writes what it tracks (after every stated write, which wins)
+    added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
     return added
 
 
