@@ -68,7 +68,8 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
 def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:
     where = _where(graph, item.id)
     how = "" if item.resolution in ("static", "inferred", "text", "external") else f", {item.resolution}"
-    guess = " — a guess (linked by name only)" if item.guess else ""
+    guess = "" if not item.guess else " — a guess (linked by name only)" if item.resolution == "by_name" \
+        else " — a guess (see how the edge was made)"
     return (f"`{item.id}` {item.relation.lower().replace('_', ' ')}{how} — "
             f"{f'`{where}`' if where else 'not defined in the repository'}{guess}")
 

@@ -159,7 +159,8 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
         + " &nbsp;(hover an edge for its type and how it was found)",
     ]
     if any(_guessed(graph, e) for e in sp.graph_edges):
-        rows.append("dashed edge: a guess (linked by name only; pipeline setting graph_guesses: hide leaves them out)")
+        rows.append("dashed edge: a guess (linked by name only, or inferred from a convention; "
+                    "pipeline setting graph_guesses: hide leaves them out)")
     return ('<details open class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
             'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
             'font:12px sans-serif;line-height:1.7;max-width:70%"><summary style="cursor:pointer">legend</summary>'
