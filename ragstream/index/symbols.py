@@ -3,6 +3,7 @@ language, and a C# type's own methods and properties by name."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from ragstream.index.model import Node, ParsedFile
 
@@ -37,6 +38,10 @@ class SymbolTable:
     def find(self, language: str, name: str, kinds: tuple[str, ...]) -> Node | None:
         node = self.by_name.get((language, _key(language, name)))
         return node if node and (not kinds or node.kind in kinds) else None
+
+    def first(self, language: str, guesses: Iterable[str], kinds: tuple[str, ...]) -> Node | None:
+        """The node of the first of `guesses` (qualified names, in lookup order) that exists."""
+        return next((node for node in (self.find(language, g, kinds) for g in guesses) if node), None)
 
     def short(self, language: str, name: str, kinds: tuple[str, ...]) -> list[Node]:
         found = self.by_short.get((language, _key(language, name)), [])

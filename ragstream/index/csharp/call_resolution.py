@@ -98,7 +98,8 @@ def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) ->
             found = _members(graph, symbols, current, name, symbols.properties)[0] if current else []
             last = found[0] if found else None
             returns = last.attrs.get("returns", ()) if last else ()
-            current = next((n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in returns) if n), None)
+            reached = symbols.first("csharp", returns, ("TYPE",))
+            current = reached.id if reached is not None else None
         # the last property counts even when its type is not in the repository (a library's Table<T>)
         return _Receiver([symbols.nodes[current].name] if current else [], last)
     return _Receiver([])

@@ -75,6 +75,7 @@ class _Carrier:
     entities: list[list[str]]  # qualified guesses of each type argument
     query: bool  # a query type, or what a generic method returns (`Set<T>()`): every call counts
     declared_here: bool  # the generic type is declared in the repository
+    passed: bool = False  # the entity is the call's argument (`session.Save(entry)`), not its receiver's
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -98,7 +99,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             entities += _navigated(graph, symbols, entities, call["navigation"])
         for entity in entities:
             mapped = _tables(graph, entity)
-            named = [] if mapped or carrier.generic == "argument" else by_name.get(_short(graph, entity), [])
+            named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic}
@@ -142,7 +143,7 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
     if not call.get("message") or not call["member"].startswith(WRITE_VERBS) \
             or resolve_call(graph, symbols, call).methods:
         return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
-    return _Carrier("argument", [call["message"]], query=True, declared_here=True)
+    return _Carrier("argument", [call["message"]], query=True, declared_here=True, passed=True)
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:
@@ -158,7 +159,7 @@ def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
     """The TYPE node of each type argument that the repository declares."""
     found = []
     for guesses in carrier.entities:
-        node = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+        node = symbols.first("csharp", guesses, ("TYPE",))
         if node is not None:
             found.append(node.id)
     return found
@@ -173,7 +174,7 @@ def _navigated(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str]
             continue
         generic = prop.attrs.get("generic") or {}
         guesses = [g for arguments in generic.get("entities", []) for g in arguments] or prop.attrs.get("returns", [])
-        target = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+        target = symbols.first("csharp", guesses, ("TYPE",))
         if target is not None and target.id not in entities:
             found.append(target.id)
     return found

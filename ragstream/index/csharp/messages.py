@@ -93,7 +93,7 @@ def _handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[s
 
 
 def _find_type(symbols: SymbolTable, guesses: Iterable[str]) -> str | None:
-    node = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+    node = symbols.first("csharp", guesses, ("TYPE",))
     return node.id if node is not None else None
 
 

@@ -50,5 +50,5 @@ def _bind(template: str, binding: dict[str, str]) -> str:
 
 def _type_name(symbols: SymbolTable, guesses: list[str]) -> str:
     """The simple name of the type argument: the repository's type, else as written."""
-    node = next((n for n in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if n), None)
+    node = symbols.first("csharp", guesses, ("TYPE",))
     return (node.name if node is not None else guesses[-1]).rsplit(".", 1)[-1]
