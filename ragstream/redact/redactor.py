@@ -2,7 +2,8 @@
 file contents before they are parsed, chunked or embedded, commit messages, questions,
 conversation turns and model prompts.
 
-Three finders report spans (known token shapes, URLs, secret-named assignments); overlapping
+Four finders report spans (known token shapes, URLs, secret-named assignments, secrets told by
+their context); overlapping
 spans merge, and each is replaced by `[REDACTED]`, keeping quotes and keys around it so the
 code still parses, and keeping line breaks so line spans stay exact. Deterministic: the same
 text always gives the same output, and redacting twice changes nothing more.
@@ -13,7 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from ragstream.redact import assignments, tokens, urls
+from ragstream.redact import assignments, contexts, tokens, urls
 from ragstream.redact.values import REDACTED
 
 # The spans of a code file read as prose (group `prose`: comments, docstrings): there an unquoted
@@ -28,7 +29,7 @@ _PROSE = {
 }
 
 # Changes whenever the redaction code changes: parse results cached under other rules are redone.
-_RULE_MODULES = ("assignments", "keys", "redactor", "tokens", "urls", "values")
+_RULE_MODULES = ("assignments", "contexts", "keys", "redactor", "tokens", "urls", "values")
 REDACTION_VERSION = hashlib.sha1(b"".join(
     (Path(__file__).parent / f"{name}.py").read_bytes() for name in _RULE_MODULES)).hexdigest()[:12]
 
@@ -38,7 +39,7 @@ def find_secrets(text: str, language: str = "text") -> list[tuple[int, int, str]
     a parser name (python, sql, csharp, razor); anything else is read as prose throughout."""
     prose_regex = _PROSE.get(language)
     prose = None if prose_regex is None else [m.span() for m in prose_regex.finditer(text) if m.group("prose")]
-    found = sorted({*tokens.find(text), *urls.find(text), *assignments.find(text, prose)})
+    found = sorted({*tokens.find(text), *urls.find(text), *assignments.find(text, prose), *contexts.find(text)})
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in found:
         if start >= end:

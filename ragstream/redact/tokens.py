@@ -23,16 +23,24 @@ class TokenRule:
     group: int = 0  # the group holding the secret (0: the whole match)
 
 
+# A token may start right after an escape inside a string literal ("...\\nghp_..."), where `\b`
+# sees no boundary between the escape's letter and the token.
+_START = r"(?:\b|(?<=\\[nrt]))"
+
+
 def _rule(name: str, pattern: str, *hints: str, group: int = 0) -> TokenRule:
-    return TokenRule(name, re.compile(pattern), hints, group)
+    return TokenRule(name, re.compile(re.sub(r"(^|\|)\\b", lambda m: m.group(1) + _START, pattern)), hints, group)
 
 
 RULES: tuple[TokenRule, ...] = (
     # gitleaks private-key; detect-secrets PrivateKeyDetector
-    _rule("private_key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-          r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----", "PRIVATE KEY"),
+    # A key cut short (no END line) is redacted through its last line of base64 or armour header.
+    _rule("private_key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?"
+          r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+          r"|(?:(?:\r?\n|\\r?\\n)[ \t\"']*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info):[^\n]*))*)", "PRIVATE KEY"),
     # gitleaks aws-access-token; detect-secrets AWSKeyDetector
-    _rule("aws_access_key_id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+    # AWS's documented example key (AKIA...EXAMPLE) is no secret.
+    _rule("aws_access_key_id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z0-9]{9}EXAMPLE)[A-Z0-9]{16}\b",
           "AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     # gitleaks github-pat / -oauth / -app-token / -refresh-token / -fine-grained-pat
     _rule("github_token", rf"\b(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_\w{{22,255}}){_END}",
@@ -50,7 +58,8 @@ RULES: tuple[TokenRule, ...] = (
     # trufflehog gcpoauth client secrets
     _rule("google_oauth_secret", r"\bGOCSPX-[\w-]{28}(?![\w-])", "GOCSPX-"),
     # gitleaks stripe-access-token; detect-secrets StripeDetector
-    _rule("stripe_key", rf"\b(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{{10,99}}{_END}", "k_test_", "k_live_", "k_prod_"),
+    _rule("stripe_key", rf"\b(?:(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{{10,99}}|whsec_[A-Za-z0-9+/=]{{24,}}){_END}",
+          "k_test_", "k_live_", "k_prod_", "whsec_"),
     # gitleaks twilio-api-key; detect-secrets TwilioKeyDetector (SK / AC + 32 hex)
     _rule("twilio_key", r"\bSK[0-9a-fA-F]{32}\b", "SK"),
     # gitleaks sendgrid-api-token; detect-secrets SendGridDetector
@@ -61,8 +70,9 @@ RULES: tuple[TokenRule, ...] = (
     _rule("pypi_token", r"\bpypi-AgEIcHlwaS5vcmc[\w-]{50,1000}", "pypi-"),
     # gitleaks huggingface-access-token / -organization-api-token
     _rule("huggingface_token", rf"\b(?:hf_|api_org_)[A-Za-z]{{34}}{_END}", "hf_", "api_org_"),
-    # gitleaks jwt; detect-secrets JwtTokenDetector
-    _rule("jwt", r"\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}", "eyJ"),
+    # gitleaks jwt; detect-secrets JwtTokenDetector. A header or payload written with a space or a
+    # line break after its `{` starts eyA / ewo instead of eyJ.
+    _rule("jwt", r"\be(?:y[JA]|w[o0k])[\w-]{10,}\.e(?:y[JA]|w[o0k])[\w-]{10,}\.[\w-]{10,}", "eyJ", "eyA", "ew"),
     # gitleaks azure-ad-client-secret (an Entra client secret: 3 chars, a digit, Q~, 31-34 more)
     _rule("azure_client_secret", r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", "Q~"),
     # detect-secrets AzureStorageKeyDetector: the 88-character base64 account key
