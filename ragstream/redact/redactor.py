@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
 
 from ragstream.redact import assignments, contexts, tokens, urls
 from ragstream.redact.values import REDACTED
@@ -68,3 +69,17 @@ def redact(text: str, language: str = "text") -> tuple[str, list[str]]:
 def redact_text(text: str) -> str:
     """Free text (a question, an answer, a prompt) with every secret replaced."""
     return redact(text)[0]
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON-shaped value (dicts, lists, strings, numbers) with every string in it redacted,
+    keys too. Structured data is redacted before it is serialized: redacting its JSON text would
+    cut escapes (the `\\` of `\\"`) and leave text that no longer parses."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {redact_text(str(k)): redact_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v) for v in value]
+    return value
+
