@@ -5,7 +5,8 @@ webhooks in URLs), `assignments` (values given to secret-named keys, judged by `
 `values`), `contexts` (values their surroundings give away: block scalars, DSNs, command lines,
 prose pairs, cookies, encoded keys, split literals).
 """
-from ragstream.redact.redactor import REDACTION_VERSION, find_secrets, redact, redact_text, redact_value
+from ragstream.redact.redactor import (REDACTION_VERSION, find_secrets, redact, redact_path, redact_text,
+                                       redact_value)
 from ragstream.redact.values import REDACTED
 
-__all__ = ["REDACTED", "REDACTION_VERSION", "find_secrets", "redact", "redact_text", "redact_value"]
+__all__ = ["REDACTED", "REDACTION_VERSION", "find_secrets", "redact", "redact_path", "redact_text", "redact_value"]

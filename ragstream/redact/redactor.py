@@ -71,6 +71,12 @@ def redact_text(text: str) -> str:
     return redact(text)[0]
 
 
+def redact_path(path: str) -> str:
+    """A repository path with any secret in its names replaced: the path is what chunks, outputs,
+    the manifest and the parse cache store, so all of them get the same redacted form."""
+    return redact(path)[0]
+
+
 def redact_value(value: Any) -> Any:
     """A JSON-shaped value (dicts, lists, strings, numbers) with every string in it redacted,
     keys too. Structured data is redacted before it is serialized: redacting its JSON text would
