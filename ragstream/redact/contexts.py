@@ -27,12 +27,13 @@ _XML_ELEMENT = re.compile(r"<([\w.:-]+)(?:[ \t][^<>\n]*)?>[ \t]*\n?[ \t]*([^<>\s
 _DSN_PASSWORD = re.compile(r"(?i)(?:^|(?<=[\s\"']))(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s'\"{,)]+)(?=[\s'\"]|$)")
 _DSN_SIBLING = re.compile(r"(?i)(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s,)]")
 _ODBC_BRACED = re.compile(r"(?i)\b(?:pwd|password)[ \t]*=[ \t]*\{((?:[^}\n]|\}\})+)\}")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 _FLAG = re.compile(r"(?:^|(?<=[\s\"'\[,(]))--?([A-Za-z][\w-]*)(?:=|[ \t]+)(?:(['\"])([^'\"\n]+)\2|([^\s'\"`|;&<>()]+))")
 _MYSQL = re.compile(r"\bmysql(?:dump|admin|import|show|check|slap)?\b[^\n|;&]*?[ \t]-p(['\"]?)([^\s'\"]+)\1")
 _SSHPASS = re.compile(r"\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(['\"]?)([^\s'\"]+)\1")
 _PAIR = re.compile(r"(?i)\b(?:credentials?|creds|logins?|log[ \t]+in[ \t]+with|user(?:name)?[ \t]*(?:and|/)[ \t]*"
-                   r"password)\b[^\n`'\"]{0,40}?[`'\"]?([^\s`'\"/]+?)[`'\"]?[ \t]*(?:/|:|,|and)[ \t]*"
-                   r"[`'\"]?([^\s`'\"]+?)[`'\"]?(?=[.,;)]?(?:\s|$))")
+                   r"password)\b[^\n`'\"]{0,40}?[`'\"]?([^\s`'\"/:]+?)[`'\"]?(?:[ \t]+/[ \t]+|:(?=\S))"
+                   r"[`'\"]?([^\s`'\"]+?)[`'\"]?(?=[.,;)]?(?:\s|$))")  # user / password, user:password
 _COOKIE = re.compile(r"(?i)\b(?:set-)?cookie[ \t]*:[ \t]*([^\n'\"]+)")
 _COOKIE_VALUE = re.compile(r"[\w.-]+=([^;\s'\"]+)")
 _ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]+={0,2}")
@@ -71,8 +72,8 @@ def _dsn(text: str) -> Iterator[Span]:
         if _DSN_SIBLING.search(line) and not is_placeholder(match.group(1)) and len(match.group(1)) >= 3:
             yield match.start(1), match.end(1), "dsn_password"
     for match in _ODBC_BRACED.finditer(text):
-        if not is_placeholder(match.group(1)):
-            yield match.start(1), match.end(1), "odbc_password"
+        if not is_placeholder(match.group(1)) and not _IDENTIFIER.fullmatch(match.group(1)):
+            yield match.start(1), match.end(1), "odbc_password"  # ({name}: an f-string's field, not a value)
 
 
 def _command_lines(text: str) -> Iterator[Span]:

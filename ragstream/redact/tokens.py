@@ -37,7 +37,7 @@ RULES: tuple[TokenRule, ...] = (
     # A key cut short (no END line) is redacted through its last line of base64 or armour header.
     _rule("private_key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?"
           r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
-          r"|(?:(?:\r?\n|\\r?\\n)[ \t\"']*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info):[^\n]*))*)", "PRIVATE KEY"),
+          r"|(?:(?:\r?\n|\\r?\\n)[ \t\"']*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info):[^\n]*))+)", "PRIVATE KEY"),
     # gitleaks aws-access-token; detect-secrets AWSKeyDetector
     # AWS's documented example key (AKIA...EXAMPLE) is no secret.
     _rule("aws_access_key_id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?![A-Z0-9]{9}EXAMPLE)[A-Z0-9]{16}\b",
