@@ -9,7 +9,7 @@ import pytest
 
 from ragstream.history import HistoryStore
 from ragstream.llm.prompts import render
-from ragstream.redact import REDACTED, redact, redact_text
+from ragstream.redact import REDACTED, redact, redact_path, redact_text
 from ragstream.redact.corpus import COMMIT, plants
 from ragstream.super_prompt import SuperPrompt
 
@@ -135,3 +135,11 @@ def test_a_stored_state_with_escaped_quotes_stays_json_and_loses_its_secret(tmp_
     reloaded = SuperPrompt.from_json(stored)  # parses: the follow-up reads it back
     assert reloaded.question_raw == 'what does "retry" mean?'
     assert reloaded.answer == f'Set "password: {REDACTED}" in the file'
+
+
+def test_a_path_holding_a_token_is_redacted_and_stays_distinct():
+    token_a, token_b = "gh" + "p_" + "Nf4qZ8" * 6, "gh" + "p_" + "Wq7tR2" * 6
+    a, b = redact_path(f"keys/{token_a}.txt"), redact_path(f"keys/{token_b}.txt")
+    assert token_a not in a and a.startswith("keys/[REDACTED~") and a.endswith("].txt")
+    assert a != b and redact_path(a) == a  # two files stay two; a second pass changes nothing
+    assert redact_path("src/app/main.py") == "src/app/main.py"

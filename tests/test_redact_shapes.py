@@ -80,6 +80,13 @@ SHAPES = [
      ["gsf1ckvfhz.rmu2nxm13uri40bmck"]),
     ("XML element holding a token", "text", "<apiToken>\n    " + "dd0tpj8edyzhsn4vkxhl1bgq2" + "\n</apiToken>\n",
      ["dd0tpj8edyzhsn4vkxhl1bgq2"]),
+    ("JSON in a C# verbatim string", "csharp", f'var body = @"{{""password"": ""{PW}""}}";\n', [PW]),
+    ("JSON escaped twice", "python", f'raw = "{{\\\\\\"token\\\\\\": \\\\\\"{PW}\\\\\\"}}"\n', [PW]),
+    ("Cookie in a headers dict", "python", 'headers = {"Cookie": "session=' + "a8Fq2Lx9Zr7Kp3Wm" + '"}\n',
+     ["a8Fq2Lx9Zr7Kp3Wm"]),
+    ("token after a URL-encoded character", "text", f"https://ci.example.com/hook?msg=deploy%20{GHP}\n", [GHP]),
+    ("redis-cli -a", "text", f"redis-cli -h cache -a {PW} ping\n", [PW]),
+    ("docker login -p", "text", f"docker login -u bot -p {PW} registry.example.com\n", [PW]),
     ("PHP .= assignment", "text", '$apiToken .= "' + "q7ueyar3wdh7p0s0xs0tvcads" + '";\n', ["q7ueyar3wdh7p0s0xs0tvcads"]),
 ]
 

@@ -31,10 +31,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 _FLAG = re.compile(r"(?:^|(?<=[\s\"'\[,(]))--?([A-Za-z][\w-]*)(?:=|[ \t]+)(?:(['\"])([^'\"\n]+)\2|([^\s'\"`|;&<>()]+))")
 _MYSQL = re.compile(r"\bmysql(?:dump|admin|import|show|check|slap)?\b[^\n|;&]*?[ \t]-p(['\"]?)([^\s'\"]+)\1")
 _SSHPASS = re.compile(r"\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(['\"]?)([^\s'\"]+)\1")
+_REDIS_CLI = re.compile(r"\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+(['\"]?)([^\s'\"]+)\1")
+_DOCKER_LOGIN = re.compile(r"\b(?:docker|podman|helm[ \t]+registry)[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+(['\"]?)([^\s'\"]+)\1")
 _PAIR = re.compile(r"(?i)\b(?:credentials?|creds|logins?|log[ \t]+in[ \t]+with|user(?:name)?[ \t]*(?:and|/)[ \t]*"
                    r"password)\b[^\n`'\"]{0,40}?[`'\"]?([^\s`'\"/:]+?)[`'\"]?(?:[ \t]+/[ \t]+|:(?=\S))"
                    r"[`'\"]?([^\s`'\"]+?)[`'\"]?(?=[.,;)]?(?:\s|$))")  # user / password, user:password
-_COOKIE = re.compile(r"(?i)\b(?:set-)?cookie[ \t]*:[ \t]*([^\n'\"]+)")
+_COOKIE = re.compile(r"(?i)\b(?:set-)?cookie[\"']?[ \t]*[:,=][ \t]*[\"']?([^\n'\"]+)")  # also {"Cookie": "..."}
 _COOKIE_VALUE = re.compile(r"[\w.-]+=([^;\s'\"]+)")
 _ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]+={0,2}")
 _LITERAL = r"\"[^\"\n\\]*\"|'[^'\n\\]*'"
@@ -84,8 +86,8 @@ def _command_lines(text: str) -> Iterator[Span]:
             yield match.start(group), match.end(group), "command_line_secret"
 
 
-def _mysql(text: str) -> Iterator[Span]:
-    for regex in (_MYSQL, _SSHPASS):
+def _tool_passwords(text: str) -> Iterator[Span]:
+    for regex in (_MYSQL, _SSHPASS, _REDIS_CLI, _DOCKER_LOGIN):
         for match in regex.finditer(text):
             if _plausible(match.group(2)):
                 yield match.start(2), match.end(2), "command_line_secret"
@@ -142,7 +144,7 @@ _FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = 
     (("</",), _xml_elements),
     (("pwd", "pass"), _dsn),
     (("-",), _command_lines),
-    (("mysql", "sshpass"), _mysql),
+    (("mysql", "sshpass", "redis-cli", "login"), _tool_passwords),
     (("cred", "log", "user"), _pairs),
     (("cookie",), _cookies),
     (("ls0tls1crudjt",), _encoded_keys),

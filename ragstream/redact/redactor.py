@@ -73,8 +73,15 @@ def redact_text(text: str) -> str:
 
 def redact_path(path: str) -> str:
     """A repository path with any secret in its names replaced: the path is what chunks, outputs,
-    the manifest and the parse cache store, so all of them get the same redacted form."""
-    return redact(path)[0]
+    the manifest and the parse cache store, so all of them get the same redacted form. Two paths
+    differing only in their secrets stay two paths: the last marker carries a 6-hex digest of the
+    original (24 bits, nothing a token could be recovered from)."""
+    clean = redact(path)[0]
+    if clean == path:
+        return path
+    at = clean.rindex(REDACTED)
+    tag = hashlib.sha256(path.encode()).hexdigest()[:6]
+    return f"{clean[:at]}{REDACTED[:-1]}~{tag}]{clean[at + len(REDACTED):]}"
 
 
 def redact_value(value: Any) -> Any:

@@ -27,6 +27,7 @@ _PATH = re.compile(r"(?:\.{0,2}/|~/|[A-Za-z]:\\|[a-zA-Z][\w+.-]*://)\S*|[\w.-]+(
 _FORMAT = re.compile(r"%[sdrf]|\{[^}\s]*\}")
 _REGEX = re.compile(r"\\[bdswBDSWAZ]|\(\?[:=!<i]|\[[^\]]*-[^\]]*\][*+?{]")  # a pattern's source, not a value
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*")  # --top-k: a command-line option, not its value
 
 
 def entropy(value: str) -> float:
@@ -61,7 +62,7 @@ def looks_secret(value: str, *, strict: bool = False) -> bool:
     if len(value) > 400:
         return not any(c.isspace() for c in value)  # a session token, a key in base64: redacted whole
     if _REFERENCE.fullmatch(value) and not _RANDOM_PART.search(value) or _VERSION.fullmatch(value) \
-            or _PATH.fullmatch(value) or _REGEX.search(value) or _DATE.match(value):
+            or _PATH.fullmatch(value) or _REGEX.search(value) or _DATE.match(value) or _OPTION.fullmatch(value):
         return False
     bits = entropy(value)
     if _WORDS.fullmatch(value):  # letters only: random mixed case passes, words do not
