@@ -140,12 +140,13 @@ def _plausible(value: str) -> bool:
 
 # (lower-cased literals one of which the text must hold for the finder to run; () runs it always)
 _FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = (
-    ((":",), _block_scalars),
+    ((": |", ": >", ":|", ":>"), _block_scalars),
     (("</",), _xml_elements),
-    (("pwd", "pass"), _dsn),
-    (("-",), _command_lines),
-    (("mysql", "sshpass", "redis-cli", "login"), _tool_passwords),
-    (("cred", "log", "user"), _pairs),
+    (("password=", "passwd=", "pwd=", "password =", "pwd ="), _dsn),
+    (("--",), _command_lines),
+    (("mysql", "sshpass", "redis-cli", " login"), _tool_passwords),
+    (("credential", "creds", "login", "log in", "user and password", "username and password", "user/password",
+      "username/password"), _pairs),
     (("cookie",), _cookies),
     (("ls0tls1crudjt",), _encoded_keys),
     ((), _concatenations),
