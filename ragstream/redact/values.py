@@ -27,7 +27,7 @@ _PATH = re.compile(r"(?:\.{0,2}/|~/|[A-Za-z]:\\|[a-zA-Z][\w+.-]*://)\S*|[\w.-]+(
 _FORMAT = re.compile(r"%[sdrf]|\{[^}\s]*\}")
 _REGEX = re.compile(r"\\[bdswBDSWAZ]|\(\?[:=!<i]|\[[^\]]*-[^\]]*\][*+?{]")  # a pattern's source, not a value
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
-_OPTION = re.compile(r"--?[A-Za-z][\w-]*")  # --top-k: a command-line option, not its value
+_OPTION = re.compile(r"--[A-Za-z][A-Za-z-]*|-[A-Za-z]")  # --top-k: a command-line option, not its value
 
 
 def entropy(value: str) -> float:
