@@ -6,6 +6,7 @@ share between threads (the workbench serves sessions from several).
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 import uuid
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragstream.errors import HistoryError
-from ragstream.redact import redact_text
+from ragstream.redact import redact_text, redact_value
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -99,7 +100,8 @@ class HistoryStore:
         """Append a turn; its texts are stored with secrets redacted (an answer may quote one)."""
         question_raw, question_en, answer_en, answer = (redact_text(t) for t in (question_raw, question_en,
                                                                                   answer_en, answer))
-        state = redact_text(state) if state is not None else None  # the stored state holds the same texts
+        if state is not None:  # the stored state holds the same texts; its values are redacted, not its JSON text
+            state = json.dumps(redact_value(json.loads(state)), sort_keys=True, ensure_ascii=False, indent=1)
         with self._write() as db:
             self._require_session(db, session_id)
             cursor = db.execute("INSERT INTO turns (session_id, question_raw, question_en, answer_en, answer, "

@@ -9,8 +9,9 @@ import pytest
 
 from ragstream.history import HistoryStore
 from ragstream.llm.prompts import render
-from ragstream.redact import REDACTED, redact, redact_text
+from ragstream.redact import REDACTED, redact, redact_path, redact_text
 from ragstream.redact.corpus import COMMIT, plants
+from ragstream.super_prompt import SuperPrompt
 
 LANGUAGE = {".py": "python", ".cs": "csharp", ".sql": "sql"}
 PLANTS = plants()
@@ -118,3 +119,27 @@ def test_prompts_sent_to_a_model_are_redacted():
                                      "turns": f"Q: set api_key={token}\nA: ok", "limit": "100"})
     assert token not in str(messages) and REDACTED in messages[1]["content"]
     assert redact_text(f"use {token}") == "use [REDACTED]"
+
+
+def test_a_stored_state_with_escaped_quotes_stays_json_and_loses_its_secret(tmp_path: Path):
+    """Redacting the serialized state as text ate the `\\` of `\\"` (`password: X\\"` read as a bare
+    value `X\\`) and stored invalid JSON, so every follow-up failed; values are redacted now."""
+    secret = "Zq8" + "vR2mLp0xT"
+    state = SuperPrompt(question_raw='what does "retry" mean?', answer=f'Set "password: {secret}" in the file')
+    store = HistoryStore(tmp_path / "history.sqlite")
+    session = store.create_session("s")
+    store.add_turn(session, question_raw=state.question_raw, question_en=state.question_raw, answer_en=state.answer,
+                   answer=state.answer, pipeline="base", index_name="main", state=state.to_json())
+    stored = store.turns(session)[0].state
+    assert stored is not None and secret not in stored
+    reloaded = SuperPrompt.from_json(stored)  # parses: the follow-up reads it back
+    assert reloaded.question_raw == 'what does "retry" mean?'
+    assert reloaded.answer == f'Set "password: {REDACTED}" in the file'
+
+
+def test_a_path_holding_a_token_is_redacted_and_stays_distinct():
+    token_a, token_b = "gh" + "p_" + "Nf4qZ8" * 6, "gh" + "p_" + "Wq7tR2" * 6
+    a, b = redact_path(f"keys/{token_a}.txt"), redact_path(f"keys/{token_b}.txt")
+    assert token_a not in a and a.startswith("keys/[REDACTED~") and a.endswith("].txt")
+    assert a != b and redact_path(a) == a  # two files stay two; a second pass changes nothing
+    assert redact_path("src/app/main.py") == "src/app/main.py"

@@ -107,14 +107,14 @@ def test_inline_secrets_are_redacted_and_lines_kept():
         'conn = "Server=db;User Id=sa;Password=Sup3rS3cret!;"\n'
         'url = "postgres://admin:hunter22@localhost/db"\n'
         'OPENAI_API_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"\n'
-        "aws = 'AKIAIOSFODNN7EXAMPLE'\n"
+        "aws = 'AKIA" + "QW3RTY7UIOP4ASDF'\n"  # (AWS's documented AKIA...EXAMPLE key is kept: no secret)
         'gh = "ghp_' + "a" * 36 + '"\n'
         'KEY = """-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nxyz\n-----END RSA PRIVATE KEY-----"""\n'
         "settings = {'client_secret': 'abcd1234efgh5678'}\n"
         "password = get_password()  # code, not a secret\n"
     )
     clean, fired = redact(text, "python")
-    for secret in ("Sup3rS3cret", "hunter22", "sk-proj-abc", "AKIAIOSFODNN7EXAMPLE", "ghp_aaa",
+    for secret in ("Sup3rS3cret", "hunter22", "sk-proj-abc", "AKIAQW3RTY7UIOP4ASDF", "ghp_aaa",
                    "MIIEabc", "abcd1234efgh5678"):
         assert secret not in clean
     assert clean.count("\n") == text.count("\n")

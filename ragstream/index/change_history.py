@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragstream.redact import redact
+from ragstream.redact import redact, redact_path
 from ragstream.index.model import Chunk
 
 DIFF_DRIVERS = {".py": "python", ".cs": "csharp"}  # git's built-in hunk-header patterns
@@ -60,8 +60,9 @@ class ChangeLog:
         if not self._log:
             return []
         targets = DefinitionLookup(chunks)
-        # Messages are stored in the index like code, so they get the same secret redaction.
-        return [PastChange(commit, redact(message[:MESSAGE_CHARS], "text")[0], touched)
+        # Messages are stored in the index like code, so they get the same secret redaction, before
+        # they are cut: a token straddling the cut would lose its shape and leave its head stored.
+        return [PastChange(commit, redact(message, "text")[0][:MESSAGE_CHARS], touched)
                 for commit, message, headers in parse_log(self._log.split("\n"))
                 if (touched := targets.of(headers))]
 
@@ -101,7 +102,8 @@ def parse_log(lines: Iterable[str]) -> Iterator[tuple[str, str, list[tuple[str, 
             else:
                 message.append(line)
         elif line.startswith("+++ "):
-            path = line[6:] if line.startswith("+++ b/") else None  # /dev/null: a deleted file
+            # /dev/null: a deleted file; a path is redacted as the indexed files' paths are
+            path = redact_path(line[6:]) if line.startswith("+++ b/") else None
         elif line.startswith("@@") and path:
             header = line.split("@@", 2)[-1].strip()
             if header:

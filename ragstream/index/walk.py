@@ -12,14 +12,14 @@ import fnmatch
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 import pathspec
 
 from ragstream.config import IndexSettings
 from ragstream.errors import ConfigError, IndexingError
-from ragstream.redact import redact
+from ragstream.redact import redact, redact_path
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,7 @@ def walk_repository(root: str | Path, settings: IndexSettings, *, with_text: boo
         for name in sorted(filenames):
             rel = _join(rel_dir, name)
             outcome = _visit_file(Path(dirpath) / name, rel, name, layers, user_ignore, settings, with_text)
+            outcome = replace(outcome, path=redact_path(outcome.path))  # a token in a file name is stored redacted
             if isinstance(outcome, SkippedFile):
                 result.skipped.append(outcome)
             else:

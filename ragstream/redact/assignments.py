@@ -19,25 +19,31 @@ from ragstream.redact.keys import is_secret_key, parts
 from ragstream.redact.values import is_placeholder, looks_secret
 
 # Where a key word may sit; the whole key around it is then read and judged by `is_secret_key`.
-_KEYWORDS = ("pass", "pw", "secret", "token", "key", "auth", "cred", "sig", "bearer")
+_KEYWORDS = ("pass", "pw", "secret", "token", "key", "auth", "cred", "sig", "bearer", "dockerc",
+             # "password" in other languages (keys.py lists the words)
+             "wort", "contras", "senha", "wachtw", "lösen", "losen", "adgang", "salasana", "hasł", "hasl",
+             "пароль", "parol", "jelsz", "heslo", "şifre", "sifre")
 _KEYWORD = re.compile("|".join(_KEYWORDS), re.I)
 _KEY_CHARS = re.compile(r"[\w.@$-]*")
 _KEY_PUNCTUATION = frozenset("_.@$-")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]$")
 # What follows a key: its closing quote, maybe a C# property body, an operator, then the value.
 _AFTER = re.compile(r"""
-    (?P<close>["'`]?)
+    (?P<close>\\*["'`]?|"")
     (?:
       (?P<op>[ \t]*
              (?:\{[^{}\n]{0,80}\}[ \t]*                               # C#: Password { get; set; } = ...
-               |:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?[ \t]*(?==)          # Python: api_key: str = ...
+               |:[ \t]*[A-Za-z_][\w.\[\], |]{0,60}?[ \t]*(?==(?![=>]))  # Python: api_key: str = ...
                |[ \t]+[A-Za-z_]\w{0,30}(?:\([\w, ]{0,20}\))?[ \t]*(?==)  # SQL: DECLARE @pwd NVARCHAR(50) = ...
              )?
-             (?:===?|!==?|:=|=>|\?=|<-|[:=(,>|]|[ \t]value[ \t]*=)[ \t]*
+             (?:===?|!==?|:{1,3}=|\.=|=>|\?=|<-|[:=(,>|]|[ \t]value[ \t]*=)[ \t]*
+             (?:(?:&[\w-]+|!!?[\w-]*)[ \t]+)?                                  # YAML: an anchor or a tag
              (?:[rRbBuUfFN]{1,2}(?=["'])|@(?=["']))?)
-      |(?P<space>[ \t]+(?:(?:is|was|=|:)[ \t]+)?)
+      |(?P<space>[ \t]+(?:(?:is|was|are|lautet|ist|est|es|é|è|er|är|on|jest|je|=|:)[ \t]+)?)
     )
-    (?:"(?P<dq>[^"\n]{1,400})"|'(?P<sq>[^'\n]{1,400})'|`(?P<bq>[^`\n]{1,400})`|(?P<bare>[^\s"'`,;&<>()\[\]{}|]{1,400}))
+    (?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|\\+"(?P<esc>[^"\\\n]+)\\+"  # \"...\": JSON in a string
+       |""(?P<dd>[^"\n]+)""                                                  # ""...."": in a C# @"" or VB string
+       |(?P<bare>[^\s"'`,;&<>()\[\]{}|]+))
 """, re.X)
 # Inside a connection string: after a `;`, up to the next `;` or the string's end; or right after
 # the string's opening quote, up to a `;` (`"token = self._token"` is code in a string).
@@ -52,7 +58,7 @@ _AUTHORIZATION = re.compile(r"(?i)\b(?:proxy-)?authorization(?:[\"'`]?[ \t]*[:=]
 _BEARER = re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _POSITIONAL = re.compile(r"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|PasswordCredential|"
                          r"sp_addlogin|sp_addlinkedsrvlogin|auth[ \t]*=)[ \t]*\(?[ \t]*"
-                         r"(?:N?(['\"])[^'\"\n]*\1[ \t]*,[ \t]*)+N?(['\"])([^'\"\n]{3,})\2")
+                         r"(?:(?:N?(['\"])[^'\"\n]*\1|NULL)[ \t]*,[ \t]*)+N?(['\"])([^'\"\n]{3,})\2")
 _CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?[^\s:\"'@]+:([^\s\"'@]+)")  # gitleaks curl-auth-user
 _IDENTIFIED_BY = re.compile(r"(?i)\bidentified[ \t]+by[ \t]+(?:password[ \t]+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\w+))")
 
@@ -133,15 +139,21 @@ def _keyword_positions(text: str, folded: str) -> list[int]:
 def _judge(text: str, begin: int, key: str, after: re.Match[str],
            prose: Sequence[tuple[int, int]] | None) -> tuple[int, int, str] | None:
     """The value's span when `key` and what follows it make an assignment of a secret."""
-    group = next(g for g in ("dq", "sq", "bq", "bare") if after.group(g) is not None)
+    group = next(g for g in ("dq", "sq", "bq", "esc", "dd", "bare") if after.group(g) is not None)
     value = after.group(group)
-    if key[0] == "$" or text[begin - 1:begin] in ("=", "$", "%"):
-        return None  # $PWD, =token: a reference or a value, not a key
-    in_prose = prose is None or _inside(begin, prose)
+    end = after.end(group)
+    if group == "bare" and value[-1] in ".,:":  # a sentence's punctuation, not the value's
+        value = value.rstrip(".,:")
+        end = after.start(group) + len(value)
+        if not value:
+            return None
     op = after.group("op")
+    if key[0] == "$" and (op is None or group == "bare") or text[begin - 1:begin] in ("=", "$", "%"):
+        return None  # $PWD, =token: a reference or a value, not a key ($token = "..." is one)
+    in_prose = prose is None or _inside(begin, prose)
     if op is not None:
         operator = op.strip().rstrip("rRbBuUfFN@")
-        if operator.endswith(",") and (after.group("close") not in ('"', "'") or group == "bare"):
+        if operator.endswith(",") and (after.group("close").lstrip("\\")[:1] not in ('"', "'") or group == "bare"):
             return None  # f(password, "x"), ('pass', auth=x): positional arguments, not the password's value
         if operator.endswith("(") and (group == "bare" or not is_secret_key(parts(key)[-1])):
             return None  # SetPassword("x") is one; get_encoding("x") after a `tiktoken.` is not
@@ -151,7 +163,7 @@ def _judge(text: str, begin: int, key: str, after: re.Match[str],
             return None  # code: an unquoted value is an expression
         if not is_secret_key(key) or not looks_secret(value):
             return None
-        return after.start(group), after.end(group), "assigned_secret" if group != "bare" else "prose_secret"
+        return after.start(group), end, "assigned_secret" if group != "bare" else "prose_secret"
     if not in_prose:
         return None
     connected = after.group("space").strip() != ""
@@ -159,7 +171,7 @@ def _judge(text: str, begin: int, key: str, after: re.Match[str],
         return None  # "old key was ...": a bare `key` only with a connecting word
     if not looks_secret(value, strict=True):
         return None
-    return after.start(group), after.end(group), "prose_secret"
+    return after.start(group), end, "prose_secret"
 
 
 def _inside(position: int, spans: Sequence[tuple[int, int]]) -> bool:

@@ -13,7 +13,12 @@ import re
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _WORDS = frozenset({"password", "passwd", "pwd", "pw", "pass", "passphrase", "secret", "token", "apikey",
                     "authorization", "credential", "credentials", "sig", "accountkey", "accesskey", "secretkey",
-                    "privatekey", "clientsecret", "authtoken", "accesstoken", "bearer", "passcode"})
+                    "privatekey", "clientsecret", "authtoken", "accesstoken", "bearer", "passcode", "auth",
+                    "requirepass", "masterauth", "dockerconfigjson", "dockercfg",
+                    # "password" in other languages (a sentence in a README or a commit message)
+                    "passwort", "kennwort", "passe", "contraseña", "contrasena", "senha", "wachtwoord",
+                    "lösenord", "losenord", "adgangskode", "salasana", "hasło", "haslo", "пароль", "parola",
+                    "jelszó", "heslo", "şifre", "sifre", "contrasenya", "palavra-passe"})
 _ENDINGS = ("password", "passwd", "pwd", "secret", "token", "apikey", "accesskey", "accountkey")
 _PAIRS = frozenset({("api", "key"), ("access", "key"), ("account", "key"), ("auth", "key"), ("private", "key"),
                     ("secret", "key"), ("shared", "key"), ("master", "key"), ("encryption", "key"),
@@ -35,6 +40,8 @@ def parts(name: str) -> list[str]:
 
 def is_secret_key(name: str) -> bool:
     """Whether a value assigned to `name` is meant to be a secret."""
+    if name.lower() in _WORDS:  # also the words `parts` cannot split (contraseña, пароль)
+        return True
     words = parts(name)
     if not words or words[-1] in _NOT_VALUE:
         return False

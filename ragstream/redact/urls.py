@@ -12,8 +12,11 @@ from collections.abc import Iterator
 from ragstream.redact.keys import is_secret_key
 from ragstream.redact.values import is_placeholder, looks_secret
 
-# scheme://user:password@host, or scheme://token@host (password group empty)
-_USERINFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?:([^\s/:@'\"<>`]*):([^\s@/'\"<>`]+)|([^\s/:@'\"<>`]{20,}))@")
+# scheme://user:password@host, or scheme://token@host (password group empty). A password may hold
+# `/` and `@` (unescaped, as people write them): it runs to the last `@` that a host follows.
+_USERINFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://(?:([^\s/:@'\"<>`]*):([^\s'\"<>`]+)|([^\s/:@'\"<>`]{20,}))"
+                       r"@(?=[\w.-]+(?::\d+)?(?:[/?#\s'\"<>`),;]|$))")
+_PORT_PATH = re.compile(r"\d+(?:/|$)")  # host:8443/a/b@c: a port and a path, no password
 _WEBHOOK = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/([\w+/-]{20,120})"
     r"|discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,100})"
@@ -27,7 +30,8 @@ def find(text: str) -> Iterator[tuple[int, int, str]]:
     if "://" in text:
         for match in _USERINFO.finditer(text):
             password, token = match.group(2), match.group(3)
-            if password is not None and not is_placeholder(password) and len(password) >= 3:
+            if password is not None and not is_placeholder(password) and len(password) >= 3 \
+                    and not _PORT_PATH.match(password):
                 yield match.start(2), match.end(2), "url_password"
             elif token is not None and looks_secret(token):
                 yield match.start(3), match.end(3), "url_token"

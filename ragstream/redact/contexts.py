@@ -1,0 +1,153 @@
+"""Secrets that only their surroundings give away: a YAML block scalar or an XML element under a
+secret-named key, a libpq DSN or an ODBC `PWD={...}` inside a string, a command line
+(`--requirepass X`, `mysql -pX`, `sshpass -p X`), a credentials pair in prose, a `Cookie:`
+header, a private key encoded in base64, and a value split over concatenated string literals.
+
+Each finder judges the value with the same `keys` and `values` rules as a plain assignment, so a
+placeholder or a reference stays. Shapes follow CredSweeper's rules (`cmd_password`,
+`doc_*` pairs, `CURL`/`sshpass` rules, `LS0tLS1CRUdJTi` PEM in base64) and gitleaks'
+`generic-api-key` XML and concatenation cases, rewritten here.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterator
+
+from ragstream.redact import tokens
+from ragstream.redact.keys import is_secret_key
+from ragstream.redact.values import is_placeholder, looks_secret
+
+Span = tuple[int, int, str]
+
+_BLOCK_SCALAR = re.compile(r"(?m)^([ \t]*)(?:- )?[\"']?([\w.@$-]+)[\"']?[ \t]*:[ \t]*(?:&[\w-]+[ \t]+)?[|>][-+0-9]*"
+                           r"[ \t]*(?:#[^\n]*)?\n((?:\1[ \t]+[^\n]*(?:\n|$)|[ \t]*\n)+)")
+_XML_ELEMENT = re.compile(r"<([\w.:-]+)(?:[ \t][^<>\n]*)?>[ \t]*\n?[ \t]*([^<>\s][^<>\n]*?)[ \t]*\n?[ \t]*</\1>")
+_DSN_PASSWORD = re.compile(r"(?i)(?:^|(?<=[\s\"']))(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s'\"{,)]+)(?=[\s'\"]|$)")
+_DSN_SIBLING = re.compile(r"(?i)(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s,)]")
+_ODBC_BRACED = re.compile(r"(?i)\b(?:pwd|password)[ \t]*=[ \t]*\{((?:[^}\n]|\}\})+)\}")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+_FLAG = re.compile(r"(?:^|(?<=[\s\"'\[,(]))--?([A-Za-z][\w-]*)(?:=|[ \t]+)(?:(['\"])([^'\"\n]+)\2|([^\s'\"`|;&<>()]+))")
+_MYSQL = re.compile(r"\bmysql(?:dump|admin|import|show|check|slap)?\b[^\n|;&]*?[ \t]-p(['\"]?)([^\s'\"]+)\1")
+_SSHPASS = re.compile(r"\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(['\"]?)([^\s'\"]+)\1")
+_REDIS_CLI = re.compile(r"\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+(['\"]?)([^\s'\"]+)\1")
+_DOCKER_LOGIN = re.compile(r"\b(?:docker|podman|helm[ \t]+registry)[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+(['\"]?)([^\s'\"]+)\1")
+_PAIR = re.compile(r"(?i)\b(?:credentials?|creds|logins?|log[ \t]+in[ \t]+with|user(?:name)?[ \t]*(?:and|/)[ \t]*"
+                   r"password)\b[^\n`'\"]{0,40}?[`'\"]?([^\s`'\"/:]+?)[`'\"]?(?:[ \t]+/[ \t]+|:(?=\S))"
+                   r"[`'\"]?([^\s`'\"]+?)[`'\"]?(?=[.,;)]?(?:\s|$))")  # user / password, user:password
+_COOKIE = re.compile(r"(?i)\b(?:set-)?cookie[\"']?[ \t]*[:,=][ \t]*[\"']?([^\n'\"]+)")  # also {"Cookie": "..."}
+_COOKIE_VALUE = re.compile(r"[\w.-]+=([^;\s'\"]+)")
+_ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]+={0,2}")
+_LITERAL = r"\"[^\"\n\\]*\"|'[^'\n\\]*'"
+_CHAIN = re.compile(rf"(?:{_LITERAL})(?:[ \t]*[+.&]?[ \t]*(?:\n[ \t]*)?(?:{_LITERAL}))+")
+_KEY_BEFORE = re.compile(r"([\w.$@-]+)[\"']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*$")
+
+
+def find(text: str) -> Iterator[Span]:
+    """(start, end, rule name) of every secret that its context gives away in `text`."""
+    folded = text.lower()
+    for needles, finder in _FINDERS:
+        if not needles or any(n in folded for n in needles):
+            yield from finder(text)
+
+
+def _block_scalars(text: str) -> Iterator[Span]:
+    for match in _BLOCK_SCALAR.finditer(text):
+        body = match.group(3).rstrip()
+        if is_secret_key(match.group(2)) and body.strip():
+            start = match.start(3) + len(body) - len(body.lstrip())
+            yield start, match.start(3) + len(body), "yaml_block_secret"
+
+
+def _xml_elements(text: str) -> Iterator[Span]:
+    for match in _XML_ELEMENT.finditer(text):
+        if is_secret_key(match.group(1).rsplit(":", 1)[-1]) and looks_secret(match.group(2)):
+            yield match.start(2), match.end(2), "xml_element_secret"
+
+
+def _dsn(text: str) -> Iterator[Span]:
+    for match in _DSN_PASSWORD.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line = text[line_start:line_end if line_end != -1 else len(text)]
+        if _DSN_SIBLING.search(line) and not is_placeholder(match.group(1)) and len(match.group(1)) >= 3:
+            yield match.start(1), match.end(1), "dsn_password"
+    for match in _ODBC_BRACED.finditer(text):
+        if not is_placeholder(match.group(1)) and not _IDENTIFIER.fullmatch(match.group(1)):
+            yield match.start(1), match.end(1), "odbc_password"  # ({name}: an f-string's field, not a value)
+
+
+def _command_lines(text: str) -> Iterator[Span]:
+    for match in _FLAG.finditer(text):
+        group = 3 if match.group(3) is not None else 4
+        value = match.group(group)
+        if is_secret_key(match.group(1)) and not value.startswith(("-", "$")) and _plausible(value):
+            yield match.start(group), match.end(group), "command_line_secret"
+
+
+def _tool_passwords(text: str) -> Iterator[Span]:
+    for regex in (_MYSQL, _SSHPASS, _REDIS_CLI, _DOCKER_LOGIN):
+        for match in regex.finditer(text):
+            if _plausible(match.group(2)):
+                yield match.start(2), match.end(2), "command_line_secret"
+
+
+def _pairs(text: str) -> Iterator[Span]:
+    for match in _PAIR.finditer(text):
+        if _plausible(match.group(2)):
+            yield match.start(2), match.end(2), "credentials_pair"
+
+
+def _cookies(text: str) -> Iterator[Span]:
+    for header in _COOKIE.finditer(text):
+        for match in _COOKIE_VALUE.finditer(header.group(1)):
+            if len(match.group(1)) >= 8 and not is_placeholder(match.group(1)):
+                at = header.start(1) + match.start(1)
+                yield at, at + len(match.group(1)), "cookie"
+
+
+def _encoded_keys(text: str) -> Iterator[Span]:
+    for match in _ENCODED_PEM.finditer(text):
+        head = match.group()[:120]
+        try:
+            decoded = base64.b64decode(head[:len(head) // 4 * 4])
+        except (binascii.Error, ValueError):
+            continue
+        if b"PRIVATE KEY" in decoded:
+            yield match.start(), match.end(), "private_key_base64"
+
+
+def _concatenations(text: str) -> Iterator[Span]:
+    """A value split over literals joined by `+`, `.`, `&` or juxtaposition: judged joined, each
+    literal's content redacted on its own (so the code keeps its quotes and still parses)."""
+    for chain in _CHAIN.finditer(text):
+        literals = [(m.start() + 1, m.end() - 1) for m in re.finditer(_LITERAL, chain.group())]
+        joined = "".join(chain.group()[s:e] for s, e in literals)
+        line_start = text.rfind("\n", 0, chain.start()) + 1
+        key = _KEY_BEFORE.search(text, line_start, chain.start())
+        if any(True for _ in tokens.find(joined)) or (key and is_secret_key(key.group(1)) and looks_secret(joined)):
+            for s, e in literals:
+                if e > s:
+                    yield chain.start() + s, chain.start() + e, "concatenated_secret"
+
+
+def _plausible(value: str) -> bool:
+    """A value given on a command line or in a sentence: not a placeholder, and more than a word."""
+    return len(value) >= 6 and not is_placeholder(value) and (looks_secret(value) or any(
+        not c.isalpha() for c in value))
+
+
+# (lower-cased literals one of which the text must hold for the finder to run; () runs it always)
+_FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = (
+    ((": |", ": >", ":|", ":>"), _block_scalars),
+    (("</",), _xml_elements),
+    (("password=", "passwd=", "pwd=", "password =", "pwd ="), _dsn),
+    (("--",), _command_lines),
+    (("mysql", "sshpass", "redis-cli", " login"), _tool_passwords),
+    (("credential", "creds", "login", "log in", "user and password", "username and password", "user/password",
+      "username/password"), _pairs),
+    (("cookie",), _cookies),
+    (("ls0tls1crudjt",), _encoded_keys),
+    ((), _concatenations),
+)
