@@ -131,6 +131,13 @@ def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = 
     return named
 
 
+def named_by_word(graph: nx.MultiDiGraph, word: str) -> list[Named]:
+    """The code or database objects a bare name names (`record_payment`, `Invoices`), as a call
+    question's word is read: none when more than MAX_NAMED_BY_WORD share it."""
+    nodes = _cue_nodes(NameIndex(graph), {"name": word.strip("`[] ")}, (*NAMED_CODE_KINDS, *SQL_OBJECT_KINDS))
+    return [_named(graph, node, "identifier") for node in nodes] if len(nodes) <= MAX_NAMED_BY_WORD else []
+
+
 def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The tables a question names in plain words ("which code writes todo items" ->
     `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed) the
