@@ -13,6 +13,7 @@ from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.named import find_named, named_by_word
+from ragstream.graph.questions import main_subjects
 from ragstream.graph.relations_view import graph_answer_data, neighbourhood_data
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.index import store
@@ -214,7 +215,7 @@ class Controller:
         filters = RetrievalFilters.parse(scope.retrieval_filters)
         graph = graph_for(self.scope_graph(scope), pipeline.settings)
         subjects = [subject] if subject in graph else \
-            [n.id for n in find_named(graph, subject) or named_by_word(graph, subject)]
+            [n.id for n in main_subjects(find_named(graph, subject)) or named_by_word(graph, subject)]
         if not subjects:
             raise RetrievalError(f"nothing in the index is named {subject!r} (or your filters hide it)",
                                  where="subject", hint="give a node id from a search, or a qualified name")

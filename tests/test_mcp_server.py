@@ -139,6 +139,20 @@ def test_every_tool_over_stdio_answers_as_the_cli_does(served):
             writers = await _call(client, "relations", subject="the Invoices table", relation="writes")
             assert "sql:dbo.usp_RecordPayment|PROCEDURE" in {i["id"] for i in writers["items"]}
             assert {i["relation"] for i in writers["items"]} == {"writes it"}
+            callees = await _call(client, "relations", subject="InvoicesController.Pay", relation="callees")
+            dispatched = next(i for i in callees["items"]
+                              if i["id"] == "cs:Billing.Services.InvoiceService.RecordPayment|METHOD")
+            assert (dispatched["resolution"], dispatched["via"]) == \
+                ("dispatch", "cs:Billing.Services.IInvoiceService.RecordPayment|METHOD")
+            mapped = await _call(client, "relations", subject="the Customers table", relation="impact")
+            assert {"id": "cs:Billing.Models.Customer|TYPE", "relation": "MAPS_TO", "guess": True}.items() <= \
+                next(i for i in mapped["items"] if i["id"] == "cs:Billing.Models.Customer|TYPE").items()
+            column = await _call(client, "relations", subject="the Status column of the Invoices table",
+                                 relation="impact")
+            assert column["subjects"] == [{"id": "sql:dbo.Invoices.Status|COLUMN", "kind": "COLUMN",
+                                           "table": "sql:dbo.Invoices|TABLE"}]
+            assert ("cs:Billing.Models.Invoice.Status|PROPERTY", "maps column") in \
+                {(i["id"], i["relation"]) for i in column["items"]}
             flow = await _call(client, "relations", subject="InvoicesController.Pay", relation="flow")
             assert flow["shape"] == "flow" and all(p["nodes"][-1].startswith("sql:") for p in flow["items"])
 

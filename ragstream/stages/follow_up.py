@@ -18,7 +18,7 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.named import Named
+from ragstream.graph.named import Named, named_node
 from ragstream.graph.answers import flow_paths
 from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, place_rank,
                                        related)
@@ -103,8 +103,7 @@ def relation_answer(graph: nx.MultiDiGraph, subjects: Sequence[str], relation: s
                     text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
     """The graph's answer to a relation follow-up about `subjects` (those in the graph), or to
     `flow`: the paths from them down to the tables they read or write."""
-    named = [Named(s, graph.nodes[s].get("kind", ""), graph.nodes[s].get("name", s), "follow-up")
-             for s in subjects if s in graph]
+    named = [named_node(graph, s, "follow-up") for s in subjects if s in graph]
     if not named:
         return None
     if relation == "flow":
