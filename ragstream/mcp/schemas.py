@@ -31,7 +31,7 @@ Relation = Annotated[str, _one_of(RELATION_NAMES, (
     "callers, callees; reads / writes (of a table: the code that reads / writes it; of code: the tables it "
     "reads / writes); impact (what breaks if it changes); tests; flow (paths from it down to the tables)"))]
 EdgeTypes = Annotated[list[Annotated[str, _one_of(EDGE_TYPES, "an edge type")]] | None, Field(
-    description="walk only these edge types, in the pipeline's directions (default: the pipeline's allowlist)")]
+    description="walk only these edge types, each both ways (default: the pipeline's allowlist and directions)")]
 TopK = Annotated[int, _within(TOP_K, "how many hits to keep")]
 Depth = Annotated[int, _within(NUMBERS["max_depth"], "how many edges away from the seeds the walk goes")]
 MaxNodes = Annotated[int, _within(NUMBERS["max_nodes"], "the most nodes the walk keeps, seeds included")]

@@ -4,7 +4,7 @@ graph's relations as the relate stage answers them. Nothing here ranks, walks or
 index: it picks the scope, calls the controller and shapes its results for a client.
 
 The server's `retrieval_filters` are fixed when it starts; a call may add its own (and `kinds`,
-`languages'), which only narrow (`narrowed_mapping`). Every reply is cut to the call's token
+`languages`), which only narrow (`narrowed_mapping`). Every reply is cut to the call's token
 budget (`paging.Pager`), the rest behind a cursor.
 """
 from __future__ import annotations
