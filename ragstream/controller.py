@@ -10,7 +10,11 @@ from typing import Any
 
 from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
-from ragstream.errors import HistoryError, PipelineError, RagstreamError
+from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
+from ragstream.graph.guesses import graph_for
+from ragstream.graph.named import find_named, named_by_word
+from ragstream.graph.questions import main_subjects
+from ragstream.graph.relations_view import graph_answer_data, neighbourhood_data
 from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.index import store
 from ragstream.index.build import locate, repository_info
@@ -18,7 +22,7 @@ from ragstream.index.build_events import child_exit_code
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
-from ragstream.pipeline.loader import Pipeline, load_pipeline
+from ragstream.pipeline.loader import Pipeline, Step, load_pipeline
 from ragstream.pipeline.registry import REGISTRY, STAGES
 from ragstream.question import Question, check_question
 from ragstream.redact import redact_text
@@ -28,6 +32,7 @@ from ragstream.retrieval.scope import default_scope
 from ragstream.retrieval.store_backend import StoreBackend
 from ragstream.retrieval.types import SearchRequest, SearchResponse
 from ragstream.stages.conversation import make_scope_key
+from ragstream.stages.follow_up import RELATION_NAMES, relation_answer
 from ragstream.super_prompt import SuperPrompt, field_default
 from ragstream.token_count import token_counter
 
@@ -59,11 +64,13 @@ def resolve_scope(settings: Settings, repository: str | None = None, index: str 
     return Scope(repository, branch, index, index_source=source)
 
 
-def search(settings: Settings, scope: Scope, mode: str, query: str, top_k: int,
-           rerank: str = "none") -> tuple[SearchRequest, SearchResponse, dict[str, str]]:
+def search(settings: Settings, scope: Scope, mode: str, query: str, top_k: int, rerank: str = "none",
+           backend: StoreBackend | None = None) -> tuple[SearchRequest, SearchResponse, dict[str, str]]:
     """One search under `scope`, with no pipeline and no model: (request, response, each hit's
-    `path:start-end`)."""
-    backend = make_backend_for(settings, scope.index_source)
+    `path:start-end`). `backend`: a process's own, with its indexes loaded (`Controller.search`);
+    else one is made for this search."""
+    backend = backend or make_backend_for(settings, scope.index_source)
+    query = redact_text(query)  # a secret pasted into a query is never searched for, logged or echoed
     request = SearchRequest(mode, query, top_k, scope.repository, scope.branch,
                             RetrievalFilters.parse(scope.retrieval_filters), scope.active_index, rerank)
     response = backend.search(request)
@@ -134,6 +141,11 @@ class Controller:
             self._local = LocalBackend(self.settings, self.runtime.backend.embedder)
         return self._local
 
+    def search(self, scope: Scope, mode: str, query: str, top_k: int,
+               rerank: str = "none") -> tuple[SearchRequest, SearchResponse, dict[str, str]]:
+        """`search` through this process's backend, whose indexes stay loaded between searches."""
+        return search(self.settings, scope, mode, query, top_k, rerank, self.backend_for(scope.index_source))
+
     def scope_runtime(self, index_source: str) -> Runtime:
         """The runtime with the backend that serves the scope's index."""
         return replace(self.runtime, backend=self.backend_for(index_source))
@@ -174,6 +186,61 @@ class Controller:
             sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
         engine.start(sp)
         return sp, engine.run(sp)
+
+    def expand_seeds(self, seeds: list[str], scope: Scope, pipeline: Pipeline) -> tuple[SuperPrompt, list[StepResult]]:
+        """The pipeline's graph walk and node texts (its `expand` and `fetch_node_texts` steps)
+        around `seeds`, node ids, instead of a search's hits: what a client that already knows
+        the ids asks for. A seed the caller may not see is dropped as one that does not exist:
+        the walk never starts from, or passes through, a hidden node."""
+        steps = _graph_steps(pipeline)
+        sp = self.new_state("graph around " + ", ".join(seeds), scope)
+        sp.retrieval_seed_nodes = list(seeds)
+        engine = Engine(pipeline, self.scope_runtime(scope.index_source))
+        sp.stage = steps["expand"].id
+        results = []
+        while sp.stage in (steps["expand"].id, steps["fetch_node_texts"].id):
+            results.append(engine.step(sp))
+        return sp, results
+
+    def relations(self, subject: str, relation: str, scope: Scope, pipeline: Pipeline) -> dict[str, Any]:
+        """The graph's answer (`graph_answer_data`: items with how each edge was made, guesses
+        marked, or paths for `flow`) to `relation` of the object `subject` names: a node id, a
+        name as a question writes it (`find_named`) or a bare name, under the scope's filters and the
+        pipeline's `graph_guesses`. The relate stage answers "who calls X" the same way. A
+        RetrievalError when the relation is unknown or nothing visible bears the name."""
+        if relation not in RELATION_NAMES:
+            raise RetrievalError(f"unknown relation {relation!r}; known: {', '.join(RELATION_NAMES)}",
+                                 where="relation")
+        backend = self.backend_for(scope.index_source)
+        filters = RetrievalFilters.parse(scope.retrieval_filters)
+        graph = graph_for(self.scope_graph(scope), pipeline.settings)
+        subjects = [subject] if subject in graph else \
+            [n.id for n in main_subjects(find_named(graph, subject)) or named_by_word(graph, subject)]
+        if not subjects:
+            raise RetrievalError(f"nothing in the index is named {subject!r} (or your filters hide it)",
+                                 where="subject", hint="give a node id from a search, or a qualified name")
+
+        def text_of(ids: list[str]) -> dict[str, str]:
+            return backend.fetch_texts(ids, scope.repository, scope.branch, filters, scope.active_index)
+
+        answer = relation_answer(graph, subjects, relation, text_of)
+        assert answer is not None  # the subjects are in the graph
+        return graph_answer_data(answer, graph)
+
+    def scope_graph(self, scope: Scope):
+        """The index graph as the scope's caller may see it (hidden nodes left out)."""
+        return self.backend_for(scope.index_source).graph(scope.repository, scope.branch,
+                                                          RetrievalFilters.parse(scope.retrieval_filters),
+                                                          scope.active_index)
+
+    def neighbourhood(self, node: str, scope: Scope) -> dict[str, Any]:
+        """A node and its edges as the scope's caller may see them (`neighbourhood_data`); a
+        RetrievalError when no visible node has that id."""
+        graph = self.scope_graph(scope)
+        if node not in graph:
+            raise RetrievalError(f"no node {node!r} in the index (or your filters hide it)", where="node",
+                                 hint="node ids come from search, expand and relations results")
+        return neighbourhood_data(graph, node)
 
     # --- conversations, as a caller under a scope may see them -----------------------------
 
@@ -243,8 +310,15 @@ class Controller:
             job.follow(events, child_exit_code(pid))
             self._builds[(str(source), name)] = job
             return job
-        rebuild = catalog.build_wanted(self.settings, source, name)
-        return None if rebuild is None else self.build(source, name, rebuild=rebuild)
+        return self.refresh(source, name)
+
+    def refresh(self, path: str | Path, name: str | None = None) -> catalog.BuildJob | None:
+        """Re-index the repository at `path` into its index `name` in the background when
+        `catalog.build_wanted` says so (files changed, a stopped fill, an unusable index): changed
+        files only, from scratch only when the index there cannot be used. None when it is up to
+        date and complete or being filled."""
+        rebuild = catalog.build_wanted(self.settings, Path(path), name)
+        return None if rebuild is None else self.build(path, name, rebuild=rebuild)
 
     def _preload(self, job: catalog.BuildJob) -> None:
         """Load an index this process is building into its backend -- chunks, BM25, graph -- as
@@ -294,6 +368,39 @@ class Controller:
         """`path:start-end` of chunk ids the state's caller may see."""
         return self.backend_for(sp.index_source).locations(ids, sp.repository, sp.branch, sp.retrieval_filters,
                                                            sp.active_index)
+
+
+def _graph_steps(pipeline: Pipeline) -> dict[str, Step]:
+    """The pipeline's steps that walk the graph and fetch its texts, by action."""
+    steps = {step.action: step for step in pipeline.steps.values()}
+    missing = [action for action in ("expand", "fetch_node_texts") if action not in steps]
+    if missing:
+        raise PipelineError(f"has no step running {missing}: it cannot walk the graph", where=pipeline.name)
+    return steps
+
+
+def with_text_budget(pipeline: Pipeline, budget_tokens: int | None) -> Pipeline:
+    """The pipeline with its node texts held to `budget_tokens` (its fetch step's parameter),
+    instead of 70% of `max_context_tokens`; unchanged for None."""
+    if budget_tokens is None:
+        return pipeline
+    texts = _graph_steps(pipeline)["fetch_node_texts"]
+    params = {k: v for k, v in texts.params.items() if k != "max_chars"}
+    return replace(pipeline, steps={**pipeline.steps, texts.id: replace(
+        texts, params={**params, "budget_tokens": budget_tokens})})
+
+
+def expanded_nodes(sp: SuperPrompt) -> list[dict[str, Any]]:
+    """The graph walk's nodes, seeds first, each with its depth, parent and what became of its
+    text (its tokens, "cut by the budget" or "no text"): what `expand` shows."""
+    debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
+    kept = {t["id"]: t for t in sp.node_texts}
+    cut = {c["id"] for c in accounting.get("cut", [])}
+    return [{"id": node, "depth": debug["depth"][node], "seed": node in sp.graph_seed_nodes,
+             "parent": debug.get("parent", {}).get(node),
+             "tokens": kept[node]["tokens"] if node in kept else None,
+             "status": "text" if node in kept else "cut by the budget" if node in cut else "no text"}
+            for node in sp.graph_expanded_nodes]
 
 
 # What a prompt holds besides its budgets (system text, question, format rules, headings).

@@ -1,5 +1,5 @@
 """The `ragstream` command line: `arguments` declares the commands, a module per group of commands
-runs them (`index_commands`, `question_commands`, `eval_commands`, `ui_command`) and `output`
+runs them (`index_commands`, `question_commands`, `eval_commands`, `ui_command`, `mcp_command`) and `output`
 prints. It only parses arguments and prints; the work is in the library."""
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from functools import partial
 from ragstream.bounds import TOKENS, TOP_K, Bound, ints
 from ragstream.cli.eval_commands import eval_command
 from ragstream.cli.index_commands import index_command, publish_command
+from ragstream.cli.mcp_command import mcp_command
 from ragstream.cli.question_commands import ask_command, expand_command, search_command
 from ragstream.cli.ui_command import ui_command
 
@@ -96,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--session", help="a conversation to continue (its history goes in the prompt and this turn "
                                        "is saved); 'new' starts one and prints its id")
     ask.set_defaults(handler=ask_command)
+
+    mcp = add_command("mcp", help="serve the indexes to editors and agents over the Model Context Protocol "
+                                  "(stdio; --http PORT: streamable HTTP on 127.0.0.1)")
+    for action in ask._actions:  # the same scope, filter and model options as `ask`
+        if action.dest in ("repository", "index", "branch", "filter", "source", "llm", "model", "base_url"):
+            mcp._add_action(action)
+    mcp.add_argument("--http", type=bounded(ints(1, 65535)), metavar="PORT",
+                     help="serve streamable HTTP on this port (at /mcp) instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default: 127.0.0.1 only)")
+    mcp.set_defaults(handler=mcp_command)
 
     ui = add_command("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
     ui.add_argument("--port", type=bounded(ints(1, 65535)), default=8501, help="default: 8501")

@@ -18,7 +18,7 @@ def search_command(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
-    request, response, where = search(settings, scope.with_filters(_filters(args.filter)), args.mode, args.query,
+    request, response, where = search(settings, scope.with_filters(filters_of(args.filter)), args.mode, args.query,
                                       args.top_k, args.rerank)
     hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
                                    "path_lines": where.get(h.id, ""), "sources": h.sources} for h in response.hits]
@@ -33,7 +33,7 @@ def search_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _filters(items: list[str]) -> dict[str, list[str]]:
+def filters_of(items: list[str]) -> dict[str, list[str]]:
     """`--filter KEY=V1,V2`, repeatable; a repeated key narrows (`narrowed_mapping`)."""
     pairs = []
     for item in items:
@@ -46,7 +46,7 @@ def _filters(items: list[str]) -> dict[str, list[str]]:
     return filters
 
 
-def _controller(args: argparse.Namespace):
+def controller_for(args: argparse.Namespace):
     """The controller for the settings and the --llm/--model/--base-url flags (a context manager:
     it stops a local model server it started)."""
     from ragstream.controller import Controller
@@ -66,7 +66,7 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
     for warning in pipeline.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     question = controller.check_question(args.query, pipeline)  # once, before anything is looked for
-    scope = controller.scope(args.repository, args.index, args.branch, args.source).with_filters(_filters(args.filter))
+    scope = controller.scope(args.repository, args.index, args.branch, args.source).with_filters(filters_of(args.filter))
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
@@ -111,20 +111,15 @@ class _Printer:
 def expand_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ragstream.controller import expanded_nodes
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
 
-    with _controller(args) as controller:
+    with controller_for(args) as controller:
         pipeline, sp, results = _run_pipeline(controller, args)
         graph = controller.graph(sp)
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
-    kept = {t["id"]: t for t in sp.node_texts}
-    cut = {c["id"] for c in accounting.get("cut", [])}
-    nodes = [{"id": node, "depth": debug["depth"][node], "seed": node in sp.graph_seed_nodes,
-              "parent": debug.get("parent", {}).get(node),
-              "tokens": kept[node]["tokens"] if node in kept else None,
-              "status": "text" if node in kept else "cut by the budget" if node in cut else "no text"}
-             for node in sp.graph_expanded_nodes]
+    nodes = expanded_nodes(sp)
     if args.html:
         Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
     if args.json:
@@ -141,7 +136,7 @@ def expand_command(args: argparse.Namespace) -> int:
         print(f"{'  ' * node['depth']}{'*' if node['seed'] else '-'} {node['id']}  [{status}]")
     if accounting:
         print(f"budget: {accounting['used']} of {accounting['budget']} {accounting['unit']} used; "
-              f"{len(cut)} node(s) cut")
+              f"{len(accounting.get('cut', []))} node(s) cut")
     if args.show_context:
         print(render_context_blocks(sp.node_texts, graph, debug.get("parent"), pipeline.settings.get("layout", "tree")))
     if args.html:
@@ -155,7 +150,7 @@ def _step_json(result) -> dict:
 
 
 def ask_command(args: argparse.Namespace) -> int:
-    with _controller(args) as controller:
+    with controller_for(args) as controller:
         printer = _Printer()
         _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
     if printer.printed and not sp.extras.get("answer", {}).get("shown_while_streaming"):

@@ -109,19 +109,19 @@ def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = 
     for cue, pattern, kinds in _CUES:
         for match in pattern.finditer(question):
             for node in _cue_nodes(index, match.groupdict(), kinds):
-                found.append((match.start(), _named(graph, node, cue)))
+                found.append((match.start(), named_node(graph, node, cue)))
     for pattern in _CALL_CUES:
         for match in pattern.finditer(question):
             nodes = _cue_nodes(index, match.groupdict(), NAMED_CODE_KINDS)
             if len(nodes) <= MAX_NAMED_BY_WORD:
-                found.extend((match.start("name"), _named(graph, node, "call")) for node in nodes)
+                found.extend((match.start("name"), named_node(graph, node, "call")) for node in nodes)
     for match in _DOTTED.finditer(question):
         for node in index.suffix(match.group()):
-            found.append((match.start(), _named(graph, node, "identifier")))
+            found.append((match.start(), named_node(graph, node, "identifier")))
     for match in _CODE_WORD.finditer(question):
         nodes = index.lookup(match.group(), (*SQL_OBJECT_KINDS, "TYPE", "CLASS"))
         if len(nodes) <= MAX_NAMED_BY_WORD:
-            found.extend((match.start(), _named(graph, node, "identifier")) for node in nodes)
+            found.extend((match.start(), named_node(graph, node, "identifier")) for node in nodes)
     seen: set[str] = set()
     named = []
     for _, item in sorted(found, key=lambda pair: pair[0]):
@@ -129,6 +129,13 @@ def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = 
             seen.add(item.id)
             named.append(item)
     return named
+
+
+def named_by_word(graph: nx.MultiDiGraph, word: str) -> list[Named]:
+    """The code or database objects a bare name names (`record_payment`, `Invoices`), as a call
+    question's word is read: none when more than MAX_NAMED_BY_WORD share it."""
+    nodes = _cue_nodes(NameIndex(graph), {"name": word.strip("`[] ")}, (*NAMED_CODE_KINDS, *SQL_OBJECT_KINDS))
+    return [named_node(graph, node, "identifier") for node in nodes] if len(nodes) <= MAX_NAMED_BY_WORD else []
 
 
 def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
@@ -145,7 +152,7 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
         if len(words) > 1 and f" {' '.join(words)} " in f" {said} ":
             fits[len(words)].append(node)
     best = without_template_copies(fits[max(fits)]) if fits else []
-    return [_named(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+    return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
 
 
 def _stems(text: str) -> list[str]:
@@ -165,7 +172,8 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
     return index.lookup(name, kinds, schema)
 
 
-def _named(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:
+def named_node(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:
+    """The node as an object named by `cue` (a column with its table, when the caller sees it)."""
     data = graph.nodes[node]
     table = data.get("parent") if data["kind"] == "COLUMN" and data.get("parent") in graph else None
     return Named(node, data["kind"], data["name"], cue, table)

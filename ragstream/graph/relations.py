@@ -42,6 +42,7 @@ class Related:
     subject: str  # the named object's id
     resolution: str  # the edge's resolution (static, inferred, dispatch, by_name, ...) or "text"
     indirect: bool = False  # reached through one more hop (a caller of a writer, a procedure it runs)
+    via: str = ""  # the construct that made the edge (its `via` attribute: type_argument, message, ...)
 
     @property
     def guess(self) -> bool:
@@ -116,7 +117,7 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
         return _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
     items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
     for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
-        items += [Related(i.id, i.relation, node, i.resolution, indirect=True)
+        items += [Related(i.id, i.relation, node, i.resolution, indirect=True, via=i.via)
                   for i in _edges(graph.out_edges(callee, keys=True, data=True), relations, node, source_side=False)]
     return _unique(items)
 
@@ -135,7 +136,7 @@ def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -
         items = [Related(t, "MAPS_TO", subject.id, "static") for t in sorted(types)]
     elif subject.kind == "TYPE":
         types = [subject.id]
-        items = [Related(t, "MAPS_TO", subject.id, resolution_of(d)) for _, t, k, d in
+        items = [Related(t, "MAPS_TO", subject.id, resolution_of(d), via=d.get("via") or "") for _, t, k, d in
                  sorted(graph.out_edges(subject.id, keys=True, data=True)) if k == "MAPS_TO"]
     else:
         return []
@@ -185,9 +186,9 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
         texts = text_of([u.id for u in users])
         word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
-        naming = [Related(u.id, "names column", subject.id, u.resolution) for u in users
+        naming = [Related(u.id, "names column", subject.id, u.resolution, via=u.via) for u in users
                   if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
-        keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data))
+        keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
                 for other, data in _foreign_keys_on(graph, table, column)]
         mapped = _mapped_properties(graph, table, subject.id, column)
         return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
@@ -359,7 +360,7 @@ def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> li
     for source, target, edge_type, data in sorted(edges, key=lambda e: (e[0], e[1], e[2])):
         if edge_type in types:
             other = source if source_side else target
-            out.append(Related(other, edge_type, subject, resolution_of(data)))
+            out.append(Related(other, edge_type, subject, resolution_of(data), via=data.get("via") or ""))
     return out
 
 
@@ -373,7 +374,7 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
     found = []
     for item in items:
         if graph.nodes[item.id].get("kind") in ("METHOD", "FUNCTION", "PROCEDURE"):
-            found += [Related(source, "CALLS", subject, resolution_of(data), indirect=True)
+            found += [Related(source, "CALLS", subject, resolution_of(data), indirect=True, via=data.get("via") or "")
                       for source, _, key, data in sorted(graph.in_edges(item.id, keys=True, data=True))
                       if key == "CALLS"]
     return found

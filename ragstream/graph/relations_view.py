@@ -59,10 +59,29 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
                      for s in answer.subjects],
         "relations": list(answer.relations),
         "items": [{"id": i.id, "relation": i.relation, "resolution": i.resolution, "indirect": i.indirect,
-                   "guess": i.guess, "where": _where(graph, i.id)} for i in answer.items],
+                   "guess": i.guess, "where": _where(graph, i.id), **({"via": i.via} if i.via else {})}
+                  for i in answer.items],
         "paths": [{"nodes": list(p.nodes), "edges": list(p.edges), "guess": p.guess} for p in answer.paths],
         "markdown": render_graph_answer(answer, graph),
     }
+
+
+def neighbourhood_data(graph: nx.MultiDiGraph, node: str) -> dict[str, Any]:
+    """A node (kind, name, where, language) and every edge in and out of it, each with how it was
+    made (resolution, via, guess, line): its neighbourhood as JSON-ready data."""
+    data = graph.nodes[node]
+
+    def edge(source: str, target: str, edge_type: str, attrs: dict[str, Any]) -> dict[str, Any]:
+        return {"from_id": source, "to_id": target, "edge_type": edge_type,
+                "resolution": attrs.get("resolution", "static"), "guess": bool(attrs.get("guess")),
+                **{key: attrs[key] for key in ("via", "line") if attrs.get(key) is not None}}
+
+    return {"id": node, "kind": data.get("kind"), "name": data.get("name"), "language": data.get("language"),
+            "where": _where(graph, node),
+            "out": [edge(node, t, k, d) for _, t, k, d in sorted(graph.out_edges(node, keys=True, data=True),
+                                                              key=lambda e: (e[1], e[2]))],
+            "in": [edge(s, node, k, d) for s, _, k, d in sorted(graph.in_edges(node, keys=True, data=True),
+                                                             key=lambda e: (e[0], e[2]))]}
 
 
 def _item_line(item: Related, graph: nx.MultiDiGraph) -> str:

@@ -18,8 +18,10 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.named import Named
-from ragstream.graph.relations import DATA_EDGES, GraphAnswer, Related, impact_of, place_rank, related
+from ragstream.graph.named import Named, named_node
+from ragstream.graph.answers import flow_paths
+from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, place_rank,
+                                       related)
 from ragstream.index.model import node_of
 
 SUBJECT_KINDS = ("METHOD", "FUNCTION", "CLASS", "TYPE", "PROCEDURE", "TABLE", "VIEW", "TRIGGER", "PROPERTY")
@@ -53,6 +55,10 @@ def refers_back(question: str) -> bool:
     words = question.split()
     return len(words) <= MAX_FOLLOW_UP_WORDS and bool(_REFERS_BACK.search(question)
                                                       or _OPENS_AS_FOLLOW_UP.search(question))
+
+
+# What `relation_answer` answers: the follow-up relations, and the paths down to the tables.
+RELATION_NAMES = (*(label for label, _ in RELATIONS), "flow")
 
 
 def asked_relation(question: str) -> str | None:
@@ -95,11 +101,13 @@ def short_name(node: str) -> str:
 
 def relation_answer(graph: nx.MultiDiGraph, subjects: Sequence[str], relation: str,
                     text_of: Callable[[list[str]], dict[str, str]]) -> GraphAnswer | None:
-    """The graph's answer to a relation follow-up about `subjects` (those in the graph)."""
-    named = [Named(s, graph.nodes[s].get("kind", ""), graph.nodes[s].get("name", s), "follow-up")
-             for s in subjects if s in graph]
+    """The graph's answer to a relation follow-up about `subjects` (those in the graph), or to
+    `flow`: the paths from them down to the tables they read or write."""
+    named = [named_node(graph, s, "follow-up") for s in subjects if s in graph]
     if not named:
         return None
+    if relation == "flow":
+        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=flow_paths(graph, subjects))
     items: list[Related] = []
     for subject in named:
         items += _related(graph, subject, relation, text_of)
@@ -115,11 +123,17 @@ def _related(graph: nx.MultiDiGraph, subject: Named, relation: str,
     if relation == "callees":
         return _edges(graph.out_edges(node, keys=True, data=True), ("CALLS",), node, "called by it", source_side=False)
     if relation in ("writes", "reads"):
-        edge, label = ("WRITES", "written by it") if relation == "writes" else ("READS", "read by it")
+        edge = "WRITES" if relation == "writes" else "READS"
+        # a table's items are the code that reads or writes it; code's, the tables it reads or writes
+        label = _DATA_LABELS[relation, subject.kind in TABLE_KINDS]
         return [replace(item, relation=label) for item in related(graph, subject, (edge,))]
     if relation == "impact":
         return impact_of(graph, subject, text_of)
     return _tests_of(graph, node)
+
+
+_DATA_LABELS = {("writes", False): "written by it", ("reads", False): "read by it",
+                ("writes", True): "writes it", ("reads", True): "reads it"}
 
 
 def _tests_of(graph: nx.MultiDiGraph, node: str) -> list[Related]:
@@ -139,7 +153,8 @@ def _edges(edges, types: tuple[str, ...], subject: str, label: str, source_side:
     out = []
     for source, target, edge_type, data in sorted(edges, key=lambda e: (e[0], e[1], e[2])):
         if edge_type in types:
-            out.append(Related(source if source_side else target, label, subject, data.get("resolution", "static")))
+            out.append(Related(source if source_side else target, label, subject, data.get("resolution", "static"),
+                               via=data.get("via") or ""))
     return out
 
 
