@@ -135,6 +135,11 @@ def _status(args: argparse.Namespace, settings) -> int:
 def _print_summary(report) -> None:
     from ragstream.index.fill import describe
 
+    if report.unchanged:
+        console.print(f"[bold]unchanged[/] {report.info.repository} @ {report.info.branch}: {report.files} files, "
+                      f"{report.chunks} chunks, nothing to rebuild (walk {report.seconds['walk']:.2f}s); "
+                      f"stage: {describe(report.vectors)}", highlight=False)
+        return
     c = report.changes
     mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
             f"{c.unchanged} unchanged" if report.incremental else "full build")
