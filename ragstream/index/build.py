@@ -349,7 +349,8 @@ def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
     parser, redaction and format versions, the settings that shape the index, the embedding
     model, and the repository's root, branch and commit (the change history). Two builds of the
     same files under the same key make the same index."""
-    shaping = {"index": {k: v for k, v in asdict(settings.index).items() if k != "data_dir"},
+    shaping = {"index": {k: v for k, v in asdict(settings.index).items()
+                         if k not in ("data_dir", "watch_debounce_ms")},
                "chunks": asdict(settings.chunks), "embedding": asdict(settings.embedding),
                "tokens": asdict(settings.tokens), "acl": asdict(settings.acl)}
     versions = {"parser": PARSER_VERSION, "redaction": REDACTION_VERSION, "format": store.FORMAT_VERSION}
