@@ -10,6 +10,7 @@ import io
 import shutil
 import subprocess
 import tarfile
+from dataclasses import asdict
 from pathlib import Path
 
 import orjson
@@ -60,7 +61,7 @@ def snapshot(settings, repo: Path) -> dict:
     return {
         "nodes": sorted((node, dump(data)) for node, data in graph.nodes(data=True)),
         "edges": sorted((u, v, key, dump(data)) for u, v, key, data in graph.edges(keys=True, data=True)),
-        "chunks": [dump(row) for row in stored._jsonl(store.CHUNKS)],
+        "chunks": [dump(asdict(chunk)) for chunk in stored.chunks()],
         "bm25": {p.name: p.read_bytes() for p in sorted(stored.bm25_dir.iterdir())},
         "change_history": stored.change_history(),
         "counts": stored.manifest["counts"],
