@@ -68,28 +68,27 @@ def index_command(args: argparse.Namespace) -> int:
                       f"stage: {describe(report.vectors)}", highlight=False)
         return 0
     _print_summary(report)
-    _after_build(args, settings, report)
+    if note := _after_build(args, settings, report):
+        console.print(f"{note}; `ragstream index {args.path} --status` says where it stands", highlight=False)
     return 0
 
 
-def _after_build(args: argparse.Namespace, settings, report) -> None:
-    """Hand a keyword-ready index's semantic fill to a background process, or publish a
-    complete one to a shared backend."""
+def _after_build(args: argparse.Namespace, settings, report) -> str | None:
+    """Hand a keyword-ready index's semantic fill to a background process (returning what to
+    say about it), or publish a complete one to a shared backend (printing its summary)."""
     from ragstream.index.background import spawn_index
-    from ragstream.retrieval.publishing import publish_if_shared
-
     from ragstream.index.store import lock_holder
+    from ragstream.retrieval.publishing import publish_if_shared
 
     if report.stage != "complete" and not (args.wait or settings.retrieval.backend != "local"):
         if (holder := lock_holder(report.location) or "").startswith("fill"):  # nothing changed: it goes on
-            console.print(f"semantic fill going on in the background ({holder})", highlight=False)
-            return
+            return f"semantic fill going on in the background ({holder})"
         pid, log = spawn_index(report.location, report.info.root, ["--branch", report.info.branch, "--fill"],
                                args.config)
-        console.print(f"semantic fill going on in the background (pid {pid}, log {log}); "
-                      f"`ragstream index {args.path} --status` says where it stands")
-    elif not report.unchanged and (published := publish_if_shared(settings, report.location)):
+        return f"semantic fill going on in the background (pid {pid}, log {log})"
+    if not report.unchanged and (published := publish_if_shared(settings, report.location)):
         err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    return None
 
 
 def _watch(args: argparse.Namespace, settings, info, location) -> int:
@@ -109,9 +108,10 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
             err_console.print(f"error ({exc.layer}): {exc}; still watching", highlight=False, soft_wrap=True)
             return
         if not report.unchanged or not changed:
-            console.print(_refresh_line(report, changed, time.perf_counter() - started), highlight=False,
-                          soft_wrap=True)
-            _after_build(args, settings, report)
+            seconds = time.perf_counter() - started
+            note = _after_build(args, settings, report)
+            console.print(_refresh_line(report, changed, seconds) + (f"; {note}" if note else ""),
+                          highlight=False, soft_wrap=True)
 
     data_dir = Path(settings.index.data_dir).expanduser().resolve()
     try:
@@ -126,7 +126,8 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
 
 
 def _refresh_line(report, changed: list[str], seconds: float) -> str:
-    """One line per refresh: what changed, how long until keyword-ready, the stage."""
+    """One line per refresh: what changed, how long until keyword-ready, the stage (a fill is
+    running or handed to the background when it is not complete)."""
     from ragstream.index.fill import describe
 
     c = report.changes
@@ -138,7 +139,7 @@ def _refresh_line(report, changed: list[str], seconds: float) -> str:
         what = f"full build of {report.files} files"
     seen = f" (saw {', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
     return (f"refreshed: {what}{seen}; keyword-ready in {report.keyword_ready_seconds:.2f} s, "
-            f"{seconds:.2f} s in all; {report.chunks} chunks; stage: {describe(report.vectors)}")
+            f"{seconds:.2f} s in all; {report.chunks} chunks; stage: {describe(report.vectors, 'fill')}")
 
 
 def _index_events(args: argparse.Namespace, settings) -> int:
@@ -206,7 +207,7 @@ def _print_summary(report) -> None:
     if report.unchanged:
         console.print(f"[bold]unchanged[/] {report.info.repository} @ {report.info.branch}: {report.files} files, "
                       f"{report.chunks} chunks, nothing to rebuild (walk {report.seconds['walk']:.2f}s); "
-                      f"stage: {describe(report.vectors)}", highlight=False)
+                      f"stage: {describe(report.vectors, 'build')}", highlight=False)
         return
     c = report.changes
     mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
