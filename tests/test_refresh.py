@@ -8,7 +8,7 @@ import pytest
 
 from ragstream.cli import main
 from ragstream.index import build, store
-from ragstream.index.build import build_index, locate, repository_info
+from ragstream.index.build import build_index, fill_index, locate, repository_info
 from ragstream.index.embeddings import Embedder
 from tests.conftest import make_settings
 
@@ -82,3 +82,21 @@ def test_the_cli_says_unchanged(sample_repo: Path, tmp_path: Path, capsys):
     assert main(["--config", str(config), "index", str(sample_repo)]) == 0
     out = capsys.readouterr().out
     assert "unchanged sample_repo @ default" in " ".join(out.split()) and "nothing to rebuild" in out
+
+
+def test_a_fill_whose_index_was_replaced_while_its_model_loaded_leaves_the_filling(
+        sample_repo: Path, tmp_path: Path, monkeypatch):
+    settings = make_settings(tmp_path / "data")
+    build_index(sample_repo, settings, fill=False)
+    util = sample_repo / "billing" / "util.py"
+
+    def edit_and_reindex(embedder: Embedder, backend: str) -> None:  # an edit lands while the model loads
+        util.write_text(util.read_text() + "\nWHILE_LOADING = 1\n")
+        build_index(sample_repo, settings, fill=False)  # not blocked: the fill holds no lock yet
+
+    monkeypatch.setattr(Embedder, "warm", edit_and_reindex)
+    counting = Embedder()
+    stale = fill_index(sample_repo, settings, embedder=counting)
+    assert counting.texts_embedded == 0 and stale.stage != "complete"  # the new index's own fill fills it
+    monkeypatch.undo()
+    assert fill_index(sample_repo, settings).stage == "complete"

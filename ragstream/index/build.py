@@ -262,13 +262,30 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
+    # The model loads before the lock is taken: a re-index meanwhile (an edit under `index
+    # --watch`) does not wait seconds for a fill that has embedded nothing yet to stop.
+    planned = _live_manifest(location)
+    if planned and (backend := stage_of(planned).get("backend")):
+        embedder.warm(backend)
     with store.build_lock(location, role="fill"):
         stored = store.load_index(location)
         report = BuildReport(info, location, True, FileChanges(unchanged=len(stored.manifest["files"])),
                              files=stored.manifest["counts"]["files"])
         report.vectors = stage_of(stored.manifest)
-        _fill_stored(stored, settings, embedder, progress, report)
+        # A build that published while the model loaded started a fill of its own: that one fills.
+        if planned is None or stored.manifest.get("keyword_generation") == planned.get("keyword_generation"):
+            _fill_stored(stored, settings, embedder, progress, report)
     return report
+
+
+def _live_manifest(location: store.IndexLocation) -> dict | None:
+    """The live index's manifest; None when there is no usable index (the fill says why under its lock)."""
+    if store.current_generation(location) is None:
+        return None
+    try:
+        return store.load_index(location).manifest
+    except IndexLoadError:
+        return None
 
 
 def _fill_stored(stored: store.StoredIndex, settings: Settings, embedder: Embedder, progress: Progress,
