@@ -2,6 +2,7 @@
 build depends on besides the files (settings, parser version, commit) still rebuilds."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,15 @@ def test_a_fill_whose_index_was_replaced_while_its_model_loaded_leaves_the_filli
     assert counting.texts_embedded == 0 and stale.stage != "complete"  # the new index's own fill fills it
     monkeypatch.undo()
     assert fill_index(sample_repo, settings).stage == "complete"
+
+
+def test_a_followed_build_with_nothing_to_do_still_says_the_index_can_be_asked(sample_repo: Path, tmp_path: Path,
+                                                                                capsys):
+    config = tmp_path / "settings.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    assert main(["--config", str(config), "index", str(sample_repo), "--events"]) == 0
+    capsys.readouterr()
+    assert main(["--config", str(config), "index", str(sample_repo), "--events"]) == 0  # what the workbench runs
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [e["event"] for e in events] == ["published", "summary"]
+    assert events[0]["vectors"]["stage"] == "complete" and events[1]["seconds"].keys() == {"walk"}

@@ -161,6 +161,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     backends_before = Counter(embedder.backends)
     key = build_key(info, settings, embedder.model_name)
     if not rebuild and (same := _unchanged(info, location, settings, key)) is not None:
+        progress.published(same.vectors)  # what a follower waits for: the live index can be asked
         if fill and same.stage != "complete":  # resume the fill a killed or stopped one left
             with store.build_lock(location) as lock:
                 store.mark_lock(lock, "fill")
