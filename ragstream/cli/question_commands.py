@@ -9,6 +9,7 @@ from typing import Any
 from ragstream.cli.output import console, print_json, print_table
 from ragstream.config import load_settings
 from ragstream.errors import RetrievalError
+from ragstream.output_files import check_output_file, write_output_file
 from ragstream.progress_lines import ModelProgress
 from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
 
@@ -109,11 +110,11 @@ class _Printer:
 
 
 def expand_command(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
 
+    if args.html:
+        check_output_file(args.html, "--html")  # before the work, not after it
     with _controller(args) as controller:
         pipeline, sp, results = _run_pipeline(controller, args)
         graph = controller.graph(sp)
@@ -126,7 +127,7 @@ def expand_command(args: argparse.Namespace) -> int:
               "status": "text" if node in kept else "cut by the budget" if node in cut else "no text"}
              for node in sp.graph_expanded_nodes]
     if args.html:
-        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
+        write_output_file(args.html, graph_html(graph, sp), "--html")
     if args.json:
         print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
                     "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
@@ -155,6 +156,8 @@ def _step_json(result) -> dict:
 
 
 def ask_command(args: argparse.Namespace) -> int:
+    if args.save_state:
+        check_output_file(args.save_state, "--save-state")  # before the work, not after it
     with _controller(args) as controller:
         printer = _Printer()
         _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
@@ -164,10 +167,8 @@ def ask_command(args: argparse.Namespace) -> int:
 
 
 def _report_answer(args: argparse.Namespace, sp, results) -> int:
-    from pathlib import Path
-
     if args.save_state:
-        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
+        write_output_file(args.save_state, sp.to_json(), "--save-state")
     if args.json:
         print_json(_answer_json(sp, results, args.show_prompt))
         return 0
