@@ -78,6 +78,15 @@ FAILURES = [
     ("a slow trickle", [Reply("[Answer:] " + "word " * 60, piece_delay=0.25)], True,
      "took longer than its deadline of 1.5 s", 1, 1.5 + 0.3),
     ("a dropped connection", [Reply(drop=True)] * 3, False, "Connection error", 3, 0.5),
+    # A plain reply's body is held to the request's deadline too: each byte comes well within the
+    # per-read wait (0.6 s), so only the total (1.5 s) can cut these.
+    ("a plain reply that trickles a byte at a time", [Reply("[Answer:] " + "word " * 40, byte_gap=0.05)], False,
+     "took longer than its deadline of 1.5 s (llm.timeout_seconds) or the question's time left; cut off after",
+     1, 1.5 + 0.3),
+    ("a plain reply whose body never ends", [Reply(endless=True, byte_gap=0.01)], False,
+     "took longer than its deadline of 1.5 s", 1, 1.5 + 0.3),
+    ("a plain reply whose body stalls", [Reply("[Answer:] x", byte_gap=5)] * 3, False,
+     "the reply's body stalled or broke after 1 bytes", 3, 3 * 0.6 + 0.3),
 ]
 
 
