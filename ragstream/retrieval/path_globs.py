@@ -115,20 +115,23 @@ def glob_rule(globs: tuple[str, ...], excluding: bool = False) -> GlobRule:
                     pathspec.GitIgnoreSpec.from_lines(negated), excluding)
 
 
-def check_exclusions(globs: tuple[str, ...], paths: Sequence[str]) -> list[str]:
-    """Warnings for the exclude globs that match none of `paths` (the index's); a FilterError for
-    one that matches none while it mixes scripts in a name, as a look-alike spelling does."""
+def check_exclusions(globs: tuple[str, ...], key: str, paths: Sequence[str]) -> list[str]:
+    """Warnings for the globs of `key` that take away (all of `paths_exclude`, the `!` ones of
+    `paths_include`) and match none of `paths` (the index's); a FilterError for one that matches
+    none while it mixes scripts in a name, as a look-alike spelling does."""
     warnings = []
     for glob in globs:
-        rule = glob_rule((glob,), excluding=True)
+        if key == "paths_include" and not glob.startswith("!"):
+            continue
+        rule = glob_rule((glob.removeprefix("!"),), excluding=True)
         if any(rule.matches(path) for path in paths):
             continue
         if mixed := _mixed_script_letters(glob):
             raise FilterError(f"{glob!r} matches no indexed path, and mixes scripts in one name: "
                               f"{', '.join(mixed)}; a look-alike letter names a different path, so this "
-                              "exclude would exclude nothing", where="retrieval_filters.paths_exclude",
+                              "glob would take nothing away", where=f"retrieval_filters.{key}",
                               hint="write the name in one script (retype it rather than pasting it)")
-        warnings.append(f"retrieval_filters.paths_exclude: {glob!r} matches no indexed path: it excludes nothing")
+        warnings.append(f"retrieval_filters.{key}: {glob!r} matches no indexed path: it takes nothing away")
     return warnings
 
 

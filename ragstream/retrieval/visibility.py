@@ -67,9 +67,10 @@ class Visibility:
         return hit
 
     def _filter_warnings(self, filters: RetrievalFilters) -> tuple[str, ...]:
-        """What the filters' exclude globs fail to match in this index (`check_exclusions`: a
-        look-alike spelling is an error), for every narrowing too."""
-        warnings = check_exclusions(filters.paths_exclude, self._paths) if filters.paths_exclude else []
+        """What the filters' globs that take away fail to match in this index (`check_exclusions`:
+        a look-alike spelling is an error), for every narrowing too."""
+        warnings = [w for key in ("paths_exclude", "paths_include") if (globs := getattr(filters, key))
+                    for w in check_exclusions(globs, key, self._paths)]
         for narrower in filters.also:
             warnings += self.filter_warnings(narrower)
         return tuple(dict.fromkeys(warnings))
