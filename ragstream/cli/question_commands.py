@@ -27,6 +27,8 @@ def search_command(args: argparse.Namespace) -> int:
         print_json({"query": args.query, "mode": args.mode, "repository": request.repository,
                     "index": request.active_index, "branch": request.branch, "hits": hits, "debug": response.debug})
         return 0
+    for warning in response.debug.get("warnings", []):
+        print(f"warning (search): {warning}", file=sys.stderr)
     print_table(console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
                 [(h["rank"], f"{h['score']:.4f}", h["id"], h["path_lines"],
                   ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
@@ -128,6 +130,7 @@ def expand_command(args: argparse.Namespace) -> int:
              for node in sp.graph_expanded_nodes]
     if args.html:
         write_output_file(args.html, graph_html(graph, sp), "--html")
+    _print_warnings(sp)
     if args.json:
         print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
                     "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
@@ -182,9 +185,7 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     print_table(console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
                 [(e["stage"], e["step"], e["outcome"], f"{e['seconds'] * 1000:.0f}", e["path"],
                   ", ".join(f"{name} {n}" for name, n in e["counts"].items()), _calls(e)) for e in sp.trace])
-    for entry in sp.trace:
-        for warning in entry["warnings"]:
-            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
+    _print_warnings(sp)
     prompt = sp.budget.get("prompt", {})
     if prompt:
         print_table(console, "prompt budget", ("block", "tokens", "limit"),
@@ -197,6 +198,13 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     if args.save_state:
         print(f"state written to {args.save_state}")
     return 0
+
+
+def _print_warnings(sp) -> None:
+    """Every step's warnings on stderr (a filter glob that matches nothing, a partial index ...)."""
+    for entry in sp.trace:
+        for warning in entry["warnings"]:
+            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
 
 
 def _calls(entry: dict) -> str:
