@@ -90,11 +90,11 @@ def make_world(root: Path) -> dict[str, Path]:
     (repo / "hidden" / "ledger.py").write_text(f'def {HIDDEN_WORD}(payment):\n    """record a payment: {HIDDEN_TEXT[0]}"""\n'
                                                '    return payment\n')
     paths["repo"] = repo
-    special = root / "special"
-    special.mkdir()
-    (special / "m.py").write_text("def f():\n    return 1\n")
-    os.mkfifo(special / "pipe.py")
-    paths["special"] = special
+    for name in ("fifo", "socket"):  # one special file each: the first one met decides what happens
+        paths[name] = root / name
+        paths[name].mkdir()
+        (paths[name] / "m.py").write_text("def f():\n    return 1\n")
+    os.mkfifo(paths["fifo"] / "pipe.py")
     paths["data"] = root / "data"
     write = {
         "config": f"index:\n  data_dir: {paths['data']}\n",
@@ -220,11 +220,11 @@ def cases(p: dict[str, Path], model_configs: dict[str, Path]) -> list[Case]:
             clear_error("error (config)", "question 'q2'", name))
     # the walk
     special = str(p["special_config"])
-    add("walk", "a FIFO in the repository, index --dry-run", ["--config", special, "index", "--dry-run",
-                                                               str(p["special"])], succeeds("special_file"),
-        due_error=False)
-    add("walk", "a FIFO in the repository, index", ["--config", special, "index", "--wait", str(p["special"])],
-        succeeds("1 files"), due_error=False)
+    for name in ("fifo", "socket"):
+        add("walk", f"a {name} in the repository, index --dry-run",
+            ["--config", special, "index", "--dry-run", str(p[name])], succeeds("special_file"), due_error=False)
+        add("walk", f"a {name} in the repository, index", ["--config", special, "index", "--wait", str(p[name])],
+            succeeds("1 files"), due_error=False)
     add("walk", "index / --dry-run", ["--config", c, "index", "--dry-run", "/"], clear_error("error (index)"))
     add("walk", "index / ", ["--config", c, "index", "/"], clear_error("error (index)"))
     add("walk", "a tree past index.max_files", ["--config", str(p["small_walk"]), "index", "--dry-run", r],
@@ -283,7 +283,7 @@ def main() -> int:
             return 1
         outcomes: Counter[str] = Counter()
         by_group: dict[str, Counter[str]] = {}
-        socket_path = world["special"] / "live.sql"  # a socket, made here: it lives while this process does
+        socket_path = world["socket"] / "live.sql"  # a socket, made here: it lives while this process does
         with socket.socket(socket.AF_UNIX) as sock:
             sock.bind(str(socket_path))
             for case in cases(world, model_configs):
