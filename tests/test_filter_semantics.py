@@ -86,7 +86,7 @@ FULLWIDTH_HIDDEN = "\uff48\uff49\uff44\uff44\uff45\uff4e"
 
 
 @pytest.mark.parametrize("glob", ["HIDDEN/**", "Hidden/", f"{FULLWIDTH_HIDDEN}/**", f"hid{ZERO_WIDTH}den/**",
-                                  f"\u2060hidden/**", "hidden\u00ad/**", "\ufeffhidden/**"])
+                                  "\u2060hidden/**", "hidden\u00ad/**", "\ufeffhidden/**"])
 def test_a_spelling_of_an_exclusion_still_excludes(glob):
     """Case, fullwidth letters and format characters (zero-width space, word joiner, soft hyphen,
     BOM) name the same path once read as the README says; each used to exclude nothing."""
