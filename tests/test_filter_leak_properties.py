@@ -216,9 +216,10 @@ class Setting:
         while it mixes a look-alike script into a Latin name is refused once an index is asked
         (the setting it names). No indexed path here has a Cyrillic letter, so every such glob
         holding one matches none."""
-        return next((f"retrieval_filters.{key}" for key, values in self.pairs for v in values
-                     if LOOKALIKE_I in v and (key == "paths_exclude" or
-                                              key == "paths_include" and v.strip().startswith("!"))), None)
+        return next((f"retrieval_filters.{key}" for key, values in self.pairs if key in ("paths_exclude", "paths_include")
+                     for glob in map(lambda v: oracle_glob(v, key), values)
+                     if any(LOOKALIKE_I in part for part in glob.parts)  # `..` may have dropped it
+                     and (key == "paths_exclude" or glob.negated)), None)
 
     def allows(self, item: Item) -> bool:
         """Every occurrence of every key allows the item. Merged into one mapping, a repeated
