@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -160,7 +161,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         clock = _PhaseClock()
 
         progress.start("walk", None)
-        walked = walk_repository(info.root, settings.index)
+        walked = walk_repository(info.root, settings.index, on_files=partial(progress.advance, "walk"))
         progress.finish("walk")
         clock.lap("walk")
 
