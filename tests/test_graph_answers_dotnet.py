@@ -209,3 +209,68 @@ public class OrderConfiguration : IEntityTypeConfiguration<Order>
             "cs:Shop.Data.ShopContext.Orders|PROPERTY", "cs:Shop.Domain.Order.Total|PROPERTY"} <= ids
     assert "cs:Shop.Domain.Order.Id|PROPERTY" not in ids  # a property the question does not name
     assert "how it is stored" in render_graph_answer(found, built).splitlines()[0]
+
+
+STORE = {
+    "src/Domain/Student.cs": """
+using System.ComponentModel.DataAnnotations.Schema;
+namespace School.Domain;
+public class Student
+{
+    public int Id { get; set; }
+    [Column("FirstName")] public string FirstMidName { get; set; }
+    public byte[] RowVersion { get; set; }
+}
+""",
+    "src/Data/SchoolContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using School.Domain;
+namespace School.Data;
+public class SchoolContext : DbContext { public DbSet<Student> Student { get; set; } }
+""",
+    "src/Pages/Edit.cs": """
+using AutoMapper;
+using School.Data;
+using School.Domain;
+namespace School.Pages;
+public class Command { public int Id { get; set; } public string FirstMidName { get; set; } public byte[] RowVersion { get; set; } }
+public class MappingProfile : Profile { public MappingProfile() => CreateMap<Student, Command>(); }
+public class CommandHandler
+{
+    private readonly SchoolContext _db;
+    public void Handle(Command message) { var s = _db.Student.Find(message.Id); s.FirstMidName = message.FirstMidName; _db.SaveChanges(); }
+}
+""",
+}
+STUDENT = "CREATE TABLE dbo.Student (ID INT PRIMARY KEY, FirstName NVARCHAR(50), RowVersion ROWVERSION);"
+
+
+def test_a_renamed_column_reaches_the_property_its_attribute_maps_and_the_properties_mapped_from_it():
+    built = build_graph([*(parse_csharp(p, t) for p, t in STORE.items()), parse_sql("db/schema.sql", STUDENT, "tsql")])[0]
+    edges = [(s, d.get("property")) for s, _, k, d in built.in_edges("sql:dbo.Student.FirstName|COLUMN", keys=True, data=True)
+             if k == "MAPS_TO"]
+    assert edges == [("cs:School.Domain.Student|TYPE", "FirstMidName")]  # [Column("FirstName")]
+    texts = {"cs:School.Pages.CommandHandler.Handle|METHOD": STORE["src/Pages/Edit.cs"]}
+    for question in ("What breaks if I rename the FirstName column in the Student table?",
+                     "What breaks if I rename the FirstName column from the Student table?"):
+        found = answer_from_graph(built, question, find_named(built, question), [],
+                                  lambda ids: {i: texts[i] for i in ids if i in texts})
+        assert found is not None and found.subjects[0].id == "sql:dbo.Student.FirstName|COLUMN"
+        items = {item.id: item for item in found.items}
+        assert items["cs:School.Domain.Student.FirstMidName|PROPERTY"].relation == "maps column"
+        twin = items["cs:School.Pages.Command.FirstMidName|PROPERTY"]  # AutoMapper fills it by name: a guess
+        assert twin.relation == "mapped from" and twin.guess
+        assert "cs:School.Pages.CommandHandler.Handle|METHOD" in items  # its code names the property
+
+
+def test_a_column_of_a_table_made_from_the_model_is_named_by_its_property():
+    built = build_graph([parse_csharp(p, t) for p, t in STORE.items()])[0]  # no script: EF model tables
+    question = "If I rename the RowVersion column on Student, what code is affected?"
+    named = find_named(built, question)
+    assert named[0].id == "cs:School.Domain.Student.RowVersion|PROPERTY" and named[0].cue == "column"
+    texts = {"cs:School.Pages.CommandHandler.Handle|METHOD": "s.RowVersion = message.RowVersion;"}
+    found = answer_from_graph(built, question, named, [], lambda ids: {i: texts[i] for i in ids if i in texts})
+    assert found is not None
+    ids = [item.id for item in found.items]
+    assert "cs:School.Pages.Command.RowVersion|PROPERTY" in ids
+    assert "cs:School.Pages.CommandHandler.Handle|METHOD" in ids

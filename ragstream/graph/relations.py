@@ -109,11 +109,15 @@ def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
             wants_tables: bool = False) -> list[Related]:
-    """What relates to `subject` by `relations`: a table's readers/writers (incoming edges), a
-    procedure's or method's tables (outgoing edges, with the procedures it runs), complete."""
+    """What relates to `subject` by `relations`: a table's readers/writers (incoming edges, and the
+    callers of those that are procedures: the code that runs them), a procedure's or method's tables
+    (outgoing edges, with the procedures it runs), complete."""
     node = subject.id
     if subject.kind in TABLE_KINDS and not (wants_tables and relations != ("FOREIGN_KEY",)):
-        return _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+        items = _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+        # the code that runs a procedure reading or writing the table reads or writes it too, one hop further
+        procedures = [i for i in items if graph.nodes[i.id].get("kind") == "PROCEDURE"]
+        return _unique([*items, *_callers(graph, procedures, node)])
     items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
     for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
         items += [Related(i.id, i.relation, node, i.resolution, indirect=True)
@@ -173,7 +177,13 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     implementers and referrers."""
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
-        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns),
+        twins = [Related(twin, "mapped from", subject.id, "by_name") for twin in mapped_twins(graph, subject.id)]
+        if not columns:  # a column no script declares: the code that names the property, by its tables
+            owner = graph.nodes[subject.id].get("parent")
+            tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
+            naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
+            return _unique([*twins, *naming, *_callers(graph, naming, subject.id)])
+        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns), *twins,
                         *(item for column in columns for item in impact_of(graph, Named(
                             column, "COLUMN", graph.nodes[column]["name"], "column", graph.nodes[column].get("parent")),
                             text_of) if item.id != subject.id)])
@@ -182,18 +192,45 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         if table is None:  # a column whose table the caller may not see: nothing to follow
             return []
         column = subject.name.rsplit(".", 1)[-1]
-        users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
-        texts = text_of([u.id for u in users])
-        word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
-        naming = [Related(u.id, "names column", subject.id, u.resolution) for u in users
-                  if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
         keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data))
                 for other, data in _foreign_keys_on(graph, table, column)]
         mapped = _mapped_properties(graph, table, subject.id, column)
-        return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
+        # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
+        words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
+        naming = _naming(graph, [table], words, subject.id, text_of)
+        twins = [Related(twin, "mapped from", item.id, "by_name") for item in mapped
+                 for twin in mapped_twins(graph, item.id)]
+        return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     return _unique([*direct, *_callers(graph, direct, subject.id)])
+
+
+def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
+            text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`."""
+    users = [u for table in tables for u in _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES,
+                                                     subject, source_side=True)]
+    texts = text_of([u.id for u in users])
+    pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
+    return [Related(u.id, "names column", subject, u.resolution) for u in users
+            if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
+
+
+def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
+    """The properties an object mapper (AutoMapper, Mapster) fills from `prop` or into it: those of
+    the same name on the types its owner is mapped to or from (`CreateMap<Department, Edit.Command>`:
+    `Edit.Command.RowVersion`), a convention (an explicit `ForMember` may say otherwise)."""
+    owner = graph.nodes[prop].get("parent")
+    if owner not in graph:
+        return []
+    short = graph.nodes[prop]["name"].rsplit(".", 1)[-1].lower()
+    others = {t for _, t, k, d in graph.out_edges(owner, keys=True, data=True)
+              if k == "REFERENCES" and d.get("via") == "object_mapping"}
+    others |= {s for s, _, k, d in graph.in_edges(owner, keys=True, data=True)
+               if k == "REFERENCES" and d.get("via") == "object_mapping" and graph.nodes[s].get("kind") == "TYPE"}
+    return sorted(p for other in others - {owner} for p in _properties(graph, other)
+                  if graph.nodes[p]["name"].rsplit(".", 1)[-1].lower() == short)
 
 
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
