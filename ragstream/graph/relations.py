@@ -238,21 +238,26 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
-    the path asked about. At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
-    the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
-    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
-    the writes first), then shortest first, then paths without a guess."""
+    the path asked about. A procedure a generic base composes from a subclass's type argument
+    (`bound_by`) is followed only for a call on that subclass or a type it implements (the
+    receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
+    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those ending in the relation
+    asked first (`verbs`, READS or WRITES: "saves" asks for the writes first), then those whose
+    nodes name more of the asked keyword tokens (`words`: "results ... cached" -> `GetResults`,
+    `CachedResults`), then shortest first, then paths without a guess."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
             continue
         parent: dict[str, tuple[str, str] | None] = {entry: None}
+        receivers: dict[str, str] = {}  # method -> the receiver type it was called on, when that binds it
         queue, touches = deque([(entry, 0)]), []
         while queue and len(parent) < MAX_FLOW_VISITS:
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
                 kind = graph.nodes[target].get("kind")
-                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL":
+                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" \
+                        or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
                     continue
                 resolution = resolution_of(data)
                 how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
@@ -260,6 +265,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
                     touches.append((node, how, target))
                 elif target not in parent:
                     parent[target] = (node, how)
+                    if data.get("receiver_type"):
+                        receivers[target] = data["receiver_type"]
                     if depth + 1 < MAX_FLOW_DEPTH:
                         queue.append((target, depth + 1))
         paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
@@ -273,8 +280,18 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         last = path.edges[-1].split(" ", 1)[0]
         return verbs.index(last) if last in verbs else len(verbs)
 
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
+    paths.sort(key=lambda p: (order[p.nodes[0]], as_asked(p), -shared(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
+
+
+def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | None) -> bool:
+    """Whether an edge a subclass's type argument made (`bound_by`: `CipherRepository` binds
+    `dbo.{T}_Create` to `dbo.Cipher_Create`) runs for a call on `receiver`'s type: the subclass is
+    that type or one of its descendants. Without either, every binding may run."""
+    if bound_by is None or receiver is None or bound_by == receiver:
+        return True
+    hierarchy = nx.subgraph_view(graph, filter_edge=lambda _s, _t, key: key in ("INHERITS", "IMPLEMENTS"))
+    return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
 
 
 def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
