@@ -241,10 +241,10 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     the path asked about. A procedure a generic base composes from a subclass's type argument
     (`bound_by`) is followed only for a call on that subclass or a type it implements (the
     receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
-    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those ending in the relation
-    asked first (`verbs`, READS or WRITES: "saves" asks for the writes first), then those whose
-    nodes name more of the asked keyword tokens (`words`: "results ... cached" -> `GetResults`,
-    `CachedResults`), then shortest first, then paths without a guess."""
+    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
+    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
+    the writes first), then shortest first, then paths without a guess."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -280,7 +280,7 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         last = path.edges[-1].split(" ", 1)[0]
         return verbs.index(last) if last in verbs else len(verbs)
 
-    paths.sort(key=lambda p: (order[p.nodes[0]], as_asked(p), -shared(p), len(p.nodes), p.guess, p.nodes))
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
