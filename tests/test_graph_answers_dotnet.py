@@ -274,3 +274,11 @@ def test_a_column_of_a_table_made_from_the_model_is_named_by_its_property():
     ids = [item.id for item in found.items]
     assert "cs:School.Pages.Command.RowVersion|PROPERTY" in ids
     assert "cs:School.Pages.CommandHandler.Handle|METHOD" in ids
+
+
+def test_a_flow_names_a_methods_tables_together_after_its_first_path():
+    from ragstream.graph.relations import path_nodes
+    paths = [("job", "handler", "process", "view"), ("job", "cleanup", "table_a"),
+             ("job", "handler", "process", "table_b"), ("job", "handler", "create", "table_c")]
+    assert path_nodes(paths) == ["job", "handler", "process", "view", "table_b", "cleanup", "table_a",
+                                 "create", "table_c"]

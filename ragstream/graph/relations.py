@@ -71,8 +71,18 @@ class GraphAnswer:
         path nodes in order."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
-        ids += [n for path in self.paths for n in path.nodes]
+        ids += path_nodes([path.nodes for path in self.paths])
         return list(dict.fromkeys(ids))
+
+
+def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:
+    """The nodes of a flow's paths in their order, each path followed by the tables the other
+    paths reach from its last method: a method's tables belong together, and one path per
+    (method, table) would otherwise spread them over the whole answer."""
+    ids: list[str] = []
+    for nodes in paths:
+        ids += [*nodes, *(other[-1] for other in paths if len(nodes) > 1 and len(other) > 1 and other[-2] == nodes[-2])]
+    return list(dict.fromkeys(ids))
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
