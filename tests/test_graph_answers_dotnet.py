@@ -282,3 +282,26 @@ def test_a_flow_names_a_methods_tables_together_after_its_first_path():
              ("job", "handler", "process", "table_b"), ("job", "handler", "create", "table_c")]
     assert path_nodes(paths) == ["job", "handler", "process", "view", "table_b", "cleanup", "table_a",
                                  "create", "table_c"]
+
+
+def test_a_flow_starts_at_the_action_the_question_describes_even_when_the_search_missed_it():
+    reports = """
+using Microsoft.AspNetCore.Mvc;
+using Shop.Data;
+namespace Shop.Web;
+public class OrderTotalsController : Controller
+{
+    private readonly ShopContext _db;
+    [HttpGet]
+    [Route("finance/{year}/{month}")]
+    public IActionResult MonthView(int year, int month) => View(_db.Orders.Where(o => o.Id > month).ToList());
+}
+"""
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Web/OrderTotalsController.cs": reports}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    action = "cs:Shop.Web.OrderTotalsController.MonthView|METHOD"
+    assert built.nodes[action]["attrs"]["entry"] == {"verb": "GET", "kind": "action", "route": "finance/{year}/{month}"}
+    # the search found only a writer that shares no path with the action
+    found = answer(built, "When I open the finance order totals page for a month, how are the totals loaded "
+                          "from the database?", ["cs:Shop.App.OrderWriter.Write|METHOD"])
+    assert found is not None and found.paths[0].nodes == (action, "sql:dbo.Orders|TABLE")

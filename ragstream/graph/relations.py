@@ -349,6 +349,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them, then those of a type the words name,
     then those upstream of more of the other hits (a flow is asked from the top down), then
+    those the question describes best (`described_entries`: also actions the search missed), then
     declared entry points, then those whose own name the words say ("created" -> `Create`),
     then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
@@ -367,17 +368,43 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
-    candidates = list(dict.fromkeys([*methods, *upstream]))
+    described = described_entries(graph, asked, http_verbs)
+    candidates = list(dict.fromkeys([*methods, *upstream, *described]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
-    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
         return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, not of_named_type(hit),
-                -downstream[hit], not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
+                -downstream[hit], -described.get(hit, 0), not verb,
+                not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
+
+
+MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
+
+
+def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
+    """The HTTP entry points of the asked verbs (any, when none is asked) that the question's
+    words describe, with how many words they share: the action's, its type's ("Employer Account
+    Transactions Controller") and its route's ("finance/{year}/{month}"). The best
+    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS: an action the search missed
+    ("when an employer opens the finance transactions page for a given month") is still found."""
+    asked = set(words)
+    scored = []
+    for node, data in graph.nodes(data=True):
+        entry = (data.get("attrs") or {}).get("entry")
+        if not entry or (http_verbs and entry.get("verb") not in http_verbs):
+            continue
+        parts = data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]
+        said = {t for text in (*parts, entry.get("route") or "") for part in identifier_parts(text)
+                for t in keyword_tokens(part)}
+        shared = len(asked & said)
+        if shared >= MIN_DESCRIBING_WORDS:
+            scored.append((-shared, node))
+    return {node: -score for score, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
 
 
 def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
