@@ -593,6 +593,11 @@ CREATE TABLE sales.Brand (Id INT);
     assert set(tables(graph, "Store.Services.CatalogService.All", "READS")) == {"sql:dbo.Categories|TABLE"}
     assert tables(graph, "Store.Services.CatalogService.Brands", "READS") == {}  # two tables named Brand: no answer
     assert tables(graph, "Store.Services.CatalogService.Widgets", "READS") == {}
+    # the entity maps to the table it reaches by name (a guess), so its properties name its columns
+    maps = {t: d for _, t, k, d in graph.out_edges("cs:Store.Catalog.Product|TYPE", keys=True, data=True) if k == "MAPS_TO"}
+    assert set(maps) == {"sql:dbo.Catalog_Product|TABLE"}
+    assert maps["sql:dbo.Catalog_Product|TABLE"]["via"] == "table_by_name" and maps["sql:dbo.Catalog_Product|TABLE"]["guess"]
+    assert not [t for _, t, k in graph.out_edges("cs:Store.Catalog.Brand|TYPE", keys=True) if k == "MAPS_TO"]
 
 
 def test_a_specification_and_include_read_the_root_and_the_navigations_tables():
