@@ -207,7 +207,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         mapped = _mapped_properties(graph, table, subject.id, column)
         # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
-        naming = _naming(graph, [table], words, subject.id, text_of)
+        owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
+        naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
         twins = [Related(twin, "mapped from", item.id, "by_name") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
@@ -349,7 +350,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them, then those of a type the words name,
     then those upstream of more of the other hits (a flow is asked from the top down), then
-    those the question describes best (`described_entries`: also actions the search missed), then
+    those the question describes best (`described_entries`: actions the search missed, looked for
+    when no candidate is an entry point of the asked verb or of a named type), then
     declared entry points, then those whose own name the words say ("created" -> `Create`),
     then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
@@ -368,8 +370,13 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
-    described = described_entries(graph, asked, http_verbs)
-    candidates = list(dict.fromkeys([*methods, *upstream, *described]))
+    candidates = list(dict.fromkeys([*methods, *upstream]))
+    # no candidate is an entry point of the asked verb, nor of a type the question names: look
+    # for the actions the question describes ("the finance transactions page for a month")
+    settled = any(of_named_type(m) or (entry_verb(m) and (not http_verbs or entry_verb(m) in http_verbs))
+                  for m in candidates)
+    described = {} if settled else described_entries(graph, asked, http_verbs)
+    candidates = list(dict.fromkeys([*candidates, *described]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
     def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, bool]:
