@@ -305,3 +305,21 @@ public class OrderTotalsController : Controller
     found = answer(built, "When I open the finance order totals page for a month, how are the totals loaded "
                           "from the database?", ["cs:Shop.App.OrderWriter.Write|METHOD"])
     assert found is not None and found.paths[0].nodes == (action, "sql:dbo.Orders|TABLE")
+
+
+def test_a_flow_names_the_domain_methods_its_first_path_calls_on_the_way():
+    domain = APP["src/Domain/Order.cs"].replace(
+        "public int Total { get; set; } }",
+        "public int Total { get; set; } public void Approve() { Total = Total + 0; } }")
+    handler = APP["src/App/Orders.cs"].replace("_db.Orders.Add(order);", "order.Approve(); _db.Orders.Add(order);")
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Domain/Order.cs": domain, "src/App/Orders.cs": handler}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    found = answer(built, "How is a new order created, from the API controller down to the SQL tables?",
+                   ["cs:Shop.App.CreateOrderHandler.Handle|METHOD"])
+    assert found is not None
+    approve = "cs:Shop.Domain.Order.Approve|METHOD"
+    assert [(c.id, c.subject) for c in found.calls] == [(approve, "cs:Shop.App.CreateOrderHandler.Handle|METHOD")]
+    ids = found.node_ids()
+    assert ids.index(approve) == ids.index("sql:dbo.Orders|TABLE") + 1  # right after the first path
+    text = render_graph_answer(found, built)
+    assert "On the way, the first path also calls:" in text and "Shop.Domain.Order.Approve" in text

@@ -65,24 +65,53 @@ class GraphAnswer:
     relations: tuple[str, ...] = ()  # the edge types asked about
     items: list[Related] = field(default_factory=list)
     paths: list[Path] = field(default_factory=list)
+    calls: list[Related] = field(default_factory=list)  # a flow's first path's other calls (`side_calls`)
 
     def node_ids(self) -> list[str]:
         """Everything the answer names, subjects first (a column with its table), then items and
-        path nodes in order."""
+        path nodes in order (the first path's other calls right after it)."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
-        ids += path_nodes([path.nodes for path in self.paths])
+        ids += path_nodes([path.nodes for path in self.paths], [call.id for call in self.calls])
         return list(dict.fromkeys(ids))
 
 
-def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:
+def path_nodes(paths: Sequence[Sequence[str]], after_first: Sequence[str] = ()) -> list[str]:
     """The nodes of a flow's paths in their order, each path followed by the tables the other
-    paths reach from its last method: a method's tables belong together, and one path per
-    (method, table) would otherwise spread them over the whole answer."""
+    paths reach from its last method (a method's tables belong together, and one path per
+    (method, table) would otherwise spread them over the whole answer); `after_first` right
+    after the first path and its tables."""
     ids: list[str] = []
-    for nodes in paths:
+    for n, nodes in enumerate(paths):
         ids += [*nodes, *(other[-1] for other in paths if len(nodes) > 1 and len(other) > 1 and other[-2] == nodes[-2])]
+        if n == 0:
+            ids += after_first
     return list(dict.fromkeys(ids))
+
+
+MAX_SIDE_CALLS = 5
+
+
+def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """What the first path's methods call besides the path, in the repository and not in tests:
+    the domain methods a flow runs on its way to the tables (`order.AddItem(...)`,
+    `instructor.UpdateDetails(...)`), which reach no table themselves. At most MAX_SIDE_CALLS,
+    in the path's order; no guess, no constructor."""
+    if not paths:
+        return []
+    on_paths = {node for path in paths for node in path.nodes}
+    found: list[Related] = []
+    for method in paths[0].nodes[:-1]:
+        for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
+            node = graph.nodes[target]
+            name = node.get("name", "")
+            resolution = resolution_of(data)
+            if key != "CALLS" or target in on_paths or node.get("kind") != "METHOD" or not node.get("path") \
+                    or "guess" in resolution or "by_name" in resolution or in_tests(graph, target) \
+                    or name.rsplit(".", 2)[-2:-1] == name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
+                continue
+            found.append(Related(target, "CALLS", method, resolution))
+    return _unique(found)[:MAX_SIDE_CALLS]
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],

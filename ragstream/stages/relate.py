@@ -25,7 +25,7 @@ from typing import Any
 
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
-from ragstream.graph.relations import path_nodes, with_their_tables
+from ragstream.graph.relations import with_their_tables
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.stages.action import QUESTION, SCOPE, Action
@@ -98,9 +98,5 @@ def graph_answer_markdown(sp: SuperPrompt) -> str:
 
 def graph_answer_ids(sp: SuperPrompt) -> list[str]:
     """The nodes the graph's answer names, in its order (`GraphAnswer.node_ids`: a column with its
-    table)."""
-    data = sp.extras.get("relations", {}).get("answer", {})
-    ids = [i for s in data.get("subjects", []) for i in (s["id"], *([s["table"]] if "table" in s else []))]
-    ids += [i["id"] for i in data.get("items", [])]
-    ids += path_nodes([path["nodes"] for path in data.get("paths", [])])
-    return list(dict.fromkeys(ids))
+    table, a flow's paths with their tables and calls)."""
+    return list(sp.extras.get("relations", {}).get("answer", {}).get("node_ids", []))
