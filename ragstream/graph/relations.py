@@ -69,23 +69,21 @@ class GraphAnswer:
 
     def node_ids(self) -> list[str]:
         """Everything the answer names, subjects first (a column with its table), then items and
-        path nodes in order (the first path's other calls right after it)."""
+        path nodes in order, then the first path's other calls."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
-        ids += path_nodes([path.nodes for path in self.paths], [call.id for call in self.calls])
-        return list(dict.fromkeys(ids))
+        ids += path_nodes([path.nodes for path in self.paths])
+        ids += [call.id for call in self.calls]  # last: put right after the first path, they cost its
+        return list(dict.fromkeys(ids))          # other paths more than they gave (issue 36, docs/EVALUATION.md)
 
 
-def path_nodes(paths: Sequence[Sequence[str]], after_first: Sequence[str] = ()) -> list[str]:
+def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:
     """The nodes of a flow's paths in their order, each path followed by the tables the other
-    paths reach from its last method (a method's tables belong together, and one path per
-    (method, table) would otherwise spread them over the whole answer); `after_first` right
-    after the first path and its tables."""
+    paths reach from its last method: a method's tables belong together, and one path per
+    (method, table) would otherwise spread them over the whole answer."""
     ids: list[str] = []
-    for n, nodes in enumerate(paths):
+    for nodes in paths:
         ids += [*nodes, *(other[-1] for other in paths if len(nodes) > 1 and len(other) > 1 and other[-2] == nodes[-2])]
-        if n == 0:
-            ids += after_first
     return list(dict.fromkeys(ids))
 
 
