@@ -23,7 +23,8 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   and the method's name: that edge is a guess (`guess=True`).
 
 An entity no mapping maps reaches the one table named after it (its name or plural, under any
-schema or `Prefix_`), as a guess (`table_by_name`). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
+schema or `Prefix_`), as a guess (`table_by_name`), and maps to it (MAPS_TO, `via="table_by_name"`, a
+guess: its properties then name the table's columns). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
 `Flush`) may write what it changed (EF's change tracking): a WRITES beside the READS, a guess,
 `via="change_tracking"`. Edges: attrs `resolution="inferred"`,
 `via="type_argument"`, `entity` (the TYPE node), `member` (the method called) and `carrier` (the
@@ -105,6 +106,10 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                          "entity": entity, "member": call["member"], "carrier": carrier.generic}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
+                    # and the entity maps to it (its properties to its columns), a guess as well
+                    added["MAPS_TO"] += add_edge(graph, entity, table, "MAPS_TO", {
+                        "line": graph.nodes[entity].get("start_line", 0), "resolution": "inferred",
+                        "via": "table_by_name", "guess": True})
                 elif not carrier.declared_here and not carrier.query:
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
