@@ -89,8 +89,7 @@ public partial class Initial : Migration
                     name: "FK_Invoice_Customers_CustomerId",
                     column: x => x.CustomerId,
                     principalTable: "Customers",
-                    principalColumn: "Id",
-                    onDelete: ReferentialAction.Cascade);
+                    principalColumn: "Id", onDelete: ReferentialAction.Cascade);
             });
 
         migrationBuilder.CreateTable(
