@@ -686,3 +686,26 @@ public class OrderHandlers
     removed = tables(graph, "Shop.App.OrderHandlers.Remove", "WRITES")
     assert removed[ORDERS]["member"] == "Remove" and "guess" not in removed[ORDERS]
     assert tables(graph, "Shop.App.OrderHandlers.Read", "WRITES") == {}  # nothing saved: a read only
+
+
+def test_writing_an_aggregate_writes_the_entities_it_holds_in_collections_as_a_guess():
+    files = [parse_csharp("Shop.cs", """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Order { public int Id { get; set; } public ICollection<OrderItem> Items { get; set; } public List<string> Notes { get; set; } }
+public class OrderItem { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } public DbSet<OrderItem> OrderItems { get; set; } }
+public class Checkout
+{
+    private readonly ShopContext _db;
+    public void Place(Order order) => _db.Orders.Add(order);
+    public object Show(int id) => _db.Orders.Find(id);
+}
+"""), parse_sql("db.sql", "CREATE TABLE dbo.Orders (Id INT); CREATE TABLE dbo.OrderItems (Id INT);", "tsql")]
+    graph, _ = build_graph(files)
+    place = tables(graph, "Shop.Checkout.Place", "WRITES")
+    assert set(place) == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderItems|TABLE"}
+    items = place["sql:dbo.OrderItems|TABLE"]
+    assert items["via"] == "aggregate" and items["guess"] is True and items["navigation"] == "Items"
+    assert "guess" not in place["sql:dbo.Orders|TABLE"]
+    assert set(tables(graph, "Shop.Checkout.Show", "READS")) == {"sql:dbo.Orders|TABLE"}  # a read reads the root only

@@ -322,3 +322,36 @@ def test_a_flow_names_the_domain_methods_its_first_path_calls_on_the_way():
     assert approve not in found.node_ids()  # shown, not ranked as evidence
     text = render_graph_answer(found, built)
     assert "On the way, the first path also calls:" in text and "Shop.Domain.Order.Approve" in text
+
+
+def test_a_delete_flow_goes_on_along_foreign_keys_that_cascade():
+    from ragstream.index.sql.parser import parse_sql as sql
+    schema = SCHEMA + """
+CREATE TABLE dbo.OrderLines (Id INT, OrderId INT CONSTRAINT FK_Lines FOREIGN KEY REFERENCES dbo.Orders (Id) ON DELETE CASCADE);
+CREATE TABLE dbo.LineNotes (Id INT, LineId INT, CONSTRAINT FK_Notes FOREIGN KEY (LineId) REFERENCES dbo.OrderLines (Id) ON DELETE CASCADE);
+CREATE TABLE dbo.Invoices (Id INT, OrderId INT, CONSTRAINT FK_Inv FOREIGN KEY (OrderId) REFERENCES dbo.Orders (Id));
+"""
+    remover = """
+using Microsoft.AspNetCore.Mvc;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Web;
+public class OrderAdminController : ControllerBase
+{
+    private readonly ShopContext _db;
+    [HttpDelete("{id}")]
+    public void Delete(Order order) => _db.Orders.Remove(order);
+}
+"""
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Web/OrderAdminController.cs": remover}.items()]
+    built = build_graph([*files, sql("db/schema.sql", schema, "tsql")])[0]
+    fk = built.get_edge_data("sql:dbo.OrderLines|TABLE", "sql:dbo.Orders|TABLE")["FOREIGN_KEY"]
+    assert fk["on_delete"] == "CASCADE"
+    found = answer(built, "What happens in the database when an order is deleted from the admin API?",
+                   ["cs:Shop.Web.OrderAdminController.Delete|METHOD"])
+    assert found is not None
+    ends = {path.nodes[-1]: path.edges[-1] for path in found.paths}
+    assert ends["sql:dbo.OrderLines|TABLE"] == "CASCADE (on delete)" and "sql:dbo.LineNotes|TABLE" in ends
+    assert "sql:dbo.Invoices|TABLE" not in ends  # no cascade: the delete fails there, it does not spread
+    created = answer(built, "How is a new order created, from the API controller down to the SQL tables?", [])
+    assert created is not None and not [p for p in created.paths if "CASCADE" in p.edges[-1]]

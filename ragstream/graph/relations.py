@@ -274,7 +274,7 @@ def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
-                verbs: Sequence[str] = ()) -> list[Path]:
+                verbs: Sequence[str] = (), cascades: bool = False) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
@@ -284,7 +284,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
-    the writes first), then shortest first, then paths without a guess."""
+    the writes first; a cascade counts as a write), then shortest first, then paths without a
+    guess. With `cascades` (a delete asked), a path that writes a table goes on to the tables
+    whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
@@ -310,6 +312,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
                     if depth + 1 < MAX_FLOW_DEPTH:
                         queue.append((target, depth + 1))
         paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
+    if cascades:  # a delete goes on in the database: the rows whose foreign keys cascade from it
+        paths += [cascaded for path in paths for cascaded in _cascades(graph, path)]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
     asked = set(words)
 
@@ -317,11 +321,29 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
 
     def as_asked(path: Path) -> int:  # "saves" asks for the writes first, "loads" for the reads
-        last = path.edges[-1].split(" ", 1)[0]
+        last = path.edges[-1].split(" ", 1)[0].replace(CASCADE, "WRITES")
         return verbs.index(last) if last in verbs else len(verbs)
 
     paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
+
+
+CASCADE = "CASCADE"  # the edge of a flow path from a deleted table to one whose foreign key cascades
+MAX_CASCADE_DEPTH = 3
+
+
+def _cascades(graph: nx.MultiDiGraph, path: Path) -> list[Path]:
+    """The path extended to each table whose foreign key to the table it writes says `ON DELETE
+    CASCADE`, and on from those (at most MAX_CASCADE_DEPTH tables further, no table twice)."""
+    if not path.edges or not path.edges[-1].startswith("WRITES"):
+        return []
+    found, frontier = [], [path]
+    for _ in range(MAX_CASCADE_DEPTH):
+        frontier = [Path((*p.nodes, child), (*p.edges, f"{CASCADE} (on delete)"))
+                    for p in frontier for child, _, key, data in sorted(graph.in_edges(p.nodes[-1], keys=True, data=True))
+                    if key == "FOREIGN_KEY" and data.get("on_delete") == "CASCADE" and child not in p.nodes]
+        found += frontier
+    return found
 
 
 def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | None) -> bool:
