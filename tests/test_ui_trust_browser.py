@@ -108,3 +108,47 @@ def test_a_long_question_stays_and_an_index_switch_is_quiet(page):
     expect(page.get_by_test_id("stChatMessage").nth(0)).to_contain_text("How is a payment recorded?")
     assert not page.locator('[data-testid="stAlert"]:not([data-stale="true"])').filter(has_text="error").count()
     page.screenshot(path=str(ARTIFACTS / "ui-index-switch-back.png"))
+
+
+@pytest.mark.slow
+def test_the_graph_is_fitted_below_its_legend_and_stage_tables_take_the_full_width(page):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=STEP_WAIT_MS)
+    page.get_by_role("radio", name="Manual").click()
+    settle(page)
+    _choose_index(page, SAMPLE)
+    page.get_by_label("Question").fill("How is a payment recorded on an invoice?")
+    settle(page)
+    for number, label in enumerate(("Normalize", "Route", "Retrieve", "Rerank", "Expand"), start=1):
+        page.locator('[data-testid="stElementContainer"]:not([data-stale="true"])').get_by_role(
+            "button", name=f"{number} {label}").click()
+        settle(page)
+    # One "1 Normalize" button, however many panels are open.
+    expect(page.get_by_role("button", name="1 Normalize")).to_have_count(1)
+
+    # The expand panel's table spans the main area, as wide as the row of stage buttons.
+    buttons = page.get_by_role("button", name="1 Normalize").bounding_box(), \
+        page.get_by_role("button", name="8 Answer").bounding_box()
+    table = page.locator('[data-testid="stDataFrame"]:not([data-stale="true"])').last.bounding_box()
+    row = buttons[1]["x"] + buttons[1]["width"] - buttons[0]["x"]
+    assert table["width"] >= 0.95 * row, (table, row)
+
+    # The drawing: every node inside the frame, none under the legend.
+    page.get_by_role("tab", name="Graph").click()
+    settle(page)
+    iframe = page.locator('iframe[title="dependency graph around the question"]').last
+    iframe.scroll_into_view_if_needed()
+    frame = iframe.element_handle().content_frame()
+    frame.wait_for_function("typeof network !== 'undefined' && network.body.data.nodes.length > 0")
+    page.wait_for_timeout(500)  # the fit after the frame settles
+    canvas = frame.evaluate("(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
+                            " return {top: r.top, left: r.left, width: r.width, height: r.height}; })()")
+    legend = frame.evaluate("document.querySelector('.ragstream-legend').getBoundingClientRect().bottom")
+    assert legend <= canvas["top"] + 1
+    boxes = frame.evaluate("network.body.data.nodes.getIds().map(id => { const b = network.getBoundingBox(id);"
+                           " const a = network.canvasToDOM({x: b.left, y: b.top}),"
+                           " z = network.canvasToDOM({x: b.right, y: b.bottom}); return [a.x, a.y, z.x, z.y]; })")
+    assert boxes and all(0 <= x1 and 0 <= y1 and x2 <= canvas["width"] and y2 <= canvas["height"]
+                         for x1, y1, x2, y2 in boxes), (canvas, boxes)
+    page.screenshot(path=str(ARTIFACTS / "ui-manual-layout.png"), full_page=True)
