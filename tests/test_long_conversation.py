@@ -58,7 +58,7 @@ def test_a_long_conversation_with_index_switches_and_follow_ups_answers_every_tu
     assert len(controller.conversation_turns(on_filling, filling)) == len(FILLING)
 
 
-def test_a_failed_turn_is_kept_as_failed_and_left_out_of_the_next_turns_history(tmp_path):
+def test_a_failed_turn_is_kept_as_failed_and_left_out_of_the_next_turns_history(tmp_path, caplog):
     settings = make_settings(tmp_path / "data")
     repo = tmp_path / "sample_repo"
     shutil.copytree(SAMPLE_REPO, repo)
@@ -74,6 +74,8 @@ def test_a_failed_turn_is_kept_as_failed_and_left_out_of_the_next_turns_history(
     with Controller(settings) as controller, pytest.raises(RagstreamError) as raised:
         controller.run("and who calls it?", scope, controller.pipeline("base"), session_id=conversation)
     graph.with_suffix(".aside").rename(graph)
+    [logged] = [r for r in caplog.records if r.name == "ragstream" and r.exc_info]  # the server log has its traceback
+    assert logged.exc_info[1] is raised.value
     with Controller(settings) as controller:
         _ask(controller, scope, conversation, "what does it call?")
         first, failed, third = controller.conversation_turns(conversation, scope)
