@@ -19,6 +19,7 @@ def search_command(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
+    _say_scope(args, scope)
     request, response, where = search(settings, scope.with_filters(filters_of(args.filter)), args.mode, args.query,
                                       args.top_k, args.rerank)
     hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
@@ -34,6 +35,13 @@ def search_command(args: argparse.Namespace) -> int:
                   ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
     console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
     return 0
+
+
+def _say_scope(args: argparse.Namespace, scope) -> None:
+    """Which index a command chose by itself (no --repository): on stderr, so piped output stays clean."""
+    if args.repository is None:
+        print(f"index: {scope.repository} / {scope.active_index} (branch {scope.branch}); "
+              "another with --repository NAME [--index NAME]", file=sys.stderr)
 
 
 def filters_of(items: list[str]) -> dict[str, list[str]]:
@@ -70,6 +78,7 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
         print(f"warning: {warning}", file=sys.stderr)
     question = controller.check_question(args.query, pipeline)  # once, before anything is looked for
     scope = controller.scope(args.repository, args.index, args.branch, args.source).with_filters(filters_of(args.filter))
+    _say_scope(args, scope)
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
