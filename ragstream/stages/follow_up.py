@@ -20,7 +20,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named, named_node
 from ragstream.graph.answers import flow_paths
-from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, place_rank,
+from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, in_tests, place_rank,
                                        related)
 from ragstream.index.model import node_of
 
@@ -39,7 +39,6 @@ _KIND_WORDS = {"function": ("FUNCTION", "METHOD"), "method": ("METHOD", "FUNCTIO
                "type": ("TYPE", "CLASS"), "table": ("TABLE", "VIEW"), "view": ("VIEW", "TABLE"),
                "procedure": ("PROCEDURE",), "trigger": ("TRIGGER",), "property": ("PROPERTY",)}
 _NAMED_KIND = re.compile(rf"\b(?:this|that|the same)\s+({'|'.join(_KIND_WORDS)})\b", re.IGNORECASE)
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|specs?)/|(?:^|/)test_[^/]*$|_tests?\.[a-z]+$|Tests?\.cs$", re.IGNORECASE)
 # Relation follow-ups, first match wins (label, pattern).
 RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"\btest(?:s|ed|ing)?\b", re.IGNORECASE)),
@@ -121,7 +120,9 @@ def relation_answer(graph: nx.MultiDiGraph, subjects: Sequence[str], relation: s
     for subject in named:
         items += _related(graph, subject, relation, text_of)
     unique = {i.id: i for i in items}.values()
-    return GraphAnswer("list", named, (relation,), sorted(unique, key=lambda i: place_rank(graph, i.id)))
+    # production code first, tests after it (the answer groups and labels them), then by place
+    return GraphAnswer("list", named, (relation,),
+                       sorted(unique, key=lambda i: (in_tests(graph, i.id), place_rank(graph, i.id))))
 
 
 def _related(graph: nx.MultiDiGraph, subject: Named, relation: str,
@@ -150,11 +151,11 @@ def _tests_of(graph: nx.MultiDiGraph, node: str) -> list[Related]:
     caller (a test of the method that calls it)."""
     edges = (*DATA_EDGES, "IMPORTS")
     direct = _edges(graph.in_edges(node, keys=True, data=True), edges, node, "tests it", source_side=True)
-    found = [i for i in direct if _in_tests(graph, i.id)]
-    for caller in (i for i in direct if not _in_tests(graph, i.id)):
+    found = [i for i in direct if in_tests(graph, i.id)]
+    for caller in (i for i in direct if not in_tests(graph, i.id)):
         found += [replace(i, indirect=True)
                   for i in _edges(graph.in_edges(caller.id, keys=True, data=True), edges, node, "tests it", True)
-                  if _in_tests(graph, i.id)]
+                  if in_tests(graph, i.id)]
     return list({i.id: i for i in found}.values())
 
 
@@ -165,10 +166,6 @@ def _edges(edges, types: tuple[str, ...], subject: str, label: str, source_side:
             out.append(Related(source if source_side else target, label, subject, data.get("resolution", "static"),
                                via=data.get("via") or ""))
     return out
-
-
-def _in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
-    return bool(_TEST_PATH.search(graph.nodes[node].get("path", "") or ""))
 
 
 def _kind(node: str) -> str:
