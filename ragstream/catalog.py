@@ -51,8 +51,17 @@ class IndexSummary:
 
     @property
     def label(self) -> str:
-        """How a picker names it: a shared index says so."""
+        """How a picker names it: a shared index says so; the bundled default is named after the
+        project, not after the folder it was checked out in ("main / self")."""
+        if self.bundled:
+            return "ragstream's own source (self)"
         return f"{self.repository} / {self.index}" + (" (shared)" if self.shared else "")
+
+    @property
+    def bundled(self) -> bool:
+        """Whether it is the bundled default index: ragstream's own source, `self`."""
+        return (not self.shared and self.index == DEFAULT_INDEX_NAME and bool(self.source_root)
+                and Path(self.source_root).resolve() == PROJECT_ROOT)
 
     @property
     def source(self) -> str:

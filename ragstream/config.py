@@ -9,6 +9,7 @@ import yaml
 
 from ragstream.bounds import LIMITS, WEIGHT, Bound, ints, numbers
 from ragstream.errors import ConfigError, RagstreamError
+from ragstream.globs import compile_globs
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INDEX_NAME = "self"  # the bundled default index: ragstream indexing its own source
@@ -19,6 +20,7 @@ DEFAULTS_FILE = PROJECT_ROOT / "config" / "defaults.yaml"
 class IndexSettings:
     data_dir: str
     max_file_bytes: int
+    max_files: int  # a walk that meets more files stops with an error: rarely the repository meant
     max_line_chars: int
     sql_dialect: str
     languages: dict[str, str]
@@ -178,7 +180,8 @@ CHOICES = {
 LLM_ROLES = ("router", "shaper", "gate", "condenser", "format", "answer", "summarizer", "translator")
 # Every numeric setting's range (types are checked by the dataclass fields already).
 RANGES: dict[str, Bound] = {
-    "index.max_file_bytes": ints(1, 1_000_000_000), "index.max_line_chars": ints(1, 10_000_000),
+    "index.max_file_bytes": ints(1, 1_000_000_000), "index.max_files": ints(1, 100_000_000),
+    "index.max_line_chars": ints(1, 10_000_000),
     "index.change_history_commits": ints(0, 1_000_000),
     "index.watch_debounce_ms": ints(10, 600_000),
     "chunks.max_chunk_tokens": ints(1, 100_000), "chunks.header_max_names": ints(1, 10_000),
@@ -201,6 +204,7 @@ RANGES: dict[str, Bound] = {
     **{f"limits.{name}": bound for name, bound in LIMITS.items()},
 }
 LANGUAGES = ("python", "sql", "csharp", "razor", "text")
+ACL_RULE_KEYS = ("paths", "acl_tags", "classification_labels", "owner_group")
 
 
 def _check_values(settings: Settings, source: str) -> None:
@@ -218,6 +222,43 @@ def _check_values(settings: Settings, source: str) -> None:
     unknown_roles = sorted(set(settings.llm.roles) - set(LLM_ROLES))
     if unknown_roles:
         raise ConfigError(f"unknown role(s) {unknown_roles}; roles: {list(LLM_ROLES)}", where=f"{source}: llm.roles")
+    _check_data_dir(settings.index.data_dir, f"{source}: index.data_dir")
+    compile_globs(settings.index.ignore, f"{source}: index.ignore", ConfigError)
+    _check_acl_rules(settings.acl.rules, f"{source}: acl.rules")
+
+
+def _check_data_dir(data_dir: str, where: str) -> None:
+    """The data folder, or the first of its parents that exists, must be a folder: a file there
+    would fail the first build or search that writes under it."""
+    folder = Path(data_dir).expanduser()
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        what = "is a file" if existing == folder else f"is under {existing}, which is a file"
+        raise ConfigError(f"{data_dir!r} {what}, not a folder", where=where,
+                          hint="set index.data_dir to a folder (it is made if missing)")
+
+
+def _check_acl_rules(rules: list[dict], where: str) -> None:
+    """Each access rule whole, at load time: its keys, value types and globs (`globs.py`)."""
+    for index, rule in enumerate(rules):
+        at = f"{where}[{index}]"
+        unknown = sorted(set(rule) - set(ACL_RULE_KEYS))
+        if unknown:
+            raise ConfigError(f"unknown key(s) {unknown}; known: {sorted(ACL_RULE_KEYS)}", where=at)
+        paths = rule.get("paths")
+        if not paths or not _strings(paths):
+            raise ConfigError(f"must be a non-empty list of globs, got {paths!r}", where=f"{at}.paths")
+        for key in ("acl_tags", "classification_labels"):
+            if not _strings(rule.get(key, [])):
+                raise ConfigError(f"must be a list of strings, got {rule[key]!r}", where=f"{at}.{key}")
+        owner = rule.get("owner_group")
+        if owner is not None and not isinstance(owner, str):
+            raise ConfigError(f"must be a string, got {owner!r}", where=f"{at}.owner_group")
+        compile_globs(paths, f"{at}.paths", ConfigError)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _get(settings: Settings, dotted: str):
@@ -253,6 +294,8 @@ def read_yaml_mapping(path: Path, error: type[RagstreamError]) -> dict:
         raise error(f"cannot read the file: {exc.strerror or exc}", where=str(path)) from exc
     try:
         data = yaml.safe_load(text) or {}
+    except RecursionError as exc:  # the loader recurses once per level of nesting
+        raise error("nested too deeply to be settings (thousands of levels)", where=str(path)) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)

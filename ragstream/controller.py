@@ -2,6 +2,7 @@
 question is asked under, loads pipelines and runs them. Front ends hold no logic of their own."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -11,6 +12,7 @@ from typing import Any
 from ragstream import catalog
 from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
+from ragstream.failures import Failure
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.named import find_named, named_by_word
 from ragstream.graph.questions import main_subjects
@@ -38,6 +40,7 @@ from ragstream.token_count import token_counter
 
 
 HISTORY_FILE = "history.sqlite"  # in index.data_dir, beside the indexes
+LOG = logging.getLogger("ragstream")
 
 
 @dataclass(frozen=True)
@@ -178,14 +181,34 @@ class Controller:
         """Auto mode: the question through every step of the pipeline. With a `session_id` it is
         a turn of that conversation (its history is loaded, the turn persisted); `on_token`
         receives a model's answer as it streams; `on_progress` hears what each model call is
-        doing (waiting, retrying, failed). The model calls share one turn's deadline."""
+        doing (waiting, retrying, failed). The model calls share one turn's deadline. A turn
+        that fails is logged with its traceback and kept in the conversation as failed (never as
+        an answer), then the error is raised again."""
         question = self.check_question(question, pipeline)
         engine = Engine(pipeline, self.turn_runtime(on_token, on_progress, scope.index_source))
         sp = self.new_state(question, scope, is_english)
         if session_id:
             sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
         engine.start(sp)
-        return sp, engine.run(sp)
+        try:
+            return sp, engine.run(sp)
+        except Exception as exc:
+            LOG.exception("the turn %r failed at step %s", sp.question_raw[:80], sp.stage)
+            if session_id:
+                self._keep_failure(session_id, sp, scope, pipeline.name, exc)
+            raise
+
+    def _keep_failure(self, session_id: str, sp: SuperPrompt, scope: Scope, pipeline: str, exc: Exception) -> None:
+        """The failed turn in its conversation, marked failed: unless the conversation is held under
+        another scope (that refusal is the failure) or the history itself failed."""
+        try:
+            if self.history.scope_of(session_id) not in (None, scope_key(scope)):
+                return
+            self.history.add_turn(session_id, question_raw=sp.question_raw, question_en=sp.question_en or sp.question_raw,
+                                  answer_en="", answer="", pipeline=pipeline, index_name=sp.active_index or "",
+                                  error=Failure.of(exc).to_json())
+        except HistoryError:
+            LOG.exception("the failed turn could not be kept in conversation %s", session_id)
 
     def expand_seeds(self, seeds: list[str], scope: Scope, pipeline: Pipeline) -> tuple[SuperPrompt, list[StepResult]]:
         """The pipeline's graph walk and node texts (its `expand` and `fetch_node_texts` steps)
@@ -487,7 +510,9 @@ class ManualSession:
                                     where=self.engine.pipeline.name)
             if step_id in self._ran and step_id != self.state.stage:  # the next step of a loop is no re-run
                 self._rewind(step_id)
-            self.engine.runtime = self._controller.turn_runtime(on_progress=self.on_progress)  # a click is a turn
+            # a click is a turn, served by the backend of the scope's index as auto mode is
+            self.engine.runtime = self._controller.turn_runtime(on_progress=self.on_progress,
+                                                                index_source=self.state.index_source)
             result = self.engine.step(self.state)
             self._ran.append(result.step)
             return Click(result=result)

@@ -79,6 +79,12 @@ class ProtocolError(ModelError):
     """A reply (from a model or the rule-based stand-in) breaks its one-line protocol."""
 
 
+class OutputError(RagstreamError):
+    """A file a command was asked to write cannot be written there (where = the option and path)."""
+
+    layer = "output"
+
+
 class QuestionError(RagstreamError):
     """A question cannot be asked as given: empty, or longer than the limit (where = the setting)."""
 

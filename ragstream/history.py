@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS turns (
     question_raw TEXT NOT NULL, question_en TEXT NOT NULL,
     answer_en TEXT NOT NULL, answer TEXT NOT NULL,
     pipeline TEXT NOT NULL, index_name TEXT NOT NULL, created REAL NOT NULL,
-    state TEXT);  -- the finished turn's state as JSON (trace, graph, budget, what it cited)
+    state TEXT,  -- the finished turn's state as JSON (trace, graph, budget, what it cited)
+    error TEXT);  -- a failed turn: its Failure as JSON (no answer; left out of the prompt's history)
 CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session_id, id);
 CREATE TABLE IF NOT EXISTS summaries (
     session_id TEXT NOT NULL REFERENCES sessions(id), version INTEGER NOT NULL,
@@ -50,6 +51,11 @@ class Turn:
     index_name: str
     created: float
     state: str | None = None  # the turn's final state as JSON (None: a turn stored before states were kept)
+    error: str | None = None  # a failed turn's Failure as JSON (None: the turn was answered)
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,8 @@ class HistoryStore:
                 db.execute("ALTER TABLE sessions ADD COLUMN scope TEXT")  # a file from before scopes
             if "state" not in {row[1] for row in db.execute("PRAGMA table_info(turns)")}:
                 db.execute("ALTER TABLE turns ADD COLUMN state TEXT")  # a file from before turn states
+            if "error" not in {row[1] for row in db.execute("PRAGMA table_info(turns)")}:
+                db.execute("ALTER TABLE turns ADD COLUMN error TEXT")  # a file from before failed turns
 
     def create_session(self, title: str = "", scope: str | None = None) -> str:
         """A new session; with `scope` it is bound from the start (see `bind_scope`)."""
@@ -96,18 +104,20 @@ class HistoryStore:
             return [SessionInfo(*row) for row in rows]
 
     def add_turn(self, session_id: str, *, question_raw: str, question_en: str, answer_en: str, answer: str,
-                 pipeline: str, index_name: str, state: str | None = None) -> int:
-        """Append a turn; its texts are stored with secrets redacted (an answer may quote one)."""
+                 pipeline: str, index_name: str, state: str | None = None, error: str | None = None) -> int:
+        """Append a turn (with `error`: a failed one, whose answer is empty); its texts are stored
+        with secrets redacted (an answer may quote one)."""
         question_raw, question_en, answer_en, answer = (redact_text(t) for t in (question_raw, question_en,
                                                                                   answer_en, answer))
         if state is not None:  # the stored state holds the same texts; its values are redacted, not its JSON text
             state = json.dumps(redact_value(json.loads(state)), sort_keys=True, ensure_ascii=False, indent=1)
+        error = redact_text(error) if error is not None else None  # a failure's message may quote one too
         with self._write() as db:
             self._require_session(db, session_id)
             cursor = db.execute("INSERT INTO turns (session_id, question_raw, question_en, answer_en, answer, "
-                                "pipeline, index_name, created, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                "pipeline, index_name, created, state, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (session_id, question_raw, question_en, answer_en, answer, pipeline, index_name,
-                                 time.time(), state))
+                                 time.time(), state, error))
             assert cursor.lastrowid is not None, "an INSERT sets it"
             return int(cursor.lastrowid)
 
@@ -116,7 +126,7 @@ class HistoryStore:
         with self._connect() as db:
             self._require_session(db, session_id)
             rows = db.execute("SELECT id, session_id, question_raw, question_en, answer_en, answer, pipeline, "
-                              "index_name, created, state FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
+                              "index_name, created, state, error FROM turns WHERE session_id = ? ORDER BY id", (session_id,))
             return [Turn(*row) for row in rows]
 
     def scope_of(self, session_id: str) -> str | None:

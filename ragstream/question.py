@@ -1,4 +1,4 @@
-"""What a question must be before any stage runs: some text, and not more than the limit."""
+"""What a question must be before any stage runs: some text, valid UTF-8, and not more than the limit."""
 from __future__ import annotations
 
 from ragstream.errors import QuestionError
@@ -25,8 +25,22 @@ def check_question(question: str, limit: int) -> Question:
         return question
     if not isinstance(question, str) or not question.strip():
         raise QuestionError("the question is empty; ask something about the code", where="question")
+    if problem := not_utf8(question):
+        raise QuestionError(problem, where="question", hint="pass the question as UTF-8 text")
     if len(question) > limit:
         raise QuestionError(f"the question has {len(question):,} characters; the limit is {limit:,}",
                             where="question", hint="shorten it, or raise limits.max_question_chars "
                                                    "(config file or pipeline settings)")
     return Question(question, limit)
+
+
+def not_utf8(text: str) -> str | None:
+    """What is wrong when `text` holds characters no UTF-8 text has (a command line's bytes that
+    are not UTF-8 arrive as lone surrogates, and every tokenizer rejects them); None when clean."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        char = ord(text[exc.start])
+        byte = f" 0x{char - 0xDC00:02x}" if 0xDC80 <= char <= 0xDCFF else ""  # Python's surrogateescape
+        return f"not valid UTF-8 text: byte{byte} at character {exc.start + 1:,} cannot be decoded"
+    return None

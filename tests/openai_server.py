@@ -7,7 +7,8 @@ queue is empty gets its fallback reply, else HTTP 500 "script exhausted" (a test
 
 Faults a reply can script: a status with headers (429 and Retry-After, 500), a delay before
 anything is sent, a raw body (malformed JSON), raw stream events, a pause between streamed
-pieces (a trickle), a stall after some pieces, and a dropped connection (no reply at all).
+pieces (a trickle), a stall after some pieces, a dropped connection (no reply at all), and a
+plain reply whose body trickles a byte at a time or never ends.
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ class Reply:
     stall_after: int | None = None  # stream this many pieces, then send nothing for `stall` seconds
     stall: float = 0.0
     drop: bool = False  # close the connection without a reply
+    byte_gap: float = 0.0  # a plain reply's body sent a byte at a time, this many seconds apart
+    endless: bool = False  # a plain reply whose body never ends: blanks keep coming, byte_gap apart
 
 
 class ScriptedServer:
@@ -100,6 +103,8 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                                                         "type": "scripted", "code": reply.status}}, reply.headers)
                 elif request.get("stream"):
                     self._stream(request, reply)
+                elif reply.byte_gap or reply.endless:
+                    self._trickle(json.dumps(_completion(request, reply)).encode(), reply)
                 else:
                     self._send(200, _completion(request, reply), reply.headers)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
@@ -114,6 +119,19 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
+
+        def _trickle(self, data: bytes, reply: Reply) -> None:
+            """The body a byte at a time; an endless one says it is long and sends blanks first."""
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(10 ** 12 if reply.endless else len(data)))
+            self.end_headers()
+            byte = 0
+            while reply.endless or byte < len(data):
+                self.wfile.write(b" " if reply.endless else data[byte:byte + 1])
+                self.wfile.flush()
+                byte += 1
+                time.sleep(reply.byte_gap)
 
         def _stream(self, request: dict, reply: Reply) -> None:
             self.send_response(200)

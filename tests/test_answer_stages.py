@@ -9,7 +9,8 @@ import pytest
 
 from ragstream.cli import main
 from ragstream.controller import Controller, Scope
-from ragstream.stages.condense import ELIDED, condense_text
+from ragstream.excerpt import GAP_LINE, quoted
+from ragstream.stages.condense import condense_text
 from ragstream.stages.relate import in_search_order
 from ragstream.index.model import node_of
 from ragstream.super_prompt import SuperPrompt
@@ -25,10 +26,12 @@ def controller(acl_backend):
 
 def test_condense_text_keeps_definitions_and_query_lines():
     text = "def record_payment(self, invoice_id, amount):\n    a = 1\n    b = 2\n    self.repository.save_payment(x)\n    c = 3\n"
-    cut = condense_text(text, {"save", "payment"})
+    cut, numbers = condense_text(text, {"save", "payment"}, list(range(16, 22)))
     assert cut.split("\n")[0] == "def record_payment(self, invoice_id, amount):"
     assert "    self.repository.save_payment(x)" in cut and "a = 1" not in cut
-    assert cut.count(ELIDED) == 2  # one marker per run of dropped lines
+    assert numbers == [16, GAP_LINE, 19, GAP_LINE]  # one gap line per run of dropped lines, each kept line its number
+    assert quoted(cut, numbers).split("\n") == ["16 │ def record_payment(self, invoice_id, amount):", "   ⋮",
+                                                 "19 │     self.repository.save_payment(x)", "   ⋮"]
 
 
 def test_condense_fits_the_budget_and_records_every_cut(controller):

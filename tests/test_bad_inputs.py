@@ -6,6 +6,7 @@ everything.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -376,3 +377,246 @@ def test_good_input_through_the_same_harness_succeeds(config, tmp_path, capsys):
                  ["expand", QUESTION, "--top-k", "1"]):
         code, out, err = run_cli(["--config", str(config), *argv], capsys)
         assert code == 0 and "Traceback" not in err and "error" not in err, (argv, err)
+
+
+# --- issue 37: what someone outside the team tried ------------------------------------------
+
+NOT_UTF8 = b"pay\xff\xfement".decode("utf-8", "surrogateescape")  # how Python hands such argv bytes over
+
+
+def deep_yaml(levels: int, flow: bool) -> str:
+    if flow:
+        return "index:\n  ignore: " + "[" * levels + "]" * levels + "\n"
+    return "index:\n" + "".join("  " * (depth + 1) + f"k{depth}:\n" for depth in range(levels)) + "  " * levels + " 1\n"
+
+
+@pytest.mark.parametrize("flow", [True, False], ids=["flow", "block"])
+def test_a_config_nested_20000_deep_names_the_file(tmp_path, capsys, flow):
+    path = tmp_path / "deep.yaml"
+    path.write_text(deep_yaml(20_000, flow))
+    code, out, err = run_cli(["--config", str(path), "search", "x"], capsys)
+    assert code == 2 and "Traceback" not in out + err and str(path) in err and "error (config)" in err
+    assert "nested too deeply" in err or "invalid YAML" in err
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["ask", NOT_UTF8, "--llm", "none"], "error (question): question: not valid UTF-8 text: byte 0xff at character 4"),
+    (["expand", NOT_UTF8], "error (question): question: not valid UTF-8 text: byte 0xff"),
+    (["search", NOT_UTF8, "--json"], "error (retrieval): query: not valid UTF-8 text: byte 0xff at character 4"),
+    (["search", NOT_UTF8, "--mode", "semantic"], "error (retrieval): query: not valid UTF-8 text"),
+], ids=["ask", "expand", "search --json", "search semantic"])
+def test_a_question_that_is_not_utf8_is_refused(config, capsys, argv, what):
+    assert_clear_error(*run_cli(["--config", str(config), *argv], capsys), what)
+
+
+OUTPUTS = [  # (id, the command's argv, option, where it writes (a callable of tmp_path), what the message says)
+    ("--save-state to a missing folder", ["ask", QUESTION, "--llm", "none"], "--save-state",
+     lambda tmp: tmp / "missing" / "state.json", "its folder"),
+    ("--save-state to a folder", ["ask", QUESTION, "--llm", "none"], "--save-state", lambda tmp: tmp,
+     "is a folder; give a file name in it"),
+    ("--save-state where nothing can be written", ["ask", QUESTION, "--llm", "none"], "--save-state",
+     lambda tmp: Path("/proc/ragstream-state.json"), "cannot write in /proc"),
+    ("--save-state under a file", ["ask", QUESTION, "--llm", "none"], "--save-state",
+     lambda tmp: tmp / "good.yaml" / "state.json", "is not a folder"),
+    ("--html to a missing folder", ["expand", QUESTION], "--html", lambda tmp: tmp / "missing" / "g.html",
+     "does not exist"),
+    ("--html to a folder", ["expand", QUESTION], "--html", lambda tmp: tmp, "is a folder"),
+    ("--html where nothing can be written", ["expand", QUESTION], "--html", lambda tmp: Path("/proc/g.html"),
+     "cannot write in /proc"),
+]
+
+
+@pytest.mark.parametrize("argv, option, target, what", [o[1:] for o in OUTPUTS], ids=[o[0] for o in OUTPUTS])
+def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(config, tmp_path, capsys, argv, option,
+                                                                           target, what):
+    path = target(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = run_cli(["--config", str(config), *argv, option, str(path)], capsys)
+    assert_clear_error(code, out, err, "error (output)", f"{option} {path}", what)
+    assert out == "" and sorted(tmp_path.rglob("*")) == before  # refused before anything ran or was written
+
+
+def test_a_state_file_is_written_whole(config, tmp_path, capsys):
+    path = tmp_path / "state.json"
+    path.write_text("previous")
+    code, out, _ = run_cli(["--config", str(config), "ask", QUESTION, "--llm", "none", "--save-state", str(path)],
+                           capsys)
+    assert code == 0 and path.read_text(encoding="utf-8").startswith("{") and f"state written to {path}" in out
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+GLOBS = [  # (id, argv after the question, what the message says)
+    ("paths_exclude character range", ["--filter", "paths_exclude=[z-a]"], "invalid path glob '[z-a]'"),
+    ("paths_include character range", ["--filter", "paths_include=src/[9-0]*.cs"], "invalid path glob 'src/[9-0]*.cs'"),
+    ("a negated character range", ["--filter", "paths_include=**,![z-a]"], "invalid path glob '[z-a]'"),
+    ("a look-alike Cyrillic letter", ["--filter", "paths_exclude=b\u0456lling/**"],
+     "U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I in 'b\u0456lling'"),
+]
+
+
+@pytest.mark.parametrize("command", ["search", "expand", "ask"])
+@pytest.mark.parametrize("extra, what", [g[1:] for g in GLOBS], ids=[g[0] for g in GLOBS])
+def test_a_filter_glob_that_cannot_be_used_names_the_filter(config, capsys, command, extra, what):
+    argv = ["--config", str(config), command, QUESTION, *extra, *(["--llm", "none"] if command == "ask" else [])]
+    assert_clear_error(*run_cli(argv, capsys), "error (retrieval): retrieval_filters.paths_", what)
+
+
+SETTINGS_AT_LOAD = [  # (id, the config's text after data_dir, the key, what the message says)
+    ("acl glob", "acl:\n  rules:\n    - paths: ['[z-a]']\n      acl_tags: [x]\n", "acl.rules[0].paths",
+     "invalid path glob '[z-a]'"),
+    ("acl paths a string", "acl:\n  rules:\n    - paths: 'db/**'\n      acl_tags: [x]\n", "acl.rules[0].paths",
+     "must be a non-empty list of globs, got 'db/**'"),
+    ("acl tags a string", "acl:\n  rules:\n    - paths: [db/**]\n      acl_tags: dba\n", "acl.rules[0].acl_tags",
+     "must be a list of strings"),
+    ("acl unknown key", "acl:\n  rules:\n    - paths: [db/**]\n      tags: [x]\n", "acl.rules[0]",
+     "unknown key(s) ['tags']"),
+    ("acl second rule", "acl:\n  rules:\n    - paths: [db/**]\n    - paths: ['a/[9-0]']\n", "acl.rules[1].paths",
+     "invalid path glob"),
+    ("ignore glob", "index:\n  ignore: ['[z-a]']\n", "index.ignore", "invalid path glob '[z-a]'"),
+    ("max_files 0", "index:\n  max_files: 0\n", "index.max_files", "must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("command", [["search", "payment"], ["index", "--dry-run", "{repo}"]], ids=["search", "index"])
+@pytest.mark.parametrize("text, key, what", [s[1:] for s in SETTINGS_AT_LOAD], ids=[s[0] for s in SETTINGS_AT_LOAD])
+def test_settings_fail_at_load_not_at_index_time(acl_backend, tmp_path, capsys, command, text, key, what):
+    """The README: a bad setting fails at load time, naming the file and key -- also a command
+    that never indexes (it used to load fine and fail only when an index was built)."""
+    path = tmp_path / "mine.yaml"
+    data = acl_backend.settings.index.data_dir
+    path.write_text(f"index:\n  data_dir: {data}\n" + text.replace("index:\n", "", 1) if text.startswith("index:")
+                    else f"index:\n  data_dir: {data}\n{text}")
+    argv = [a.replace("{repo}", str(PROJECT_ROOT / "tests" / "fixtures" / "sample_repo")) for a in command]
+    assert_clear_error(*run_cli(["--config", str(path), *argv], capsys), "error (config)", f"{path}: {key}", what)
+
+
+@pytest.mark.parametrize("command", [["search", "payment"], ["ask", QUESTION, "--llm", "none"],
+                                     ["index", "{repo}"], ["index", "--dry-run", "{repo}"]],
+                         ids=["search", "ask", "index", "dry run"])
+@pytest.mark.parametrize("under", [False, True], ids=["a file", "under a file"])
+def test_a_data_dir_that_is_a_file_or_under_one(tmp_path, capsys, command, under):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a folder")
+    data_dir = blocker / "data" if under else blocker
+    config = tmp_path / "c.yaml"
+    config.write_text(f"index:\n  data_dir: {data_dir}\n")
+    argv = [a.replace("{repo}", str(PROJECT_ROOT / "tests" / "fixtures" / "sample_repo")) for a in command]
+    assert_clear_error(*run_cli(["--config", str(config), *argv], capsys), "error (config)", str(config),
+                       ": index.data_dir: ", "is a file" if not under else f"is under {blocker}, which is a file")
+    assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("key, value", [("gold_files", "billing/service.py"), ("gold_functions", "a.py::f"),
+                                        ("gold_files", {"a.py": 1}), ("gold_files", ["a.py", 3])])
+def test_a_gold_list_that_is_not_a_list_names_the_question_and_field(tmp_path, capsys, key, value):
+    """A string was iterated a character at a time and scored 0: a wrong success."""
+    good = {"id": "q1", "repo": "o/n", "query": "q", "gold_files": ["a.py"]}
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "q2", key: value}) + "\n")
+    code, out, err = run_cli(["eval", str(questions), "--repo", str(tmp_path), "--out", str(tmp_path / "out")], capsys)
+    assert_clear_error(code, out, err, "error (config)", f"{questions}:2 (question 'q2'): {key}",
+                       f"{key} must be a list of strings, got {value!r}")
+    assert not (tmp_path / "out").exists()
+
+
+def test_eval_outputs_that_cannot_be_written_are_refused_before_the_run(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "repo": "o/n", "query": "q", "gold_files": ["a.py"]}) + "\n")
+    (tmp_path / "file").write_text("x")
+    for extra, what in ((["--predictions", str(tmp_path / "missing" / "p.jsonl")], "--predictions"),
+                        (["--out", str(tmp_path / "file" / "out")], "--out")):
+        code, out, err = run_cli(["eval", str(questions), "--repo", str(tmp_path), *extra], capsys)
+        assert_clear_error(code, out, err, "error (output)", what)
+
+
+# --- hangs: the walk ---------------------------------------------------------------------------
+
+def test_special_files_in_the_repository_are_skipped_never_opened(tmp_path):
+    """A FIFO blocked `index` forever (opening one waits for a writer); a socket is no text either."""
+    import socket
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "m.py").write_text("def f():\n    return 1\n")
+    os.mkfifo(repo / "pipe.py")
+    os.mkfifo(repo / "notes.md")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(repo / "live.sql"))
+    config = tmp_path / "c.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    try:
+        runs = [subprocess.run([sys.executable, "-m", "ragstream", "--config", str(config), "index", *extra, str(repo)],
+                               capture_output=True, text=True, timeout=120, env=env)
+                for extra in (["--dry-run"], ["--wait"])]
+    finally:
+        sock.close()
+    dry, built = runs
+    assert dry.returncode == 0 and "Traceback" not in dry.stderr
+    assert "skip   pipe.py  (special_file: a FIFO (named pipe): never opened)" in dry.stdout
+    assert "skip   live.sql  (special_file: a socket: never opened)" in dry.stdout
+    assert "1 file(s) would be indexed, 3 skipped" in dry.stdout
+    assert built.returncode == 0 and "Traceback" not in built.stderr and "1 files" in built.stdout
+
+
+@pytest.mark.parametrize("where", ["root", "home"])
+def test_the_file_system_root_or_home_folder_is_refused_with_a_hint(tmp_path, capsys, monkeypatch, where):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    path = "/" if where == "root" else str(home)
+    for extra in (["--dry-run"], []):
+        code, out, err = run_cli(["index", *extra, path], capsys)
+        assert_clear_error(code, out, err, "error (index)", "not a repository: refusing to walk all of it",
+                           "hint: give the repository's own folder")
+
+
+def test_a_walk_past_max_files_stops_with_a_clear_error_after_showing_the_first(tmp_path):
+    """A tree far larger than the repository meant: the dry run prints as it walks (at once, not
+    after the whole walk) and stops at index.max_files, naming it."""
+    repo = tmp_path / "huge"
+    for folder in range(30):
+        (repo / f"d{folder:02}").mkdir(parents=True)
+        for file in range(20):
+            (repo / f"d{folder:02}" / f"f{file}.py").write_text(f"X = {file}\n")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n  max_files: 300\n")
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    for extra in (["--dry-run"], []):
+        done = subprocess.run([sys.executable, "-m", "ragstream", "--config", str(config), "index", *extra, str(repo)],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert f"error (index): {repo}: more than 300 files under this folder (index.max_files)" in done.stderr
+        assert "hint: index the repository's own folder" in done.stderr
+        if extra:
+            assert "index  d00/f0.py  [python]" in done.stdout  # shown before the walk was stopped
+    assert not (tmp_path / "data" / "indexes").exists() or not any((tmp_path / "data" / "indexes").rglob("CURRENT"))
+
+
+def test_a_dry_run_shows_its_first_line_within_a_second(tmp_path):
+    """It used to print nothing until the whole walk was done (60 s and more on a large tree)."""
+    import time
+
+    repo = tmp_path / "big"
+    for folder in range(60):
+        (repo / f"d{folder:02}").mkdir(parents=True)
+        for file in range(60):
+            (repo / f"d{folder:02}" / f"f{file}.py").write_text("def f():\n    return 1\n" * 20)
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "ragstream", "index", "--dry-run", str(repo)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    first_after = time.monotonic() - started
+    proc.kill()
+    proc.wait()
+    assert first.startswith("index  d00/f0.py")
+    started = time.monotonic()
+    full = subprocess.run([sys.executable, "-m", "ragstream", "index", "--dry-run", str(repo)], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300)
+    whole = time.monotonic() - started
+    assert full.returncode == 0 and "3600 file(s) would be indexed" in full.stdout
+    print(f"first line after {first_after:.2f} s, the whole dry run {whole:.2f} s")
+    # Both start the same way (imports, settings): the first line comes well before the walk ends.
+    assert first_after < whole - 0.5, (first_after, whole)

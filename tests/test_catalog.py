@@ -116,3 +116,13 @@ def test_a_build_started_before_the_workbench_is_followed_to_its_end(sample_repo
     job = catalog.BuildJob(sample_repo, "main", settings).follow(events, child_exit_code(process.pid))
     job.wait(60)
     assert isinstance(job.error, IndexingError) and "exit code -9" in job.error.message and job.report is None
+
+
+def test_the_bundled_default_index_is_named_after_the_project_not_its_checkout_folder(tmp_path):
+    from ragstream.catalog import IndexSummary
+    from ragstream.config import PROJECT_ROOT
+
+    bundled = IndexSummary("main", "self", source_root=str(PROJECT_ROOT))  # checked out as /work/main
+    assert bundled.label == "ragstream's own source (self)"
+    assert IndexSummary("main", "self", source_root=str(tmp_path)).label == "main / self"  # another project's
+    assert IndexSummary("main", "default", source_root=str(PROJECT_ROOT)).label == "main / default"

@@ -74,3 +74,18 @@ def test_ask_session_resolves_a_follow_up_on_the_command_line(two_repositories, 
     answer = json.loads(capsys.readouterr().out)
     assert answer["follow_up"]["subjects"] == ["py:billing.util.log_event|FUNCTION"]
     assert answer["retrieval_mode"] != "direct" and "(callers)" in answer["answer"]
+
+
+def test_with_two_repositories_the_one_holding_the_current_directory_is_asked(two_repositories, built_sample,
+                                                                              capsys, monkeypatch):
+    repo, _, _ = built_sample
+    monkeypatch.chdir(repo / "billing")  # inside the sample's checkout, as git finds its repository
+    assert main(["--config", str(two_repositories), "search", QUESTION, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["repository"] == "sample_repo"
+    assert "index: sample_repo / default" in captured.err and "--repository" in captured.err  # says which
+    monkeypatch.chdir(Path(two_repositories).parent)  # in no indexed checkout: an error that says how to choose
+    assert main(["--config", str(two_repositories), "search", QUESTION]) == 2
+    err = capsys.readouterr().err
+    assert "cannot choose a repository: found sample_repo, zz_other_repo" in err
+    assert "--repository NAME, or run the command inside its checkout" in err

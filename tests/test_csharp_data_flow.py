@@ -491,6 +491,48 @@ public class Audit
     assert set(calls(graph, "Vault.Data.Audit.Read")) == {"sql:dbo.Folder_ReadById|PROCEDURE"}  # nameof
 
 
+def test_a_flow_through_a_subclass_receiver_reaches_only_the_procedure_its_type_argument_names():
+    """A call on `ICipherRepository` (which binds `T` to `Cipher`) runs the base's `CreateAsync`
+    with `dbo.Cipher_Create`: the flow does not fan out to every subclass's procedure."""
+    from ragstream.graph.relations import table_paths
+    files = [parse_csharp("Repo.cs", """
+using System.Data;
+using Dapper;
+namespace Vault.Data;
+public class Cipher { } public class Folder { }
+public interface IRepository<T, TId> { Task CreateAsync(T obj); }
+public interface ICipherRepository : IRepository<Cipher, Guid> { }
+public interface IFolderRepository : IRepository<Folder, Guid> { }
+public abstract class Repository<T, TId> : IRepository<T, TId> where T : class
+{
+    protected string Table { get; private set; } = typeof(T).Name;
+    public virtual Task CreateAsync(T obj) =>
+        Connection.ExecuteAsync($"[dbo].[{Table}_Create]", obj, commandType: CommandType.StoredProcedure);
+}
+public class CipherRepository : Repository<Cipher, Guid>, ICipherRepository
+{
+    public Task Share(Cipher c) => CreateAsync(c);
+}
+public class FolderRepository : Repository<Folder, Guid>, IFolderRepository { }
+public class CiphersController
+{
+    private readonly ICipherRepository _ciphers;
+    private readonly IRepository<Folder, Guid> _any;
+    public Task Post(Cipher c) => _ciphers.CreateAsync(c);
+    public Task Untyped(Folder f) => _any.CreateAsync(f);
+}
+"""), parse_sql("db/procs.sql", PROCS, "tsql")]
+    graph, _ = build_graph(files)
+
+    def tables_reached(entry: str) -> set[str]:
+        return {path.nodes[-1] for path in table_paths(graph, [f"cs:Vault.Data.{entry}|METHOD"])}
+
+    assert tables_reached("CiphersController.Post") == {"sql:dbo.Cipher|TABLE"}
+    assert tables_reached("CipherRepository.Share") == {"sql:dbo.Cipher|TABLE"}  # a call on `this`
+    # a receiver that binds nothing of its own keeps every candidate (each a guess)
+    assert tables_reached("CiphersController.Untyped") == {"sql:dbo.Cipher|TABLE", "sql:dbo.Folder|TABLE"}
+
+
 def test_object_mapping_profiles_and_map_calls_connect_the_types_they_map():
     graph = build({"Mapping.cs": """
 using AutoMapper;
@@ -551,6 +593,11 @@ CREATE TABLE sales.Brand (Id INT);
     assert set(tables(graph, "Store.Services.CatalogService.All", "READS")) == {"sql:dbo.Categories|TABLE"}
     assert tables(graph, "Store.Services.CatalogService.Brands", "READS") == {}  # two tables named Brand: no answer
     assert tables(graph, "Store.Services.CatalogService.Widgets", "READS") == {}
+    # the entity maps to the table it reaches by name (a guess), so its properties name its columns
+    maps = {t: d for _, t, k, d in graph.out_edges("cs:Store.Catalog.Product|TYPE", keys=True, data=True) if k == "MAPS_TO"}
+    assert set(maps) == {"sql:dbo.Catalog_Product|TABLE"}
+    assert maps["sql:dbo.Catalog_Product|TABLE"]["via"] == "table_by_name" and maps["sql:dbo.Catalog_Product|TABLE"]["guess"]
+    assert not [t for _, t, k in graph.out_edges("cs:Store.Catalog.Brand|TYPE", keys=True) if k == "MAPS_TO"]
 
 
 def test_a_specification_and_include_read_the_root_and_the_navigations_tables():
@@ -639,3 +686,26 @@ public class OrderHandlers
     removed = tables(graph, "Shop.App.OrderHandlers.Remove", "WRITES")
     assert removed[ORDERS]["member"] == "Remove" and "guess" not in removed[ORDERS]
     assert tables(graph, "Shop.App.OrderHandlers.Read", "WRITES") == {}  # nothing saved: a read only
+
+
+def test_writing_an_aggregate_writes_the_entities_it_holds_in_collections_as_a_guess():
+    files = [parse_csharp("Shop.cs", """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Order { public int Id { get; set; } public ICollection<OrderItem> Items { get; set; } public List<string> Notes { get; set; } }
+public class OrderItem { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } public DbSet<OrderItem> OrderItems { get; set; } }
+public class Checkout
+{
+    private readonly ShopContext _db;
+    public void Place(Order order) => _db.Orders.Add(order);
+    public object Show(int id) => _db.Orders.Find(id);
+}
+"""), parse_sql("db.sql", "CREATE TABLE dbo.Orders (Id INT); CREATE TABLE dbo.OrderItems (Id INT);", "tsql")]
+    graph, _ = build_graph(files)
+    place = tables(graph, "Shop.Checkout.Place", "WRITES")
+    assert set(place) == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderItems|TABLE"}
+    items = place["sql:dbo.OrderItems|TABLE"]
+    assert items["via"] == "aggregate" and items["guess"] is True and items["navigation"] == "Items"
+    assert "guess" not in place["sql:dbo.Orders|TABLE"]
+    assert set(tables(graph, "Shop.Checkout.Show", "READS")) == {"sql:dbo.Orders|TABLE"}  # a read reads the root only

@@ -21,6 +21,7 @@ import os
 import random
 import re
 import shutil
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -88,10 +89,11 @@ class Glob:
 
 @lru_cache(maxsize=None)
 def oracle_glob(raw: str, key: str) -> Glob:
-    """README: blanks around a glob are ignored; `./` and empty segments dropped; `..` resolved
-    (refused above the root or after a wildcard); a `!` narrows an include list and is refused in
-    an exclude list; `#`, a backslash between folders, an empty glob and the root are refused."""
-    text = raw.strip()
+    """README: a glob is read in Unicode NFKC without format characters; blanks around it are
+    ignored; `./` and empty segments dropped; `..` resolved (refused above the root or after a
+    wildcard); a `!` narrows an include list and is refused in an exclude list; `#`, a backslash
+    between folders, an empty glob and the root are refused."""
+    text = unicode_form(raw).strip()
     negated = text.startswith("!")
     body = text[1:] if negated else text
     if (negated and key == "paths_exclude") or not body or body.startswith("#") or "\\" in body:
@@ -111,6 +113,11 @@ def oracle_glob(raw: str, key: str) -> Glob:
     return Glob(negated, "/" in body.rstrip("/"), body.endswith("/"), tuple(parts))
 
 
+def unicode_form(text: str) -> str:
+    """README: globs and paths are compared in NFKC, without format characters (category Cf)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+
+
 def _segment(pattern: str, name: str) -> bool:
     regex = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else c if c in "[]" else re.escape(c)
                     for c in pattern)
@@ -127,8 +134,13 @@ def _parts_match(pattern: tuple[str, ...], names: tuple[str, ...]) -> bool:
 
 
 @lru_cache(maxsize=None)
-def glob_matches(glob: Glob, path: str) -> bool:
-    """gitignore: a glob that matches a folder matches every file below it."""
+def glob_matches(glob: Glob, path: str, any_case: bool = False) -> bool:
+    """gitignore: a glob that matches a folder matches every file below it. README: a glob that
+    takes away (`paths_exclude`, a `!` glob of `paths_include`) matches in any case."""
+    path = unicode_form(path)
+    if any_case:
+        glob, path = Glob(glob.negated, glob.anchored, glob.directory,
+                          tuple(p.casefold() for p in glob.parts)), path.casefold()
     names = tuple(path.split("/"))
     prefixes = range(1, len(names)) if glob.directory else range(1, len(names) + 1)
     if not glob.anchored:  # one segment, matched against any folder or the file's name
@@ -166,10 +178,10 @@ def allows_one(key: str, values: list[str], item: Item) -> bool:
         return item.language in values
     globs = [oracle_glob(v, key) for v in values]
     if key == "paths_exclude":
-        return not any(glob_matches(g, item.path) for g in globs)
+        return not any(glob_matches(g, item.path, any_case=True) for g in globs)
     plain = [g for g in globs if not g.negated]  # paths_include: a plain glob matches, no `!` glob does
     return (any(glob_matches(g, item.path) for g in plain)
-            and not any(glob_matches(g, item.path) for g in globs if g.negated))
+            and not any(glob_matches(g, item.path, any_case=True) for g in globs if g.negated))
 
 
 KNOWN = ("acl_tags_any", "classification_labels_all", "paths_include", "paths_exclude", "kinds", "languages")
@@ -198,6 +210,16 @@ class Setting:
         if self.route == "merged" and [k for k, _ in self.pairs].count("paths_include") > 1:
             errors.add("retrieval_filters.paths_include")  # two include lists cannot be written as one
         return errors
+
+    def refused_by_the_index(self) -> str | None:
+        """README: a glob that takes away (an exclude, a `!` include) and matches no indexed path
+        while it mixes a look-alike script into a Latin name is refused once an index is asked
+        (the setting it names). No indexed path here has a Cyrillic letter, so every such glob
+        holding one matches none."""
+        return next((f"retrieval_filters.{key}" for key, values in self.pairs if key in ("paths_exclude", "paths_include")
+                     for glob in map(lambda v: oracle_glob(v, key), values)
+                     if any(LOOKALIKE_I in part for part in glob.parts)  # `..` may have dropped it
+                     and (key == "paths_exclude" or glob.negated)), None)
 
     def allows(self, item: Item) -> bool:
         """Every occurrence of every key allows the item. Merged into one mapping, a repeated
@@ -235,9 +257,20 @@ def random_glob(rng: random.Random, key: str) -> str:
         glob = f"./{rng.choice(['x', 'ops'])}/./../{glob}"
     elif form == 6:
         glob = f" {glob} "
+    if rng.random() < 0.08:
+        glob = rng.choice(SPELLINGS)(glob)
     if key == "paths_include" and rng.random() < 0.3 or key == "paths_exclude" and rng.random() < 0.03:
         glob = "!" + glob
     return glob
+
+
+LOOKALIKE_I = "\u0456"  # CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I, drawn as a Latin i
+# Spellings of a glob that name another path to a byte compare (issue 37): another case,
+# fullwidth letters, a zero-width space inside a name, a Cyrillic look-alike letter.
+SPELLINGS = [str.upper, str.title,
+             lambda g: "".join(chr(ord(c) + 0xFEE0) if "a" <= c.lower() <= "z" else c for c in g),
+             lambda g: re.sub(r"([A-Za-z])([A-Za-z])", "\\1\u200b\\2", g, count=1),
+             lambda g: g.replace("i", LOOKALIKE_I, 1)]
 
 
 def random_values(rng: random.Random, key: str) -> list[str]:
@@ -318,8 +351,9 @@ def scaffolding(backend: LocalBackend, own: dict[str, set[str]]) -> set[str]:
     words = set()
     for mode in ("semantic", "bm25", "hybrid"):
         for query in QUERIES:
-            debug = backend.search(SearchRequest(mode, query, 5, REPOSITORY, BRANCH, {"kinds": []})).debug
-            words |= words_of(json.dumps(debug))
+            for nothing in ({"kinds": []}, {"kinds": [], "paths_exclude": ["no_such_folder/"]}):  # + a warning
+                words |= words_of(json.dumps(backend.search(SearchRequest(mode, query, 5, REPOSITORY, BRANCH,
+                                                                          nothing)).debug))
     assert not words & {w for item_words in own.values() for w in item_words if w.startswith(("qz", "Qz"))}
     return words
 
@@ -397,19 +431,28 @@ def check_setting(fx: Fixture, setting: Setting, rng: random.Random) -> str:
     assert not expected_errors, (setting, "accepted, yet the oracle refuses it", expected_errors)
     visible = {cid for cid, item in fx.items.items() if setting.allows(item)}
     visible_nodes = visible_graph_nodes(fx, setting)
-    if filters not in fx.outputs:  # every backend call depends on the parsed filters only
+    if filters not in fx.outputs and not setting.refused_by_the_index():  # outputs depend on the filters only
         out, text = caller_outputs(fx, filters, rng)
         fx.outputs[filters] = out, words_of(text), {i.path for i in fx.items.values() if i.path in text}
+    if filters not in fx.outputs and setting.refused_by_the_index():
+        with pytest.raises(FilterError) as refused:
+            caller_outputs(fx, filters, rng)
+        refusals = {f"retrieval_filters.{key}" for key, values in setting.pairs
+                    if Setting([(key, values)], "merged").refused_by_the_index()}
+        assert refused.value.where in refusals and "mixes scripts" in refused.value.message, setting
+        return "refused"
     out, shown_words, paths_in_text = fx.outputs[filters]
     assert out["texts"] == out["spans"] == visible, setting
     assert out["fetched"] == out["asked"] & visible, setting
     assert out["view"] == visible_nodes, (setting, out["view"] ^ visible_nodes)
     assert out["expanded"] <= visible_nodes and out["hits"] <= visible, setting
     forbidden = hidden_words(fx, frozenset(visible | visible_nodes))
-    leaked = forbidden & shown_words
+    said_text = unicode_form(" ".join(v for _, values in setting.pairs for v in values))
+    leaked = forbidden & shown_words - words_of(said_text)  # a warning may echo the caller's own glob
     assert not leaked, (setting, sorted(leaked))
     shown_paths = {fx.items[c].path for c in visible} | {fx.nodes[n].path for n in visible_nodes if n in fx.nodes}
-    assert not paths_in_text - shown_paths, (setting, paths_in_text - shown_paths)
+    unsaid = {p for p in paths_in_text - shown_paths if p not in said_text}
+    assert not unsaid, (setting, unsaid)
     return "empty" if not visible else "all" if len(visible) == len(fx.items) else "some"
 
 
@@ -526,7 +569,7 @@ def test_no_hidden_path_name_or_token_reaches_the_pipelines_outputs(leak_index, 
     caplog.set_level(logging.DEBUG)
     for run in range(runs):
         setting = Setting(random_setting(rng).pairs, "merged")  # one mapping: what a scope holds
-        while setting.oracle_errors():
+        while setting.oracle_errors() or setting.refused_by_the_index():
             setting = Setting(random_setting(rng).pairs, "merged")
         filters = narrowed_mapping(setting.pairs)
         scope = Scope(REPOSITORY, BRANCH, None, filters)
@@ -546,3 +589,57 @@ def test_no_hidden_path_name_or_token_reaches_the_pipelines_outputs(leak_index, 
             assert not [p for p in paths if p in text], (run, where, setting, question, [p for p in paths if p in text])
         answered += bool(json.loads(outputs["state"])["final_selection_ids"])
     assert answered >= runs // 4  # not a vacuous check: many runs have visible evidence to answer from
+
+
+# --- (c) spellings of an exclusion (issue 37) ------------------------------------------------
+
+# Each names the folders called hidden once read as the README says (NFKC, no format characters,
+# exclusions in any case); each used to exclude nothing, silently.
+HIDDEN_SPELLINGS = {"upper case": "HIDDEN", "title case, folders only": "Hidden/", "anchored, upper case": "HIDDEN/**",
+                    "fullwidth letters": "\uff48\uff49\uff44\uff44\uff45\uff4e",
+                    "a zero-width space": "hid\u200bden", "a word joiner": "hidden\u2060/"}
+HIDDEN_QUESTIONS = ["hidden runbook master password qzhiddennotes", "Who calls qzxhidden_report?",
+                    "x hidden report customer name", "What does qzxhidden_report call?"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("glob", list(HIDDEN_SPELLINGS.values()), ids=list(HIDDEN_SPELLINGS))
+def test_every_spelling_of_an_exclusion_hides_its_folder_everywhere(leak_index, controller, pipeline_scaffold, glob):
+    """Hits, fetched texts, headers, the graph and its expansion (check_setting), then whole
+    pipeline turns asking for the hidden text: state, prompt, trace (relation answers in it),
+    graph page, locations and history hold no hidden path, name or planted token."""
+    from ragstream.controller import Scope
+
+    setting = Setting([("paths_exclude", [glob])], "merged")
+    assert check_setting(leak_index, setting, random.Random(37)) == "some"
+    hidden = {item.path for item in leak_index.items.values() if not setting.allows(item)}
+    assert "hidden/qzhidden_notes.md" in hidden
+    scope = Scope(REPOSITORY, BRANCH, None, narrowed_mapping(setting.pairs))
+    session = controller.new_conversation("spelling", scope)
+    for question in HIDDEN_QUESTIONS:
+        outputs = pipeline_outputs(controller, scope, question, session)
+        words, paths = secrets_of_hidden(leak_index, setting, " ".join(HIDDEN_QUESTIONS), pipeline_scaffold)
+        assert "hidden/qzhidden_notes.md" in paths
+        for where, text in outputs.items():
+            assert not words & words_of(text), (glob, question, where, sorted(words & words_of(text)))
+            assert not [p for p in paths if p in text], (glob, question, where)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key, glob", [("paths_exclude", "h\u0456dden"), ("paths_include", "!h\u0456dden/")])
+def test_a_lookalike_letter_in_a_glob_that_takes_away_is_refused(leak_index, controller, key, glob):
+    """A Cyrillic `і` makes `hіdden` another name: refused, naming the setting and the letter,
+    before any search, fetch or graph is served (it would take nothing away)."""
+    from ragstream.controller import Scope
+
+    filters = {key: [glob] if key == "paths_exclude" else ["**", glob]}
+    for serve in (lambda: leak_index.backend.search(SearchRequest("bm25", "qzhiddennotes", 5, REPOSITORY, BRANCH,
+                                                                  filters)),
+                  lambda: leak_index.backend.fetch_texts(list(leak_index.items), REPOSITORY, BRANCH, filters),
+                  lambda: leak_index.backend.graph(REPOSITORY, BRANCH, filters),
+                  lambda: controller.run("hidden runbook", Scope(REPOSITORY, BRANCH, None, filters),
+                                         controller.pipeline("base"))):
+        with pytest.raises(FilterError) as refused:
+            serve()
+        assert refused.value.where == f"retrieval_filters.{key}"
+        assert "U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I" in refused.value.message

@@ -79,6 +79,65 @@ def test_a_negation_in_an_include_list_always_narrows(globs):
     assert _visible({"paths_include": globs}) == {"billing/c.py", "e.sql"}
 
 
+# --- spellings that name another path (issue 37) ---------------------------------------------
+
+ZERO_WIDTH = "\u200b"
+FULLWIDTH_HIDDEN = "\uff48\uff49\uff44\uff44\uff45\uff4e"
+
+
+@pytest.mark.parametrize("glob", ["HIDDEN/**", "Hidden/", f"{FULLWIDTH_HIDDEN}/**", f"hid{ZERO_WIDTH}den/**",
+                                  "\u2060hidden/**", "hidden\u00ad/**", "\ufeffhidden/**"])
+def test_a_spelling_of_an_exclusion_still_excludes(glob):
+    """Case, fullwidth letters and format characters (zero-width space, word joiner, soft hyphen,
+    BOM) name the same path once read as the README says; each used to exclude nothing."""
+    assert _visible({"paths_exclude": [glob]}) == {"billing/c.py", "e.sql"} | (
+        set() if glob == "Hidden/" else {"x/hidden/d.cs"})
+
+
+@pytest.mark.parametrize("glob", [f"{FULLWIDTH_HIDDEN}/**", f"hid{ZERO_WIDTH}den/**"])
+def test_globs_are_stored_in_nfkc_without_format_characters(glob):
+    assert RetrievalFilters.parse({"paths_exclude": [glob]}).paths_exclude == ("hidden/**",)
+
+
+def test_paths_are_read_in_the_same_form_as_globs():
+    """A path holding a fullwidth letter or a zero-width space is matched by the plain spelling."""
+    filters = RetrievalFilters.parse({"paths_exclude": ["hidden/**"]})
+    for path in (f"{FULLWIDTH_HIDDEN}/a.cs", f"hid{ZERO_WIDTH}den/a.cs", "HIDDEN/a.cs"):
+        assert not filters.allows([], [], path, "METHOD", "csharp"), path
+
+
+def test_the_case_rule_hides_more_never_less():
+    """Globs that take away match in any case; globs that allow match the case written."""
+    assert _visible({"paths_include": ["HIDDEN/**"]}) == set()
+    assert _visible({"paths_include": ["hidden/**"]}) == {"hidden/a.cs", "hidden/deep/b.cs"}
+    assert _visible({"paths_include": ["**", "!HIDDEN/"]}) == {"billing/c.py", "e.sql"}
+
+
+@pytest.mark.parametrize("key, globs", [("paths_exclude", ["h\u0456dden/**"]),
+                                        ("paths_include", ["**", "!h\u0456dden/"]),
+                                        ("paths_exclude", ["\u0440\u0430yments/**"])])
+def test_a_lookalike_letter_that_matches_nothing_is_refused(key, globs):
+    """A Cyrillic `і` (or `р`, `а`) in a Latin name is another name: refused, naming the letter."""
+    with pytest.raises(FilterError, match="mixes scripts in one name: U\\+0") as raised:
+        _visible({key: globs})
+    assert raised.value.where == f"retrieval_filters.{key}"
+
+
+def test_an_exclusion_that_matches_nothing_is_a_warning_in_the_search_response(acl_backend):
+    filters = {"paths_exclude": ["nowhere/**", "db/**"]}
+    response = acl_backend.search(SearchRequest("bm25", "invoice", 5, "sample_repo", "default", filters))
+    assert response.debug["warnings"] == ["retrieval_filters.paths_exclude: 'nowhere/**' matches no indexed path: "
+                                          "it takes nothing away"]
+
+
+def test_a_single_script_name_that_matches_nothing_is_only_a_warning():
+    chunks = [Chunk("n", "docs/a.md", 1, 1, "FILE", "a", "x", {"language": "text"})]
+    filters = RetrievalFilters.parse({"paths_exclude": ["\u043f\u0440\u0438\u043c\u0435\u0440/**"]})  # Cyrillic only
+    assert Visibility(chunks).filter_warnings(filters) == (
+        "retrieval_filters.paths_exclude: '\u043f\u0440\u0438\u043c\u0435\u0440/**' matches no indexed path: "
+        "it takes nothing away",)
+
+
 def test_filters_built_directly_are_normalised_and_checked_too():
     assert RetrievalFilters(paths_exclude=("./hidden/**",)).paths_exclude == ("hidden/**",)
     with pytest.raises(FilterError, match="re-include"):

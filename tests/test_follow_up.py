@@ -128,3 +128,28 @@ def test_callees_outside_the_repository_come_last_and_say_so():
     lines = render_graph_answer(answer, graph).splitlines()
     assert lines[2] == "- `py:shop.report.tidy|FUNCTION` called by it — `shop/report.py:1-2`"
     assert lines[3] == "- `ext:builtins.len|EXTERNAL` called by it — not defined in the repository"
+
+
+def test_that_function_and_this_table_are_the_cited_subjects_of_that_kind():
+    table = "sql:dbo.Invoices|TABLE"
+    cited = _state([table, SUBJECT])
+    assert resolve("what does that function call?", 3, cited) == {"turn": 3, "subjects": [SUBJECT],
+                                                                  "relation": "callees"}
+    assert resolve("which procedures write this table?", 3, _state([SUBJECT, table]))["subjects"] == [table]
+    assert resolve("and who calls it?", 3, cited)["subjects"] == [table]  # "it": the first cited, whatever its kind
+
+
+def test_what_does_that_function_call_answers_the_callees_of_the_function_asked_about(controller):
+    conversation = controller.new_conversation("that function", SCOPE)
+    pipeline = controller.pipeline("base")
+    first, _ = controller.run("What does AuditedInvoiceService.record_payment do?", SCOPE, pipeline,
+                              session_id=conversation)
+    subject = "py:billing.service.AuditedInvoiceService.record_payment|METHOD"
+    cited = cited_subjects(first.to_json())
+    assert subject in cited and not cited[0].endswith("|METHOD")  # the class came first: "that function" is not "it"
+    sp, _ = controller.run("what does that function call?", SCOPE, pipeline, session_id=conversation)
+    assert sp.extras["history"]["follow_up"]["subjects"] == [subject]
+    assert sp.extras["history"]["follow_up"]["relation"] == "callees"
+    callees = _graph_neighbours(controller, subject, incoming=False)
+    assert callees and "**From the graph** (callees)" in sp.answer
+    assert all(f"`{c}` called by it" in sp.answer for c in callees)

@@ -209,3 +209,149 @@ public class OrderConfiguration : IEntityTypeConfiguration<Order>
             "cs:Shop.Data.ShopContext.Orders|PROPERTY", "cs:Shop.Domain.Order.Total|PROPERTY"} <= ids
     assert "cs:Shop.Domain.Order.Id|PROPERTY" not in ids  # a property the question does not name
     assert "how it is stored" in render_graph_answer(found, built).splitlines()[0]
+
+
+STORE = {
+    "src/Domain/Student.cs": """
+using System.ComponentModel.DataAnnotations.Schema;
+namespace School.Domain;
+public class Student
+{
+    public int Id { get; set; }
+    [Column("FirstName")] public string FirstMidName { get; set; }
+    public byte[] RowVersion { get; set; }
+}
+""",
+    "src/Data/SchoolContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using School.Domain;
+namespace School.Data;
+public class SchoolContext : DbContext { public DbSet<Student> Student { get; set; } }
+""",
+    "src/Pages/Edit.cs": """
+using AutoMapper;
+using School.Data;
+using School.Domain;
+namespace School.Pages;
+public class Command { public int Id { get; set; } public string FirstMidName { get; set; } public byte[] RowVersion { get; set; } }
+public class MappingProfile : Profile { public MappingProfile() => CreateMap<Student, Command>(); }
+public class CommandHandler
+{
+    private readonly SchoolContext _db;
+    public void Handle(Command message) { var s = _db.Student.Find(message.Id); s.FirstMidName = message.FirstMidName; _db.SaveChanges(); }
+}
+""",
+}
+STUDENT = "CREATE TABLE dbo.Student (ID INT PRIMARY KEY, FirstName NVARCHAR(50), RowVersion ROWVERSION);"
+
+
+def test_a_renamed_column_reaches_the_property_its_attribute_maps_and_the_properties_mapped_from_it():
+    built = build_graph([*(parse_csharp(p, t) for p, t in STORE.items()), parse_sql("db/schema.sql", STUDENT, "tsql")])[0]
+    edges = [(s, d.get("property")) for s, _, k, d in built.in_edges("sql:dbo.Student.FirstName|COLUMN", keys=True, data=True)
+             if k == "MAPS_TO"]
+    assert edges == [("cs:School.Domain.Student|TYPE", "FirstMidName")]  # [Column("FirstName")]
+    texts = {"cs:School.Pages.CommandHandler.Handle|METHOD": STORE["src/Pages/Edit.cs"]}
+    for question in ("What breaks if I rename the FirstName column in the Student table?",
+                     "What breaks if I rename the FirstName column from the Student table?"):
+        found = answer_from_graph(built, question, find_named(built, question), [],
+                                  lambda ids: {i: texts[i] for i in ids if i in texts})
+        assert found is not None and found.subjects[0].id == "sql:dbo.Student.FirstName|COLUMN"
+        items = {item.id: item for item in found.items}
+        assert items["cs:School.Domain.Student.FirstMidName|PROPERTY"].relation == "maps column"
+        twin = items["cs:School.Pages.Command.FirstMidName|PROPERTY"]  # AutoMapper fills it by name: a guess
+        assert twin.relation == "mapped from" and twin.guess
+        assert "cs:School.Pages.CommandHandler.Handle|METHOD" in items  # its code names the property
+
+
+def test_a_column_of_a_table_made_from_the_model_is_named_by_its_property():
+    built = build_graph([parse_csharp(p, t) for p, t in STORE.items()])[0]  # no script: EF model tables
+    question = "If I rename the RowVersion column on Student, what code is affected?"
+    named = find_named(built, question)
+    assert named[0].id == "cs:School.Domain.Student.RowVersion|PROPERTY" and named[0].cue == "column"
+    texts = {"cs:School.Pages.CommandHandler.Handle|METHOD": "s.RowVersion = message.RowVersion;"}
+    found = answer_from_graph(built, question, named, [], lambda ids: {i: texts[i] for i in ids if i in texts})
+    assert found is not None
+    ids = [item.id for item in found.items]
+    assert "cs:School.Pages.Command.RowVersion|PROPERTY" in ids
+    assert "cs:School.Pages.CommandHandler.Handle|METHOD" in ids
+
+
+def test_a_flow_names_a_methods_tables_together_after_its_first_path():
+    from ragstream.graph.relations import path_nodes
+    paths = [("job", "handler", "process", "view"), ("job", "cleanup", "table_a"),
+             ("job", "handler", "process", "table_b"), ("job", "handler", "create", "table_c")]
+    assert path_nodes(paths) == ["job", "handler", "process", "view", "table_b", "cleanup", "table_a",
+                                 "create", "table_c"]
+
+
+def test_a_flow_starts_at_the_action_the_question_describes_even_when_the_search_missed_it():
+    reports = """
+using Microsoft.AspNetCore.Mvc;
+using Shop.Data;
+namespace Shop.Web;
+public class OrderTotalsController : Controller
+{
+    private readonly ShopContext _db;
+    [HttpGet]
+    [Route("finance/{year}/{month}")]
+    public IActionResult MonthView(int year, int month) => View(_db.Orders.Where(o => o.Id > month).ToList());
+}
+"""
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Web/OrderTotalsController.cs": reports}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    action = "cs:Shop.Web.OrderTotalsController.MonthView|METHOD"
+    assert built.nodes[action]["attrs"]["entry"] == {"verb": "GET", "kind": "action", "route": "finance/{year}/{month}"}
+    # the search found only a writer that shares no path with the action
+    found = answer(built, "When I open the finance order totals page for a month, how are the totals loaded "
+                          "from the database?", ["cs:Shop.App.OrderWriter.Write|METHOD"])
+    assert found is not None and found.paths[0].nodes == (action, "sql:dbo.Orders|TABLE")
+
+
+def test_a_flow_names_the_domain_methods_its_first_path_calls_on_the_way():
+    domain = APP["src/Domain/Order.cs"].replace(
+        "public int Total { get; set; } }",
+        "public int Total { get; set; } public void Approve() { Total = Total + 0; } }")
+    handler = APP["src/App/Orders.cs"].replace("_db.Orders.Add(order);", "order.Approve(); _db.Orders.Add(order);")
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Domain/Order.cs": domain, "src/App/Orders.cs": handler}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    found = answer(built, "How is a new order created, from the API controller down to the SQL tables?",
+                   ["cs:Shop.App.CreateOrderHandler.Handle|METHOD"])
+    assert found is not None
+    approve = "cs:Shop.Domain.Order.Approve|METHOD"
+    assert [(c.id, c.subject) for c in found.calls] == [(approve, "cs:Shop.App.CreateOrderHandler.Handle|METHOD")]
+    assert approve not in found.node_ids()  # shown, not ranked as evidence
+    text = render_graph_answer(found, built)
+    assert "On the way, the first path also calls:" in text and "Shop.Domain.Order.Approve" in text
+
+
+def test_a_delete_flow_goes_on_along_foreign_keys_that_cascade():
+    from ragstream.index.sql.parser import parse_sql as sql
+    schema = SCHEMA + """
+CREATE TABLE dbo.OrderLines (Id INT, OrderId INT CONSTRAINT FK_Lines FOREIGN KEY REFERENCES dbo.Orders (Id) ON DELETE CASCADE);
+CREATE TABLE dbo.LineNotes (Id INT, LineId INT, CONSTRAINT FK_Notes FOREIGN KEY (LineId) REFERENCES dbo.OrderLines (Id) ON DELETE CASCADE);
+CREATE TABLE dbo.Invoices (Id INT, OrderId INT, CONSTRAINT FK_Inv FOREIGN KEY (OrderId) REFERENCES dbo.Orders (Id));
+"""
+    remover = """
+using Microsoft.AspNetCore.Mvc;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Web;
+public class OrderAdminController : ControllerBase
+{
+    private readonly ShopContext _db;
+    [HttpDelete("{id}")]
+    public void Delete(Order order) => _db.Orders.Remove(order);
+}
+"""
+    files = [parse_csharp(p, t) for p, t in {**APP, "src/Web/OrderAdminController.cs": remover}.items()]
+    built = build_graph([*files, sql("db/schema.sql", schema, "tsql")])[0]
+    fk = built.get_edge_data("sql:dbo.OrderLines|TABLE", "sql:dbo.Orders|TABLE")["FOREIGN_KEY"]
+    assert fk["on_delete"] == "CASCADE"
+    found = answer(built, "What happens in the database when an order is deleted from the admin API?",
+                   ["cs:Shop.Web.OrderAdminController.Delete|METHOD"])
+    assert found is not None
+    ends = {path.nodes[-1]: path.edges[-1] for path in found.paths}
+    assert ends["sql:dbo.OrderLines|TABLE"] == "CASCADE (on delete)" and "sql:dbo.LineNotes|TABLE" in ends
+    assert "sql:dbo.Invoices|TABLE" not in ends  # no cascade: the delete fails there, it does not spread
+    created = answer(built, "How is a new order created, from the API controller down to the SQL tables?", [])
+    assert created is not None and not [p for p in created.paths if "CASCADE" in p.edges[-1]]

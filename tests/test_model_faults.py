@@ -78,6 +78,15 @@ FAILURES = [
     ("a slow trickle", [Reply("[Answer:] " + "word " * 60, piece_delay=0.25)], True,
      "took longer than its deadline of 1.5 s", 1, 1.5 + 0.3),
     ("a dropped connection", [Reply(drop=True)] * 3, False, "Connection error", 3, 0.5),
+    # A plain reply's body is held to the request's deadline too: each byte comes well within the
+    # per-read wait (0.6 s), so only the total (1.5 s) can cut these.
+    ("a plain reply that trickles a byte at a time", [Reply("[Answer:] " + "word " * 40, byte_gap=0.05)], False,
+     "took longer than its deadline of 1.5 s (llm.timeout_seconds) or the question's time left; cut off after",
+     1, 1.5 + 0.3),
+    ("a plain reply whose body never ends", [Reply(endless=True, byte_gap=0.01)], False,
+     "took longer than its deadline of 1.5 s", 1, 1.5 + 0.3),
+    ("a plain reply whose body stalls", [Reply("[Answer:] x", byte_gap=5)] * 3, False,
+     "the reply's body stalled or broke after 1 bytes", 3, 3 * 0.6 + 0.3),
 ]
 
 
@@ -220,3 +229,18 @@ def test_cli_says_a_call_is_still_waiting(fresh, acl_backend, tmp_path, capsys, 
     err = capsys.readouterr().err
     assert "model: router model m: attempt 1 of 1, still waiting for a reply after" in err
     assert "timed out" in err
+
+
+def test_cli_cuts_a_plain_reply_that_never_ends_at_its_deadline(fresh, acl_backend, tmp_path, capsys):
+    """The client said "gives up after 12 s" and went on reading a body that never ended."""
+    fresh.always("m", Reply(endless=True, byte_gap=0.01))
+    config = tmp_path / "endless.yaml"
+    llm = "".join(f"  {key}: {value}\n" for key, value in FAST.items())
+    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n"
+                      f"llm:\n  provider: openai\n  base_url: {fresh.base_url}\n  model: m\n{llm}")
+    started = time.monotonic()
+    assert main(["--config", str(config), "ask", QUESTION, "--filter", "acl_tags_any=public"]) == 0
+    assert time.monotonic() - started < FAST["timeout_seconds"] + 0.5 + SLACK
+    out, err = capsys.readouterr()
+    assert "failed (the reply took longer than its deadline of 1.5 s (llm.timeout_seconds)" in err
+    assert "The answering model failed: not called: the endpoint already failed" in out

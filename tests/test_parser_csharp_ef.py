@@ -89,7 +89,7 @@ public partial class Initial : Migration
                     name: "FK_Invoice_Customers_CustomerId",
                     column: x => x.CustomerId,
                     principalTable: "Customers",
-                    principalColumn: "Id");
+                    principalColumn: "Id", onDelete: ReferentialAction.Cascade);
             });
 
         migrationBuilder.CreateTable(
@@ -226,6 +226,7 @@ def test_migrations_make_tables_columns_and_foreign_keys():
     assert invoice["parent"] == "cs:Shop.Data.Migrations.Initial|TYPE"
     fk = graph.get_edge_data("sql:billing.Invoice|TABLE", "sql:Customers|TABLE", "FOREIGN_KEY")
     assert (fk["columns"], fk["ref_columns"], fk["via"]) == (["CustomerId"], ["Id"], "ef_migration")
+    assert fk["on_delete"] == "CASCADE"  # onDelete: ReferentialAction.Cascade
     identity = graph.nodes["sql:Customers.Id|COLUMN"]
     assert identity["attrs"]["data_type"] == "int"  # through the `.Annotation(...)` tail
     assert identity["attrs"]["primary_key"] is True

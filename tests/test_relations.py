@@ -81,10 +81,15 @@ def test_list_question_names_every_writer_and_no_reader(controller, graph):
     sp, answer = ask(controller, "Which procedures and methods write to the Invoices table?")
     writers = {s for s, _, k in graph.in_edges("sql:dbo.Invoices|TABLE", keys=True) if k == "WRITES"}
     readers = {s for s, _, k in graph.in_edges("sql:dbo.Invoices|TABLE", keys=True) if k == "READS"} - writers
-    listed = {item["id"] for item in answer["items"]}
+    listed = {item["id"] for item in answer["items"] if not item["indirect"]}
     assert answer["shape"] == "list" and answer["relations"] == ["WRITES"]
     assert {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_CreateInvoice|PROCEDURE"} <= listed
     assert listed == writers and readers and not readers & listed
+    # one hop further: the code that runs a writing procedure, and nothing else
+    running = {item["id"] for item in answer["items"] if item["indirect"]}
+    procedures = {w for w in writers if graph.nodes[w]["kind"] == "PROCEDURE"}
+    assert running == {s for p in procedures for s, _, k in graph.in_edges(p, keys=True) if k == "CALLS"} - writers
+    assert "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD" in running
     assert f"{len(writers)} direct" in sp.answer  # the count, then every item
     assert all(w in sp.answer for w in writers)
 

@@ -119,7 +119,10 @@ def test_acl_tags_come_from_the_index_policy(acl_backend):
 @pytest.mark.parametrize("filters, allowed", [
     ({"classification_labels_all": ["confidential"]}, lambda i: i.startswith(("sql:", "file:db/"))),
     ({"paths_include": ["billing/"]}, lambda i: i.startswith(("py:billing", "file:billing/"))),
-    ({"paths_exclude": ["billing/", "db/"]}, lambda i: not i.startswith(("py:", "sql:", "file:billing/", "file:db/"))),
+    # anchored: an exclusion matches in any case, and a bare `billing/` would take src/Billing/ too
+    ({"paths_exclude": ["/billing/", "db/"]}, lambda i: not i.startswith(("py:", "sql:", "file:billing/", "file:db/"))),
+    ({"paths_exclude": ["billing/"]}, lambda i: not i.startswith(("py:billing", "file:billing/", "cs:Billing",
+                                                                  "file:src/Billing/"))),
     ({"kinds": ["METHOD"]}, lambda i: i.endswith("|METHOD")),
     ({"languages": ["csharp"]}, lambda i: i.startswith(("cs:", "file:src/"))),
     ({"kinds": ["TABLE"], "acl_tags_any": ["public"]}, lambda i: False),

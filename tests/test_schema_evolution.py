@@ -147,3 +147,12 @@ def test_a_placeholder_schema_without_twins_stays_as_written():
     graph = build_graph(files)[0]
     assert "sql:$(AppSchema).Job|TABLE" in graph and "sql:dbo.Job|TABLE" in graph
     assert "sql:$(AppSchema).Lock|TABLE" in graph
+
+
+def test_a_placeholder_schema_none_of_whose_objects_has_a_twin_is_the_default_schema():
+    dbup = "create table $schema$.[Entry] ([Id] int not null primary key, [Name] nvarchar(50))\ngo\n" \
+           "create table $schema$.[Comment] ([Id] int, [EntryId] int not null references $schema$.[Entry]([Id]))\ngo\n"
+    graph = build_graph([parse_sql("Scripts/Script0001.sql", dbup, "tsql")])[0]
+    assert not [n for n in graph if "$schema$" in n]  # DbUp's $schema$: the server's default
+    assert graph.nodes["sql:dbo.Entry|TABLE"]["attrs"]["template_schema"] == "$schema$"
+    assert graph.has_edge("sql:dbo.Comment|TABLE", "sql:dbo.Entry|TABLE", key="FOREIGN_KEY")

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from ragstream.config import load_settings
-from ragstream.controller import Controller, Scope
+from ragstream.controller import Controller, ManualSession, Scope
 from ragstream.index.build import build_index
 from ragstream.retrieval import milvus_store
 from tests.test_milvus import milvus_server  # noqa: F401  (the Milvus Lite server fixture)
@@ -59,6 +59,19 @@ def test_the_controller_lists_shared_indexes_and_serves_each_from_its_source(set
                                Scope(local.repository, local.branch, local.index, index_source="local"),
                                controller.pipeline("base"))
         assert {c.path for c in sp.base_context_chunks} == {"notes.py"}  # from the data folder
+
+
+@pytest.mark.slow  # the same Milvus Lite server
+def test_a_manual_pass_is_served_from_the_source_of_its_index_as_auto_mode_is(settings_file):
+    with Controller(load_settings(settings_file)) as controller:
+        local, shared = controller.indexes()
+        for summary, paths in ((local, {"notes.py"}), (shared, {"billing/service.py"})):
+            session = ManualSession(controller, controller.pipeline("base"), QUESTION if summary is shared else
+                                    "Where is the reminder defined?", controller.scope_of(summary))
+            for stage in ("normalize", "route", "retrieve", "rerank"):
+                assert all(click.error is None for click in session.click_stage(stage)), stage
+            assert session.engine.runtime.backend is controller.backend_for(summary.source)
+            assert paths <= {c.path for c in session.state.base_context_chunks}, summary.label
 
 
 @pytest.fixture(scope="module")

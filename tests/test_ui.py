@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -12,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
 from ragstream.config import PROJECT_ROOT
+from ragstream.controller import HISTORY_FILE
+from ragstream.history import HistoryStore
 from ragstream.pipeline.registry import STAGES
 from ragstream.ui import CONFIG_ENV
 
@@ -193,7 +196,7 @@ def test_an_error_is_shown_in_place_not_as_a_stack_trace(new_session):
     assert "invalid path glob" in at.chat_message[1].error[0].value
 
 
-def test_an_unexpected_exception_in_a_step_is_shown_in_place(new_session, monkeypatch):
+def test_an_unexpected_exception_in_a_step_is_shown_in_place(new_session, monkeypatch, built_sample):
     from ragstream.retrieval.local_backend import LocalBackend
 
     def broken(self, request):
@@ -203,7 +206,12 @@ def test_an_unexpected_exception_in_a_step_is_shown_in_place(new_session, monkey
     at = press(press(asked(new_session()), "normalize"), "route")
     assert not at.exception and "unexpected ValueError" in at.error[0].value and "the search broke" in at.error[0].value
     ask_in_auto_mode(at, QUESTION)
-    assert "unexpected ValueError" in at.chat_message[1].error[0].value
+    answer = at.chat_message[1]
+    assert "unexpected ValueError" in answer.error[0].value and "failed" in answer.caption[0].value
+    [details] = [e for e in answer.expander if e.label == "details"]
+    assert "Traceback" in details.code[0].value and "the search broke" in details.code[0].value
+    turns = HistoryStore(Path(built_sample[1].index.data_dir) / HISTORY_FILE).turns(at.query_params["conversation"])
+    assert [t.failed for t in turns] == [True] and turns[0].answer == ""  # kept as failed, not as an answer
 
 
 def test_two_sessions_do_not_share_state(new_session):
@@ -280,14 +288,17 @@ def test_narrowed_filters_hide_the_earlier_turns_and_start_a_new_conversation(ne
     first = at.query_params["conversation"]
     at.text_input(key="filter:acl_tags_any").input("public").run()
     assert not at.exception and not at.chat_message  # nothing said under the wider filters is drawn
-    assert "history error" in at.error[0].value and "other security filters" in at.error[0].value
+    assert not at.error and any(f"Conversation {first} belongs to another index or other security filters" in c.value
+                                for c in at.caption)  # a quiet note, never a red banner
     assert any("1 earlier turn(s) of this browser session are hidden" in c.value for c in at.caption)
     assert not listed(at, first)
     at.chat_input(key="auto:input").set_value("Which procedures write the payments table?").run()
     assert [t.error is None for t in at.session_state["auto:asked"]] == [True, True]
     assert at.query_params["conversation"] != first and len(at.chat_message) == 2
-    at.text_input(key="filter:acl_tags_any").input("").run()  # back under the first scope: its turn is shown
+    at.text_input(key="filter:acl_tags_any").input("").run()  # back under the first scope: its conversation resumes
     assert any("1 earlier turn(s)" in c.value for c in at.caption) and listed(at, first)
+    assert at.query_params["conversation"] == first and len(at.chat_message) == 2 and not at.error
+    assert any("Resumed this index's own conversation" in c.value for c in at.caption)
 
 
 def test_a_session_under_narrower_filters_cannot_list_or_open_another_s_conversation(new_session):
@@ -302,7 +313,7 @@ def test_a_session_under_narrower_filters_cannot_list_or_open_another_s_conversa
     visitor.text_input(key="filter:acl_tags_any").input("no-such-tag").run()
     visitor.query_params["conversation"] = conversation
     ask_in_auto_mode(visitor)
-    assert "history error" in visitor.error[0].value and conversation in visitor.error[0].value
+    assert not visitor.error and any(conversation in c.value and "another index" in c.value for c in visitor.caption)
     assert not visitor.chat_message and QUESTION not in " ".join(m.value for m in visitor.markdown)
     assert visitor.selectbox(key="auto:conversation").value == "(new conversation)"
     assert "conversation" not in visitor.query_params

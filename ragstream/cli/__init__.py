@@ -20,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     except RagstreamError as exc:
         print(f"error ({exc.layer}): {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the file system refused something no check foresaw: say what and where
+        where = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name) or "the file system"
+        print(f"error (os): {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted: the previous index (if any) is unchanged", file=sys.stderr)
         return 130

@@ -11,6 +11,7 @@ from rich.console import Console
 from ragstream.cli.output import TABLE_WIDTH, console, err_console
 from ragstream.config import load_settings
 from ragstream.errors import ConfigError
+from ragstream.output_files import check_output_file, output_folder, write_output_file
 
 
 def eval_command(args: argparse.Namespace) -> int:
@@ -26,14 +27,15 @@ def eval_command(args: argparse.Namespace) -> int:
     from ragstream.eval.symbol_questions import holds_symbol_questions
 
     settings = load_settings(args.config)
+    if args.predictions:
+        check_output_file(args.predictions, "--predictions")  # before the long run, not after it
     if holds_symbol_questions(args.questions):
         return _eval_symbols(args, settings)
     questions = _only_repos(load_questions(args.questions, args.split), args)
     configs = check_configs([c.strip() for c in args.configs.split(",") if c.strip()])
     source = _index_source(args, settings)
     check_asked(questions, configs, eval_settings(settings, source.data_dir))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(args.out, "--out")
     options = EvalOptions(configs, source.data_dir, source.repo, source.mirrors, source.worktrees, args.top_k,
                           tuple(Path(p) for p in args.reuse), args.existing_indexes,
                           WITH_CLASSES if args.with_classes else FUNCTION_KINDS)
@@ -57,7 +59,7 @@ def eval_command(args: argparse.Namespace) -> int:
     (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     (out / "comparison.md").write_text(report.comparison_markdown(summary, title, command), encoding="utf-8")
     if args.predictions:
-        Path(args.predictions).write_bytes(report.prediction_lines(result.rows))
+        write_output_file(args.predictions, report.prediction_lines(result.rows), "--predictions")
     Console(width=max(console.width, TABLE_WIDTH)).print(report.comparison_table(summary, title))
     gold = {q.id: (list(q.gold_files), list(q.gold_functions)) for q in questions}
     written = "ranks, comparison.md and recall.png"
@@ -73,7 +75,6 @@ def eval_command(args: argparse.Namespace) -> int:
 def _eval_symbols(args: argparse.Namespace, settings) -> int:
     """Gold-symbol questions: each through the pipeline; rows, predictions and the scorer's tables."""
     import os
-    from pathlib import Path
 
     import orjson
 
@@ -84,8 +85,7 @@ def _eval_symbols(args: argparse.Namespace, settings) -> int:
     questions = _only_repos(load_symbol_questions(args.questions), args)
     scorer = load_scorer(scorer_path(args.scorer, args.questions))  # before the long run, not after it
     options = PipelineEvalOptions(_index_source(args, settings), args.pipeline)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(args.out, "--out")
     rows_path, builds_path = out / "rows.jsonl", out / "builds.jsonl"
     with open(f"{rows_path}.partial", "wb") as rows, open(f"{builds_path}.partial", "wb") as builds:
         def on_row(row: dict) -> None:
@@ -100,8 +100,8 @@ def _eval_symbols(args: argparse.Namespace, settings) -> int:
     os.replace(f"{rows_path}.partial", rows_path)
     os.replace(f"{builds_path}.partial", builds_path)
     predictions = [{k: r[k] for k in ("id", "kind", "scope", "ranked_nodes")} for r in result.rows]
-    predictions_path = Path(args.predictions) if args.predictions else out / "predictions.jsonl"
-    predictions_path.write_bytes(b"".join(orjson.dumps(p) + b"\n" for p in predictions))
+    predictions_path = write_output_file(args.predictions or out / "predictions.jsonl",
+                                         b"".join(orjson.dumps(p) + b"\n" for p in predictions), "--predictions")
     table = score_predictions(scorer, args.questions, predictions)
     (out / "scores.json").write_bytes(orjson.dumps(table.to_json(), option=orjson.OPT_INDENT_2))
     command = "ragstream " + " ".join(sys.argv[1:])

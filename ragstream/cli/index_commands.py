@@ -168,17 +168,20 @@ def publish_command(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace, settings) -> int:
-    from ragstream.index.walk import walk_repository
+    """Each file as the walk meets it (a large tree shows its first lines at once), then the counts."""
+    from ragstream.index.walk import SkippedFile, walk_entries
 
-    walked = walk_repository(args.path, settings.index)
-    for f in walked.files:
-        redacted = f"  ({len(f.redactions)} secret(s) will be redacted)" if f.redactions else ""
-        print(f"index  {f.path}  [{f.language}]{redacted}")
-    for s in walked.skipped:
-        detail = f": {s.detail}" if s.detail else ""
-        print(f"skip   {s.path}  ({s.reason}{detail})")
-    print(f"{len(walked.files)} file(s) would be indexed, {len(walked.skipped)} skipped: "
-                  + ", ".join(f"{k} {v}" for k, v in walked.skipped_by_reason().items()))
+    kept, skipped = 0, Counter[str]()
+    for entry in walk_entries(args.path, settings.index):
+        if isinstance(entry, SkippedFile):
+            skipped[entry.reason] += 1
+            print(f"skip   {entry.path}  ({entry.reason}{f': {entry.detail}' if entry.detail else ''})", flush=True)
+        else:
+            kept += 1
+            redacted = f"  ({len(entry.redactions)} secret(s) will be redacted)" if entry.redactions else ""
+            print(f"index  {entry.path}  [{entry.language}]{redacted}", flush=True)
+    print(f"{kept} file(s) would be indexed, {skipped.total()} skipped: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(skipped.items())))
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from ragstream.cli.output import console, print_json, print_table
 from ragstream.config import load_settings
 from ragstream.errors import RetrievalError
+from ragstream.output_files import check_output_file, write_output_file
 from ragstream.progress_lines import ModelProgress
 from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
 
@@ -18,6 +19,7 @@ def search_command(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
+    _say_scope(args, scope)
     request, response, where = search(settings, scope.with_filters(filters_of(args.filter)), args.mode, args.query,
                                       args.top_k, args.rerank)
     hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
@@ -26,11 +28,20 @@ def search_command(args: argparse.Namespace) -> int:
         print_json({"query": args.query, "mode": args.mode, "repository": request.repository,
                     "index": request.active_index, "branch": request.branch, "hits": hits, "debug": response.debug})
         return 0
+    for warning in response.debug.get("warnings", []):
+        print(f"warning (search): {warning}", file=sys.stderr)
     print_table(console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
                 [(h["rank"], f"{h['score']:.4f}", h["id"], h["path_lines"],
                   ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
     console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
     return 0
+
+
+def _say_scope(args: argparse.Namespace, scope) -> None:
+    """Which index a command chose by itself (no --repository): on stderr, so piped output stays clean."""
+    if args.repository is None:
+        print(f"index: {scope.repository} / {scope.active_index} (branch {scope.branch}); "
+              "another with --repository NAME [--index NAME]", file=sys.stderr)
 
 
 def filters_of(items: list[str]) -> dict[str, list[str]]:
@@ -67,6 +78,7 @@ def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, pr
         print(f"warning: {warning}", file=sys.stderr)
     question = controller.check_question(args.query, pipeline)  # once, before anything is looked for
     scope = controller.scope(args.repository, args.index, args.branch, args.source).with_filters(filters_of(args.filter))
+    _say_scope(args, scope)
     is_english = not getattr(args, "not_english", False)
     as_json = getattr(args, "json", False)
     with ModelProgress(sys.stderr) as progress:
@@ -109,19 +121,20 @@ class _Printer:
 
 
 def expand_command(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from ragstream.controller import expanded_nodes
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
 
+    if args.html:
+        check_output_file(args.html, "--html")  # before the work, not after it
     with controller_for(args) as controller:
         pipeline, sp, results = _run_pipeline(controller, args)
         graph = controller.graph(sp)
     debug, accounting = sp.graph_debug, sp.budget.get("node_texts", {})
     nodes = expanded_nodes(sp)
     if args.html:
-        Path(args.html).write_text(graph_html(graph, sp), encoding="utf-8")
+        write_output_file(args.html, graph_html(graph, sp), "--html")
+    _print_warnings(sp)
     if args.json:
         print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
                     "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
@@ -150,6 +163,8 @@ def _step_json(result) -> dict:
 
 
 def ask_command(args: argparse.Namespace) -> int:
+    if args.save_state:
+        check_output_file(args.save_state, "--save-state")  # before the work, not after it
     with controller_for(args) as controller:
         printer = _Printer()
         _, sp, results = _run_pipeline(controller, args, manual=args.step, printer=printer)
@@ -159,10 +174,8 @@ def ask_command(args: argparse.Namespace) -> int:
 
 
 def _report_answer(args: argparse.Namespace, sp, results) -> int:
-    from pathlib import Path
-
     if args.save_state:
-        Path(args.save_state).write_text(sp.to_json(), encoding="utf-8")
+        write_output_file(args.save_state, sp.to_json(), "--save-state")
     if args.json:
         print_json(_answer_json(sp, results, args.show_prompt))
         return 0
@@ -176,9 +189,7 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     print_table(console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
                 [(e["stage"], e["step"], e["outcome"], f"{e['seconds'] * 1000:.0f}", e["path"],
                   ", ".join(f"{name} {n}" for name, n in e["counts"].items()), _calls(e)) for e in sp.trace])
-    for entry in sp.trace:
-        for warning in entry["warnings"]:
-            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
+    _print_warnings(sp)
     prompt = sp.budget.get("prompt", {})
     if prompt:
         print_table(console, "prompt budget", ("block", "tokens", "limit"),
@@ -191,6 +202,13 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     if args.save_state:
         print(f"state written to {args.save_state}")
     return 0
+
+
+def _print_warnings(sp) -> None:
+    """Every step's warnings on stderr (a filter glob that matches nothing, a partial index ...)."""
+    for entry in sp.trace:
+        for warning in entry["warnings"]:
+            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
 
 
 def _calls(entry: dict) -> str:

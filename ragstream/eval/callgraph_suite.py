@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 Edge = tuple[str, str]
@@ -98,6 +98,32 @@ def score(cases: Iterable[Case], edges_of: Callable[[Path], Iterable[Edge]]) -> 
     return Report([CaseResult(case, frozenset(edges_of(case.path))) for case in cases])
 
 
+def score_index(cases: Iterable[Case], by_name: bool = True) -> Report:
+    """The index graph (nested functions and lambdas folded into their enclosing function) scored
+    against the truth folded the same way (`fold`)."""
+    results = []
+    for case in cases:
+        named, found = index_edges(case.path, by_name)
+        results.append(CaseResult(replace(case, expected=fold(case.expected, named)), frozenset(found)))
+    return Report(results)
+
+
+def fold(edges: Iterable[Edge], named: set[str]) -> frozenset[Edge]:
+    """The truth as the index graph can hold it: a caller without a node of its own is its nearest
+    enclosing scope that has one; a call of a scope without a node (a nested function or lambda) is
+    no call of anything the index holds, so it is left out; a call of a class is one edge, to the
+    class, not also to the `__init__` it runs."""
+    def nearest(scope: str) -> str:
+        while scope not in named and "." in scope:
+            scope = scope.rsplit(".", 1)[0]
+        return scope
+
+    edges = set(edges)
+    return frozenset((nearest(caller), callee) for caller, callee in edges
+                     if callee in named and (nearest(caller) != callee or caller == callee)
+                     and (caller, callee.removesuffix(".__init__")) not in edges - {(caller, callee)})
+
+
 def format_table(report: Report, title: str) -> str:
     """Markdown table: per construct and overall precision, recall and empty cases."""
     lines = [f"| {title} | cases | expected | found | precision | recall | cases with none found |",
@@ -111,16 +137,29 @@ def format_table(report: Report, title: str) -> str:
     return "\n".join(lines)
 
 
-def ragstream_edges(case_dir: Path, by_name: bool = True) -> set[Edge]:
-    """ragstream's Python call graph of a directory (nested functions and lambdas as callers
-    and callees of their own, before the index folds them into their enclosing function)."""
+def index_edges(case_dir: Path, by_name: bool = True) -> tuple[set[str], set[Edge]]:
+    """(names of the Python nodes, CALLS edges between them) of the index graph of a directory."""
+    from ragstream.index.graph_build import build_graph
+
+    graph, _ = build_graph(_parsed(case_dir), python_guesses=by_name)
+    names = {node: attrs["name"] for node, attrs in graph.nodes(data=True) if node.startswith("py:")}
+    return set(names.values()), {(names[source], names[target]) for source, target, kind in graph.edges(keys=True)
+                                 if kind == "CALLS" and source in names and target in names}
+
+
+def _parsed(case_dir: Path) -> list:
     from ragstream.index.python.parser import module_names, parse_python
-    from ragstream.index.python.calls.link import resolve_calls
 
     paths = sorted(p.relative_to(case_dir).as_posix() for p in case_dir.rglob("*.py"))
     modules = module_names(paths)
-    files = [parse_python(path, (case_dir / path).read_text(encoding="utf-8"), modules[path])
-             for path in paths]
-    program, calls = resolve_calls(files, by_name=by_name)
+    return [parse_python(path, (case_dir / path).read_text(encoding="utf-8"), modules[path]) for path in paths]
+
+
+def ragstream_edges(case_dir: Path, by_name: bool = True) -> set[Edge]:
+    """ragstream's Python call graph of a directory (nested functions and lambdas as callers
+    and callees of their own, before the index folds them into their enclosing function)."""
+    from ragstream.index.python.calls.link import resolve_calls
+
+    program, calls = resolve_calls(_parsed(case_dir), by_name=by_name)
     return {(program.display(call.caller), program.display(call.callee)) for call in calls
             if call.how != "external"}

@@ -28,9 +28,10 @@ class Question:
 def load_questions(path: str | Path, split: str | None = None) -> list[Question]:
     """The questions of a JSONL file (of one split, if given); a bad line is an error naming it."""
     questions = []
-    for _where, row in question_rows(path, REQUIRED):
+    for where, row in question_rows(path, REQUIRED):
+        lists = string_lists(row, ("gold_files", "gold_functions"), where)
         question = Question(str(row["id"]), str(row["repo"]), str(row.get("base_commit") or ""), str(row["query"]),
-                            tuple(row["gold_files"]), tuple(row.get("gold_functions") or ()),
+                            lists["gold_files"], lists["gold_functions"],
                             str(row.get("split") or ""), str(row.get("created_at") or ""))
         if split is None or question.split == split:
             questions.append(question)
@@ -59,3 +60,14 @@ def question_rows(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple
         if missing:
             raise ConfigError(f"question lacks {', '.join(missing)}", where=where)
         yield where, row
+
+
+def string_lists(row: dict[str, Any], keys: tuple[str, ...], where: str) -> dict[str, tuple[str, ...]]:
+    """The lists of strings under `keys` (a missing or empty one is ()); a value of another type
+    -- a string would be read a character at a time -- is an error naming the question and key."""
+    lists = {key: row.get(key) or [] for key in keys}
+    for key, value in lists.items():
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{key} must be a list of strings, got {value!r}",
+                              where=f"{where} (question {row.get('id')!r}): {key}")
+    return {key: tuple(value) for key, value in lists.items()}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragstream.errors import ConfigError
-from ragstream.eval.questions import question_rows
+from ragstream.eval.questions import question_rows, string_lists
 
 REQUIRED = ("id", "repo", "commit", "scope", "query", "kind")
 KINDS = ("flow", "list", "where", "impact", "mapping", "explain")
@@ -42,11 +42,7 @@ def load_symbol_questions(path: str | Path) -> list[SymbolQuestion]:
     for where, row in question_rows(path, REQUIRED):
         if row["kind"] not in KINDS:
             raise ConfigError(f"unknown kind {row['kind']!r}; one of {', '.join(KINDS)}", where=where)
-        lists = {key: row.get(key) or [] for key in ("scope", "gold_files", *GOLD_KEYS)}
-        bad = [key for key, value in lists.items() if not isinstance(value, list)
-               or not all(isinstance(item, str) for item in value)]
-        if bad:
-            raise ConfigError(f"{', '.join(bad)} must be a list of strings", where=where)
+        lists = string_lists(row, ("scope", "gold_files", *GOLD_KEYS), where)
         questions.append(SymbolQuestion(str(row["id"]), str(row["repo"]), str(row["commit"]), tuple(lists["scope"]),
                                         str(row["query"]), row["kind"], tuple(lists["gold_files"]),
                                         tuple(lists["gold_symbols"]), tuple(lists["gold_sql_objects"])))

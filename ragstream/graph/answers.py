@@ -11,7 +11,7 @@ from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
-                                       mapping_of, related, table_paths)
+                                       mapping_of, related, side_calls, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -25,7 +25,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] \
             or entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries, question)
-        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths) if paths else None
+        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths,
+                           calls=side_calls(graph, paths)) if paths else None
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape not in ("list", "impact", "mapping") or not named:
@@ -49,8 +50,10 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
     """The paths from each entry down to the tables (`relations.table_paths`), those that name
-    the question's words and end in the relation its verb asks for first."""
-    return table_paths(graph, entries, asked_words(question), asked_verbs(question))
+    the question's words and end in the relation its verb asks for first; a delete goes on along
+    the foreign keys that cascade."""
+    return table_paths(graph, entries, asked_words(question), asked_verbs(question),
+                       cascades="DELETE" in asked_http_verbs(question))
 
 
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:

@@ -30,8 +30,9 @@ _QUALIFIED = rf"(?:{_name('schema')}\s*\.\s*)?{_name('name')}"
 # (cue, pattern with groups name [, schema] [, column], node kinds); a column's name is `column`
 # and its table's is `name`.
 _CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
-    ("column", re.compile(rf"{_name('column')}\s+column\s+(?:of|on|in)\s+(?:the\s+)?{_QUALIFIED}\s+(?:table|view)\b",
-                          re.IGNORECASE), ("COLUMN",)),
+    # "the ListId column of the TodoItems table", "... column on TodoItems", "... column from the Department table"
+    ("column", re.compile(rf"{_name('column')}\s+column\s+(?:of|on|in|from)\s+(?:the\s+)?{_QUALIFIED}"
+                          rf"(?:\s+(?:table|view)\b)?", re.IGNORECASE), ("COLUMN",)),
     ("column", re.compile(rf"\bcolumns?\s+{_QUALIFIED}\.{_name('column')}", re.IGNORECASE), ("COLUMN",)),
     ("table", re.compile(rf"{_QUALIFIED}\s+(?:table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),
     # the first of two tables named together: "the Projects or ToDoItems tables"
@@ -168,8 +169,17 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
         return []
     if column:
         tables = index.lookup(name, ("TABLE", "VIEW"), schema)
-        return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables]
+        return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables] \
+            or _mapped_properties_named(index, tables, column)
     return index.lookup(name, kinds, schema)
+
+
+def _mapped_properties_named(index: NameIndex, tables: list[str], column: str) -> list[str]:
+    """A column no script declares (a table made from an EF model) named by the property that
+    holds it: the properties called `column` of the types mapped to `tables`."""
+    graph = index.graph
+    types = {source for table in tables for source, _, key in graph.in_edges(table, keys=True) if key == "MAPS_TO"}
+    return [n for n in index.lookup(column, ("PROPERTY",)) if graph.nodes[n].get("parent") in types]
 
 
 def named_node(graph: nx.MultiDiGraph, node: str, cue: str) -> Named:

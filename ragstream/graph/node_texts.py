@@ -15,6 +15,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.errors import PipelineError
+from ragstream.excerpt import SKIPPED, joined, numbered
 from ragstream.retrieval.types import RetrievalBackend
 from ragstream.index.model import PART_MARK
 from ragstream.token_count import TokenCounter
@@ -78,8 +79,9 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
                      budget: Budget, counter: TokenCounter, mode: str = "balanced",
                      hit_parts: Mapping[str, list[str]] | None = None,
                      declarations: Mapping[str, str] | None = None) -> tuple[list[dict], dict]:
-    """(node_texts, accounting). Items: id, text, is_seed, depth, parent_id, tokens, and for a
-    node taken in part, `parts` (chunk ids) and `where` (their spans). The accounting lists what
+    """(node_texts, accounting). Items: id, text, lines (each line's number in the file), is_seed,
+    depth, parent_id, tokens, and for a node taken in part, `parts` (chunk ids) and `where` (their
+    spans). The accounting lists what
     was cut by the budget, what was taken in part and what had no text, for the budget panel.
 
     `hit_parts` (node id -> the parts of it the search hit, best first): a long node that does
@@ -114,15 +116,19 @@ def fetch_node_texts(candidates: list[str], seeds: list[str], depth: Mapping[str
                 cut.append({"id": node, "cost": cost})
                 continue
             partial.append({"id": node, "parts": parts, "whole_cost": cost})
-            text = "\n...\n".join(texts[p] for p in parts)
-            cost = cost_of(text)
             where = backend.locations(parts, scope["repository"], scope["branch"], scope["retrieval_filters"],
                                       scope.get("active_index"))
-            extra = {"parts": parts, "where": ", ".join(where[p] for p in parts if p in where)}
+            text, lines = joined([(texts[p], numbered(texts[p], where.get(p))) for p in parts])
+            cost = cost_of(text)
+            extra = {"parts": parts, "where": ", ".join(where[p] for p in parts if p in where), "lines": lines}
         used += cost
         tokens = cost if budget.unit == "tokens" else counter.count(text)
         kept.append({"id": node, "text": text, "is_seed": node in seed_set, "depth": depth.get(node, 0),
                      "parent_id": None if node in seed_set else parent.get(node), "tokens": tokens, **extra})
+    whole = backend.locations([i["id"] for i in kept if "lines" not in i], scope["repository"], scope["branch"],
+                              scope["retrieval_filters"], scope.get("active_index"))
+    for item in kept:  # each line's number in the file: the excerpt every front end quotes (`excerpt.py`)
+        item.setdefault("lines", numbered(item["text"], whole.get(item["id"])))
     accounting = {"budget": budget.limit, "unit": budget.unit, "used": used, "cut": cut, "partial": partial,
                   "without_text": [n for n in queue if n not in texts]}
     return kept, accounting
@@ -134,7 +140,7 @@ def _parts_that_fit(parts: list[str], texts: Mapping[str, str], room: int,
     `#p2`), the separator line counted."""
     chosen, used = [], 0
     for part in parts:
-        cost = cost_of(texts[part]) + cost_of("\n...\n")
+        cost = cost_of(texts[part]) + cost_of(f"\n{SKIPPED}\n")
         if used + cost <= room:
             chosen.append(part)
             used += cost

@@ -24,7 +24,10 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
                    r"|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat code runs\b|\bend up\b"
                    # "what does deleting X do in the database", "which tables get written"
                    r"|^\s*(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
-                   r"|\bwhich tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b",
+                   # "which tables get written", "which procedures and tables are updated"
+                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
+                   # "what happens when payments are imported": what runs, from the top down
+                   r"|^\s*what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
 _IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
                      r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",

@@ -66,14 +66,52 @@ class GraphAnswer:
     relations: tuple[str, ...] = ()  # the edge types asked about
     items: list[Related] = field(default_factory=list)
     paths: list[Path] = field(default_factory=list)
+    calls: list[Related] = field(default_factory=list)  # a flow's first path's other calls (`side_calls`)
 
     def node_ids(self) -> list[str]:
-        """Everything the answer names, subjects first (a column with its table), then items and
+        """Everything the answer ranks, subjects first (a column with its table), then items and
         path nodes in order."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
-        ids += [n for path in self.paths for n in path.nodes]
+        # a flow's side calls are shown, not ranked: as evidence they cost the paths' nodes and the
+        # search's hits more than they gave (issue 36, docs/EVALUATION.md)
+        ids += path_nodes([path.nodes for path in self.paths])
         return list(dict.fromkeys(ids))
+
+
+def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:
+    """The nodes of a flow's paths in their order, each path followed by the tables the other
+    paths reach from its last method: a method's tables belong together, and one path per
+    (method, table) would otherwise spread them over the whole answer."""
+    ids: list[str] = []
+    for nodes in paths:
+        ids += [*nodes, *(other[-1] for other in paths if len(nodes) > 1 and len(other) > 1 and other[-2] == nodes[-2])]
+    return list(dict.fromkeys(ids))
+
+
+MAX_SIDE_CALLS = 5
+
+
+def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """What the first path's methods call besides the path, in the repository and not in tests:
+    the domain methods a flow runs on its way to the tables (`order.AddItem(...)`,
+    `instructor.UpdateDetails(...)`), which reach no table themselves. At most MAX_SIDE_CALLS,
+    in the path's order; no guess, no constructor."""
+    if not paths:
+        return []
+    on_paths = {node for path in paths for node in path.nodes}
+    found: list[Related] = []
+    for method in paths[0].nodes[:-1]:
+        for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
+            node = graph.nodes[target]
+            name = node.get("name", "")
+            resolution = resolution_of(data)
+            if key != "CALLS" or target in on_paths or node.get("kind") != "METHOD" or not node.get("path") \
+                    or "guess" in resolution or "by_name" in resolution or in_tests(graph, target) \
+                    or name.rsplit(".", 2)[-2:-1] == name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
+                continue
+            found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
+    return _unique(found)[:MAX_SIDE_CALLS]
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
@@ -110,11 +148,15 @@ def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
             wants_tables: bool = False) -> list[Related]:
-    """What relates to `subject` by `relations`: a table's readers/writers (incoming edges), a
-    procedure's or method's tables (outgoing edges, with the procedures it runs), complete."""
+    """What relates to `subject` by `relations`: a table's readers/writers (incoming edges, and the
+    callers of those that are procedures: the code that runs them), a procedure's or method's tables
+    (outgoing edges, with the procedures it runs), complete."""
     node = subject.id
     if subject.kind in TABLE_KINDS and not (wants_tables and relations != ("FOREIGN_KEY",)):
-        return _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+        items = _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+        # the code that runs a procedure reading or writing the table reads or writes it too, one hop further
+        procedures = [i for i in items if graph.nodes[i.id].get("kind") == "PROCEDURE"]
+        return _unique([*items, *_callers(graph, procedures, node)])
     items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
     for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
         items += [Related(i.id, i.relation, node, i.resolution, indirect=True, via=i.via)
@@ -174,7 +216,13 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     implementers and referrers."""
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
-        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns),
+        twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
+        if not columns:  # a column no script declares: the code that names the property, by its tables
+            owner = graph.nodes[subject.id].get("parent")
+            tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
+            naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
+            return _unique([*twins, *naming, *_callers(graph, naming, subject.id)])
+        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns), *twins,
                         *(item for column in columns for item in impact_of(graph, Named(
                             column, "COLUMN", graph.nodes[column]["name"], "column", graph.nodes[column].get("parent")),
                             text_of) if item.id != subject.id)])
@@ -183,40 +231,75 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         if table is None:  # a column whose table the caller may not see: nothing to follow
             return []
         column = subject.name.rsplit(".", 1)[-1]
-        users = _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES, subject.id, source_side=True)
-        texts = text_of([u.id for u in users])
-        word = re.compile(rf"(?<![\w]){re.escape(column)}(?![\w])", re.IGNORECASE)
-        naming = [Related(u.id, "names column", subject.id, u.resolution, via=u.via) for u in users
-                  if word.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, word)]
         keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
                 for other, data in _foreign_keys_on(graph, table, column)]
         mapped = _mapped_properties(graph, table, subject.id, column)
-        return _unique([*mapped, *naming, *keys, *_callers(graph, naming, subject.id)])
+        # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
+        words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
+        owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
+        naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
+        twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
+                 for twin in mapped_twins(graph, item.id)]
+        return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
+def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
+            text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`."""
+    users = [u for table in tables for u in _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES,
+                                                     subject, source_side=True)]
+    texts = text_of([u.id for u in users])
+    pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
+    return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
+            if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
+
+
+def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
+    """The properties an object mapper (AutoMapper, Mapster) fills from `prop` or into it: those of
+    the same name on the types its owner is mapped to or from (`CreateMap<Department, Edit.Command>`:
+    `Edit.Command.RowVersion`), a convention (an explicit `ForMember` may say otherwise)."""
+    owner = graph.nodes[prop].get("parent")
+    if owner not in graph:
+        return []
+    short = graph.nodes[prop]["name"].rsplit(".", 1)[-1].lower()
+    others = {t for _, t, k, d in graph.out_edges(owner, keys=True, data=True)
+              if k == "REFERENCES" and d.get("via") == "object_mapping"}
+    others |= {s for s, _, k, d in graph.in_edges(owner, keys=True, data=True)
+               if k == "REFERENCES" and d.get("via") == "object_mapping" and graph.nodes[s].get("kind") == "TYPE"}
+    return sorted(p for other in others - {owner} for p in _properties(graph, other)
+                  if graph.nodes[p]["name"].rsplit(".", 1)[-1].lower() == short)
+
+
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
-                verbs: Sequence[str] = ()) -> list[Path]:
+                verbs: Sequence[str] = (), cascades: bool = False) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
-    the path asked about. At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    the path asked about. A procedure a generic base composes from a subclass's type argument
+    (`bound_by`) is followed only for a call on that subclass or a type it implements (the
+    receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
+    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
-    the writes first), then shortest first, then paths without a guess."""
+    the writes first; a cascade counts as a write), then shortest first, then paths without a
+    guess. With `cascades` (a delete asked), a path that writes a table goes on to the tables
+    whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
         if entry not in graph:
             continue
         parent: dict[str, tuple[str, str] | None] = {entry: None}
+        receivers: dict[str, str] = {}  # method -> the receiver type it was called on, when that binds it
         queue, touches = deque([(entry, 0)]), []
         while queue and len(parent) < MAX_FLOW_VISITS:
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
                 kind = graph.nodes[target].get("kind")
-                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL":
+                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" \
+                        or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
                     continue
                 resolution = resolution_of(data)
                 how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
@@ -224,9 +307,13 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
                     touches.append((node, how, target))
                 elif target not in parent:
                     parent[target] = (node, how)
+                    if data.get("receiver_type"):
+                        receivers[target] = data["receiver_type"]
                     if depth + 1 < MAX_FLOW_DEPTH:
                         queue.append((target, depth + 1))
         paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
+    if cascades:  # a delete goes on in the database: the rows whose foreign keys cascade from it
+        paths += [cascaded for path in paths for cascaded in _cascades(graph, path)]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
     asked = set(words)
 
@@ -234,11 +321,39 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
 
     def as_asked(path: Path) -> int:  # "saves" asks for the writes first, "loads" for the reads
-        last = path.edges[-1].split(" ", 1)[0]
+        last = path.edges[-1].split(" ", 1)[0].replace(CASCADE, "WRITES")
         return verbs.index(last) if last in verbs else len(verbs)
 
     paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
+
+
+CASCADE = "CASCADE"  # the edge of a flow path from a deleted table to one whose foreign key cascades
+MAX_CASCADE_DEPTH = 3
+
+
+def _cascades(graph: nx.MultiDiGraph, path: Path) -> list[Path]:
+    """The path extended to each table whose foreign key to the table it writes says `ON DELETE
+    CASCADE`, and on from those (at most MAX_CASCADE_DEPTH tables further, no table twice)."""
+    if not path.edges or not path.edges[-1].startswith("WRITES"):
+        return []
+    found, frontier = [], [path]
+    for _ in range(MAX_CASCADE_DEPTH):
+        frontier = [Path((*p.nodes, child), (*p.edges, f"{CASCADE} (on delete)"))
+                    for p in frontier for child, _, key, data in sorted(graph.in_edges(p.nodes[-1], keys=True, data=True))
+                    if key == "FOREIGN_KEY" and data.get("on_delete") == "CASCADE" and child not in p.nodes]
+        found += frontier
+    return found
+
+
+def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | None) -> bool:
+    """Whether an edge a subclass's type argument made (`bound_by`: `CipherRepository` binds
+    `dbo.{T}_Create` to `dbo.Cipher_Create`) runs for a call on `receiver`'s type: the subclass is
+    that type or one of its descendants. Without either, every binding may run."""
+    if bound_by is None or receiver is None or bound_by == receiver:
+        return True
+    hierarchy = nx.subgraph_view(graph, filter_edge=lambda _s, _t, key: key in ("INHERITS", "IMPLEMENTS"))
+    return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
 
 
 def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
@@ -286,6 +401,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them, then those of a type the words name,
     then those upstream of more of the other hits (a flow is asked from the top down), then
+    those the question describes best (`described_entries`: actions the search missed, looked for
+    when no candidate is an entry point of the asked verb or of a named type), then
     declared entry points, then those whose own name the words say ("created" -> `Create`),
     then search order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
@@ -305,16 +422,47 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     candidates = list(dict.fromkeys([*methods, *upstream]))
+    # no candidate is an entry point of the asked verb, nor of a type the question names: look
+    # for the actions the question describes ("the finance transactions page for a month")
+    settled = any(of_named_type(m) or (entry_verb(m) and (not http_verbs or entry_verb(m) in http_verbs))
+                  for m in candidates)
+    described = {} if settled else described_entries(graph, asked, http_verbs)
+    candidates = list(dict.fromkeys([*candidates, *described]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
-    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
         return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, not of_named_type(hit),
-                -downstream[hit], not verb, not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
+                -downstream[hit], -described.get(hit, 0), not verb,
+                not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
+
+
+MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
+
+
+def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
+    """The HTTP entry points of the asked verbs (any, when none is asked) that the question's
+    words describe, with how many words they share: the action's, its type's ("Employer Account
+    Transactions Controller") and its route's ("finance/{year}/{month}"). The best
+    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS: an action the search missed
+    ("when an employer opens the finance transactions page for a given month") is still found."""
+    asked = set(words)
+    scored = []
+    for node, data in graph.nodes(data=True):
+        entry = (data.get("attrs") or {}).get("entry")
+        if not entry or (http_verbs and entry.get("verb") not in http_verbs):
+            continue
+        parts = data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]
+        said = {t for text in (*parts, entry.get("route") or "") for part in identifier_parts(text)
+                for t in keyword_tokens(part)}
+        shared = len(asked & said)
+        if shared >= MIN_DESCRIBING_WORDS:
+            scored.append((-shared, node))
+    return {node: -score for score, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
 
 
 def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:

@@ -20,6 +20,9 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         lines = [f"**From the graph:** {len(answer.paths)} path(s) from {entries} down to the tables "
                  f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
         lines += _path_tree(answer.paths, graph)
+        if answer.calls:  # what the first path runs besides it, touching no table
+            lines += ["", "On the way, the first path also calls:"]
+            lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.calls]
         if any(path.guess for path in answer.paths):
             lines += ["", "(An edge marked `by_name` or `guess` rests on a link made by name only.)"]
         return "\n".join(lines)
@@ -62,6 +65,9 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
                    "guess": i.guess, "where": _where(graph, i.id), **({"via": i.via} if i.via else {})}
                   for i in answer.items],
         "paths": [{"nodes": list(p.nodes), "edges": list(p.edges), "guess": p.guess} for p in answer.paths],
+        "calls": [{"id": c.id, "caller": c.subject, "resolution": c.resolution, "where": _where(graph, c.id)}
+                  for c in answer.calls],
+        "node_ids": answer.node_ids(),
         "markdown": render_graph_answer(answer, graph),
     }
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import networkx as nx
 
+from ragstream.excerpt import quoted
 from ragstream.errors import PipelineError
 
 LAYOUTS = ("tree", "flat")
@@ -66,7 +67,7 @@ def _block(item: dict, graph: nx.MultiDiGraph, level: int, relation: str) -> str
     role += ", the parts the search found" if item.get("parts") else ", its declaration" if item.get("declaration") else ""
     via = f"; {relation}" if relation else ""
     indent = "  " * level
-    body = "\n".join(indent + line for line in item["text"].split("\n"))
+    body = quoted(item["text"], item.get("lines"), indent)  # each line with its number, gaps marked
     fence = FENCE.get(data.get("language", ""), "")
     return (f"{indent}- **{item['id']}** — `{where}` ({role}, {item.get('tokens', '?')} tokens{via})\n"
             f"{indent}```{fence}\n{body}\n{indent}```")

@@ -2,8 +2,9 @@
 
 Readable at a glance: short unique labels (`Class.method`, a file's basename; the full id on
 hover), seeds drawn as gold-ringed stars-in-name, kinds as fill colours, edge types as colours
-with their names on hover only, a legend over the picture, a fixed layout computed here (no
-physics in the browser), and the path from its seed to a selected node highlighted.
+with their names on hover only, a legend above the picture, a fixed layout computed here (no
+physics in the browser) fitted to the frame, and the path from its seed to a selected node
+highlighted.
 """
 from __future__ import annotations
 
@@ -38,12 +39,19 @@ _OPTIONS = {
     "nodes": {"font": {"size": 15, "face": "sans-serif"}},
     "interaction": {"hover": True, "tooltipDelay": 120, "navigationButtons": False},
 }
+# The frame as a column: the legend on top, the drawing in the rest of the height.
+_FRAME = ("<style>html,body{height:100%;margin:0}body{display:flex;flex-direction:column}"
+          ".card{flex:1 1 auto;min-height:0;border:none}#mynetwork{height:100%!important}</style>")
 _SCRIPT = """<script>
 (function () {
   var parents = %(parents)s, baseEdges = {}, baseNodes = {};
   function ready(f) { if (typeof network !== "undefined") { f(); } else { window.addEventListener("load", f); } }
   ready(function () {
-    network.fit();
+    // fitted on the first draw, and again whenever the frame changes size (a tab shown, the
+    // legend folded, full screen), with a margin so that no label is cut at an edge
+    function fitted() { network.redraw(); network.fit(); network.moveTo({scale: network.getScale() * 0.92}); }
+    fitted();
+    new ResizeObserver(fitted).observe(document.getElementById("mynetwork"));
     network.body.data.edges.get().forEach(function (e) { baseEdges[e.id] = {color: e.color, width: e.width}; });
     network.on("selectNode", function (p) { highlight(p.nodes[0]); });
     network.on("deselectNode", function () { highlight(null); });
@@ -104,7 +112,8 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     # pyvis' template still links bootstrap from a CDN and vis from node_modules in in_line
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
     page = _EXTERNAL.sub("", net.generate_html())
-    return page.replace("</body>", f"{legend}{script}</body>", 1)
+    page = re.sub(r"<body[^>]*>", lambda body: f"{body[0]}{_FRAME}{legend}", page, count=1)
+    return page.replace("</body>", f"{script}</body>", 1)
 
 
 @functools.cache
@@ -139,7 +148,7 @@ def _guessed(graph: nx.MultiDiGraph, edge: dict) -> bool:
 
 
 def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
-    """A small legend over the top-left of the drawing: seed vs reached, the kinds and edge
+    """A small legend above the drawing (never over a node): seed vs reached, the kinds and edge
     types present, what a box, a dashed dot and a blue path mean."""
     kinds = sorted({graph.nodes[n].get("kind", "") for n in sp.graph_expanded_nodes if n in graph})
     edges = sorted({e["edge_type"] for e in sp.graph_edges})
@@ -161,7 +170,7 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
     if any(_guessed(graph, e) for e in sp.graph_edges):
         rows.append("dashed edge: a guess (linked by name only, or inferred from a convention; "
                     "pipeline setting graph_guesses: hide leaves them out)")
-    return ('<details open class="ragstream-legend" style="position:absolute;top:6px;left:6px;z-index:10;'
-            'background:rgba(255,255,255,0.92);border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
-            'font:12px sans-serif;line-height:1.7;max-width:70%"><summary style="cursor:pointer">legend</summary>'
+    return ('<details open class="ragstream-legend" style="flex:none;margin:0 0 4px;'
+            'background:#fff;border:1px solid #ccc;border-radius:4px;padding:2px 8px;'
+            'font:12px sans-serif;line-height:1.7"><summary style="cursor:pointer">legend</summary>'
             + "<br>".join(rows) + "</details>")

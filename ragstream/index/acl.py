@@ -11,8 +11,7 @@ import pathspec
 
 from ragstream.config import AclSettings
 from ragstream.errors import ConfigError
-
-RULE_KEYS = {"paths", "acl_tags", "classification_labels", "owner_group"}
+from ragstream.globs import compile_globs
 
 
 @dataclass(frozen=True)
@@ -46,31 +45,9 @@ class AclPolicy:
 
 
 def acl_policy(settings: AclSettings) -> AclPolicy:
-    """The policy of the `acl` settings; a malformed rule names its index and key."""
-    rules = []
-    for index, rule in enumerate(settings.rules):
-        where = f"acl.rules[{index}]"
-        unknown = sorted(set(rule) - RULE_KEYS)
-        if unknown:
-            raise ConfigError(f"unknown key(s) {unknown}; known: {sorted(RULE_KEYS)}", where=where)
-        paths = rule.get("paths")
-        if not paths or not _strings(paths):
-            raise ConfigError("`paths` must be a non-empty list of globs", where=f"{where}.paths")
-        for key in ("acl_tags", "classification_labels"):
-            if not _strings(rule.get(key, [])):
-                raise ConfigError(f"`{key}` must be a list of strings", where=f"{where}.{key}")
-        owner = rule.get("owner_group")
-        if owner is not None and not isinstance(owner, str):
-            raise ConfigError("`owner_group` must be a string", where=f"{where}.owner_group")
-        try:
-            spec = pathspec.GitIgnoreSpec.from_lines(paths)
-        except ValueError as exc:
-            raise ConfigError(f"invalid path glob: {exc}", where=f"{where}.paths") from exc
-        rules.append(AclRule(spec, tuple(rule.get("acl_tags", [])),
-                             tuple(rule.get("classification_labels", [])), owner))
-    return AclPolicy(tuple(settings.default_tags), tuple(settings.default_labels),
-                     settings.default_owner, tuple(rules))
-
-
-def _strings(value) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    """The policy of the `acl` settings (checked whole when the settings were loaded)."""
+    rules = tuple(AclRule(compile_globs(rule["paths"], f"acl.rules[{index}].paths", ConfigError),
+                          tuple(rule.get("acl_tags", [])), tuple(rule.get("classification_labels", [])),
+                          rule.get("owner_group"))
+                  for index, rule in enumerate(settings.rules))
+    return AclPolicy(tuple(settings.default_tags), tuple(settings.default_labels), settings.default_owner, rules)

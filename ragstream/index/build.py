@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -172,7 +173,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         clock = _PhaseClock()
 
         progress.start("walk", None)
-        walked = walk_repository(info.root, settings.index)
+        walked = walk_repository(info.root, settings.index, on_files=partial(progress.advance, "walk"))
         progress.finish("walk")
         clock.lap("walk")
 
@@ -414,7 +415,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 13
+PARSER_VERSION = 15
 
 
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:

@@ -33,7 +33,8 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         interface = graph.nodes[owner].get("attrs", {}).get("type_kind") == "interface"
         # a call that was a guess stays one through every implementation
         attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
-                 **({"guess": True} if data.get("guess") else {})}
+                 **({"guess": True} if data.get("guess") else {}),
+                 **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {})}
         # sorted: a set's order changes with the process, and so would the order edges are added in
         for implementer in sorted(descendants[owner]):
             for method in _implementations(graph, methods, implementer, called, interface):

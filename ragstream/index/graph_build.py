@@ -103,7 +103,9 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         _link_table_property(graph, symbols, ref, source, found.through, stats)
     if found.methods:
         how = "by_name" if found.guessed else "inferred" if found.inferred else "static"
-        extra = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        extra: dict = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        if found.receiver_type:  # a base's method on a subclass's receiver: what binds its type parameters
+            extra["receiver_type"] = found.receiver_type
         for method in found.methods:
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
         return

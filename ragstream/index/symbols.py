@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ragstream.index.model import Node, ParsedFile
+from ragstream.index.sql.templates import has_placeholder
 
 
 class SymbolTable:
@@ -78,5 +79,5 @@ def is_interface(node: Node | None) -> bool:
 def without_template_copies(ids: list[str]) -> list[str]:
     """The ids without the copies a script template makes under a placeholder schema (SQLCMD's
     `$(Schema).Job`), when a concrete one is among them: the concrete object is the real one."""
-    concrete = [i for i in ids if "$(" not in i]
+    concrete = [i for i in ids if not has_placeholder(i)]
     return concrete or ids

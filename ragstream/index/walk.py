@@ -11,7 +11,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import re
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -19,6 +20,7 @@ import pathspec
 
 from ragstream.config import IndexSettings
 from ragstream.errors import ConfigError, IndexingError
+from ragstream.globs import compile_globs
 from ragstream.redact import redact, redact_path
 
 
@@ -34,8 +36,9 @@ class SourceFile:
 @dataclass(frozen=True)
 class SkippedFile:
     """reason: gitignored, ignore_list, vendored_dir, virtualenv, secret_file, lock_file,
-    generated, minified, binary, too_large, unsupported_type, symlink, stub, bad_filename or
-    unreadable (a directory that cannot be listed: skipped, and said, rather than ending the build)."""
+    generated, minified, binary, too_large, unsupported_type, symlink, special_file (a FIFO,
+    socket or device: never opened), stub, bad_filename or unreadable (a directory that cannot
+    be listed, or a file that cannot be looked at: skipped, and said, rather than ending the build)."""
 
     path: str
     reason: str
@@ -63,35 +66,67 @@ def check_repository_path(path: str | Path) -> Path:
     if not root.is_dir():
         raise IndexingError("path is not a directory; give the repository's root folder",
                             where=str(root))
-    return root.resolve()
+    resolved = root.resolve()
+    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+        what = "the file system's root" if resolved == Path(resolved.anchor) else "your home folder"
+        raise IndexingError(f"this is {what}, not a repository: refusing to walk all of it", where=str(root),
+                            hint="give the repository's own folder (cd into it and run `ragstream index .`)")
+    return resolved
 
 
 IGNORE_FILE = ".ragstreamignore"
 
 
-def walk_repository(root: str | Path, settings: IndexSettings, *, with_text: bool = True) -> WalkResult:
+def walk_repository(root: str | Path, settings: IndexSettings, *, with_text: bool = True,
+                    on_files: Callable[[int], None] | None = None) -> WalkResult:
     """List every file under root, keeping the indexable ones in path order. Without
     `with_text` a kept file has its hash and language only (text "", not redacted): enough
-    to tell which files changed since a build, at a quarter of the cost."""
+    to tell which files changed since a build, at a quarter of the cost. `on_files(n)` is told
+    every `PROGRESS_EVERY` files met, so a long walk shows it is moving."""
     root = check_repository_path(root)
     result = WalkResult(root=root)
+    met = 0
+    for entry in walk_entries(root, settings, with_text=with_text):
+        if isinstance(entry, SkippedFile):
+            result.skipped.append(entry)
+        else:
+            result.files.append(entry)
+        met += 1
+        if on_files is not None and met % PROGRESS_EVERY == 0:
+            on_files(PROGRESS_EVERY)
+    result.files.sort(key=lambda f: f.path)
+    result.skipped.sort(key=lambda s: s.path)
+    return result
+
+
+PROGRESS_EVERY = 500
+
+
+def walk_entries(root: str | Path, settings: IndexSettings, *,
+                 with_text: bool = True) -> Iterator[SourceFile | SkippedFile]:
+    """Each file and skipped folder under root as the walk meets it (folders top-down, names
+    sorted): a caller can show the first at once. Past `index.max_files` files it stops with an
+    error, since a tree that large is rarely the repository that was meant."""
+    root = check_repository_path(root)
     own = root / IGNORE_FILE  # the repository's own list of what to keep out of its index
     patterns, where = list(settings.ignore), "index.ignore"
     if own.is_file():
         patterns += own.read_text(encoding="utf-8", errors="replace").splitlines()
         where += f" or {own}"
-    try:
-        user_ignore = pathspec.GitIgnoreSpec.from_lines(patterns)
-    except (ValueError, re.error) as exc:  # pathspec lets a bad character range through as re.error
-        raise ConfigError(f"invalid ignore pattern: {exc}", where=where) from exc
+    user_ignore = compile_globs(patterns, where, ConfigError)
     layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
+    unlisted: list[SkippedFile] = []
+
     def unreadable(exc: OSError) -> None:  # os.walk could not list a directory
         rel = Path(exc.filename).relative_to(root).as_posix()
         if rel == ".":
             raise IndexingError(f"cannot read the repository's root folder: {exc.strerror}", where=str(root)) from exc
-        result.skipped.append(SkippedFile(rel + "/", "unreadable", _unreadable_detail(exc)))
+        unlisted.append(SkippedFile(rel + "/", "unreadable", _unreadable_detail(exc)))
 
+    files = 0
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+        yield from unlisted
+        unlisted.clear()
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
         layers = [(d, s) for d, s in layers if _is_within(rel_dir, d)]
@@ -107,21 +142,21 @@ def walk_repository(root: str | Path, settings: IndexSettings, *, with_text: boo
             except OSError as exc:  # no permission to look inside it
                 reason, detail = "unreadable", _unreadable_detail(exc)
             if reason:
-                result.skipped.append(SkippedFile(rel + "/", reason, detail))
+                yield SkippedFile(rel + "/", reason, detail)
             else:
                 kept_dirs.append(name)
         dirnames[:] = kept_dirs
+        files += len(filenames)
+        if files > settings.max_files:
+            raise IndexingError(f"more than {settings.max_files:,} files under this folder (index.max_files): "
+                                "is it the repository's root folder?", where=str(root),
+                                hint="index the repository's own folder, keep large folders out with "
+                                     ".ragstreamignore or index.ignore, or raise index.max_files")
         for name in sorted(filenames):
-            rel = _join(rel_dir, name)
-            outcome = _visit_file(Path(dirpath) / name, rel, name, layers, user_ignore, settings, with_text)
-            outcome = replace(outcome, path=redact_path(outcome.path))  # a token in a file name is stored redacted
-            if isinstance(outcome, SkippedFile):
-                result.skipped.append(outcome)
-            else:
-                result.files.append(outcome)
-    result.files.sort(key=lambda f: f.path)
-    result.skipped.sort(key=lambda s: s.path)
-    return result
+            outcome = _visit_file(Path(dirpath) / name, _join(rel_dir, name), name, layers, user_ignore, settings,
+                                  with_text)
+            yield replace(outcome, path=redact_path(outcome.path))  # a token in a file name is stored redacted
+    yield from unlisted
 
 
 def _unreadable_detail(exc: OSError) -> str:
@@ -164,6 +199,13 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     if abs_path.is_symlink():
         # The target is indexed where it lives, if it lives inside the repository at all.
         return SkippedFile(rel, "symlink")
+    try:
+        mode = abs_path.lstat().st_mode
+    except OSError as exc:
+        return SkippedFile(rel, "unreadable", _unreadable_detail(exc))
+    if not stat.S_ISREG(mode):
+        # Opening a FIFO blocks until a writer comes; a device or socket is no source text.
+        return SkippedFile(rel, "special_file", f"a {_special_kind(mode)}: never opened")
     size = abs_path.stat().st_size
     if size > settings.max_file_bytes:
         return SkippedFile(rel, "too_large", f"{size} bytes > index.max_file_bytes={settings.max_file_bytes}")
@@ -173,6 +215,12 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
         raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
                             hint="fix its permissions, or add it to index.ignore") from exc
     return _classify_content(rel, language, data, settings, with_text)
+
+
+def _special_kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+             (stat.S_ISBLK, "block device"))
+    return next((name for test, name in kinds if test(mode)), "special file")
 
 
 def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,

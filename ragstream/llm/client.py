@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import datetime
 import email.utils
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -164,12 +165,15 @@ class LLMClient:
             request["max_tokens"] = self.settings.max_reply_tokens
         extra = self.constraints(role, schema) if self.constraints else {}
         # The transport's timeout bounds connecting, the wait for a reply and every gap between
-        # pieces; the total is checked as pieces come.
+        # pieces or bytes; the total is checked as pieces or bytes come, a plain reply's body
+        # included (one that trickles a byte at a time never trips a per-read timeout).
         wait = max(0.001, min(self.settings.first_token_seconds, deadline - time.monotonic()))
         try:
             if on_token is None:
-                response = self._client().chat.completions.create(**request, extra_body=extra or None, timeout=wait)
-                return _reply_of(response)
+                with self._client().chat.completions.with_streaming_response.create(
+                        **request, extra_body=extra or None, timeout=wait) as raw:
+                    body = self._read_body(raw, deadline)
+                return _reply_of(_completion_of(body))
             stream = self._client().chat.completions.create(**request, stream=True, extra_body=extra or None,
                                                             stream_options={"include_usage": True}, timeout=wait)
         except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
@@ -177,6 +181,21 @@ class LLMClient:
         except ValueError as exc:  # the body is no JSON (pydantic's errors are ValueErrors too)
             raise ModelError(f"the server's reply is not valid JSON: {exc}") from exc
         return self._read_stream(stream, on_token, attempt, tell, deadline)
+
+    def _read_body(self, raw, deadline: float) -> bytes:
+        """A plain reply's body, read as it comes and cut off at `deadline`."""
+        received = bytearray()
+        try:
+            for piece in raw.iter_bytes():
+                received += piece
+                if time.monotonic() > deadline:
+                    raise ModelError(f"the reply took longer than its deadline of {self.settings.timeout_seconds:g} s "
+                                     f"(llm.timeout_seconds) or the question's time left; cut off after "
+                                     f"{len(received):,} bytes of its body")
+        except _http_errors() as exc:  # the body stalled past the wait, or the connection broke
+            raise _Retryable(f"the reply's body stalled or broke after {len(received):,} bytes: "
+                             f"{type(exc).__name__}: {exc}", exc) from exc
+        return bytes(received)
 
     def _read_stream(self, stream, on_token: Callable[[str], None], attempt: int, tell: Callable[..., None],
                      deadline: float) -> tuple[str, tuple[int, int] | None]:
@@ -221,6 +240,22 @@ class LLMClient:
         asked = _retry_after(exc) if exc is not None else None
         backoff = self.settings.backoff_seconds * 2 ** attempt
         return min(asked if asked is not None else backoff, self.settings.max_backoff_seconds)
+
+
+def _completion_of(body: bytes):
+    """The chat completion in a plain reply's body, built as the openai package builds it
+    (leniently: a reply of the wrong shape is found out by `_reply_of`)."""
+    from openai.types.chat import ChatCompletion
+
+    data = json.loads(body)  # a ValueError when the body is no JSON
+    return ChatCompletion.construct(**data) if isinstance(data, dict) else data
+
+
+def _http_errors() -> tuple[type[Exception], ...]:
+    """What reading a body can raise: the transport's errors (of the HTTP package openai uses)."""
+    import httpx2
+
+    return httpx2.TransportError, OSError
 
 
 def _reply_of(response) -> tuple[str, tuple[int, int] | None]:

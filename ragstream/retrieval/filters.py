@@ -81,7 +81,7 @@ class RetrievalFilters:
             return False
         if self.paths_include is not None and not glob_rule(self.paths_include).matches(path):
             return False
-        if self.paths_exclude and glob_rule(self.paths_exclude).matches(path):
+        if self.paths_exclude and glob_rule(self.paths_exclude, excluding=True).matches(path):
             return False
         return all(f.allows(acl_tags, labels, path, kind, language) for f in self.also)
 

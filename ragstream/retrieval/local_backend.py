@@ -88,6 +88,8 @@ class LocalStore:
             params = faiss.SearchParameters()
             params.sel = faiss.IDSelectorBitmap(len(windows_visible), faiss.swig_ptr(bitmap))
         total = int(windows_visible.sum())
+        if total == 0:  # a fill under way has embedded none of the visible chunks yet (FAISS asserts k > 0)
+            return []
         wanted = min(total, k * 2)  # most chunks have one window: a little headroom is usually enough
         while True:
             scores, ids = index.faiss.search(vector, wanted, params=params)

@@ -11,16 +11,28 @@ A list matches a path when one of its plain globs does and none of its `!` globs
 order. (In gitignore's ordered rules `["**", "!hidden/"]` keeps `hidden/a.py`, since a folder
 matched by `**` cannot have its files taken back: a `!` that fails to narrow an include list
 would widen access.)
+
+Spellings that name a different path must not exclude nothing in silence, so both sides -- each
+glob and each path it is matched against -- are compared in one form: Unicode NFKC (fullwidth
+`ｈｉｄｄｅｎ` is `hidden`) without format characters (a zero-width space, a joiner, a
+direction mark). Globs that take away (`paths_exclude`, the `!` globs of `paths_include`) match
+case-insensitively, and globs that allow (the plain globs of `paths_include`) case-sensitively:
+either way a case mistake hides more, never less. A look-alike letter of another script (a
+Cyrillic `і` in `hіdden`) is no spelling of the Latin one: an exclude glob mixing scripts in one
+name that matches no indexed path is refused (`check_exclusions`).
 """
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import pathspec
 
 from ragstream.errors import FilterError
+from ragstream.globs import compile_globs
 
 _WILDCARD = re.compile(r"[*?\[]")
 # A backslash escapes a glob character or a leading `!`/`#`; anything else is a Windows separator.
@@ -30,18 +42,20 @@ _STRAY_BACKSLASH = re.compile(r"\\(?![*?\[\]!# \\])")
 def normalised_globs(globs: tuple[str, ...], key: str) -> tuple[str, ...]:
     """Every glob of one filter key normalised (see `normalised_glob`), checked to compile."""
     out = tuple(normalised_glob(glob, key) for glob in globs)
-    try:
-        glob_rule(out)
-    except (ValueError, TypeError) as exc:  # pathspec's pattern errors are ValueErrors
-        raise FilterError(f"invalid path glob in {list(globs)!r}: {exc}", where=f"retrieval_filters.{key}") from exc
+    compile_globs((g.removeprefix("!") for g in out), f"retrieval_filters.{key}", FilterError)
     return out
+
+
+def folded(text: str) -> str:
+    """`text` in the form globs and paths are compared in: NFKC, without format characters."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
 
 
 def normalised_glob(glob: str, key: str) -> str:
     """`./a//b/../c/**` -> `a/c/**`. A leading `!` (a re-inclusion) is refused in `paths_exclude`:
     an exclude list may only take away; in `paths_include` it narrows and is kept."""
     where = f"retrieval_filters.{key}"
-    text = glob.strip()  # gitignore drops trailing blanks; a leading one would match no path
+    text = folded(glob).strip()  # gitignore drops trailing blanks; a leading one would match no path
     negated = text.startswith("!")
     if negated and key == "paths_exclude":
         raise FilterError(f"{glob!r}: a `!` would re-include what the exclude list removes; an exclude list "
@@ -81,15 +95,64 @@ def normalised_glob(glob: str, key: str) -> str:
 
 @dataclass(frozen=True)
 class GlobRule:
-    plain: pathspec.GitIgnoreSpec
-    negated: pathspec.GitIgnoreSpec  # the `!` globs, without their `!`
+    plain: pathspec.GitIgnoreSpec  # case-sensitive when it allows, case-folded when it excludes
+    negated: pathspec.GitIgnoreSpec  # the `!` globs, without their `!`, case-folded (they take away)
+    excluding: bool
 
     def matches(self, path: str) -> bool:
-        return self.plain.match_file(path) and not self.negated.match_file(path)
+        path = folded(path)
+        lowered = path.casefold()
+        return (self.plain.match_file(lowered if self.excluding else path)
+                and not self.negated.match_file(lowered))
 
 
 @lru_cache(maxsize=256)
-def glob_rule(globs: tuple[str, ...]) -> GlobRule:
-    """Compiled normalised globs (once per distinct tuple)."""
-    return GlobRule(pathspec.GitIgnoreSpec.from_lines([g for g in globs if not g.startswith("!")]),
-                    pathspec.GitIgnoreSpec.from_lines([g[1:] for g in globs if g.startswith("!")]))
+def glob_rule(globs: tuple[str, ...], excluding: bool = False) -> GlobRule:
+    """Compiled normalised globs (once per distinct tuple); `excluding`: the list takes away."""
+    plain = [g for g in globs if not g.startswith("!")]
+    negated = [g[1:].casefold() for g in globs if g.startswith("!")]
+    return GlobRule(pathspec.GitIgnoreSpec.from_lines([g.casefold() for g in plain] if excluding else plain),
+                    pathspec.GitIgnoreSpec.from_lines(negated), excluding)
+
+
+def check_exclusions(globs: tuple[str, ...], key: str, paths: Sequence[str]) -> list[str]:
+    """Warnings for the globs of `key` that take away (all of `paths_exclude`, the `!` ones of
+    `paths_include`) and match none of `paths` (the index's); a FilterError for one that matches
+    none while it mixes scripts in a name, as a look-alike spelling does."""
+    warnings = []
+    for glob in globs:
+        if key == "paths_include" and not glob.startswith("!"):
+            continue
+        rule = glob_rule((glob.removeprefix("!"),), excluding=True)
+        if any(rule.matches(path) for path in paths):
+            continue
+        if mixed := _mixed_script_letters(glob):
+            raise FilterError(f"{glob!r} matches no indexed path, and mixes scripts in one name: "
+                              f"{', '.join(mixed)}; a look-alike letter names a different path, so this "
+                              "glob would take nothing away", where=f"retrieval_filters.{key}",
+                              hint="write the name in one script (retype it rather than pasting it)")
+        warnings.append(f"retrieval_filters.{key}: {glob!r} matches no indexed path: it takes nothing away")
+    return warnings
+
+
+# Scripts with letters that look like Latin ones (Cyrillic `і`, `а`, `о`; Greek `ο`, `ν` ...).
+LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
+
+
+def _mixed_script_letters(glob: str) -> list[str]:
+    """The letters of a name in `glob` that mix Latin with a look-alike script, those of the
+    name's minority script (`U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I`)."""
+    odd = []
+    for name in glob.split("/"):
+        letters = [(c, _script(c)) for c in name if c.isalpha()]
+        scripts = [s for _, s in letters]
+        if "LATIN" in scripts and LOOKALIKE_SCRIPTS & set(scripts):
+            latin = scripts.count("LATIN") * 2 >= len(scripts)
+            odd += [f"U+{ord(c):04X} {unicodedata.name(c, '?')} in {name!r}" for c, s in letters
+                    if (s != "LATIN") == latin]
+    return odd
+
+
+def _script(char: str) -> str:
+    """A letter's script as the first word of its Unicode name (LATIN, CYRILLIC, GREEK, CJK ...)."""
+    return unicodedata.name(char, "UNKNOWN").split(" ")[0]

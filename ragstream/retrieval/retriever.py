@@ -48,11 +48,14 @@ class Retriever:
                        "index": f"{request.repository}/{index.stored.location.active_index}"}
         mode, query, top_k, filters = request.search_type, request.query, request.top_k, request.retrieval_filters
         note = index.semantic_note() if mode in ("semantic", "hybrid") else None
+        warnings = list(index.visibility.filter_warnings(filters))
         if note:
             debug["semantic_coverage"] = {k: index.vectors[k]
                                           for k in ("stage", "embedded", "texts", "heads", "chunks")}
-            debug["warnings"] = [note if mode == "semantic" or index.vectors["embedded"]
-                                 else "hybrid without its semantic part: " + note]
+            warnings.append(note if mode == "semantic" or index.vectors["embedded"]
+                            else "hybrid without its semantic part: " + note)
+        if warnings:
+            debug["warnings"] = warnings
         if mode != "semantic" and (missing := self.store.keyword_missing(index)) is not None:
             if self.settings.bm25_missing == "fail":
                 raise RetrievalError(f"the index has no BM25 files, needed by {mode} search", where=missing,

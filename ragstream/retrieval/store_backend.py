@@ -84,8 +84,10 @@ class StoreBackend:
         access labels or paths, and only while a visible node links to them: a library name only
         hidden code uses is derived from that code). The full graph is loaded once and never
         handed out."""
-        full = self.store.graph(self._index(repository, branch, active_index))
-        return filtered_graph(full, RetrievalFilters.parse(retrieval_filters))
+        index = self._index(repository, branch, active_index)
+        filters = RetrievalFilters.parse(retrieval_filters)
+        index.visibility.filter_warnings(filters)  # a look-alike exclude is refused here too
+        return filtered_graph(self.store.graph(index), filters)
 
     def _index(self, repository: str, branch: str, active_index: str | None) -> LoadedIndex:
         return self.store.index(repository, branch, active_index)

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ragstream.errors import RetrievalError
+from ragstream.question import not_utf8
 from ragstream.retrieval.filters import RetrievalFilters
 
 SEARCH_TYPES = ("semantic", "bm25", "hybrid")
@@ -29,6 +30,8 @@ class SearchRequest:
                                  where="search_type")
         if not isinstance(self.query, str) or not self.query.strip():
             raise RetrievalError("query is empty", where="query")
+        if problem := not_utf8(self.query):
+            raise RetrievalError(problem, where="query")
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
             raise RetrievalError(f"top_k must be an int >= 1, got {self.top_k!r}", where="top_k")
         if self.rerank not in RERANKERS:

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ragstream.retrieval.filters import RetrievalFilters
-from ragstream.retrieval.path_globs import glob_rule
+from ragstream.retrieval.path_globs import check_exclusions, glob_rule
 from ragstream.index.model import Chunk
 
 
@@ -35,8 +35,10 @@ class Visibility:
         self._paths = list(paths)
         self._path_ids = np.array(path_ids, dtype=np.int64)
         self.mask = lru_cache(maxsize=128)(self._mask)
+        self.filter_warnings = lru_cache(maxsize=128)(self._filter_warnings)
 
     def _mask(self, filters: RetrievalFilters) -> np.ndarray:
+        self.filter_warnings(filters)  # a look-alike exclude is refused before any row is shown
         visible = np.ones(self.size, dtype=bool)
         for field, values in (("acl_tags", filters.acl_tags_any), ("kind", filters.kinds),
                               ("language", filters.languages)):
@@ -50,7 +52,7 @@ class Visibility:
         if filters.paths_include is not None:
             visible &= self._paths_matching(filters.paths_include)[self._path_ids]
         if filters.paths_exclude:
-            visible &= ~self._paths_matching(filters.paths_exclude)[self._path_ids]
+            visible &= ~self._paths_matching(filters.paths_exclude, excluding=True)[self._path_ids]
         for narrower in filters.also:
             visible &= self.mask(narrower)
         visible.flags.writeable = False  # cached and shared between calls
@@ -64,6 +66,15 @@ class Visibility:
                 hit[rows] = True
         return hit
 
-    def _paths_matching(self, globs: tuple[str, ...]) -> np.ndarray:
-        rule = glob_rule(globs)
+    def _filter_warnings(self, filters: RetrievalFilters) -> tuple[str, ...]:
+        """What the filters' globs that take away fail to match in this index (`check_exclusions`:
+        a look-alike spelling is an error), for every narrowing too."""
+        warnings = [w for key in ("paths_exclude", "paths_include") if (globs := getattr(filters, key))
+                    for w in check_exclusions(globs, key, self._paths)]
+        for narrower in filters.also:
+            warnings += self.filter_warnings(narrower)
+        return tuple(dict.fromkeys(warnings))
+
+    def _paths_matching(self, globs: tuple[str, ...], excluding: bool = False) -> np.ndarray:
+        rule = glob_rule(globs, excluding)
         return np.array([rule.matches(p) for p in self._paths], dtype=bool)

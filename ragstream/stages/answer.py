@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ragstream.excerpt import GAP_LINE, quoted, selected
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.protocol import AnswerStream, parse_answer, plain_text
@@ -142,9 +143,11 @@ def _extractive(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, A
     lines = [header, "", *([from_graph, "", "**The evidence**, best first:", ""] if from_graph else [])]
     for node in chosen:
         lines.append(f"- **{node}** — `{spans.get(node, '?')}` ({_connection(node, parent, sp.graph_seed_nodes)})")
-        best = [line.rstrip() for line in texts[node]["text"].split("\n") if query & set(keyword_tokens(line))]
-        if best:
-            lines.extend(["  ```", *(f"  {line}" for line in best[:best_lines]), "  ```"])
+        text, numbers = texts[node]["text"], texts[node].get("lines")
+        best = [i for i, line in enumerate(text.split("\n"))
+                if query & set(keyword_tokens(line)) and (numbers is None or numbers[i] != GAP_LINE)]
+        if best:  # the lines as the file has them: numbered, a gap marked wherever lines are left out
+            lines.extend(["  ```", quoted(*selected(text, numbers, best[:best_lines]), indent="  "), "  ```"])
     sp.answer_en = "\n".join(lines)
     return "ok", list(dict.fromkeys([*graph_answer_ids(sp), *chosen]))
 

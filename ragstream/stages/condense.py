@@ -3,8 +3,8 @@
 The evidence (`node_texts`, at most `N3_FINAL_SELECTION_MAX` blocks in priority order) is
 rendered into `S_CTX_MD`. While the rendered context is over `max_context_tokens`, the lowest
 priority block not yet condensed is cut down extractively: its first line, every line naming a
-query keyword, and every definition line stay (identifiers are never rewritten); the rest
-becomes `...`. When every block is condensed and it is still over, the lowest priority blocks
+query keyword, and every definition line stay (identifiers are never rewritten), each with its
+line number; each run left out becomes one gap line. When every block is condensed and it is still over, the lowest priority blocks
 are dropped. Of the conversation, the most recent turns within `max_history_tokens` are kept
 (the count is recorded; `history_for_prompt` itself is input and never rewritten). Every cut,
 evidence or turn, is recorded in `budget["context"]` with its reason. Model path: the
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.errors import ProtocolError
+from ragstream.excerpt import Numbers, numbered, selected
 from ragstream.graph.render import render_context_blocks
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
@@ -37,7 +38,6 @@ ACTIONS = (Action(
     reads=QUESTION | SCOPE | {"retrieval_query", "node_texts", "graph_debug", "history_for_prompt", "extras.loop"},
     writes=frozenset({"S_CTX_MD", "final_selection_ids", "budget.context"})),)
 
-ELIDED = "..."
 _DEFINITION = re.compile(r"^\s*(?:async\s+def|def|class|CREATE|ALTER|public|private|protected|internal)\b",
                          re.IGNORECASE)
 # The name a definition line defines: after def/class/TABLE ... (schema prefix skipped), or before "(".
@@ -45,16 +45,12 @@ _DEFINED = re.compile(r"\b(?:def|class|TABLE|VIEW|PROCEDURE|PROC|FUNCTION)\s+(?:
                       re.IGNORECASE)
 
 
-def condense_text(text: str, query_tokens: set[str]) -> str:
-    """An extractive cut of one snippet: first line, definition lines, lines naming the query."""
-    kept: list[str] = []
-    for index, line in enumerate(text.split("\n")):
-        if index == 0 or _DEFINITION.match(line) or query_tokens & set(keyword_tokens(line)):
-            kept.append(line)
-        elif not kept or kept[-1].strip() != ELIDED:
-            indent = line[: len(line) - len(line.lstrip())]
-            kept.append(f"{indent}{ELIDED}")
-    return "\n".join(kept)
+def condense_text(text: str, query_tokens: set[str], numbers: Numbers | None = None) -> tuple[str, Numbers]:
+    """An extractive cut of one snippet, with its lines' numbers: first line, definition lines,
+    lines naming the query; a gap line for each run left out."""
+    keep = [index for index, line in enumerate(text.split("\n"))
+            if index == 0 or _DEFINITION.match(line) or query_tokens & set(keyword_tokens(line))]
+    return selected(text, numbers, keep)
 
 
 def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, counter: TokenCounter,
@@ -84,7 +80,10 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, count
         if tokens() <= limits["max_context_tokens"]:
             break
         shorter = _model_condense(condenser, item, sp, query, decisions) if condenser is not None else None
-        item["text"] = shorter if shorter is not None else condense_text(item["text"], query)
+        if shorter is not None:  # a model's rewrite quotes no line of the file
+            item["text"], item["lines"] = shorter, None
+        else:
+            item["text"], item["lines"] = condense_text(item["text"], query, item.get("lines"))
         item["tokens"] = counter.count(item["text"])
         cuts.append({"id": item["id"], "reason": "condensed by the model: over max_context_tokens" if shorter
                      is not None else "condensed: over max_context_tokens"})
@@ -110,8 +109,9 @@ def _carried_blocks(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCo
     anew through the backend (under the caller's filters), in its earlier order."""
     wanted = [i for i in sp.extras.get("loop", {}).get("carried", []) if i not in present]
     texts = backend.fetch_texts(wanted, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index) if wanted else {}
-    return [{"id": i, "text": texts[i], "is_seed": True, "depth": 0, "parent_id": None, "carried": True,
-             "tokens": counter.count(texts[i])} for i in wanted if i in texts]
+    where = backend.locations(list(texts), sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    return [{"id": i, "text": texts[i], "lines": numbered(texts[i], where.get(i)), "is_seed": True, "depth": 0,
+             "parent_id": None, "carried": True, "tokens": counter.count(texts[i])} for i in wanted if i in texts]
 
 
 def _model_condense(llm: LLMClient, item: dict[str, Any], sp: SuperPrompt, query: set[str],

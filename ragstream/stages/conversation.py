@@ -147,7 +147,7 @@ def load_conversation_history(sp: SuperPrompt, store: HistoryStore | None, llm: 
     room = budget - counter.count(HISTORY_HEADING)
     summary_limit = int(room * share)
     summary_text_limit = summary_limit - message_cost(summary_message(""), counter.count)
-    turns = store.turns(session)
+    turns = [t for t in store.turns(session) if not t.failed]  # a failed turn has no answer to recall
     stored = store.latest_summary(session)
     window = history_window(turns, stored, room, summary_limit, counter.count)
     decisions: dict[str, Any] = {"path": "deterministic"}

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import networkx as nx
+
+from ragstream.excerpt import line_numbers
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
 from ragstream.graph.node_texts import budget_from, declarations_of, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
-from ragstream.index.model import PART_MARK, node_of
+from ragstream.index.model import CHUNKABLE_KINDS, PART_MARK, node_of
 from ragstream.stages.action import SCOPE, Action
 from ragstream.super_prompt import GRAPH_FIELDS, SuperPrompt
 from ragstream.token_count import TokenCounter
@@ -69,9 +72,25 @@ def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCo
         candidates, sp.graph_seed_nodes, sp.graph_debug.get("depth", {}), sp.graph_debug.get("parent", {}),
         backend, scope, budget, counter, resolved_mode(mode, graph_answered), _hit_parts(sp),
         declarations_of(graph, candidates))
-    sp.node_texts = texts
+    sp.node_texts = [_numbered_members(item, graph) for item in texts]
     sp.budget = {**sp.budget, "node_texts": accounting}
     return "ok" if texts else "no_texts"
+
+
+def _numbered_members(item: dict[str, Any], graph: nx.MultiDiGraph) -> dict[str, Any]:
+    """The item with every line numbered when its node elides members (a class, a type, a file):
+    the graph has each member's span, which its text does not say."""
+    data = graph.nodes[item["id"]] if item["id"] in graph and "parts" not in item else None
+    if data is None or None not in item.get("lines", [None]):
+        return item
+    members, reached = [], 0
+    for child in sorted((graph.nodes[c] for c in graph.successors(item["id"])
+                         if graph.nodes[c].get("parent") == item["id"] and graph.nodes[c].get("path") == data["path"]
+                         and graph.nodes[c].get("kind") in CHUNKABLE_KINDS), key=lambda c: c["start_line"]):
+        if child["start_line"] > reached:  # one nested inside an earlier member is elided with it
+            members.append((child["start_line"], child["end_line"]))
+            reached = child["end_line"]
+    return {**item, "lines": line_numbers(item["text"], data["start_line"], data["end_line"], members)}
 
 
 def _hit_parts(sp: SuperPrompt) -> dict[str, list[str]]:

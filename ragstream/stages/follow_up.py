@@ -2,7 +2,7 @@
 
 A follow-up refers back ("it", "this", "them", "and ...") instead of naming what it is about;
 its subjects are the symbols the previous turn's answer cited (`extras.answer.citations`),
-first one for "it". A relation follow-up ("who calls it", "what does it call", "which tables
+first one for "it", the first of its kind for "that function", "this table". A relation follow-up ("who calls it", "what does it call", "which tables
 does it write", "what breaks if I change it", "where is it tested") is answered from the graph
 around them; any other follow-up searches with their names added to the query. Pure
 functions: the stages call them with the (filtered) graph, so a subject the caller may not see
@@ -20,7 +20,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named, named_node
 from ragstream.graph.answers import flow_paths
-from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, place_rank,
+from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Related, impact_of, in_tests, place_rank,
                                        related)
 from ragstream.index.model import node_of
 
@@ -34,14 +34,18 @@ _REFERS_BACK = re.compile(r"\b(?:it|its|itself|them|they|their|the same)\b|\b(?:
                           r"tables?\b|code\b))", re.IGNORECASE)
 _OPENS_AS_FOLLOW_UP = re.compile(r"^\s*(?:and|also|so|then|what about|how about)\b", re.IGNORECASE)
 _PLURAL = re.compile(r"\b(?:them|they|their|those|these)\b", re.IGNORECASE)
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|specs?)/|(?:^|/)test_[^/]*$|_tests?\.[a-z]+$|Tests?\.cs$", re.IGNORECASE)
+# "that function", "this table": the subject of that kind among those the previous turn cited
+_KIND_WORDS = {"function": ("FUNCTION", "METHOD"), "method": ("METHOD", "FUNCTION"), "class": ("CLASS", "TYPE"),
+               "type": ("TYPE", "CLASS"), "table": ("TABLE", "VIEW"), "view": ("VIEW", "TABLE"),
+               "procedure": ("PROCEDURE",), "trigger": ("TRIGGER",), "property": ("PROPERTY",)}
+_NAMED_KIND = re.compile(rf"\b(?:this|that|the same)\s+({'|'.join(_KIND_WORDS)})\b", re.IGNORECASE)
 # Relation follow-ups, first match wins (label, pattern).
 RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tests", re.compile(r"\btest(?:s|ed|ing)?\b", re.IGNORECASE)),
     ("impact", re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
                           r"(?:change|rename|remove|delete|drop|alter)\b", re.IGNORECASE)),
-    ("callees", re.compile(r"\bwhat\s+(?:does|do|did)\s+(?:it|this|that|they|\S+)\s+call\b|\bcallees\b"
-                           r"|\bwhat\s+(?:it|this|they)\s+calls?\b", re.IGNORECASE)),
+    ("callees", re.compile(r"\bwhat\s+(?:does|do|did)\s+(?:(?:this|that|the)\s+\w+|it|they|\S+)\s+call\b"
+                           r"|\bcallees\b|\bwhat\s+(?:it|this|they)\s+calls?\b", re.IGNORECASE)),
     ("callers", re.compile(r"\b(?:who|what|which\s+\w+)\s+calls?\b|\bcallers?\b|\bcalled\s+(?:by|from)\b"
                            r"|\bwhere\s+(?:is|are)\s+\S+\s+(?:called|used)\b|\buses?\s+(?:it|this|that|them)\b",
                            re.IGNORECASE)),
@@ -83,6 +87,10 @@ def resolve(question: str, previous_turn_id: int | None, previous_state: str | N
     if previous_turn_id is None or not refers_back(question):
         return None
     subjects = cited_subjects(previous_state)
+    kind = _NAMED_KIND.search(question)
+    if kind:  # "that function": the first cited subject of that kind, when there is one
+        kinds = _KIND_WORDS[kind[1].lower()]
+        subjects = sorted(subjects, key=lambda s: _kind(s) not in kinds)
     if not subjects:
         return None
     if not _PLURAL.search(question):
@@ -112,7 +120,9 @@ def relation_answer(graph: nx.MultiDiGraph, subjects: Sequence[str], relation: s
     for subject in named:
         items += _related(graph, subject, relation, text_of)
     unique = {i.id: i for i in items}.values()
-    return GraphAnswer("list", named, (relation,), sorted(unique, key=lambda i: place_rank(graph, i.id)))
+    # production code first, tests after it (the answer groups and labels them), then by place
+    return GraphAnswer("list", named, (relation,),
+                       sorted(unique, key=lambda i: (in_tests(graph, i.id), place_rank(graph, i.id))))
 
 
 def _related(graph: nx.MultiDiGraph, subject: Named, relation: str,
@@ -141,11 +151,11 @@ def _tests_of(graph: nx.MultiDiGraph, node: str) -> list[Related]:
     caller (a test of the method that calls it)."""
     edges = (*DATA_EDGES, "IMPORTS")
     direct = _edges(graph.in_edges(node, keys=True, data=True), edges, node, "tests it", source_side=True)
-    found = [i for i in direct if _in_tests(graph, i.id)]
-    for caller in (i for i in direct if not _in_tests(graph, i.id)):
+    found = [i for i in direct if in_tests(graph, i.id)]
+    for caller in (i for i in direct if not in_tests(graph, i.id)):
         found += [replace(i, indirect=True)
                   for i in _edges(graph.in_edges(caller.id, keys=True, data=True), edges, node, "tests it", True)
-                  if _in_tests(graph, i.id)]
+                  if in_tests(graph, i.id)]
     return list({i.id: i for i in found}.values())
 
 
@@ -156,10 +166,6 @@ def _edges(edges, types: tuple[str, ...], subject: str, label: str, source_side:
             out.append(Related(source if source_side else target, label, subject, data.get("resolution", "static"),
                                via=data.get("via") or ""))
     return out
-
-
-def _in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
-    return bool(_TEST_PATH.search(graph.nodes[node].get("path", "") or ""))
 
 
 def _kind(node: str) -> str:

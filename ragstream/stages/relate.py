@@ -98,9 +98,5 @@ def graph_answer_markdown(sp: SuperPrompt) -> str:
 
 def graph_answer_ids(sp: SuperPrompt) -> list[str]:
     """The nodes the graph's answer names, in its order (`GraphAnswer.node_ids`: a column with its
-    table)."""
-    data = sp.extras.get("relations", {}).get("answer", {})
-    ids = [i for s in data.get("subjects", []) for i in (s["id"], *([s["table"]] if "table" in s else []))]
-    ids += [i["id"] for i in data.get("items", [])]
-    ids += [n for path in data.get("paths", []) for n in path["nodes"]]
-    return list(dict.fromkeys(ids))
+    table, a flow's paths with their tables and calls)."""
+    return list(sp.extras.get("relations", {}).get("answer", {}).get("node_ids", []))

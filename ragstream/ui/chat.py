@@ -18,6 +18,7 @@ import streamlit as st
 
 from ragstream.controller import scope_key
 from ragstream.errors import RagstreamError
+from ragstream.failures import Failure
 from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui import budget, graph
@@ -32,6 +33,9 @@ ASKED = "auto:asked"  # the turns asked in this browser session, with their stat
 CONVERSATION = "conversation"  # the URL query parameter naming the conversation
 PENDING = "auto:pending"  # a conversation just created, for the picker to show on the next run
 PICKER = "auto:conversation"
+INPUT = "auto:input"
+REFUSED = "auto:refused"  # a question check_question refused, with why: shown again in the box
+HELD = "auto:held"  # each index's (scope's) last conversation in this browser session, resumed on a switch back
 NEW = "(new conversation)"
 
 
@@ -42,7 +46,7 @@ class Turn:
     scope: str  # the key of the index and filters it was asked under
     state: SuperPrompt | None = None
     steps: list[StepResult] = field(default_factory=list)
-    error: Exception | None = None
+    error: Failure | None = None  # a failed turn: no state
     seconds: float = 0.0
     restored: bool = False  # read back from the history store (a reload, an earlier visit)
 
@@ -64,8 +68,8 @@ def perform_turn(controller: Controller, choices: Choices, question: str, is_eng
     try:
         state, steps = controller.run(question, scope, pipeline, is_english,
                                       session_id=conversation, on_token=on_token, on_progress=on_progress)
-    except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place
-        return Turn(question, conversation, key, error=exc, seconds=time.perf_counter() - started)
+    except Exception as exc:  # noqa: BLE001 - any failure is the turn's error, shown in place (the controller logs it)
+        return Turn(question, conversation, key, error=Failure.of(exc), seconds=time.perf_counter() - started)
     return Turn(question, conversation, key, state, steps, seconds=time.perf_counter() - started)
 
 
@@ -96,17 +100,23 @@ def _conversation(controller: Controller, choices: Choices) -> None:
     # too); then this session's turns that were not stored (a failure).
     turns = [asked.get(t.id) or _restored(t, conversation, scope) for t in
              _stored_turns(controller, conversation, scope)] if conversation else []
-    turns += [t for t in asked.values() if t.turn_id is None]
+    kept_failures = {t.question for t in turns if t.error}
+    turns += [t for t in visible if t.conversation == conversation and t.turn_id is None
+              and not (t.error and t.question in kept_failures)]
     for number, turn in enumerate(turns, start=1):
         _draw(controller, turn, number, latest=turn is turns[-1])
-    question = st.chat_input("Ask about the code", disabled=not choices.ready, key="auto:input")
+    refused = st.session_state.pop(REFUSED, None)
+    if refused is not None:  # said beside the box, which gets the question back to be shortened
+        show_error(refused[1])
+        st.session_state[INPUT] = refused[0]
+    question = st.chat_input("Ask about the code", disabled=not choices.ready, key=INPUT)
     if question is not None:
         assert choices.pipeline is not None, "the input is disabled until the choices are ready"
         try:  # an empty or over-long question is said here, before a conversation is made for it
             question = controller.check_question(question, choices.pipeline)  # once: the turn does not again
         except RagstreamError as exc:
-            show_error(exc)
-            return
+            st.session_state[REFUSED] = (question, Failure.of(exc))
+            rerun_fragment()
         if not conversation:
             conversation = controller.new_conversation(question[:80], scope)
             st.query_params[CONVERSATION] = st.session_state[PENDING] = conversation
@@ -127,7 +137,10 @@ def _conversation(controller: Controller, choices: Choices) -> None:
 
 
 def _restored(stored, conversation: str, scope: Scope) -> Turn:
-    """A stored turn as it was answered: its state when it was kept, else its answer alone."""
+    """A stored turn as it was answered: its failure, its state when it was kept, else its answer alone."""
+    if stored.failed:
+        return Turn(stored.question_raw, conversation, scope_key(scope), error=Failure.from_json(stored.error),
+                    restored=True)
     if stored.state:
         state = SuperPrompt.from_json(stored.state)
         return Turn(stored.question_raw, conversation, scope_key(scope), state,
@@ -157,18 +170,28 @@ def _conversation_picker(controller: Controller, scope: Scope) -> str | None:
                     f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(s.created))} · {s.id}"
               for s in sessions}
     options = [NEW, *ids]
+    held: dict[str, str] = st.session_state.setdefault(HELD, {})  # scope key -> its last conversation
+    key = scope_key(scope)
     if PENDING in st.session_state:  # created after the picker was drawn: show it now
         st.session_state[PICKER] = st.session_state.pop(PENDING)
-    elif st.session_state.get(PICKER) not in options:  # a fresh page, or other filters: the URL says which
-        if current and current not in ids:  # held under other filters, or gone: say why it is not opened
-            _stored_turns(controller, current, scope)
-        st.session_state[PICKER] = current if current in ids else NEW
+    elif st.session_state.get(PICKER) not in options:  # a fresh page or another index: the URL, else its own
+        if current in ids:
+            st.session_state[PICKER] = current
+        elif held.get(key) in ids:
+            st.session_state[PICKER] = held[key]
+            st.caption(":material/history: Resumed this index's own conversation.")
+        else:
+            st.session_state[PICKER] = NEW
+            if current:  # a quiet note, no error: the conversation stays with its own index
+                st.caption(f":material/info: Conversation {current} belongs to another index or other security "
+                           "filters (or was deleted); a new conversation starts here.")
     chosen = st.selectbox("conversation", options, format_func=lambda option: labels.get(option, option),
                           key=PICKER)
     if chosen == NEW:
+        held.pop(key, None)
         st.query_params.pop(CONVERSATION, None)
         return None
-    st.query_params[CONVERSATION] = chosen
+    held[key] = st.query_params[CONVERSATION] = chosen
     return chosen
 
 
@@ -181,6 +204,7 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
     _message("user", turn.question)
     with st.chat_message("assistant"):
         if turn.error:
+            st.caption(f"turn {number} · failed" + (" · from the history" if turn.restored else ""))
             show_error(turn.error)
             return
         sp = turn.state

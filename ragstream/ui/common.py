@@ -1,20 +1,28 @@
 """Small drawing helpers every panel uses: errors in place, a step's caption, chunk kinds."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import streamlit as st
 
 from ragstream.errors import RagstreamError
+from ragstream.failures import Failure
 from ragstream.llm.turn import Progress, ProgressSink
 
+LOG = logging.getLogger("ragstream")
 
-def show_error(exc: BaseException) -> None:
-    """An error in place: the stage's or the loader's own message, never a stack trace page."""
-    if isinstance(exc, RagstreamError):
-        st.error(f"**{exc.layer} error** · {exc}", icon=":material/error:")
-    else:
-        st.error(f"**unexpected {type(exc).__name__}** · {exc}", icon=":material/bug_report:")
+
+def show_error(error: BaseException | Failure) -> None:
+    """An error in place: its type and message, and a "details" expander with the traceback."""
+    failure = error if isinstance(error, Failure) else Failure.of(error)
+    if isinstance(error, Exception) and not isinstance(error, RagstreamError):
+        LOG.error("%s", failure.traceback)  # a bug: the server log gets its traceback too
+    expected = not failure.kind.startswith("unexpected ")
+    st.error(f"**{failure.kind}** · {failure.message}",
+             icon=":material/error:" if expected else ":material/bug_report:")
+    with st.expander("details"):
+        st.code(failure.traceback, language="text")
 
 
 def model_progress(placeholder) -> ProgressSink:

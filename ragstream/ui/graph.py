@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from ragstream.excerpt import quoted
 from ragstream.graph.labels import short_labels
 from ragstream.super_prompt import SuperPrompt
 from ragstream.ui.tables import FOCUS, chunk_table
@@ -126,6 +127,6 @@ def _focus_details(sp: SuperPrompt, focus: str | None) -> None:
     where = ("path from its seed: " + " → ".join(f"`{labels[n]}`" for n in reversed(path)) if len(path) > 1
              else "a search hit (seed)")
     st.markdown(f"**focus** `{focus}`  \n{where}")
-    text = next((t["text"] for t in sp.node_texts if t["id"] == focus), None)
-    if text:
-        st.code(text, language=None, height=200)
+    item = next((t for t in sp.node_texts if t["id"] == focus), None)
+    if item:
+        st.code(quoted(item["text"], item.get("lines")), language=None, height=200)

@@ -66,13 +66,13 @@ def _workspace(controller: Controller, choices: Choices) -> None:
     if session is not None and session.ran and st.session_state.get(graph.full_screen_key(GRAPH_KEY)):
         graph.render(controller, session.state, key=GRAPH_KEY)  # full screen: the whole page width
         return
-    stages_column, side = st.columns([5, 6], gap="medium")
-    with stages_column:
-        if session is not None:
-            _panels(controller, session)
-        _error_in_place()
+    # The stage panels take the whole width (their tables' status, why and id columns read whole);
+    # the graph, budget and state follow below them, as wide.
+    if session is not None:
+        _panels(controller, session)
+    _error_in_place()
     if session is not None and session.ran:
-        with side:
+        with st.container():
             # lazy: only the open tab is drawn (a click reruns this fragment, and a drawing that
             # nobody looks at would cost every click its time)
             graph_tab, budget_tab, state_tab = st.tabs(["Graph", "Budget", "State"], key="manual:side",

@@ -90,7 +90,8 @@ def _index_section(controller: Controller) -> IndexSummary | None:
                                                          labels[0]))
         label = st.selectbox("index", labels, key="index_choice", label_visibility="collapsed")
         chosen = usable[labels.index(label)]
-        _index_card(chosen)
+        building = {job.path.resolve() for job in controller.builds() if job.running}
+        _index_card(chosen, bool(chosen.source_root) and Path(chosen.source_root).resolve() in building)
     for broken in (s for s in summaries if s.problem):
         st.warning(f"{broken.label} cannot be used: {broken.problem}")
     if summaries:
@@ -100,7 +101,9 @@ def _index_section(controller: Controller) -> IndexSummary | None:
     return chosen
 
 
-def _index_card(s: IndexSummary) -> None:
+def _index_card(s: IndexSummary, building: bool = False) -> None:
+    """What the chosen index is; while this workbench builds it, its progress is the build's
+    panel above alone (the index's last published figure beside it read as a second one)."""
     if s.shared:  # published: nothing of it is walked here, so no stale count
         where, made, stale = f"shared index on `{s.source_root}` · ", "published", ""
     else:
@@ -109,7 +112,7 @@ def _index_card(s: IndexSummary) -> None:
                          else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
     st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
                f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
-               f"{s.edges} edges{stale}  \n{s.stage}")
+               f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:

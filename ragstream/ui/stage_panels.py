@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from ragstream.excerpt import quoted
 from ragstream.super_prompt import SuperPrompt
 from ragstream.graph.labels import short_labels
 from ragstream.ui.tables import chunk_table, id_columns, id_rows
@@ -122,7 +123,9 @@ def condense(controller: Controller, sp: SuperPrompt, key: str) -> None:
     before, after = st.columns(2)
     with before:
         st.markdown("**What it replaced** (node texts as fetched)")
-        fetched = "\n\n".join(f"### {item['id']}\n```\n{item['text']}\n```" for item in sp.node_texts)
+        # the id as a label (a heading made every id huge), the text as quoted: numbered, gaps marked
+        fetched = "\n\n".join(f"**`{item['id']}`**\n```\n{quoted(item['text'], item.get('lines'))}\n```"
+                                for item in sp.node_texts)
         st.container(height=420).markdown(fetched or "—")
     with after:
         st.markdown("**`S_CTX_MD`**")

@@ -1,6 +1,7 @@
 """Chunk tables whose rows click through to their node in the graph panel. An id is never cut:
 each row reads by its short unique name, kind and `path:lines`, and the full id sits in the last
-column, as wide as the longest id (scroll to it, or copy the cell)."""
+column, as wide as the longest id (scroll to it, or copy the cell); every other text column
+(status, why, reason) is as wide as its longest value."""
 from __future__ import annotations
 
 from functools import partial
@@ -32,8 +33,9 @@ def id_columns(rows: list[dict[str, Any]]) -> dict[str, Any]:
     config: dict[str, Any] = {"name": st.column_config.TextColumn("name", width=width("name"), pinned=True,
                                                                    help=name_help),
                               "id": st.column_config.TextColumn("id", width=width("id"), help="the full chunk id")}
-    if any("path:lines" in r for r in rows):
-        config["path:lines"] = st.column_config.TextColumn("path:lines", width=width("path:lines"))
+    # every other text column (path:lines, status, why, reason) as wide as its longest value too
+    texts = {k for r in rows for k, v in r.items() if isinstance(v, str)} - set(config)
+    config |= {column: st.column_config.TextColumn(column, width=width(column)) for column in sorted(texts)}
     return config
 
 

@@ -22,6 +22,9 @@ class CallResolution:
     inferred: bool = False  # the receiver's type came from a declared return type or element
     through: Node | None = None  # the property the receiver was reached through, if any
     guessed: bool = False  # the receiver is what a call found only by its interface family returns
+    # the receiver's own type when the member was found on a base of it (`ICipherRepository` for
+    # `IRepository<T>.CreateAsync`): what binds the base's type parameters for this call
+    receiver_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,9 +57,10 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     if not types:
         return CallResolution(receiver_outside=not inferred, through=through)
     methods, external_base = _members(graph, symbols, types[0], call["member"])
+    inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
     return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
-                          inferred=inferred, through=through, guessed=guessed)
+                          inferred=inferred, through=through, guessed=guessed, receiver_type=inherited)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:

@@ -23,9 +23,12 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   and the method's name: that edge is a guess (`guess=True`).
 
 An entity no mapping maps reaches the one table named after it (its name or plural, under any
-schema or `Prefix_`), as a guess (`table_by_name`). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
+schema or `Prefix_`), as a guess (`table_by_name`), and maps to it (MAPS_TO, `via="table_by_name"`, a
+guess: its properties then name the table's columns). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
 `Flush`) may write what it changed (EF's change tracking): a WRITES beside the READS, a guess,
-`via="change_tracking"`. Edges: attrs `resolution="inferred"`,
+`via="change_tracking"`. A write of an entity also writes the entities it holds in collection
+properties (`ICollection<OrderItem> Items`: EF inserts, updates and cascades them with their
+owner), a guess, `via="aggregate"`, attrs `navigation`. Edges: attrs `resolution="inferred"`,
 `via="type_argument"`, `entity` (the TYPE node), `member` (the method called) and `carrier` (the
 generic type or property). `SaveChanges` carries no
 entity and is no table access of its own.
@@ -105,12 +108,22 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                          "entity": entity, "member": call["member"], "carrier": carrier.generic}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
+                    # and the entity maps to it (its properties to its columns), a guess as well
+                    added["MAPS_TO"] += add_edge(graph, entity, table, "MAPS_TO", {
+                        "line": graph.nodes[entity].get("start_line", 0), "resolution": "inferred",
+                        "via": "table_by_name", "guess": True})
                 elif not carrier.declared_here and not carrier.query:
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
                 if edge_type == "READS" and carrier.query and ref.source in saving:
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
+            if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
+                for held, navigation in _held_collections(graph, symbols, entity):
+                    for table in _tables(graph, held) or by_name.get(_short(graph, held), []):
+                        added["WRITES"] += add_edge(graph, ref.source, table, "WRITES", {
+                            "line": ref.line, "resolution": "inferred", "via": "aggregate", "guess": True,
+                            "entity": held, "navigation": navigation, "member": call["member"]})
     # loaded, changed, saved: EF writes what it tracks (after every stated write, which wins)
     added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
     return added
@@ -163,6 +176,26 @@ def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
         if node is not None:
             found.append(node.id)
     return found
+
+
+# Collections an entity holds other entities in: EF adds, updates and (by cascade) deletes them with it.
+HELD_COLLECTIONS = frozenset({"ICollection", "IList", "List", "IReadOnlyList", "IReadOnlyCollection", "IEnumerable",
+                              "HashSet", "ISet", "Collection"})
+
+
+def _held_collections(graph: nx.MultiDiGraph, symbols: SymbolTable, entity: str) -> list[tuple[str, str]]:
+    """(TYPE id, property name) of each entity the type holds in a collection property
+    (`ICollection<OrderItem> Items`): EF writes those rows with their owner (a new order's items,
+    an aggregate's changed children, a cascade delete)."""
+    found = []
+    for _, prop, key in graph.out_edges(entity, keys=True):
+        generic = graph.nodes[prop].get("attrs", {}).get("generic") or {}
+        if key != "DEFINES" or generic.get("generic") not in HELD_COLLECTIONS or len(generic.get("entities", [])) != 1:
+            continue
+        held = symbols.first("csharp", generic["entities"][0], ("TYPE",))
+        if held is not None and held.id != entity:
+            found.append((held.id, graph.nodes[prop]["name"].rsplit(".", 1)[-1]))
+    return sorted(found)
 
 
 def _navigated(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str], navigation: str) -> list[str]:

@@ -37,7 +37,7 @@ from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, body_members, call_arguments, callee_of, child_of_type, children_of_type,
+    LANGUAGE, attribute_arguments, body_members, call_arguments, callee_of, child_of_type,
     descendants, line_of, node_text, qualify, required_child, type_arguments, type_name,
 )
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
@@ -295,12 +295,7 @@ def _fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
 
 def _table_attribute(syntax: tree_sitter.Node) -> str | None:
     """`s.X` from a `[Table("X", Schema = "s")]` attribute, `X` without a schema."""
-    for attribute_list in children_of_type(syntax, "attribute_list"):
-        for attribute in children_of_type(attribute_list, "attribute"):
-            name = type_name(attribute.child_by_field_name("name")) or ""
-            if name.rsplit(".", 1)[-1] in ("Table", "TableAttribute"):
-                return _table_from_arguments(child_of_type(attribute, "attribute_argument_list"))
-    return None
+    return _table_from_arguments(attribute_arguments(syntax, ("Table",)))
 
 
 def _table_from_arguments(arguments: tree_sitter.Node | None) -> str | None:

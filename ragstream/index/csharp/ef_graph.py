@@ -7,8 +7,9 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
 - An explicit mapping (`[Table]`, `ToTable`) beats the convention one (DbSet property or class
   name, attrs `mapping="by_convention"`, `guess=True`): the conventional MAPS_TO is removed, and so is the EXTERNAL node it
   alone pointed to.
-- A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`) gets a
-  MAPS_TO from the entity to that COLUMN node, attrs `property`, when the table's node has it.
+- A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`, or
+  `[Column("col")]` on the property) gets a MAPS_TO from the entity to that COLUMN node, attrs
+  `property`, when the table's node has it.
 - A table that no SQL or migration creates, but the model maps an entity to, is a TABLE node
   of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
@@ -78,17 +79,32 @@ def _conventional(attrs: dict) -> bool:
 
 
 def _map_columns(graph: nx.MultiDiGraph) -> None:
-    """MAPS_TO from an entity to each COLUMN its mapping names (`HasColumnName`), attrs
-    `property`: what answers "which C# property maps to column Y"."""
+    """MAPS_TO from an entity to each COLUMN its mapping names, attrs `property`: by the fluent
+    API (`Property(x => x.P).HasColumnName("col")`, the mapping's `columns`) or by an attribute
+    on the property (`[Column("col")] P`, the property's `column`): what answers "which C#
+    property maps to column Y"."""
     for source, target, key, attrs in list(graph.edges(keys=True, data=True)):
-        if key != "MAPS_TO" or not attrs.get("columns"):
+        if key != "MAPS_TO" or graph.nodes[target].get("kind") not in ("TABLE", "VIEW"):
             continue
-        for prop, column in attrs["columns"].items():
+        columns = dict(attrs.get("columns") or {})
+        if attrs.get("via") in MODEL_MAPPINGS:
+            columns.update(_annotated_columns(graph, source))
+        for prop, column in columns.items():
             column_id = f"sql:{graph.nodes[target]['name']}.{column}|COLUMN"
             if graph.nodes.get(column_id, {}).get("kind") == "COLUMN":
                 graph.add_edge(source, column_id, key="MAPS_TO", type="MAPS_TO", property=prop,
                                via=attrs.get("via"), line=attrs.get("line", 0),
                                resolution="static")
+
+
+def _annotated_columns(graph: nx.MultiDiGraph, entity: str) -> dict[str, str]:
+    """{property: column} of the entity's properties that name their column (`[Column("col")]`)."""
+    found = {}
+    for _, prop, key in graph.out_edges(entity, keys=True):
+        data = graph.nodes[prop]
+        if key == "DEFINES" and data.get("kind") == "PROPERTY" and data.get("attrs", {}).get("column"):
+            found[data["name"].rsplit(".", 1)[-1]] = data["attrs"]["column"]
+    return found
 
 
 def _mapped_types(graph: nx.MultiDiGraph) -> list[str]:

@@ -143,7 +143,16 @@ def _add_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.
             external=True, line=line_of(key),
             attrs={"columns": _lambda_members(key_arguments.get("column")),
                    "ref_columns": [c for c in [_text(key_arguments, "principalColumn")] if c],
-                   "via": VIA}))
+                   "via": VIA, **_on_delete(key_arguments)}))
+
+
+def _on_delete(arguments: dict[str, tree_sitter.Node]) -> dict[str, str]:
+    """{"on_delete": "CASCADE"} of `onDelete: ReferentialAction.Cascade` (SET NULL, RESTRICT, ...)."""
+    value = arguments.get("onDelete")
+    action = node_text(value).rsplit(".", 1)[-1] if value is not None else ""
+    spelled = {"Cascade": "CASCADE", "SetNull": "SET NULL", "Restrict": "RESTRICT", "NoAction": "NO ACTION",
+               "SetDefault": "SET DEFAULT"}.get(action)
+    return {"on_delete": spelled} if spelled else {}
 
 
 def _clr_type(call: tree_sitter.Node) -> str:

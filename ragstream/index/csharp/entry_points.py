@@ -59,10 +59,13 @@ def type_entries(decl: TypeDecl) -> dict[str, dict]:
 def entry_point(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
     """The `entry` attrs of a method, or None when it is no entry point."""
     attributes = _attributes(syntax)
+    # `[HttpGet][Route("finance/{year}/{month}")]`: the route may stand in an attribute of its own
+    routed = next((arguments[0] for attribute, arguments in attributes
+                   if attribute in ("Route", "RouteAttribute") and arguments), None)
     for attribute, arguments in attributes:
         verb = _VERB_ATTRIBUTE.match(attribute)
         if verb:
-            return _entry(verb.group(1), "action", next(iter(arguments), None))
+            return _entry(verb.group(1), "action", next(iter(arguments), routed))
         if attribute in ("AcceptVerbs", "AcceptVerbsAttribute") and arguments:
             return _entry(arguments[0], "action", None)
     if name in registered:

@@ -17,7 +17,9 @@ import tree_sitter
 from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
-from ragstream.index.csharp.syntax import LANGUAGE, body_members, node_text, type_arguments, type_name
+from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.syntax import (LANGUAGE, attribute_arguments, body_members, call_arguments, node_text,
+                                         type_arguments, type_name)
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
 from ragstream.index.csharp.variables import generic_of
 
@@ -39,12 +41,22 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         if declared:  # for the resolver: calls on `x.Property` go to this type's members
             attrs["returns"] = list(names.type_candidates(declared, decl.name))
         generic = generic_of(written)
+        column = _column_attribute(member)
+        if column:  # `[Column("FirstName")] FirstMidName`: the ORM fills it from that column (ef_graph)
+            attrs["column"] = column
         if generic is not None:  # `DbSet<Order> Orders`: a call on it reaches `Order` (data_access)
             attrs["generic"] = {"generic": generic.name, "entities": [
                 list(names.type_candidates(argument, decl.name)) for argument in generic.arguments]}
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
         if table_type is not None:
             out.refer(_rainbow_table(decl, names, member, name, table_type))
+
+
+def _column_attribute(member: tree_sitter.Node) -> str | None:
+    """The column of `[Column("X")]` (EF, data annotations) or `[Column(Name = "X")]` (LINQ to SQL)."""
+    arguments = attribute_arguments(member, ("Column",))
+    values = [(name, string_value(value, {})) for name, value in call_arguments(arguments)] if arguments else []
+    return next((value for name, value in values if value and name in (None, "Name")), None)
 
 
 def _rainbow_table(decl: TypeDecl, names: Names, member: tree_sitter.Node, table: str,

@@ -119,6 +119,17 @@ def descendants(node: tree_sitter.Node | None) -> Iterator[tree_sitter.Node]:
         stack.extend(reversed(current.children))
 
 
+def attribute_arguments(declaration: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
+    """The argument list of the declaration's first attribute of one of `names` (`[Table("X")]`,
+    `[Column("X")]`: either spelling, `Table` or `TableAttribute`, may be given), or None."""
+    for attribute_list in children_of_type(declaration, "attribute_list"):
+        for attribute in children_of_type(attribute_list, "attribute"):
+            name = (type_name(attribute.child_by_field_name("name")) or "").rsplit(".", 1)[-1]
+            if name in names or name.removesuffix("Attribute") in names:
+                return child_of_type(attribute, "attribute_argument_list")
+    return None
+
+
 def first_error_line(root: tree_sitter.Node) -> int:
     return next((line_of(node) for node in descendants(root) if node.is_error or node.is_missing),
                 line_of(root))

@@ -247,9 +247,12 @@ def _add_foreign_keys(out: ParsedFile, st: TableStatement, tree: exp.Expr,
             continue
         ref_columns = [c.name for c in target.expressions] if isinstance(target, exp.Schema) else []
         name = table_name(ref_table)
+        # `ON DELETE CASCADE`: deleting the referenced row deletes these (a flow that deletes follows it)
+        on_delete = next((option.upper().removeprefix("ON DELETE ").strip() for option in reference.args.get("options") or ()
+                          if isinstance(option, str) and option.upper().startswith("ON DELETE ")), None)
         out.references.append(sql_reference(
             table_id, "FOREIGN_KEY", name, ("TABLE",), mentions.line(name, ANCHORS["FOREIGN_KEY"]),
-            st.dialect, {"columns": columns, "ref_columns": ref_columns},
+            st.dialect, {"columns": columns, "ref_columns": ref_columns, **({"on_delete": on_delete} if on_delete else {})},
         ))
 
 

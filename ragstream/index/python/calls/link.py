@@ -2,7 +2,9 @@
 
 `resolve_calls` is the call graph proper (nested functions and lambdas are callers and callees
 of their own); `link_python_calls` draws it into the index graph, where a nested function or
-lambda has no node of its own: its calls are its enclosing function's (`via` names it). Each
+lambda has no node of its own: its calls are its enclosing function's (`via` names it), and a
+call of it is left out (`scaled(lambda: ...)` inside `_hybrid` calling that lambda does not
+make `scaled` a caller of `_hybrid`). Each
 edge says how it was found: `static` (definitions and imports alone), `inferred` (value flow:
 assignments, arguments, returns, containers, attributes, annotations), `dispatch` (a call on
 `self` that runs a subclass's override) or `by_name` (a guess: the one method of that name in
@@ -74,6 +76,8 @@ def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: 
             else _node(graph, program, call.callee, nodes)
         if source is None or target is None or (source == target and call.caller != call.callee):
             continue
+        if call.how != "external" and graph.nodes[target]["name"] != program.display(call.callee):
+            continue  # a nested function or lambda (a callback passed in, a closure returned) is no call of its enclosing function
         attrs = {"line": call.line, "resolution": call.how}
         if call.how == "by_name":
             attrs["guess"] = True
