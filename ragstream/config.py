@@ -32,6 +32,7 @@ class IndexSettings:
     secret_files: list[str]
     change_history_commits: int  # how many recent commits' messages and changed definitions to index (0: none)
     python_call_guesses: bool  # link a Python call on a receiver nothing is known about by method name (a guess)
+    watch_debounce_ms: int  # `index --watch`: a refresh starts once files have been quiet this long
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ RANGES: dict[str, Bound] = {
     "index.max_file_bytes": ints(1, 1_000_000_000), "index.max_files": ints(1, 100_000_000),
     "index.max_line_chars": ints(1, 10_000_000),
     "index.change_history_commits": ints(0, 1_000_000),
+    "index.watch_debounce_ms": ints(10, 600_000),
     "chunks.max_chunk_tokens": ints(1, 100_000), "chunks.header_max_names": ints(1, 10_000),
     "embedding.batch_size": ints(1, 4096), "embedding.onnx_below": ints(0, 1_000_000_000),
     "embedding.window_tokens": ints(1, 8192),

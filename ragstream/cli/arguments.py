@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--status", action="store_true", help="report files changed since the index was built")
     mode.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     mode.add_argument("--fill", action="store_true", help=argparse.SUPPRESS)  # the background semantic fill
+    mode.add_argument("--watch", action="store_true",
+                      help="index, then re-index after every burst of file changes (index.watch_debounce_ms), "
+                           "one line each, until Ctrl-C")
     waiting = index.add_mutually_exclusive_group()
     waiting.add_argument("--wait", action="store_true",
                          help="stay until every vector is embedded (default: return once keyword-ready, "

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ragstream.cli.output import console, err_console
 from ragstream.config import load_settings
-from ragstream.errors import RagstreamError
+from ragstream.errors import ConfigError, RagstreamError
 
 
 def index_command(args: argparse.Namespace) -> int:
@@ -25,8 +25,10 @@ def index_command(args: argparse.Namespace) -> int:
     from ragstream.index.background import lower_priority, spawn_index
     from ragstream.index.build import build_index, fill_index, locate, repository_info
     from ragstream.index.fill import describe
-    from ragstream.retrieval.publishing import publish_if_shared
 
+    if args.watch and (args.background or args.events or args.if_stale):
+        raise ConfigError("--watch stays in the foreground and re-indexes only what changed: "
+                          "it takes neither --background, --events nor --if-stale", where="ragstream index --watch")
     if args.if_stale:
         from ragstream.catalog import build_wanted
 
@@ -45,6 +47,8 @@ def index_command(args: argparse.Namespace) -> int:
     info = repository_info(args.path, args.branch)
     location = locate(info, settings, args.name)
     shared = settings.retrieval.backend != "local"
+    if args.watch:
+        return _watch(args, settings, info, location)
     if args.background:
         pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--wait"]
                                + (["--rebuild"] if args.rebuild else []), args.config)
@@ -64,13 +68,78 @@ def index_command(args: argparse.Namespace) -> int:
                       f"stage: {describe(report.vectors)}", highlight=False)
         return 0
     _print_summary(report)
-    if report.stage != "complete" and not (args.wait or shared):
-        pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--fill"], args.config)
-        console.print(f"semantic fill going on in the background (pid {pid}, log {log}); "
-                      f"`ragstream index {args.path} --status` says where it stands")
-    elif published := publish_if_shared(settings, report.location):
-        err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    if note := _after_build(args, settings, report):
+        console.print(f"{note}; `ragstream index {args.path} --status` says where it stands", highlight=False)
     return 0
+
+
+def _after_build(args: argparse.Namespace, settings, report) -> str | None:
+    """Hand a keyword-ready index's semantic fill to a background process (returning what to
+    say about it), or publish a complete one to a shared backend (printing its summary)."""
+    from ragstream.index.background import spawn_index
+    from ragstream.index.store import lock_holder
+    from ragstream.retrieval.publishing import publish_if_shared
+
+    if report.stage != "complete" and not (args.wait or settings.retrieval.backend != "local"):
+        if (holder := lock_holder(report.location) or "").startswith("fill"):  # nothing changed: it goes on
+            return f"semantic fill going on in the background ({holder})"
+        pid, log = spawn_index(report.location, report.info.root, ["--branch", report.info.branch, "--fill"],
+                               args.config)
+        return f"semantic fill going on in the background (pid {pid}, log {log})"
+    if not report.unchanged and (published := publish_if_shared(settings, report.location)):
+        err_console.print(published.summary(), highlight=False, soft_wrap=True)
+    return None
+
+
+def _watch(args: argparse.Namespace, settings, info, location) -> int:
+    """Index, then re-index after every burst of file changes, one line each, until Ctrl-C."""
+    from pathlib import Path
+
+    from ragstream.index.build import build_index
+    from ragstream.index.watch import changed_files
+
+    shared = settings.retrieval.backend != "local"
+
+    def refresh(changed: list[str]) -> None:
+        started = time.perf_counter()
+        try:
+            report = build_index(info.root, settings, name=args.name, branch=args.branch, fill=args.wait or shared)
+        except RagstreamError as exc:  # a broken moment in an edit: say so and keep watching
+            err_console.print(f"error ({exc.layer}): {exc}; still watching", highlight=False, soft_wrap=True)
+            return
+        if not report.unchanged or not changed:
+            seconds = time.perf_counter() - started
+            note = _after_build(args, settings, report)
+            console.print(_refresh_line(report, changed, seconds) + (f"; {note}" if note else ""),
+                          highlight=False, soft_wrap=True)
+
+    data_dir = Path(settings.index.data_dir).expanduser().resolve()
+    try:
+        for refreshes, changed in enumerate(changed_files(info.root, data_dir, settings.index.watch_debounce_ms)):
+            refresh(changed)  # the first: the build every watch starts with, the watcher already up
+            if not refreshes:
+                console.print(f"watching {info.root} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+    except KeyboardInterrupt:
+        console.print(f"stopped watching {info.root}; the index in {location.index_dir} is the last one published",
+                      highlight=False, soft_wrap=True)
+    return 0
+
+
+def _refresh_line(report, changed: list[str], seconds: float) -> str:
+    """One line per refresh: what changed, how long until keyword-ready, the stage (a fill is
+    running or handed to the background when it is not complete)."""
+    from ragstream.index.fill import describe
+
+    c = report.changes
+    if report.unchanged:
+        what = "unchanged"
+    elif report.incremental:
+        what = f"{len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted"
+    else:
+        what = f"full build of {report.files} files"
+    seen = f" (saw {', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
+    return (f"refreshed: {what}{seen}; keyword-ready in {report.keyword_ready_seconds:.2f} s, "
+            f"{seconds:.2f} s in all; {report.chunks} chunks; stage: {describe(report.vectors, 'fill')}")
 
 
 def _index_events(args: argparse.Namespace, settings) -> int:
@@ -138,6 +207,11 @@ def _status(args: argparse.Namespace, settings) -> int:
 def _print_summary(report) -> None:
     from ragstream.index.fill import describe
 
+    if report.unchanged:
+        console.print(f"[bold]unchanged[/] {report.info.repository} @ {report.info.branch}: {report.files} files, "
+                      f"{report.chunks} chunks, nothing to rebuild (walk {report.seconds['walk']:.2f}s); "
+                      f"stage: {describe(report.vectors, 'build')}", highlight=False)
+        return
     c = report.changes
     mode = (f"incremental: {len(c.added)} added, {len(c.changed)} changed, {len(c.deleted)} deleted, "
             f"{c.unchanged} unchanged" if report.incremental else "full build")

@@ -7,16 +7,19 @@ embedding cache under the hash of their text. The parse cache is shared by every
 repository, the embedding cache by every index of every repository, so a re-index -- or the
 first index of another branch, commit or fork -- re-parses only files it has never seen,
 re-embeds only texts it has never seen, and re-links the whole graph (cheap) so edges into
-changed files follow.
+changed files follow. A re-index that finds the same files (by hash), the same commit and the
+same build key (`build_key`: settings, parser and redaction versions) returns after a walk
+that reads no text and publishes nothing.
 """
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -117,6 +120,7 @@ class BuildReport:
     previous_index_problem: str | None = None  # why an existing index could not be reused
     vectors: dict = field(default_factory=dict)  # stage and coverage of the last generation published
     fill_stopped: bool = False  # a re-index took the fill over before it ended
+    unchanged: bool = False  # nothing changed since the live index was built: nothing was built or published
 
     @property
     def stage(self) -> str:
@@ -156,6 +160,14 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
     backends_before = Counter(embedder.backends)
+    key = build_key(info, settings, embedder.model_name)
+    if not rebuild and (same := _unchanged(info, location, settings, key)) is not None:
+        progress.published(same.vectors)  # what a follower waits for: the live index can be asked
+        if fill and same.stage != "complete":  # resume the fill a killed or stopped one left
+            with store.build_lock(location) as lock:
+                store.mark_lock(lock, "fill")
+                _fill_stored(store.load_index(location), settings, embedder, progress, same)
+        return same
     with store.build_lock(location) as lock:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         clock = _PhaseClock()
@@ -222,6 +234,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 _fill_counts(report, graph, chunks)
                 backend = _fill_backend(previous, embedder, len(set(plan.keys) - set(vectors)))
                 manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
+                manifest["build_key"] = key
                 manifest["vectors"] = coverage(plan, vectors, backend=backend)
                 manifest["keyword_generation"] = generation.name  # what a fill's generations share
                 store.write_json(generation / store.MANIFEST, manifest)
@@ -251,26 +264,52 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
+    # The model loads before the lock is taken: a re-index meanwhile (an edit under `index
+    # --watch`) does not wait seconds for a fill that has embedded nothing yet to stop.
+    planned = _live_manifest(location)
+    if planned and (backend := stage_of(planned).get("backend")):
+        embedder.warm(backend)
     with store.build_lock(location, role="fill"):
         stored = store.load_index(location)
-        clock = _PhaseClock()
-        chunks = stored.chunks()
-        plan = TextPlan.of(chunks, settings.embedding.window_tokens)
         report = BuildReport(info, location, True, FileChanges(unchanged=len(stored.manifest["files"])),
-                             files=stored.manifest["counts"]["files"], chunks=len(chunks))
+                             files=stored.manifest["counts"]["files"])
         report.vectors = stage_of(stored.manifest)
-        cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
-        try:
-            vectors = cache.get_many(sorted(set(plan.keys)))
-            report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
-            _run_fill(location, plan, chunks, vectors, embedder, cache, report.vectors.get("backend"),
-                      progress, report)
-        finally:
-            cache.close()
-        clock.lap("embed")
-        report.embedding_backends = dict(embedder.backends)
-        report.seconds = clock.laps
+        # A build that published while the model loaded started a fill of its own: that one fills.
+        if planned is None or stored.manifest.get("keyword_generation") == planned.get("keyword_generation"):
+            _fill_stored(stored, settings, embedder, progress, report)
     return report
+
+
+def _live_manifest(location: store.IndexLocation) -> dict | None:
+    """The live index's manifest; None when there is no usable index (the fill says why under its lock)."""
+    if store.current_generation(location) is None:
+        return None
+    try:
+        return store.load_index(location).manifest
+    except IndexLoadError:
+        return None
+
+
+def _fill_stored(stored: store.StoredIndex, settings: Settings, embedder: Embedder, progress: Progress,
+                 report: BuildReport) -> None:
+    """Embed what the live index `stored` still lacks, publishing as it goes (the caller holds
+    its lock); the fill's figures and time go into `report`."""
+    clock = _PhaseClock()
+    chunks = stored.chunks()
+    report.chunks = len(chunks)
+    plan = TextPlan.of(chunks, settings.embedding.window_tokens)
+    backends_before = Counter(embedder.backends)
+    cache = EmbeddingCache(stored.location.embedding_cache, stored.location.repository_embedding_cache)
+    try:
+        vectors = cache.get_many(sorted(set(plan.keys)))
+        report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
+        _run_fill(stored.location, plan, chunks, vectors, embedder, cache, report.vectors.get("backend"),
+                  progress, report)
+    finally:
+        cache.close()
+    clock.lap("embed")
+    report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
+    report.seconds = {**report.seconds, **clock.laps}
 
 
 def _fill_backend(previous: store.StoredIndex | None, embedder: Embedder, missing: int) -> str | None:
@@ -322,6 +361,48 @@ def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:
             changes.unchanged += 1
     changes.deleted = sorted(set(old) - set(current))
     return changes
+
+
+def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
+    """A hash of everything besides the files' bytes that a build's output depends on: the
+    parser, redaction and format versions, the settings that shape the index, the embedding
+    model, and the repository's root, branch and commit (the change history). Two builds of the
+    same files under the same key make the same index."""
+    shaping = {"index": {k: v for k, v in asdict(settings.index).items()
+                         if k not in ("data_dir", "watch_debounce_ms")},
+               "chunks": asdict(settings.chunks), "embedding": asdict(settings.embedding),
+               "tokens": asdict(settings.tokens), "acl": asdict(settings.acl)}
+    versions = {"parser": PARSER_VERSION, "redaction": REDACTION_VERSION, "format": store.FORMAT_VERSION}
+    where = {"root": str(info.root), "branch": info.branch, "commit": info.commit, "model": model_name}
+    blob = orjson.dumps({"versions": versions, "settings": shaping, "where": where}, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str
+               ) -> BuildReport | None:
+    """The report of a re-index with nothing to do -- the live index was built under `key` from
+    the files a text-less walk finds now, with the same files skipped for the same reasons --
+    or None when something is to be built."""
+    if store.current_generation(location) is None:
+        return None
+    started = time.perf_counter()
+    try:
+        manifest = store.load_index(location).manifest
+    except IndexLoadError:
+        return None  # the build says why it starts over
+    if manifest.get("build_key") != key:
+        return None
+    walked = walk_repository(info.root, settings.index, with_text=False)
+    changes = diff_files(manifest["files"], walked.files)
+    counts = manifest["counts"]
+    if changes.stale or counts["skipped_by_reason"] != walked.skipped_by_reason():
+        return None
+    report = BuildReport(info, location, True, changes, files=len(walked.files), chunks=counts["chunks"],
+                         split_chunks=counts["split_chunks"], nodes_by_kind=Counter(counts["nodes_by_kind"]),
+                         edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
+                         past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True)
+    report.seconds = {"walk": round(time.perf_counter() - started, 3)}
+    return report
 
 
 def index_status(path: str | Path, settings: Settings, *, name: str | None = None,

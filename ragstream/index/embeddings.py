@@ -127,6 +127,10 @@ class Embedder:
                     return ONNX_BACKEND
         return "torch-float32" if emulated else f"torch-{self.dtype}"
 
+    def warm(self, label: str) -> None:
+        """Load backend `label`'s model now (seconds for torch), before the first batch needs it."""
+        self._encoder(label)
+
     def _encoder(self, label: str) -> Callable[[list[str]], np.ndarray]:
         if label == ONNX_BACKEND:
             with _LOADING:

@@ -1,0 +1,146 @@
+"""Refresh benchmark (issue 40): how long a re-index takes when nothing or one line changed.
+
+    PYTHONPATH=$PWD:benchmarks .venv/bin/python benchmarks/refresh.py PATH [PATH ...] [--runs 3] [--watch]
+
+Each repository's indexable files are copied to a scratch folder (no git history: the edit
+must not touch the repository) and built into a fresh data folder with `build_index(...,
+fill=False)`, then re-indexed `--runs` times with nothing changed and `--runs` times after a
+one-line edit of the largest file (a comment line appended: every chunk of that file moves
+or changes), each timed until the call returns, i.e. the new generation is keyword-ready (or,
+with nothing changed, nothing was published). A fixed pure-Python loop is timed before and after
+the runs: this VM's speed moves by up to 2x within minutes (docs/BENCHMARKS.md).
+With `--watch` it also starts `ragstream index --watch` on the copy (index.watch_debounce_ms at
+its default) and times each one-line edit until the child prints its refresh line: what a user
+of the live index waits for, debounce included.
+Run it with `PYTHONPATH` at another tree to measure that tree's code (`unchanged` then reads
+"n/a" where the tree has no such report field).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from index_bench import copy_indexable
+from keyword_ready_bench import loop_seconds
+
+from ragstream.config import load_settings
+from ragstream.index import store
+from ragstream.index.build import build_index
+
+COMMENTS = {".py": "#", ".sql": "--", ".cshtml": "@*", ".razor": "@*"}
+
+
+def one_line_edit(repo: Path, n: int) -> Path:
+    """Append one comment line to the largest indexed file."""
+    target = max((p for p in repo.rglob("*") if p.is_file() and p.suffix in {".py", ".cs", ".sql"}),
+                 key=lambda p: p.stat().st_size)
+    opener = COMMENTS.get(target.suffix, "//")
+    with target.open("a", encoding="utf-8") as out:
+        out.write(f"\n{opener} refresh benchmark edit {n}\n")
+    return target
+
+
+def bench(repo: Path, runs: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="ragstream-refresh-") as scratch:
+        copy = copy_indexable(repo, Path(scratch))
+        settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
+        started = time.perf_counter()
+        cold = build_index(copy, settings, fill=False)
+        figures: dict = {"repository": repo.name, "files": cold.files, "chunks": cold.chunks,
+                         "cold_keyword_ready_s": round(time.perf_counter() - started, 2)}
+        unchanged, edited, flags = [], [], []
+        for _ in range(runs):
+            started = time.perf_counter()
+            report = build_index(copy, settings, fill=False)
+            unchanged.append(time.perf_counter() - started)
+            flags.append(getattr(report, "unchanged", "n/a"))
+        for n in range(runs):
+            target = one_line_edit(copy, n)
+            started = time.perf_counter()
+            report = build_index(copy, settings, fill=False)
+            edited.append(time.perf_counter() - started)
+            assert report.changes.changed == [target.relative_to(copy).as_posix()], report.changes
+        figures["edited_file"] = target.relative_to(copy).as_posix()
+        figures["nothing_changed_s"] = [round(s, 3) for s in unchanged]
+        figures["nothing_changed_median_s"] = round(statistics.median(unchanged), 3)
+        figures["reported_unchanged"] = flags
+        figures["one_line_edit_s"] = [round(s, 2) for s in edited]
+        figures["one_line_edit_median_s"] = round(statistics.median(edited), 2)
+        figures["one_line_edit_phases_s"] = report.seconds
+        return figures
+
+
+def stop_fills(pids: list[int]) -> None:
+    """End the background fills the watch started (the scratch folder goes next); a killed
+    fill leaves the index whole."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while any(store.pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def watch_latency(repo: Path, runs: int) -> dict:
+    """Seconds from each one-line edit to the refresh line of a `ragstream index --watch` child.
+    Each edit comes a second after the previous refresh line, while the background fill that
+    refresh started is getting going: the refresh first waits for it to stop (the line's
+    "in all" against its "keyword-ready in")."""
+    with tempfile.TemporaryDirectory(prefix="ragstream-watch-") as scratch:
+        copy = copy_indexable(repo, Path(scratch))
+        config = Path(scratch) / "settings.yaml"
+        config.write_text(f"index:\n  data_dir: {Path(scratch) / 'data'}\n", encoding="utf-8")
+        child = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(config), "index", str(copy),
+                                  "--watch"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env={**os.environ, "COLUMNS": "1000"},
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        assert child.stdout is not None
+        waits: list[float] = []
+        fills: list[int] = []  # the background fills the refreshes started
+        try:
+            for line in child.stdout:
+                fills += [int(pid) for pid in re.findall(r"\(pid (\d+),", line)]
+                if line.startswith("refreshed") and waits:
+                    waits[-1] = time.perf_counter() - waits[-1]
+                    print(f"  {line.split('; stage')[0]}")
+                if line.startswith("watching") or (line.startswith("refreshed") and waits):
+                    if len(waits) == runs:
+                        break
+                    time.sleep(1)  # let the background fill the last refresh started get going
+                    one_line_edit(copy, len(waits))
+                    waits.append(time.perf_counter())
+        finally:
+            child.send_signal(signal.SIGINT)
+            child.wait(timeout=60)
+            stop_fills(fills)
+        return {"repository": repo.name, "watch_edit_to_refresh_line_s": [round(s, 2) for s in waits],
+                "watch_edit_to_refresh_line_median_s": round(statistics.median(waits), 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--watch", action="store_true", help="also time edit -> refresh line of `index --watch`")
+    args = parser.parse_args()
+    print(f"loop before: {loop_seconds():.2f} s")
+    for path in args.paths:
+        figures = bench(path.resolve(), args.runs)
+        if args.watch:
+            figures.update(watch_latency(path.resolve(), args.runs))
+        for key, value in figures.items():
+            print(f"{key:<36} {value}")
+    print(f"loop after: {loop_seconds():.2f} s")
+
+
+if __name__ == "__main__":
+    main()

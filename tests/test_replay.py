@@ -1,0 +1,108 @@
+"""Incremental equals full, commit after commit, on real histories (issue 40): each commit's
+files are written into a git work tree (and committed there, so the change history follows),
+re-indexed incrementally into one data folder and built from scratch into another; graph
+(nodes and edges with their attributes), chunks, BM25 files and change history must be the
+same. ragstream's own history runs wherever its checkout has one (CI does); a C# + SQL
+application's when its mirror is on the machine."""
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import tarfile
+from dataclasses import asdict
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ragstream.config import PROJECT_ROOT
+from ragstream.index import store
+from ragstream.index.build import build_index, locate, repository_info
+from tests.conftest import make_settings
+
+CONTOSO = Path("/work/.mirror/jbogard+ContosoUniversityDotNetCore-Pages/repo")
+INDEXED = ["*.cs", "*.cshtml", "*.razor", "*.sql", "*.py"]
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def commits_touching(git_dir: str, paths: list[str], n: int) -> list[str]:
+    """The last `n` commits that changed `paths`, oldest first (merges left out)."""
+    return git("--git-dir", git_dir, "log", "--no-merges", "--format=%H", "-n", str(n), "--", *paths).split()[::-1]
+
+
+def check_out(git_dir: str, commit: str, subtree: list[str], work: Path) -> None:
+    """Make `work` hold exactly the commit's files under `subtree` (everything when empty) and
+    commit them there under the commit's message."""
+    for entry in work.iterdir():
+        if entry.name != ".git":
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    archive = subprocess.run(["git", "--git-dir", git_dir, "archive", commit, *subtree], check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(work, filter="data")
+    message = git("--git-dir", git_dir, "log", "-1", "--format=%B", commit)
+    git("add", "-A", cwd=work)
+    git("-c", "user.name=replay", "-c", "user.email=replay@example.invalid", "commit", "-q", "--allow-empty",
+        "-m", message or commit, cwd=work)
+
+
+def snapshot(settings, repo: Path) -> dict:
+    """What an index answers from, in a form two builds can be compared by."""
+    stored = store.load_index(locate(repository_info(repo), settings))
+    graph = stored.graph()
+
+    def dump(value) -> bytes:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+    return {
+        "nodes": sorted((node, dump(data)) for node, data in graph.nodes(data=True)),
+        "edges": sorted((u, v, key, dump(data)) for u, v, key, data in graph.edges(keys=True, data=True)),
+        "chunks": [dump(asdict(chunk)) for chunk in stored.chunks()],
+        "bm25": {p.name: p.read_bytes() for p in sorted(stored.bm25_dir.iterdir())},
+        "change_history": stored.change_history(),
+        "counts": stored.manifest["counts"],
+    }
+
+
+def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    git("init", "-q", "-b", "main", cwd=work)
+    incremental = make_settings(tmp_path / "incremental")
+    full = make_settings(tmp_path / "full")
+    incremental_builds, changed_files, reused_parses = 0, 0, 0
+    for commit in commits:
+        check_out(git_dir, commit, subtree, work)
+        report = build_index(work, incremental, fill=False)
+        if report.incremental:
+            incremental_builds += 1
+            changed_files += report.changes.stale
+            reused_parses += report.files - report.reparsed
+        build_index(work, full, rebuild=True, fill=False)
+        left, right = snapshot(incremental, work), snapshot(full, work)
+        assert left["edges"] and left["chunks"]
+        for part in left:
+            assert left[part] == right[part], f"{part} differs after commit {commit[:10]}"
+    # Every build after the first was incremental, with files to change and parses to reuse.
+    assert incremental_builds == len(commits) - 1 and changed_files and reused_parses
+
+
+@pytest.mark.slow
+def test_ragstream_own_history_incremental_equals_full(tmp_path: Path):
+    subtree = ["ragstream/retrieval", "ragstream/graph"]
+    git_dir = git("rev-parse", "--absolute-git-dir", cwd=PROJECT_ROOT).strip()
+    commits = commits_touching(git_dir, subtree, 6)
+    if len(commits) < 2:
+        pytest.skip("this checkout has no history to replay (a shallow clone)")
+    replay_and_compare(git_dir, commits, subtree, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CONTOSO.is_dir(), reason="the ContosoUniversityDotNetCore-Pages mirror is not on this machine")
+def test_a_csharp_and_sql_application_history_incremental_equals_full(tmp_path: Path):
+    commits = commits_touching(str(CONTOSO), INDEXED, 6)
+    replay_and_compare(str(CONTOSO), commits, [], tmp_path)
