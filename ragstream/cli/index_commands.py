@@ -144,10 +144,13 @@ def _refresh_line(report, changed: list[str], seconds: float) -> str:
 
 def _index_events(args: argparse.Namespace, settings) -> int:
     """A build the workbench follows: its progress, then its summary or error, as JSON lines on
-    stdout (`index/build_events.py`); the fill runs here, after the index is keyword-ready."""
+    stdout (`index/build_events.py`); the fill runs here, after the index is keyword-ready. It
+    stops when the workbench that started it stops."""
+    from ragstream.index.background import stop_with_parent
     from ragstream.index.build import build_index
     from ragstream.index.build_events import EventWriter
 
+    stop_with_parent()  # the workbench's build: it ends with the workbench
     events = EventWriter(sys.stdout)
     try:
         report = build_index(args.path, settings, name=args.name, branch=args.branch, rebuild=args.rebuild,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from ragstream.index import store
 
 LOG = "background.log"
 NICE = 10  # background index work yields the CPU to searches and questions
+PARENT_CHECK_SECONDS = 1.0  # how often a followed build looks whether the workbench is still there
 
 
 def lower_priority() -> None:
@@ -28,6 +31,22 @@ def lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, thread, max(NICE, os.getpriority(os.PRIO_PROCESS, thread)))
     except OSError:
         pass  # not allowed here: the build only runs at the normal priority
+
+
+def stop_with_parent() -> None:
+    """End this process soon after the one that started it ends: a followed build
+    (`ragstream index --events`) belongs to the workbench that follows it, however that stops
+    (Ctrl-C, SIGTERM, a crash). A thread polls the parent's pid; once the process is orphaned it
+    sends itself SIGTERM, which a build survives as any stopped build does: the previous index
+    stays, a fill resumes next time. A detached build (`--background`) does not call this."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="ragstream-parent-watch", daemon=True).start()
 
 
 def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
@@ -49,7 +68,8 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
     else written out for it), its events going to a file the caller follows
     (`catalog.BuildJob`); `rebuild` None: only if the index is stale (`--if-stale`). The child
     stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
-    build keeps the previous index; its fill resumes next time). (the process, its events file)"""
+    build keeps the previous index; its fill resumes next time); a server stopped any other way
+    stops it too (`stop_with_parent`). (the process, its events file)"""
     scratch = Path(tempfile.mkdtemp(prefix="ragstream-build-"))
     if config is None:
         config = str(scratch / "settings.json")

@@ -11,6 +11,8 @@ from ragstream.ui.common import show_error
 
 POLL_SECONDS = 0.5  # also how soon a first index, once askable, opens the question box
 SHOW_FINISHED_FOR = 30.0  # a finished build's summary stays this long
+STOPS_WITH_THE_WORKBENCH = ("Stops when the workbench stops (the index built so far stays; a fill resumes next "
+                            "time). To build on your own: `ragstream index PATH --background`.")
 
 
 def render(controller) -> None:
@@ -48,6 +50,7 @@ def _draw(jobs: list[BuildJob]) -> None:
             st.markdown(f"**Indexing** {title} · {time.time() - job.started:.0f} s")
             if job.vectors:  # published: questions can be asked while the vectors fill in
                 st.caption(describe(job.vectors, "build"))
+            st.caption(STOPS_WITH_THE_WORKBENCH)
         elif job.error:
             st.markdown(f"**Indexing failed** {title}")
             show_error(job.error)
