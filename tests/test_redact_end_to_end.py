@@ -9,6 +9,7 @@ import base64
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,21 @@ def needles(secrets: list[str]) -> set[bytes]:
     return found
 
 
+def _cli(tmp_path: Path, data: Path, capsys) -> tuple[Callable[..., None], list[str]]:
+    """`ragstream` commands on a data folder of their own, each required to succeed; what each
+    printed (stdout and stderr) goes into the list, in order."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {data}\n", encoding="utf-8")
+    outputs: list[str] = []
+
+    def run(*args: str) -> None:
+        assert main(["--config", str(config), *args]) == 0
+        captured = capsys.readouterr()
+        outputs.append(captured.out + captured.err)
+
+    return run, outputs
+
+
 @pytest.mark.slow
 def test_no_planted_secret_reaches_the_index_or_any_output(tmp_path: Path, capsys):
     repo, data, out = tmp_path / "repo", tmp_path / "data", tmp_path / "out"
@@ -36,14 +52,7 @@ def test_no_planted_secret_reaches_the_index_or_any_output(tmp_path: Path, capsy
     chosen = write_repository(repo)
     secrets = [s for plant in chosen for s in plant.secrets]
     pasted = "Qv" + "73kzp!Wd9x"  # a secret pasted into a question
-    config = tmp_path / "config.yaml"
-    config.write_text(f"index:\n  data_dir: {data}\n", encoding="utf-8")
-    outputs = []
-
-    def run(*args: str) -> None:
-        assert main(["--config", str(config), *args]) == 0
-        captured = capsys.readouterr()
-        outputs.append(captured.out + captured.err)
+    run, outputs = _cli(tmp_path, data, capsys)
 
     run("index", str(repo))
     assert "secrets redacted:" in outputs[-1]
@@ -115,14 +124,7 @@ def test_no_shape_of_issue_37_reaches_the_index_or_any_output(tmp_path: Path, ca
     repo, data, out = tmp_path / "repo", tmp_path / "data", tmp_path / "out"
     out.mkdir()
     secrets = _shapes_repository(repo)
-    config = tmp_path / "config.yaml"
-    config.write_text(f"index:\n  data_dir: {data}\n", encoding="utf-8")
-    outputs = []
-
-    def run(*args: str) -> None:
-        assert main(["--config", str(config), *args]) == 0
-        captured = capsys.readouterr()
-        outputs.append(captured.out + captured.err)
+    run, outputs = _cli(tmp_path, data, capsys)
 
     run("index", str(repo))
     run("index", str(repo), "--dry-run")
