@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -202,12 +203,17 @@ def test_a_dead_server_costs_one_role_its_retries_not_every_role(fresh, answerin
     assert any("not called: the endpoint already failed" in w for w in warnings)
 
 
+def _fast_config(path: Path, backend, server) -> Path:
+    """Settings for `ragstream ask` on the ACL index with the scripted server as its model, FAST."""
+    llm = "".join(f"  {key}: {value}\n" for key, value in FAST.items())
+    path.write_text(f"index:\n  data_dir: {backend.settings.index.data_dir}\n"
+                    f"llm:\n  provider: openai\n  base_url: {server.base_url}\n  model: m\n{llm}")
+    return path
+
+
 def test_cli_says_each_retry_on_stderr_and_heads_the_answer_honestly(fresh, acl_backend, tmp_path, capsys):
     fresh.always("m", Reply(status=500))
-    config = tmp_path / "faults.yaml"
-    llm = "".join(f"  {key}: {value}\n" for key, value in FAST.items())
-    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n"
-                      f"llm:\n  provider: openai\n  base_url: {fresh.base_url}\n  model: m\n{llm}")
+    config = _fast_config(tmp_path / "faults.yaml", acl_backend, fresh)
     started = time.monotonic()
     assert main(["--config", str(config), "ask", QUESTION, "--filter", "acl_tags_any=public"]) == 0
     assert time.monotonic() - started < 2 + SLACK
@@ -234,10 +240,7 @@ def test_cli_says_a_call_is_still_waiting(fresh, acl_backend, tmp_path, capsys, 
 def test_cli_cuts_a_plain_reply_that_never_ends_at_its_deadline(fresh, acl_backend, tmp_path, capsys):
     """The client said "gives up after 12 s" and went on reading a body that never ended."""
     fresh.always("m", Reply(endless=True, byte_gap=0.01))
-    config = tmp_path / "endless.yaml"
-    llm = "".join(f"  {key}: {value}\n" for key, value in FAST.items())
-    config.write_text(f"index:\n  data_dir: {acl_backend.settings.index.data_dir}\n"
-                      f"llm:\n  provider: openai\n  base_url: {fresh.base_url}\n  model: m\n{llm}")
+    config = _fast_config(tmp_path / "endless.yaml", acl_backend, fresh)
     started = time.monotonic()
     assert main(["--config", str(config), "ask", QUESTION, "--filter", "acl_tags_any=public"]) == 0
     assert time.monotonic() - started < FAST["timeout_seconds"] + 0.5 + SLACK

@@ -7,8 +7,6 @@ a Milvus Lite server from another data folder, so whatever names billing/ came f
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from ragstream.controller import Controller, ManualSession, Scope
 from ragstream.index.build import build_index
 from ragstream.retrieval import milvus_store
 from tests.test_milvus import milvus_server  # noqa: F401  (the Milvus Lite server fixture)
-from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, browser_tab, free_port, settle
+from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, served_tab, settle
 
 QUESTION = "How is a payment recorded on an invoice?"
 LOCAL, SHARED = "notes / default", "sample_repo / default (shared)"
@@ -77,17 +75,8 @@ def test_a_manual_pass_is_served_from_the_source_of_its_index_as_auto_mode_is(se
 @pytest.fixture(scope="module")
 def page(settings_file, tmp_path_factory):
     """`ragstream ui` on those settings, in Debian's chromium."""
-    port = free_port()
-    root = settings_file.parent
-    with open(root / "server.log", "wb") as log:
-        server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings_file), "ui",
-                                   "--port", str(port)], cwd=root, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            with browser_tab(f"http://127.0.0.1:{port}") as tab:
-                yield tab
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with served_tab(settings_file, settings_file.parent) as tab:
+        yield tab
 
 
 @pytest.mark.slow

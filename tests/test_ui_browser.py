@@ -110,6 +110,22 @@ def browser_tab(url: str) -> Iterator:
         browser.close()
 
 
+@contextmanager
+def served_tab(settings: Path, root: Path) -> Iterator:
+    """`ragstream ui` on `settings` (its log in `root`), and a chromium tab open on it; the server
+    stops when the tab is done."""
+    port = free_port()
+    with open(root / "server.log", "wb") as log:
+        server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(settings), "ui",
+                                   "--port", str(port)], cwd=root, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            with browser_tab(f"http://127.0.0.1:{port}") as tab:
+                yield tab
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
 @pytest.fixture(scope="module")
 def page(workbench):
     with browser_tab(workbench.url) as tab:

@@ -6,15 +6,13 @@ for are copied to docs/screenshots/ by hand)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
 
 from ragstream.config import load_settings
 from ragstream.index.build import build_index
-from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, browser_tab, free_port, settle
+from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, served_tab, settle
 
 LIMIT = 300  # limits.max_question_chars of this workbench
 SAMPLE, NOTES = "sample_repo / default", "notes / default"
@@ -34,16 +32,8 @@ def page(built_sample, tmp_path_factory):
     (notes / "notes.py").write_text('def reminder() -> str:\n    """Water the plants on Fridays."""\n'
                                     '    return "plants"\n', encoding="utf-8")
     build_index(notes, load_settings(path))
-    port = free_port()
-    with open(root / "server.log", "wb") as log:
-        server = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(path), "ui", "--port", str(port)],
-                                  cwd=root, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            with browser_tab(f"http://127.0.0.1:{port}") as tab:
-                yield tab
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with served_tab(path, root) as tab:
+        yield tab
 
 
 def _choose_index(page, label: str) -> None:
