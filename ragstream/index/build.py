@@ -17,7 +17,8 @@ import hashlib
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -35,6 +36,7 @@ from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import ChangeLog
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache
+from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.model import ParsedFile
@@ -42,7 +44,8 @@ from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
-from ragstream.index.walk import SkippedFile, SourceFile, check_repository_path, walk_repository
+from ragstream.index.source_texts import remember_texts, walk_with_texts
+from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
 from ragstream.index.embedding_windows import LinePieces, model_tokenizer
 from ragstream.token_count import token_counter
 
@@ -161,19 +164,25 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                                     settings.embedding.onnx_below)
     backends_before = Counter(embedder.backends)
     key = build_key(info, settings, embedder.model_name)
-    if not rebuild and (same := _unchanged(info, location, settings, key)) is not None:
+    same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key)
+    if same is not None:
         progress.published(same.vectors)  # what a follower waits for: the live index can be asked
         if fill and same.stage != "complete":  # resume the fill a killed or stopped one left
             with store.build_lock(location) as lock:
                 store.mark_lock(lock, "fill")
                 _fill_stored(store.load_index(location), settings, embedder, progress, same)
         return same
-    with store.build_lock(location) as lock:
+    with store.build_lock(location) as lock, _parse_cache(location) as parse_cache:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         clock = _PhaseClock()
 
         progress.start("walk", None)
-        walked = walk_repository(info.root, settings.index, on_files=partial(progress.advance, "walk"))
+        if previous is None:
+            walked = remember_texts(walk_repository(info.root, settings.index,
+                                                    on_files=partial(progress.advance, "walk")),
+                                    parse_cache, CACHE_PREFIX)
+        else:  # only what changed is read and redacted
+            walked = walk_with_texts(info.root, settings.index, parse_cache, CACHE_PREFIX, hashed)
         progress.finish("walk")
         clock.lap("walk")
 
@@ -186,26 +195,22 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         try:
             with gc_paused(), store.staging(location) as generation:
                 progress.start("parse", len(walked.files))
-                parse_cache = BlobCache(location.parse_cache, "parsed", "record")
-                try:
-                    # Parses made under other redaction rules may hold what the current rules redact.
-                    parse_cache.keep_only(f"{PARSER_VERSION}:{REDACTION_VERSION}:")
-                    records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress,
-                                         lambda: _warm_up(settings, embedder))
-                finally:
-                    parse_cache.close()
+                records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress,
+                                     lambda: _warm_up(settings, embedder))
                 progress.finish("parse")
                 # After the parse: its workers are forked, which a running thread would forbid.
                 change_log = ChangeLog(info.root, settings.index.change_history_commits)
                 line_pieces = LinePieces(f.text for f in walked.files)
                 store.write_json(generation / store.PARSED, records)
+                solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
-                                                       python_guesses=settings.index.python_call_guesses)
+                                                       python_guesses=settings.index.python_call_guesses,
+                                                       python_memo=solved)
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))
                 chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
-                                      settings.chunks.header_max_names)
+                                      settings.chunks.header_max_names, _known_counts(previous, counter.name))
                 if not chunks:
                     raise IndexingError("nothing to index: no supported file with content was found",
                                         where=str(info.root),
@@ -218,7 +223,8 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     # The window plan counts the headers' word pieces (the files' lines are counted
                     # already) in Rust, without the GIL: beside BM25.
                     planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces)
-                    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
+                    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
+                               CACHE_PREFIX)
                     progress.advance("write")
                     store.write_jsonl(generation / store.CHUNKS, chunks)
                     progress.advance("write")
@@ -379,30 +385,30 @@ def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
 
 
 def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str
-               ) -> BuildReport | None:
+               ) -> tuple[BuildReport | None, WalkResult | None]:
     """The report of a re-index with nothing to do -- the live index was built under `key` from
     the files a text-less walk finds now, with the same files skipped for the same reasons --
-    or None when something is to be built."""
+    or None when something is to be built, with that walk when one was made (the build reuses it)."""
     if store.current_generation(location) is None:
-        return None
+        return None, None
     started = time.perf_counter()
     try:
         manifest = store.load_index(location).manifest
     except IndexLoadError:
-        return None  # the build says why it starts over
+        return None, None  # the build says why it starts over
     if manifest.get("build_key") != key:
-        return None
+        return None, None
     walked = walk_repository(info.root, settings.index, with_text=False)
     changes = diff_files(manifest["files"], walked.files)
     counts = manifest["counts"]
     if changes.stale or counts["skipped_by_reason"] != walked.skipped_by_reason():
-        return None
+        return None, walked
     report = BuildReport(info, location, True, changes, files=len(walked.files), chunks=counts["chunks"],
                          split_chunks=counts["split_chunks"], nodes_by_kind=Counter(counts["nodes_by_kind"]),
                          edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
                          past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True)
     report.seconds = {"walk": round(time.perf_counter() - started, 3)}
-    return report
+    return report, walked
 
 
 def index_status(path: str | Path, settings: Settings, *, name: str | None = None,
@@ -416,12 +422,27 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
 PARSER_VERSION = 15
+# What every key of the parse cache's file starts with: entries of other parser or redaction
+# versions are wiped, since parses and texts made under other rules may hold what today's redact.
+CACHE_PREFIX = f"{PARSER_VERSION}:{REDACTION_VERSION}:"
+
+
+@contextmanager
+def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
+    """The repository's cache of parse results and redacted texts, without other versions' entries."""
+    cache = BlobCache(location.parse_cache, "parsed", "record")
+    try:
+        cache.keep_only(CACHE_PREFIX)
+        yield cache
+    finally:
+        cache.close()
+
 
 
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     """Everything a file's parse result depends on: its bytes, how it is read, which parser
     version and which redaction patterns produced it."""
-    return f"{PARSER_VERSION}:{REDACTION_VERSION}:{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+    return f"{CACHE_PREFIX}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
@@ -483,6 +504,13 @@ def _previous(location: store.IndexLocation, embedder: Embedder
     if previous.manifest["model"]["name"] != embedder.model_name:
         return None, "the embedding model changed"
     return previous, None
+
+
+def _known_counts(previous: store.StoredIndex | None, encoding: str) -> dict[str, int]:
+    """Each previous chunk's text -> its tokens, when they were counted in `encoding`."""
+    if previous is None or previous.manifest.get("tokenizer") != encoding:
+        return {}
+    return {chunk.text: chunk.metadata["tokens"] for chunk in previous.chunks()}
 
 
 def _fill_counts(report: BuildReport, graph, chunks) -> None:

@@ -1,8 +1,9 @@
 """One unified dependency graph from every parsed file: nodes, edges, resolved references.
 
 Resolution is a pure function of all files' parse results, so an incremental re-index re-runs
-it in full (it is fast) and every edge into a changed file is re-linked without re-parsing
-anything else. Names are looked up in `symbols`; C# calls are resolved through their receivers'
+it in full and every edge into a changed file is re-linked without re-parsing anything else;
+Python's whole-program call solve, most of the time, is reused when no file's flow facts
+changed but their lines (`python/calls/link.py`). Names are looked up in `symbols`; C# calls are resolved through their receivers'
 types in `csharp_calls`; this module turns what is found into edges, each saying how it was made.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ragstream.index.csharp.messages import link_messages
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
-from ragstream.index.python.calls.link import link_python_calls
+from ragstream.index.python.calls.link import CallMemo, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.csharp.ef_migrations import settle_migrations
@@ -40,10 +41,11 @@ class ResolutionStats:
     dispatch: Counter = field(default_factory=Counter)  # interface / virtual -> implementation
 
 
-def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[nx.MultiDiGraph, ResolutionStats]:
+def build_graph(files: list[ParsedFile], python_guesses: bool = True,
+                python_memo: CallMemo | None = None) -> tuple[nx.MultiDiGraph, ResolutionStats]:
     """Nodes and in-file edges of every file, then every reference resolved across files, then
     Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
-    name, as a guess)."""
+    name, as a guess; `python_memo`: where a solve of the same flow facts may be found)."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
@@ -64,7 +66,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True) -> tuple[n
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
-    python_calls = link_python_calls(graph, files, by_name=python_guesses)
+    python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))

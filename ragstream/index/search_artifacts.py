@@ -7,11 +7,18 @@ bm25s over code-aware keyword tokens of each chunk's `keyword_text`.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
+import orjson
 
+from ragstream import keyword_tokens as tokeniser
+from ragstream.index.blob_cache import BlobCache
 from ragstream.keyword_tokens import keyword_tokens
+
+# The tokeniser's own code: tokens kept by another version of it are not reused.
+_TOKENISER = hashlib.sha256(Path(tokeniser.__file__).read_bytes()).hexdigest()[:16]
 
 
 def write_faiss(path: Path, vectors: np.ndarray, chunk_rows: np.ndarray) -> None:
@@ -35,17 +42,32 @@ def rows_path(faiss_path: Path) -> Path:
     return faiss_path.with_name(faiss_path.name + ".rows.npy")
 
 
-def write_bm25(directory: Path, texts: list[str]) -> None:
+def write_bm25(directory: Path, texts: list[str], cache: BlobCache | None = None, prefix: str = "") -> None:
+    """BM25 over the texts' keyword tokens; with a `cache` (under keys starting with `prefix`),
+    the tokens of a text tokenised before are read back rather than made again."""
     import bm25s
 
     retriever = bm25s.BM25()
     # bm25s cannot index an empty document; one placeholder token keeps row i = chunk i.
-    documents = [keyword_tokens(t) or ["\x00empty"] for t in texts]
+    documents = [tokens or ["\x00empty"] for tokens in keyword_documents(texts, cache, prefix)]
     # Our own vocabulary, sorted: bm25s numbers tokens in the order of a set of strings, which
     # differs per process, so the same chunks would give different files.
     vocab = {token: i for i, token in enumerate(sorted({token for document in documents for token in document}))}
     retriever.index(([[vocab[token] for token in document] for document in documents], vocab), show_progress=False)
     retriever.save(str(directory))
+
+
+def keyword_documents(texts: list[str], cache: BlobCache | None, prefix: str) -> list[list[str]]:
+    """Each text's keyword tokens; from `cache` where a build tokenised the same text with the
+    same tokeniser before (most chunks, after an edit), the new ones tokenised and kept."""
+    if cache is None:
+        return [keyword_tokens(t) for t in texts]
+    keys = [f"{prefix}keywords:{_TOKENISER}:{hashlib.sha256(t.encode()).hexdigest()}" for t in texts]
+    found = {key: orjson.loads(blob) for key, blob in cache.get_many(sorted(set(keys))).items()}
+    new = {key: keyword_tokens(text) for key, text in zip(keys, texts) if key not in found}
+    if new:
+        cache.put_many({key: orjson.dumps(tokens) for key, tokens in new.items()})
+    return [found[key] if key in found else new[key] for key in keys]
 
 
 def read_bm25(directory: Path):

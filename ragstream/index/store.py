@@ -34,6 +34,7 @@ GRAPH = "graph.json"
 PARSED = "parsed.json"
 FAISS = "faiss.index"
 BM25_DIR = "bm25"
+PYTHON_CALLS = "python_calls.bin"  # the Python call solve, for the next build to reuse (`generation_memo`)
 CHANGE_HISTORY = "change_history.jsonl"  # optional: indexes built before it have none
 CURRENT = "CURRENT"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -234,15 +235,15 @@ def publish(location: IndexLocation, generation: Path, keep_previous: bool = Fal
 
 def write_json(path: Path, data: Any) -> None:
     """JSON (dataclasses included) written and fsynced; orjson is ~10x the stdlib's speed."""
-    _write_bytes(path, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
+    write_bytes(path, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     """One JSON object (dataclasses included) a line, written and fsynced."""
-    _write_bytes(path, b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    write_bytes(path, b"".join(orjson.dumps(row) + b"\n" for row in rows))
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
+def write_bytes(path: Path, data: bytes) -> None:
     with open(path, "wb") as handle:
         handle.write(data)
         handle.flush()

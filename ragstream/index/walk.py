@@ -217,6 +217,19 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     return _classify_content(rel, language, data, settings, with_text)
 
 
+def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> SourceFile | None:
+    """A file that a walk without text kept, read again with its text (decoded and redacted);
+    None when it is no longer the file that walk saw (changed, gone, or now skipped)."""
+    try:
+        data = (root / source.path).read_bytes()
+    except OSError:
+        return None
+    if len(data) > settings.max_file_bytes:
+        return None
+    found = _classify_content(source.path, source.language, data, settings)
+    return found if isinstance(found, SourceFile) and found.sha256 == source.sha256 else None
+
+
 def _special_kind(mode: int) -> str:
     kinds = ((stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
              (stat.S_ISBLK, "block device"))

@@ -11,14 +11,26 @@ assignments, arguments, returns, containers, attributes, annotations), `dispatch
 the repository, for a receiver nothing is known about; only when `by_name` is on). A call of a
 class `K(...)` is one index edge, to the class: the `__init__` it runs is its callee in
 `resolve_calls` only, so that expansion does not weigh a constructor call twice.
+
+The solve reads no line number: a call is known by its scope and index, its line only labels
+the edge. So it runs on the flow facts with each call's line replaced by its index, and what it
+finds is kept in a `CallMemo` under a hash of those facts (and of the resolver's own code): an
+edit that leaves every scope's bindings and calls as they were -- a comment, a docstring, a
+literal, lines moved up or down -- reuses the solve and only re-reads the lines.
 """
 from __future__ import annotations
 
 import builtins
+import hashlib
 import io
 import pathlib
 from collections import Counter
-from dataclasses import replace
+from dataclasses import astuple
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import orjson
 
 import networkx as nx
 
@@ -39,17 +51,67 @@ _STRENGTH = {"static": 0, "inferred": 1, "dispatch": 2, "by_name": 3, "external"
 _NODE_KINDS = {"module": ("MODULE",), "class": ("CLASS",), "function": ("METHOD", "FUNCTION")}
 
 
-def resolve_calls(files: list[ParsedFile], by_name: bool = True) -> tuple[Program, list[Call]]:
+class CallMemo(Protocol):
+    """Where solved call graphs are kept between builds, by the hash of what was solved."""
+
+    def get(self, key: str) -> bytes | None: ...
+
+    def put(self, key: str, value: bytes) -> None: ...
+
+
+def resolve_calls(files: list[ParsedFile], by_name: bool = True,
+                  memo: CallMemo | None = None) -> tuple[Program, list[Call]]:
     """Every call edge between the files' Python scopes (ids are scope ids of `Program`), and
     each unresolved call of a name imported from outside or a builtin (resolution `external`,
-    callee the dotted name: `logging.getLogger`, `builtins.len`)."""
-    program = Program.from_records([f.flow for f in files if f.language == "python" and f.flow])
+    callee the dotted name: `logging.getLogger`, `builtins.len`). With a `memo`, a solve of the
+    same facts made before is reused (the module docstring says why that is exact)."""
+    records = [f.flow for f in files if f.language == "python" and f.flow]
+    program = Program.from_records(records)
+    sited = [[_without_lines(record) for record in scopes] for scopes in records]
+    key = solve_key(sited, by_name) if memo is not None else ""
+    stored = memo.get(key) if memo is not None else None
+    if stored is not None:
+        by_site = [Call(*row) for row in orjson.loads(stored)]
+    else:
+        by_site = _solve(Program.from_records(sited), by_name)
+        if memo is not None:
+            memo.put(key, orjson.dumps([astuple(call) for call in by_site]))
+    # `line` holds the call's index in its scope until here: the edge gets the call's line now
+    return program, _strongest([Call(c.caller, c.callee, program.scopes[c.caller]["calls"][c.line][3], c.how,
+                                     c.constructor) for c in by_site])
+
+
+def _solve(program: Program, by_name: bool) -> list[Call]:
     solver = Solver(program)
     solver.solve()
     calls = solver.calls()
     if by_name:
         calls += _guesses(program, solver)
-    return program, _strongest(calls + _externals(program, solver))
+    return calls + _externals(program, solver)
+
+
+def _without_lines(record: dict) -> dict:
+    """A scope's flow facts with no line number: each call's line is its index in the scope."""
+    calls = [[*call[:3], index, *call[4:]] for index, call in enumerate(record["calls"])]
+    return {**{k: v for k, v in record.items() if k != "line"}, "calls": calls}
+
+
+# The resolver's own code: a solve kept by an older resolver is not reused.
+_RESOLVER_FILES = ("link.py", "program.py", "solver.py", "value_tables.py")
+
+
+def solve_key(sited: list[list[dict]], by_name: bool) -> str:
+    """The hash of everything a solve depends on: the line-free facts, guesses on or off, the
+    resolver's code."""
+    digest = hashlib.sha256(_resolver_code_hash().encode())
+    digest.update(orjson.dumps([by_name, sited], option=orjson.OPT_SORT_KEYS))
+    return "calls:" + digest.hexdigest()
+
+
+@cache
+def _resolver_code_hash() -> str:
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in _RESOLVER_FILES)).hexdigest()
 
 
 def _strongest(calls: list[Call]) -> list[Call]:
@@ -59,13 +121,15 @@ def _strongest(calls: list[Call]) -> list[Call]:
     explicit = {(c.caller, c.callee) for c in calls if not c.constructor}
     for call in sorted(calls, key=lambda c: (_STRENGTH[c.how], c.line)):
         pair = (call.caller, call.callee)
-        best.setdefault(pair, replace(call, constructor=False) if pair in explicit else call)
+        if pair not in best:
+            best[pair] = Call(call.caller, call.callee, call.line, call.how) if pair in explicit else call
     return sorted(best.values(), key=lambda c: (c.caller, c.callee))
 
 
-def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True) -> Counter:
+def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True,
+                      memo: CallMemo | None = None) -> Counter:
     """Add the CALLS edges of every Python file to `graph`; returns counts by resolution."""
-    program, calls = resolve_calls(files, by_name)
+    program, calls = resolve_calls(files, by_name, memo)
     nodes: dict[str, str | None] = {}
     counts: Counter = Counter()
     for call in calls:
