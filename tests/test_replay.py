@@ -2,8 +2,11 @@
 files are written into a git work tree (and committed there, so the change history follows),
 re-indexed incrementally into one data folder and built from scratch into another; graph
 (nodes and edges with their attributes), chunks, BM25 files and change history must be the
-same. ragstream's own history runs wherever its checkout has one (CI does); a C# + SQL
-application's when its mirror is on the machine."""
+same. After each commit an edit that moves lines but changes no flow fact (a comment line
+inserted at the top of a Python file) is replayed too: the incremental build reuses the
+previous Python call solve and must still equal a full build, lines included.
+ragstream's own history runs wherever its checkout has one (CI does); a C# + SQL application's
+when its mirror is on the machine."""
 from __future__ import annotations
 
 import io
@@ -68,27 +71,53 @@ def snapshot(settings, repo: Path) -> dict:
     }
 
 
+def shift_lines(work: Path) -> bool:
+    """Insert a comment line at the top of the largest Python file and commit it: every line
+    below moves, no flow fact changes. False when there is no Python file."""
+    files = sorted(work.rglob("*.py"), key=lambda p: (-p.stat().st_size, p.as_posix()))
+    if not files:
+        return False
+    files[0].write_text("# a line that moves every line below it\n" + files[0].read_text(encoding="utf-8"),
+                        encoding="utf-8")
+    git("-c", "user.name=replay", "-c", "user.email=replay@example.invalid", "commit", "-qam", "shift lines",
+        cwd=work)
+    return True
+
+
+def build_both_and_compare(work: Path, incremental, full, step: str):
+    """The incremental re-index of `work` and a full build must be the same index; returns the
+    incremental build's report."""
+    report = build_index(work, incremental, fill=False)
+    build_index(work, full, rebuild=True, fill=False)
+    left, right = snapshot(incremental, work), snapshot(full, work)
+    assert left["edges"] and left["chunks"]
+    for part in left:
+        assert left[part] == right[part], f"{part} differs after {step}"
+    return report
+
+
 def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     git("init", "-q", "-b", "main", cwd=work)
     incremental = make_settings(tmp_path / "incremental")
     full = make_settings(tmp_path / "full")
-    incremental_builds, changed_files, reused_parses = 0, 0, 0
+    incremental_builds, changed_files, reused_parses, reused_solves = 0, 0, 0, 0
     for commit in commits:
         check_out(git_dir, commit, subtree, work)
-        report = build_index(work, incremental, fill=False)
+        report = build_both_and_compare(work, incremental, full, f"commit {commit[:10]}")
         if report.incremental:
             incremental_builds += 1
             changed_files += report.changes.stale
             reused_parses += report.files - report.reparsed
-        build_index(work, full, rebuild=True, fill=False)
-        left, right = snapshot(incremental, work), snapshot(full, work)
-        assert left["edges"] and left["chunks"]
-        for part in left:
-            assert left[part] == right[part], f"{part} differs after commit {commit[:10]}"
-    # Every build after the first was incremental, with files to change and parses to reuse.
+        if shift_lines(work):
+            shifted = build_both_and_compare(work, incremental, full, f"lines shifted after {commit[:10]}")
+            reused_solves += shifted.python_solve_reused
+    # Every build after the first was incremental, with files to change and parses to reuse;
+    # every line shift in a Python history reused the solve before it.
     assert incremental_builds == len(commits) - 1 and changed_files and reused_parses
+    if any(work.rglob("*.py")):
+        assert reused_solves == len(commits)
 
 
 @pytest.mark.slow

@@ -115,6 +115,7 @@ class BuildReport:
     parse_warnings: list[str] = field(default_factory=list)
     redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
     reparsed: int = 0
+    python_solve_reused: bool = False  # the Python call solve came from the previous build (no flow fact changed)
     embedded_new: int = 0
     embedded_cached: int = 0
     embedding_backends: dict[str, int] = field(default_factory=dict)  # backend -> texts embedded
@@ -206,6 +207,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                        python_guesses=settings.index.python_call_guesses,
                                                        python_memo=solved)
+                report.python_solve_reused = solved.hit
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))

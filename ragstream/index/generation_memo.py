@@ -17,6 +17,7 @@ class GenerationMemo:
     def __init__(self, name: str, previous: Path | None, generation: Path):
         self._old = previous / name if previous else None
         self._new = generation / name
+        self.hit = False  # whether `get` found the result
 
     def get(self, key: str) -> bytes | None:
         if self._old is None or not self._old.is_file():
@@ -25,6 +26,7 @@ class GenerationMemo:
         if stored_key.decode() != key:
             return None
         os.link(self._old, self._new)  # files of a generation never change: sharing them is safe
+        self.hit = True
         return value
 
     def put(self, key: str, value: bytes) -> None:
