@@ -181,9 +181,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         if previous is None:
             walked = remember_texts(walk_repository(info.root, settings.index,
                                                     on_files=partial(progress.advance, "walk")),
-                                    parse_cache, CACHE_PREFIX)
+                                    parse_cache, cache_prefix())
         else:  # only what changed is read and redacted
-            walked = walk_with_texts(info.root, settings.index, parse_cache, CACHE_PREFIX, hashed)
+            walked = walk_with_texts(info.root, settings.index, parse_cache, cache_prefix(), hashed)
         progress.finish("walk")
         clock.lap("walk")
 
@@ -226,7 +226,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     # already) in Rust, without the GIL: beside BM25.
                     planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces)
                     write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                               CACHE_PREFIX)
+                               cache_prefix())
                     progress.advance("write")
                     store.write_jsonl(generation / store.CHUNKS, chunks)
                     progress.advance("write")
@@ -424,9 +424,11 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
 PARSER_VERSION = 15
-# What every key of the parse cache's file starts with: entries of other parser or redaction
-# versions are wiped, since parses and texts made under other rules may hold what today's redact.
-CACHE_PREFIX = f"{PARSER_VERSION}:{REDACTION_VERSION}:"
+def cache_prefix() -> str:
+    """What every key of the parse cache's file starts with: entries of other parser or
+    redaction versions are wiped, since parses and texts made under other rules may hold what
+    today's redact."""
+    return f"{PARSER_VERSION}:{REDACTION_VERSION}:"
 
 
 @contextmanager
@@ -434,7 +436,7 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
     """The repository's cache of parse results and redacted texts, without other versions' entries."""
     cache = BlobCache(location.parse_cache, "parsed", "record")
     try:
-        cache.keep_only(CACHE_PREFIX)
+        cache.keep_only(cache_prefix())
         yield cache
     finally:
         cache.close()
@@ -444,7 +446,7 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     """Everything a file's parse result depends on: its bytes, how it is read, which parser
     version and which redaction patterns produced it."""
-    return f"{CACHE_PREFIX}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
