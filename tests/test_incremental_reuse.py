@@ -1,0 +1,91 @@
+"""What a re-index reuses from the build before (issue 40) is what it would have made anew:
+redacted texts from the repository's cache, and the Python call solve when only lines moved."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragstream.index.blob_cache import BlobCache
+from ragstream.index.python.calls.link import resolve_calls
+from ragstream.index.python.parser import parse_python
+from ragstream.index.source_texts import remember_texts, walk_with_texts
+from ragstream.index.walk import walk_repository
+from tests.conftest import make_settings
+
+SECRET = "AKIAZ3Q7PLMNX4RT2WKB"
+
+
+def test_texts_from_the_cache_are_the_walks_texts(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data").index
+    (sample_repo / "keys.py").write_text(f'AWS_KEY = "{SECRET}"\n', encoding="utf-8")
+    cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")
+    try:
+        remember_texts(walk_repository(sample_repo, settings), cache, "v:")
+        util = sample_repo / "billing" / "util.py"
+        util.write_text(util.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        reused = walk_with_texts(sample_repo, settings, cache, "v:")
+        assert reused == walk_repository(sample_repo, settings)
+        assert SECRET not in next(f.text for f in reused.files if f.path == "keys.py")
+    finally:
+        cache.close()
+
+
+def test_a_file_changed_after_the_hashing_walk_is_read_as_it_is_now(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data").index
+    cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")
+    try:
+        hashed = walk_repository(sample_repo, settings, with_text=False)
+        util = sample_repo / "billing" / "util.py"
+        util.write_text(util.read_text(encoding="utf-8") + "\nLATE = 1\n", encoding="utf-8")
+        walked = walk_with_texts(sample_repo, settings, cache, "v:", hashed)
+        assert walked == walk_repository(sample_repo, settings)
+        assert "LATE = 1" in next(f.text for f in walked.files if f.path == "billing/util.py")
+    finally:
+        cache.close()
+
+
+class DictMemo:
+    def __init__(self) -> None:
+        self.kept: dict[str, bytes] = {}
+        self.hits = 0
+
+    def get(self, key: str) -> bytes | None:
+        self.hits += key in self.kept
+        return self.kept.get(key)
+
+    def put(self, key: str, value: bytes) -> None:
+        self.kept[key] = value
+
+
+APP = '''
+def helper(x):
+    return str(x)
+
+
+class Service:
+    def run(self, value):
+        return helper(value)
+
+
+def main():
+    Service().run(1)
+'''
+
+
+def test_a_solve_is_reused_when_only_lines_move_and_gives_the_new_lines():
+    memo = DictMemo()
+    _, before = resolve_calls([parse_python("app.py", APP, "app")], memo=memo)
+    shifted = "# a comment\n\n" + APP.replace("return helper(value)", "# why\n        return helper(value)")
+    _, reused = resolve_calls([parse_python("app.py", shifted, "app")], memo=memo)
+    _, fresh = resolve_calls([parse_python("app.py", shifted, "app")])
+    assert memo.hits == 1 and reused == fresh
+    lines = {(c.caller, c.callee): c.line for c in reused}
+    assert lines[("app.Service.run", "app.helper")] == {(c.caller, c.callee): c.line for c in before}[
+        ("app.Service.run", "app.helper")] + 3
+
+
+def test_a_new_call_is_solved_again():
+    memo = DictMemo()
+    resolve_calls([parse_python("app.py", APP, "app")], memo=memo)
+    changed = APP + "\n\ndef extra():\n    helper(2)\n"
+    _, calls = resolve_calls([parse_python("app.py", changed, "app")], memo=memo)
+    assert memo.hits == 0 and ("app.extra", "app.helper") in {(c.caller, c.callee) for c in calls}
