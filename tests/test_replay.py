@@ -6,10 +6,12 @@ same. After each commit an edit that moves lines but changes no flow fact (a com
 inserted at the top of a Python file) is replayed too: the incremental build reuses the
 previous Python call solve and must still equal a full build, lines included.
 ragstream's own history runs wherever its checkout has one (CI does); a C# + SQL application's
-when its mirror is on the machine."""
+when its mirror is on the machine. Each replays its last 6 commits (`RAGSTREAM_REPLAY_COMMITS`
+replays more, for a longer check by hand)."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import tarfile
@@ -26,6 +28,7 @@ from tests.conftest import make_settings
 
 CONTOSO = Path("/work/.mirror/jbogard+ContosoUniversityDotNetCore-Pages/repo")
 INDEXED = ["*.cs", "*.cshtml", "*.razor", "*.sql", "*.py"]
+COMMITS = int(os.environ.get("RAGSTREAM_REPLAY_COMMITS", "6"))
 
 
 def git(*args: str, cwd: Path | None = None) -> str:
@@ -124,7 +127,7 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
 def test_ragstream_own_history_incremental_equals_full(tmp_path: Path):
     subtree = ["ragstream/retrieval", "ragstream/graph"]
     git_dir = git("rev-parse", "--absolute-git-dir", cwd=PROJECT_ROOT).strip()
-    commits = commits_touching(git_dir, subtree, 6)
+    commits = commits_touching(git_dir, subtree, COMMITS)
     if len(commits) < 2:
         pytest.skip("this checkout has no history to replay (a shallow clone)")
     replay_and_compare(git_dir, commits, subtree, tmp_path)
@@ -133,5 +136,5 @@ def test_ragstream_own_history_incremental_equals_full(tmp_path: Path):
 @pytest.mark.slow
 @pytest.mark.skipif(not CONTOSO.is_dir(), reason="the ContosoUniversityDotNetCore-Pages mirror is not on this machine")
 def test_a_csharp_and_sql_application_history_incremental_equals_full(tmp_path: Path):
-    commits = commits_touching(str(CONTOSO), INDEXED, 6)
+    commits = commits_touching(str(CONTOSO), INDEXED, COMMITS)
     replay_and_compare(str(CONTOSO), commits, [], tmp_path)

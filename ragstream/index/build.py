@@ -247,6 +247,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 manifest["keyword_generation"] = generation.name  # what a fill's generations share
                 store.write_json(generation / store.MANIFEST, manifest)
                 store.publish(location, generation)
+                store.keep_parse_records(location, generation, records)
                 progress.advance("write")
                 progress.finish("write")
                 clock.lap("keyword-ready")
