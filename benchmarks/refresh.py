@@ -12,6 +12,9 @@ each timed until the call returns, i.e. the new generation is keyword-ready -- a
 keywords and by the vectors the embedding cache already held; the changed chunks' vectors come
 after, from the fill -- or, with nothing changed, nothing was published. A fixed pure-Python loop is timed before and after
 the runs: this VM's speed moves by up to 2x within minutes (docs/BENCHMARKS.md).
+With `--fresh` each kind of edit is also re-indexed `--runs` times by a new process (interpreter,
+imports and loading the previous index included: what a `ragstream index` after an edit pays
+before it hands the fill to the background), timed from the outside.
 With `--watch` it also starts `ragstream index --watch` on the copy (index.watch_debounce_ms at
 its default) and times each one-line edit until the child prints its refresh line: what a user
 of the live index waits for, debounce included.
@@ -80,7 +83,24 @@ def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
             "median_s": round(statistics.median(seconds), 2), "python_solve_reused": reused, "phases_s": phases}
 
 
-def bench(repo: Path, runs: int) -> dict:
+# A re-index by a process of its own (`--fresh`): PYTHONPATH picks the tree measured, as above.
+FRESH_BUILD = ("import sys; from pathlib import Path; from ragstream.config import load_settings; "
+               "from ragstream.index.build import build_index; "
+               "build_index(Path(sys.argv[1]), load_settings(overrides={'index': {'data_dir': sys.argv[2]}}), fill=False)")
+
+
+def fresh_process_edits(copy: Path, data_dir: Path, runs: int, edit) -> list[float]:
+    """Seconds of `runs` re-indexes after an edit each, each by a new Python process."""
+    seconds = []
+    for n in range(runs):
+        edit(copy, 100 + n)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", FRESH_BUILD, str(copy), str(data_dir)], check=True)
+        seconds.append(round(time.perf_counter() - started, 2))
+    return seconds
+
+
+def bench(repo: Path, runs: int, fresh: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="ragstream-refresh-") as scratch:
         copy = copy_indexable(repo, Path(scratch))
         settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
@@ -99,6 +119,8 @@ def bench(repo: Path, runs: int) -> dict:
         figures["reported_unchanged"] = flags
         for name, edit in (("comment_edit", one_line_edit), ("code_edit", code_edit)):
             figures.update({f"{name}_{key}": value for key, value in timed_edits(copy, settings, runs, edit).items()})
+            if fresh and f"{name}_s" in figures:
+                figures[f"{name}_fresh_process_s"] = fresh_process_edits(copy, Path(scratch) / "data", runs, edit)
         return figures
 
 
@@ -153,11 +175,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--fresh", action="store_true", help="also time re-indexes after an edit by a new process")
     parser.add_argument("--watch", action="store_true", help="also time edit -> refresh line of `index --watch`")
     args = parser.parse_args()
     print(f"loop before: {loop_seconds():.2f} s")
     for path in args.paths:
-        figures = bench(path.resolve(), args.runs)
+        figures = bench(path.resolve(), args.runs, args.fresh)
         if args.watch:
             figures.update(watch_latency(path.resolve(), args.runs))
         for key, value in figures.items():
