@@ -11,7 +11,9 @@ builtins appended to a Python file: its flow facts change, so Python calls are s
 each timed until the call returns, i.e. the new generation is keyword-ready -- askable by
 keywords and by the vectors the embedding cache already held; the changed chunks' vectors come
 after, from the fill -- or, with nothing changed, nothing was published. A fixed pure-Python loop is timed before and after
-the runs: this VM's speed moves by up to 2x within minutes (docs/BENCHMARKS.md).
+the runs: this VM's speed moves by up to 2x within minutes (docs/BENCHMARKS.md). Beside each
+wall time the CPU seconds of the build (this process's and its finished children's: parse
+workers, a `--fresh` process) are given, which a host shared with other work disturbs less.
 With `--fresh` each kind of edit is also re-indexed `--runs` times by a new process (interpreter,
 imports and loading the previous index included: what a `ragstream index` after an edit pays
 before it hands the fill to the background), timed from the outside.
@@ -27,6 +29,7 @@ import argparse
 import contextlib
 import os
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -43,6 +46,12 @@ from ragstream.index import store
 from ragstream.index.build import build_index
 
 COMMENTS = {".py": "#", ".sql": "--", ".cshtml": "@*", ".razor": "@*"}
+
+
+def cpu_seconds() -> float:
+    """CPU used so far by this process and its children that have ended."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def one_line_edit(repo: Path, n: int) -> Path:
@@ -68,19 +77,21 @@ def code_edit(repo: Path, n: int) -> Path | None:
 
 def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
     """`runs` edits by `edit`, each re-indexed and timed: seconds, phases, whether the solve was reused."""
-    seconds, reused, phases = [], [], {}
+    seconds, cpu, reused, phases = [], [], [], {}
     for n in range(runs):
         target = edit(copy, n)
         if target is None:
             return {}
-        started = time.perf_counter()
+        started, used = time.perf_counter(), cpu_seconds()
         report = build_index(copy, settings, fill=False)
         seconds.append(time.perf_counter() - started)
+        cpu.append(round(cpu_seconds() - used, 2))
         assert report.changes.changed == [target.relative_to(copy).as_posix()], report.changes
         reused.append(getattr(report, "python_solve_reused", "n/a"))
         phases = report.seconds
     return {"edited_file": target.relative_to(copy).as_posix(), "s": [round(s, 2) for s in seconds],
-            "median_s": round(statistics.median(seconds), 2), "python_solve_reused": reused, "phases_s": phases}
+            "median_s": round(statistics.median(seconds), 2), "cpu_s": cpu, "cpu_median_s": statistics.median(cpu),
+            "python_solve_reused": reused, "phases_s": phases}
 
 
 # A re-index by a process of its own (`--fresh`): PYTHONPATH picks the tree measured, as above.
@@ -89,38 +100,43 @@ FRESH_BUILD = ("import sys; from pathlib import Path; from ragstream.config impo
                "build_index(Path(sys.argv[1]), load_settings(overrides={'index': {'data_dir': sys.argv[2]}}), fill=False)")
 
 
-def fresh_process_edits(copy: Path, data_dir: Path, runs: int, edit) -> list[float]:
-    """Seconds of `runs` re-indexes after an edit each, each by a new Python process."""
-    seconds = []
+def fresh_process_edits(copy: Path, data_dir: Path, runs: int, edit) -> dict:
+    """Wall and CPU seconds of `runs` re-indexes after an edit each, each by a new Python process."""
+    seconds, cpu = [], []
     for n in range(runs):
         edit(copy, 100 + n)
-        started = time.perf_counter()
+        started, used = time.perf_counter(), cpu_seconds()
         subprocess.run([sys.executable, "-c", FRESH_BUILD, str(copy), str(data_dir)], check=True)
         seconds.append(round(time.perf_counter() - started, 2))
-    return seconds
+        cpu.append(round(cpu_seconds() - used, 2))
+    return {"s": seconds, "cpu_s": cpu}
 
 
 def bench(repo: Path, runs: int, fresh: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="ragstream-refresh-") as scratch:
         copy = copy_indexable(repo, Path(scratch))
         settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
-        started = time.perf_counter()
+        started, used = time.perf_counter(), cpu_seconds()
         cold = build_index(copy, settings, fill=False)
         figures: dict = {"repository": repo.name, "files": cold.files, "chunks": cold.chunks,
-                         "cold_keyword_ready_s": round(time.perf_counter() - started, 2)}
-        unchanged, flags = [], []
+                         "cold_keyword_ready_s": round(time.perf_counter() - started, 2),
+                         "cold_keyword_ready_cpu_s": round(cpu_seconds() - used, 2)}
+        unchanged, unchanged_cpu, flags = [], [], []
         for _ in range(runs):
-            started = time.perf_counter()
+            started, used = time.perf_counter(), cpu_seconds()
             report = build_index(copy, settings, fill=False)
             unchanged.append(time.perf_counter() - started)
+            unchanged_cpu.append(round(cpu_seconds() - used, 3))
             flags.append(getattr(report, "unchanged", "n/a"))
         figures["nothing_changed_s"] = [round(s, 3) for s in unchanged]
         figures["nothing_changed_median_s"] = round(statistics.median(unchanged), 3)
+        figures["nothing_changed_cpu_s"] = unchanged_cpu
         figures["reported_unchanged"] = flags
         for name, edit in (("comment_edit", one_line_edit), ("code_edit", code_edit)):
             figures.update({f"{name}_{key}": value for key, value in timed_edits(copy, settings, runs, edit).items()})
             if fresh and f"{name}_s" in figures:
-                figures[f"{name}_fresh_process_s"] = fresh_process_edits(copy, Path(scratch) / "data", runs, edit)
+                fresh_runs = fresh_process_edits(copy, Path(scratch) / "data", runs, edit)
+                figures.update({f"{name}_fresh_process_{key}": value for key, value in fresh_runs.items()})
         return figures
 
 
