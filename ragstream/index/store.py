@@ -270,18 +270,17 @@ class ParseRecord:
     parsed: ParsedFile
 
 
-# The parse records of the keyword generation this process last published, by (index folder,
-# generation name): a watching process re-indexes after every edit, and reading all parse records
-# back from JSON costs more than most of what an edit changes. Generations are never changed once
+# Per index folder, the keyword generation this process last published there and its parse
+# records: a watching process re-indexes after every edit, and reading all parse records back
+# from JSON costs more than most of what an edit changes. Generations are never changed once
 # written and a fill's generations share their keyword generation's records, so the kept ones are
 # the file's. Parse results are not changed after parsing (the graph build makes new ones).
-_KEPT_RECORDS: dict[tuple[Path, str], dict[str, ParseRecord]] = {}
+_KEPT_RECORDS: dict[Path, tuple[str, dict[str, ParseRecord]]] = {}
 
 
 def keep_parse_records(location: IndexLocation, generation: Path, records: dict[str, ParseRecord]) -> None:
     """Remember the records of `generation`, just published, for this process's next re-index."""
-    _KEPT_RECORDS.clear()
-    _KEPT_RECORDS[(location.index_dir, generation.name)] = dict(records)
+    _KEPT_RECORDS[location.index_dir] = (generation.name, dict(records))
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -305,8 +304,8 @@ class StoredIndex:
     def parse_records(self) -> dict[str, ParseRecord]:
         """path -> the file's parse result and the key it was made under (the ones this process
         kept, when it built this index's keyword generation itself)."""
-        kept = _KEPT_RECORDS.get((self.location.index_dir, self.manifest.get("keyword_generation", "")))
-        if kept is not None:
+        generation, kept = _KEPT_RECORDS.get(self.location.index_dir, ("", {}))
+        if generation and generation == self.manifest.get("keyword_generation"):
             return dict(kept)
         return {path: ParseRecord(row["key"], ParsedFile.from_dict(row["parsed"]))
                 for path, row in self._json(PARSED).items()}
