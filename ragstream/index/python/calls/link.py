@@ -66,19 +66,22 @@ def resolve_calls(files: list[ParsedFile], by_name: bool = True,
     callee the dotted name: `logging.getLogger`, `builtins.len`). With a `memo`, a solve of the
     same facts made before is reused (the module docstring says why that is exact)."""
     records = [f.flow for f in files if f.language == "python" and f.flow]
-    program = Program.from_records(records)
     sited = [[_without_lines(record) for record in scopes] for scopes in records]
+    program = Program.from_records(sited)  # what is solved and drawn reads no line
     key = solve_key(sited, by_name) if memo is not None else ""
     stored = memo.get(key) if memo is not None else None
     if stored is not None:
         by_site = [Call(*row) for row in orjson.loads(stored)]
     else:
-        by_site = _solve(Program.from_records(sited), by_name)
+        by_site = _solve(program, by_name)
         if memo is not None:
             memo.put(key, orjson.dumps([astuple(call) for call in by_site]))
     # `line` holds the call's index in its scope until here: the edge gets the call's line now
-    return program, _strongest([Call(c.caller, c.callee, program.scopes[c.caller]["calls"][c.line][3], c.how,
-                                     c.constructor) for c in by_site])
+    # (`from_records` makes one scope per record, in order)
+    lines = {scope: [call[3] for call in record["calls"]]
+             for scope, record in zip(program.scopes, (record for scopes in records for record in scopes))}
+    return program, _strongest([Call(c.caller, c.callee, lines[c.caller][c.line], c.how, c.constructor)
+                                for c in by_site])
 
 
 def _solve(program: Program, by_name: bool) -> list[Call]:
