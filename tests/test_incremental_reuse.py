@@ -1,14 +1,17 @@
 """What a re-index reuses from the build before (issue 40) is what it would have made anew:
-redacted texts from the repository's cache, and the Python call solve when only lines moved."""
+redacted texts and line costs from the repository's cache, and the Python call solve when only
+lines moved."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ragstream.index.blob_cache import BlobCache
+from ragstream.index.chunk_counts import RememberedCounts
 from ragstream.index.python.calls.link import resolve_calls
 from ragstream.index.python.parser import parse_python
 from ragstream.index.source_texts import remember_texts, walk_with_texts
 from ragstream.index.walk import walk_repository
+from ragstream.token_count import TokenCounter
 from tests.conftest import make_settings
 
 SECRET = "AKIAZ3Q7PLMNX4RT2WKB"
@@ -89,3 +92,28 @@ def test_a_new_call_is_solved_again():
     changed = APP + "\n\ndef extra():\n    helper(2)\n"
     _, calls = resolve_calls([parse_python("app.py", changed, "app")], memo=memo)
     assert memo.hits == 0 and ("app.extra", "app.helper") in {(c.caller, c.callee) for c in calls}
+
+
+class CountingCounter(TokenCounter):
+    """The real counter, noting how often it computed line costs."""
+
+    computed = 0
+
+    def line_costs(self, lines: list[str]) -> list[int]:
+        self.computed += 1
+        return super().line_costs(lines)
+
+
+def test_remembered_line_costs_are_the_counters(tmp_path: Path):
+    counter = CountingCounter()
+    lines = ["def long_function(alpha, beta):", "    return alpha ** beta  # ünïcode", ""] * 40
+    cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")
+    try:
+        first = RememberedCounts(counter, {}, cache, "v:")
+        costs = first.line_costs(lines)
+        first.save()
+        again = RememberedCounts(counter, {"known text": 7}, cache, "v:")
+        assert again.line_costs(lines) == costs == TokenCounter().line_costs(lines)
+        assert counter.computed == 1 and again.count("known text") == 7
+    finally:
+        cache.close()

@@ -1,6 +1,6 @@
 """Incremental equals full, commit after commit, on real histories (issue 40): each commit's
 files are written into a git work tree (and committed there, so the change history follows),
-re-indexed incrementally into one data folder and built from scratch into another; graph
+re-indexed incrementally into one data folder and built from scratch into an empty one; graph
 (nodes and edges with their attributes), chunks, BM25 files and change history must be the
 same. After each commit an edit that moves lines but changes no flow fact (a comment line
 inserted at the top of a Python file) is replayed too: the incremental build reuses the
@@ -87,10 +87,13 @@ def shift_lines(work: Path) -> bool:
     return True
 
 
-def build_both_and_compare(work: Path, incremental, full, step: str):
+def build_both_and_compare(work: Path, incremental, full_dir: Path, step: str):
     """The incremental re-index of `work` and a full build must be the same index; returns the
-    incremental build's report."""
+    incremental build's report. The full build starts from an empty data folder: no parse,
+    text, token or line-cost cache of an earlier build answers for it."""
     report = build_index(work, incremental, fill=False)
+    shutil.rmtree(full_dir, ignore_errors=True)
+    full = make_settings(full_dir)
     build_index(work, full, rebuild=True, fill=False)
     left, right = snapshot(incremental, work), snapshot(full, work)
     assert left["edges"] and left["chunks"]
@@ -104,17 +107,16 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
     work.mkdir()
     git("init", "-q", "-b", "main", cwd=work)
     incremental = make_settings(tmp_path / "incremental")
-    full = make_settings(tmp_path / "full")
     incremental_builds, changed_files, reused_parses, reused_solves = 0, 0, 0, 0
     for commit in commits:
         check_out(git_dir, commit, subtree, work)
-        report = build_both_and_compare(work, incremental, full, f"commit {commit[:10]}")
+        report = build_both_and_compare(work, incremental, tmp_path / "full", f"commit {commit[:10]}")
         if report.incremental:
             incremental_builds += 1
             changed_files += report.changes.stale
             reused_parses += report.files - report.reparsed
         if shift_lines(work):
-            shifted = build_both_and_compare(work, incremental, full, f"lines shifted after {commit[:10]}")
+            shifted = build_both_and_compare(work, incremental, tmp_path / "full", f"lines shifted after {commit[:10]}")
             reused_solves += shifted.python_solve_reused
     # Every build after the first was incremental, with files to change and parses to reuse;
     # every line shift in a Python history reused the solve before it.

@@ -34,6 +34,7 @@ from ragstream.index import store
 from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import ChangeLog
+from ragstream.index.chunk_counts import RememberedCounts
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
@@ -211,8 +212,11 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))
-                chunks = build_chunks(graph, texts, counter, settings.chunks.max_chunk_tokens,
-                                      settings.chunks.header_max_names, _known_counts(previous, counter.name))
+                counts = RememberedCounts(counter, _known_counts(previous, counter.name), parse_cache,
+                                          cache_prefix())
+                chunks = build_chunks(graph, texts, counts, settings.chunks.max_chunk_tokens,
+                                      settings.chunks.header_max_names)
+                counts.save()
                 if not chunks:
                     raise IndexingError("nothing to index: no supported file with content was found",
                                         where=str(info.root),

@@ -12,14 +12,22 @@ into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import networkx as nx
 
 from ragstream.index.headers import RELATION_LABELS, indexed_header
 from ragstream.index.model import CHUNKABLE_KINDS, Node
 from ragstream.index.model import PART_MARK, Chunk
-from ragstream.token_count import TokenCounter
+
+
+class TokenCounts(Protocol):
+    """What chunking counts with: `token_count.TokenCounter`, or one that remembers (`chunk_counts`)."""
+
+    def count(self, text: str) -> int: ...
+
+    def line_costs(self, lines: list[str]) -> list[int]: ...
+
 
 NODE_FIELDS = tuple(f.name for f in fields(Node))
 T = TypeVar("T")
@@ -33,11 +41,9 @@ def keyword_text(chunk: Chunk) -> str:
     return "\n".join([*header, chunk.text, chunk.symbol.rsplit(".", 1)[-1]])
 
 
-def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounter,
-                 max_tokens: int, max_names: int, known_counts: dict[str, int] | None = None) -> list[Chunk]:
-    """Chunks of every chunkable node of the files in `texts` (path -> text), in id order;
-    `known_counts` (text -> its tokens under `counter`'s encoding, from the previous build)
-    spares counting again what an edit left as it was."""
+def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounts,
+                 max_tokens: int, max_names: int) -> list[Chunk]:
+    """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""
     nodes = [Node(**{f: data[f] for f in NODE_FIELDS}) for _, data in graph.nodes(data=True)]
     by_id = {n.id: n for n in nodes}
     roots = {n.path: n.id for n in nodes if n.kind in ("FILE", "MODULE")}
@@ -57,7 +63,7 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
             continue
         header = indexed_header(graph, node.id, max_names)
         access = graph.nodes[node.id].get("acl", {})
-        chunks.extend(_split(node, body, header, counter, max_tokens, access, known_counts or {}))
+        chunks.extend(_split(node, body, header, counter, max_tokens, access))
     return chunks
 
 
@@ -100,19 +106,18 @@ def _elision(child: Node, lines: list[str]) -> str:
     return f"{indent}{shown} ...  [{child.kind.lower()} {child.short_name}: own chunk]"
 
 
-def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounter,
-           max_tokens: int, access: dict, known_counts: dict[str, int]) -> list[Chunk]:
+def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounts,
+           max_tokens: int, access: dict) -> list[Chunk]:
     base = {"language": node.language, "signature": node.signature, "parent_node": node.parent, **access}
     text = "\n".join(t for _, t in body)
-    tokens = known_counts[text] if text in known_counts else counter.count(text)
+    tokens = counter.count(text)
     if tokens <= max_tokens:
         return [_chunk(node, node.id, body, text, header, {**base, "tokens": tokens})]
     parts = line_groups(body, counter.line_costs([t for _, t in body]), max_tokens)
     chunks = []
     for index, part in enumerate(parts, start=1):
         text = "\n".join(t for _, t in part)
-        meta = {**base, "tokens": known_counts[text] if text in known_counts else counter.count(text),
-                "parent_chunk": node.id,
+        meta = {**base, "tokens": counter.count(text), "parent_chunk": node.id,
                 "part": index, "parts": len(parts)}
         chunks.append(_chunk(node, f"{node.id}{PART_MARK}{index}", part, text,
                              f"{header}\npart: {index} of {len(parts)}", meta))

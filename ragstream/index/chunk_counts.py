@@ -1,0 +1,39 @@
+"""Token counts for the chunk build, remembered between builds: counting is most of chunking's
+time, and after an edit almost every chunk's text is one the previous build counted. A chunk's
+count comes from the previous chunks; a long body's per-line costs (what splits it into parts)
+from the repository's cache."""
+from __future__ import annotations
+
+import hashlib
+
+import orjson
+
+from ragstream.index.blob_cache import BlobCache
+from ragstream.token_count import TokenCounter
+
+
+class RememberedCounts:
+    """`count` and `line_costs` of `counter`, answered from `known` (chunk text -> tokens, the
+    previous build's, same encoding) and from `cache` (under keys starting with `prefix`) where
+    they can be; `save` keeps the line costs computed meanwhile."""
+
+    def __init__(self, counter: TokenCounter, known: dict[str, int], cache: BlobCache, prefix: str):
+        self._counter = counter
+        self._known = known
+        self._cache = cache
+        self._prefix = f"{prefix}line_costs:{counter.name}:"
+        self._new: dict[str, list[int]] = {}  # this build's line costs, by key
+
+    def count(self, text: str) -> int:
+        return self._known[text] if text in self._known else self._counter.count(text)
+
+    def line_costs(self, lines: list[str]) -> list[int]:
+        key = self._prefix + hashlib.sha256("\n".join(lines).encode()).hexdigest()
+        if key not in self._new:
+            found = self._cache.get_many([key]).get(key)
+            self._new[key] = orjson.loads(found) if found is not None else self._counter.line_costs(lines)
+        return self._new[key]
+
+    def save(self) -> None:
+        """Keep the line costs this build used (one transaction)."""
+        self._cache.put_many({key: orjson.dumps(costs) for key, costs in self._new.items()})
