@@ -285,8 +285,8 @@ def test_graph_html_is_self_contained(graph, acl_backend):
     assert re.search(r'"label": "(?:\\u2605|★) Invoices"', html)  # a seed is starred, by its short name
     # laid out here, deterministically: the browser runs no physics on a redraw
     assert '"physics": {"enabled": false}' in html
-    positions = layout(sp)
-    assert set(positions) == set(result.nodes) and positions == layout(sp)
+    positions = layout(result.nodes, result.edges)
+    assert set(positions) == set(result.nodes) and positions == layout(result.nodes, result.edges)
     assert f'"x": {positions["sql:dbo.Invoices|TABLE"][0]}' in html
 
 
