@@ -21,9 +21,9 @@ def _method(graph: nx.MultiDiGraph, name: str, path: str, line: int) -> str:
     return node
 
 
-def _neighbourhood(tests: int = 9, code: int = 8):
-    """A table written by the seed, `code` production methods (one a guess), `tests` test methods,
-    a method that also calls another node (tied twice), and a method other nodes hang off."""
+def _neighbourhood(tests: int = 9, code: int = 8, seeds: int = 0):
+    """A table written by the seed, `code` production methods (the first a guess, the last also
+    calling another node), `tests` test methods and `seeds` more search hits."""
     graph = nx.MultiDiGraph(code_root="src/")
     graph.add_node(TABLE, kind="TABLE", name="dbo.Orders", path="src/db/schema.sql", start_line=1, end_line=9)
     _method(graph, "Shop.OrderService.Place", "src/Shop/OrderService.cs", 10)
@@ -31,59 +31,66 @@ def _neighbourhood(tests: int = 9, code: int = 8):
     writers = [_method(graph, f"Shop.Jobs.Writer{i}.Run", f"src/Shop/Jobs/Writer{i}.cs", 5 + i) for i in range(code)]
     checks = [_method(graph, f"Shop.Tests.OrderTests.Case{i}", f"src/tests/OrderTests{i}.cs", 20 + i)
               for i in range(tests)]
+    hits = [_method(graph, f"Shop.Hits.Hit{i}.Save", f"src/Shop/Hits/Hit{i}.cs", 1) for i in range(seeds)]
     for i, node in enumerate(writers):
         graph.add_edge(node, TABLE, "WRITES", resolution="by_name" if i == 0 else "static",
                        **({"guess": True, "via": "change_tracking"} if i == 0 else {}))
-    for node in checks:
+    for node in checks + hits:
         graph.add_edge(node, TABLE, "WRITES", resolution="static")
-    twice = _method(graph, "Shop.Audit.Log", "src/Shop/Audit.cs", 3)
-    graph.add_edge(twice, TABLE, "WRITES")
-    graph.add_edge(SEED, twice, "CALLS")
-    hub = _method(graph, "Shop.Import.Load", "src/Shop/Import.cs", 4)
     leaf = _method(graph, "Shop.Import.Parse", "src/Shop/Import.cs", 40)
-    graph.add_edge(hub, TABLE, "WRITES")
-    graph.add_edge(hub, leaf, "CALLS")
-    nodes = [SEED, TABLE, *writers, *checks, twice, hub, leaf]
+    if writers:
+        graph.add_edge(writers[-1], leaf, "CALLS", resolution="dispatch")
+    nodes = [SEED, TABLE, *writers, *checks, *hits, leaf]
     edges = [{"from_id": u, "to_id": v, "edge_type": k} for u, v, k in graph.edges(keys=True)]
-    parent = {TABLE: SEED, twice: SEED, leaf: hub, **{n: TABLE for n in [*writers, *checks, hub]}}
-    return graph, nodes, edges, parent, writers, checks
+    return graph, nodes, edges, [SEED, *hits], writers, checks
 
 
-def test_alike_leaf_neighbours_beyond_the_count_are_one_labelled_group():
-    graph, nodes, edges, parent, writers, checks = _neighbourhood()
-    view = grouped(graph, nodes, edges, [SEED], parent)
+def test_alike_neighbours_beyond_the_count_are_one_labelled_group():
+    graph, nodes, edges, seeds, writers, checks = _neighbourhood()
+    view = grouped(graph, nodes, edges, seeds)
     assert [g.label for g in view.groups] == ["8 methods", "9 test methods"]
     assert {m.id for m in view.groups[1].members} == set(checks)
-    # the seed, the table, a node tied to two others and a node others hang off stay drawn
-    assert view.nodes == (SEED, TABLE, "cs:Shop.Audit.Log|METHOD", "cs:Shop.Import.Load|METHOD",
-                          "cs:Shop.Import.Parse|METHOD")
-    group_edges = [e for e in view.edges if e.get("group")]
-    assert group_edges == [{"from_id": g.id, "to_id": TABLE, "edge_type": "WRITES", "group": g.id}
-                           for g in view.groups]
+    # the seed, the anchor and a node tied only to a member stay drawn
+    assert view.nodes == (SEED, TABLE, "cs:Shop.Import.Parse|METHOD")
+    code, tests = (g.id for g in view.groups)
+    assert [(e["from_id"], e["to_id"], e["edge_type"], e["count"]) for e in view.edges if e.get("group")] == [
+        (code, TABLE, "WRITES", 8), (code, "cs:Shop.Import.Parse|METHOD", "CALLS", 1), (tests, TABLE, "WRITES", 9)]
     assert not any(e["from_id"] in writers or e["from_id"] in checks for e in view.edges)
-    assert view.group_of()[checks[0]] == view.groups[1].id
+    assert view.group_of()[checks[0]] == tests
+
+
+def test_grouped_edges_keep_how_each_was_made():
+    graph, nodes, edges, seeds, *_ = _neighbourhood()
+    writes = next(e for e in grouped(graph, nodes, edges, seeds).edges if e.get("group") and e["count"] == 8)
+    assert writes["resolutions"] == {"static": 7, "by_name via change_tracking (guess)": 1}
+    assert writes["guesses"] == 1
 
 
 def test_the_table_lists_code_before_tests_with_each_edge_s_provenance():
-    graph, nodes, edges, parent, writers, checks = _neighbourhood()
-    rows = grouped(graph, nodes, edges, [SEED], parent).rows()
+    graph, nodes, edges, seeds, writers, checks = _neighbourhood()
+    rows = grouped(graph, nodes, edges, seeds).rows()
     assert [r["id"] for r in rows] == [*writers, *checks]  # by file:line within each group
     assert rows[0] == {"group": "8 methods", "file:line": "src/Shop/Jobs/Writer0.cs:5",
                        "relation": "this WRITES Orders", "resolution": "by_name via change_tracking (guess)",
                        "id": writers[0]}
+    assert rows[7]["relation"] == "this WRITES Orders; this CALLS Import.Parse"
+    assert rows[7]["resolution"] == "static; dispatch"
     assert rows[-1]["group"] == "9 test methods" and rows[-1]["resolution"] == "static"
 
 
-def test_few_alike_neighbours_stay_drawn_one_by_one():
-    graph, nodes, edges, parent, *_ = _neighbourhood(tests=GROUP_FROM, code=2)
-    view = grouped(graph, nodes, edges, [SEED], parent)
+def test_search_hits_group_apart_and_few_alike_neighbours_stay_drawn():
+    graph, nodes, edges, seeds, *_ = _neighbourhood(tests=GROUP_FROM, code=2, seeds=7)
+    view = grouped(graph, nodes, edges, seeds)
+    assert [g.label for g in view.groups] == ["★ 8 methods"]  # the first seed writes it too
+    graph, nodes, edges, seeds, *_ = _neighbourhood(tests=GROUP_FROM, code=2)
+    view = grouped(graph, nodes, edges, seeds)
     assert not view.groups and view.nodes == tuple(nodes) and view.edges == tuple(edges)
 
 
 def test_the_drawing_shows_the_group_node_and_keeps_its_edges_provenance():
-    graph, nodes, edges, parent, writers, checks = _neighbourhood()
-    sp = SuperPrompt(graph_seed_nodes=[SEED], graph_expanded_nodes=nodes, graph_edges=edges,
-                     graph_debug={"depth": {}, "parent": parent})
+    graph, nodes, edges, seeds, *_ = _neighbourhood()
+    sp = SuperPrompt(graph_seed_nodes=seeds, graph_expanded_nodes=nodes, graph_edges=edges,
+                     graph_debug={"depth": {}, "parent": {}})
     html = graph_html(graph, sp)
     assert '"label": "9 test methods"' in html and '"label": "8 methods"' in html
     assert not re.search(r'"id": "cs:Shop\.Tests\.OrderTests\.Case\d\|METHOD"', html)  # members are not nodes
@@ -91,5 +98,4 @@ def test_the_drawing_shows_the_group_node_and_keeps_its_edges_provenance():
     titles = html.encode().decode("unicode_escape", errors="ignore")
     assert "WRITES ×8 (static ×7, by_name via change_tracking (guess) ×1) — 1 a guess" in titles
     assert "alike neighbours grouped" in html  # the legend says what a group node is
-    # the seed's own edge still says how it was found
-    assert "WRITES (inferred via type_argument)" in html
+    assert "WRITES (inferred via type_argument)" in html  # an edge drawn alone says how it was found too

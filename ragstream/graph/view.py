@@ -18,7 +18,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.super_prompt import SuperPrompt
-from ragstream.graph.grouping import GROUP_FROM, Group, GroupedView, grouped
+from ragstream.graph.grouping import GROUP_FROM, Group, GroupedView, grouped, provenance
 from ragstream.graph.guesses import is_guess
 from ragstream.graph.labels import short_labels
 
@@ -111,22 +111,22 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
                      color={"background": fill, "border": "#333333",
                             "highlight": {"background": fill, "border": PATH_COLOUR}},
                      borderWidth=3, font={"size": 15, "bold": True}, shapeProperties={"borderDashes": [8, 3]})
-    groups = {g.id: g for g in view.groups}
     for edge in view.edges:
-        width = 1.5
         if edge.get("group"):
-            group = groups[edge["group"]]
-            title, guess, width = _group_edge_title(group, edge["edge_type"]), group.guesses == len(group.members), 4.0
+            guess, width = edge["guesses"] == edge["count"], 4.0 if edge["count"] > 1 else 1.5
+            title = _group_edge_title(edge)
         else:
-            guess = _guessed(graph, edge)
+            guess, width = _guessed(graph, edge), 1.5
             title = f"{edge['edge_type']}{_how(graph, edge)}{' — a guess' if guess else ''}"
         net.add_edge(edge["from_id"], edge["to_id"], title=title, width=width,
                      color=EDGE_COLOURS.get(edge["edge_type"], "#666666"), dashes=guess)
-    for node, (x, y) in layout(view.nodes + tuple(groups), view.edges).items():
+    drawn = view.nodes + tuple(g.id for g in view.groups)
+    for node, (x, y) in layout(drawn, view.edges).items():
         net.get_node(node).update(x=x, y=y)
     net.set_options(json.dumps(_OPTIONS))
     group_of = view.group_of()
-    parents = {k: v for k, v in sp.graph_debug.get("parent", {}).items() if v and k not in group_of}
+    parents = {group_of.get(k, k): group_of.get(v, v) for k, v in sp.graph_debug.get("parent", {}).items()
+               if v and k not in group_of}
     parents |= {g.id: g.anchor for g in view.groups}
     script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR,
                         "groups": json.dumps(group_of).replace("</", "<\\/")}
@@ -140,35 +140,31 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
 
 def view_of(graph: nx.MultiDiGraph, sp: SuperPrompt) -> GroupedView:
     """The state's neighbourhood as drawn: alike leaf neighbours grouped."""
-    return grouped(graph, sp.graph_expanded_nodes, sp.graph_edges, sp.graph_seed_nodes,
-                   sp.graph_debug.get("parent", {}))
+    return grouped(graph, sp.graph_expanded_nodes, sp.graph_edges, sp.graph_seed_nodes)
 
 
 def _how(graph: nx.MultiDiGraph, edge: dict) -> str:
     """How a drawn edge was found, when not plainly (static): " (by_name via ...)"."""
     source, target, key = edge["from_id"], edge["to_id"], edge["edge_type"]
-    data = graph.edges[source, target, key] if graph.has_edge(source, target, key) else {}
-    resolution = data.get("resolution") or "static"
-    via = f" via {data['via']}" if data.get("via") else ""
-    return f" ({resolution}{via})" if resolution != "static" or via else ""
+    how = provenance(graph.edges[source, target, key] if graph.has_edge(source, target, key) else {})
+    return "" if how == "static" else f" ({how})"
 
 
 def _group_title(group: Group, labels: Mapping[str, str]) -> str:
     names = [m.name for m in group.members]
-    shown = ", ".join(names[:GROUP_TITLE_NAMES]) + (f", … (+{len(names) - GROUP_TITLE_NAMES})"
-                                                    if len(names) > GROUP_TITLE_NAMES else "")
-    relations = "; ".join(f"{'each ' + t + ' ' + labels.get(group.anchor, group.anchor)}" if out
-                          else f"{labels.get(group.anchor, group.anchor)} {t} each" for t, out in group.relations)
-    return (f"{group.label}: {relations}\n{shown}\n"
-            "the full list, with how each edge was found, is in the table under the drawing")
+    more = len(names) - GROUP_TITLE_NAMES
+    anchor = labels.get(group.anchor, group.anchor)
+    relations = "; ".join(f"each {t} {anchor}" if out else f"{anchor} {t} each" for t, out in group.relations)
+    return (f"{group.label}: {relations}\n" + ", ".join(names[:GROUP_TITLE_NAMES]) + (f", … (+{more})" if more > 0 else "")
+            + "\nthe full list, with how each edge was found, is in the table under the drawing")
 
 
-def _group_edge_title(group: Group, edge_type: str) -> str:
+def _group_edge_title(edge: Mapping[str, Any]) -> str:
     """A grouped edge keeps its provenance: the count of each resolution and of guesses."""
-    how = ", ".join(f"{r} ×{n}" for r, n in group.resolutions.items())
-    guesses = f" — {group.guesses} a guess" if group.guesses == 1 else \
-        f" — {group.guesses} guesses" if group.guesses else ""
-    return f"{edge_type} ×{len(group.members)} ({how}){guesses}"
+    how = ", ".join(f"{r} ×{n}" for r, n in edge["resolutions"].items())
+    guesses = edge["guesses"]
+    said = f" — {guesses} a guess" if guesses == 1 else f" — {guesses} guesses" if guesses else ""
+    return f"{edge['edge_type']} ×{edge['count']} ({how}){said}"
 
 
 @functools.cache
