@@ -70,9 +70,8 @@ def test_the_table_lists_code_before_tests_with_each_edge_s_provenance():
     graph, nodes, edges, seeds, writers, checks = _neighbourhood()
     rows = grouped(graph, nodes, edges, seeds).rows()
     assert [r["id"] for r in rows] == [*writers, *checks]  # by file:line within each group
-    assert rows[0] == {"group": "8 methods", "file:line": "src/Shop/Jobs/Writer0.cs:5",
-                       "relation": "this WRITES Orders", "resolution": "by_name via change_tracking (guess)",
-                       "id": writers[0]}
+    assert rows[0] == {"group": "8 methods", "resolution": "by_name via change_tracking (guess)",
+                       "relation": "this WRITES Orders", "file:line": "src/Shop/Jobs/Writer0.cs:5", "id": writers[0]}
     assert rows[7]["relation"] == "this WRITES Orders; this CALLS Import.Parse"
     assert rows[7]["resolution"] == "static; dispatch"
     assert rows[-1]["group"] == "9 test methods" and rows[-1]["resolution"] == "static"

@@ -73,7 +73,7 @@ class GroupedView:
     def rows(self) -> list[dict[str, Any]]:
         """Every grouped member, production code before tests, each group in file:line order."""
         ordered = sorted(self.groups, key=lambda g: g.tests)
-        return [{"group": g.label, "file:line": m.where, "relation": m.relation, "resolution": m.resolution,
+        return [{"group": g.label, "resolution": m.resolution, "relation": m.relation, "file:line": m.where,
                  "id": m.id} for g in ordered for m in g.members]
 
 

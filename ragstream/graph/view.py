@@ -108,7 +108,7 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
     for group in view.groups:
         fill = KIND_COLOURS.get(group.kind, OTHER_COLOUR)
         net.add_node(group.id, label=group.label, title=_group_title(group, labels), shape="box",
-                     color={"background": fill, "border": "#333333",
+                     color={"background": fill, "border": SEED_BORDER if group.seeds else "#333333",
                             "highlight": {"background": fill, "border": PATH_COLOUR}},
                      borderWidth=3, font={"size": 15, "bold": True}, shapeProperties={"borderDashes": [8, 3]})
     for edge in view.edges:
