@@ -81,7 +81,7 @@ class Files:
         return "\n".join(self._raw.get(path, [])[start - 1:end])
 
 
-def check_quoted(text: str, path_of: dict[str, str], where: str, files: Files, figures: Figures,
+def check_quoted(text: str, where: str, files: Files, figures: Figures,
                  default_path: str | None = None, languages: dict[str, str] | None = None) -> None:
     """Every `N │ line` of `text` against the file; a gap marker wherever numbers jump. The file is
     the one named by the block head above the line (`- **id** — `path:a-b``), else `default_path`."""
@@ -132,19 +132,19 @@ def check_excerpts(controller: Controller, scope, files: Files, figures: Figures
     for question in questions_for(graph, count, rng):
         figures.questions += 1
         sp, _ = controller.run(question, scope, pipeline)
-        check_quoted(sp.answer, {}, "answer", files, figures, languages=languages)
-        check_quoted(sp.prompt_ready, {}, "prompt", files, figures, languages=languages)
+        check_quoted(sp.answer, "answer", files, figures, languages=languages)
+        check_quoted(sp.prompt_ready, "prompt", files, figures, languages=languages)
         spans = controller.locations(sp, [t["id"] for t in sp.node_texts])
         for item in sp.node_texts:  # the fetch panel and the graph panel's focus quote these
             path = spans.get(item["id"], "?").rsplit(":", 1)[0]
-            check_quoted(quoted(item["text"], item.get("lines")), {}, "panel", files, figures, path, languages)
+            check_quoted(quoted(item["text"], item.get("lines")), "panel", files, figures, path, languages)
             figures.blocks["panel"] += 1
         _, response, where = controller.search(scope, "hybrid", question, 10)
         backend = controller.backend_for(scope.index_source)
         for chunk in backend.fetch_chunks([h.id for h in response.hits], scope.repository, scope.branch,
                                           scope.retrieval_filters, scope.active_index):
             span = where.get(chunk.id, f"{chunk.path}:{chunk.start_line}-{chunk.end_line}")
-            check_quoted(quoted(chunk.text, numbered(chunk.text, span)), {}, "search hit", files, figures,
+            check_quoted(quoted(chunk.text, numbered(chunk.text, span)), "search hit", files, figures,
                          chunk.path, languages)
             figures.blocks["search hit"] += 1
 
@@ -202,7 +202,7 @@ def body_line(file_text: str, line: int | None) -> str | None:
     return lines[line - 1] if line and 1 <= line <= len(lines) else None
 
 
-def check_callers(graph, files: Files, figures: Figures, sample: int, rng: random.Random, show_all: bool) -> None:
+def check_callers(graph, files: Files, figures: Figures, sample: int, rng: random.Random) -> None:
     callees = sorted(n for n, d in graph.nodes(data=True) if d.get("kind") in ("FUNCTION", "METHOD") and d.get("path")
                      and any(k == "CALLS" for _, _, k in graph.in_edges(n, keys=True)))
     picked = rng.sample(callees, min(sample, len(callees)))
@@ -258,7 +258,7 @@ def main() -> None:
             scope = controller.scope(built.location.repository)
             files, figures = Files(path.resolve()), Figures()
             check_excerpts(controller, scope, files, figures, args.questions, random.Random(args.seed))
-            check_callers(controller.scope_graph(scope), files, figures, args.sample, random.Random(args.seed), False)
+            check_callers(controller.scope_graph(scope), files, figures, args.sample, random.Random(args.seed))
             report(f"{built.location.repository} ({path})", figures, args.show)
             failures += len(figures.misquoted) + len(figures.missing_gaps) + len(figures.false_callers)
     sys.exit(1 if failures else 0)

@@ -17,20 +17,20 @@ def _files(tmp_path):
 
 def test_exact_quotes_pass_and_misquotes_and_missing_gaps_are_counted(tmp_path):
     files, figures = _files(tmp_path), Figures()
-    check_quoted(quoted("import os\n\ndef f():", [1, 2, 7]), {}, "panel", files, figures, "a.py")
+    check_quoted(quoted("import os\n\ndef f():", [1, 2, 7]), "panel", files, figures, "a.py")
     assert figures.lines == 3 and not figures.misquoted and not figures.missing_gaps  # a BOM is no text
     rendered = "- **py:a.f|FUNCTION** — `a.py:7-8`\n```\n7 │ def f():\n9 │     return g(1)\n```"
-    check_quoted(rendered, {}, "answer", files, figures)
+    check_quoted(rendered, "answer", files, figures)
     assert len(figures.misquoted) == 1 and "a.py:9" in figures.misquoted[0]  # the file has no line 9
     assert figures.missing_gaps == ["answer: a.py:7 -> 9 with no ⋮ between"]
 
 
 def test_an_elided_member_numbered_as_a_line_is_a_misquote(tmp_path):
     files, figures = _files(tmp_path), Figures()
-    check_quoted("3 │ class A ...  [class A: own chunk]", {}, "prompt", files, figures, "a.py")
+    check_quoted("3 │ class A ...  [class A: own chunk]", "prompt", files, figures, "a.py")
     assert len(figures.misquoted) == 1  # line 3 reads @dataclass
     now = Figures()  # as quoted now: a gap that says what it skips, no number
-    check_quoted(quoted("class A ...  [class A: own chunk]", [3]), {}, "prompt", files, now, "a.py")
+    check_quoted(quoted("class A ...  [class A: own chunk]", [3]), "prompt", files, now, "a.py")
     assert not now.misquoted and now.elided == 1 and now.lines == 0
 
 
