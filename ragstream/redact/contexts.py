@@ -16,14 +16,16 @@ import re
 from collections.abc import Callable, Iterator
 
 from ragstream.redact import tokens
-from ragstream.redact.keys import is_secret_key
+from ragstream.redact.keys import holds_secret, is_secret_key, is_suggestive_key
 from ragstream.redact.values import is_placeholder, looks_secret
 
 Span = tuple[int, int, str]
 
 _BLOCK_SCALAR = re.compile(r"(?m)^([ \t]*)(?:- )?[\"']?([\w.@$-]+)[\"']?[ \t]*:[ \t]*(?:&[\w-]+[ \t]+)?[|>][-+0-9]*"
                            r"[ \t]*(?:#[^\n]*)?\n((?:\1[ \t]+[^\n]*(?:\n|$)|[ \t]*\n)+)")
-_XML_ELEMENT = re.compile(r"<([\w.:-]+)(?:[ \t][^<>\n]*)?>[ \t]*\n?[ \t]*([^<>\s][^<>\n]*?)[ \t]*\n?[ \t]*</\1>")
+# An element's text on one line, or on lines of one word each (a token wrapped at a width).
+_XML_ELEMENT = re.compile(r"<([\w.:-]+)(?:[ \t][^<>\n]*)?>[ \t]*\n?[ \t]*([^<>\s][^<>\n]*?"
+                          r"(?:[ \t]*\n[ \t]*[^<>\s]+){0,40})[ \t]*\n?[ \t]*</\1>")
 _DSN_PASSWORD = re.compile(r"(?i)(?:^|(?<=[\s\"']))(?:password|passwd|pwd)[ \t]*=[ \t]*([^\s'\"{,)]+)(?=[\s'\"]|$)")
 _DSN_SIBLING = re.compile(r"(?i)(?:^|[\s\"'])(?:host|hostaddr|dbname|user|port|sslmode)=[^\s,)]")
 _ODBC_BRACED = re.compile(r"(?i)\b(?:pwd|password)[ \t]*=[ \t]*\{((?:[^}\n]|\}\})+)\}")
@@ -42,6 +44,22 @@ _ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]+={0,2}")
 _LITERAL = r"\"[^\"\n\\]*\"|'[^'\n\\]*'"
 _CHAIN = re.compile(rf"(?:{_LITERAL})(?:[ \t]*[+.&]?[ \t]*(?:\n[ \t]*)?(?:{_LITERAL}))+")
 _KEY_BEFORE = re.compile(r"([\w.$@-]+)[\"']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*$")
+# A list of 8+ bytes (`{0x35, 0x34, ...}`, `[]byte{333, 9, ...}`) after a secret-named identifier.
+_BYTE = r"(?:0[xX][0-9a-fA-F]{1,2}|\d{1,3})"
+_BYTES = re.compile(rf"[{{\[][ \t]*({_BYTE}(?:[ \t]*,[ \t]*(?:\\?\n[ \t]*)?{_BYTE}){{7,}})")
+_IDENT = re.compile(r"[A-Za-z_][\w]*")
+# A JSON Web Key's private members (RFC 7518: d, p, q, dp, dq, qi; k of a symmetric key).
+_JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\"([\w-]{16,})\"")
+_SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\b([^\n|;]*)")
+_ARGUMENT = re.compile(r"""\\?(["'])(.*?)\\?\1|(\S+)""")
+# The value compared with a secret-named name, written first: if ("..." == password)
+_COMPARED = re.compile(r"""(["'])([^"'\n]{6,})\1[ \t]*(?:===?|!==?)[ \t]*([A-Za-z_$][\w.$]*)""")
+# A setting's constant and its value as consecutive arguments: setopt(h, CURLOPT_PASSWORD, "...")
+_SETTING_ARGUMENT = re.compile(r"""\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)[ \t]*,[ \t]*(["'])([^"'\n]+)\2""")
+# A default or a fallback given where a secret is read: getenv("X", "..."), .get("X") or "..."
+_FALLBACK = re.compile(r"""(?:\bor\b|\?\?|\|\|)[ \t]*(["'])([^"'\n]{6,})\1"""
+                       r"""|\b(?:getenv|environ\.get|GetEnvironmentVariable|env)\([ \t]*(["'])([\w.-]+)\3[ \t]*,[ \t]*(["'])([^"'\n]{6,})\5""")
+_TARGET = re.compile(r"([A-Za-z_$][\w.$]*)[\"']?[ \t]*(?::?=|:)(?!=)")
 
 
 def find(text: str) -> Iterator[Span]:
@@ -62,7 +80,10 @@ def _block_scalars(text: str) -> Iterator[Span]:
 
 def _xml_elements(text: str) -> Iterator[Span]:
     for match in _XML_ELEMENT.finditer(text):
-        if is_secret_key(match.group(1).rsplit(":", 1)[-1]) and looks_secret(match.group(2)):
+        body = match.group(2)
+        value = "".join(body.split()).strip("\"'") if "\n" in body else body
+        one_word_lines = all(" " not in line.strip() for line in body.splitlines())
+        if ("\n" not in body or one_word_lines) and holds_secret(match.group(1).rsplit(":", 1)[-1], value):
             yield match.start(2), match.end(2), "xml_element_secret"
 
 
@@ -126,10 +147,62 @@ def _concatenations(text: str) -> Iterator[Span]:
         joined = "".join(chain.group()[s:e] for s, e in literals)
         line_start = text.rfind("\n", 0, chain.start()) + 1
         key = _KEY_BEFORE.search(text, line_start, chain.start())
-        if any(True for _ in tokens.find(joined)) or (key and is_secret_key(key.group(1)) and looks_secret(joined)):
+        if any(True for _ in tokens.find(joined)) or (key and holds_secret(key.group(1), joined)):
             for s, e in literals:
                 if e > s:
                     yield chain.start() + s, chain.start() + e, "concatenated_secret"
+
+
+def _byte_arrays(text: str) -> Iterator[Span]:
+    for match in _BYTES.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        names = _IDENT.findall(text, line_start, match.start())
+        if any(is_secret_key(name) or is_suggestive_key(name) for name in names):
+            yield match.start(1), match.end(1), "byte_array_secret"
+
+
+def _jwk_members(text: str) -> Iterator[Span]:
+    for match in _JWK_PRIVATE.finditer(text):
+        yield match.start(1), match.end(1), "jwk_private_member"
+
+
+def _secure_strings(text: str) -> Iterator[Span]:
+    """PowerShell `ConvertTo-SecureString [-String] "..." [-AsPlainText] [-Force]`: the first
+    argument that is no flag is the password."""
+    for match in _SECURE_STRING.finditer(text):
+        for argument in _ARGUMENT.finditer(match.group(1)):
+            group = 2 if argument.group(2) is not None else 3
+            value = argument.group(group)
+            if group == 3 and value.startswith(("-", "[")):
+                continue  # a flag, or an optional one as documentation writes it
+            if _plausible(value) and looks_secret(value) and not value.startswith("$"):
+                at = match.start(1) + argument.start(group)
+                yield at, at + len(value), "command_line_secret"
+            break
+
+
+def _comparisons(text: str) -> Iterator[Span]:
+    for match in _COMPARED.finditer(text):
+        if holds_secret(match.group(3).rsplit(".", 1)[-1], match.group(2)):
+            yield match.start(2), match.end(2), "assigned_secret"
+
+
+def _setting_arguments(text: str) -> Iterator[Span]:
+    for match in _SETTING_ARGUMENT.finditer(text):
+        if holds_secret(match.group(1), match.group(3)):
+            yield match.start(3), match.end(3), "assigned_secret"
+
+
+def _fallbacks(text: str) -> Iterator[Span]:
+    for match in _FALLBACK.finditer(text):
+        group = 2 if match.group(2) is not None else 6
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        names = [m.group(1) for m in _TARGET.finditer(text, line_start, match.start())]
+        if match.group(4):
+            names.append(match.group(4))
+        if any(holds_secret(name, match.group(group)) for name in names):
+            yield match.start(group), match.end(group), "assigned_secret"
+
 
 
 def _plausible(value: str) -> bool:
@@ -150,4 +223,10 @@ _FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = 
     (("cookie",), _cookies),
     (("ls0tls1crudjt",), _encoded_keys),
     ((), _concatenations),
+    (("0x", ", "), _byte_arrays),
+    (('"kty"',), _jwk_members),
+    (("convertto-securestring",), _secure_strings),
+    (("==", "!="), _comparisons),
+    (("_",), _setting_arguments),
+    (("getenv", "environ", "getenvironmentvariable", "env(", " or \"", " or '", "?? \"", "|| \"", "|| '"), _fallbacks),
 )
