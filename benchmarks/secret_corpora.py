@@ -463,8 +463,9 @@ def _repeated_chunk(line: str) -> bool:
 
 # Labelled secrets that are test artefacts by any reading.
 ARTEFACTS: dict[str, Callable[[Case, str], bool]] = {
-    "placeholder or made-up value (xxxx, EXAMPLE, user:password, a repeated chunk)": lambda c, line: bool(
-        re.search(r"(?i:x{5,})|([B-Zb-z1-9])\1{9,}|EXAMPLE|[a-z0-9]example\b|//username:password@|keep empty", line)
+    "placeholder or made-up value (xxxx, EXAMPLE, user:password, abcd1234, a repeated chunk)": lambda c, line: bool(
+        re.search(r"(?i:x{5,})|([B-Zb-z1-9])\1{9,}|EXAMPLE|[a-z0-9]example\b|//username:password@|keep empty"
+                  r"|(?i:abcdef|abcd1234|12345678|0123456789)", line)
         or _repeated_chunk(line)),
     "label on a line holding no value (kty, an opening tag, a bare name)": lambda c, line: bool(
         re.fullmatch(r'\s*(?:"kty":.*|<\w+(?:\s+[\w-]+="[^"]{0,40}")*\s*>|[a-z][A-Za-z]*_?|"type": "service_account")\s*',

@@ -28,42 +28,51 @@ DOCKERCONFIG = base64.b64encode(json.dumps({"auths": {"registry.example.com": {
 
 # Issue 37, second round: instances of the classes the scanners' corpora showed missing (general
 # mechanisms, not their values): a random value, a product key and some bytes of each shape.
-RND = "Hq7" + "xT2vLp9" + "mZ4kW8rN"  # 18 characters of mixed case and digits
-UUID = "3f0c9a" + "e2-7b41-4c8d-9e15-" + "6a2b8c0d4f71"
-PRODUCT_KEY = "QWRTP-" + "ZXCVB-MNBVC-" + "LKJHG-POIUY"
-DER_KEY = base64.b64encode(bytes([0x30, 0x82, 0x01, 0x3b, 0x02, 0x01, 0x00, 0x02, 0x41, 0x00]) +
-                           bytes(range(7, 250, 3))).decode()
+
+
+def cat(*parts: str) -> str:
+    """Parts joined at run time, so that no secret-shaped literal (joined or not) sits in the source."""
+    return "".join(parts)
+
+
+RND = cat("Hq7", "xT2vLp9", "mZ4kW8rN")  # 18 characters of mixed case and digits
+UUID = cat("3f0c9a", "e2-7b41-4c8d-9e15-", "6a2b8c0d4f71")
+PRODUCT_KEY = cat("QWRTP-", "ZXCVB-MNBVC-", "LKJHG-POIUY")
+DER_KEY = base64.b64encode(bytes([0x30, 0x82, 0x01, 0x3b, 0x02, 0x01, 0x00, 0x02, 0x41, 0x00])
+                           + bytes(range(7, 250, 3))).decode()
 DER_CERT = base64.b64encode(bytes([0x30, 0x82, 0x01, 0x3b, 0x30, 0x82, 0x01, 0x20]) + bytes(range(7, 250, 3))).decode()
 CONFIG_B64 = base64.b64encode(f"debug: true\nidentity:\n  password: {PW}\n  user: bot\n".encode()).decode()
 PLAIN_B64 = base64.b64encode(b"debug: true\nidentity:\n  issuer: https://login.example.com/\n  retries: 3\n").decode()
 SNOWFLAKE = base64.b64encode(b"812734659013267489").decode().rstrip("=")
-BOT_TOKEN = f"{SNOWFLAKE}.Gh7K2q.{'Zr8' + 'wQ3xLp0vT5nY2mK9bD4cF7hJ1sA6e'}"
+BOT_TOKEN = cat(SNOWFLAKE, ".Gh7K2q.", "Zr8", "wQ3xLp0vT5nY2mK9bD4cF7hJ1sA6e")
 ATLASSIAN_PAT = base64.b64encode(b"537184920615:" + bytes(range(40, 60))).decode()
 JWT_UNSIGNED = ".".join(base64.urlsafe_b64encode(part.encode()).decode().rstrip("=") for part in (
-    '{"alg":"HS256","typ":"JWT"}', '{"sub":"' + "u19x" * 3 + '","role":"admin"}'))
+    '{"alg":"HS256","typ":"JWT"}', cat('{"sub":"', "u19x" * 3, '","role":"admin"}')))
+R16 = cat("Hq7xT2vLp9", "mZ4kW8")
 VENDOR = [  # (vendor, a token of its published shape)
-    ("SonarQube", "sq" + "u_" + "3fa9" * 10), ("Supabase", "sb" + "p_" + "0e7c" * 10),
-    ("Vercel", "vc" + "p_" + "Hq7xT2vLp9mZ4kW8" * 3 + "rN3bQ5sD"), ("xAI", "xa" + "i-" + "Hq7xT2vLp9mZ4kW8" * 5),
-    ("Together", "tg" + "p_v1_" + "Hq7xT2vLp9mZ4kW8rN3bQ5sD-Hq7xT2vLp9mZ4kW8rN"),
-    ("Tavily", "tv" + "ly-" + "Hq7xT2vLp9mZ4kW8rN3bQ5sD4kW8rN3b"),
-    ("NATS seed", "SU" + "AB" + "CD2345EFGH67" * 4 + "IJKLMN"),
-    ("Dropbox", "s" + "l." + "Bq7xT2vLp9mZ4kW8-" * 5),
-    ("Facebook app token", "152719" + "4624358273|" + "qbBf2-fdB9zZpqLA0_2nNzZDw2M"),
-    ("Twitter bearer", "A" * 21 + "MLheAAAAAAA0%2BeiuSd%2BUaLvse4JtiiSGRDISJS%3DEiUifRGBkE2XK5z"),
-    ("Azure identifiable key", "Hq7xT2vLp9mZ4kW8rN3b" * 2 + "Q5sD4kW8rN3b" + "JQQJ" + "99" + "ALACAAAAAAAAAAAAASAZDO1e4d"),
-    ("Mailgun", "a25a4ac6" * 4 + "-432f2836-" + "db15b420"),
-    ("Mailchimp", "LRINSm5Vdi9BMCzCWSJ8M3TMysUHwDzB" + "-us" + "36"),
-    ("Notion", "nt" + "n_" + "123465789" + "l62YMNJKXLKpjiCVEXbx4CBxkfprOA96Y15wZ"),
-    ("Heroku", "HR" + "KU-" + "f1274537-88fb-4a2e-b0da-453bd9a496ef"),
-    ("GitHub app installation", "gh" + "s_" + "20260523_" + JWT_UNSIGNED),
-    ("Clojars", "CLOJ" + "ARS_" + "0e7c" * 15), ("WunderGraph", "cos" + "mo_" + "69b9f425" * 4),
-    ("Defined Networking", "dn" + "key-" + "TUMPCCPBPZCE244YV67IYOWZ7W-"
-     + "HBMEHZFHADYXANYUR72YCQWGBWPU2K232PKSZGTADUWVNHO4UEKZ"),
-    ("Akamai", "ak" + "ab-" + "tblc7jkffv3wfxh3-h5stbzeswb3v4kj3"),
-    ("Amazon MWS", "amzn" + ".mws." + "c1dg4haz-6xd6-4gqi-vna2-ed3whf71x9k6"),
-    ("Postman", "PM" + "AT-" + "9GP54SGZ7TS928P0BW1K3AN0WX"),
-    ("TestPyPI", "py" + "pi-" + "AgENdGVzdC5weXBpLm9yZw" + "Ik" * 30),
-    ("NTLM response", "TlRMTVNTUAAD" + "AAAAGAAYAFYAAAAYABgAbgAAAAAAAABIAAAADgAOAEgAAAAAAAAAVgAAAA"),
+    ("SonarQube", cat("sq", "u_", "3fa9" * 10)), ("Supabase", cat("sb", "p_", "0e7c" * 10)),
+    ("Vercel", cat("vc", "p_", R16 * 3, "rN3bQ5sD")), ("xAI", cat("xa", "i-", R16 * 5)),
+    ("Together", cat("tg", "p_v1_", R16, "rN3bQ5sD-", R16, "rN")),
+    ("Tavily", cat("tv", "ly-", R16, "rN3bQ5sD4kW8rN3b")),
+    ("NATS seed", cat("SU", "AB", "CD2345EFGH67" * 4, "IJKLMN")),
+    ("Dropbox", cat("s", "l.", cat("Bq7xT2vLp9", "mZ4kW8-") * 5)),
+    ("Facebook app token", cat("152719", "4624358273|", "qbBf2-fdB9zZpqLA0_2nNzZDw2M")),
+    ("Twitter bearer", cat("A" * 21, "MLheAAAAAAA0%2BeiuSd%2BUaLvse4JtiiSGRDISJS%3DEiUifRGBkE2XK5z")),
+    ("Azure identifiable key", cat(R16, "rN3b", R16, "rN3b", "Q5sD4kW8rN3b", "JQQJ", "99", "ALACAAAAAAAAAAAAASAZDO1e4d")),
+    ("Mailgun", cat("a25a4ac6" * 4, "-432f2836-", "db15b420")),
+    ("Mailchimp", cat("LRINSm5Vdi9BMCzCWSJ8M3TMysUHwDzB", "-us", "36")),
+    ("Notion", cat("nt", "n_", "123465789", "l62YMNJKXLKpjiCVEXbx4CBxkfprOA96Y15wZ")),
+    ("Heroku", cat("HR", "KU-", "f1274537-88fb-4a2e-b0da-453bd9a496ef")),
+    ("GitHub app installation", cat("gh", "s_", "20260523_", JWT_UNSIGNED)),
+    ("Clojars", cat("CLOJ", "ARS_", "0e7c" * 15)), ("WunderGraph", cat("cos", "mo_", "69b9f425" * 4)),
+    ("Defined Networking", cat("dn", "key-", "TUMPCCPBPZCE244YV67IYOWZ7W-",
+                               "HBMEHZFHADYXANYUR72YCQWGBWPU2K232PKSZGTADUWVNHO4UEKZ")),
+    ("Akamai", cat("ak", "ab-", "tblc7jkffv3wfxh3-", "h5stbzeswb3v4kj3")),
+    ("Amazon MWS", cat("amzn", ".mws.", "c1dg4haz-6xd6-4gqi-vna2-", "ed3whf71x9k6")),
+    ("Postman", cat("PM", "AT-", "9GP54SGZ7TS928P0BW1K3AN0WX")),
+    ("TestPyPI", cat("py", "pi-", "AgENdGVzdC5weXBpLm9yZw", "Ik" * 30)),
+    ("NTLM response", cat("TlRMTVNTUAAD", "AAAAGAAYAFYAAAAYABgAbgAAAAAAAABIAAAADgAOAEgAAAAAAAAAVgAAAA")),
+    ("Flutterwave secret key", cat("FLWSECK", "_TEST-", "a901bb999734f52321a04f1906a87d43", "-X")),
 ]
 
 # (file type, text, the values that must be gone)

@@ -67,6 +67,7 @@ _POSITIONAL = re.compile(r"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAu
                          r"(?:(?:N?(['\"])[^'\"\n]*\1|NULL)[ \t]*,[ \t]*)+N?(['\"])([^'\"\n]{3,})\2")
 # gitleaks curl-auth-user: -u user:password, --user "user":'password', an e-mail as the user or none
 _CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?[^\s:\"']*[\"']?:[\"']?([^\s\"',;]+)")
+_CURL_TOKEN_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?([^\s:\"'$]{8,}):[\"']?(?=[\s\"']|$)")
 _IDENTIFIED_BY = re.compile(r"(?i)\bidentified[ \t]+(?:with[ \t]+['\"]?\w+['\"]?[ \t]+)?(?:by|as)[ \t]+(?:password[ \t]+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\w+))")
 
 
@@ -95,6 +96,9 @@ def find(text: str, prose: Sequence[tuple[int, int]] | None) -> Iterator[tuple[i
     if "curl" in folded:
         for match in _CURL_USER.finditer(text):
             if not is_placeholder(match.group(1)) and len(match.group(1)) >= 3:
+                yield match.start(1), match.end(1), "curl_user_password"
+        for match in _CURL_TOKEN_USER.finditer(text):  # -u "<api key>:": the key is the user
+            if looks_secret(match.group(1)):
                 yield match.start(1), match.end(1), "curl_user_password"
     if "identified" in folded:
         for match in _IDENTIFIED_BY.finditer(text):

@@ -50,6 +50,8 @@ _BYTES = re.compile(rf"[{{\[][ \t]*({_BYTE}(?:[ \t]*,[ \t]*(?:\\?\n[ \t]*)?{_BYT
 _IDENT = re.compile(r"[A-Za-z_][\w]*")
 # A JSON Web Key's private members (RFC 7518: d, p, q, dp, dq, qi; k of a symmetric key).
 _JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\"([\w-]{16,})\"")
+# Bundler's credentials for a gem server, set through the environment: BUNDLE_GEMS__EXAMPLE__COM=user:password
+_BUNDLER = re.compile(r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9]+[\"']?[ \t]*[:=][ \t]*[\"']?[^\s:\"']+:([^\s\"';&]+)")
 _SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\b([^\n|;]*)")
 _ARGUMENT = re.compile(r"""\\?(["'])(.*?)\\?\1|(\S+)""")
 # The value compared with a secret-named name, written first: if ("..." == password)
@@ -181,6 +183,12 @@ def _secure_strings(text: str) -> Iterator[Span]:
             break
 
 
+def _bundler(text: str) -> Iterator[Span]:
+    for match in _BUNDLER.finditer(text):
+        if not is_placeholder(match.group(1)):
+            yield match.start(1), match.end(1), "bundler_credentials"
+
+
 def _comparisons(text: str) -> Iterator[Span]:
     for match in _COMPARED.finditer(text):
         if holds_secret(match.group(3).rsplit(".", 1)[-1], match.group(2)):
@@ -226,6 +234,7 @@ _FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = 
     (("0x", ", "), _byte_arrays),
     (('"kty"',), _jwk_members),
     (("convertto-securestring",), _secure_strings),
+    (("bundle_",), _bundler),
     (("==", "!="), _comparisons),
     (("_",), _setting_arguments),
     (("getenv", "environ", "getenvironmentvariable", "env(", " or \"", " or '", "?? \"", "|| \"", "|| '"), _fallbacks),

@@ -71,11 +71,12 @@ def is_secret_key(name: str) -> bool:
 
 
 def is_suggestive_key(name: str) -> bool:
-    """Whether `name` suggests a secret without saying so (`softlayer_key`, `AESKEY`, `gi_api`):
-    its last word does, and no word says the key is public or a record's key (`foreignKey`)."""
+    """Whether `name` suggests a secret without saying so (`softlayer_key`, `AESKEY`, `gi_api`,
+    `key_wrap`): its last or first word does, its last word names no property of a key (`key_id`),
+    and no word says the key is public or a record's key (`foreignKey`)."""
     words = parts(name)
-    return (bool(words) and words[-1].endswith(_SUGGESTIVE) and _PUBLIC.isdisjoint(words)
-            and _RECORD_KEY.isdisjoint(words[-2:-1]))
+    return (bool(words) and (words[-1].endswith(_SUGGESTIVE) or words[0].endswith(_SUGGESTIVE))
+            and words[-1] not in _NOT_VALUE and _PUBLIC.isdisjoint(words) and _RECORD_KEY.isdisjoint(words[-2:-1]))
 
 
 _USER_PASSWORD = re.compile(r"[\w.@-]{1,40}:[^\s:]{6,}")
