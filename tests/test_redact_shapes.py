@@ -171,6 +171,13 @@ SHAPES = [
     ("NTLM Authorization header", "text", "Authorization: NTLM " + "TlRMTVNTUAAB" + RND + "==\n", [RND]),
     ("curl --user with an e-mail", "text", f"curl --user ops@example.com:{PW} https://api.example.com\n", [PW]),
     ("URL with an e-mail as the user", "text", f"smtps://ops@example.com:{PW}@smtp.example.com:465\n", [PW]),
+    ("sqlcmd -U then -P", "text", f"sqlcmd -S db -U sa -P {PW} -i init.sql\n", [PW]),
+    ("bcp -P then -U", "text", f'bcp dbo.t out t.dat -S db -P "{PW}" -U sa\n', [PW]),
+    ("net use /user: and a password", "text", f"net use \\\\srv\\share /user:corp\\bob {PW}\n", [PW]),
+    ("Markdown table with a password column", "text",
+     f"| user | password |\n|---|---|\n| admin | {PW} |\n| ops | `{RND}` |\n", [PW, RND]),
+    ("CSV with a password column", "text", f"username,password,role\nadmin,{PW},owner\n", [PW]),
+    ("'is:' between a key and its value", "text", f"The password is: {PW}\n", [PW]),
     ("URL-encoded query", "text", f"https://h.example.com/cb?next=%2Fhome%26token%3D{RND}%26v%3D2\n", [RND]),
     # encodings
     ("HTML entities around a value", "text", f'<p title="password: &quot;{PW}&quot;">\n', [PW]),
@@ -226,6 +233,10 @@ KEPT = [
     ("base64 of a config with no secret", "text", f"config: {PLAIN_B64}\n"),
     ("a DER certificate in base64", "text", f"cert: {DER_CERT}\n"),
     ("a compared value under a plain name", "python", 'if (mode == "production-eu-west-1"):\n    pass\n'),
+    ("mysql -p prompting, then the database", "text", "mysql -u root -p app_db2 < dump.sql\n"),
+    ("a -p flag that is a port", "text", "ssh -p 2222 -u deploy host\n"),
+    ("a table whose secret column holds words", "text", "| Name | Token |\n|---|---|\n| ci | see vault |\n"),
+    ("a function's parameters over a call", "python", "def f(password, user):\n    return g(a, b)\n"),
     ("a getenv default under a plain name", "python", 'HOST = os.getenv("HOST", "db.internal.example")\n'),
 ]
 

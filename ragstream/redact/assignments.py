@@ -39,7 +39,7 @@ _AFTER = re.compile(r"""
              (?:===?|!==?|:{1,3}=|\.=|=>|\?=|<-|[:=(,>|]|[ \t]value[ \t]*=)[ \t]*
              (?:(?:&[\w-]+|!!?[\w-]*)[ \t]+)?                                  # YAML: an anchor or a tag
              (?:[rRbBuUfFN]{1,2}(?=["'])|@(?=["']))?)
-      |(?P<space>[ \t]+(?:(?:is|was|are|lautet|ist|est|es|é|è|er|är|on|jest|je|=|:)[ \t]+)?)
+      |(?P<space>[ \t]+(?:(?:is|was|are|lautet|ist|est|es|é|è|er|är|on|jest|je)[ \t]*[:=]?[ \t]+|[=:][ \t]+)?)
     )
     (?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|\\+"(?P<esc>[^"\\\n]+)\\+"  # \"...\": JSON in a string
        |""(?P<dd>[^"\n]+)""                                                  # ""...."": in a C# @"" or VB string

@@ -35,6 +35,18 @@ _MYSQL = re.compile(r"\bmysql(?:dump|admin|import|show|check|slap)?\b[^\n|;&]*?[
 _SSHPASS = re.compile(r"\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(['\"]?)([^\s'\"]+)\1")
 _REDIS_CLI = re.compile(r"\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+(['\"]?)([^\s'\"]+)\1")
 _DOCKER_LOGIN = re.compile(r"\b(?:docker|podman|helm[ \t]+registry)[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+(['\"]?)([^\s'\"]+)\1")
+# A user flag and a password flag on one command line, in either order (sqlcmd -U sa -P ...,
+# psexec -u u -p ..., bcp ... -P ... -U ...), and Windows' `net use ... /user:name password`.
+_USER_FLAG = r"-(?:u|U|-user(?:name)?)[ \t]+[^\s|;&]+"
+_FLAG_PAIR = re.compile(rf"(?:^|[ \t]){_USER_FLAG}[^\n|;&]*?[ \t]-[pP][ \t]+(['\"]?)([^\s'\"|;&]+)\1"
+                        rf"|(?:^|[ \t])-[pP][ \t]+(['\"]?)([^\s'\"|;&]+)\3(?=[^\n|;&]*?[ \t]{_USER_FLAG})")
+_MYSQL_TOOL = re.compile(r"[^\n]*\bmysql")
+_NET_USE = re.compile(r"(?i)\bnet[ \t]+use\b[^\n|;&]*?/user:[^\s/]+[ \t]+(?!/)([^\s|;&]+)")
+# A table whose header names a secret column: Markdown (`| user | password |`) or CSV.
+_HEADER_CHARS = r"[\w .|,*`\"'-]*"  # a header holds names and delimiters: a line of code fails fast
+_HEADER_LINE = re.compile(rf"(?im)^{_HEADER_CHARS}(?:pass|pwd|secret|token|key|cred){_HEADER_CHARS}$")
+_COLUMN_NAME = re.compile(r"[\w .-]{0,40}")
+_MARKDOWN_RULE = re.compile(r"\s*\|?[\s:|-]+\|?\s*")  # |---|:---:|
 _PAIR = re.compile(r"(?i)\b(?:credentials?|creds|logins?|log[ \t]+in[ \t]+with|user(?:name)?[ \t]*(?:and|/)[ \t]*"
                    r"password)\b[^\n`'\"]{0,40}?[`'\"]?([^\s`'\"/:]+?)[`'\"]?(?:[ \t]+/[ \t]+|:(?=\S))"
                    r"[`'\"]?([^\s`'\"]+?)[`'\"]?(?=[.,;)]?(?:\s|$))")  # user / password, user:password
@@ -114,6 +126,67 @@ def _tool_passwords(text: str) -> Iterator[Span]:
         for match in regex.finditer(text):
             if _plausible(match.group(2)):
                 yield match.start(2), match.end(2), "command_line_secret"
+
+
+def _flag_pairs(text: str) -> Iterator[Span]:
+    for match in _FLAG_PAIR.finditer(text):
+        group = 2 if match.group(2) is not None else 4
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if _MYSQL_TOOL.match(text, line_start, match.start()):
+            continue  # mysql -u root -p app: -p alone prompts, `app` is the database (`-pX` is _MYSQL's)
+        if _plausible(match.group(group)) and not match.group(group).startswith("$"):
+            yield match.start(group), match.end(group), "command_line_secret"
+    for match in _NET_USE.finditer(text):
+        if _plausible(match.group(1)) and not match.group(1).startswith(("$", "%")):
+            yield match.start(1), match.end(1), "command_line_secret"
+
+
+def _tables(text: str) -> Iterator[Span]:
+    """The cells under a secret-named column header, row by row until the table ends (a blank
+    line or a row with another number of cells)."""
+    for header in _HEADER_LINE.finditer(text):
+        line = header.group()
+        delimiter = "|" if line.count("|") >= 2 else "," if line.count(",") >= 1 else None
+        if delimiter is None:
+            continue
+        names = _cells(line, delimiter)
+        plain = [name.strip().strip("*`\"'") for _, name in names]
+        if len(plain) < 2 or not all(_COLUMN_NAME.fullmatch(name) for name in plain):
+            continue  # a header names its columns; `def f(password, user):` is code
+        columns = [i for i, name in enumerate(plain) if is_secret_key(name)]
+        if not columns:
+            continue
+        at = header.end() + 1
+        while at < len(text):
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            row = text[at:end]
+            if delimiter == "|" and _MARKDOWN_RULE.fullmatch(row) and "-" in row:
+                at = end + 1
+                continue
+            cells = _cells(row, delimiter)
+            if not row.strip() or len(cells) != len(names):
+                break
+            for column in columns:
+                start, cell = cells[column]
+                value = cell.strip().strip("`\"'")
+                if looks_secret(value, strict=True):
+                    offset = at + start + cell.find(value)
+                    yield offset, offset + len(value), "table_secret"
+            at = end + 1
+
+
+def _cells(line: str, delimiter: str) -> list[tuple[int, str]]:
+    """(offset, text) of each cell of a table row (a Markdown row's outer pipes dropped)."""
+    cells, at = [], 0
+    for part in line.split(delimiter):
+        cells.append((at, part))
+        at += len(part) + 1
+    if delimiter == "|" and line.strip().startswith("|"):
+        cells = cells[1:]
+    if delimiter == "|" and line.strip().endswith("|"):
+        cells = cells[:-1]
+    return cells
 
 
 def _pairs(text: str) -> Iterator[Span]:
@@ -226,6 +299,8 @@ _FINDERS: tuple[tuple[tuple[str, ...], Callable[[str], Iterator[Span]]], ...] = 
     (("password=", "passwd=", "pwd=", "password =", "pwd ="), _dsn),
     (("--",), _command_lines),
     (("mysql", "sshpass", "redis-cli", " login"), _tool_passwords),
+    ((" -p ", " -p\t", "net use"), _flag_pairs),
+    (("pass", "pwd", "secret", "token", "key", "cred"), _tables),
     (("credential", "creds", "login", "log in", "user and password", "username and password", "user/password",
       "username/password"), _pairs),
     (("cookie",), _cookies),
