@@ -60,7 +60,7 @@ _CONNECTION = re.compile(rf"(?im)(?<=;)[ \t]*{_CONNECTION_KEY}[ \t]*=[ \t]*{_CON
                          rf"|(?<=[\"']){_CONNECTION_KEY}={_CONNECTION_VALUE}(?=;)")
 _AUTHORIZATION = re.compile(r"(?i)\b(?:proxy-)?authorization(?:[\"'`]?[ \t]*[:=]|[\"'`][ \t]*,)[ \t]*[\"'`]?[ \t]*"
                             r"(?:(?:bearer|basic|token|bot|negotiate|ntlm|kerberos|sharedkey|apikey|sso-key)[ \t]+)?"
-                            r"([^\s\"'`,;<>()\[\]{}]+)")
+                            r"([^\s\"'`,;<>()\[\]{}|]+)")
 _BEARER = re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _POSITIONAL = re.compile(r"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|PasswordCredential|"
                          r"sp_addlogin|sp_addlinkedsrvlogin|auth[ \t]*=)[ \t]*\(?[ \t]*"
@@ -160,7 +160,7 @@ def _judge(text: str, begin: int, key: str, after: re.Match[str],
     in_prose = prose is None or _inside(begin, prose)
     if group == "bare":
         stop = text[end:end + 1]
-        if in_prose and stop in "{}()[]<>|" and not (stop in "([" and (value[-1].isalnum() or value[-1] == "_")):
+        if in_prose and stop in "{}()[]<>" and not (stop in "([" and (value[-1].isalnum() or value[-1] == "_")):
             # prose: a value holding brackets runs to the next space (not a call or an index: f(x), a[0])
             value = _trim(_TO_SPACE.match(text, after.start(group)).group())  # type: ignore[union-attr]
         elif value[-1] in ".,:":  # a sentence's punctuation, not the value's

@@ -41,7 +41,7 @@ _USER_FLAG = r"-(?:u|U|-user(?:name)?)[ \t]+[^\s|;&]+"
 _FLAG_PAIR = re.compile(rf"(?:^|[ \t]){_USER_FLAG}[^\n|;&]*?[ \t]-[pP][ \t]+(['\"]?)([^\s'\"|;&]+)\1"
                         rf"|(?:^|[ \t])-[pP][ \t]+(['\"]?)([^\s'\"|;&]+)\3(?=[^\n|;&]*?[ \t]{_USER_FLAG})")
 _MYSQL_TOOL = re.compile(r"[^\n]*\bmysql")
-_NET_USE = re.compile(r"(?i)\bnet[ \t]+use\b[^\n|;&]*?/user:[^\s/]+[ \t]+(?!/)([^\s|;&]+)")
+_NET_USE = re.compile(r"(?i)\bnet[ \t]+use\b[^\n|;&]*?/user:[^\s/]+[ \t]+(?!/)([^\s|;&`'\",]+)")
 # A table whose header names a secret column: Markdown (`| user | password |`) or CSV.
 _HEADER_CHARS = r"[\w .|,*`\"'-]*"  # a header holds names and delimiters: a line of code fails fast
 _HEADER_LINE = re.compile(rf"(?im)^{_HEADER_CHARS}(?:pass|pwd|secret|token|key|cred){_HEADER_CHARS}$")
@@ -63,7 +63,7 @@ _IDENT = re.compile(r"[A-Za-z_][\w]*")
 # A JSON Web Key's private members (RFC 7518: d, p, q, dp, dq, qi; k of a symmetric key).
 _JWK_PRIVATE = re.compile(r"\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\"([\w-]{16,})\"")
 # Bundler's credentials for a gem server, set through the environment: BUNDLE_GEMS__EXAMPLE__COM=user:password
-_BUNDLER = re.compile(r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9]+[\"']?[ \t]*[:=][ \t]*[\"']?[^\s:\"']+:([^\s\"';&]+)")
+_BUNDLER = re.compile(r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9]+[\"']?[ \t]*[:=][ \t]*[\"']?[^\s:\"']+:([^\s\"'`;&,)]+)")
 _SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\b([^\n|;]*)")
 _ARGUMENT = re.compile(r"""\\?(["'])(.*?)\\?\1|(\S+)""")
 # The value compared with a secret-named name, written first: if ("..." == password)
@@ -151,7 +151,7 @@ def _tables(text: str) -> Iterator[Span]:
             continue
         names = _cells(line, delimiter)
         plain = [name.strip().strip("*`\"'") for _, name in names]
-        if len(plain) < 2 or not all(_COLUMN_NAME.fullmatch(name) for name in plain):
+        if len(plain) < 2 or not all(name and _COLUMN_NAME.fullmatch(name) for name in plain):
             continue  # a header names its columns; `def f(password, user):` is code
         columns = [i for i, name in enumerate(plain) if is_secret_key(name)]
         if not columns:
