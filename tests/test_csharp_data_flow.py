@@ -709,3 +709,60 @@ public class Checkout
     assert items["via"] == "aggregate" and items["guess"] is True and items["navigation"] == "Items"
     assert "guess" not in place["sql:dbo.Orders|TABLE"]
     assert set(tables(graph, "Shop.Checkout.Show", "READS")) == {"sql:dbo.Orders|TABLE"}  # a read reads the root only
+
+
+DOMAIN = """
+namespace Shop.Domain;
+public class Basket { public void AddLine(int sku) { } public void Close() { } }
+public class Invoice { public void Close() { } public void Void() { } }
+"""
+
+
+def calls(graph: nx.MultiDiGraph, method: str) -> dict[str, dict]:
+    return {target: data for _, target, data in graph.out_edges(f"cs:{method}|METHOD", data=True)
+            if data["type"] == "CALLS"}
+
+
+def test_what_a_generic_carrier_returns_is_read_as_its_type_argument_for_the_next_call():
+    graph = build({"Domain.cs": DOMAIN, "Repository.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IStore<T> { T Get(int id); }
+""", "Service.cs": """
+using Ardalis.Specification;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class BasketService
+{
+    private readonly IRepositoryBase<Basket> _baskets;
+    private readonly IStore<Invoice> _invoices;
+    public async Task Add(int id, int sku)
+    {
+        var basket = await _baskets.FirstOrDefaultAsync(id);
+        basket.AddLine(sku);
+    }
+    public void VoidOne(int id)
+    {
+        var invoice = _invoices.Get(id);
+        invoice.Void();
+    }
+    public async Task Unknown(int id)
+    {
+        var basket = await _baskets.FirstOrDefaultAsync(id);
+        basket.Refresh();
+    }
+}
+"""})
+    added = calls(graph, "Shop.App.BasketService.Add")
+    line = "cs:Shop.Domain.Basket.AddLine|METHOD"
+    # a library's method: its result is read as the type argument, and the edge says it is a guess
+    assert added[line]["resolution"] == "inferred" and added[line]["via"] == "type_argument"
+    assert added[line]["guess"] is True
+    assert "cs:Shop.Domain.Invoice.Close|METHOD" not in added and "cs:Shop.Domain.Basket.Close|METHOD" not in added
+    # a type parameter declared here binds to the argument: inferred, no guess
+    voided = calls(graph, "Shop.App.BasketService.VoidOne")
+    assert voided["cs:Shop.Domain.Invoice.Void|METHOD"]["via"] == "type_argument"
+    assert "guess" not in voided["cs:Shop.Domain.Invoice.Void|METHOD"]
+    # a member the type argument does not declare is linked to nothing
+    assert not [t for t in calls(graph, "Shop.App.BasketService.Unknown") if "Shop.Domain" in t]

@@ -307,21 +307,31 @@ public class OrderTotalsController : Controller
     assert found is not None and found.paths[0].nodes == (action, "sql:dbo.Orders|TABLE")
 
 
-def test_a_flow_names_the_domain_methods_its_first_path_calls_on_the_way():
+def test_a_flow_ranks_the_changes_it_makes_to_the_entities_it_saves_and_shows_its_other_calls():
     domain = APP["src/Domain/Order.cs"].replace(
         "public int Total { get; set; } }",
-        "public int Total { get; set; } public void Approve() { Total = Total + 0; } }")
-    handler = APP["src/App/Orders.cs"].replace("_db.Orders.Add(order);", "order.Approve(); _db.Orders.Add(order);")
+        "public int Total { get; set; } public void Approve() { Recalculate(); } "
+        "private void Recalculate() { Total = Total + 0; } }")
+    domain += "\npublic static class Audit { public static void Note(string what) { } }"
+    handler = APP["src/App/Orders.cs"].replace(
+        "_db.Orders.Add(order);", "order.Approve(); Audit.Note(\"created\"); _db.Orders.Add(order);")
     files = [parse_csharp(p, t) for p, t in {**APP, "src/Domain/Order.cs": domain, "src/App/Orders.cs": handler}.items()]
     built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
     found = answer(built, "How is a new order created, from the API controller down to the SQL tables?",
                    ["cs:Shop.App.CreateOrderHandler.Handle|METHOD"])
     assert found is not None
-    approve = "cs:Shop.Domain.Order.Approve|METHOD"
-    assert [(c.id, c.subject) for c in found.calls] == [(approve, "cs:Shop.App.CreateOrderHandler.Handle|METHOD")]
-    assert approve not in found.node_ids()  # shown, not ranked as evidence
+    handle = "cs:Shop.App.CreateOrderHandler.Handle|METHOD"
+    approve, recalculate = "cs:Shop.Domain.Order.Approve|METHOD", "cs:Shop.Domain.Order.Recalculate|METHOD"
+    note = "cs:Shop.Domain.Audit.Note|METHOD"
+    # the order Handle writes is changed by Approve, which runs Recalculate on it
+    assert [(c.id, c.subject) for c in found.changes] == [(approve, handle), (recalculate, approve)]
+    ranked = found.node_ids()
+    assert ranked.index("sql:dbo.Orders|TABLE") < ranked.index(approve) < ranked.index(recalculate)
+    # a call on something that is not an entity the flow reads or writes: shown, not ranked as evidence
+    assert [(c.id, c.subject) for c in found.calls] == [(note, handle)] and note not in ranked
     text = render_graph_answer(found, built)
-    assert "On the way, the first path also calls:" in text and "Shop.Domain.Order.Approve" in text
+    assert "Changes made to the entities it reads or writes:" in text and "Shop.Domain.Order.Approve" in text
+    assert "On the way, the first path also calls:" in text and "Shop.Domain.Audit.Note" in text
 
 
 def test_a_delete_flow_goes_on_along_foreign_keys_that_cascade():

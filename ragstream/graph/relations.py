@@ -67,6 +67,8 @@ class GraphAnswer:
     items: list[Related] = field(default_factory=list)
     paths: list[Path] = field(default_factory=list)
     calls: list[Related] = field(default_factory=list)  # a flow's first path's other calls (`side_calls`)
+    # a flow's calls of methods of the entities its paths read or write (`entity_changes`)
+    changes: list[Related] = field(default_factory=list)
 
     def node_ids(self) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
@@ -74,8 +76,10 @@ class GraphAnswer:
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
         # a flow's side calls are shown, not ranked: as evidence they cost the paths' nodes and the
-        # search's hits more than they gave (issue 36, docs/EVALUATION.md)
+        # search's hits more than they gave (issue 36, docs/EVALUATION.md); the changes it makes
+        # to the entities it saves are part of how it saves them
         ids += path_nodes([path.nodes for path in self.paths])
+        ids += [change.id for change in self.changes]
         return list(dict.fromkeys(ids))
 
 
@@ -112,6 +116,37 @@ def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
                 continue
             found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
     return _unique(found)[:MAX_SIDE_CALLS]
+
+
+def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """The methods of an entity that a path's method reads or writes (its data edges' `entity`)
+    called from that method: the change a flow saves (`project.AddItem(item)` before
+    `repository.UpdateAsync(project)`), which reaches no table itself. The data edge ties the
+    call to the flow, so a call typed by a guess (what a library's repository returns) counts,
+    shown as the guess it is; constructors and tests never."""
+    on_paths = {node for path in paths for node in path.nodes}
+    found: list[Related] = []
+    for method in dict.fromkeys(node for path in paths for node in path.nodes[:-1]):
+        edges = sorted(graph.out_edges(method, keys=True, data=True))
+        entities = {data["entity"] for _, _, key, data in edges if key in ("READS", "WRITES") and data.get("entity")}
+        found += _calls_into(graph, method, entities, on_paths)
+    # and what those methods run of the same entities (`Handle` -> `UpdateDetails`), one level on
+    found += [inner for change in list(found)
+              for inner in _calls_into(graph, change.id, {graph.nodes[change.id].get("parent")}, on_paths)]
+    return _unique(found)
+
+
+def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str]) -> list[Related]:
+    """The calls from `method` to methods (not constructors, not tests) declared on `types`."""
+    found = []
+    for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
+        node = graph.nodes[target]
+        name = node.get("name", "")
+        if key == "CALLS" and target not in skip and target != method and node.get("parent") in types \
+                and node.get("kind") == "METHOD" and not in_tests(graph, target) \
+                and name.rsplit(".", 2)[-2:-1] != name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
+            found.append(Related(target, "CALLS", method, resolution_of(data), via=data.get("via") or ""))
+    return found
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],

@@ -102,8 +102,11 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     if found.through is not None and found.through.attrs.get("table"):
         _link_table_property(graph, symbols, ref, source, found.through, stats)
     if found.methods:
-        how = "by_name" if found.guessed else "inferred" if found.inferred else "static"
+        how = "inferred" if found.via or (found.inferred and not found.guessed) else \
+            "by_name" if found.guessed else "static"
         extra: dict = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        if found.via:  # typed by the carrier's type argument: say so, and whether it is a guess
+            extra |= {"via": found.via, **({"guess": True} if found.guessed else {})}
         if found.receiver_type:  # a base's method on a subclass's receiver: what binds its type parameters
             extra["receiver_type"] = found.receiver_type
         for method in found.methods:

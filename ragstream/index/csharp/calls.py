@@ -322,7 +322,12 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         receiver = receiver.named_children[0]
     if receiver.type == "invocation_expression":
         inner = _call_target(receiver, body, depth + 1) if through_call else None
-        return {"call": inner.attrs["call"]} if inner is not None else None
+        if inner is None:
+            return None
+        # `await orders.FirstAsync(spec)` on an `IRepository<Order>`: when the resolver cannot
+        # read what the method returns (a library's type), the type argument is the candidate
+        carrier = _data_carrier(receiver, body)
+        return {"call": {**inner.attrs["call"], "data": carrier} if carrier else inner.attrs["call"]}
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred
         owner = required_child(receiver, "expression")
