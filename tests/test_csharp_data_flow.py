@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.relations import Path, data_carriers
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -78,6 +79,10 @@ public class CreateOrderHandler
 """})
     writes = tables(graph, "Shop.App.CreateOrderHandler.Handle", "WRITES")
     assert set(writes) == {ORDERS}
+    assert writes[ORDERS]["property"] == "cs:Shop.Data.IShopContext.Orders|PROPERTY"  # the member it goes through
+    # a flow names the member as the context implementing the interface declares it
+    paths = [Path(("cs:Shop.App.CreateOrderHandler.Handle|METHOD", ORDERS), ("WRITES",))]
+    assert [c.id for c in data_carriers(graph, paths)] == ["cs:Shop.Data.ShopContext.Orders|PROPERTY"]
     assert writes[ORDERS]["via"] == "type_argument" and writes[ORDERS]["resolution"] == "inferred"
     assert writes[ORDERS]["entity"] == "cs:Shop.Domain.Order|TYPE" and "guess" not in writes[ORDERS]
     assert tables(graph, "Shop.App.CreateOrderHandler.Handle", "READS") == {}  # SaveChanges is no access
@@ -716,11 +721,6 @@ namespace Shop.Domain;
 public class Basket { public void AddLine(int sku) { } public void Close() { } }
 public class Invoice { public void Close() { } public void Void() { } }
 """
-
-
-def calls(graph: nx.MultiDiGraph, method: str) -> dict[str, dict]:
-    return {target: data for _, target, data in graph.out_edges(f"cs:{method}|METHOD", data=True)
-            if data["type"] == "CALLS"}
 
 
 def test_what_a_generic_carrier_returns_is_read_as_its_type_argument_for_the_next_call():

@@ -327,11 +327,16 @@ def test_a_flow_ranks_the_changes_it_makes_to_the_entities_it_saves_and_shows_it
     assert [(c.id, c.subject) for c in found.changes] == [(approve, handle), (recalculate, approve)]
     ranked = found.node_ids()
     assert ranked.index("sql:dbo.Orders|TABLE") < ranked.index(approve) < ranked.index(recalculate)
+    # the table is reached through the context's DbSet: ranked after what runs
+    orders, dbset = "sql:dbo.Orders|TABLE", "cs:Shop.Data.ShopContext.Orders|PROPERTY"
+    assert [(c.id, c.subject) for c in found.carriers] == [(dbset, orders)]
+    assert ranked.index(recalculate) < ranked.index(dbset)
     # a call on something that is not an entity the flow reads or writes: shown, not ranked as evidence
     assert [(c.id, c.subject) for c in found.calls] == [(note, handle)] and note not in ranked
     text = render_graph_answer(found, built)
     assert "Changes made to the entities it reads or writes:" in text and "Shop.Domain.Order.Approve" in text
     assert "On the way, the first path also calls:" in text and "Shop.Domain.Audit.Note" in text
+    assert "The tables are reached through:\n- `Shop.Data.ShopContext.Orders` for `dbo.Orders`" in text
 
 
 def test_a_delete_flow_goes_on_along_foreign_keys_that_cascade():

@@ -10,8 +10,8 @@ import networkx as nx
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
-from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entity_changes, entry_methods,
-                                       impact_of, mapping_of, related, side_calls, table_paths)
+from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, data_carriers, entity_changes,
+                                       entry_methods, impact_of, mapping_of, related, side_calls, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -28,7 +28,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         changes = entity_changes(graph, paths)
         calls = [call for call in side_calls(graph, paths) if call.id not in {c.id for c in changes}]
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths, calls=calls,
-                           changes=changes) if paths else None
+                           changes=changes, carriers=data_carriers(graph, paths)) if paths else None
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape not in ("list", "impact", "mapping") or not named:

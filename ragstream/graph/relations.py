@@ -69,6 +69,8 @@ class GraphAnswer:
     calls: list[Related] = field(default_factory=list)  # a flow's first path's other calls (`side_calls`)
     # a flow's calls of methods of the entities its paths read or write (`entity_changes`)
     changes: list[Related] = field(default_factory=list)
+    # the context members a flow's table accesses go through (`data_carriers`), each by its table
+    carriers: list[Related] = field(default_factory=list)
 
     def node_ids(self) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
@@ -79,7 +81,8 @@ class GraphAnswer:
         # search's hits more than they gave (issue 36, docs/EVALUATION.md); the changes it makes
         # to the entities it saves are part of how it saves them
         ids += path_nodes([path.nodes for path in self.paths])
-        ids += [change.id for change in self.changes]
+        ids += [change.id for change in self.changes]  # what runs before where the code names the table
+        ids += [carrier.id for carrier in self.carriers]
         return list(dict.fromkeys(ids))
 
 
@@ -134,6 +137,35 @@ def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Relate
     found += [inner for change in list(found)
               for inner in _calls_into(graph, change.id, {graph.nodes[change.id].get("parent")}, on_paths)]
     return _unique(found)
+
+
+def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """The properties a path's last step reaches its table through (`db.Orders.Add(o)`: the
+    `DbSet<Order> Orders` of the context; the data edge's `property`), each with the table as its
+    subject: where the code names the table it never names in SQL."""
+    found = []
+    for path in paths:
+        if len(path.nodes) < 2:
+            continue
+        method, table = path.nodes[-2], path.nodes[-1]
+        for key, data in sorted((graph.get_edge_data(method, table) or {}).items()):
+            if key in ("READS", "WRITES") and data.get("property") in graph:
+                found += [Related(prop, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
+                          for prop in _implemented(graph, data["property"])]
+    return list({item.id: item for item in found}.values())
+
+
+def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
+    """An interface's member as the types implementing the interface declare it (the context's
+    `DbSet<Order> Orders` for `IShopContext.Orders`); the member itself when none does."""
+    data = graph.nodes[member]
+    owner, name = data.get("parent"), data.get("name", "").rsplit(".", 1)[-1]
+    implementations = [child for child, _, key in graph.in_edges(owner, keys=True)
+                       if key in ("IMPLEMENTS", "INHERITS")] if owner in graph else []
+    found = [m for t in implementations for _, m, key in graph.out_edges(t, keys=True)
+             if key == "DEFINES" and graph.nodes[m].get("kind") == data.get("kind")
+             and graph.nodes[m].get("name", "").rsplit(".", 1)[-1] == name]
+    return found or [member]
 
 
 def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str]) -> list[Related]:
