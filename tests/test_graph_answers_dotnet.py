@@ -370,3 +370,39 @@ public class OrderAdminController : ControllerBase
     assert "sql:dbo.Invoices|TABLE" not in ends  # no cascade: the delete fails there, it does not spread
     created = answer(built, "How is a new order created, from the API controller down to the SQL tables?", [])
     assert created is not None and not [p for p in created.paths if "CASCADE" in p.edges[-1]]
+
+
+def test_renaming_a_foreign_key_property_reaches_the_relationship_it_stands_for():
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    model = {"src/Domain/Lists.cs": """
+namespace Shop.Domain;
+public class TodoList { public int Id { get; set; } public IList<TodoItem> Items { get; set; } = new List<TodoItem>(); }
+public class TodoItem
+{
+    public int Id { get; set; }
+    public int ListId { get; set; }
+    public TodoList List { get; set; }
+    public int CustomerId { get; set; }
+    public string Title { get; set; }
+}
+""", "src/Data/ListsContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ListsContext : DbContext { public DbSet<TodoList> TodoLists { get; set; } public DbSet<TodoItem> TodoItems { get; set; } }
+"""}
+    built = build_graph([parse_csharp(p, t) for p, t in model.items()])[0]
+
+    def impact(prop: str) -> dict[str, str]:
+        node = f"cs:Shop.Domain.TodoItem.{prop}|PROPERTY"
+        found = impact_of(built, Named(node, "PROPERTY", f"Shop.Domain.TodoItem.{prop}", prop), lambda ids: {})
+        return {item.id: item.via for item in found}
+
+    lists_table = next(t for _, t, k in built.out_edges("cs:Shop.Domain.TodoList|TYPE", keys=True) if k == "MAPS_TO")
+    related = impact("ListId")
+    assert {"cs:Shop.Domain.TodoItem.List|PROPERTY", "cs:Shop.Domain.TodoList.Items|PROPERTY", lists_table} <= set(related)
+    assert related["cs:Shop.Domain.TodoList.Items|PROPERTY"] == "fk_convention"
+    # no principal entity named Customer, and Title is no key: no relationship
+    assert not [v for v in impact("CustomerId").values() if v == "fk_convention"]
+    assert not [v for v in impact("Title").values() if v == "fk_convention"]

@@ -284,6 +284,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
+        twins += foreign_key_navigations(graph, subject.id)
         if not columns:  # a column no script declares: the code that names the property, by its tables
             owner = graph.nodes[subject.id].get("parent")
             tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
@@ -307,6 +308,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
+        twins += [navigation for item in mapped for navigation in foreign_key_navigations(graph, item.id)]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
@@ -322,6 +324,35 @@ def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject
     pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
     return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
+
+
+def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
+    """EF's foreign-key convention for a property `XId` of an entity: the navigation `X` beside it
+    (whose type is the principal entity), else the principal entity named `X`; the principal's
+    collections of the entity (the inverse navigation, `TodoList.Items` for `TodoItem.ListId`)
+    and the principal's tables. Renaming the key changes the relationship they all stand for.
+    A convention, so each is marked `via="fk_convention"`."""
+    owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    if owner not in graph or len(name) <= 2 or not name.endswith("Id"):
+        return []
+    members = {graph.nodes[m].get("name", "").rsplit(".", 1)[-1]: m for _, m, k in graph.out_edges(owner, keys=True)
+               if k == "DEFINES" and graph.nodes[m].get("kind") == "PROPERTY"}
+    navigation = members.get(name[:-2])
+    guesses = graph.nodes[navigation].get("attrs", {}).get("returns", ()) if navigation else \
+        [graph.nodes[owner]["name"].rsplit(".", 1)[0] + "." + name[:-2]]
+    principal = next((f"cs:{g}|TYPE" for g in guesses if f"cs:{g}|TYPE" in graph), None)
+    if principal is None:
+        return []
+    inverse = [m for _, m, k in graph.out_edges(principal, keys=True) if k == "DEFINES" and owner in _held_types(graph, m)]
+    tables = [t for _, t, k in graph.out_edges(principal, keys=True) if k == "MAPS_TO"]
+    return [Related(node, "relationship of", prop, "inferred", via="fk_convention")
+            for node in [*([navigation] if navigation else []), *inverse, *tables]]
+
+
+def _held_types(graph: nx.MultiDiGraph, prop: str) -> set[str]:
+    """The TYPE ids a collection property may hold (`IList<TodoItem> Items`: its type argument)."""
+    entities = (graph.nodes[prop].get("attrs", {}).get("generic") or {}).get("entities") or [[]]
+    return {f"cs:{guess}|TYPE" for guess in entities[0]}
 
 
 def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
