@@ -766,3 +766,33 @@ public class BasketService
     assert "guess" not in voided["cs:Shop.Domain.Invoice.Void|METHOD"]
     # a member the type argument does not declare is linked to nothing
     assert not [t for t in calls(graph, "Shop.App.BasketService.Unknown") if "Shop.Domain" in t]
+
+
+def test_changing_a_member_of_a_loaded_entity_writes_its_table_whoever_saves_later():
+    graph = build({"Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class RenameCustomer
+{
+    private readonly ShopContext _db;
+    public async Task Handle(int id, string name)
+    {
+        var customer = await _db.Customers.FindAsync(id);
+        customer.Name = name;
+    }
+    public async Task<string> Show(int id)
+    {
+        var customer = await _db.Customers.FindAsync(id);
+        var shown = new OrderDto();
+        shown.Id = customer.Id;
+        return customer.Name;
+    }
+}
+"""})
+    writes = tables(graph, "Shop.App.RenameCustomer.Handle", "WRITES")
+    assert set(writes) == {CUSTOMERS}
+    assert writes[CUSTOMERS]["via"] == "change_tracking" and writes[CUSTOMERS]["guess"] is True
+    # reading the loaded entity, or changing another object, writes nothing
+    assert tables(graph, "Shop.App.RenameCustomer.Show", "WRITES") == {}
+    assert set(tables(graph, "Shop.App.RenameCustomer.Show", "READS")) == {CUSTOMERS}

@@ -25,8 +25,9 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
 An entity no mapping maps reaches the one table named after it (its name or plural, under any
 schema or `Prefix_`), as a guess (`table_by_name`), and maps to it (MAPS_TO, `via="table_by_name"`, a
 guess: its properties then name the table's columns). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
-`Flush`) may write what it changed (EF's change tracking): a WRITES beside the READS, a guess,
-`via="change_tracking"`. A write of an entity also writes the entities it holds in collection
+`Flush`), or changes a member of what the query returned (`dept.Name = name`: saved by whatever
+saves the unit of work later), may write what it changed (EF's change tracking): a WRITES beside
+the READS, a guess, `via="change_tracking"`. A write of an entity also writes the entities it holds in collection
 properties (`ICollection<OrderItem> Items`: EF inserts, updates and cascades them with their
 owner), a guess, `via="aggregate"`, attrs `navigation`. Edges: attrs `resolution="inferred"`,
 `via="type_argument"`, `entity` (the TYPE node), `member` (the method called), `carrier` (the
@@ -119,7 +120,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
-                if edge_type == "READS" and carrier.query and ref.source in saving:
+                if edge_type == "READS" and carrier.query and (ref.source in saving or call.get("changed")):
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
             if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
                 for held, navigation in _held_collections(graph, symbols, entity):
