@@ -176,9 +176,12 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     assert asked_http_verbs("How is an order edited?") == {"PUT", "PATCH", "POST"}
     assert asked_http_verbs("How is an order shown?") == {"GET"}
     built = graph()
-    files = [parse_sql("db/more.sql", "CREATE TABLE dbo.OrderLines (Id INT); CREATE TABLE dbo.Lines (Id INT);", "tsql")]
+    files = [parse_sql("db/more.sql", "CREATE TABLE dbo.OrderLines (Id INT); CREATE TABLE dbo.Lines (Id INT); "
+                       "CREATE TABLE dbo.Sales_PriceHistory (Id INT);", "tsql")]
     more = build_graph([*(parse_csharp(p, t) for p, t in APP.items()), parse_sql("db/schema.sql", SCHEMA, "tsql"), *files])[0]
     assert [n.id for n in tables_in_words(more, "Which code writes order lines?")] == ["sql:dbo.OrderLines|TABLE"]
+    # a module prefix before the first `_` need not be said
+    assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
     named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
     assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}
