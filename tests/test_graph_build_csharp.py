@@ -229,6 +229,24 @@ def test_overloads_are_separate_nodes_and_calls_pick_by_argument_count():
     assert ambiguous.edges["cs:Mail.Mailer.Run|METHOD", three, "CALLS"]["overload"] == "ambiguous"
 
 
+
+def test_a_static_and_an_instance_constructor_are_two_nodes_each_with_its_own_calls():
+    graph = build({"Provider.cs": """
+namespace Logs;
+public class Provider
+{
+    static Provider() { Warm(); }
+    public Provider() { Open(); }
+    static void Warm() { }
+    void Open() { }
+}
+"""})
+    static, instance = "cs:Logs.Provider.Provider(static)|METHOD", "cs:Logs.Provider.Provider()|METHOD"
+    assert graph.nodes[static]["start_line"] == 5 and graph.nodes[instance]["start_line"] == 6
+    assert set(calls(graph, static)) == {"cs:Logs.Provider.Warm|METHOD"}
+    assert set(calls(graph, instance)) == {"cs:Logs.Provider.Open|METHOD"}
+
+
 ENTITIES = {"ShopContext.cs": '''
 using Microsoft.AspNetCore.DataProtection.EntityFrameworkCore;
 using Microsoft.EntityFrameworkCore;
