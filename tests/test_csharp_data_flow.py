@@ -82,7 +82,10 @@ public class CreateOrderHandler
     assert writes[ORDERS]["property"] == "cs:Shop.Data.IShopContext.Orders|PROPERTY"  # the member it goes through
     # a flow names the member as the context implementing the interface declares it
     paths = [Path(("cs:Shop.App.CreateOrderHandler.Handle|METHOD", ORDERS), ("WRITES",))]
-    assert [c.id for c in data_carriers(graph, paths)] == ["cs:Shop.Data.ShopContext.Orders|PROPERTY"]
+    # (and, as it writes, names the unit of work it saves)
+    assert [(c.id, c.relation) for c in data_carriers(graph, paths)] == [
+        ("cs:Shop.Data.ShopContext.Orders|PROPERTY", "WRITES through"),
+        ("cs:Shop.Data.IShopContext.SaveChangesAsync|METHOD", "saves")]
     assert writes[ORDERS]["via"] == "type_argument" and writes[ORDERS]["resolution"] == "inferred"
     assert writes[ORDERS]["entity"] == "cs:Shop.Domain.Order|TYPE" and "guess" not in writes[ORDERS]
     assert tables(graph, "Shop.App.CreateOrderHandler.Handle", "READS") == {}  # SaveChanges is no access

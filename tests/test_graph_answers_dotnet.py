@@ -409,3 +409,41 @@ public class ListsContext : DbContext { public DbSet<TodoList> TodoLists { get; 
     # no principal entity named Customer, and Title is no key: no relationship
     assert not [v for v in impact("CustomerId").values() if v == "fk_convention"]
     assert not [v for v in impact("Title").values() if v == "fk_convention"]
+
+
+def test_a_flow_through_a_repository_names_the_repository_method_as_implemented_and_what_saves():
+    repository = {"src/Data/Repository.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> { void Add(T item); Task SaveChangesAsync(); }
+public class Repository<T> : IRepository<T> where T : class
+{
+    private readonly ShopContext _db;
+    public void Add(T item) => _db.Set<T>().Add(item);
+    public Task SaveChangesAsync() => _db.SaveChangesAsync();
+}
+""", "src/App/Orders.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class PlaceOrder
+{
+    private readonly IRepository<Order> _orders;
+    public async Task Handle(int total)
+    {
+        var order = new Order { Total = total };
+        _orders.Add(order);
+        await _orders.SaveChangesAsync();
+    }
+}
+"""}
+    files = [parse_csharp(p, t) for p, t in {**{k: v for k, v in APP.items() if k != "src/App/Orders.cs"},
+                                             **repository}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    found = answer(built, "What happens when an order is placed, down to the tables?",
+                   ["cs:Shop.App.PlaceOrder.Handle|METHOD"])
+    assert found is not None and found.paths[0].nodes == ("cs:Shop.App.PlaceOrder.Handle|METHOD", "sql:dbo.Orders|TABLE")
+    assert [(c.id, c.relation) for c in found.carriers] == [
+        ("cs:Shop.Data.Repository.Add|METHOD", "WRITES through"),
+        ("cs:Shop.Data.Repository.SaveChangesAsync|METHOD", "saves")]  # the implementations, not IRepository's

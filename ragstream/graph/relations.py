@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
+from ragstream.index.csharp.data_access import SAVES
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
 
@@ -140,19 +141,38 @@ def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Relate
 
 
 def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
-    """The properties a path's last step reaches its table through (`db.Orders.Add(o)`: the
-    `DbSet<Order> Orders` of the context; the data edge's `property`), each with the table as its
-    subject: where the code names the table it never names in SQL."""
+    """What a path's last step reaches its table through, each with the table as its subject:
+    the property (`db.Orders.Add(o)`: the context's `DbSet<Order> Orders`; the data edge's
+    `property`) and the methods called on that line (`orders.Add(o)` on an `IRepository<Order>`:
+    the repository's `Add`, as implemented); and the unit of work a writing path's method saves
+    (`SaveChangesAsync`, as implemented). Where the code names the table it never names in SQL,
+    and where the write happens."""
     found = []
     for path in paths:
         if len(path.nodes) < 2:
             continue
         method, table = path.nodes[-2], path.nodes[-1]
         for key, data in sorted((graph.get_edge_data(method, table) or {}).items()):
-            if key in ("READS", "WRITES") and data.get("property") in graph:
-                found += [Related(prop, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
-                          for prop in _implemented(graph, data["property"])]
+            if key not in ("READS", "WRITES"):
+                continue
+            through = [*(_implemented(graph, data["property"]) if data.get("property") in graph else []),
+                       *_called(graph, method, (data.get("member"),), line=data.get("line"))]
+            found += [Related(node, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
+                      for node in through]
+            if key == "WRITES":
+                found += [Related(node, "saves", table, "static") for node in _called(graph, method, SAVES)]
     return list({item.id: item for item in found}.values())
+
+
+def _called(graph: nx.MultiDiGraph, method: str, names: Collection[str | None], line: int | None = None) -> list[str]:
+    """The repository's methods named one of `names` that `method` calls (on `line`, if given), as
+    implemented: an interface method a call was dispatched through gives way to its implementations."""
+    chosen = [(target, data) for _, target, key, data in graph.out_edges(method, keys=True, data=True)
+              if key == "CALLS" and graph.nodes[target].get("path") and graph.nodes[target].get("kind") == "METHOD"
+              and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] in names
+              and (line is None or data.get("line") == line)]
+    through = {data.get("via") for _, data in chosen}
+    return list(dict.fromkeys(target for target, _ in chosen if target not in through))
 
 
 def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
