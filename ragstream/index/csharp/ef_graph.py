@@ -12,6 +12,12 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   `property`, when the table's node has it.
 - A table that no SQL or migration creates, but the model maps an entity to, is a TABLE node
   of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
+- An owned type (`OwnsOne(o => o.ShippingAddress)`, a `Component`) is stored in its owner's
+  table: the property's type gets a MAPS_TO to each table of the entity owning the property
+  (`via="owned_type"`, `owner`), when it maps to no table of its own. A many-to-many collection
+  whose mapping names its join table (`HasManyToMany(x => x.Tags).Table("TagItem")`) maps the
+  property to that table (`via="join_table"`). Both come from the REFERENCES `ef_configured`
+  makes from the mapping code to the property.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -45,6 +51,33 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
         _map_to_base_table(graph, entity)
     _map_columns(graph)
     _model_tables(graph)
+    _map_configured_properties(graph)
+
+
+def _map_configured_properties(graph: nx.MultiDiGraph) -> None:
+    """Owned types onto their owner's tables, collections onto the join tables their mapping names."""
+    for source, prop, key, attrs in sorted(graph.edges(keys=True, data=True)):
+        if key != "REFERENCES" or graph.nodes[prop].get("kind") != "PROPERTY" or not (attrs.get("owned") or attrs.get("table")):
+            continue
+        line = {"line": attrs.get("line", 0), "mapped_by": source}
+        if attrs.get("table"):
+            name = attrs["table"]
+            table = next((t for t in (f"sql:{name}|TABLE", f"sql:dbo.{name}|TABLE") if t in graph), None)
+            if table:
+                graph.add_edge(prop, table, key="MAPS_TO", type="MAPS_TO", via="join_table", resolution="static", **line)
+        owner = graph.nodes[prop].get("parent") or ""
+        owned = _property_type(graph, prop)
+        if attrs.get("owned") and owned and owner in graph and not _maps_to(graph, owned):
+            for table, _ in _maps_to(graph, owner):
+                if graph.nodes[table].get("kind") in ("TABLE", "VIEW"):
+                    graph.add_edge(owned, table, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=owner,
+                                   resolution="inferred", **line)
+
+
+def _property_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
+    """The repository's TYPE node a property is declared as (its first qualified guess that exists)."""
+    guesses = graph.nodes[prop].get("attrs", {}).get("returns") or []
+    return next((t for t in (node_id("csharp", g, "TYPE") for g in guesses) if t in graph), None)
 
 
 def _model_tables(graph: nx.MultiDiGraph) -> None:
