@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.named import find_named
+from ragstream.graph.questions import question_shape
+
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -16,17 +20,17 @@ public abstract class Entity { public int Id { get; set; } }
 public class Customer : Entity { public string Name { get; set; } }
 public class Address { public string Street { get; set; } public string City { get; set; } }
 public class Money { public decimal Amount { get; set; } }
-public readonly record struct Sku(string Value);
+public readonly record struct SkuCode(string Value);
 public class Order : Entity
 {
     public Address Delivery { get; set; }
     public Money Total { get; set; }
-    public Sku Code { get; set; }
+    public SkuCode Code { get; set; }
     public Customer Buyer { get; set; }
     public int BuyerId { get; set; }
     public string Comment { get; set; }
 }
-public class Label : Entity { public ICollection<Order> Orders { get; set; } }
+public class OrderLabel : Entity { public ICollection<Order> Orders { get; set; } }
 '''
 
 CONTEXT = '''
@@ -56,7 +60,7 @@ public class OrderConfiguration : IEntityTypeConfiguration<Order>
     {
         builder.ToTable("Order");
         builder.OwnsOne(o => o.Delivery, a => a.Property(x => x.Street).HasColumnName("DeliveryStreet"));
-        builder.Property(o => o.Code).HasConversion(v => v.Value, v => new Sku(v));
+        builder.Property(o => o.Code).HasConversion(v => v.Value, v => new SkuCode(v));
         builder.HasOne(o => o.Buyer).WithMany(c => c.Orders).HasForeignKey(o => o.BuyerId);
     }
 }
@@ -89,7 +93,7 @@ CONVERTERS = '''
 using Vogen;
 using Shop.Domain;
 namespace Shop.Data.Config;
-[EfCoreConverter<Sku>]
+[EfCoreConverter<SkuCode>]
 internal partial class Converters;
 public class MoneyConverter : ValueConverter<Money, decimal>
 {
@@ -101,11 +105,11 @@ NHIBERNATE = '''
 using FluentNHibernate.Mapping;
 using Shop.Domain;
 namespace Shop.Mappings;
-public class LabelMapping : ClassMap<Label>
+public class OrderLabelMapping : ClassMap<OrderLabel>
 {
-    public LabelMapping()
+    public OrderLabelMapping()
     {
-        Table("Label");
+        Table("OrderLabel");
         Id(x => x.Id);
         HasManyToMany(x => x.Orders).Table("LabelOrder").ParentKeyColumn("LabelId").ChildKeyColumn("OrderId");
     }
@@ -115,14 +119,14 @@ public class LabelMapping : ClassMap<Label>
 SQL = '''
 CREATE TABLE dbo.[Order] (Id int, DeliveryStreet nvarchar(100), Code nvarchar(20), Total decimal, BuyerId int);
 CREATE TABLE dbo.Customer (Id int, Name nvarchar(100));
-CREATE TABLE dbo.Label (Id int);
+CREATE TABLE dbo.OrderLabel (Id int);
 CREATE TABLE dbo.LabelOrder (LabelId int, OrderId int);
 '''
 
 FILES = {
     "src/Domain/Model.cs": DOMAIN, "src/Data/ShopContext.cs": CONTEXT,
     "src/Data/Config/OrderConfiguration.cs": ORDER_CONFIGURATION, "src/Billing/BillingModelPart.cs": MODULE_BUILDER,
-    "src/Data/Config/Converters.cs": CONVERTERS, "src/Mappings/LabelMapping.cs": NHIBERNATE,
+    "src/Data/Config/Converters.cs": CONVERTERS, "src/Mappings/OrderLabelMapping.cs": NHIBERNATE,
     "db/tables.sql": SQL,
 }
 ORDER = "cs:Shop.Domain.Order|TYPE"
@@ -138,16 +142,17 @@ def edges(graph: nx.MultiDiGraph, source: str, key: str) -> dict[str, dict]:
     return {target: data for _, target, k, data in graph.out_edges(source, keys=True, data=True) if k == key}
 
 
-def test_a_configuration_references_the_properties_it_names_and_not_the_other_sides():
+def test_a_configuration_names_the_properties_it_configures_and_not_the_other_sides():
     graph = graph_of(FILES)
-    configured = edges(graph, "cs:Shop.Data.Config.OrderConfiguration|TYPE", "REFERENCES")
-    assert configured["cs:Shop.Domain.Order.Delivery|PROPERTY"]["owned"] is True
-    assert configured["cs:Shop.Domain.Order.Code|PROPERTY"]["conversion"] is True
-    assert configured["cs:Shop.Domain.Order.Buyer|PROPERTY"]["via"] == "entity_type_configuration"
+    members = edges(graph, "cs:Shop.Data.Config.OrderConfiguration|TYPE", "REFERENCES")[ORDER]["members"]
+    assert members["Delivery"] == {"configured": "OwnsOne", "owned": True}
+    assert members["Code"]["conversion"] is True
+    assert members["Buyer"] == {"configured": "HasOne"}
     # `WithMany(c => c.Orders)` names the other side, the owned builder's lambda the owned type's member
-    assert "cs:Shop.Domain.Label.Orders|PROPERTY" not in configured
-    assert "cs:Shop.Domain.Address.Street|PROPERTY" not in configured
-    assert "cs:Shop.Domain.Order.Comment|PROPERTY" not in configured
+    assert {"Orders", "Street", "Comment", "BuyerId"}.isdisjoint(members)
+    # attributes, not edges: a walk of the graph does not reach each configured property
+    assert "cs:Shop.Domain.Order.Delivery|PROPERTY" not in edges(graph, "cs:Shop.Data.Config.OrderConfiguration|TYPE",
+                                                                 "REFERENCES")
 
 
 def test_an_owned_type_maps_to_its_owners_table_and_to_no_other():
@@ -165,7 +170,7 @@ def test_a_model_building_method_references_the_entities_it_configures_and_the_b
     graph = graph_of(FILES)
     build = edges(graph, "cs:Shop.Billing.BillingModelPart.Build|METHOD", "REFERENCES")
     assert build[ORDER]["via"] == "model_builder"
-    assert build["cs:Shop.Domain.Order.Total|PROPERTY"]["owned"] is True
+    assert build[ORDER]["members"] == {"Total": {"configured": "OwnsOne", "owned": True}}
     assert "cs:Shop.Domain.Customer|TYPE" not in build
     registers = edges(graph, "cs:Shop.Billing.BillingModelPart.RegisterAll|METHOD", "REFERENCES")
     assert registers["cs:Shop.Domain.Entity|TYPE"]["registers"] == "subtypes"
@@ -179,7 +184,7 @@ def test_a_model_building_method_references_the_entities_it_configures_and_the_b
 
 def test_value_converters_reference_the_type_they_convert():
     graph = graph_of(FILES)
-    assert edges(graph, "cs:Shop.Data.Config.Converters|TYPE", "REFERENCES")["cs:Shop.Domain.Sku|TYPE"]["via"] \
+    assert edges(graph, "cs:Shop.Data.Config.Converters|TYPE", "REFERENCES")["cs:Shop.Domain.SkuCode|TYPE"]["via"] \
         == "value_converter"
     money = edges(graph, "cs:Shop.Data.Config.MoneyConverter|TYPE", "REFERENCES")
     assert money["cs:Shop.Domain.Money|TYPE"]["via"] == "value_converter"
@@ -188,9 +193,56 @@ def test_value_converters_reference_the_type_they_convert():
 
 def test_a_classmap_names_its_properties_and_maps_a_collection_to_its_join_table():
     graph = graph_of(FILES)
-    mapped = edges(graph, "cs:Shop.Mappings.LabelMapping|TYPE", "REFERENCES")
-    assert mapped["cs:Shop.Domain.Label.Orders|PROPERTY"]["table"] == "LabelOrder"
-    assert edges(graph, "cs:Shop.Domain.Label.Orders|PROPERTY", "MAPS_TO")["sql:dbo.LabelOrder|TABLE"]["via"] \
+    mapped = edges(graph, "cs:Shop.Mappings.OrderLabelMapping|TYPE", "REFERENCES")
+    assert mapped["cs:Shop.Domain.OrderLabel|TYPE"]["members"] == {
+        "Id": {"configured": "Id"}, "Orders": {"configured": "HasManyToMany", "table": "LabelOrder"}}
+    assert edges(graph, "cs:Shop.Domain.OrderLabel.Orders|PROPERTY", "MAPS_TO")["sql:dbo.LabelOrder|TABLE"]["via"] \
         == "join_table"
-    assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, "cs:Shop.Domain.Label|TYPE", "MAPS_TO")
+    assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, "cs:Shop.Domain.OrderLabel|TYPE", "MAPS_TO")
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, ORDER, "MAPS_TO")
+
+
+def answer(graph: nx.MultiDiGraph, question: str) -> list[str]:
+    found = answer_from_graph(graph, question, find_named(graph, question), [], lambda ids: {})
+    assert found is not None and found.shape == "mapping"
+    return found.node_ids()
+
+
+def test_how_an_entity_is_stored_names_its_configuration_model_code_table_and_dbset_first():
+    graph = graph_of(FILES)
+    ids = answer(graph, "How is the Customer entity mapped to its table?")
+    assert ids[:2] == ["cs:Shop.Domain.Customer|TYPE", "sql:dbo.Customer|TABLE"]
+    assert {"cs:Shop.Data.ShopContext.OnModelCreating|METHOD", "cs:Shop.Data.ShopContext.Customers|PROPERTY"} \
+        <= set(ids)
+    assert "sql:dbo.Order|TABLE" not in ids and "cs:Shop.Data.Config.OrderConfiguration.Configure|METHOD" not in ids
+
+
+def test_an_asked_property_brings_the_type_it_holds_and_that_types_converters():
+    graph = graph_of(FILES)
+    ids = answer(graph, "How is an order's delivery address stored in the Order table?")
+    assert ids.index("cs:Shop.Data.Config.OrderConfiguration.Configure|METHOD") < ids.index(
+        "cs:Shop.Domain.Order.Delivery|PROPERTY") < ids.index("cs:Shop.Domain.Address|TYPE")
+    assert "cs:Shop.Domain.Customer|TYPE" not in ids
+
+
+def test_a_value_object_is_answered_by_its_converters_and_the_entities_holding_it():
+    graph = graph_of(FILES)
+    ids = answer(graph, "How are SkuCode values stored as database columns?")
+    assert ids[:4] == ["cs:Shop.Domain.SkuCode|TYPE", "cs:Shop.Data.Config.Converters|TYPE",
+                       "cs:Shop.Domain.Order.Code|PROPERTY", "cs:Shop.Data.Config.OrderConfiguration.Configure|METHOD"]
+    assert "sql:dbo.Order|TABLE" in ids and "sql:dbo.Customer|TABLE" not in ids
+
+
+def test_an_entity_registered_by_its_base_type_is_configured_by_the_registering_methods():
+    registered = {**FILES, "src/Data/ShopContext.cs": CONTEXT.replace(
+        "public DbSet<Customer> Customers { get; set; }", "")}
+    graph = graph_of(registered)
+    ids = answer(graph, "How is OrderLabel stored in the database?")
+    assert {"cs:Shop.Billing.BillingModelPart.RegisterAll|METHOD", "cs:Shop.Billing.BillingModelPart.Build|METHOD",
+            "cs:Shop.Domain.Entity|TYPE", "cs:Shop.Mappings.OrderLabelMapping|TYPE"} <= set(ids)
+
+
+def test_how_two_entities_are_linked_in_the_database_is_a_mapping_question():
+    assert question_shape("How is an order linked to its shipping and billing addresses in the database?") == "mapping"
+    assert question_shape("How are tags linked to blog entries in the database mapping?") == "mapping"
+    assert question_shape("How is an order created, from the controller down to the tables?") == "flow"

@@ -183,7 +183,6 @@ def test_billing_context():
         # the model OnModelCreating builds: the entities its `Entity<T>()` calls configure (ef_configured)
         (on_model_creating, "REFERENCES", "Invoice"),
         (on_model_creating, "REFERENCES", "InvoiceLine"),
-        (on_model_creating, "REFERENCES", "Invoice.Lines"),
     }
     assert node(parsed, f"{CONTEXT}|TYPE").attrs["ef_role"] == "dbcontext"
     namespace = node(parsed, "cs:Billing.Data|NAMESPACE")

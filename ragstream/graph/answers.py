@@ -10,8 +10,9 @@ import networkx as nx
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
+from ragstream.graph.mappings import mapping_of
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
-                                       mapping_of, related, side_calls, table_paths)
+                                       related, side_calls, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],

@@ -34,7 +34,7 @@ import tree_sitter
 from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.ef_configured import (
-    called_name, configured_properties, converter_references, fluent_chain, model_builder_references, receiver_root,
+    called_name, configured_members, converter_references, fluent_chain, model_builder_references, receiver_root,
 )
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
@@ -133,9 +133,8 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     return [
         Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
                   candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-                  attrs={"via": "mapping_class"}),
+                  attrs={"via": "mapping_class", **_members(own_calls)}),
         maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
-        *configured_properties(decl.id, written, own_calls, names, decl.scope, "mapping_class"),
     ]
 
 
@@ -163,13 +162,18 @@ def _configuration_references(decl: TypeDecl, written: str, names: Names) -> lis
     references = [Reference(
         source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
         candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-        attrs={"via": "entity_type_configuration"}),
-        *configured_properties(decl.id, written, calls, names, decl.scope, "entity_type_configuration")]
+        attrs={"via": "entity_type_configuration", **_members(calls)})]
     if table:
         attrs = {"source_candidates": sources, "via": "entity_type_configuration",
                  **_inheritance(calls), **_column_names(calls)}
         references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
     return references
+
+
+def _members(calls: list[tree_sitter.Node]) -> dict[str, dict]:
+    """{"members": ...} of the properties the calls configure (`ef_configured`), when any."""
+    members = configured_members(calls)
+    return {"members": members} if members else {}
 
 
 def _column_names(calls: list[tree_sitter.Node]) -> dict[str, dict[str, str]]:

@@ -6,17 +6,18 @@ hold (all REFERENCES, attrs `via` saying which construct made them):
 
 - The properties a mapping names in its lambdas (`builder.Property(p => p.Title)`,
   `HasOne(x => x.ShippingAddress)`, `OwnsOne(b => b.Colour)`, FluentNHibernate's
-  `Map(x => x.Body)`, `References(x => x.LatestRevision)`, `HasManyToMany(x => x.Tags)`):
-  REFERENCES from the configuration class (or the model-building method) to the entity's
-  PROPERTY, attrs `configured` (the call), `owned` for an owned type (`OwnsOne`/`OwnsMany`:
-  `ef_graph` maps the property's type to its owner's table), `conversion` for a value
-  conversion, `table` for a join table (`HasManyToMany(...).Table("TagItem")`). Only calls on
-  the builder itself: a nested owned-type builder's lambdas name the owned type's members.
-- A model-building method outside a DbContext's own mapping (a method taking EF's `ModelBuilder`:
-  `OnModelCreating`, a module's `ICustomModelBuilder.Build(ModelBuilder)`, a helper it calls)
-  REFERENCES each entity its `Entity<T>(...)` calls configure (`via="model_builder"`), the
-  properties those calls name, and the types it registers by `typeof(X)` (attrs `registers`:
-  `modelBuilder.Entity(type)` over the subclasses of `EntityBase`).
+  `Map(x => x.Body)`, `References(x => x.LatestRevision)`, `HasManyToMany(x => x.Tags)`): attrs
+  `members` of the mapping code's REFERENCES to the entity, {property: {`configured`: the call,
+  `owned` for an owned type (`OwnsOne`/`OwnsMany`: `ef_graph` maps the property's type to its
+  owner's table), `conversion` for a value conversion, `table` for a join table
+  (`HasManyToMany(...).Table("TagItem")`: `ef_graph` maps the property to it)}}. Attributes, not
+  edges to each property: the graph's walks (search expansion, impact) go on as before. Only
+  calls on the builder itself: a nested owned-type builder's lambdas name the owned type's members.
+- A model-building method (a method taking EF's `ModelBuilder`: `OnModelCreating`, a module's
+  `ICustomModelBuilder.Build(ModelBuilder)`, a helper it calls) REFERENCES each entity its
+  `Entity<T>(...)` calls configure (`via="model_builder"`, `members` as above), and the types it
+  registers by `typeof(X)` (attrs `registers`: `modelBuilder.Entity(type)` over the subclasses
+  of `EntityBase`).
 - A value converter (`ValueConverter<TModel, TProvider>`, Vogen's `[EfCoreConverter<T>]`)
   REFERENCES the type it converts (`via="value_converter"`): how a value object is stored.
 """
@@ -50,31 +51,26 @@ CONVERTER_BASES = frozenset({"ValueConverter"})
 CONVERTER_ATTRIBUTES = frozenset({"EfCoreConverter", "ValueConverter"})
 
 
-def configured_properties(source: str, entity: str, calls: Iterable[tree_sitter.Node], names: Names, scope: str,
-                          via: str) -> list[Reference]:
-    """REFERENCES from `source` to each property of `entity` (as written) the member calls among
-    `calls` name, with what the chain says about it (owned, converted, join table)."""
-    guesses = names.type_candidates(entity, scope)
-    found: dict[str, Reference] = {}
+def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, object]]:
+    """{property: what the mapping says of it} for each property of the entity that the member
+    calls among `calls` name: the call (`configured`), `owned`, `conversion`, a join `table`."""
+    found: dict[str, dict[str, object]] = {}
     for call in calls:
         called = called_name(call)
         member = _lambda_member(call) if called in MEMBER_CALLS else None
         if member is None or member in found:
             continue
-        chained = [called_name(c) for c in fluent_chain(call)]
-        attrs: dict[str, object] = {"via": via, "configured": called}
+        chain = list(fluent_chain(call))
+        said: dict[str, object] = {"configured": called}
         if called in OWNED_CALLS:
-            attrs["owned"] = True
-        if CONVERSION_CALLS & set(chained):
-            attrs["conversion"] = True
-        table = next((_string_argument(c) for c in fluent_chain(call) if called_name(c) in ("Table", "ToTable")), None)
+            said["owned"] = True
+        if CONVERSION_CALLS & {called_name(c) for c in chain}:
+            said["conversion"] = True
+        table = next((_string_argument(c) for c in chain if called_name(c) in ("Table", "ToTable")), None)
         if table:
-            attrs["table"] = table
-        found[member] = Reference(
-            source=source, edge_type="REFERENCES", target=f"{entity}.{member}", target_language=LANGUAGE,
-            candidates=tuple(f"{guess}.{member}" for guess in guesses), target_kinds=("PROPERTY",),
-            by_name=False, external=False, line=line_of(call), attrs=attrs)
-    return list(found.values())
+            said["table"] = table
+        found[member] = said
+    return found
 
 
 def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
@@ -93,16 +89,20 @@ def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
         name = node_text(method.child_by_field_name("name"))
         source = node_id(LANGUAGE, f"{decl.name}.{name}"
                          + (parameter_signature(method) if overloads[name] > 1 else ""), "METHOD")
+        configured: dict[str, tuple[int, dict[str, dict[str, object]]]] = {}  # entity -> (line, members)
         for call in descendants(method.child_by_field_name("body")):
             entity = _entity_argument(call)
             if entity is not None:
-                found.append(_type_reference(source, entity, names, decl.scope, line_of(call), {"via": "model_builder"}))
-                found += configured_properties(source, entity, _entity_calls(call), names, decl.scope, "model_builder")
+                line, members = configured.setdefault(entity, (line_of(call), {}))
+                members.update({k: v for k, v in configured_members(_entity_calls(call)).items() if k not in members})
             elif call.type == "typeof_expression":
                 written = type_name(call.child_by_field_name("type"))
                 if written:
                     found.append(_type_reference(source, written, names, decl.scope, line_of(call),
                                                  {"via": "model_builder", "registers": "subtypes"}))
+        found += [_type_reference(source, entity, names, decl.scope, line,
+                                  {"via": "model_builder", **({"members": members} if members else {})})
+                  for entity, (line, members) in configured.items()]
     return found
 
 

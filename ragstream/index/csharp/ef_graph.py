@@ -16,8 +16,8 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   table: the property's type gets a MAPS_TO to each table of the entity owning the property
   (`via="owned_type"`, `owner`), when it maps to no table of its own. A many-to-many collection
   whose mapping names its join table (`HasManyToMany(x => x.Tags).Table("TagItem")`) maps the
-  property to that table (`via="join_table"`). Both come from the REFERENCES `ef_configured`
-  makes from the mapping code to the property.
+  property to that table (`via="join_table"`). Both come from the `members` that `ef_configured`
+  records on the mapping code's REFERENCES to its entity.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -55,23 +55,39 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
 
 
 def _map_configured_properties(graph: nx.MultiDiGraph) -> None:
-    """Owned types onto their owner's tables, collections onto the join tables their mapping names."""
-    for source, prop, key, attrs in sorted(graph.edges(keys=True, data=True)):
-        if key != "REFERENCES" or graph.nodes[prop].get("kind") != "PROPERTY" or not (attrs.get("owned") or attrs.get("table")):
+    """Owned types onto their owner's tables, collections onto the join tables their mapping names
+    (the `members` of a mapping's REFERENCES to its entity)."""
+    for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
+        if key != "REFERENCES" or not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
             continue
         line = {"line": attrs.get("line", 0), "mapped_by": source}
-        if attrs.get("table"):
-            name = attrs["table"]
-            table = next((t for t in (f"sql:{name}|TABLE", f"sql:dbo.{name}|TABLE") if t in graph), None)
+        for member, said in sorted(attrs["members"].items()):
+            prop = _declared_property(graph, entity, member)
+            if prop is None:
+                continue
+            table = said.get("table") and next((t for t in (f"sql:{said['table']}|TABLE", f"sql:dbo.{said['table']}|TABLE")
+                                                 if t in graph), None)
             if table:
                 graph.add_edge(prop, table, key="MAPS_TO", type="MAPS_TO", via="join_table", resolution="static", **line)
-        owner = graph.nodes[prop].get("parent") or ""
-        owned = _property_type(graph, prop)
-        if attrs.get("owned") and owned and owner in graph and not _maps_to(graph, owned):
-            for table, _ in _maps_to(graph, owner):
-                if graph.nodes[table].get("kind") in ("TABLE", "VIEW"):
-                    graph.add_edge(owned, table, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=owner,
-                                   resolution="inferred", **line)
+            owned = _property_type(graph, prop) if said.get("owned") else None
+            if owned and not _maps_to(graph, owned):
+                for target, _ in _maps_to(graph, entity):
+                    if graph.nodes[target].get("kind") in ("TABLE", "VIEW"):
+                        graph.add_edge(owned, target, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=entity,
+                                       resolution="inferred", **line)
+
+
+def _declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
+    """The PROPERTY node `member` of the entity or of its nearest base that declares it."""
+    seen, queue = set(), [entity]
+    while queue:
+        node = queue.pop(0)
+        prop = node_id("csharp", f"{graph.nodes[node]['name']}.{member}", "PROPERTY")
+        if prop in graph:
+            return prop
+        seen.add(node)
+        queue += [base for base in _bases(graph, node) if base not in seen]
+    return None
 
 
 def _property_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
