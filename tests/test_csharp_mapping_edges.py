@@ -29,8 +29,15 @@ public class Order : Entity
     public Customer Buyer { get; set; }
     public int BuyerId { get; set; }
     public string Comment { get; set; }
+    public Colour Tint { get; set; }
 }
 public class OrderLabel : Entity { public ICollection<Order> Orders { get; set; } }
+'''
+
+# imported by a `global using` in another file: the entity's file does not name the namespace
+VALUES = '''
+namespace Shop.Values;
+public class Colour { public string Code { get; set; } }
 '''
 
 CONTEXT = '''
@@ -62,6 +69,7 @@ public class OrderConfiguration : IEntityTypeConfiguration<Order>
         builder.OwnsOne(o => o.Delivery, a => a.Property(x => x.Street).HasColumnName("DeliveryStreet"));
         builder.Property(o => o.Code).HasConversion(v => v.Value, v => new SkuCode(v));
         builder.HasOne(o => o.Buyer).WithMany(c => c.Orders).HasForeignKey(o => o.BuyerId);
+        builder.OwnsOne(o => o.Tint);
     }
 }
 '''
@@ -117,14 +125,15 @@ public class OrderLabelMapping : ClassMap<OrderLabel>
 '''
 
 SQL = '''
-CREATE TABLE dbo.[Order] (Id int, DeliveryStreet nvarchar(100), Code nvarchar(20), Total decimal, BuyerId int);
+CREATE TABLE dbo.[Order] (Id int, DeliveryStreet nvarchar(100), Code nvarchar(20), Total decimal,
+    BuyerId int CONSTRAINT FK_Order_Customer FOREIGN KEY REFERENCES dbo.Customer (Id));
 CREATE TABLE dbo.Customer (Id int, Name nvarchar(100));
 CREATE TABLE dbo.OrderLabel (Id int);
 CREATE TABLE dbo.LabelOrder (LabelId int, OrderId int);
 '''
 
 FILES = {
-    "src/Domain/Model.cs": DOMAIN, "src/Data/ShopContext.cs": CONTEXT,
+    "src/Domain/Model.cs": DOMAIN, "src/Values/Colour.cs": VALUES, "src/Data/ShopContext.cs": CONTEXT,
     "src/Data/Config/OrderConfiguration.cs": ORDER_CONFIGURATION, "src/Billing/BillingModelPart.cs": MODULE_BUILDER,
     "src/Data/Config/Converters.cs": CONVERTERS, "src/Mappings/OrderLabelMapping.cs": NHIBERNATE,
     "db/tables.sql": SQL,
@@ -191,13 +200,12 @@ def test_value_converters_reference_the_type_they_convert():
     assert "cs:Shop.Domain.Order|TYPE" not in money
 
 
-def test_a_classmap_names_its_properties_and_maps_a_collection_to_its_join_table():
+def test_a_classmap_names_its_properties_and_its_collections_join_table():
     graph = graph_of(FILES)
     mapped = edges(graph, "cs:Shop.Mappings.OrderLabelMapping|TYPE", "REFERENCES")
     assert mapped["cs:Shop.Domain.OrderLabel|TYPE"]["members"] == {
         "Id": {"configured": "Id"}, "Orders": {"configured": "HasManyToMany", "table": "LabelOrder"}}
-    assert edges(graph, "cs:Shop.Domain.OrderLabel.Orders|PROPERTY", "MAPS_TO")["sql:dbo.LabelOrder|TABLE"]["via"] \
-        == "join_table"
+    # a join table is named by the mapping, not mapped: writing a label writes no LabelOrder row by itself
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, "cs:Shop.Domain.OrderLabel|TYPE", "MAPS_TO")
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, ORDER, "MAPS_TO")
 
@@ -240,6 +248,33 @@ def test_an_entity_registered_by_its_base_type_is_configured_by_the_registering_
     ids = answer(graph, "How is OrderLabel stored in the database?")
     assert {"cs:Shop.Billing.BillingModelPart.RegisterAll|METHOD", "cs:Shop.Billing.BillingModelPart.Build|METHOD",
             "cs:Shop.Domain.Entity|TYPE", "cs:Shop.Mappings.OrderLabelMapping|TYPE"} <= set(ids)
+
+
+def test_a_classmap_answers_with_the_class_its_constructor_and_the_join_table():
+    graph = graph_of(FILES)
+    ids = answer(graph, "How is OrderLabel mapped?")
+    assert ids[:5] == ["cs:Shop.Domain.OrderLabel|TYPE", "sql:dbo.OrderLabel|TABLE", "sql:dbo.LabelOrder|TABLE",
+                       "cs:Shop.Mappings.OrderLabelMapping.OrderLabelMapping|METHOD",
+                       "cs:Shop.Mappings.OrderLabelMapping|TYPE"]
+    assert "sql:dbo.Customer|TABLE" not in ids and "cs:Shop.Data.Config.OrderConfiguration|TYPE" not in ids
+
+
+def test_an_owned_type_of_a_namespace_the_entity_file_does_not_name_maps_and_answers_with_its_properties():
+    graph = graph_of(FILES)
+    assert edges(graph, "cs:Shop.Values.Colour|TYPE", "MAPS_TO")["sql:dbo.Order|TABLE"]["via"] == "owned_type"
+    ids = answer(graph, "How is an order's tint stored in the database?")
+    assert ids.index("cs:Shop.Domain.Order.Tint|PROPERTY") < ids.index("cs:Shop.Values.Colour|TYPE") \
+        < ids.index("cs:Shop.Values.Colour.Code|PROPERTY")
+    assert "cs:Shop.Domain.Address.Street|PROPERTY" not in ids
+
+
+def test_a_navigation_leads_to_the_table_its_foreign_key_references_and_the_entity_name_names_no_property():
+    graph = graph_of(FILES)
+    ids = answer(graph, "How is an order linked to its buyer in the database?")
+    assert ids[:2] == [ORDER, "sql:dbo.Order|TABLE"]
+    assert ids.index("cs:Shop.Domain.Order.Buyer|PROPERTY") < ids.index("sql:dbo.Customer|TABLE")
+    assert ids.index("cs:Shop.Domain.Order.Buyer|PROPERTY") < ids.index("cs:Shop.Domain.Order.BuyerId|PROPERTY")
+    assert "cs:Shop.Domain.OrderLabel.Orders|PROPERTY" not in ids and "sql:dbo.LabelOrder|TABLE" not in ids
 
 
 def test_how_two_entities_are_linked_in_the_database_is_a_mapping_question():

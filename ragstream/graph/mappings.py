@@ -7,7 +7,8 @@ configures it (an `IEntityTypeConfiguration<T>.Configure`, a `ClassMap<T>` const
 method taking EF's `ModelBuilder`: REFERENCES with `via`), the DbContext that holds it (`DbSet<T>`
 and the context's model-building methods: `OnModelCreating` and the helpers that take its
 builder), the properties the question names, and the types those hold (a value object, an owned
-type, a navigation to another mapped entity, with their own mapping code and tables). A value
+type, a navigation to another mapped entity, with their own mapping code and tables), and the
+join tables its mapping names for its collections. A value
 object asked about directly ("how are ProjectName values stored") is answered through the
 entities whose properties hold it and the converters that convert it. Items come in that
 order: the mapping code and the entity's tables before its DbSet, its properties after them.
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.graph.named import Named
+from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
 from ragstream.graph.relations import TABLE_KINDS, Related, resolution_of
-from ragstream.keyword_tokens import keyword_tokens
+from ragstream.index.csharp.ef_graph import property_type
+from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 # How the configuring code's REFERENCES to an entity were made (`ef`, `ef_configured`).
 CONFIGURING_VIAS = frozenset({"entity_type_configuration", "mapping_class", "model_builder"})
@@ -50,26 +52,51 @@ def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -
     return _unique([i for i in items if i.id != subject.id])
 
 
+def entities_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
+    """The mapped entities a mapping question names in plain words ("how is an order linked to
+    its addresses" -> `Order`, `Address`): types mapped to a table whose name's words (split at
+    case, stemmed) the question says in a row, each name's types only when at most
+    MAX_NAMED_BY_WORD share it; the most words first."""
+    said = f" {' '.join(stems(question))} "
+    by_words: dict[str, list[str]] = {}
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") == "TYPE" and data.get("name") and any(
+                d.get("via") != "owned_type" for _, d in _tables(graph, node)):
+            words = " ".join(stems(" ".join(identifier_parts(data["name"].rsplit(".", 1)[-1]))))
+            if words and f" {words} " in said:
+                by_words.setdefault(words, []).append(node)
+    chosen = [node for words in sorted(by_words, key=lambda w: (-len(w.split()), said.index(f" {w} ")))
+              if len(by_words[words]) <= MAX_NAMED_BY_WORD for node in sorted(by_words[words])]
+    return [named_node(graph, node, "words") for node in chosen]
+
+
 def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], depth: int = 0) -> list[Related]:
-    """The entity's tables, the code configuring it, its DbContext members, the asked properties
-    and (one level down) what they hold."""
+    """The entity's tables, the code configuring it by name, its DbSets, the asked properties and
+    (one level down) what they hold, the properties whose column the mapping renames, then the code that builds the whole model (`OnModelCreating`
+    applying every configuration, methods registering entities by a base type)."""
     items = [Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "")
              for t, d in _tables(graph, entity)]
+    items += _join_tables(graph, entity)
     items += _configuring_code(graph, entity)
-    items += _context_members(graph, entity)
+    items += _dbsets(graph, entity)
     for prop in _asked_properties(graph, entity, asked):
         items.append(Related(prop, "maps column", entity, "static"))
-        held = _held_type(graph, prop)
+        held = property_type(graph, prop)
         if held and held != entity and depth == 0:
             items.append(Related(held, "holds", prop, "static"))
-            items += [i for i in _entity_mapping(graph, held, asked, depth + 1) if i.relation != "holds"] \
-                if _tables(graph, held) else _converters(graph, held)
-    return items
+            items += _entity_mapping(graph, held, asked, depth + 1) if _tables(graph, held) else \
+                [*_configuring_code(graph, held), *_converters(graph, held)]
+            if any(d.get("via") == "owned_type" for _, d in _tables(graph, held)):  # its properties: the owner's columns
+                items += [Related(p, "maps column", held, "inferred") for p in _members(graph, held, "PROPERTY")]
+        items += _referenced_tables(graph, entity, prop)
+    items += [Related(p, "maps column", entity, "static") for p in _renamed_columns(graph, entity)]
+    return items + (_model_code(graph, entity) if depth == 0 else [])
 
 
 def _held_value(graph: nx.MultiDiGraph, value: str, asked: set[str]) -> list[Related]:
     """A type no table maps (a value object, a strongly typed id): the converters that convert
-    it, the properties of mapped entities that hold it, those entities' configuring code and tables."""
+    it, the properties of mapped entities that hold it, those entities' configuring code and
+    tables, then the code building their model."""
     items = _converters(graph, value)
     holders = [p for p in _holding_properties(graph, value) if _tables(graph, graph.nodes[p].get("parent") or "")]
     for prop in holders:
@@ -81,7 +108,7 @@ def _held_value(graph: nx.MultiDiGraph, value: str, asked: set[str]) -> list[Rel
     for prop in holders:
         items += [Related(t, "MAPS_TO", prop, resolution_of(d), via=d.get("via") or "")
                   for t, d in _tables(graph, graph.nodes[prop]["parent"])]
-    return items
+    return items + [i for prop in holders for i in _model_code(graph, graph.nodes[prop]["parent"])]
 
 
 @dataclass(frozen=True)
@@ -92,10 +119,8 @@ class _Code(Related):
 
 
 def _configuring_code(graph: nx.MultiDiGraph, entity: str) -> list[_Code]:
-    """The code that configures the entity: a configuration class's methods (and the class, where the
-    class is the mapping), model-building methods naming it; when none names it, the model-building
-    methods that register it by a base type (`modelBuilder.Entity(type)` over `typeof(EntityBase)`)
-    with that base."""
+    """The code that configures the entity by name: a configuration class's methods (and the
+    class, where the class is the mapping), model-building methods naming it."""
     items: list[_Code] = []
     for source, _, key, data in sorted(graph.in_edges(entity, keys=True, data=True)):
         via = data.get("via")
@@ -109,31 +134,40 @@ def _configuring_code(graph: nx.MultiDiGraph, entity: str) -> list[_Code]:
                       for m in _members(graph, source, "METHOD")]
             if via in CLASS_IS_MAPPING:
                 items.append(_Code(source, "configures", entity, "static", via=via, members=named))
-    if _holding_contexts(graph, entity):
-        return items
-    for base in _bases(graph, entity):
-        registering = [s for s, _, k, d in graph.in_edges(base, keys=True, data=True)
-                       if k == "REFERENCES" and d.get("registers") == "subtypes"]
-        for method in sorted(registering):
-            context = graph.nodes[method].get("parent") or ""
-            items += [_Code(m, "configures", entity, "inferred", via="model_builder")
-                      for m in [method, *_model_building_methods(graph, context)]]
+    return items
+
+
+def _model_code(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
+    """The code building the model the entity is part of: the model-building methods of the
+    DbContexts holding it (`OnModelCreating`, which applies every configuration); for an entity
+    no DbContext names, the model-building methods that register it by a base type
+    (`modelBuilder.Entity(type)` over `typeof(EntityBase)`), with that base."""
+    contexts = _holding_contexts(graph, entity)
+    items = [Related(m, "configures", entity, "inferred", via="model_builder")
+             for context in contexts for m in _model_building_methods(graph, context)]
+    for base in [] if contexts else _bases(graph, entity):
+        registering = sorted(s for s, _, k, d in graph.in_edges(base, keys=True, data=True)
+                             if k == "REFERENCES" and d.get("registers") == "subtypes")
+        items += [Related(m, "configures", entity, "inferred", via="model_builder") for method in registering
+                  for m in [method, *_model_building_methods(graph, graph.nodes[method].get("parent") or "")]]
         if registering:
-            items.append(_Code(base, "registered as", entity, "inferred", via="model_builder"))
+            items.append(Related(base, "registered as", entity, "inferred", via="model_builder"))
     return items
 
 
-def _context_members(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
-    """The DbContext properties holding the entity (`DbSet<Order> Orders`) and the contexts'
-    model-building methods (`OnModelCreating`, which applies every configuration)."""
+def _join_tables(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
+    """The join tables the entity's mapping names for its collections (`HasManyToMany(x => x.Tags).Table("TagItem")`)."""
+    named = [said["table"] for s, _, k, d in sorted(graph.in_edges(entity, keys=True, data=True)) if k == "REFERENCES"
+             for said in (d.get("members") or {}).values() if said.get("table")]
+    return [Related(t, "MAPS_TO", entity, "static", via="join_table") for name in named
+            for t in (f"sql:{name}|TABLE", f"sql:dbo.{name}|TABLE") if t in graph]
+
+
+def _dbsets(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
+    """The DbContext properties holding the entity (`DbSet<Order> Orders`)."""
     short = graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]
-    items = []
-    for context in _holding_contexts(graph, entity):
-        items += [Related(p, "holds", entity, "static") for p in _members(graph, context, "PROPERTY")
-                  if short in _generic_arguments(graph, p)]
-        items += [Related(m, "configures", entity, "inferred", via="model_builder")
-                  for m in _model_building_methods(graph, context)]
-    return items
+    return [Related(p, "holds", entity, "static") for context in _holding_contexts(graph, entity)
+            for p in _members(graph, context, "PROPERTY") if short in _generic_arguments(graph, p)]
 
 
 def _holding_contexts(graph: nx.MultiDiGraph, entity: str) -> list[str]:
@@ -148,9 +182,35 @@ def _model_building_methods(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
 
 
 def _asked_properties(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[str]:
-    """The entity's properties whose names share the question's words ("colour", "shipping address")."""
+    """The entity's properties whose names share the question's words ("colour", "shipping
+    address"), the entity's own name's words aside ("order" names the order, not `OrderItems`),
+    most shared words first."""
+    words = asked - set(keyword_tokens(graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]))
+    shared = {p: len(words & set(keyword_tokens(graph.nodes[p]["name"].rsplit(".", 1)[-1])))
+              for p in _members(graph, entity, "PROPERTY")}
+    return sorted((p for p in shared if shared[p]),
+                  key=lambda p: (-shared[p], len(identifier_parts(graph.nodes[p]["name"].rsplit(".", 1)[-1]))))
+
+
+def _renamed_columns(graph: nx.MultiDiGraph, entity: str) -> list[str]:
+    """The entity's properties whose column the mapping names (`[Column("CourseID")] Id`,
+    `Property(p => p.Note).HasColumnName("Remark")`)."""
+    fluent = {d["property"] for _, _, k, d in graph.out_edges(entity, keys=True, data=True)
+              if k == "MAPS_TO" and d.get("property")}
     return [p for p in _members(graph, entity, "PROPERTY")
-            if asked & set(keyword_tokens(graph.nodes[p]["name"].rsplit(".", 1)[-1]))]
+            if graph.nodes[p].get("attrs", {}).get("column") or graph.nodes[p]["name"].rsplit(".", 1)[-1] in fluent]
+
+
+def _referenced_tables(graph: nx.MultiDiGraph, entity: str, prop: str) -> list[Related]:
+    """The tables a navigation property leads to: the targets of its owner's tables' foreign keys
+    on the property's column or its `Id` column (`BillingAddress` -> `BillingAddressId` ->
+    the addresses' table)."""
+    short = graph.nodes[prop]["name"].rsplit(".", 1)[-1].lower()
+    return [Related(target, "FOREIGN_KEY", prop, resolution_of(d), via=d.get("via") or "")
+            for table, _ in _tables(graph, entity)
+            for _, target, k, d in sorted(graph.out_edges(table, keys=True, data=True))
+            if k == "FOREIGN_KEY" and graph.nodes[target].get("kind") in TABLE_KINDS
+            and {short, f"{short}id"} & {c.lower() for c in d.get("columns", ())}]
 
 
 def _converters(graph: nx.MultiDiGraph, value: str) -> list[Related]:
@@ -159,19 +219,11 @@ def _converters(graph: nx.MultiDiGraph, value: str) -> list[Related]:
             if k == "REFERENCES" and d.get("via") == "value_converter"]
 
 
-def _held_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
-    """The repository type a property holds: its declared type, or the element of a collection."""
-    attrs = graph.nodes[prop].get("attrs", {})
-    generic = attrs.get("generic") or {}
-    guesses = [*attrs.get("returns", ()), *(g for entities in generic.get("entities", ()) for g in entities)]
-    return next((t for t in (f"cs:{g}|TYPE" for g in guesses) if t in graph), None)
-
-
 def _holding_properties(graph: nx.MultiDiGraph, value: str) -> list[str]:
     """The properties whose declared type is `value`."""
     short = graph.nodes[value].get("name", "").rsplit(".", 1)[-1]
     return sorted(n for n, data in graph.nodes(data=True) if data.get("kind") == "PROPERTY"
-                  and data.get("attrs", {}).get("type", "").rstrip("?") == short and _held_type(graph, n) == value)
+                  and data.get("attrs", {}).get("type", "").rstrip("?") == short and property_type(graph, n) == value)
 
 
 def _tables(graph: nx.MultiDiGraph, node: str) -> list[tuple[str, dict]]:

@@ -10,7 +10,7 @@ hold (all REFERENCES, attrs `via` saying which construct made them):
   `members` of the mapping code's REFERENCES to the entity, {property: {`configured`: the call,
   `owned` for an owned type (`OwnsOne`/`OwnsMany`: `ef_graph` maps the property's type to its
   owner's table), `conversion` for a value conversion, `table` for a join table
-  (`HasManyToMany(...).Table("TagItem")`: `ef_graph` maps the property to it)}}. Attributes, not
+  (`HasManyToMany(...).Table("TagItem")`, which a mapping answer names)}}. Attributes, not
   edges to each property: the graph's walks (search expansion, impact) go on as before. Only
   calls on the builder itself: a nested owned-type builder's lambdas name the owned type's members.
 - A model-building method (a method taking EF's `ModelBuilder`: `OnModelCreating`, a module's

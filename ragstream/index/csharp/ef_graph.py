@@ -14,10 +14,8 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
 - An owned type (`OwnsOne(o => o.ShippingAddress)`, a `Component`) is stored in its owner's
   table: the property's type gets a MAPS_TO to each table of the entity owning the property
-  (`via="owned_type"`, `owner`), when it maps to no table of its own. A many-to-many collection
-  whose mapping names its join table (`HasManyToMany(x => x.Tags).Table("TagItem")`) maps the
-  property to that table (`via="join_table"`). Both come from the `members` that `ef_configured`
-  records on the mapping code's REFERENCES to its entity.
+  (`via="owned_type"`, `owner`), when it maps to no table of its own; from the `members` that
+  `ef_configured` records on the mapping code's REFERENCES to its entity.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -51,12 +49,11 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
         _map_to_base_table(graph, entity)
     _map_columns(graph)
     _model_tables(graph)
-    _map_configured_properties(graph)
+    _map_owned_types(graph)
 
 
-def _map_configured_properties(graph: nx.MultiDiGraph) -> None:
-    """Owned types onto their owner's tables, collections onto the join tables their mapping names
-    (the `members` of a mapping's REFERENCES to its entity)."""
+def _map_owned_types(graph: nx.MultiDiGraph) -> None:
+    """Owned types onto their owner's tables (the `members` of a mapping's REFERENCES to its entity)."""
     for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
         if key != "REFERENCES" or not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
             continue
@@ -65,11 +62,7 @@ def _map_configured_properties(graph: nx.MultiDiGraph) -> None:
             prop = _declared_property(graph, entity, member)
             if prop is None:
                 continue
-            table = said.get("table") and next((t for t in (f"sql:{said['table']}|TABLE", f"sql:dbo.{said['table']}|TABLE")
-                                                 if t in graph), None)
-            if table:
-                graph.add_edge(prop, table, key="MAPS_TO", type="MAPS_TO", via="join_table", resolution="static", **line)
-            owned = _property_type(graph, prop) if said.get("owned") else None
+            owned = property_type(graph, prop) if said.get("owned") else None
             if owned and not _maps_to(graph, owned):
                 for target, _ in _maps_to(graph, entity):
                     if graph.nodes[target].get("kind") in ("TABLE", "VIEW"):
@@ -90,10 +83,19 @@ def _declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str 
     return None
 
 
-def _property_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
-    """The repository's TYPE node a property is declared as (its first qualified guess that exists)."""
-    guesses = graph.nodes[prop].get("attrs", {}).get("returns") or []
-    return next((t for t in (node_id("csharp", g, "TYPE") for g in guesses) if t in graph), None)
+def property_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
+    """The repository's TYPE node a property holds: its declared type or a collection's element
+    (the first qualified guess that exists), else the one type of that name (a namespace the
+    file does not name: C# 10's `global using`)."""
+    attrs = graph.nodes[prop].get("attrs", {})
+    generic = attrs.get("generic") or {}
+    guesses = [*attrs.get("returns", ()), *(g for entities in generic.get("entities", ()) for g in entities)]
+    found = next((t for t in (node_id("csharp", g, "TYPE") for g in guesses) if t in graph), None)
+    if found or not guesses:
+        return found
+    short = f".{guesses[-1].rsplit('.', 1)[-1]}|TYPE"
+    named = [n for n in graph if n.startswith("cs:") and n.endswith(short)]
+    return named[0] if len(named) == 1 else None
 
 
 def _model_tables(graph: nx.MultiDiGraph) -> None:
