@@ -37,7 +37,11 @@ public class OrderLabel : Entity { public ICollection<Order> Orders { get; set; 
 # imported by a `global using` in another file: the entity's file does not name the namespace
 VALUES = '''
 namespace Shop.Values;
-public class Colour { public string Code { get; set; } }
+public class Colour
+{
+    public static Colour White => new Colour { Code = "#FFFFFF" };
+    public string Code { get; set; }
+}
 '''
 
 CONTEXT = '''
@@ -266,6 +270,7 @@ def test_an_owned_type_of_a_namespace_the_entity_file_does_not_name_maps_and_ans
     assert ids.index("cs:Shop.Domain.Order.Tint|PROPERTY") < ids.index("cs:Shop.Values.Colour|TYPE") \
         < ids.index("cs:Shop.Values.Colour.Code|PROPERTY")
     assert "cs:Shop.Domain.Address.Street|PROPERTY" not in ids
+    assert "cs:Shop.Values.Colour.White|PROPERTY" not in ids  # static: no column
 
 
 def test_a_navigation_leads_to_the_table_its_foreign_key_references_and_the_entity_name_names_no_property():

@@ -87,7 +87,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], depth:
             items += _entity_mapping(graph, held, asked, depth + 1) if _tables(graph, held) else \
                 [*_configuring_code(graph, held), *_converters(graph, held)]
             if any(d.get("via") == "owned_type" for _, d in _tables(graph, held)):  # its properties: the owner's columns
-                items += [Related(p, "maps column", held, "inferred") for p in _members(graph, held, "PROPERTY")]
+                items += [Related(p, "maps column", held, "inferred") for p in _columns_of(graph, held)]
         items += _referenced_tables(graph, entity, prop)
     items += [Related(p, "maps column", entity, "static") for p in _renamed_columns(graph, entity)]
     return items + (_model_code(graph, entity) if depth == 0 else [])
@@ -187,7 +187,7 @@ def _asked_properties(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> l
     most shared words first."""
     words = asked - set(keyword_tokens(graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]))
     shared = {p: len(words & set(keyword_tokens(graph.nodes[p]["name"].rsplit(".", 1)[-1])))
-              for p in _members(graph, entity, "PROPERTY")}
+              for p in _columns_of(graph, entity)}
     return sorted((p for p in shared if shared[p]),
                   key=lambda p: (-shared[p], len(identifier_parts(graph.nodes[p]["name"].rsplit(".", 1)[-1]))))
 
@@ -197,7 +197,7 @@ def _renamed_columns(graph: nx.MultiDiGraph, entity: str) -> list[str]:
     `Property(p => p.Note).HasColumnName("Remark")`)."""
     fluent = {d["property"] for _, _, k, d in graph.out_edges(entity, keys=True, data=True)
               if k == "MAPS_TO" and d.get("property")}
-    return [p for p in _members(graph, entity, "PROPERTY")
+    return [p for p in _columns_of(graph, entity)
             if graph.nodes[p].get("attrs", {}).get("column") or graph.nodes[p]["name"].rsplit(".", 1)[-1] in fluent]
 
 
@@ -246,6 +246,12 @@ def _bases(graph: nx.MultiDiGraph, node: str) -> list[str]:
 def _members(graph: nx.MultiDiGraph, type_id: str, kind: str) -> list[str]:
     return sorted(t for _, t, k in graph.out_edges(type_id, keys=True)
                   if k == "DEFINES" and graph.nodes[t].get("kind") == kind) if type_id in graph else []
+
+
+def _columns_of(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
+    """The type's instance properties: what an ORM may store (a static `Colour.Blue` is no column)."""
+    return [p for p in _members(graph, type_id, "PROPERTY")
+            if "static" not in graph.nodes[p].get("attrs", {}).get("modifiers", ())]
 
 
 def _generic_arguments(graph: nx.MultiDiGraph, prop: str) -> set[str]:
