@@ -83,7 +83,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], depth:
         items.append(Related(prop, "maps column", entity, "static"))
         held = property_type(graph, prop)
         if held and held != entity and depth == 0:
-            items.append(Related(held, "holds", prop, "static"))
+            items.append(Related(held, "type of", prop, "static"))
             items += _entity_mapping(graph, held, asked, depth + 1) if _tables(graph, held) else \
                 [*_configuring_code(graph, held), *_converters(graph, held)]
             if any(d.get("via") == "owned_type" for _, d in _tables(graph, held)):  # its properties: the owner's columns
@@ -151,7 +151,7 @@ def _model_code(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
         items += [Related(m, "configures", entity, "inferred", via="model_builder") for method in registering
                   for m in [method, *_model_building_methods(graph, graph.nodes[method].get("parent") or "")]]
         if registering:
-            items.append(Related(base, "registered as", entity, "inferred", via="model_builder"))
+            items.append(Related(base, "base registered", entity, "inferred", via="model_builder"))
     return items
 
 
