@@ -10,8 +10,9 @@ import networkx as nx
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
+from ragstream.graph.mappings import entities_in_words, mapping_of
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, data_carriers, entity_changes,
-                                       entry_methods, impact_of, mapping_of, related, side_calls, table_paths)
+                                       entry_methods, impact_of, related, side_calls, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -31,6 +32,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
                            changes=changes, carriers=data_carriers(graph, paths)) if paths else None
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
+    if shape == "mapping" and not named:
+        named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)

@@ -251,49 +251,6 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
     return _unique(items)
 
 
-MAPPING_VIAS = frozenset({"entity_type_configuration", "mapping_class"})
-
-
-def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -> list[Related]:
-    """How `subject` is stored: for a table, the types mapped to it; for a type, its tables; for
-    each such type, the methods of its mapping classes (`Configure`, a `ClassMap` constructor),
-    the DbContext properties that hold it (`DbSet<T> Orders`), its properties mapped to columns
-    (`HasColumnName`), and those of its properties the question's words name ("colour")."""
-    if subject.kind in TABLE_KINDS:
-        types = [source for source, _, key in graph.in_edges(subject.id, keys=True)
-                 if key == "MAPS_TO" and graph.nodes[source].get("kind") == "TYPE"]
-        items = [Related(t, "MAPS_TO", subject.id, "static") for t in sorted(types)]
-    elif subject.kind == "TYPE":
-        types = [subject.id]
-        items = [Related(t, "MAPS_TO", subject.id, resolution_of(d), via=d.get("via") or "") for _, t, k, d in
-                 sorted(graph.out_edges(subject.id, keys=True, data=True)) if k == "MAPS_TO"]
-    else:
-        return []
-    asked = set(words)
-    for entity in types:
-        short = graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]
-        for source, _, key, data in sorted(graph.in_edges(entity, keys=True, data=True)):
-            if key == "REFERENCES" and data.get("via") in MAPPING_VIAS:  # its configuration's methods
-                items += [Related(m, "configures", entity, "static") for m in _methods(graph, source)]
-            elif key == "REFERENCES" and graph.nodes[source].get("attrs", {}).get("ef_role") == "dbcontext":
-                items += [Related(p, "holds", entity, "static") for p in _properties(graph, source)
-                          if short in _generic_arguments(graph, p)]
-        items += [Related(p, "maps column", entity, "static") for p in _properties(graph, entity)
-                  if asked & set(keyword_tokens(graph.nodes[p]["name"].rsplit(".", 1)[-1]))]
-    return _unique([i for i in items if i.id != subject.id])
-
-
-def _methods(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
-    return sorted(t for _, t, k in graph.out_edges(type_id, keys=True)
-                  if k == "DEFINES" and graph.nodes[t].get("kind") == "METHOD")
-
-
-def _generic_arguments(graph: nx.MultiDiGraph, prop: str) -> set[str]:
-    """The simple names of a property's type arguments (`DbSet<Order>`: Order)."""
-    generic = graph.nodes[prop].get("attrs", {}).get("generic") or {}
-    return {guesses[-1].rsplit(".", 1)[-1] for guesses in generic.get("entities", []) if guesses}
-
-
 def impact_of(graph: nx.MultiDiGraph, subject: Named,
               text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
     """What breaks when `subject` is renamed or changed: for a column, every reader, writer and
