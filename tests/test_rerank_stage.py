@@ -108,3 +108,12 @@ def test_a_class_whose_method_is_a_seed_leaves_its_place_to_the_next_candidate(a
     rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
     assert sp.retrieval_seed_nodes == [member, other]
     assert {"id": owner, "reason": f"outline of {member}"} in sp.extras["gate"]["dropped"]
+
+
+def test_a_constructor_seed_does_not_push_out_its_class(acl_backend):
+    # __init__ only wires the class: its outline says more, so both stay
+    owner, init = "py:billing.service.InvoiceService|CLASS", "py:billing.service.InvoiceService.__init__|METHOD"
+    sp = state("invoice service repository", [(owner, 0.9), (init, 0.85)])
+    sp.retrieval_seed_nodes = [owner, init]
+    rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
+    assert sp.retrieval_seed_nodes == [owner, init]

@@ -7,9 +7,10 @@ keyword at all), `duplicate of <id>` (keyword sets overlapping >= `gate_duplicat
 a chunk ranked above), and `off_topic` (no query keyword and a retrieval score below the
 candidates' median). The best of the rest, as many as retrieve chose seeds (its `top_k`), become
 the seeds and `base_context_chunks` (unique by id): a gated seed leaves its place to the next
-candidate. Among the seeds, a container (a file's own code, a class) whose member is also a seed
-leaves its place too (`outline of <member>`): its text elides that member's body, so the place
-is worth more to the next candidate than to a second view of the same code. Texts come through the backend, under the caller's filters.
+candidate. Among the seeds, a container (a file's own code, a class) whose member (not its constructor:
+wiring, which says less than the outline) is also a seed leaves its place too (`outline of
+<member>`): its text elides that member's body, so the place is worth more to the next
+candidate than to a second view of the same code. Texts come through the backend, under the caller's filters.
 
 Model path: the `gate` model decides keep / drop_irrelevant / drop_duplicate / drop_conflict for
 the best rescored candidates, as many as there are seeds (texts cut to `gate_candidate_chars`);
@@ -151,12 +152,20 @@ def _contains(outer: Chunk | None, inner: Chunk | None) -> bool:
     """Whether `outer` is a container of `inner`'s code: the same file, and `outer` is the file's
     own code (its other chunks are its members) or encloses `inner`'s lines; parts of one node
     never contain each other."""
-    if outer is None or inner is None or outer.path != inner.path or outer.node_id == inner.node_id:
+    if outer is None or inner is None or outer.path != inner.path or outer.node_id == inner.node_id \
+            or _is_constructor(inner):
         return False
     if outer.kind == "FILE":
         return inner.kind != "FILE"
     return (outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
             and (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line))
+
+
+def _is_constructor(chunk: Chunk) -> bool:
+    """`Shop.Order.Order` (or `Shop.Order.Order(int)`, `billing.Invoice.__init__`): wiring, which
+    says less than the type's outline."""
+    parts = chunk.symbol.split("(", 1)[0].rsplit(".", 2)
+    return chunk.kind == "METHOD" and len(parts) == 3 and parts[2] in (parts[1], "__init__")
 
 
 def parse_gate(reply: str, candidates: list[str]) -> tuple[dict[str, str | None], list[str]]:
