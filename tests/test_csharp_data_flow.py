@@ -791,6 +791,14 @@ public class RenameCustomer
         shown.Id = customer.Id;
         return customer.Name;
     }
+    public async Task<OrderDto> Project(int id)
+    {
+        var row = await _db.Orders.Where(o => o.Id == id).Select(o => new OrderDto { Id = o.Id }).FirstAsync();
+        row.Id = 0;
+        var untracked = await _db.Customers.AsNoTracking().FirstAsync(c => c.Id == id);
+        untracked.Name = "";
+        return row;
+    }
 }
 """})
     writes = tables(graph, "Shop.App.RenameCustomer.Handle", "WRITES")
@@ -799,3 +807,33 @@ public class RenameCustomer
     # reading the loaded entity, or changing another object, writes nothing
     assert tables(graph, "Shop.App.RenameCustomer.Show", "WRITES") == {}
     assert set(tables(graph, "Shop.App.RenameCustomer.Show", "READS")) == {CUSTOMERS}
+    # a projection is no tracked entity, nor are rows read untracked
+    assert tables(graph, "Shop.App.RenameCustomer.Project", "WRITES") == {}
+
+
+def test_adding_to_an_entitys_collection_writes_what_is_added_and_a_local_list_writes_nothing():
+    model = MODEL.replace("public class Order { public int Id { get; set; } public int Total { get; set; } }",
+                          "public class Order { public int Id { get; set; } public int Total { get; set; } "
+                          "public ICollection<OrderLine> Lines { get; set; } }")
+    graph = build({"Model.cs": model, "Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class AddLine
+{
+    private readonly ShopContext _db;
+    public async Task Handle(int id)
+    {
+        var order = await _db.Orders.FindAsync(id);
+        order.Lines.Add(new OrderLine());
+    }
+    public List<OrderLine> Draft()
+    {
+        var lines = new List<OrderLine>();
+        lines.Add(new OrderLine());
+        return lines;
+    }
+}
+"""})
+    assert LINES in tables(graph, "Shop.App.AddLine.Handle", "WRITES")
+    assert tables(graph, "Shop.App.AddLine.Draft", "WRITES") == {}

@@ -146,9 +146,28 @@ def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
         while value is not None and value.type in ("await_expression", "parenthesized_expression") \
                 and value.named_children:
             value = value.named_children[0]
-        if value is not None and value.type == "invocation_expression":
+        if value is not None and value.type == "invocation_expression" and not _projects(value):
             kept[(value.start_byte, value.end_byte)] = name
     return {span for span, name in kept.items() if name in assigned_into}
+
+
+# Query operators whose result is not a tracked entity: a projection (`Select(o => new Dto
+# {...})`, AutoMapper's `ProjectTo<T>`, NHibernate's `SelectList`/`TransformUsing`) or untracked rows.
+UNTRACKED = frozenset({"Select", "SelectList", "ProjectTo", "TransformUsing", "AsNoTracking",
+                       "AsNoTrackingWithIdentityResolution"})
+
+
+def _projects(call: tree_sitter.Node) -> bool:
+    """A query chain that projects its rows or reads them untracked anywhere along it."""
+    while call.type == "invocation_expression" and (callee := callee_of(call)) is not None:
+        if type_name(callee[1]) in UNTRACKED:
+            return True
+        if callee[0] is None:
+            return False
+        call = callee[0]
+        while call.type in ("await_expression", "parenthesized_expression") and call.named_children:
+            call = call.named_children[0]
+    return False
 
 
 def _root_identifier(expression: tree_sitter.Node) -> str | None:

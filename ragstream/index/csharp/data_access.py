@@ -148,10 +148,18 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         return None if chained else _argument_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     query = "generic_call" in data or generic in QUERY_TYPES
+    if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
+        # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what is passed
+        return _argument_carrier(graph, symbols, call)
     if generic in NOT_DATA or (chained and not (query or data.get("inherited"))):
         return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
     return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))),
                     property=prop.id if prop is not None else None)
+
+
+def _mapped(graph: nx.MultiDiGraph, type_id: str | None) -> bool:
+    """The type maps to a table (an entity)."""
+    return type_id in graph and any(key == "MAPS_TO" for _, _, key in graph.out_edges(type_id, keys=True))
 
 
 def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
