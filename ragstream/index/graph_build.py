@@ -8,7 +8,7 @@ types in `csharp_calls`; this module turns what is found into edges, each saying
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -117,6 +117,13 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
+    if target is None and not ref.by_name:
+        # a receiver no type was found for (a query chain, what a library returns): the
+        # repository's one extension method of that name (`query.PaginatedListAsync(...)`)
+        target = _resolve_by_name(symbols, replace(ref, target=ref.attrs["call"]["member"]), source,
+                                  extensions_only=True)
+        if target is not None:
+            ref = replace(ref, attrs={**ref.attrs, "via": "extension"})
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
 
 
