@@ -7,7 +7,8 @@ and filters, when `--detect-secrets` is given and it is importable):
 - the planted corpus (`ragstream.redact.corpus`): shapes whose every value is gone after
   redaction, for the shapes claimed and for the documented misses;
 - MB/s over the indexable files of each TREE (default: this repository);
-- per TREE, redactions by rule (false-positive review: `--list` prints each one, value masked).
+- per TREE, redactions by rule and per 1,000 lines (false-positive review: `--list` prints each
+  one, value masked).
 
 detect-secrets reports values, not spans; used as a redactor, every reported value is replaced
 wherever it occurs in the file, and a planted secret is caught when none of it is left.
@@ -131,7 +132,10 @@ def main() -> None:
                     value = text[start:end]
                     print(f"    {path}:{line}  {rule}  {value[:3]}***({len(value)})  "
                           f"{text[max(0, start - 40):start].splitlines()[-1:]}")
-        print(f"  redactions by rule: {dict(by_rule.most_common())} (total {sum(by_rule.values())})")
+        lines = sum(t.count("\n") + (not t.endswith("\n")) for t in texts.values())
+        total = sum(by_rule.values())
+        print(f"  redactions by rule: {dict(by_rule.most_common())} (total {total}, "
+              f"{total / lines * 1000:.2f} per 1,000 of {lines} lines)")
 
 
 if __name__ == "__main__":

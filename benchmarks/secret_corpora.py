@@ -20,7 +20,10 @@ MIRROR is a bare clone (`git --git-dir=MIRROR show HEAD:path` must work). Corpor
   where only `tests/data/no_filters_no_ml.json` does (a candidate its filters or model rejected).
 
 Each corpus favours its own tool (its cases are that tool's unit tests); the other two corpora
-are the fair test for it. A case is caught when the detector reports anything on it (for
+are the fair test for it. Recall is also given on in-scope cases: the labelled secrets less those
+outside ragstream's scope (`OUT_OF_SCOPE`: no credential, or a public one) and less the corpora's
+test artefacts (`ARTEFACTS`: placeholders, a label on a line holding no value, values the
+vendor's format cannot produce); each class is a rule on the labelled line, printed with counts. A case is caught when the detector reports anything on it (for
 CredSweeper, on its line). Detectors: ragstream's redactor, detect-secrets 1.5 (default plugins
 and filters), CredSweeper (default rules, ML validator at its `medium` threshold, on onnxruntime
 with the model in its wheel), and unions of them.
@@ -435,6 +438,57 @@ DETECTORS: dict[str, Callable[[dict[str, tuple[str, str]]], Scores]] = {
 }
 
 
+# Labelled secrets outside ragstream's scope (README "Secret redaction"): a credential grants
+# access and is not published on purpose. Each class is a rule on the labelled line.
+_UUID = r"(?<![A-Z]{3}-)[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+OUT_OF_SCOPE: dict[str, Callable[[Case, str], bool]] = {
+    "UUID under no secret-named key": lambda c, line: bool(
+        re.search(_UUID, line) and not re.search(r"(?i)key\b|token|secret|pass|pwd|auth", line)),
+    "salt, nonce or IV": lambda c, line: bool(re.search(r"(?i)salt|nonce|\biv\b", line)),
+    "public identifier (app or client id, account SID, org id, domain)": lambda c, line: bool(re.search(
+        r"firebase(?:app|io)\.com|\.apps\.googleusercontent\.com|\b00D\w{12,15}\b(?!!)|client_id|ClientID"
+        r"|\bwx[0-9a-f]{16}\b|\bAC[0-9a-f]{32}\b", line) or re.search(r"(?i)access_?id", line) and "AKIA" not in line),
+    "public key (publishable by design)": lambda c, line: bool(re.search(r"\bpk_(?:test|live)_|FLWPUBK|\bpubkey-", line)),
+    "URL with no signature (S3 bucket)": lambda c, line: "X-Amz-Algorithm" in line and "X-Amz-Signature" not in line,
+    "encrypted value (Sealed Secrets)": lambda c, line: c.file.startswith("sealed_secrets"),
+    "bare random value, no name, prefix or context (OTP seed, client secret)": lambda c, line: (
+        c.file in ("otp_2fa", "dropbox_app_secret", "google_multi") and not re.search(r"GOCSPX|:", line)),
+}
+
+
+def _repeated_chunk(line: str) -> bool:
+    """A chunk of 4-10 characters, three of them distinct at least, repeated four times."""
+    return any(len(set(m.group(1))) >= 3 for m in re.finditer(r"(\w{4,10}?)\1{3,}", line))
+
+
+# Labelled secrets that are test artefacts by any reading.
+ARTEFACTS: dict[str, Callable[[Case, str], bool]] = {
+    "placeholder or made-up value (xxxx, EXAMPLE, user:password, abcd1234, a repeated chunk)": lambda c, line: bool(
+        re.search(r"(?i:x{5,})|([B-Zb-z1-9])\1{9,}|EXAMPLE|[a-z0-9]example\b|//username:password@|keep empty"
+                  r"|(?i:abcdef|abcd1234|12345678|0123456789)", line)
+        or _repeated_chunk(line)),
+    "label on a line holding no value (kty, an opening tag, a bare name)": lambda c, line: bool(
+        re.fullmatch(r'\s*(?:"kty":.*|<\w+(?:\s+[\w-]+="[^"]{0,40}")*\s*>|[a-z][A-Za-z]*_?|"type": "service_account")\s*',
+                     line)),
+    "value its vendor's format cannot hold (sampler artefact)": lambda c, line: bool(
+        re.search(r"sq0csp-\S*[\\\]^]", line)),
+}
+
+
+def labelled_line(case: Case) -> str:
+    return case.text.split("\n")[case.line - 1] if case.line else case.text
+
+
+def scope_class(case: Case) -> tuple[str, str] | None:
+    """("out of scope" | "artefact", class) of a labelled secret, or None when it is in scope."""
+    line = labelled_line(case)
+    for kind, classes in (("artefact", ARTEFACTS), ("out of scope", OUT_OF_SCOPE)):
+        for name, rule in classes.items():
+            if rule(case, line):
+                return kind, name
+    return None
+
+
 def flagged(scores: Scores, key: str, case: Case) -> bool:
     lines = scores.found.get(key, set())
     return bool(lines) if case.line is None else case.line in lines
@@ -491,13 +545,34 @@ def main() -> None:
             row += f"{hit / len(chosen):>21.3f} ({hit:>4})"
         print(row)
     print(f"{'seconds per MB':<40}" + "".join(f"{s.seconds / megabytes:>28.2f}" for s in results.values()))
+    classes = {i: scope_class(c) for i, c in enumerate(cases) if c.secret}
+    print("\nrecall on in-scope secrets (less out-of-scope cases; less artefacts too)")
+    for corpus in dict.fromkeys(c.corpus for c in cases):
+        for label, excluded in (("in scope", ("out of scope",)), ("in scope, no artefacts", ("out of scope", "artefact"))):
+            chosen = [(k, c) for i, (k, c) in enumerate(zip(keys, cases, strict=True))
+                      if c.corpus == corpus and c.secret and (classes[i] or ("", ""))[0] not in excluded]
+            row = f"{corpus + ' ' + label:<34}{len(chosen):>6}"
+            for scores in results.values():
+                hit = sum(flagged(scores, k, c) for k, c in chosen)
+                row += f"{hit / max(1, len(chosen)):>21.3f} ({hit:>4})"
+            print(row)
+    print("\nclasses left out (secrets, flagged by each detector)")
+    for corpus in dict.fromkeys(c.corpus for c in cases):
+        counted: dict[tuple[str, str], list[tuple[str, Case]]] = {}
+        for i, (k, c) in enumerate(zip(keys, cases, strict=True)):
+            if c.corpus == corpus and classes.get(i):
+                counted.setdefault(classes[i], []).append((k, c))  # type: ignore[arg-type]
+        for (kind, name), chosen in sorted(counted.items()):
+            flags = " ".join(f"{sum(flagged(s, k, c) for k, c in chosen)}" for s in results.values())
+            print(f"  {corpus} / {kind}: {name}: {len(chosen)} (flagged: {flags})")
     if args.misses in results:
         scores = results[args.misses]
         for key, case in zip(keys, cases, strict=True):
             if flagged(scores, key, case) != case.secret:
                 what = "MISS" if case.secret else "FP  "
-                line = case.text.split("\n")[case.line - 1] if case.line else case.text
-                print(f"{what} {case.corpus}/{case.group or case.file}: {line[:160]!r}")
+                scope = scope_class(case) if case.secret else None
+                note = f"  [{scope[0]}: {scope[1]}]" if scope else ""
+                print(f"{what} {case.corpus}/{case.group or case.file}: {labelled_line(case)[:160]!r}{note}")
 
 
 if __name__ == "__main__":

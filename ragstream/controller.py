@@ -387,6 +387,13 @@ class Controller:
 
         return graph_html(self.graph(sp), sp, height)
 
+    def graph_view(self, sp: SuperPrompt):
+        """The neighbourhood as the graph panel draws it: alike neighbours grouped, each
+        member listed (`graph/grouping.py`)."""
+        from ragstream.graph.view import view_of
+
+        return view_of(self.graph(sp), sp)
+
     def locations(self, sp: SuperPrompt, ids: list[str]) -> dict[str, str]:
         """`path:start-end` of chunk ids the state's caller may see."""
         return self.backend_for(sp.index_source).locations(ids, sp.repository, sp.branch, sp.retrieval_filters,

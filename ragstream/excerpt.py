@@ -83,21 +83,27 @@ def selected(text: str, numbers: Numbers | None, keep: Iterable[int]) -> tuple[s
 
 
 def quoted(text: str, numbers: Numbers | None, indent: str = "") -> str:
-    """The text as quoted: `  12 │ code`, `GAP` for skipped lines; a jump in the numbers and an
-    elided member are gaps too. Without numbers (an old state, a model's rewrite), the text as is."""
+    """The text as quoted: `  12 │ code`, `GAP` for skipped lines; a jump in the numbers is a gap
+    too. An elided member (`def f(self) ...  [method f: own chunk]`) is a gap that says what it
+    skips, with no number: its one line is a summary (a signature joined onto one line, without
+    its decorators), not a line of the file. Without numbers (an old state, a model's rewrite),
+    the text as is."""
     lines = text.split("\n")
     if numbers is None or len(numbers) != len(lines):
         return "\n".join(indent + line for line in lines)
     width = max((len(str(n)) for n in numbers if n), default=1)
     out: list[str] = []
     previous: int | None = None
-    elided = False  # the line before elided a member: its body's lines are skipped here
+    skipped = False  # the last line written stands for skipped lines
     for line, number in zip(lines, numbers):
-        gap = number == GAP_LINE or elided or (number is not None and previous is not None and number > previous + 1)
-        if gap and not (out and out[-1].endswith(GAP)):
+        if number == GAP_LINE or _ELISION.search(line):
+            summary = "" if number == GAP_LINE else f" {line}"
+            if summary or not skipped:
+                out.append(f"{indent}{'':>{width}} {GAP}{summary}".rstrip())
+            previous, skipped = None, True
+            continue
+        if not skipped and number is not None and previous is not None and number > previous + 1:
             out.append(f"{indent}{'':>{width}} {GAP}")
-        if number != GAP_LINE:
-            out.append(f"{indent}{number if number is not None else '':>{width}} │ {line}".rstrip())
-        previous = number if number != GAP_LINE else None
-        elided = number != GAP_LINE and bool(_ELISION.search(line))
+        out.append(f"{indent}{number if number is not None else '':>{width}} │ {line}".rstrip())
+        previous, skipped = number, False
     return "\n".join(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.relations import Path, data_carriers
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -78,6 +79,13 @@ public class CreateOrderHandler
 """})
     writes = tables(graph, "Shop.App.CreateOrderHandler.Handle", "WRITES")
     assert set(writes) == {ORDERS}
+    assert writes[ORDERS]["property"] == "cs:Shop.Data.IShopContext.Orders|PROPERTY"  # the member it goes through
+    # a flow names the member as the context implementing the interface declares it
+    paths = [Path(("cs:Shop.App.CreateOrderHandler.Handle|METHOD", ORDERS), ("WRITES",))]
+    # (and, as it writes, names the unit of work it saves)
+    assert [(c.id, c.relation) for c in data_carriers(graph, paths)] == [
+        ("cs:Shop.Data.ShopContext.Orders|PROPERTY", "WRITES through"),
+        ("cs:Shop.Data.IShopContext.SaveChangesAsync|METHOD", "saves")]
     assert writes[ORDERS]["via"] == "type_argument" and writes[ORDERS]["resolution"] == "inferred"
     assert writes[ORDERS]["entity"] == "cs:Shop.Domain.Order|TYPE" and "guess" not in writes[ORDERS]
     assert tables(graph, "Shop.App.CreateOrderHandler.Handle", "READS") == {}  # SaveChanges is no access
@@ -709,3 +717,123 @@ public class Checkout
     assert items["via"] == "aggregate" and items["guess"] is True and items["navigation"] == "Items"
     assert "guess" not in place["sql:dbo.Orders|TABLE"]
     assert set(tables(graph, "Shop.Checkout.Show", "READS")) == {"sql:dbo.Orders|TABLE"}  # a read reads the root only
+
+
+DOMAIN = """
+namespace Shop.Domain;
+public class Basket { public void AddLine(int sku) { } public void Close() { } }
+public class Invoice { public void Close() { } public void Void() { } }
+"""
+
+
+def test_what_a_generic_carrier_returns_is_read_as_its_type_argument_for_the_next_call():
+    graph = build({"Domain.cs": DOMAIN, "Repository.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IStore<T> { T Get(int id); }
+""", "Service.cs": """
+using Ardalis.Specification;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class BasketService
+{
+    private readonly IRepositoryBase<Basket> _baskets;
+    private readonly IStore<Invoice> _invoices;
+    public async Task Add(int id, int sku)
+    {
+        var basket = await _baskets.FirstOrDefaultAsync(id);
+        basket.AddLine(sku);
+    }
+    public void VoidOne(int id)
+    {
+        var invoice = _invoices.Get(id);
+        invoice.Void();
+    }
+    public async Task Unknown(int id)
+    {
+        var basket = await _baskets.FirstOrDefaultAsync(id);
+        basket.Refresh();
+    }
+}
+"""})
+    added = calls(graph, "Shop.App.BasketService.Add")
+    line = "cs:Shop.Domain.Basket.AddLine|METHOD"
+    # a library's method: its result is read as the type argument, and the edge says it is a guess
+    assert added[line]["resolution"] == "inferred" and added[line]["via"] == "type_argument"
+    assert added[line]["guess"] is True
+    assert "cs:Shop.Domain.Invoice.Close|METHOD" not in added and "cs:Shop.Domain.Basket.Close|METHOD" not in added
+    # a type parameter declared here binds to the argument: inferred, no guess
+    voided = calls(graph, "Shop.App.BasketService.VoidOne")
+    assert voided["cs:Shop.Domain.Invoice.Void|METHOD"]["via"] == "type_argument"
+    assert "guess" not in voided["cs:Shop.Domain.Invoice.Void|METHOD"]
+    # a member the type argument does not declare is linked to nothing
+    assert not [t for t in calls(graph, "Shop.App.BasketService.Unknown") if "Shop.Domain" in t]
+
+
+def test_changing_a_member_of_a_loaded_entity_writes_its_table_whoever_saves_later():
+    graph = build({"Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class RenameCustomer
+{
+    private readonly ShopContext _db;
+    public async Task Handle(int id, string name)
+    {
+        var customer = await _db.Customers.FindAsync(id);
+        customer.Name = name;
+    }
+    public async Task<string> Show(int id)
+    {
+        var customer = await _db.Customers.FindAsync(id);
+        var shown = new OrderDto();
+        shown.Id = customer.Id;
+        return customer.Name;
+    }
+    public async Task<OrderDto> Project(int id)
+    {
+        var row = await _db.Orders.Where(o => o.Id == id).Select(o => new OrderDto { Id = o.Id }).FirstAsync();
+        row.Id = 0;
+        var untracked = await _db.Customers.AsNoTracking().FirstAsync(c => c.Id == id);
+        untracked.Name = "";
+        return row;
+    }
+}
+"""})
+    writes = tables(graph, "Shop.App.RenameCustomer.Handle", "WRITES")
+    assert set(writes) == {CUSTOMERS}
+    assert writes[CUSTOMERS]["via"] == "change_tracking" and writes[CUSTOMERS]["guess"] is True
+    # reading the loaded entity, or changing another object, writes nothing
+    assert tables(graph, "Shop.App.RenameCustomer.Show", "WRITES") == {}
+    assert set(tables(graph, "Shop.App.RenameCustomer.Show", "READS")) == {CUSTOMERS}
+    # a projection is no tracked entity, nor are rows read untracked
+    assert tables(graph, "Shop.App.RenameCustomer.Project", "WRITES") == {}
+
+
+def test_adding_to_an_entitys_collection_writes_what_is_added_and_a_local_list_writes_nothing():
+    model = MODEL.replace("public class Order { public int Id { get; set; } public int Total { get; set; } }",
+                          "public class Order { public int Id { get; set; } public int Total { get; set; } "
+                          "public ICollection<OrderLine> Lines { get; set; } }")
+    graph = build({"Model.cs": model, "Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class AddLine
+{
+    private readonly ShopContext _db;
+    public async Task Handle(int id)
+    {
+        var order = await _db.Orders.FindAsync(id);
+        order.Lines.Add(new OrderLine());
+    }
+    public List<OrderLine> Draft()
+    {
+        var lines = new List<OrderLine>();
+        lines.Add(new OrderLine());
+        return lines;
+    }
+}
+"""})
+    assert LINES in tables(graph, "Shop.App.AddLine.Handle", "WRITES")
+    assert tables(graph, "Shop.App.AddLine.Draft", "WRITES") == {}

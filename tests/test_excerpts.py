@@ -17,17 +17,18 @@ SCOPE = Scope("sample_repo", "default", None, {})
 QUESTIONS = ("How is a payment recorded?", "How does the invoices controller create an invoice?",
              "Which procedures write the Invoice table?", "what does log_event do?")
 NUMBERED = re.compile(r"^\s*(\d+) │ ?(.*)$")
-GAP_ROW = re.compile(rf"^\s*{GAP}$")
+GAP_ROW = re.compile(rf"^\s*{GAP}( .*)?$")  # a gap, or an elided member's summary
 ELIDED = re.compile(r" \.\.\.  \[[^\]]*: own chunk\]$")
 
 
 def test_a_type_chunk_is_numbered_up_to_its_first_elided_member_and_back_from_its_end():
+    """An elided member is a gap saying what it skips, never numbered: its line is a summary."""
     text = "class A:\n    x = 1\n    def f(self) ...  [method f: own chunk]\n    y = 2\n" \
            "    def g(self) ...  [method g: own chunk]\n    z = 3"
     assert line_numbers(text, 10, 30) == [10, 11, 12, None, None, 30]
     assert quoted(text, line_numbers(text, 10, 30)).split("\n") == [
-        "10 │ class A:", "11 │     x = 1", "12 │     def f(self) ...  [method f: own chunk]", "   ⋮",
-        "   │     y = 2", "   │     def g(self) ...  [method g: own chunk]", "   ⋮", "30 │     z = 3"]
+        "10 │ class A:", "11 │     x = 1", "   ⋮     def f(self) ...  [method f: own chunk]",
+        "   │     y = 2", "   ⋮     def g(self) ...  [method g: own chunk]", "30 │     z = 3"]
     assert line_numbers("a\nb", 1, 5) == [None, None]  # a text that is not its span: no number is guessed
 
 
@@ -51,10 +52,9 @@ def _check_quoted(block: str, root: Path, path: str) -> int:
         if not match:
             continue
         number, code = int(match[1]), match[2]
-        # a member whose body is its own chunk reads as its signature and "[... own chunk]" at its first line
-        if not ELIDED.search(code):  # a secret reads [REDACTED] in the index, as everywhere
-            pattern = ".+?".join(map(re.escape, code.rstrip().split(REDACTED)))
-            assert re.search(pattern + "$", lines[number - 1].rstrip()), (path, number, code)
+        assert not ELIDED.search(code), (path, number, code)  # a summary is no line of the file: never numbered
+        pattern = ".+?".join(map(re.escape, code.rstrip().split(REDACTED)))  # a secret reads [REDACTED]
+        assert re.search(pattern + "$", lines[number - 1].rstrip()), (path, number, code)
         assert previous is None or number == previous + 1, (path, previous, number, "no gap marker")
         previous, checked = number, checked + 1
     return checked
@@ -93,3 +93,20 @@ def test_a_condensed_block_keeps_each_line_s_number_and_marks_what_it_left_out(a
     condensed = [(path, body) for node, path, body in blocks if node in cut]
     assert condensed and all(GAP in body for _, body in condensed)
     assert sum(_check_quoted(body, repo, path) for path, body in condensed) > 0
+
+
+def test_a_declaration_from_the_graph_is_never_numbered_as_a_line_of_the_file():
+    """A column reached by the walk is quoted by its declaration (`FirstName NVARCHAR(50)`,
+    normalised by the SQL parser), not by its line (`[FirstName] [nvarchar](50) NOT NULL,`):
+    found by benchmarks/excerpt_caller_check.py on ContosoUniversity."""
+    import networkx as nx
+
+    from ragstream.stages.expand import _numbered_members
+
+    graph = nx.MultiDiGraph()
+    graph.add_node("sql:dbo.Instructor.FirstName|COLUMN", kind="COLUMN", path="db/schema.sql", start_line=74,
+                   end_line=74, signature="FirstName NVARCHAR(50)")
+    item = {"id": "sql:dbo.Instructor.FirstName|COLUMN", "text": "FirstName NVARCHAR(50)", "declaration": True,
+            "lines": [None]}
+    assert _numbered_members(item, graph)["lines"] == [None]
+    assert quoted(item["text"], [None]) == "  │ FirstName NVARCHAR(50)"

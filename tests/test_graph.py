@@ -285,8 +285,8 @@ def test_graph_html_is_self_contained(graph, acl_backend):
     assert re.search(r'"label": "(?:\\u2605|★) Invoices"', html)  # a seed is starred, by its short name
     # laid out here, deterministically: the browser runs no physics on a redraw
     assert '"physics": {"enabled": false}' in html
-    positions = layout(sp)
-    assert set(positions) == set(result.nodes) and positions == layout(sp)
+    positions = layout(result.nodes, result.edges)
+    assert set(positions) == set(result.nodes) and positions == layout(result.nodes, result.edges)
     assert f'"x": {positions["sql:dbo.Invoices|TABLE"][0]}' in html
 
 
@@ -439,3 +439,25 @@ def test_reached_nodes_are_ordered_by_how_specifically_they_belong_to_the_seeds(
     order = result.nodes
     assert order.index("t1") < order.index("hub") < order.index("hub2")
     assert order.index("t1") < order.index("t2") and order.index("hub2") > order.index("t2")
+
+
+def test_an_implementation_a_call_dispatched_to_goes_before_the_declaration_it_went_through():
+    from ragstream.index.csharp.parser import parse_csharp
+    from ragstream.index.graph_build import build_graph
+    code = """
+namespace Shop;
+public interface IStore { void Save(int id); }
+public class SqlStore : IStore { public void Save(int id) { } }
+public class Service
+{
+    private readonly IStore _store;
+    public Service(IStore store) { _store = store; }
+    public void Run() { _store.Save(1); }
+}
+"""
+    built, _ = build_graph([parse_csharp("Shop.cs", code)])
+    declared, implemented = "cs:Shop.IStore.Save|METHOD", "cs:Shop.SqlStore.Save|METHOD"
+    assert {d.get("via") for _, t, d in built.out_edges("cs:Shop.Service.Run|METHOD", data=True)
+            if t == implemented} == {declared}  # the dispatched call says what it went through
+    nodes = expand(built, ["cs:Shop.Service.Run|METHOD"], edges={"CALLS": "out"}).nodes
+    assert nodes.index(implemented) < nodes.index(declared)

@@ -176,9 +176,12 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     assert asked_http_verbs("How is an order edited?") == {"PUT", "PATCH", "POST"}
     assert asked_http_verbs("How is an order shown?") == {"GET"}
     built = graph()
-    files = [parse_sql("db/more.sql", "CREATE TABLE dbo.OrderLines (Id INT); CREATE TABLE dbo.Lines (Id INT);", "tsql")]
+    files = [parse_sql("db/more.sql", "CREATE TABLE dbo.OrderLines (Id INT); CREATE TABLE dbo.Lines (Id INT); "
+                       "CREATE TABLE dbo.Sales_PriceHistory (Id INT);", "tsql")]
     more = build_graph([*(parse_csharp(p, t) for p, t in APP.items()), parse_sql("db/schema.sql", SCHEMA, "tsql"), *files])[0]
     assert [n.id for n in tables_in_words(more, "Which code writes order lines?")] == ["sql:dbo.OrderLines|TABLE"]
+    # a module prefix before the first `_` need not be said
+    assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
     named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
     assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}
@@ -307,21 +310,36 @@ public class OrderTotalsController : Controller
     assert found is not None and found.paths[0].nodes == (action, "sql:dbo.Orders|TABLE")
 
 
-def test_a_flow_names_the_domain_methods_its_first_path_calls_on_the_way():
+def test_a_flow_ranks_the_changes_it_makes_to_the_entities_it_saves_and_shows_its_other_calls():
     domain = APP["src/Domain/Order.cs"].replace(
         "public int Total { get; set; } }",
-        "public int Total { get; set; } public void Approve() { Total = Total + 0; } }")
-    handler = APP["src/App/Orders.cs"].replace("_db.Orders.Add(order);", "order.Approve(); _db.Orders.Add(order);")
+        "public int Total { get; set; } public void Approve() { Recalculate(); } "
+        "private void Recalculate() { Total = Total + 0; } }")
+    domain += "\npublic static class Audit { public static void Note(string what) { } }"
+    handler = APP["src/App/Orders.cs"].replace(
+        "_db.Orders.Add(order);", "order.Approve(); Audit.Note(\"created\"); _db.Orders.Add(order);")
     files = [parse_csharp(p, t) for p, t in {**APP, "src/Domain/Order.cs": domain, "src/App/Orders.cs": handler}.items()]
     built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
     found = answer(built, "How is a new order created, from the API controller down to the SQL tables?",
                    ["cs:Shop.App.CreateOrderHandler.Handle|METHOD"])
     assert found is not None
-    approve = "cs:Shop.Domain.Order.Approve|METHOD"
-    assert [(c.id, c.subject) for c in found.calls] == [(approve, "cs:Shop.App.CreateOrderHandler.Handle|METHOD")]
-    assert approve not in found.node_ids()  # shown, not ranked as evidence
+    handle = "cs:Shop.App.CreateOrderHandler.Handle|METHOD"
+    approve, recalculate = "cs:Shop.Domain.Order.Approve|METHOD", "cs:Shop.Domain.Order.Recalculate|METHOD"
+    note = "cs:Shop.Domain.Audit.Note|METHOD"
+    # the order Handle writes is changed by Approve, which runs Recalculate on it
+    assert [(c.id, c.subject) for c in found.changes] == [(approve, handle), (recalculate, approve)]
+    ranked = found.node_ids()
+    assert ranked.index("sql:dbo.Orders|TABLE") < ranked.index(approve) < ranked.index(recalculate)
+    # the table is reached through the context's DbSet: ranked after what runs
+    orders, dbset = "sql:dbo.Orders|TABLE", "cs:Shop.Data.ShopContext.Orders|PROPERTY"
+    assert [(c.id, c.subject) for c in found.carriers] == [(dbset, orders)]
+    assert ranked.index(recalculate) < ranked.index(dbset)
+    # a call on something that is not an entity the flow reads or writes: shown, not ranked as evidence
+    assert [(c.id, c.subject) for c in found.calls] == [(note, handle)] and note not in ranked
     text = render_graph_answer(found, built)
-    assert "On the way, the first path also calls:" in text and "Shop.Domain.Order.Approve" in text
+    assert "Changes made to the entities it reads or writes:" in text and "Shop.Domain.Order.Approve" in text
+    assert "On the way, the first path also calls:" in text and "Shop.Domain.Audit.Note" in text
+    assert "The tables are reached through:\n- `Shop.Data.ShopContext.Orders` for `dbo.Orders`" in text
 
 
 def test_a_delete_flow_goes_on_along_foreign_keys_that_cascade():
@@ -355,3 +373,77 @@ public class OrderAdminController : ControllerBase
     assert "sql:dbo.Invoices|TABLE" not in ends  # no cascade: the delete fails there, it does not spread
     created = answer(built, "How is a new order created, from the API controller down to the SQL tables?", [])
     assert created is not None and not [p for p in created.paths if "CASCADE" in p.edges[-1]]
+
+
+def test_renaming_a_foreign_key_property_reaches_the_relationship_it_stands_for():
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    model = {"src/Domain/Lists.cs": """
+namespace Shop.Domain;
+public class TodoList { public int Id { get; set; } public IList<TodoItem> Items { get; set; } = new List<TodoItem>(); }
+public class TodoItem
+{
+    public int Id { get; set; }
+    public int ListId { get; set; }
+    public TodoList List { get; set; }
+    public int CustomerId { get; set; }
+    public string Title { get; set; }
+}
+""", "src/Data/ListsContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ListsContext : DbContext { public DbSet<TodoList> TodoLists { get; set; } public DbSet<TodoItem> TodoItems { get; set; } }
+"""}
+    built = build_graph([parse_csharp(p, t) for p, t in model.items()])[0]
+
+    def impact(prop: str) -> dict[str, str]:
+        node = f"cs:Shop.Domain.TodoItem.{prop}|PROPERTY"
+        found = impact_of(built, Named(node, "PROPERTY", f"Shop.Domain.TodoItem.{prop}", prop), lambda ids: {})
+        return {item.id: item.via for item in found}
+
+    lists_table = next(t for _, t, k in built.out_edges("cs:Shop.Domain.TodoList|TYPE", keys=True) if k == "MAPS_TO")
+    related = impact("ListId")
+    assert {"cs:Shop.Domain.TodoItem.List|PROPERTY", "cs:Shop.Domain.TodoList.Items|PROPERTY", lists_table} <= set(related)
+    assert related["cs:Shop.Domain.TodoList.Items|PROPERTY"] == "fk_convention"
+    # no principal entity named Customer, and Title is no key: no relationship
+    assert not [v for v in impact("CustomerId").values() if v == "fk_convention"]
+    assert not [v for v in impact("Title").values() if v == "fk_convention"]
+
+
+def test_a_flow_through_a_repository_names_the_repository_method_as_implemented_and_what_saves():
+    repository = {"src/Data/Repository.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> { void Add(T item); Task SaveChangesAsync(); }
+public class Repository<T> : IRepository<T> where T : class
+{
+    private readonly ShopContext _db;
+    public void Add(T item) => _db.Set<T>().Add(item);
+    public Task SaveChangesAsync() => _db.SaveChangesAsync();
+}
+""", "src/App/Orders.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class PlaceOrder
+{
+    private readonly IRepository<Order> _orders;
+    public async Task Handle(int total)
+    {
+        var order = new Order { Total = total };
+        _orders.Add(order);
+        await _orders.SaveChangesAsync();
+    }
+}
+"""}
+    files = [parse_csharp(p, t) for p, t in {**{k: v for k, v in APP.items() if k != "src/App/Orders.cs"},
+                                             **repository}.items()]
+    built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    found = answer(built, "What happens when an order is placed, down to the tables?",
+                   ["cs:Shop.App.PlaceOrder.Handle|METHOD"])
+    assert found is not None and found.paths[0].nodes == ("cs:Shop.App.PlaceOrder.Handle|METHOD", "sql:dbo.Orders|TABLE")
+    assert [(c.id, c.relation) for c in found.carriers] == [
+        ("cs:Shop.Data.Repository.Add|METHOD", "WRITES through"),
+        ("cs:Shop.Data.Repository.SaveChangesAsync|METHOD", "saves")]  # the implementations, not IRepository's

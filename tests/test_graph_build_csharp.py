@@ -229,6 +229,24 @@ def test_overloads_are_separate_nodes_and_calls_pick_by_argument_count():
     assert ambiguous.edges["cs:Mail.Mailer.Run|METHOD", three, "CALLS"]["overload"] == "ambiguous"
 
 
+
+def test_a_static_and_an_instance_constructor_are_two_nodes_each_with_its_own_calls():
+    graph = build({"Provider.cs": """
+namespace Logs;
+public class Provider
+{
+    static Provider() { Warm(); }
+    public Provider() { Open(); }
+    static void Warm() { }
+    void Open() { }
+}
+"""})
+    static, instance = "cs:Logs.Provider.Provider(static)|METHOD", "cs:Logs.Provider.Provider()|METHOD"
+    assert graph.nodes[static]["start_line"] == 5 and graph.nodes[instance]["start_line"] == 6
+    assert set(calls(graph, static)) == {"cs:Logs.Provider.Warm|METHOD"}
+    assert set(calls(graph, instance)) == {"cs:Logs.Provider.Open|METHOD"}
+
+
 ENTITIES = {"ShopContext.cs": '''
 using Microsoft.AspNetCore.DataProtection.EntityFrameworkCore;
 using Microsoft.EntityFrameworkCore;
@@ -417,3 +435,24 @@ public static class Installer
     # two files answer to "schema.sql", and a sentence is no name: no edge, no guess
     assert not [t for s, t in refs if s in ("cs:Acme.Data.Installer.Ambiguous|METHOD",
                                             "cs:Acme.Data.Installer.Message|METHOD")]
+
+
+def test_a_call_on_an_untyped_query_chain_reaches_the_one_extension_method_of_its_name_as_a_guess():
+    graph = build({"Paging.cs": """
+using System.Linq;
+namespace Shop;
+public static class Paging
+{
+    public static Task<List<T>> PageAsync<T>(this IQueryable<T> query, int page) => null;
+}
+public class Students
+{
+    private readonly IQueryable<int> _rows;
+    public Task Show(int page) => _rows.Where(r => r > 0).OrderBy(r => r).PageAsync(page);
+    public void Other(object any) => any.ToString().Unknown();
+}
+"""})
+    page = "cs:Shop.Paging.PageAsync|METHOD"
+    edge = graph.edges["cs:Shop.Students.Show|METHOD", page, "CALLS"]
+    assert edge["resolution"] == "by_name" and edge["guess"] is True and edge["via"] == "extension"
+    assert not [t for t in calls(graph, "cs:Shop.Students.Other|METHOD") if t.startswith("cs:Shop.")]

@@ -223,6 +223,9 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         ("cs:Billing.Models.Customer|TYPE", "MAPS_TO", "sql:dbo.Customers|TABLE"),
         ("cs:Billing.Models.Invoice|TYPE", "MAPS_TO", "sql:dbo.Invoices|TABLE"),
         ("cs:Billing.Models.InvoiceLine|TYPE", "MAPS_TO", "sql:dbo.InvoiceLines|TABLE"),
+        # the entities OnModelCreating's `Entity<T>()` calls configure (ef_configured)
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.Invoice|TYPE"),
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.InvoiceLine|TYPE"),
         # inline SQL in C# (Dapper, ADO.NET, EF raw SQL, a const string) reads and writes tables
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Payments|TABLE"),
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Invoices|TABLE"),

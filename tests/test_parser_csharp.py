@@ -180,6 +180,9 @@ def test_billing_context():
         ("cs:Billing.Data.Customer|TYPE", "MAPS_TO", "Customers"),
         ("cs:Billing.Data.Invoice|TYPE", "MAPS_TO", "Invoices"),
         ("cs:Billing.Data.InvoiceLine|TYPE", "MAPS_TO", "dbo.InvoiceLines"),
+        # the model OnModelCreating builds: the entities its `Entity<T>()` calls configure (ef_configured)
+        (on_model_creating, "REFERENCES", "Invoice"),
+        (on_model_creating, "REFERENCES", "InvoiceLine"),
     }
     assert node(parsed, f"{CONTEXT}|TYPE").attrs["ef_role"] == "dbcontext"
     namespace = node(parsed, "cs:Billing.Data|NAMESPACE")

@@ -95,3 +95,25 @@ def test_rerank_keeps_as_many_seeds_as_retrieve_chose_and_a_gated_seed_leaves_it
     dropped = {d["id"]: d["reason"] for d in sp.extras["gate"]["dropped"]}
     assert dropped == {"py:billing.util.log_event|FUNCTION": "off_topic",
                        "py:billing.repository.InvoiceRepository.save_payment|METHOD": "below the 2 seeds"}
+
+
+@pytest.mark.parametrize("class_first", [True, False])
+def test_a_class_whose_method_is_a_seed_leaves_its_place_to_the_next_candidate(acl_backend, class_first):
+    # The class's text elides record_payment's body: a second view of the same code.
+    owner, member = "py:billing.service.InvoiceService|CLASS", "py:billing.service.InvoiceService.record_payment|METHOD"
+    other = "py:billing.models.Invoice.mark_paid|METHOD"
+    first, second = (owner, member) if class_first else (member, owner)
+    sp = state("invoice payment", [(first, 0.9), (second, 0.85), (other, 0.5)])
+    sp.retrieval_seed_nodes = [first, second]  # retrieve chose two seeds
+    rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
+    assert sp.retrieval_seed_nodes == [member, other]
+    assert {"id": owner, "reason": f"outline of {member}"} in sp.extras["gate"]["dropped"]
+
+
+def test_a_constructor_seed_does_not_push_out_its_class(acl_backend):
+    # __init__ only wires the class: its outline says more, so both stay
+    owner, init = "py:billing.service.InvoiceService|CLASS", "py:billing.service.InvoiceService.__init__|METHOD"
+    sp = state("invoice service repository", [(owner, 0.9), (init, 0.85)])
+    sp.retrieval_seed_nodes = [owner, init]
+    rerank.run(sp, acl_backend, None, {"id": "rerank"}, SETTINGS)
+    assert sp.retrieval_seed_nodes == [owner, init]

@@ -10,8 +10,9 @@ import networkx as nx
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
                                        asks_for_tables, main_subjects, question_shape)
-from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, entry_methods, impact_of,
-                                       mapping_of, related, side_calls, table_paths)
+from ragstream.graph.mappings import entities_in_words, mapping_of
+from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, data_carriers, entity_changes,
+                                       entry_methods, impact_of, related, side_calls, table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -25,10 +26,14 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         entries = [n.id for n in named if n.kind in ("METHOD", "FUNCTION")] \
             or entry_points(graph, entry_hits, question)
         paths = flow_paths(graph, entries, question)
-        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths,
-                           calls=side_calls(graph, paths)) if paths else None
+        changes = entity_changes(graph, paths)
+        calls = [call for call in side_calls(graph, paths) if call.id not in {c.id for c in changes}]
+        return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths, calls=calls,
+                           changes=changes, carriers=data_carriers(graph, paths)) if paths else None
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
+    if shape == "mapping" and not named:
+        named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)

@@ -203,15 +203,26 @@ def specificity(graph, seeds: list[str], reached: list[str], depth: Mapping[str,
 
 
 def repeats_last(graph, seeds: list[str], ordered: list[str], depth: Mapping[str, int]) -> list[str]:
-    """`ordered` with, inside each depth, the nodes that repeat a name already placed (another
-    overload of a method, the same table in a template schema) after the first of each name."""
+    """`ordered` with, inside each depth, the nodes that say less after the others: a declaration
+    whose implementation was reached (the interface member a call dispatched through: the
+    implementation has the body, the declaration only its signature), then the nodes that repeat
+    a name already placed (another overload of a method, the same table in a template schema)
+    after the first of each name."""
     seen = {_name_key(graph, s) for s in seeds}
     repeat = {}
     for node in ordered:
         key = _name_key(graph, node)
         repeat[node] = key in seen
         seen.add(key)
-    return sorted(ordered, key=lambda n: (depth[n], repeat[n]))  # stable: the given order within
+    declared = _declarations_of(graph, set(seeds) | set(ordered))
+    # stable: the given order within
+    return sorted(ordered, key=lambda n: (depth[n], n in declared, repeat[n]))
+
+
+def _declarations_of(graph, nodes: set[str]) -> set[str]:
+    """The nodes that a dispatched call among `nodes` went through (its `via`) to another of them."""
+    return {data["via"] for node in nodes for _, target, key, data in graph.out_edges(node, keys=True, data=True)
+            if key == "CALLS" and data.get("via") in nodes and target in nodes}
 
 
 def _name_key(graph, node: str) -> tuple[str, str]:

@@ -141,22 +141,27 @@ def named_by_word(graph: nx.MultiDiGraph, word: str) -> list[Named]:
 
 def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The tables a question names in plain words ("which code writes todo items" ->
-    `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed) the
-    question says in a row, the most words first; none when more than MAX_NAMED_BY_WORD tie."""
-    said = " ".join(_stems(question))
+    `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed; with or
+    without a module prefix before the first `_`) the question says in a row, the most words
+    first; none when more than MAX_NAMED_BY_WORD tie."""
+    said = " ".join(stems(question))
     fits: dict[int, list[str]] = defaultdict(list)
     for node, data in graph.nodes(data=True):
         if data.get("kind") not in ("TABLE", "VIEW") or not data.get("name"):
             continue
-        words = _stems(" ".join(identifier_parts(data["name"].rsplit(".", 1)[-1])))
-        # one plain word ("queries", "orders") is too common to name a table by
-        if len(words) > 1 and f" {' '.join(words)} " in f" {said} ":
-            fits[len(words)].append(node)
+        short = data["name"].rsplit(".", 1)[-1]
+        # the name, or the name after a module prefix (`Orders_OrderHistory`: "order history")
+        for name in dict.fromkeys((short, short.split("_", 1)[-1])):
+            words = stems(" ".join(identifier_parts(name)))
+            # one plain word ("queries", "orders") is too common to name a table by
+            if len(words) > 1 and f" {' '.join(words)} " in f" {said} ":
+                fits[len(words)].append(node)
+                break
     best = without_template_copies(fits[max(fits)]) if fits else []
     return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
 
 
-def _stems(text: str) -> list[str]:
+def stems(text: str) -> list[str]:
     """The text's words, lower-cased and stemmed, in order."""
     return [token for word in re.findall(r"[A-Za-z0-9]+", text) for token in keyword_tokens(word.lower())[:1]]
 

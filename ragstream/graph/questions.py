@@ -60,7 +60,10 @@ _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)
 
 # How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
 # the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
-_MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b", re.IGNORECASE)
+_MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
+                      # "how is an order linked to its addresses in the database": a relationship's mapping
+                      r"|^\s*how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
+                      re.IGNORECASE)
 _PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
                          r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
 

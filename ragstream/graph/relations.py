@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
+from ragstream.index.csharp.data_access import SAVES
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
 
@@ -67,6 +68,10 @@ class GraphAnswer:
     items: list[Related] = field(default_factory=list)
     paths: list[Path] = field(default_factory=list)
     calls: list[Related] = field(default_factory=list)  # a flow's first path's other calls (`side_calls`)
+    # a flow's calls of methods of the entities its paths read or write (`entity_changes`)
+    changes: list[Related] = field(default_factory=list)
+    # the context members a flow's table accesses go through (`data_carriers`), each by its table
+    carriers: list[Related] = field(default_factory=list)
 
     def node_ids(self) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
@@ -74,8 +79,11 @@ class GraphAnswer:
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
         # a flow's side calls are shown, not ranked: as evidence they cost the paths' nodes and the
-        # search's hits more than they gave (issue 36, docs/EVALUATION.md)
+        # search's hits more than they gave (issue 36, docs/EVALUATION.md); the changes it makes
+        # to the entities it saves are part of how it saves them
         ids += path_nodes([path.nodes for path in self.paths])
+        ids += [change.id for change in self.changes]  # what runs before where the code names the table
+        ids += [carrier.id for carrier in self.carriers]
         return list(dict.fromkeys(ids))
 
 
@@ -112,6 +120,85 @@ def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
                 continue
             found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
     return _unique(found)[:MAX_SIDE_CALLS]
+
+
+def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """The methods of an entity that a path's method reads or writes (its data edges' `entity`)
+    called from that method: the change a flow saves (`project.AddItem(item)` before
+    `repository.UpdateAsync(project)`), which reaches no table itself. The data edge ties the
+    call to the flow, so a call typed by a guess (what a library's repository returns) counts,
+    shown as the guess it is; constructors and tests never."""
+    on_paths = {node for path in paths for node in path.nodes}
+    found: list[Related] = []
+    for method in dict.fromkeys(node for path in paths for node in path.nodes[:-1]):
+        edges = sorted(graph.out_edges(method, keys=True, data=True))
+        entities = {data["entity"] for _, _, key, data in edges if key in ("READS", "WRITES") and data.get("entity")}
+        found += _calls_into(graph, method, entities, on_paths)
+    # and what those methods run of the same entities (`Handle` -> `UpdateDetails`), one level on
+    found += [inner for change in list(found)
+              for inner in _calls_into(graph, change.id, {graph.nodes[change.id].get("parent")}, on_paths)]
+    return _unique(found)
+
+
+def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """What a path's last step reaches its table through, each with the table as its subject:
+    the property (`db.Orders.Add(o)`: the context's `DbSet<Order> Orders`; the data edge's
+    `property`) and the methods called on that line (`orders.Add(o)` on an `IRepository<Order>`:
+    the repository's `Add`, as implemented); and the unit of work a writing path's method saves
+    (`SaveChangesAsync`, as implemented). Where the code names the table it never names in SQL,
+    and where the write happens."""
+    found = []
+    for path in paths:
+        if len(path.nodes) < 2:
+            continue
+        method, table = path.nodes[-2], path.nodes[-1]
+        for key, data in sorted((graph.get_edge_data(method, table) or {}).items()):
+            if key not in ("READS", "WRITES"):
+                continue
+            through = [*(_implemented(graph, data["property"]) if data.get("property") in graph else []),
+                       *_called(graph, method, (data.get("member"),), line=data.get("line"))]
+            found += [Related(node, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
+                      for node in through]
+            if key == "WRITES":
+                found += [Related(node, "saves", table, "static") for node in _called(graph, method, SAVES)]
+    return list({item.id: item for item in found}.values())
+
+
+def _called(graph: nx.MultiDiGraph, method: str, names: Collection[str | None], line: int | None = None) -> list[str]:
+    """The repository's methods named one of `names` that `method` calls (on `line`, if given), as
+    implemented: an interface method a call was dispatched through gives way to its implementations."""
+    chosen = [(target, data) for _, target, key, data in graph.out_edges(method, keys=True, data=True)
+              if key == "CALLS" and graph.nodes[target].get("path") and graph.nodes[target].get("kind") == "METHOD"
+              and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] in names
+              and (line is None or data.get("line") == line)]
+    through = {data.get("via") for _, data in chosen}
+    return list(dict.fromkeys(target for target, _ in chosen if target not in through))
+
+
+def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
+    """An interface's member as the types implementing the interface declare it (the context's
+    `DbSet<Order> Orders` for `IShopContext.Orders`); the member itself when none does."""
+    data = graph.nodes[member]
+    owner, name = data.get("parent"), data.get("name", "").rsplit(".", 1)[-1]
+    implementations = [child for child, _, key in graph.in_edges(owner, keys=True)
+                       if key in ("IMPLEMENTS", "INHERITS")] if owner in graph else []
+    found = [m for t in implementations for _, m, key in graph.out_edges(t, keys=True)
+             if key == "DEFINES" and graph.nodes[m].get("kind") == data.get("kind")
+             and graph.nodes[m].get("name", "").rsplit(".", 1)[-1] == name]
+    return found or [member]
+
+
+def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str]) -> list[Related]:
+    """The calls from `method` to methods (not constructors, not tests) declared on `types`."""
+    found = []
+    for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
+        node = graph.nodes[target]
+        name = node.get("name", "")
+        if key == "CALLS" and target not in skip and target != method and node.get("parent") in types \
+                and node.get("kind") == "METHOD" and not in_tests(graph, target) \
+                and name.rsplit(".", 2)[-2:-1] != name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
+            found.append(Related(target, "CALLS", method, resolution_of(data), via=data.get("via") or ""))
+    return found
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
@@ -164,49 +251,6 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
     return _unique(items)
 
 
-MAPPING_VIAS = frozenset({"entity_type_configuration", "mapping_class"})
-
-
-def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -> list[Related]:
-    """How `subject` is stored: for a table, the types mapped to it; for a type, its tables; for
-    each such type, the methods of its mapping classes (`Configure`, a `ClassMap` constructor),
-    the DbContext properties that hold it (`DbSet<T> Orders`), its properties mapped to columns
-    (`HasColumnName`), and those of its properties the question's words name ("colour")."""
-    if subject.kind in TABLE_KINDS:
-        types = [source for source, _, key in graph.in_edges(subject.id, keys=True)
-                 if key == "MAPS_TO" and graph.nodes[source].get("kind") == "TYPE"]
-        items = [Related(t, "MAPS_TO", subject.id, "static") for t in sorted(types)]
-    elif subject.kind == "TYPE":
-        types = [subject.id]
-        items = [Related(t, "MAPS_TO", subject.id, resolution_of(d), via=d.get("via") or "") for _, t, k, d in
-                 sorted(graph.out_edges(subject.id, keys=True, data=True)) if k == "MAPS_TO"]
-    else:
-        return []
-    asked = set(words)
-    for entity in types:
-        short = graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]
-        for source, _, key, data in sorted(graph.in_edges(entity, keys=True, data=True)):
-            if key == "REFERENCES" and data.get("via") in MAPPING_VIAS:  # its configuration's methods
-                items += [Related(m, "configures", entity, "static") for m in _methods(graph, source)]
-            elif key == "REFERENCES" and graph.nodes[source].get("attrs", {}).get("ef_role") == "dbcontext":
-                items += [Related(p, "holds", entity, "static") for p in _properties(graph, source)
-                          if short in _generic_arguments(graph, p)]
-        items += [Related(p, "maps column", entity, "static") for p in _properties(graph, entity)
-                  if asked & set(keyword_tokens(graph.nodes[p]["name"].rsplit(".", 1)[-1]))]
-    return _unique([i for i in items if i.id != subject.id])
-
-
-def _methods(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
-    return sorted(t for _, t, k in graph.out_edges(type_id, keys=True)
-                  if k == "DEFINES" and graph.nodes[t].get("kind") == "METHOD")
-
-
-def _generic_arguments(graph: nx.MultiDiGraph, prop: str) -> set[str]:
-    """The simple names of a property's type arguments (`DbSet<Order>`: Order)."""
-    generic = graph.nodes[prop].get("attrs", {}).get("generic") or {}
-    return {guesses[-1].rsplit(".", 1)[-1] for guesses in generic.get("entities", []) if guesses}
-
-
 def impact_of(graph: nx.MultiDiGraph, subject: Named,
               text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
     """What breaks when `subject` is renamed or changed: for a column, every reader, writer and
@@ -217,6 +261,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
+        twins += foreign_key_navigations(graph, subject.id)
         if not columns:  # a column no script declares: the code that names the property, by its tables
             owner = graph.nodes[subject.id].get("parent")
             tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
@@ -240,6 +285,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
+        twins += [navigation for item in mapped for navigation in foreign_key_navigations(graph, item.id)]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
@@ -255,6 +301,35 @@ def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject
     pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
     return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
+
+
+def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
+    """EF's foreign-key convention for a property `XId` of an entity: the navigation `X` beside it
+    (whose type is the principal entity), else the principal entity named `X`; the principal's
+    collections of the entity (the inverse navigation, `TodoList.Items` for `TodoItem.ListId`)
+    and the principal's tables. Renaming the key changes the relationship they all stand for.
+    A convention, so each is marked `via="fk_convention"`."""
+    owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    if owner not in graph or len(name) <= 2 or not name.endswith("Id"):
+        return []
+    members = {graph.nodes[m].get("name", "").rsplit(".", 1)[-1]: m for _, m, k in graph.out_edges(owner, keys=True)
+               if k == "DEFINES" and graph.nodes[m].get("kind") == "PROPERTY"}
+    navigation = members.get(name[:-2])
+    guesses = graph.nodes[navigation].get("attrs", {}).get("returns", ()) if navigation else \
+        [graph.nodes[owner]["name"].rsplit(".", 1)[0] + "." + name[:-2]]
+    principal = next((f"cs:{g}|TYPE" for g in guesses if f"cs:{g}|TYPE" in graph), None)
+    if principal is None:
+        return []
+    inverse = [m for _, m, k in graph.out_edges(principal, keys=True) if k == "DEFINES" and owner in _held_types(graph, m)]
+    tables = [t for _, t, k in graph.out_edges(principal, keys=True) if k == "MAPS_TO"]
+    return [Related(node, "relationship of", prop, "inferred", via="fk_convention")
+            for node in [*([navigation] if navigation else []), *inverse, *tables]]
+
+
+def _held_types(graph: nx.MultiDiGraph, prop: str) -> set[str]:
+    """The TYPE ids a collection property may hold (`IList<TodoItem> Items`: its type argument)."""
+    entities = (graph.nodes[prop].get("attrs", {}).get("generic") or {}).get("entities") or [[]]
+    return {f"cs:{guess}|TYPE" for guess in entities[0]}
 
 
 def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:

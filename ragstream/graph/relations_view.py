@@ -20,6 +20,12 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         lines = [f"**From the graph:** {len(answer.paths)} path(s) from {entries} down to the tables "
                  f"({len({p.nodes[-1] for p in answer.paths})} table(s)):"]
         lines += _path_tree(answer.paths, graph)
+        if answer.carriers:  # the context members the accesses go through
+            lines += ["", "The tables are reached through:"]
+            lines += [f"- `{_short(graph, c.id)}` for `{_short(graph, c.subject)}`" for c in answer.carriers]
+        if answer.changes:  # what the paths change on the entities they read or write
+            lines += ["", "Changes made to the entities it reads or writes:"]
+            lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.changes]
         if answer.calls:  # what the first path runs besides it, touching no table
             lines += ["", "On the way, the first path also calls:"]
             lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.calls]
@@ -65,8 +71,10 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
                    "guess": i.guess, "where": _where(graph, i.id), **({"via": i.via} if i.via else {})}
                   for i in answer.items],
         "paths": [{"nodes": list(p.nodes), "edges": list(p.edges), "guess": p.guess} for p in answer.paths],
-        "calls": [{"id": c.id, "caller": c.subject, "resolution": c.resolution, "where": _where(graph, c.id)}
-                  for c in answer.calls],
+        **{key: [{"id": c.id, "caller": c.subject, "resolution": c.resolution, "guess": c.guess,
+                  "where": _where(graph, c.id)} for c in calls]
+           for key, calls in (("calls", answer.calls), ("changes", answer.changes))},
+        "carriers": [{"id": c.id, "table": c.subject, "where": _where(graph, c.id)} for c in answer.carriers],
         "node_ids": answer.node_ids(),
         "markdown": render_graph_answer(answer, graph),
     }

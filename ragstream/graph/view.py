@@ -12,10 +12,13 @@ import functools
 import html
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 
 from ragstream.super_prompt import SuperPrompt
+from ragstream.graph.grouping import GROUP_FROM, Group, GroupedView, grouped, provenance
 from ragstream.graph.guesses import is_guess
 from ragstream.graph.labels import short_labels
 
@@ -28,6 +31,7 @@ EDGE_COLOURS = {"CALLS": "#e41a1c", "IMPORTS": "#377eb8", "INHERITS": "#4daf4a",
 SEED_BORDER = "#d4a000"
 PATH_COLOUR = "#1565c0"
 OTHER_COLOUR = "#dddddd"
+GROUP_TITLE_NAMES = 10  # members named in a group node's tooltip
 # Any script or stylesheet loaded from elsewhere (CDN or a relative node_modules path).
 _EXTERNAL = re.compile(r"<script\b[^>]*\bsrc=[^>]*>\s*</script>|<link\b[^>]*\bhref=[^>]*>", re.I)
 # Positions are computed here, once per neighbourhood (the same nodes and edges give the same
@@ -45,6 +49,7 @@ _FRAME = ("<style>html,body{height:100%;margin:0}body{display:flex;flex-directio
 _SCRIPT = """<script>
 (function () {
   var parents = %(parents)s, baseEdges = {}, baseNodes = {};
+  window.ragstreamGroupOf = %(groups)s;  // a grouped node -> its group node: what focusing it selects
   function ready(f) { if (typeof network !== "undefined") { f(); } else { window.addEventListener("load", f); } }
   ready(function () {
     // fitted on the first draw, and again whenever the frame changes size (a tab shown, the
@@ -72,16 +77,18 @@ _SCRIPT = """<script>
 
 
 def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -> str:
-    """HTML of the state's neighbourhood with its legend (see the module docstring)."""
+    """HTML of the state's neighbourhood with its legend (see the module docstring); alike
+    neighbours beyond a count are one group node (`graph/grouping.py`)."""
     from pyvis.network import Network
 
     net = Network(height=height, width="100%", directed=True, cdn_resources="in_line")
     net.templateEnv = _templates(net.template_dir)
+    view = view_of(graph, sp)
     seeds = set(sp.graph_seed_nodes)
     in_context = {t["id"] for t in sp.node_texts}
     depth = sp.graph_debug.get("depth", {})
     labels = short_labels(sp.graph_expanded_nodes)
-    for node in sp.graph_expanded_nodes:
+    for node in view.nodes:
         data = graph.nodes[node] if node in graph else {}
         status = "in context" if node in in_context else "cut by the budget or without text"
         seed = node in seeds
@@ -98,22 +105,66 @@ def graph_html(graph: nx.MultiDiGraph, sp: SuperPrompt, height: str = "640px") -
             shape="box" if node in in_context else "dot",
             shapeProperties={"borderDashes": [] if node in in_context else [4, 3]},
         )
-    for edge in sp.graph_edges:
-        how = f" ({edge['resolution']})" if edge.get("resolution") not in (None, "static") else ""
-        guess = _guessed(graph, edge)
-        net.add_edge(edge["from_id"], edge["to_id"], title=f"{edge['edge_type']}{how}{' — a guess' if guess else ''}",
+    for group in view.groups:
+        fill = KIND_COLOURS.get(group.kind, OTHER_COLOUR)
+        net.add_node(group.id, label=group.label, title=_group_title(group, labels), shape="box",
+                     color={"background": fill, "border": SEED_BORDER if group.seeds else "#333333",
+                            "highlight": {"background": fill, "border": PATH_COLOUR}},
+                     borderWidth=3, font={"size": 15, "bold": True}, shapeProperties={"borderDashes": [8, 3]})
+    for edge in view.edges:
+        if edge.get("group"):
+            guess, width = edge["guesses"] == edge["count"], 4.0 if edge["count"] > 1 else 1.5
+            title = _group_edge_title(edge)
+        else:
+            guess, width = _guessed(graph, edge), 1.5
+            title = f"{edge['edge_type']}{_how(graph, edge)}{' — a guess' if guess else ''}"
+        net.add_edge(edge["from_id"], edge["to_id"], title=title, width=width,
                      color=EDGE_COLOURS.get(edge["edge_type"], "#666666"), dashes=guess)
-    for node, (x, y) in layout(sp).items():
+    drawn = view.nodes + tuple(g.id for g in view.groups)
+    for node, (x, y) in layout(drawn, view.edges).items():
         net.get_node(node).update(x=x, y=y)
     net.set_options(json.dumps(_OPTIONS))
-    parents = {k: v for k, v in sp.graph_debug.get("parent", {}).items() if v}
-    script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR}
-    legend = legend_html(sp, graph)
+    group_of = view.group_of()
+    parents = {group_of.get(k, k): group_of.get(v, v) for k, v in sp.graph_debug.get("parent", {}).items()
+               if v and k not in group_of}
+    parents |= {g.id: g.anchor for g in view.groups}
+    script = _SCRIPT % {"parents": json.dumps(parents).replace("</", "<\\/"), "path": PATH_COLOUR,
+                        "groups": json.dumps(group_of).replace("</", "<\\/")}
+    legend = legend_html(sp, graph, view)
     # pyvis' template still links bootstrap from a CDN and vis from node_modules in in_line
     # mode; the page works without them (vis-network is inline), and nothing may leave the machine.
     page = _EXTERNAL.sub("", net.generate_html())
     page = re.sub(r"<body[^>]*>", lambda body: f"{body[0]}{_FRAME}{legend}", page, count=1)
     return page.replace("</body>", f"{script}</body>", 1)
+
+
+def view_of(graph: nx.MultiDiGraph, sp: SuperPrompt) -> GroupedView:
+    """The state's neighbourhood as drawn: alike leaf neighbours grouped."""
+    return grouped(graph, sp.graph_expanded_nodes, sp.graph_edges, sp.graph_seed_nodes)
+
+
+def _how(graph: nx.MultiDiGraph, edge: dict) -> str:
+    """How a drawn edge was found, when not plainly (static): " (by_name via ...)"."""
+    source, target, key = edge["from_id"], edge["to_id"], edge["edge_type"]
+    how = provenance(graph.edges[source, target, key] if graph.has_edge(source, target, key) else {})
+    return "" if how == "static" else f" ({how})"
+
+
+def _group_title(group: Group, labels: Mapping[str, str]) -> str:
+    names = [m.name for m in group.members]
+    more = len(names) - GROUP_TITLE_NAMES
+    anchor = labels.get(group.anchor, group.anchor)
+    relations = "; ".join(f"each {t} {anchor}" if out else f"{anchor} {t} each" for t, out in group.relations)
+    return (f"{group.label}: {relations}\n" + ", ".join(names[:GROUP_TITLE_NAMES]) + (f", … (+{more})" if more > 0 else "")
+            + "\nthe full list, with how each edge was found, is in the table under the drawing")
+
+
+def _group_edge_title(edge: Mapping[str, Any]) -> str:
+    """A grouped edge keeps its provenance: the count of each resolution and of guesses."""
+    how = ", ".join(f"{r} ×{n}" for r, n in edge["resolutions"].items())
+    guesses = edge["guesses"]
+    said = f" — {guesses} a guess" if guesses == 1 else f" — {guesses} guesses" if guesses else ""
+    return f"{edge['edge_type']} ×{edge['count']} ({how}){said}"
 
 
 @functools.cache
@@ -126,13 +177,13 @@ def _templates(folder: str):
     return Environment(loader=FileSystemLoader(folder))
 
 
-def layout(sp: SuperPrompt, spread: float = 110.0) -> dict[str, tuple[float, float]]:
-    """Pixel positions of the neighbourhood's nodes: a seeded force-directed layout of its nodes
-    and edges (deterministic), scaled so that nodes sit about `spread` px apart."""
+def layout(nodes: Sequence[str], edges: Iterable[Mapping[str, Any]],
+           spread: float = 110.0) -> dict[str, tuple[float, float]]:
+    """Pixel positions of the drawn nodes: a seeded force-directed layout of the nodes and
+    edges (deterministic), scaled so that nodes sit about `spread` px apart."""
     shape: nx.Graph = nx.Graph()
-    shape.add_nodes_from(sp.graph_expanded_nodes)
-    shape.add_edges_from((e["from_id"], e["to_id"]) for e in sp.graph_edges
-                         if e["from_id"] in shape and e["to_id"] in shape)
+    shape.add_nodes_from(nodes)
+    shape.add_edges_from((e["from_id"], e["to_id"]) for e in edges if e["from_id"] in shape and e["to_id"] in shape)
     if not shape:
         return {}
     scale = spread * max(1.0, len(shape) ** 0.5)
@@ -147,7 +198,7 @@ def _guessed(graph: nx.MultiDiGraph, edge: dict) -> bool:
                for u, v in ((source, target), (target, source)))
 
 
-def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
+def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph, view: GroupedView) -> str:
     """A small legend above the drawing (never over a node): seed vs reached, the kinds and edge
     types present, what a box, a dashed dot and a blue path mean."""
     kinds = sorted({graph.nodes[n].get("kind", "") for n in sp.graph_expanded_nodes if n in graph})
@@ -167,6 +218,9 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph) -> str:
         "edges:" + "".join(swatch(EDGE_COLOURS.get(e, "#666666"), e, round_=False) for e in edges)
         + " &nbsp;(hover an edge for its type and how it was found)",
     ]
+    if view.groups:
+        rows.append("dashed box with a count: alike neighbours grouped (over "
+                    f"{GROUP_FROM} of one kind, one relation); each is listed in the table under the drawing")
     if any(_guessed(graph, e) for e in sp.graph_edges):
         rows.append("dashed edge: a guess (linked by name only, or inferred from a convention; "
                     "pipeline setting graph_guesses: hide leaves them out)")

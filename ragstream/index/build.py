@@ -428,7 +428,9 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 15
+PARSER_VERSION = 22
+
+
 def cache_prefix() -> str:
     """What every key of the parse cache's file starts with: entries of other parser or
     redaction versions are wiped, since parses and texts made under other rules may hold what
@@ -445,7 +447,6 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
         yield cache
     finally:
         cache.close()
-
 
 
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:

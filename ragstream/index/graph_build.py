@@ -9,7 +9,7 @@ types in `csharp_calls`; this module turns what is found into edges, each saying
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -104,8 +104,11 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     if found.through is not None and found.through.attrs.get("table"):
         _link_table_property(graph, symbols, ref, source, found.through, stats)
     if found.methods:
-        how = "by_name" if found.guessed else "inferred" if found.inferred else "static"
+        how = "inferred" if found.via or (found.inferred and not found.guessed) else \
+            "by_name" if found.guessed else "static"
         extra: dict = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        if found.via:  # typed by the carrier's type argument: say so, and whether it is a guess
+            extra |= {"via": found.via, **({"guess": True} if found.guessed else {})}
         if found.receiver_type:  # a base's method on a subclass's receiver: what binds its type parameters
             extra["receiver_type"] = found.receiver_type
         for method in found.methods:
@@ -116,6 +119,13 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
+    if target is None and not ref.by_name:
+        # a receiver no type was found for (a query chain, what a library returns): the
+        # repository's one extension method of that name (`query.PaginatedListAsync(...)`)
+        target = _resolve_by_name(symbols, replace(ref, target=ref.attrs["call"]["member"]), source,
+                                  extensions_only=True)
+        if target is not None:
+            ref = replace(ref, attrs={**ref.attrs, "via": "extension"})
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
 
 

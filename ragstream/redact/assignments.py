@@ -15,11 +15,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
-from ragstream.redact.keys import is_secret_key, parts
-from ragstream.redact.values import is_placeholder, looks_secret
+from ragstream.redact.keys import holds_secret, is_secret_key, parts
+from ragstream.redact.values import is_placeholder, looks_passphrase, looks_secret
 
 # Where a key word may sit; the whole key around it is then read and judged by `is_secret_key`.
-_KEYWORDS = ("pass", "pw", "secret", "token", "key", "auth", "cred", "sig", "bearer", "dockerc",
+_KEYWORDS = ("pass", "pw", "psw", "pssw", "pasw", "paas", "api", "licen", "secret", "token", "key", "auth", "cred", "sig", "bearer", "dockerc",
              # "password" in other languages (keys.py lists the words)
              "wort", "contras", "senha", "wachtw", "lösen", "losen", "adgang", "salasana", "hasł", "hasl",
              "пароль", "parol", "jelsz", "heslo", "şifre", "sifre")
@@ -29,7 +29,7 @@ _KEY_PUNCTUATION = frozenset("_.@$-")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]$")
 # What follows a key: its closing quote, maybe a C# property body, an operator, then the value.
 _AFTER = re.compile(r"""
-    (?P<close>\\*["'`]?|"")
+    (?P<close>\\*["'`]?|"")(?:\[\d{0,4}\])?                    # char secret[25] = ..., $secret[] = ...
     (?:
       (?P<op>[ \t]*
              (?:\{[^{}\n]{0,80}\}[ \t]*                               # C#: Password { get; set; } = ...
@@ -39,12 +39,18 @@ _AFTER = re.compile(r"""
              (?:===?|!==?|:{1,3}=|\.=|=>|\?=|<-|[:=(,>|]|[ \t]value[ \t]*=)[ \t]*
              (?:(?:&[\w-]+|!!?[\w-]*)[ \t]+)?                                  # YAML: an anchor or a tag
              (?:[rRbBuUfFN]{1,2}(?=["'])|@(?=["']))?)
-      |(?P<space>[ \t]+(?:(?:is|was|are|lautet|ist|est|es|é|è|er|är|on|jest|je|=|:)[ \t]+)?)
+      |(?P<space>[ \t]+(?:(?:is|was|are|lautet|ist|est|es|é|è|er|är|on|jest|je)[ \t]*[:=]?[ \t]+|[=:][ \t]+)?)
     )
     (?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|`(?P<bq>[^`\n]+)`|\\+"(?P<esc>[^"\\\n]+)\\+"  # \"...\": JSON in a string
        |""(?P<dd>[^"\n]+)""                                                  # ""...."": in a C# @"" or VB string
-       |(?P<bare>[^\s"'`,;&<>()\[\]{}|]+))
+       |(?P<bare>[^\s"'`,;&<>()\[\]{}|]+)
+       |(?:'{3}|"{3}|["'`])(?P<open>[^"'`\n\\]{16,})(?=\\?\r?(?:\n|\Z)))  # a literal going on over lines: its first line
 """, re.X)
+# In prose, words between a key and its value: `password for master: ...`, `Key(ANYSecret): ...`,
+# `ANY_password,default: ...` (the name in brackets is judged too).
+_QUALIFIER = re.compile(r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[\w.@-]{1,30}){1,3}|[ \t]*\(([\w.-]{1,30})\)|,[\w-]{1,20})(?=[ \t]*[:=])")
+_TO_SPACE = re.compile(r"(?:(?!</)[^\s\"'`])*")  # up to a space, a quote or an end tag
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
 # Inside a connection string: after a `;`, up to the next `;` or the string's end; or right after
 # the string's opening quote, up to a `;` (`"token = self._token"` is code in a string).
 _CONNECTION_KEY = (r"(?:password|pwd|user[ _]?password|accountkey|sharedaccesskey|sharedaccesssignature|"
@@ -53,14 +59,16 @@ _CONNECTION_VALUE = r"([^;\"'\s(){}][^;\"'\n(){}]*?)"
 _CONNECTION = re.compile(rf"(?im)(?<=;)[ \t]*{_CONNECTION_KEY}[ \t]*=[ \t]*{_CONNECTION_VALUE}[ \t]*(?=[;\"']|$)"
                          rf"|(?<=[\"']){_CONNECTION_KEY}={_CONNECTION_VALUE}(?=;)")
 _AUTHORIZATION = re.compile(r"(?i)\b(?:proxy-)?authorization(?:[\"'`]?[ \t]*[:=]|[\"'`][ \t]*,)[ \t]*[\"'`]?[ \t]*"
-                            r"(?:(?:bearer|basic|token|bot|negotiate|sharedkey|apikey|sso-key)[ \t]+)?"
-                            r"([^\s\"'`,;<>()\[\]{}]+)")
+                            r"(?:(?:bearer|basic|token|bot|negotiate|ntlm|kerberos|sharedkey|apikey|sso-key)[ \t]+)?"
+                            r"([^\s\"'`,;<>()\[\]{}|]+)")
 _BEARER = re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
 _POSITIONAL = re.compile(r"(?i)\b(?:NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|PasswordCredential|"
                          r"sp_addlogin|sp_addlinkedsrvlogin|auth[ \t]*=)[ \t]*\(?[ \t]*"
                          r"(?:(?:N?(['\"])[^'\"\n]*\1|NULL)[ \t]*,[ \t]*)+N?(['\"])([^'\"\n]{3,})\2")
-_CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?[^\s:\"'@]+:([^\s\"'@]+)")  # gitleaks curl-auth-user
-_IDENTIFIED_BY = re.compile(r"(?i)\bidentified[ \t]+by[ \t]+(?:password[ \t]+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\w+))")
+# gitleaks curl-auth-user: -u user:password, --user "user":'password', an e-mail as the user or none
+_CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?[^\s:\"']*[\"']?:[\"']?([^\s\"',;]+)")
+_CURL_TOKEN_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t=]+[\"']?([^\s:\"'$]{8,}):[\"']?(?=[\s\"']|$)")
+_IDENTIFIED_BY = re.compile(r"(?i)\bidentified[ \t]+(?:with[ \t]+['\"]?\w+['\"]?[ \t]+)?(?:by|as)[ \t]+(?:password[ \t]+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\w+))")
 
 
 def find(text: str, prose: Sequence[tuple[int, int]] | None) -> Iterator[tuple[int, int, str]]:
@@ -89,6 +97,9 @@ def find(text: str, prose: Sequence[tuple[int, int]] | None) -> Iterator[tuple[i
         for match in _CURL_USER.finditer(text):
             if not is_placeholder(match.group(1)) and len(match.group(1)) >= 3:
                 yield match.start(1), match.end(1), "curl_user_password"
+        for match in _CURL_TOKEN_USER.finditer(text):  # -u "<api key>:": the key is the user
+            if looks_secret(match.group(1)):
+                yield match.start(1), match.end(1), "curl_user_password"
     if "identified" in folded:
         for match in _IDENTIFIED_BY.finditer(text):
             group = next(i for i in (1, 2, 3) if match.group(i) is not None)
@@ -115,9 +126,13 @@ def _assigned(text: str, folded: str, prose: Sequence[tuple[int, int]] | None) -
             before = _WORD_BEFORE.search(text, max(0, begin - 30), begin)
             key = f"{before.group(1)}_{key}" if before else key
         after = _AFTER.match(text, end)
-        if after is None:
-            continue
-        found = _judge(text, begin, key, after, prose)
+        found = None if after is None else _judge(text, begin, key, after, prose)
+        qualified = None if found else _QUALIFIER.match(text, end)
+        if qualified and (prose is None or _inside(begin, prose)):  # password for master: ...
+            after = _AFTER.match(text, qualified.end())
+            names = (key, qualified.group(1)) if qualified.group(1) else (key,)
+            found = next((f for f in (_judge(text, begin, name, after, prose) for name in names) if f), None) \
+                if after and after.group("op") else None
         if found:
             yield found
 
@@ -139,32 +154,45 @@ def _keyword_positions(text: str, folded: str) -> list[int]:
 def _judge(text: str, begin: int, key: str, after: re.Match[str],
            prose: Sequence[tuple[int, int]] | None) -> tuple[int, int, str] | None:
     """The value's span when `key` and what follows it make an assignment of a secret."""
-    group = next(g for g in ("dq", "sq", "bq", "esc", "dd", "bare") if after.group(g) is not None)
+    group = next(g for g in ("dq", "sq", "bq", "esc", "dd", "bare", "open") if after.group(g) is not None)
     value = after.group(group)
     end = after.end(group)
-    if group == "bare" and value[-1] in ".,:":  # a sentence's punctuation, not the value's
-        value = value.rstrip(".,:")
+    in_prose = prose is None or _inside(begin, prose)
+    if group == "bare":
+        stop = text[end:end + 1]
+        if in_prose and stop in "{}()[]<>" and not (stop in "([" and (value[-1].isalnum() or value[-1] == "_")):
+            # prose: a value holding brackets runs to the next space (not a call or an index: f(x), a[0])
+            value = _trim(_TO_SPACE.match(text, after.start(group)).group())  # type: ignore[union-attr]
+        elif value[-1] in ".,:":  # a sentence's punctuation, not the value's
+            value = value.rstrip(".,:")
         end = after.start(group) + len(value)
         if not value:
             return None
+    elif group == "open":  # the literal's other lines, up to its closing quote
+        quote = text[after.start(group) - 1]
+        closing = text.find(quote, end, end + 4096)
+        end = closing if closing != -1 else end
     op = after.group("op")
     if key[0] == "$" and (op is None or group == "bare") or text[begin - 1:begin] in ("=", "$", "%"):
         return None  # $PWD, =token: a reference or a value, not a key ($token = "..." is one)
-    in_prose = prose is None or _inside(begin, prose)
     if op is not None:
         operator = op.strip().rstrip("rRbBuUfFN@")
-        if operator.endswith(",") and (after.group("close").lstrip("\\")[:1] not in ('"', "'") or group == "bare"):
-            return None  # f(password, "x"), ('pass', auth=x): positional arguments, not the password's value
-        if operator.endswith("(") and (group == "bare" or not is_secret_key(parts(key)[-1])):
-            return None  # SetPassword("x") is one; get_encoding("x") after a `tiktoken.` is not
+        if operator.endswith(",") and (after.group("close").lstrip("\\")[:1] not in ('"', "'") or group == "bare"
+                                       or text[begin - 1:begin] not in ('"', "'")):
+            return None  # f(password, "x"), ("master password", "x"): positional arguments, not a key and value
+        if operator.endswith("(") and (group == "bare" or not is_secret_key(parts(key)[-1]) or op[0] in " \t"):
+            return None  # SetPassword("x") is one; get_encoding("x") after a `tiktoken.` or "a token (x)" is not
         if operator.endswith(">") and not operator.endswith("=>") and text[begin - 1:begin] != "<":
             return None  # a comparison, unless it is <password>value</password>
         if group == "bare" and not in_prose:
             return None  # code: an unquoted value is an expression
-        if not is_secret_key(key) or not looks_secret(value):
+        if not (holds_secret(key, value) or group != "bare" and operator[-1:] in "=:" and is_secret_key(key)
+                and looks_passphrase(value)):
             return None
         return after.start(group), end, "assigned_secret" if group != "bare" else "prose_secret"
-    if not in_prose:
+    if not in_prose:  # code: `password "..."` (a config line, SET, #define) only with a quoted value
+        if group in ("dq", "sq") and is_secret_key(key) and looks_secret(value):
+            return after.start(group), end, "assigned_secret"
         return None
     connected = after.group("space").strip() != ""
     if not (is_secret_key(key) or (connected and parts(key)[-1:] == ["key"])):
@@ -172,6 +200,14 @@ def _judge(text: str, begin: int, key: str, after: re.Match[str],
     if not looks_secret(value, strict=True):
         return None
     return after.start(group), end, "prose_secret"
+
+
+def _trim(value: str) -> str:
+    """A prose value without the sentence's punctuation or a closing bracket it only sits in."""
+    while value and (value[-1] in ".,:;" or value[-1] in _CLOSERS
+                     and value.count(_CLOSERS[value[-1]]) < value.count(value[-1])):
+        value = value[:-1]
+    return value
 
 
 def _inside(position: int, spans: Sequence[tuple[int, int]]) -> bool:

@@ -281,7 +281,8 @@ def _misses(f: Fake) -> list[Plant]:
     """Shapes redaction does not catch (named in README): no key name, no known shape."""
     words = "correct horse battery staple"
     return [
-        Plant("miss: passphrase of words", "misses/a.py", f'password = "{words}"', (words,), caught=False),
+        # caught since issue 37's second round (lower-case words, none a prompt's): kept beside the misses
+        Plant("python: quoted passphrase of words", "misses/a.py", f'password = "{words}"', (words,)),
         Plant("miss: letters-only password", "misses/a.py", 'PASSWORD = "dragonfly"', ("dragonfly",), caught=False),
         Plant("miss: high-entropy value under a neutral name", "misses/a.py",
               f'SEED = "{(seed := f.b64(40))}"', (seed,), caught=False),

@@ -3,7 +3,7 @@ file contents before they are parsed, chunked or embedded, commit messages, ques
 conversation turns and model prompts.
 
 Four finders report spans (known token shapes, URLs, secret-named assignments, secrets told by
-their context); overlapping
+their context), on the text and on its encoded parts decoded (`encodings`); overlapping
 spans merge, and each is replaced by `[REDACTED]`, keeping quotes and keys around it so the
 code still parses, and keeping line breaks so line spans stay exact. Deterministic: the same
 text always gives the same output, and redacting twice changes nothing more.
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragstream.redact import assignments, contexts, tokens, urls
+from ragstream.redact import assignments, contexts, encodings, tokens, urls
 from ragstream.redact.values import REDACTED
 
 # The spans of a code file read as prose (group `prose`: comments, docstrings): there an unquoted
@@ -30,7 +30,7 @@ _PROSE = {
 }
 
 # Changes whenever the redaction code changes: parse results cached under other rules are redone.
-_RULE_MODULES = ("assignments", "contexts", "keys", "redactor", "tokens", "urls", "values")
+_RULE_MODULES = ("assignments", "contexts", "encodings", "keys", "redactor", "tokens", "urls", "values")
 REDACTION_VERSION = hashlib.sha1(b"".join(
     (Path(__file__).parent / f"{name}.py").read_bytes() for name in _RULE_MODULES)).hexdigest()[:12]
 
@@ -38,9 +38,10 @@ REDACTION_VERSION = hashlib.sha1(b"".join(
 def find_secrets(text: str, language: str = "text") -> list[tuple[int, int, str]]:
     """(start, end, rule name) of each secret in `text`, in order, overlaps merged. `language`:
     a parser name (python, sql, csharp, razor); anything else is read as prose throughout."""
-    prose_regex = _PROSE.get(language)
-    prose = None if prose_regex is None else [m.span() for m in prose_regex.finditer(text) if m.group("prose")]
-    found = sorted({*tokens.find(text), *urls.find(text), *assignments.find(text, prose), *contexts.find(text)})
+    def search(part: str) -> list[tuple[int, int, str]]:
+        return _find_plain(part, language)
+
+    found = sorted({*search(text), *encodings.find(text, search)})
     merged: list[tuple[int, int, str]] = []
     for start, end, rule in found:
         if start >= end:
@@ -51,6 +52,13 @@ def find_secrets(text: str, language: str = "text") -> list[tuple[int, int, str]
         else:
             merged.append((start, end, rule))
     return merged
+
+
+def _find_plain(text: str, language: str) -> list[tuple[int, int, str]]:
+    """The finders' spans on `text` as written (no decoding), unmerged."""
+    prose_regex = _PROSE.get(language)
+    prose = None if prose_regex is None else [m.span() for m in prose_regex.finditer(text) if m.group("prose")]
+    return [*tokens.find(text), *urls.find(text), *assignments.find(text, prose), *contexts.find(text)]
 
 
 def redact(text: str, language: str = "text") -> tuple[str, list[str]]:

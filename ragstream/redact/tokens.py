@@ -8,7 +8,9 @@ forms needed here: gitleaks `config/gitleaks.toml` (v8), detect-secrets `detect_
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import base64
+import binascii
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # What may follow a token: gitleaks' `(?:[\x60'"\s;]|\\[nr]|$)` end, widened to punctuation.
@@ -21,15 +23,47 @@ class TokenRule:
     regex: re.Pattern[str]
     hints: tuple[str, ...]  # a text holding none of these literals is not searched (cheap skip)
     group: int = 0  # the group holding the secret (0: the whole match)
+    check: Callable[[str], bool] | None = None  # what the match must also pass (a decoded structure)
+    bounded: bool = False  # the match must start a token (`_starts_token`)
 
 
-# A token may start right after an escape inside a string literal ("...\\nghp_...") or a URL
-# encoding, where `\b` sees no boundary between the escape's last character and the token.
-_START = r"(?:\b|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"  # also after a URL-encoded character (%0A, %20)
+# A token may start at a word boundary, or right after an escape inside a string literal
+# ("...\\nghp_..."), a URL or hex encoding, or a terminal colour code (a log line), where `\b` sees
+# no boundary between the escape's last character and the token (CredSweeper's rules allow the
+# same left contexts). A rule's leading `\b` is checked in Python on each match rather than in
+# the regex, so that a regex starting with its literal prefix is searched for that prefix fast.
+_ESCAPE_BEFORE = re.compile(r"(?:\\[nrtabfv0]|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\x1b\[[\d;]{0,8}m)$")
 
 
-def _rule(name: str, pattern: str, *hints: str, group: int = 0) -> TokenRule:
-    return TokenRule(name, re.compile(re.sub(r"(^|\|)\\b", lambda m: m.group(1) + _START, pattern)), hints, group)
+def _rule(name: str, pattern: str, *hints: str, group: int = 0,
+          check: Callable[[str], bool] | None = None) -> TokenRule:
+    unbounded = re.sub(r"(^|\|)\\b", r"\1", pattern)
+    return TokenRule(name, re.compile(unbounded), hints, group, check, bounded=unbounded != pattern)
+
+
+def _starts_token(text: str, at: int) -> bool:
+    """Whether a token may start at `at`: a word boundary, or an escape or colour code before."""
+    return (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")
+            or bool(_ESCAPE_BEFORE.search(text, max(0, at - 12), at)))
+
+
+def _b64(text: str) -> bytes:
+    """`text` decoded as (URL-safe) base64, padding added; b"" when it is not base64."""
+    try:
+        return base64.urlsafe_b64decode(text.replace("+", "-").replace("/", "_") + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _numeric_id_head(token: str) -> bool:
+    """Atlassian personal access tokens: base64 of `<12-digit id>:<random bytes>`."""
+    head = _b64(token[:16])
+    return head.isdigit() and _b64(token[16:20])[:1] == b":"
+
+
+def _jwt_parts(token: str) -> bool:
+    """Signed (three parts), or a header and a payload that both decode to JSON objects."""
+    return token.count(".") >= 2 or all(re.match(rb'\s*\{\s*"', _b64(part)) for part in token.split("."))
 
 
 RULES: tuple[TokenRule, ...] = (
@@ -37,12 +71,13 @@ RULES: tuple[TokenRule, ...] = (
     # A key cut short (no END line) is redacted through its last line of base64 or armour header.
     _rule("private_key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?"
           r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
-          r"|(?:(?:\r?\n|\\r?\\n)[ \t\"']*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info):[^\n]*))+)", "PRIVATE KEY"),
+          r"|(?:(?:\r?\n|\\r?\\n)[ \t\"']*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info):[^\n]*))+"
+          r"|(?:\r?\n|\\r?\\n)[^\n\\]+)", "PRIVATE KEY"),  # else its next line, whatever it holds
     # gitleaks aws-access-token; detect-secrets AWSKeyDetector
     _rule("aws_access_key_id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
           "AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     # gitleaks github-pat / -oauth / -app-token / -refresh-token / -fine-grained-pat
-    _rule("github_token", rf"\b(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|github_pat_\w{{22,255}}){_END}",
+    _rule("github_token", rf"\b(?:gh[pousr]_[A-Za-z0-9]{{36,255}}|ghs_\d{{8}}_[\w.-]{{36,2000}}|github_pat_\w{{22,255}}){_END}",
           "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     # gitleaks gitlab-* (pat, deploy, runner, feed, scim, cicd-job, oauth-app ...)
     _rule("gitlab_token", rf"\bgl(?:pat|dt|rt|ptt|ft|soat|agent|cbt|imt|oas|ffct)-[\w-]{{20,300}}{_END}",
@@ -66,12 +101,15 @@ RULES: tuple[TokenRule, ...] = (
     # gitleaks npm-access-token; detect-secrets NpmDetector
     _rule("npm_token", rf"\bnpm_[A-Za-z0-9]{{36}}{_END}", "npm_"),
     # gitleaks pypi-upload-token; detect-secrets PypiTokenDetector
-    _rule("pypi_token", r"\bpypi-AgEIcHlwaS5vcmc[\w-]{50,1000}", "pypi-"),
+    _rule("pypi_token", r"\bpypi-AgE[\w-]{50,1000}", "pypi-"),  # pypi.org and test.pypi.org
     # gitleaks huggingface-access-token / -organization-api-token
     _rule("huggingface_token", rf"\b(?:hf_|api_org_)[A-Za-z]{{34}}{_END}", "hf_", "api_org_"),
     # gitleaks jwt; detect-secrets JwtTokenDetector. A header or payload written with a space or a
     # line break after its `{` starts eyA / ewo instead of eyJ.
-    _rule("jwt", r"\be(?:y[JA]|w[o0k])[\w-]{10,}\.e(?:y[JA]|w[o0k])[\w-]{10,}\.[\w-]{10,}", "eyJ", "eyA", "ewo", "ew0", "ewk"),
+    # The signature is optional: an unsigned token (alg none, or its signature cut off) still
+    # carries its claims, and servers that accept `none` take it as a credential.
+    _rule("jwt", r"\be(?:y[JA]|w[o0k])[\w-]{10,}\.e(?:y[JA]|w[o0k])[\w-]{10,}(?:\.[\w-]{10,})?",
+          "eyJ", "eyA", "ewo", "ew0", "ewk", check=_jwt_parts),
     # gitleaks azure-ad-client-secret (an Entra client secret: 3 chars, a digit, Q~, 31-34 more)
     _rule("azure_client_secret", r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", "Q~"),
     # detect-secrets AzureStorageKeyDetector: the 88-character base64 account key
@@ -86,8 +124,8 @@ RULES: tuple[TokenRule, ...] = (
     # gitleaks square-access-token / square-secret; detect-secrets SquareOAuthDetector
     _rule("square_token", rf"\bsq0(?:atp|csp)-[\w-]{{22,60}}{_END}|\bEAAA[\w-]{{60}}{_END}", "sq0", "EAAA"),
     # gitleaks mailgun-private-api-token; detect-secrets MailchimpDetector (32 hex + -usNN)
-    _rule("mailgun_key", r"\bkey-[a-f0-9]{32}\b", "key-"),
-    _rule("mailchimp_key", r"\b[a-f0-9]{32}-us\d{1,2}\b", "-us"),
+    _rule("mailgun_key", r"\bkey-[a-f0-9]{32}\b|\b[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}\b", "key-", "-"),
+    _rule("mailchimp_key", r"\b[\w-]{32}-us\d{1,2}\b", "-us"),
     # gitleaks age-secret-key
     _rule("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-"),
     # trufflehog dockerhub (personal access tokens)
@@ -97,11 +135,11 @@ RULES: tuple[TokenRule, ...] = (
     # doppler-api-token, pulumi-api-token, postman-api-token, linear-api-key, new-relic-user-api-key,
     # planetscale-*, sentry-*, grafana-*, dynatrace-api-token, openshift-user-token;
     # trufflehog telegrambottoken.
-    _rule("heroku_key", rf"\bHRKU-AA[\w-]{{58}}{_END}", "HRKU-"),
+    _rule("heroku_key", rf"\bHRKU-[\w-]{{36,60}}{_END}", "HRKU-"),
     _rule("vault_token", rf"\bhvs\.[\w-]{{90,120}}{_END}|\bhvb\.[\w-]{{138,300}}{_END}", "hvs.", "hvb."),
     _rule("doppler_token", r"\bdp\.pt\.[A-Za-z0-9]{43}\b", "dp.pt."),
     _rule("pulumi_token", r"\bpul-[a-f0-9]{40}\b", "pul-"),
-    _rule("postman_key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", "PMAK-"),
+    _rule("postman_key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b|\bPMAT-[A-Z0-9]{26}\b", "PMAK-", "PMAT-"),
     _rule("linear_key", r"\blin_api_[A-Za-z0-9]{40}\b", "lin_api_"),
     _rule("newrelic_key", r"\bNRAK-[A-Z0-9]{27}\b", "NRAK-"),
     _rule("planetscale_token", rf"\bpscale_(?:tkn|oauth|pw)_[\w=.-]{{32,64}}{_END}", "pscale_"),
@@ -123,8 +161,9 @@ RULES: tuple[TokenRule, ...] = (
     _rule("brevo_key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", "xkeysib-"),
     _rule("cloudflare_token", r"\bcf(?:at|ut|k)_[A-Za-z0-9]{40,}\b", "cfat_", "cfut_", "cfk_"),
     # No prefix of its own: searched only in a text that names Discord or a bot token (a cheap skip).
-    _rule("discord_bot_token", r"\b[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}\b",
-          "iscord", "ISCORD", "Bot ", "bot_token", "BOT_TOKEN", "botToken"),
+    # Three parts, the first the base64 of a numeric id (M, N, O: its leading digit), the second six
+    # characters: searched wherever a dot is, the shape alone being specific enough.
+    _rule("discord_bot_token", r"\b[MNO](?=[A-Za-z]*\d)[A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}(?![\w-])", "."),
     _rule("docker_swarm_token", r"\bSWM(?:TKN|KEY)-1-[\w+/-]{40,}", "SWMTKN-1-", "SWMKEY-1-"),
     _rule("easypost_key", r"\bEZ[AT]K[A-Za-z0-9]{54}\b", "EZAK", "EZTK"),
     _rule("facebook_token", r"(?<![+/=])\bEAA[MC][A-Za-z0-9]{100,}", "EAAM", "EAAC"),
@@ -138,14 +177,40 @@ RULES: tuple[TokenRule, ...] = (
     _rule("jfrog_token", r"\bAKCp[A-Za-z0-9]{69}\b|\bcmVmdGtuOjAxOj[A-Za-z0-9+/]{40,}={0,2}", "AKCp", "cmVmdGtu"),
     _rule("llm_api_key", r"\b(?:pplx|llx)-[\w-]{48}\b", "pplx-", "llx-"),
     _rule("netlify_token", r"\bnfp_[A-Za-z0-9]{36}\b", "nfp_"),
-    _rule("newrelic_other_key", r"\bNR(?:JS|II|BR)-[\w-]{19,32}|\b[a-f0-9x]{36}NRAL\b", "NRJS-", "NRII-", "NRBR-", "NRAL"),
-    _rule("notion_token", r"\bntn_\d{11}[A-Za-z0-9]{32,35}\b", "ntn_"),
+    _rule("newrelic_other_key", r"\bNR(?:JS|II|BR)-[\w-]{19,32}|\b[a-z0-9]{36}NRAL\b", "NRJS-", "NRII-", "NRBR-", "NRAL"),
+    _rule("notion_token", r"\bntn_\d{9}[\w-]{36,60}(?![\w-])", "ntn_"),
     _rule("nuget_key", r"\boy2[a-z0-9]{43}\b", "oy2"),
     _rule("posthog_key", r"\bph[csrax]_[A-Za-z0-9]{40,60}\b", "phc_", "phs_", "phr_", "pha_", "phx_"),
     _rule("rubygems_key", r"\brubygems_[a-f0-9]{48}\b", "rubygems_"),
     _rule("sourcegraph_token", r"\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b", "sgp_"),
     _rule("terraform_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}", ".atlasv1."),
     _rule("paypal_token", r"\baccess_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}\b", "access_token$"),
+    _rule("flutterwave_secret", r"\bFLWSECK(?:_TEST)?-[a-h0-9]{12,32}(?:-X)?\b|\bFLWSECK_TEST[a-h0-9]{12}\b", "FLWSECK"),
+    _rule("akamai_token", r"\bakab-[a-z0-9]{16}-[a-z0-9]{16}\b", "akab-"),
+    _rule("amazon_mws_key", r"\bamzn\.mws\.[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}\b", "amzn.mws."),
+    # Microsoft's identifiable keys (Azure storage, Cosmos DB, service bus, ...): a signature inside.
+    _rule("azure_identifiable_key", r"(?<![\w+/])[A-Za-z0-9]{52}JQQJ9[9DH][A-Za-z0-9]{26}(?:[A-Za-z0-9=]{4})?(?![\w+/])",
+          "JQQJ9"),
+    _rule("clojars_token", r"\bCLOJARS_[a-f0-9]{60}\b", "CLOJARS_"),
+    _rule("defined_networking_key", r"\bdnkey-[A-Z2-7]{26}-[A-Z2-7]{52}\b", "dnkey-"),
+    _rule("dropbox_token", r"\bsl\.(?:u\.)?[\w-]{77,200}|\b[A-Za-z0-9]{11}AAAAAAAAAA[\w-]{43}(?![\w-])",
+          "sl.", "AAAAAAAAAA"),
+    _rule("facebook_app_token", r"\b\d{12,18}\|[\w-]{24,28}(?![\w+-])", "|"),
+    _rule("nats_nkey_seed", r"\bS[ACNOPUX][A-Z2-7]{56}\b", "SA", "SC", "SN", "SO", "SP", "SU", "SX"),
+    _rule("ntlm_response", r"\bTlRMTVNTUAAD[A-Za-z0-9+/]{40,}={0,2}", "TlRMTVNTUAAD"),
+    _rule("sonarqube_token", r"\bsq[upa]_[a-f0-9]{40}\b", "squ_", "sqp_", "sqa_"),
+    _rule("supabase_token", r"\bsbp_(?:v0_)?[a-f0-9]{40}\b", "sbp_"),
+    _rule("together_key", rf"\btgp_v1_[\w-]{{43}}{_END}", "tgp_v1_"),
+    _rule("tavily_key", rf"\btvly-[\w-]{{32,40}}{_END}", "tvly-"),
+    _rule("twitter_bearer_token", r"\bA{21}[A-Za-z0-9%]{40,150}", "AAAAAAAAAAAAAAAAAAAAA"),
+    _rule("vercel_token", r"\bvc[pki]_[A-Za-z0-9]{56}\b", "vcp_", "vck_", "vci_"),
+    _rule("xai_key", rf"\bxai-[\w-]{{80}}{_END}", "xai-"),
+    _rule("wundergraph_key", r"\bcosmo_[a-f0-9]{32}\b", "cosmo_"),
+    _rule("softlayer_key", r"\bapi\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", group=1),
+    # Atlassian (Jira, Confluence, Bitbucket Server) personal access tokens: 44 characters of base64
+    # whose first twelve bytes are digits and whose thirteenth is `:`; checked by decoding.
+    _rule("atlassian_pat", r"(?<![A-Za-z0-9+])[MNO][A-Za-z0-9]{15}O[A-Za-z0-9+/]{27}(?![A-Za-z0-9+])", "O",
+          check=_numeric_id_head),
     _rule("gitlab_other_token", r"\bgl(?:rtr|wt)-[\w-]{20,}|\bGR1348941[\w-]{20}|\b_gitlab_session=([a-z0-9]{32})\b",
           "glrtr-", "glwt-", "GR1348941", "_gitlab_session="),
 )
@@ -166,5 +231,8 @@ def find(text: str) -> Iterator[tuple[int, int, str]]:
     for rule in RULES:
         if not present.isdisjoint(rule.hints):
             for match in rule.regex.finditer(text):
-                if not _MADE_UP.search(match.group(rule.group)):
+                value = match.group(rule.group)
+                if rule.bounded and not _starts_token(text, match.start()):
+                    continue
+                if not _MADE_UP.search(value) and (rule.check is None or rule.check(value)):
                     yield match.start(rule.group), match.end(rule.group), rule.name

@@ -24,7 +24,6 @@ name that matches no indexed path is refused (`check_exclusions`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +31,7 @@ from functools import lru_cache
 import pathspec
 
 from ragstream.errors import FilterError
-from ragstream.globs import compile_globs
+from ragstream.globs import compile_globs, folded, mixed_script_letters
 
 _WILDCARD = re.compile(r"[*?\[]")
 # A backslash escapes a glob character or a leading `!`/`#`; anything else is a Windows separator.
@@ -44,11 +43,6 @@ def normalised_globs(globs: tuple[str, ...], key: str) -> tuple[str, ...]:
     out = tuple(normalised_glob(glob, key) for glob in globs)
     compile_globs((g.removeprefix("!") for g in out), f"retrieval_filters.{key}", FilterError)
     return out
-
-
-def folded(text: str) -> str:
-    """`text` in the form globs and paths are compared in: NFKC, without format characters."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
 
 
 def normalised_glob(glob: str, key: str) -> str:
@@ -126,33 +120,10 @@ def check_exclusions(globs: tuple[str, ...], key: str, paths: Sequence[str]) -> 
         rule = glob_rule((glob.removeprefix("!"),), excluding=True)
         if any(rule.matches(path) for path in paths):
             continue
-        if mixed := _mixed_script_letters(glob):
+        if mixed := mixed_script_letters(glob):
             raise FilterError(f"{glob!r} matches no indexed path, and mixes scripts in one name: "
                               f"{', '.join(mixed)}; a look-alike letter names a different path, so this "
                               "glob would take nothing away", where=f"retrieval_filters.{key}",
                               hint="write the name in one script (retype it rather than pasting it)")
         warnings.append(f"retrieval_filters.{key}: {glob!r} matches no indexed path: it takes nothing away")
     return warnings
-
-
-# Scripts with letters that look like Latin ones (Cyrillic `і`, `а`, `о`; Greek `ο`, `ν` ...).
-LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
-
-
-def _mixed_script_letters(glob: str) -> list[str]:
-    """The letters of a name in `glob` that mix Latin with a look-alike script, those of the
-    name's minority script (`U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I`)."""
-    odd = []
-    for name in glob.split("/"):
-        letters = [(c, _script(c)) for c in name if c.isalpha()]
-        scripts = [s for _, s in letters]
-        if "LATIN" in scripts and LOOKALIKE_SCRIPTS & set(scripts):
-            latin = scripts.count("LATIN") * 2 >= len(scripts)
-            odd += [f"U+{ord(c):04X} {unicodedata.name(c, '?')} in {name!r}" for c, s in letters
-                    if (s != "LATIN") == latin]
-    return odd
-
-
-def _script(char: str) -> str:
-    """A letter's script as the first word of its Unicode name (LATIN, CYRILLIC, GREEK, CJK ...)."""
-    return unicodedata.name(char, "UNKNOWN").split(" ")[0]

@@ -79,8 +79,10 @@ def fill_node_texts(sp: SuperPrompt, backend: RetrievalBackend, counter: TokenCo
 
 def _numbered_members(item: dict[str, Any], graph: nx.MultiDiGraph) -> dict[str, Any]:
     """The item with every line numbered when its node elides members (a class, a type, a file):
-    the graph has each member's span, which its text does not say."""
-    data = graph.nodes[item["id"]] if item["id"] in graph and "parts" not in item else None
+    the graph has each member's span, which its text does not say. A declaration (a column's
+    `Name TYPE`, from the graph) is no line of the file: it stays unnumbered."""
+    data = graph.nodes[item["id"]] if item["id"] in graph and "parts" not in item and not item.get("declaration") \
+        else None
     if data is None or None not in item.get("lines", [None]):
         return item
     members, reached = [], 0

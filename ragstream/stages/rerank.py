@@ -7,7 +7,10 @@ keyword at all), `duplicate of <id>` (keyword sets overlapping >= `gate_duplicat
 a chunk ranked above), and `off_topic` (no query keyword and a retrieval score below the
 candidates' median). The best of the rest, as many as retrieve chose seeds (its `top_k`), become
 the seeds and `base_context_chunks` (unique by id): a gated seed leaves its place to the next
-candidate. Texts come through the backend, under the caller's filters.
+candidate. Among the seeds, a container (a file's own code, a class) whose member (not its constructor:
+wiring, which says less than the outline) is also a seed leaves its place too (`outline of
+<member>`): its text elides that member's body, so the place is worth more to the next
+candidate than to a second view of the same code. Texts come through the backend, under the caller's filters.
 
 Model path: the `gate` model decides keep / drop_irrelevant / drop_duplicate / drop_conflict for
 the best rescored candidates, as many as there are seeds (texts cut to `gate_candidate_chars`);
@@ -20,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragstream.errors import ProtocolError
+from ragstream.index.model import Chunk
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import gate_schema
@@ -77,11 +81,13 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, llm: LLMClient | None, step:
         median = statistics.median(h["score"] for h in hits) if hits else 0.0
         reasons = _rule_gate(order, hits, words, coverage, median, jaccard)
     passed = [node for node in ranked if reasons[node] is None]
-    kept = passed[:seeds]
+    kept, outlines = _seeds_without_outlines(passed, chunks, seeds)
+    reasons |= outlines
     dropped = [{"id": h["id"], "reason": "over N2_RERANK_TOP_K"} for h in sp.retrieval_hits[top:]]
     dropped += [{"id": node, "reason": f"duplicate of {node}"} for node in repeats]
     dropped += [{"id": node, "reason": reasons[node]} for node in ranked if reasons[node] is not None]
-    dropped += [{"id": node, "reason": f"below the {seeds} seeds"} for node in passed[seeds:]]
+    dropped += [{"id": node, "reason": f"below the {seeds} seeds"} for node in passed
+                if node not in kept and node not in outlines]
     sp.retrieval_seed_nodes = kept
     sp.base_context_chunks = [chunks[node] for node in kept]  # kept ids are unique: so are these
     sp.views_by_stage = {**sp.views_by_stage, "rerank": kept}
@@ -120,6 +126,46 @@ def _rule_gate(order: list[int], hits: list[dict], words: Mapping[str, set[str]]
         if reason is None:
             kept.append(node)
     return reasons
+
+
+def _seeds_without_outlines(passed: list[str], chunks: Mapping[str, Chunk],
+                            seeds: int) -> tuple[list[str], dict[str, str | None]]:
+    """(the first `seeds` of `passed` once every container of another seed is taken out; each
+    container's reason). Taken in rank order, so a member below its container still displaces it."""
+    kept: list[str] = []
+    outlines: dict[str, str | None] = {}
+    for node in passed:
+        if len(kept) == seeds:
+            break
+        member = next((k for k in kept if _contains(chunks.get(node), chunks.get(k))), None)
+        if member is not None:
+            outlines[node] = f"outline of {member}"
+            continue
+        for container in [k for k in kept if _contains(chunks.get(k), chunks.get(node))]:
+            outlines[container] = f"outline of {node}"
+            kept.remove(container)
+        kept.append(node)
+    return kept, outlines
+
+
+def _contains(outer: Chunk | None, inner: Chunk | None) -> bool:
+    """Whether `outer` is a container of `inner`'s code: the same file, and `outer` is the file's
+    own code (its other chunks are its members) or encloses `inner`'s lines; parts of one node
+    never contain each other."""
+    if outer is None or inner is None or outer.path != inner.path or outer.node_id == inner.node_id \
+            or _is_constructor(inner):
+        return False
+    if outer.kind == "FILE":
+        return inner.kind != "FILE"
+    return (outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+            and (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line))
+
+
+def _is_constructor(chunk: Chunk) -> bool:
+    """`Shop.Order.Order` (or `Shop.Order.Order(int)`, `billing.Invoice.__init__`): wiring, which
+    says less than the type's outline."""
+    parts = chunk.symbol.split("(", 1)[0].rsplit(".", 2)
+    return chunk.kind == "METHOD" and len(parts) == 3 and parts[2] in (parts[1], "__init__")
 
 
 def parse_gate(reply: str, candidates: list[str]) -> tuple[dict[str, str | None], list[str]]:

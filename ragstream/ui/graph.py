@@ -33,6 +33,7 @@ _FOCUS_SCRIPT = """<script>
 (function () {
   var id = %s;
   function focusNode() {
+    if (window.ragstreamGroupOf && window.ragstreamGroupOf[id]) { id = window.ragstreamGroupOf[id]; }
     if (typeof network === "undefined" || !network.body.data.nodes.get(id)) { return; }
     network.selectNodes([id]);
     if (window.ragstreamHighlight) { window.ragstreamHighlight(id); }
@@ -73,12 +74,23 @@ def render(controller: Controller, sp: SuperPrompt, key: str) -> None:
     st.iframe(html, height=FULL_HEIGHT if full else HEIGHT, alt=ALT)
     st.caption("Drag to move, scroll to zoom, hover a node for its full id and an edge for its type; "
                "select a node (here or in any table) to highlight its path from the seed.")
+    _grouped_table(controller, sp, key)
     words, listing = st.columns([2, 3]) if full else (st.container(), st.container())
     with words:
         relations_in_words(sp)
     with listing:
         _node_list(sp, key)
         _focus_details(sp, focus)
+
+
+def _grouped_table(controller: Controller, sp: SuperPrompt, key: str) -> None:
+    """Every neighbour a group node stands for: production code first, with how each edge was found."""
+    view = controller.graph_view(sp)
+    if not view.groups:
+        return
+    st.markdown("**grouped in the drawing**: " + " · ".join(f"{g.label}" for g in view.groups)
+                + " (code first, then tests; select a row to focus its group)")
+    chunk_table(view.rows(), key=f"{key}:grouped")
 
 
 def relations_in_words(sp: SuperPrompt) -> None:

@@ -25,6 +25,9 @@ class CallResolution:
     # the receiver's own type when the member was found on a base of it (`ICipherRepository` for
     # `IRepository<T>.CreateAsync`): what binds the base's type parameters for this call
     receiver_type: str | None = None
+    # how an inferred receiver was typed when not by a declared type: "type_argument" (what a
+    # call on `IRepository<Order>` returns, read as `Order`)
+    via: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class _Receiver:
     guesses: list[str]  # qualified guesses of its type
     through: Node | None = None  # the property it was reached through, if any
     guessed: bool = False  # typed by a call resolved through its interface family (a guess)
+    via: str | None = None  # see CallResolution.via
 
 
 def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
@@ -60,7 +64,8 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
     return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
-                          inferred=inferred, through=through, guessed=guessed, receiver_type=inherited)
+                          inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
+                          via=found.via)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
@@ -73,7 +78,10 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             # `providers[0].GetJobQueue().Dequeue()`: what the one interface declaring the member returns
             root = interface_family_root(graph, symbols, receiver["call"]["member"])
             methods, guessed = ((root,), True) if root else ((), False)
-        return _Receiver([g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())], guessed=guessed)
+        returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())]
+        if not any(symbols.find("csharp", g, ("TYPE",)) for g in returned) and receiver["call"].get("data"):
+            return _type_arguments_returned(receiver["call"]["data"], inner.receiver_outside or not methods)
+        return _Receiver(returned, guessed=guessed)
     if "property" in receiver:
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
@@ -81,6 +89,15 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
         return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed) if found else _Receiver([])
     return _Receiver(list(receiver["types"]))
+
+
+def _type_arguments_returned(carrier: dict, outside: bool) -> _Receiver:
+    """What a call on a generic carrier returns when its declaration does not say it in the
+    repository: the carrier's type arguments (`Order` of `IRepository<Order>`), tried in order
+    against the member called on the result. Read from a type parameter declared here (`T
+    GetById(int id)` of `IRepository<T>`) it is inferred; from a library's method, a guess."""
+    guesses = [g for entity in carrier.get("entities", ()) for g in entity]
+    return _Receiver(guesses, guessed=outside, via="type_argument")
 
 
 def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> Node | None:

@@ -25,8 +25,8 @@ import tree_sitter
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, callee_of, child_of_type, created_type, descendants, line_of, node_text, required_child, type_arguments, type_name,
-    unique,
+    LANGUAGE, callee_of, child_of_type, created_type, descendants, initializer, line_of, node_text, required_child,
+    type_arguments, type_name, unique,
 )
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.variables import (
@@ -105,12 +105,15 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
         {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
     )
     calls = []
+    changed = _changed_results(method)
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
             carrier = _data_carrier(node, body)
             if carrier is not None:
                 found.attrs["call"]["data"] = carrier
+            if (node.start_byte, node.end_byte) in changed:
+                found.attrs["call"]["changed"] = True
             navigation = _navigation(node)
             if navigation:
                 found.attrs["call"]["navigation"] = navigation
@@ -123,6 +126,55 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 external=False, line=line_of(node), attrs=found.attrs,
             ))
     return calls
+
+
+def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
+    """The calls (by byte span) whose result the method keeps in a variable and then changes a
+    member of (`var dept = await db.Departments.FindAsync(id); dept.Name = name;`): an ORM
+    writes such a tracked entity back when the unit of work is saved, wherever that happens."""
+    assigned_into = {_root_identifier(required_child(node, "left")) for node in descendants(method)
+                     if node.type == "assignment_expression"
+                     and required_child(node, "left").type == "member_access_expression"}
+    kept: dict[tuple[int, int], str] = {}
+    for node in descendants(method):
+        if node.type == "variable_declarator":
+            name, value = node_text(node.child_by_field_name("name")), initializer(node)
+        elif node.type == "assignment_expression" and required_child(node, "left").type == "identifier":
+            name, value = node_text(required_child(node, "left")), required_child(node, "right")
+        else:
+            continue
+        while value is not None and value.type in ("await_expression", "parenthesized_expression") \
+                and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "invocation_expression" and not _projects(value):
+            kept[(value.start_byte, value.end_byte)] = name
+    return {span for span, name in kept.items() if name in assigned_into}
+
+
+# Query operators whose result is not a tracked entity: a projection (`Select(o => new Dto
+# {...})`, AutoMapper's `ProjectTo<T>`, NHibernate's `SelectList`/`TransformUsing`) or untracked rows.
+UNTRACKED = frozenset({"Select", "SelectList", "ProjectTo", "TransformUsing", "AsNoTracking",
+                       "AsNoTrackingWithIdentityResolution"})
+
+
+def _projects(call: tree_sitter.Node) -> bool:
+    """A query chain that projects its rows or reads them untracked anywhere along it."""
+    while call.type == "invocation_expression" and (callee := callee_of(call)) is not None:
+        if type_name(callee[1]) in UNTRACKED:
+            return True
+        if callee[0] is None:
+            return False
+        call = callee[0]
+        while call.type in ("await_expression", "parenthesized_expression") and call.named_children:
+            call = call.named_children[0]
+    return False
+
+
+def _root_identifier(expression: tree_sitter.Node) -> str | None:
+    """`dept` of `dept.Address.City`."""
+    while expression.type == "member_access_expression":
+        expression = required_child(expression, "expression")
+    return node_text(expression) if expression.type == "identifier" else None
 
 
 def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target | None:
@@ -322,7 +374,12 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         receiver = receiver.named_children[0]
     if receiver.type == "invocation_expression":
         inner = _call_target(receiver, body, depth + 1) if through_call else None
-        return {"call": inner.attrs["call"]} if inner is not None else None
+        if inner is None:
+            return None
+        # `await orders.FirstAsync(spec)` on an `IRepository<Order>`: when the resolver cannot
+        # read what the method returns (a library's type), the type argument is the candidate
+        carrier = _data_carrier(receiver, body)
+        return {"call": {**inner.attrs["call"], "data": carrier} if carrier else inner.attrs["call"]}
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred
         owner = required_child(receiver, "expression")

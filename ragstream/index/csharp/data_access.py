@@ -25,12 +25,14 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
 An entity no mapping maps reaches the one table named after it (its name or plural, under any
 schema or `Prefix_`), as a guess (`table_by_name`), and maps to it (MAPS_TO, `via="table_by_name"`, a
 guess: its properties then name the table's columns). A method that loads an entity through a query and saves the unit of work (`SaveChanges`,
-`Flush`) may write what it changed (EF's change tracking): a WRITES beside the READS, a guess,
-`via="change_tracking"`. A write of an entity also writes the entities it holds in collection
+`Flush`), or changes a member of what the query returned (`dept.Name = name`: saved by whatever
+saves the unit of work later), may write what it changed (EF's change tracking): a WRITES beside
+the READS, a guess, `via="change_tracking"`. A write of an entity also writes the entities it holds in collection
 properties (`ICollection<OrderItem> Items`: EF inserts, updates and cascades them with their
 owner), a guess, `via="aggregate"`, attrs `navigation`. Edges: attrs `resolution="inferred"`,
-`via="type_argument"`, `entity` (the TYPE node), `member` (the method called) and `carrier` (the
-generic type or property). `SaveChanges` carries no
+`via="type_argument"`, `entity` (the TYPE node), `member` (the method called), `carrier` (the
+generic type or property) and, for a receiver reached through a property (`db.Orders`), `property`
+(its PROPERTY node: the context member the access goes through). `SaveChanges` carries no
 entity and is no table access of its own.
 """
 from __future__ import annotations
@@ -79,6 +81,7 @@ class _Carrier:
     query: bool  # a query type, or what a generic method returns (`Set<T>()`): every call counts
     declared_here: bool  # the generic type is declared in the repository
     passed: bool = False  # the entity is the call's argument (`session.Save(entry)`), not its receiver's
+    property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -105,7 +108,8 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
-                         "entity": entity, "member": call["member"], "carrier": carrier.generic}
+                         "entity": entity, "member": call["member"], "carrier": carrier.generic,
+                         **({"property": carrier.property} if carrier.property else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -116,7 +120,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
-                if edge_type == "READS" and carrier.query and ref.source in saving:
+                if edge_type == "READS" and carrier.query and (ref.source in saving or call.get("changed")):
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
             if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
                 for held, navigation in _held_collections(graph, symbols, entity):
@@ -137,16 +141,25 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     chained = bool(data and data.get("chained"))
     through = data["property"] if data and "property" in data else \
         call["receiver"] if data is None and "property" in call["receiver"] else None
+    prop = receiver_property(graph, symbols, through) if through is not None else None
     if through is not None:
-        prop = receiver_property(graph, symbols, through)
         data = prop.attrs.get("generic") if prop is not None else None
     if data is None:
         return None if chained else _argument_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     query = "generic_call" in data or generic in QUERY_TYPES
+    if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
+        # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what is passed
+        return _argument_carrier(graph, symbols, call)
     if generic in NOT_DATA or (chained and not (query or data.get("inherited"))):
         return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
-    return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))))
+    return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))),
+                    property=prop.id if prop is not None else None)
+
+
+def _mapped(graph: nx.MultiDiGraph, type_id: str | None) -> bool:
+    """The type maps to a table (an entity)."""
+    return type_id in graph and any(key == "MAPS_TO" for _, _, key in graph.out_edges(type_id, keys=True))
 
 
 def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:

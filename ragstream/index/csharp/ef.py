@@ -27,13 +27,15 @@ an entity of a DbContext of the file or a type with `[Table]`.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
 
 from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.ef_configured import (
+    called_name, configured_members, converter_references, fluent_chain, model_builder_references, receiver_root,
+)
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
@@ -81,6 +83,9 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
             parts = migration_parts(decl, path)
             mapping.nodes.extend(parts.nodes)
             mapping.references.extend(parts.references)
+        if not is_migration(decl):  # a migration's `Up(MigrationBuilder)` builds no model
+            mapping.references.extend(model_builder_references(decl, names))
+        mapping.references.extend(converter_references(decl, names))
     return mapping
 
 
@@ -118,7 +123,7 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     own_calls = [call for method in constructors for call in descendants(method)
                  if call.type == "invocation_expression" and _on_this(call)]
     table = next((_table_from_arguments(call.child_by_field_name("arguments"))
-                  for call in own_calls if _called(call) in ("Table", "ToTable")), None)
+                  for call in own_calls if called_name(call) in ("Table", "ToTable")), None)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(constructors[0]) if constructors else line_of(decl.syntax)
@@ -128,7 +133,7 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     return [
         Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
                   candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-                  attrs={"via": "mapping_class"}),
+                  attrs={"via": "mapping_class", **_members(own_calls)}),
         maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
     ]
 
@@ -148,21 +153,27 @@ def _configuration_references(decl: TypeDecl, written: str, names: Names) -> lis
         return []
     builder = _first_parameter(configure)
     calls = [call for call in descendants(configure.child_by_field_name("body"))
-             if _receiver_root(call) == builder]
+             if receiver_root(call) == builder]
     table = next((_table_from_arguments(call.child_by_field_name("arguments"))
-                  for call in calls if _called(call) == "ToTable"), None)
+                  for call in calls if called_name(call) == "ToTable"), None)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(configure)
     references = [Reference(
         source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
         candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-        attrs={"via": "entity_type_configuration"})]
+        attrs={"via": "entity_type_configuration", **_members(calls)})]
     if table:
         attrs = {"source_candidates": sources, "via": "entity_type_configuration",
                  **_inheritance(calls), **_column_names(calls)}
         references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
     return references
+
+
+def _members(calls: list[tree_sitter.Node]) -> dict[str, dict]:
+    """{"members": ...} of the properties the calls configure (`ef_configured`), when any."""
+    members = configured_members(calls)
+    return {"members": members} if members else {}
 
 
 def _column_names(calls: list[tree_sitter.Node]) -> dict[str, dict[str, str]]:
@@ -171,12 +182,12 @@ def _column_names(calls: list[tree_sitter.Node]) -> dict[str, dict[str, str]]:
     for call in calls:
         arguments = call.child_by_field_name("arguments")
         lambdas = [value for _, value in call_arguments(arguments)] if arguments else []
-        member = lambdas[0].child_by_field_name("body") if _called(call) == "Property" \
+        member = lambdas[0].child_by_field_name("body") if called_name(call) == "Property" \
             and lambdas and lambdas[0].type == "lambda_expression" else None
         if member is None or member.type != "member_access_expression":
             continue
-        for chained in _fluent_chain(call):
-            if _called(chained) == "HasColumnName":
+        for chained in fluent_chain(call):
+            if called_name(chained) == "HasColumnName":
                 column = _table_from_arguments(chained.child_by_field_name("arguments"))
                 if column:
                     columns[node_text(member.child_by_field_name("name"))] = column
@@ -189,21 +200,6 @@ def _first_parameter(method: tree_sitter.Node) -> str | None:
     return node_text(first.child_by_field_name("name")) if first else None
 
 
-def _receiver_root(call: tree_sitter.Node) -> str | None:
-    """`builder` of `builder.A().B()`; None for calls on anything but a plain name."""
-    callee = callee_of(call)
-    while callee and callee[0] is not None:
-        if callee[0].type == "identifier":
-            return node_text(callee[0])
-        callee = callee_of(callee[0])
-    return None
-
-
-def _called(call: tree_sitter.Node) -> str | None:
-    callee = callee_of(call)
-    return type_name(callee[1]) if callee else None
-
-
 # Mapping classes whose constructor maps their type argument: FluentNHibernate, NHibernate's
 # mapping by code, Entity Framework 6.
 CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
@@ -214,7 +210,7 @@ INHERITANCE_STRATEGIES = {"UseTptMappingStrategy": "tpt", "UseTpcMappingStrategy
 
 def _inheritance(calls: list[tree_sitter.Node]) -> dict[str, str]:
     """{"inheritance": strategy} when the entity's calls name one."""
-    found = next((INHERITANCE_STRATEGIES[name] for name in map(_called, calls)
+    found = next((INHERITANCE_STRATEGIES[name] for name in map(called_name, calls)
                   if name in INHERITANCE_STRATEGIES), None)
     return {"inheritance": found} if found else {}
 
@@ -274,23 +270,15 @@ def _type_argument(generic: tree_sitter.Node, name: str) -> str | None:
 def _to_table(entity_call: tree_sitter.Node) -> str | None:
     """The table of `Entity<T>().X().ToTable(...)` or `Entity<T>(b => b.ToTable(...))`."""
     return next((_table_from_arguments(call.child_by_field_name("arguments"))
-                 for call in _configuring_calls(entity_call) if _called(call) == "ToTable"),
+                 for call in _configuring_calls(entity_call) if called_name(call) == "ToTable"),
                 None)
 
 
 def _configuring_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
     """Calls chained onto `Entity<T>()` and those inside its arguments."""
-    return [*_fluent_chain(entity_call),
+    return [*fluent_chain(entity_call),
             *descendants(entity_call.child_by_field_name("arguments"))]
 
-
-def _fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    """The calls chained onto `call`: `call.A().B()` yields A's then B's invocation."""
-    access = call.parent
-    while access is not None and access.type == "member_access_expression" \
-            and access.parent is not None and access.parent.type == "invocation_expression":
-        yield access.parent
-        access = access.parent.parent
 
 
 def _table_attribute(syntax: tree_sitter.Node) -> str | None:

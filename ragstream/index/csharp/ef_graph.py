@@ -12,6 +12,10 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   `property`, when the table's node has it.
 - A table that no SQL or migration creates, but the model maps an entity to, is a TABLE node
   of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
+- An owned type (`OwnsOne(o => o.ShippingAddress)`, a `Component`) is stored in its owner's
+  table: the property's type gets a MAPS_TO to each table of the entity owning the property
+  (`via="owned_type"`, `owner`), when it maps to no table of its own; from the `members` that
+  `ef_configured` records on the mapping code's REFERENCES to its entity.
 - Table per hierarchy, EF's default: an entity whose only mapping is a convention, and whose
   base type (or a base of it) is mapped, maps to that base's table instead (attrs `via="tph"`,
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
@@ -45,6 +49,53 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
         _map_to_base_table(graph, entity)
     _map_columns(graph)
     _model_tables(graph)
+    _map_owned_types(graph)
+
+
+def _map_owned_types(graph: nx.MultiDiGraph) -> None:
+    """Owned types onto their owner's tables (the `members` of a mapping's REFERENCES to its entity)."""
+    for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
+        if key != "REFERENCES" or not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
+            continue
+        line = {"line": attrs.get("line", 0), "mapped_by": source}
+        for member, said in sorted(attrs["members"].items()):
+            prop = _declared_property(graph, entity, member)
+            if prop is None:
+                continue
+            owned = property_type(graph, prop) if said.get("owned") else None
+            if owned and not _maps_to(graph, owned):
+                for target, _ in _maps_to(graph, entity):
+                    if graph.nodes[target].get("kind") in ("TABLE", "VIEW"):
+                        graph.add_edge(owned, target, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=entity,
+                                       resolution="inferred", **line)
+
+
+def _declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
+    """The PROPERTY node `member` of the entity or of its nearest base that declares it."""
+    seen, queue = set(), [entity]
+    while queue:
+        node = queue.pop(0)
+        prop = node_id("csharp", f"{graph.nodes[node]['name']}.{member}", "PROPERTY")
+        if prop in graph:
+            return prop
+        seen.add(node)
+        queue += [base for base in _bases(graph, node) if base not in seen]
+    return None
+
+
+def property_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
+    """The repository's TYPE node a property holds: its declared type or a collection's element
+    (the first qualified guess that exists), else the one type of that name (a namespace the
+    file does not name: C# 10's `global using`)."""
+    attrs = graph.nodes[prop].get("attrs", {})
+    generic = attrs.get("generic") or {}
+    guesses = [*attrs.get("returns", ()), *(g for entities in generic.get("entities", ()) for g in entities)]
+    found = next((t for t in (node_id("csharp", g, "TYPE") for g in guesses) if t in graph), None)
+    if found or not guesses:
+        return found
+    short = f".{guesses[-1].rsplit('.', 1)[-1]}|TYPE"
+    named = [n for n in graph if n.startswith("cs:") and n.endswith(short)]
+    return named[0] if len(named) == 1 else None
 
 
 def _model_tables(graph: nx.MultiDiGraph) -> None:

@@ -83,7 +83,10 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
-    """`(int,List<Invoice>)`: parameter types as written, without qualifiers or spaces."""
+    """`(int,List<Invoice>)`: parameter types as written, without qualifiers or spaces; a static
+    constructor, which takes none, is `(static)`: beside `T()` it is another node."""
+    if syntax.type == "constructor_declaration" and "static" in modifiers(syntax):
+        return "(static)"
     return f"({','.join(parameter_types(syntax))})"
 
 

@@ -149,9 +149,13 @@ def _typed_declarations(scope: tree_sitter.Node,
                 found[node_text(node.child_by_field_name("name"))] = value
         elif node.type == "variable_declaration":
             value = read(node.child_by_field_name("type"))
-            if value:
-                for declarator in children_of_type(node, "variable_declarator"):
-                    found[node_text(declarator.child_by_field_name("name"))] = value
+            for declarator in children_of_type(node, "variable_declarator"):
+                created = initializer(declarator)
+                # `var lines = new List<OrderLine>()`: the type the initializer creates
+                typed = value or (read(created.child_by_field_name("type"))
+                                  if created is not None and created.type == "object_creation_expression" else None)
+                if typed:
+                    found[node_text(declarator.child_by_field_name("name"))] = typed
     return found
 
 
