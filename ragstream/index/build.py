@@ -415,7 +415,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 22
+PARSER_VERSION = 23
 
 
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
