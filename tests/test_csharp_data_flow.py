@@ -771,6 +771,35 @@ public class BasketService
     assert not [t for t in calls(graph, "Shop.App.BasketService.Unknown") if "Shop.Domain" in t]
 
 
+def test_only_a_returned_type_parameter_or_an_entity_getter_binds_the_type_argument():
+    graph = build({"Domain.cs": DOMAIN + "public class BasketDto { public void Close() { } }", "Store.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IStore<T> { int Count(); T Get(int id); TDto Project<TDto>(int id); }
+""", "Service.cs": """
+using Microsoft.Extensions.Logging;
+using Ardalis.Specification;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class Checks
+{
+    private readonly IStore<Basket> _store;
+    private readonly IRepositoryBase<Basket> _baskets;
+    private readonly ILogger<Basket> _log;
+    public void Counted() { var n = _store.Count(); n.Close(); }
+    public void Projected() { var dto = _store.Project<BasketDto>(1); dto.Close(); }
+    public void Logged() { var scope = _log.BeginScope("x"); scope.Close(); }
+    public async Task Counted2() { var n = await _baskets.CountAsync(); n.Close(); }
+    public void Got() { var basket = _store.Get(1); basket.Close(); }
+}
+"""})
+    close = "cs:Shop.Domain.Basket.Close|METHOD"
+    for method in ("Counted", "Projected", "Logged", "Counted2"):  # an int, the method's own T, a library's scope
+        assert close not in calls(graph, f"Shop.App.Checks.{method}"), method
+    assert calls(graph, "Shop.App.Checks.Got")[close]["via"] == "type_argument"
+
+
 def test_changing_a_member_of_a_loaded_entity_writes_its_table_whoever_saves_later():
     graph = build({"Handlers.cs": """
 using Shop.Data;
@@ -791,6 +820,11 @@ public class RenameCustomer
         shown.Id = customer.Id;
         return customer.Name;
     }
+    public async Task Rename(int id, string name)
+    {
+        var customer = await _db.Customers.FindAsync(id) ?? throw new InvalidOperationException();
+        customer.Name = name;
+    }
     public async Task<OrderDto> Project(int id)
     {
         var row = await _db.Orders.Where(o => o.Id == id).Select(o => new OrderDto { Id = o.Id }).FirstAsync();
@@ -807,6 +841,8 @@ public class RenameCustomer
     # reading the loaded entity, or changing another object, writes nothing
     assert tables(graph, "Shop.App.RenameCustomer.Show", "WRITES") == {}
     assert set(tables(graph, "Shop.App.RenameCustomer.Show", "READS")) == {CUSTOMERS}
+    # kept under `?? throw`, the loaded entity is still the one changed
+    assert set(tables(graph, "Shop.App.RenameCustomer.Rename", "WRITES")) == {CUSTOMERS}
     # a projection is no tracked entity, nor are rows read untracked
     assert tables(graph, "Shop.App.RenameCustomer.Project", "WRITES") == {}
 
@@ -835,5 +871,6 @@ public class AddLine
     }
 }
 """})
-    assert LINES in tables(graph, "Shop.App.AddLine.Handle", "WRITES")
+    written = tables(graph, "Shop.App.AddLine.Handle", "WRITES")
+    assert written[LINES]["via"] == "navigation" and written[LINES]["guess"] is True
     assert tables(graph, "Shop.App.AddLine.Draft", "WRITES") == {}

@@ -389,6 +389,7 @@ public class TodoItem
     public int CustomerId { get; set; }
     public string Title { get; set; }
 }
+public class TodoItemDto { public int ListId { get; set; } }
 """, "src/Data/ListsContext.cs": """
 using Microsoft.EntityFrameworkCore;
 using Shop.Domain;
@@ -406,6 +407,10 @@ public class ListsContext : DbContext { public DbSet<TodoList> TodoLists { get; 
     related = impact("ListId")
     assert {"cs:Shop.Domain.TodoItem.List|PROPERTY", "cs:Shop.Domain.TodoList.Items|PROPERTY", lists_table} <= set(related)
     assert related["cs:Shop.Domain.TodoList.Items|PROPERTY"] == "fk_convention"
+    # a DTO's copy of the key is no relationship
+    dto = "cs:Shop.Domain.TodoItemDto.ListId|PROPERTY"
+    assert not [i for i in impact_of(built, Named(dto, "PROPERTY", "Shop.Domain.TodoItemDto.ListId", "ListId"),
+                                     lambda ids: {}) if i.via == "fk_convention"]
     # no principal entity named Customer, and Title is no key: no relationship
     assert not [v for v in impact("CustomerId").values() if v == "fk_convention"]
     assert not [v for v in impact("Title").values() if v == "fk_convention"]
@@ -438,8 +443,13 @@ public class PlaceOrder
     }
 }
 """}
+    fakes = {"tests/Fakes.cs": """
+using Shop.Data;
+namespace Shop.Tests;
+public class FakeRepository<T> : IRepository<T> { public void Add(T item) { } public Task SaveChangesAsync() => null; }
+"""}
     files = [parse_csharp(p, t) for p, t in {**{k: v for k, v in APP.items() if k != "src/App/Orders.cs"},
-                                             **repository}.items()]
+                                             **repository, **fakes}.items()]
     built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
     found = answer(built, "What happens when an order is placed, down to the tables?",
                    ["cs:Shop.App.PlaceOrder.Handle|METHOD"])
@@ -447,3 +457,4 @@ public class PlaceOrder
     assert [(c.id, c.relation) for c in found.carriers] == [
         ("cs:Shop.Data.Repository.Add|METHOD", "WRITES through"),
         ("cs:Shop.Data.Repository.SaveChangesAsync|METHOD", "saves")]  # the implementations, not IRepository's
+    # (nor a test's fake, which implements it too)

@@ -245,6 +245,13 @@ public class Provider
     assert graph.nodes[static]["start_line"] == 5 and graph.nodes[instance]["start_line"] == 6
     assert set(calls(graph, static)) == {"cs:Logs.Provider.Warm|METHOD"}
     assert set(calls(graph, instance)) == {"cs:Logs.Provider.Open|METHOD"}
+    # `new Provider()` runs the instance constructor; the runtime runs the static one
+    made = build({"Provider.cs": """
+namespace Logs;
+public class Provider { static Provider() { } public Provider() { } }
+public class User { public void Make() { var p = new Provider(); } }
+"""})
+    assert set(calls(made, "cs:Logs.User.Make|METHOD")) == {"cs:Logs.Provider.Provider()|METHOD"}
 
 
 ENTITIES = {"ShopContext.cs": '''
@@ -456,3 +463,19 @@ public class Students
     edge = graph.edges["cs:Shop.Students.Show|METHOD", page, "CALLS"]
     assert edge["resolution"] == "by_name" and edge["guess"] is True and edge["via"] == "extension"
     assert not [t for t in calls(graph, "cs:Shop.Students.Other|METHOD") if t.startswith("cs:Shop.")]
+    # a receiver whose type was found (what `Get()` returns), or arguments the extension cannot take: none
+    typed = build({"Paging.cs": """
+namespace Shop;
+public class Order { }
+public static class OrderChecks { public static bool Validate(this Customer c) => true; public static int Page(this Order o, int a, int b) => 0; }
+public class Customer { }
+public interface IOrders { Order Get(); }
+public class Use
+{
+    private readonly IOrders _orders;
+    public void Check() { var order = _orders.Get(); order.Validate(); }
+    public void Paged(System.Linq.IQueryable<int> q) { q.Where(x => x > 0).Page(1); }
+}
+"""})
+    assert "cs:Shop.OrderChecks.Validate|METHOD" not in calls(typed, "cs:Shop.Use.Check|METHOD")
+    assert "cs:Shop.OrderChecks.Page|METHOD" not in calls(typed, "cs:Shop.Use.Paged|METHOD")

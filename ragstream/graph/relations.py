@@ -155,24 +155,28 @@ def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related
         for key, data in sorted((graph.get_edge_data(method, table) or {}).items()):
             if key not in ("READS", "WRITES"):
                 continue
-            through = [*(_implemented(graph, data["property"]) if data.get("property") in graph else []),
-                       *_called(graph, method, (data.get("member"),), line=data.get("line"))]
-            found += [Related(node, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
-                      for node in through]
+            found += [Related(prop, f"{key} through", table, resolution_of(data), via=data.get("via") or "")
+                      for prop in (_implemented(graph, data["property"]) if data.get("property") in graph else [])]
+            found += [Related(callee, f"{key} through", table, resolution_of(call), via=call.get("via") or "")
+                      for callee, call in _called(graph, method, (data.get("member"),), line=data.get("line"))]
             if key == "WRITES":
-                found += [Related(node, "saves", table, "static") for node in _called(graph, method, SAVES)]
+                found += [Related(callee, "saves", table, resolution_of(call))
+                          for callee, call in _called(graph, method, SAVES)]
     return list({item.id: item for item in found}.values())
 
 
-def _called(graph: nx.MultiDiGraph, method: str, names: Collection[str | None], line: int | None = None) -> list[str]:
-    """The repository's methods named one of `names` that `method` calls (on `line`, if given), as
-    implemented: an interface method a call was dispatched through gives way to its implementations."""
+def _called(graph: nx.MultiDiGraph, method: str, names: Collection[str | None],
+            line: int | None = None) -> list[tuple[str, dict]]:
+    """The repository's production methods named one of `names` that `method` calls (on `line`,
+    if given), with the call's edge data, as implemented: an interface method a call was
+    dispatched through gives way to its implementations (a test's fake implements it too, and
+    is never one of them)."""
     chosen = [(target, data) for _, target, key, data in graph.out_edges(method, keys=True, data=True)
               if key == "CALLS" and graph.nodes[target].get("path") and graph.nodes[target].get("kind") == "METHOD"
               and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] in names
-              and (line is None or data.get("line") == line)]
+              and (line is None or data.get("line") == line) and not in_tests(graph, target)]
     through = {data.get("via") for _, data in chosen}
-    return list(dict.fromkeys(target for target, _ in chosen if target not in through))
+    return list({target: data for target, data in chosen if target not in through}.items())
 
 
 def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
@@ -181,7 +185,7 @@ def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
     data = graph.nodes[member]
     owner, name = data.get("parent"), data.get("name", "").rsplit(".", 1)[-1]
     implementations = [child for child, _, key in graph.in_edges(owner, keys=True)
-                       if key in ("IMPLEMENTS", "INHERITS")] if owner in graph else []
+                       if key in ("IMPLEMENTS", "INHERITS") and not in_tests(graph, child)] if owner in graph else []
     found = [m for t in implementations for _, m, key in graph.out_edges(t, keys=True)
              if key == "DEFINES" and graph.nodes[m].get("kind") == data.get("kind")
              and graph.nodes[m].get("name", "").rsplit(".", 1)[-1] == name]
@@ -308,10 +312,12 @@ def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     (whose type is the principal entity), else the principal entity named `X`; the principal's
     collections of the entity (the inverse navigation, `TodoList.Items` for `TodoItem.ListId`)
     and the principal's tables. Renaming the key changes the relationship they all stand for.
-    A convention, so each is marked `via="fk_convention"`."""
+    A convention, so each is marked `via="fk_convention"`; only on an entity (a type that maps to
+    a table)."""
     owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
-    if owner not in graph or len(name) <= 2 or not name.endswith("Id"):
-        return []
+    if owner not in graph or len(name) <= 2 or not name.endswith("Id") \
+            or not any(key == "MAPS_TO" for _, _, key in graph.out_edges(owner, keys=True)):
+        return []  # only an entity's key is a relationship (a DTO's `CustomerId` is a copy)
     members = {graph.nodes[m].get("name", "").rsplit(".", 1)[-1]: m for _, m, k in graph.out_edges(owner, keys=True)
                if k == "DEFINES" and graph.nodes[m].get("kind") == "PROPERTY"}
     navigation = members.get(name[:-2])
@@ -322,7 +328,9 @@ def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
         return []
     inverse = [m for _, m, k in graph.out_edges(principal, keys=True) if k == "DEFINES" and owner in _held_types(graph, m)]
     tables = [t for _, t, k in graph.out_edges(principal, keys=True) if k == "MAPS_TO"]
-    return [Related(node, "relationship of", prop, "inferred", via="fk_convention")
+    # the principal found by its name alone, with no navigation to say it, is a guess
+    resolution = "inferred" if navigation else "inferred, guess"
+    return [Related(node, "relationship of", prop, resolution, via="fk_convention")
             for node in [*([navigation] if navigation else []), *inverse, *tables]]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import interface_family_root, resolve_call
+from ragstream.index.csharp.call_resolution import accepts, interface_family_root, resolve_call
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.messages import link_messages
 from ragstream.index.csharp.type_bindings import bound_names
@@ -119,13 +119,17 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
-    if target is None and not ref.by_name:
+    call = ref.attrs["call"]
+    if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:
         # a receiver no type was found for (a query chain, what a library returns): the
-        # repository's one extension method of that name (`query.PaginatedListAsync(...)`)
-        target = _resolve_by_name(symbols, replace(ref, target=ref.attrs["call"]["member"]), source,
-                                  extensions_only=True)
-        if target is not None:
+        # repository's one extension method of that name taking the call's arguments after
+        # its `this` (`query.PaginatedListAsync(page, size)`)
+        target = _resolve_by_name(symbols, replace(ref, target=call["member"]), source, extensions_only=True)
+        node = symbols.nodes.get(target or "")
+        if node is not None and accepts(node, call["arguments"] + 1, ["", *call.get("kinds", ())]):
             ref = replace(ref, attrs={**ref.attrs, "via": "extension"})
+        else:
+            target = None
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
 
 

@@ -7,6 +7,7 @@ inheritance edges; `graph_build` turns what they find into edges.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import networkx as nx
@@ -28,6 +29,7 @@ class CallResolution:
     # how an inferred receiver was typed when not by a declared type: "type_argument" (what a
     # call on `IRepository<Order>` returns, read as `Order`)
     via: str | None = None
+    typed: bool = False  # a type of the repository was found for the receiver
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     # Not declared in the repository but the type has a base outside it: the member is there.
     return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
                           inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
-                          via=found.via)
+                          via=found.via, typed=True)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
@@ -79,8 +81,13 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             root = interface_family_root(graph, symbols, receiver["call"]["member"])
             methods, guessed = ((root,), True) if root else ((), False)
         returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())]
-        if not any(symbols.find("csharp", g, ("TYPE",)) for g in returned) and receiver["call"].get("data"):
-            return _type_arguments_returned(receiver["call"]["data"], inner.receiver_outside or not methods)
+        # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
+        carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
+        if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
+            bound = _type_argument_returned(symbols, carrier, methods, receiver["call"]["member"],
+                                            inner.receiver_outside or guessed)
+            if bound is not None:
+                return bound
         return _Receiver(returned, guessed=guessed)
     if "property" in receiver:
         spec = receiver["property"]
@@ -91,13 +98,27 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
     return _Receiver(list(receiver["types"]))
 
 
-def _type_arguments_returned(carrier: dict, outside: bool) -> _Receiver:
-    """What a call on a generic carrier returns when its declaration does not say it in the
-    repository: the carrier's type arguments (`Order` of `IRepository<Order>`), tried in order
-    against the member called on the result. Read from a type parameter declared here (`T
-    GetById(int id)` of `IRepository<T>`) it is inferred; from a library's method, a guess."""
-    guesses = [g for entity in carrier.get("entities", ()) for g in entity]
-    return _Receiver(guesses, guessed=outside, via="type_argument")
+# What a library's query or repository method named so returns: one entity of its type argument.
+_ENTITY_GETTERS = re.compile(r"^(?:First|Single|Last|Find|Get)(?:OrDefault)?(?:By\w+)?(?:Async)?$")
+
+
+def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[str, ...], member: str,
+                            guessed: bool) -> _Receiver | None:
+    """What a call on a generic carrier (`IRepository<Order> orders`) returns when no declared type
+    of the repository says it: the type argument the method returns, bound by position (`T
+    GetById(int id)` of `IRepository<T>`: `Order`, inferred); for a library's method, only one
+    that returns an entity by its name (`FirstOrDefaultAsync`, `GetByIdAsync`, `Find`), read as
+    the first type argument, a guess. None when neither holds (`int Count()`, `ILogger<T>`)."""
+    entities = carrier.get("entities") or []
+    if methods:
+        positions = {symbols.nodes[m].attrs.get("returns_type_parameter") for m in methods}
+        position = positions.pop() if len(positions) == 1 else None
+        if position is None or position >= len(entities):
+            return None
+        return _Receiver(list(entities[position]), guessed=guessed, via="type_argument")
+    if not entities or not _ENTITY_GETTERS.match(member):
+        return None
+    return _Receiver(list(entities[0]), guessed=True, via="type_argument")
 
 
 def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> Node | None:
@@ -151,9 +172,16 @@ def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member:
 
 def _overloads(methods: list[Node], call: dict) -> tuple[str, ...]:
     """The overloads the call's argument count and literal kinds admit; every overload when
-    none does (the syntax was misread, not the call)."""
-    fitting = [m for m in methods if _accepts(m, call["arguments"], call.get("kinds", ()))]
+    none does (the syntax was misread, not the call). A static constructor is never called."""
+    methods = [m for m in methods if not is_static_constructor(m)]
+    fitting = [m for m in methods if accepts(m, call["arguments"], call.get("kinds", ()))]
     return tuple(m.id for m in (fitting or methods))
+
+
+def is_static_constructor(method: Node) -> bool:
+    """`static Order() { ... }`: run by the runtime, once, never by a call."""
+    parts = method.name.rsplit(".", 2)
+    return "static" in method.attrs.get("modifiers", ()) and len(parts) == 3 and parts[1] == parts[2]
 
 
 # Parameter types an argument of a kind can never be passed to.
@@ -165,7 +193,7 @@ _REJECTS = {"string": _PREDEFINED - {"string"}, "number": _PREDEFINED - _NUMBERS
             "lambda": _PREDEFINED}
 
 
-def _accepts(method: Node, arguments: int, kinds: list[str]) -> bool:
+def accepts(method: Node, arguments: int, kinds: list[str] | tuple[str, ...]) -> bool:
     least, most = method.attrs.get("arity", (arguments, arguments))
     parameters = method.attrs.get("parameters", ())
     return least <= arguments <= most and not any(

@@ -132,9 +132,7 @@ def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
     """The calls (by byte span) whose result the method keeps in a variable and then changes a
     member of (`var dept = await db.Departments.FindAsync(id); dept.Name = name;`): an ORM
     writes such a tracked entity back when the unit of work is saved, wherever that happens."""
-    assigned_into = {_root_identifier(required_child(node, "left")) for node in descendants(method)
-                     if node.type == "assignment_expression"
-                     and required_child(node, "left").type == "member_access_expression"}
+    assigned_into = {_root_identifier(changed) for changed in map(_changed_member, descendants(method)) if changed}
     kept: dict[tuple[int, int], str] = {}
     for node in descendants(method):
         if node.type == "variable_declarator":
@@ -143,9 +141,7 @@ def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
             name, value = node_text(required_child(node, "left")), required_child(node, "right")
         else:
             continue
-        while value is not None and value.type in ("await_expression", "parenthesized_expression") \
-                and value.named_children:
-            value = value.named_children[0]
+        value = _produced(value)
         if value is not None and value.type == "invocation_expression" and not _projects(value):
             kept[(value.start_byte, value.end_byte)] = name
     return {span for span, name in kept.items() if name in assigned_into}
@@ -168,6 +164,32 @@ def _projects(call: tree_sitter.Node) -> bool:
         while call.type in ("await_expression", "parenthesized_expression") and call.named_children:
             call = call.named_children[0]
     return False
+
+
+def _changed_member(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The member an assignment (`x.Name = n`, `x.Total += 1`) or an increment (`x.Count++`) changes."""
+    target: tree_sitter.Node | None = None
+    if node.type == "assignment_expression":
+        target = required_child(node, "left")
+    elif node.type in ("postfix_unary_expression", "prefix_unary_expression") \
+            and any(child.type in ("++", "--") for child in node.children) and node.named_children:
+        target = node.named_children[0]
+    return target if target is not None and target.type == "member_access_expression" else None
+
+
+def _produced(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The call that produces a value as kept: under `await`, parentheses, `!` and the left of
+    `??` (`await db.Orders.FindAsync(id) ?? throw new NotFound()`)."""
+    while value is not None:
+        if value.type in ("await_expression", "parenthesized_expression") and value.named_children:
+            value = value.named_children[0]
+        elif value.type == "postfix_unary_expression" and any(c.type == "!" for c in value.children):
+            value = value.named_children[0]
+        elif value.type == "binary_expression" and any(c.type == "??" for c in value.children):
+            value = value.child_by_field_name("left")
+        else:
+            return value
+    return None
 
 
 def _root_identifier(expression: tree_sitter.Node) -> str | None:
@@ -377,8 +399,10 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         if inner is None:
             return None
         # `await orders.FirstAsync(spec)` on an `IRepository<Order>`: when the resolver cannot
-        # read what the method returns (a library's type), the type argument is the candidate
-        carrier = _data_carrier(receiver, body)
+        # read what the method returns (a library's type), the type argument is the candidate;
+        # a method given type arguments of its own (`Get<OrderDto>(id)`) returns by those
+        callee = callee_of(receiver)
+        carrier = _data_carrier(receiver, body) if callee is not None and callee[1].type != "generic_name" else None
         return {"call": {**inner.attrs["call"], "data": carrier} if carrier else inner.attrs["call"]}
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred

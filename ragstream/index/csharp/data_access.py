@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
@@ -81,6 +81,7 @@ class _Carrier:
     query: bool  # a query type, or what a generic method returns (`Set<T>()`): every call counts
     declared_here: bool  # the generic type is declared in the repository
     passed: bool = False  # the entity is the call's argument (`session.Save(entry)`), not its receiver's
+    navigation: bool = False  # passed to a mapped entity's collection (`order.Lines.Add(line)`): a guess
     property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
 
 
@@ -107,9 +108,11 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             mapped = _tables(graph, entity)
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
-                attrs = {"line": ref.line, "resolution": "inferred", "via": "type_argument",
+                attrs = {"line": ref.line, "resolution": "inferred",
+                         "via": "navigation" if carrier.navigation else "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
-                         **({"property": carrier.property} if carrier.property else {})}
+                         **({"property": carrier.property} if carrier.property else {}),
+                         **({"guess": True} if carrier.navigation else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -149,8 +152,10 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     query = "generic_call" in data or generic in QUERY_TYPES
     if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
-        # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what is passed
-        return _argument_carrier(graph, symbols, call)
+        # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what
+        # is passed, when the entity is saved (for many-to-many, the join table): a guess
+        carrier = _argument_carrier(graph, symbols, call)
+        return replace(carrier, generic="navigation", navigation=True) if carrier is not None else None
     if generic in NOT_DATA or (chained and not (query or data.get("inherited"))):
         return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
     return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))),

@@ -24,7 +24,7 @@ from ragstream.index.csharp.object_mapping import mapping_references
 from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
-from ragstream.index.csharp.strings import string_fields
+from ragstream.index.csharp.strings import string_fields, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
 from ragstream.index.csharp.variables import member_elements, member_generics, member_types
@@ -58,7 +58,10 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax)),
                    "parameters": parameter_types(syntax)}
     returned = _returned_type(syntax.child_by_field_name("returns"))
-    if returned:
+    type_parameters_declared = type_parameters(decl.syntax)
+    if returned in type_parameters_declared:  # `T Get(int id)` of `IStore<T>`: the caller's type argument
+        attrs["returns_type_parameter"] = type_parameters_declared.index(returned)
+    elif returned:
         attrs["returns"] = list(scope.type_guesses(returned))
     if _is_extension(syntax):
         attrs["extension"] = True
