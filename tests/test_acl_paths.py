@@ -56,3 +56,16 @@ def test_a_look_alike_spelling_that_labels_nothing_is_refused(tmp_path):
 
 def test_a_rule_for_files_not_in_this_index_is_allowed(tmp_path):
     policy(tmp_path, "vendor/**").check(PATHS)  # no other spelling of it labels anything
+
+
+def test_indexing_with_a_rule_in_the_wrong_case_fails_naming_the_rule_and_writes_nothing(tmp_path, capsys):
+    from ragstream.cli import main
+    from ragstream.config import PROJECT_ROOT
+    config = tmp_path / "acl.yaml"
+    data = tmp_path / "data"
+    config.write_text(f"index:\n  data_dir: {data}\nacl:\n  rules:\n    - paths: ['Billing/**']\n      acl_tags: [dba]\n")
+    code = main(["--config", str(config), "index", str(PROJECT_ROOT / "tests" / "fixtures" / "sample_repo")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err
+    assert "acl.rules[0].paths" in err and "case" in err
+    assert not list(data.rglob("chunks.jsonl"))  # no index was published

@@ -355,7 +355,9 @@ def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, em
 def label_access(graph, policy: AclPolicy) -> None:
     """Give every graph node with a file the policy's labels for its path (`acl`); its chunks
     copy them. Labels are not embedded text, so a policy change re-embeds only the headers
-    whose neighbours' visibility it changes."""
+    whose neighbours' visibility it changes. A rule that labels no indexed path while another
+    spelling of it would is refused first (`AclPolicy.check`): it would leave public what it meant."""
+    policy.check(path for _, path in graph.nodes(data="path") if path)
     for node, path in graph.nodes(data="path"):
         if path:
             graph.nodes[node]["acl"] = policy.for_path(path)
