@@ -458,3 +458,32 @@ public class FakeRepository<T> : IRepository<T> { public void Add(T item) { } pu
         ("cs:Shop.Data.Repository.Add|METHOD", "WRITES through"),
         ("cs:Shop.Data.Repository.SaveChangesAsync|METHOD", "saves")]  # the implementations, not IRepository's
     # (nor a test's fake, which implements it too)
+
+
+def test_the_impact_of_a_join_table_or_a_configured_property_names_the_mapping_code():
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    model = {"src/Model/Users.cs": """
+using System.Collections.Generic;
+using FluentNHibernate.Mapping;
+namespace Blog.Model;
+public class Role { public virtual int Id { get; set; } public virtual string Name { get; set; } }
+public class User { public virtual int Id { get; set; } public virtual string Name { get; set; }
+                    public virtual IList<Role> Roles { get; set; } }
+public class UserMapping : ClassMap<User>
+{
+    public UserMapping() { Table("Users"); Id(x => x.Id); Map(x => x.Name); HasManyToMany(x => x.Roles).Table("UserRoles"); }
+}
+public class RoleMapping : ClassMap<Role> { public RoleMapping() { Table("Roles"); Id(x => x.Id); Map(x => x.Name); } }
+"""}
+    schema = "CREATE TABLE dbo.Users (Id INT, Name NVARCHAR(50)); CREATE TABLE dbo.Roles (Id INT, Name NVARCHAR(50)); " \
+             "CREATE TABLE dbo.UserRoles (UserId INT, RoleId INT);"
+    built = build_graph([*(parse_csharp(p, t) for p, t in model.items()), parse_sql("db/schema.sql", schema, "tsql")])[0]
+    join = "sql:dbo.UserRoles|TABLE"
+    found = impact_of(built, Named(join, "TABLE", "dbo.UserRoles", "table"), lambda ids: {})
+    assert "cs:Blog.Model.UserMapping|TYPE" in {i.id for i in found if i.relation == "maps join table"}
+    assert "cs:Blog.Model.RoleMapping|TYPE" not in {i.id for i in found}  # it names no join table
+    name = "cs:Blog.Model.User.Name|PROPERTY"
+    configured = {i.id for i in impact_of(built, Named(name, "PROPERTY", "Blog.Model.User.Name", "Name"),
+                                          lambda ids: {}) if i.relation == "configures"}
+    assert configured == {"cs:Blog.Model.UserMapping|TYPE"}  # not RoleMapping, which maps Role's Name

@@ -265,7 +265,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
-        twins += foreign_key_navigations(graph, subject.id)
+        twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id)]
         if not columns:  # a column no script declares: the code that names the property, by its tables
             owner = graph.nodes[subject.id].get("parent")
             tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
@@ -289,11 +289,36 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
-        twins += [navigation for item in mapped for navigation in foreign_key_navigations(graph, item.id)]
+        twins += [related for item in mapped
+                  for related in (*foreign_key_navigations(graph, item.id), *configuring(graph, item.id))]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
+    if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it
+        direct += joining(graph, subject.id)
     return _unique([*direct, *_callers(graph, direct, subject.id)])
+
+
+def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
+    """The mapping code that configures a property (`builder.Property(c => c.Name).HasMaxLength(100)`,
+    FluentNHibernate's `Map(x => x.Name)`: its REFERENCES to the property's type name the property
+    in `members`): a change to the column changes what it says."""
+    owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    if owner not in graph:
+        return []
+    return [Related(source, "configures", prop, resolution_of(data), via=data.get("via") or "")
+            for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
+            if key == "REFERENCES" and name in (data.get("members") or {})]
+
+
+def joining(graph: nx.MultiDiGraph, table: str) -> list[Related]:
+    """The mapping code that names `table` as the join table of a many-to-many relation
+    (`HasManyToMany(x => x.Roles).Table("UserRoles")`: a `table` in its `members`)."""
+    short = graph.nodes[table].get("name", "").rsplit(".", 1)[-1].lower()
+    return [Related(source, "maps join table", table, resolution_of(data), via=data.get("via") or "")
+            for source, _, key, data in graph.edges(keys=True, data=True)
+            if key == "REFERENCES" and any(str(member.get("table", "")).rsplit(".", 1)[-1].strip("[]").lower() == short
+                                           for member in (data.get("members") or {}).values())]
 
 
 def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
