@@ -111,12 +111,9 @@ def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
     found: list[Related] = []
     for method in paths[0].nodes[:-1]:
         for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
-            node = graph.nodes[target]
-            name = node.get("name", "")
             resolution = resolution_of(data)
-            if key != "CALLS" or target in on_paths or node.get("kind") != "METHOD" or not node.get("path") \
-                    or "guess" in resolution or "by_name" in resolution or in_tests(graph, target) \
-                    or name.rsplit(".", 2)[-2:-1] == name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
+            if key != "CALLS" or target in on_paths or "guess" in resolution or "by_name" in resolution \
+                    or not _domain_method(graph, target):
                 continue
             found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
     return _unique(found)[:MAX_SIDE_CALLS]
@@ -194,15 +191,19 @@ def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
 
 def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str]) -> list[Related]:
     """The calls from `method` to methods (not constructors, not tests) declared on `types`."""
-    found = []
-    for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True)):
-        node = graph.nodes[target]
-        name = node.get("name", "")
-        if key == "CALLS" and target not in skip and target != method and node.get("parent") in types \
-                and node.get("kind") == "METHOD" and not in_tests(graph, target) \
-                and name.rsplit(".", 2)[-2:-1] != name.rsplit(".", 1)[-1:]:  # `Order.Order`: a constructor
-            found.append(Related(target, "CALLS", method, resolution_of(data), via=data.get("via") or ""))
-    return found
+    return [Related(target, "CALLS", method, resolution_of(data), via=data.get("via") or "")
+            for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True))
+            if key == "CALLS" and target not in skip and target != method
+            and graph.nodes[target].get("parent") in types and _domain_method(graph, target)]
+
+
+def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
+    """A method of the repository's own code: not a library's, not a test's, not a constructor
+    (`Order.Order`: wiring)."""
+    data = graph.nodes[node]
+    name = data.get("name", "")
+    return data.get("kind") == "METHOD" and bool(data.get("path")) and not in_tests(graph, node) \
+        and name.rsplit(".", 2)[-2:-1] != name.rsplit(".", 1)[-1:]
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],

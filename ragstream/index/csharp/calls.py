@@ -160,9 +160,10 @@ def _projects(call: tree_sitter.Node) -> bool:
             return True
         if callee[0] is None:
             return False
-        call = callee[0]
-        while call.type in ("await_expression", "parenthesized_expression") and call.named_children:
-            call = call.named_children[0]
+        produced = _produced(callee[0])
+        if produced is None:
+            return False
+        call = produced
     return False
 
 
