@@ -874,3 +874,37 @@ public class AddLine
     written = tables(graph, "Shop.App.AddLine.Handle", "WRITES")
     assert written[LINES]["via"] == "navigation" and written[LINES]["guess"] is True
     assert tables(graph, "Shop.App.AddLine.Draft", "WRITES") == {}
+
+
+def test_an_entry_point_says_who_may_call_it_from_authorize_on_the_action_or_its_type():
+    graph = build({"Admin.cs": """
+namespace Shop.Web;
+[Authorize(Roles = "Admin, Auditor")]
+public class ReportsController : Controller
+{
+    [HttpPost]
+    [Authorize("CanExport")]
+    public IActionResult Export(int id) => Ok();
+    [AllowAnonymous]
+    public IActionResult Public() => Ok();
+}
+public class PostsController : Controller
+{
+    [HttpPost]
+    [Authorize(Roles = "Moderator")]
+    public IActionResult Edit(int id) => Ok();
+    [Authorize(Policy = "Writers")]
+    public IActionResult Draft() => Ok();
+    public IActionResult Index() => Ok();
+    [Authorize(Roles = "Moderator")]
+    private void NotAnEntry() { }
+}
+"""})
+    web = "Shop.Web.{}".format
+    assert entry(graph, web("ReportsController.Export")) == {"verb": "POST", "kind": "action",
+                                                             "who": ["CanExport", "Admin", "Auditor"]}
+    assert entry(graph, web("ReportsController.Public")) == {"verb": "ANY", "kind": "action"}
+    assert entry(graph, web("PostsController.Edit"))["who"] == ["Moderator"]
+    assert entry(graph, web("PostsController.Draft"))["who"] == ["Writers"]
+    assert "who" not in entry(graph, web("PostsController.Index"))
+    assert entry(graph, web("PostsController.NotAnEntry")) is None

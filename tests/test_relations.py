@@ -339,3 +339,64 @@ def test_auto_order_puts_the_search_first_unless_the_graph_answered(controller):
     assert answer is not None
     seeds = [t["is_seed"] for t in sp.node_texts]
     assert seeds[:2] == [True, False]  # balanced: seed, neighbour, ...
+
+
+def _entry_graph(methods: dict[str, dict]):
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    for name, attrs in methods.items():
+        g.add_node(f"cs:{name}|METHOD", kind="METHOD", name=name.split("(")[0], attrs=attrs)
+    return g
+
+
+def test_a_flow_starts_at_the_action_the_question_describes_with_who_may_call_it():
+    """"When a moderator saves a post in the admin editor" is the moderators' `Edit` POST of the
+    wiki admin controller, not the admins' `Settings` POST whose type name the words also say."""
+    from ragstream.graph.answers import entry_points
+
+    g = _entry_graph({
+        "Web.AdminController.Settings(Settings)": {"entry": {"verb": "POST", "kind": "action", "who": ["Admin"]},
+                                                   "parameters": ["Settings"]},
+        "Web.WikiAdminController.Edit(EntryRevision)": {"entry": {"verb": "POST", "kind": "action",
+                                                                  "who": ["Moderator"]},
+                                                        "parameters": ["EntryRevision"]},
+        "Web.WikiAdminController.Edit(PageName)": {"entry": {"verb": "ANY", "kind": "action", "who": ["Moderator"]},
+                                                   "parameters": ["PageName"]},
+    })
+    question = "What happens when a moderator saves a post in the admin editor? Trace it from the controller action."
+    entries = entry_points(g, ["cs:Web.AdminController.Settings(Settings)|METHOD"], question)
+    assert entries[0] == "cs:Web.WikiAdminController.Edit(EntryRevision)|METHOD"  # the search never found it
+    assert entries.index("cs:Web.AdminController.Settings(Settings)|METHOD") == 1
+
+
+def test_a_flow_starts_at_the_message_handler_the_question_describes_best():
+    """A handler a dispatched message reaches is an entry point the question may describe; of two
+    sharing as many words, the one saying fewer words the question does not ask comes first, and a
+    hit's private helper is no entry point however many words its name shares."""
+    from ragstream.graph.answers import entry_points
+
+    ns = "App.Handlers."
+    g = _entry_graph({f"{ns}{name}": {} for name in (
+        "ImportPaymentsHandler.Handle", "ImportPaymentsHandler.MapPeriodEndPayments",
+        "ImportAccountPaymentsHandler.Handle", "ImportAccountPaymentMetadataHandler.Handle", "Bus.Send")})
+    for handler in ("ImportPaymentsHandler", "ImportAccountPaymentsHandler", "ImportAccountPaymentMetadataHandler"):
+        g.add_edge(f"cs:{ns}Bus.Send|METHOD", f"cs:{ns}{handler}.Handle|METHOD", key="CALLS",
+                   resolution="dispatch", via="message")
+    hits = [f"cs:{ns}ImportPaymentsHandler.MapPeriodEndPayments|METHOD", f"cs:{ns}ImportPaymentsHandler.Handle|METHOD"]
+    entries = entry_points(g, hits, "What happens when an account's payments are imported for a period end?")
+    assert entries[:2] == [f"cs:{ns}ImportAccountPaymentsHandler.Handle|METHOD",
+                           f"cs:{ns}ImportAccountPaymentMetadataHandler.Handle|METHOD"]
+    assert f"cs:{ns}ImportPaymentsHandler.MapPeriodEndPayments|METHOD" not in entries
+
+
+@pytest.mark.parametrize("question, verbs", [
+    ("Which procedures and tables get written?", set()),
+    ("What gets saved when an order is placed?", {"POST"}),
+    ("How do I get the list of orders?", {"GET"}),
+    ("When do the tables get loaded?", {"GET"}),
+])
+def test_a_passive_get_asks_for_no_http_get(question, verbs):
+    from ragstream.graph.questions import asked_http_verbs
+
+    assert asked_http_verbs(question) == verbs

@@ -125,7 +125,8 @@ _HTTP_VERBS = (
                         r"sign(?:s|ed|ing)?\s+up|upload\w*|import\w*)\b", re.IGNORECASE)),
     ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
-    ("GET", re.compile(r"\b(?:get\w*|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
+    # "which tables get written": a passive "get", not a read
+    ("GET", re.compile(r"\b(?:get\w*(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)\b)|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
                        r"find\w*|brows\w*|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
 )
 _NAMED_VERB = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\b")  # "after the PUT request": the verb itself

@@ -502,18 +502,21 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[s
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
                   http_verbs: Collection[str] = ()) -> list[str]:
-    """Entry points of a flow when none is named: among the search hits that are methods, and
-    the methods upstream of the best of them that are HTTP entry points (attrs `entry`: an
-    action, a page handler, a minimal API or an endpoint) or whose type the asked keyword
-    tokens (`words`) name ("how does a worker fetch ..." -> `Worker.Execute`). Entry points and
-    methods of controllers, pages and handlers first (an entry point whose HTTP verb is one the
+    """Entry points of a flow when none is named: among the search hits that are methods, the
+    methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
+    page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
+    name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
+    describes (`described_entries`: actions and message handlers the search missed). Entry points
+    and methods of controllers, pages and handlers first (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
-    verb last among them, then those of a type the words name,
-    then those upstream of more of the other hits (a flow is asked from the top down), then
-    those the question describes best (`described_entries`: actions the search missed, looked for
-    when no candidate is an entry point of the asked verb or of a named type), then
-    declared entry points, then those whose own name the words say ("created" -> `Create`),
-    then search order."""
+    verb last among them, then those the question describes with more words (`entry_words`: the
+    type's and the method's names, the parameters' types, the route, who may call it: "when a
+    moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
+    moderators only, not `AdminController.Settings`) and fewer words it does not ask, then those
+    of a type the words name, then
+    those upstream of more of the other hits (a flow is asked from the top down), then declared
+    entry points, then those whose own name the words say ("created" -> `Create`), then search
+    order."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
@@ -530,21 +533,18 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
-    candidates = list(dict.fromkeys([*methods, *upstream]))
-    # no candidate is an entry point of the asked verb, nor of a type the question names: look
-    # for the actions the question describes ("the finance transactions page for a month")
-    settled = any(of_named_type(m) or (entry_verb(m) and (not http_verbs or entry_verb(m) in http_verbs))
-                  for m in candidates)
-    described = {} if settled else described_entries(graph, asked, http_verbs)
-    candidates = list(dict.fromkeys([*candidates, *described]))
+    # the actions the question describes ("the finance transactions page for a month")
+    candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
+    entries = {h: entry_words(graph, h) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
 
-    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
-        return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, not of_named_type(hit),
-                -downstream[hit], -described.get(hit, 0), not verb,
+        said = entries.get(hit, set())
+        return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, -shared_words(asked, said),
+                unasked_words(asked, said), not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
@@ -554,24 +554,62 @@ MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this ma
 
 
 def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
-    """The HTTP entry points of the asked verbs (any, when none is asked) that the question's
-    words describe, with how many words they share: the action's, its type's ("Employer Account
-    Transactions Controller") and its route's ("finance/{year}/{month}"). The best
-    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS: an action the search missed
-    ("when an employer opens the finance transactions page for a given month") is still found."""
+    """The entry points of the asked verbs (any, when none is asked) that the question's words
+    describe, with how many words they share (`entry_words`): HTTP entry points, and message
+    handlers (the targets of a dispatched message: "when an account's payments are imported" is
+    `ImportAccountPaymentsCommandHandler.Handle`, which no request reaches). The best
+    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS: an entry point the search
+    missed ("when an employer opens the finance transactions page for a given month") is still
+    found."""
     asked = set(words)
     scored = []
     for node, data in graph.nodes(data=True):
         entry = (data.get("attrs") or {}).get("entry")
-        if not entry or (http_verbs and entry.get("verb") not in http_verbs):
+        if entry and http_verbs and entry.get("verb") not in http_verbs:
             continue
-        parts = data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]
-        said = {t for text in (*parts, entry.get("route") or "") for part in identifier_parts(text)
-                for t in keyword_tokens(part)}
-        shared = len(asked & said)
-        if shared >= MIN_DESCRIBING_WORDS:
-            scored.append((-shared, node))
+        if entry or _dispatched_to(graph, node):
+            shared = shared_words(asked, entry_words(graph, node))
+            if shared >= MIN_DESCRIBING_WORDS:
+                scored.append((-shared, node))
     return {node: -score for score, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
+
+
+def entry_words(graph: nx.MultiDiGraph, method: str) -> set[str]:
+    """What an entry point says of itself, as keyword tokens: its type's and its own name, its
+    parameters' types, its route and who may call it (`[Authorize]` roles and policies)."""
+    data = graph.nodes[method]
+    attrs = data.get("attrs") or {}
+    entry = attrs.get("entry") or {}
+    texts = [*data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:], entry.get("route") or "",
+             *entry.get("who", ()), *attrs.get("parameters", ())]
+    return {t for text in texts for part in identifier_parts(text) for t in keyword_tokens(part)}
+
+
+MIN_PREFIX = 4  # "editor" meets `Edit`: a word of at least this many letters that begins another
+
+
+def shared_words(asked: Collection[str], words: Collection[str]) -> int:
+    """How many of the asked words `words` say, a word also meeting a longer or shorter form of it
+    that it begins or that begins it ("editor" - `Edit`, "moderator" - `Moderators`)."""
+    return sum(1 for a in asked if any(_meets(a, w) for w in words))
+
+
+def unasked_words(asked: Collection[str], words: Collection[str]) -> int:
+    """How many of `words` no asked word meets: what an entry point says that the question does not
+    (`ImportAccountPaymentMetadata...` says "metadata", `ImportAccountPayments...` nothing more)."""
+    return sum(1 for w in words if not any(_meets(a, w) for a in asked))
+
+
+def _meets(a: str, w: str) -> bool:
+    short, long = sorted((a, w), key=len)
+    return a == w or (len(short) >= MIN_PREFIX and long.startswith(short))
+
+
+def _dispatched_to(graph: nx.MultiDiGraph, method: str) -> bool:
+    """A message or request handler: a dispatched call reaches it."""
+    return graph.nodes[method].get("kind") == "METHOD" and any(
+        key == "CALLS" and data.get("via") == "message"
+        for _, _, key, data in graph.in_edges(method, keys=True, data=True))
 
 
 def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:

@@ -14,7 +14,10 @@ what an action is in a few ways, all read here from the syntax:
   (`Post("/orders")` in `Configure()`, as FastEndpoints does): its `HandleAsync` /
   `ExecuteAsync` (kind `endpoint`).
 
-`entry = {"verb": GET|POST|PUT|DELETE|PATCH|ANY, "kind": ..., "route": str (when written)}`.
+`entry = {"verb": GET|POST|PUT|DELETE|PATCH|ANY, "kind": ..., "route": str (when written),
+"who": [roles and policies of `[Authorize]` on the method or its type] (when written)}`: who may
+call it is part of what an entry point is ("when a moderator saves a post" is the action only
+moderators may call).
 """
 from __future__ import annotations
 
@@ -58,16 +61,23 @@ def type_entries(decl: TypeDecl) -> dict[str, dict]:
 
 def entry_point(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
     """The `entry` attrs of a method, or None when it is no entry point."""
+    entry = _entry_of(syntax, name, decl, registered)
+    anonymous = any(a in ("AllowAnonymous", "AllowAnonymousAttribute") for a, _ in _attributes(syntax))
+    who = [] if anonymous else _authorized(syntax) + _authorized(decl.syntax)
+    return entry if entry is None or not who else {**entry, "who": list(dict.fromkeys(who))}
+
+
+def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
     attributes = _attributes(syntax)
     # `[HttpGet][Route("finance/{year}/{month}")]`: the route may stand in an attribute of its own
-    routed = next((arguments[0] for attribute, arguments in attributes
-                   if attribute in ("Route", "RouteAttribute") and arguments), None)
+    routed = next((_values(arguments)[0] for attribute, arguments in attributes
+                   if attribute in ("Route", "RouteAttribute") and _values(arguments)), None)
     for attribute, arguments in attributes:
         verb = _VERB_ATTRIBUTE.match(attribute)
         if verb:
-            return _entry(verb.group(1), "action", next(iter(arguments), routed))
-        if attribute in ("AcceptVerbs", "AcceptVerbsAttribute") and arguments:
-            return _entry(arguments[0], "action", None)
+            return _entry(verb.group(1), "action", next(iter(_values(arguments)), routed))
+        if attribute in ("AcceptVerbs", "AcceptVerbsAttribute") and _values(arguments):
+            return _entry(_values(arguments)[0], "action", None)
     if name in registered:
         return registered[name]
     if name in _HANDLER_METHODS and "*" in registered:
@@ -80,6 +90,17 @@ def entry_point(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered:
             and not any(a in ("NonAction", "NonActionAttribute") for a, _ in attributes):
         return _entry("ANY", "action", None)
     return None
+
+
+def _authorized(syntax: tree_sitter.Node) -> list[str]:
+    """The roles and policies an `[Authorize]` on a declaration names: `[Authorize(Roles =
+    "Admin,Moderator")]`, `[Authorize("Policy")]`, `[Authorize(Policy = "P")]`."""
+    found = []
+    for attribute, arguments in _attributes(syntax):
+        if attribute in ("Authorize", "AuthorizeAttribute"):
+            found += [part.strip() for argument, value in arguments if argument in (None, "Roles", "Policy")
+                      for part in value.split(",") if part.strip()]
+    return found
 
 
 def _entry(verb: str, kind: str, route: str | None) -> dict:
@@ -95,14 +116,20 @@ def _is_controller(decl: TypeDecl) -> bool:
         or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in _attributes(decl.syntax))
 
 
-def _attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[str]]]:
-    """(name, string arguments) of each attribute on a declaration."""
+def _values(arguments: list[tuple[str | None, str]]) -> list[str]:
+    return [value for _, value in arguments]
+
+
+def _attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[tuple[str | None, str]]]]:
+    """(name, (argument name or None, string value) of each string argument) of each attribute on
+    a declaration."""
     found = []
     for attribute_list in (child for child in syntax.children if child.type == "attribute_list"):
         for attribute in (child for child in attribute_list.named_children if child.type == "attribute"):
             name = type_name(attribute.child_by_field_name("name")) or ""
             arguments = attribute.child_by_field_name("arguments") or next(
                 (c for c in attribute.named_children if c.type == "attribute_argument_list"), None)
-            values = [string_value(value, {}) for _, value in call_arguments(arguments)] if arguments else []
-            found.append((name.rsplit(".", 1)[-1], [value for value in values if value]))
+            values = [(argument, string_value(value, {})) for argument, value in call_arguments(arguments)] \
+                if arguments else []
+            found.append((name.rsplit(".", 1)[-1], [(argument, value) for argument, value in values if value]))
     return found
