@@ -37,6 +37,16 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("How does a server keep its heartbeat in SQL Server?", "flow"),
     ("How is a payment recorded?", None),
     ("How are rows of the State table mapped to C# objects?", "list"),
+    # impact, however it is put
+    ("What would be affected if the Quantity column of OrderLines were dropped?", "impact"),
+    ("What code is affected if the Customers table changes?", "impact"),
+    ("Which classes have to change along with the Email column?", "impact"),
+    ("If we widen the Name column to 400 characters, what else needs to change?", "impact"),
+    ("What else depends on the Invoices view?", "impact"),
+    ("What happens when an order is changed?", "flow"),  # a change as it runs, not one to the schema
+    # a mapping to other types, a flow checked against the database
+    ("How are invoices turned into the DTOs the API returns?", "mapping"),
+    ("How is a password checked against the database?", "flow"),
 ])
 def test_question_shapes(question, shape):
     assert question_shape(question) == shape

@@ -18,7 +18,7 @@ from ragstream.keyword_tokens import keyword_tokens
 # Question shapes, first match wins.
 _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
                    # "how does X do Y in SQL Server": the code path down to the database
-                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and)\s+(?:the\s+)?"
+                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and|against)\s+(?:the\s+)?"
                    r"(?:sql(?:\s+server)?|database|db)\b"
                    # "trace it", "walk me through", "what code runs": a path is asked for
                    r"|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat code runs\b|\bend up\b"
@@ -29,9 +29,17 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
                    # "what happens when payments are imported": what runs, from the top down
                    r"|^\s*what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
-_IMPACT = re.compile(r"\bwhat\s+(?:would\s+)?(?:breaks?|is affected|depends)\b|\bimpact\b|\bif\s+(?:i|we|you)\s+"
-                     r"(?:rename|drop|change|remove|delete|alter)\b|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
-                     re.IGNORECASE)
+_IMPACT = re.compile(
+    # "what breaks", "what would be affected", "what code is affected", "what else depends"
+    r"\bwhat\s+(?:\w+\s+){0,2}?(?:breaks?|affected|depends)\b|\bimpact\b"
+    # "which code has to change along with the column", "what else needs to change"
+    r"|\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:has|have|needs?|must)\s+to\s+(?:change|be changed|be updated)\b"
+    r"|\bif\s+(?:i|we|you)\s+(?:rename|drop|change|remove|delete|alter|add|shorten|widen|lengthen|retype|split)\b"
+    # "if the StockQuantity column were renamed", "if the UserRoles join table changes"
+    r"|\bif\b[^?.]*\b(?:is|are|was|were|gets?|got)\s+(?:renamed|dropped|removed|changed|altered)\b"
+    r"|\bif\b[^?.]*\b(?:column|table|view|procedure|type)\s+changes\b"
+    r"|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
+    re.IGNORECASE)
 _LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
                    r"tables?|views?|callers?|triggers?|services?|repositories|controllers?|handlers?|endpoints?|"
                    r"pages?|jobs?|commands?|quer(?:y|ies)|consumers?)\b"
@@ -61,6 +69,8 @@ _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)
 # How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
 # the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
 _MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
+                      # "how are todo lists turned into the DTOs the API returns"
+                      r"|^\s*how\b.*\b(?:turned|converted|transformed|projected)\s+(?:in)?to\b"
                       # "how is an order linked to its addresses in the database": a relationship's mapping
                       r"|^\s*how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
                       re.IGNORECASE)
