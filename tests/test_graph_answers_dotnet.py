@@ -487,3 +487,54 @@ public class RoleMapping : ClassMap<Role> { public RoleMapping() { Table("Roles"
     configured = {i.id for i in impact_of(built, Named(name, "PROPERTY", "Blog.Model.User.Name", "Name"),
                                           lambda ids: {}) if i.relation == "configures"}
     assert configured == {"cs:Blog.Model.UserMapping|TYPE"}  # not RoleMapping, which maps Role's Name
+
+
+def test_the_impact_of_an_entity_property_reaches_the_code_that_uses_it_through_what_it_holds():
+    """`product.StockQuantity` used where a product is held: read from its table, reached through
+    a cart item's navigation, or taken as a parameter; a guess by the member's name. A class
+    that holds no product and names a `StockQuantity` of its own is not linked."""
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    sources = {"src/Domain/Model.cs": """
+namespace Shop.Domain;
+public class Product { public int Id { get; set; } public int StockQuantity { get; set; } }
+public class CartItem { public int Id { get; set; } public Product Product { get; set; } public int Quantity { get; set; } }
+public class StockReport { public int StockQuantity { get; set; } }
+""", "src/Data/ShopContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext { public DbSet<Product> Products { get; set; } public DbSet<CartItem> CartItems { get; set; } }
+""", "src/App/Services.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class CartService
+{
+    private readonly ShopContext _db;
+    public void Check(int id)
+    {
+        var item = _db.CartItems.Find(id);
+        if (item.Quantity > item.Product.StockQuantity) { throw new Exception(); }
+    }
+    public int Count(int id) => _db.CartItems.Find(id).Quantity;
+}
+public static class Thumbnails
+{
+    public static string Of(Product product) => product.StockQuantity > 0 ? "in stock" : "sold out";
+}
+public class Reports
+{
+    public int Total(StockReport report) => report.StockQuantity;
+}
+"""}
+    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
+    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
+             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
+    found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
+                                                               "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
+    uses = {node for node, item in found.items() if item.relation == "uses property"}
+    assert uses == {"cs:Shop.App.CartService.Check|METHOD", "cs:Shop.App.Thumbnails.Of|METHOD"}
+    assert found["cs:Shop.App.CartService.Check|METHOD"].via == "member_name"
+    assert "cs:Shop.App.Reports.Total|METHOD" not in found and "cs:Shop.App.CartService.Count|METHOD" not in found

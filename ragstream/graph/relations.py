@@ -271,6 +271,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
             owner = graph.nodes[subject.id].get("parent")
             tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
             naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
+            naming += property_users(graph, subject.id, text_of)
             return _unique([*twins, *naming, *_callers(graph, naming, subject.id)])
         return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns), *twins,
                         *(item for column in columns for item in impact_of(graph, Named(
@@ -288,6 +289,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
         owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
+        naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
         twins += [related for item in mapped
@@ -331,6 +333,44 @@ def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject
     pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
     return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
+
+
+def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """The methods that use an entity's property (`product.StockQuantity -= quantity`), found
+    without typing every member access: those that hold the entity (read or write its table, or
+    the table of an entity with a navigation to it: `cartItem.Product.StockQuantity`; or take or
+    return it) and whose code accesses a member of that name (`.StockQuantity`). By name, so a
+    guess (`via="member_name"`); tests, the entity's own code and the mapping code are left to
+    the other relations."""
+    owner, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    if owner not in graph or not any(key == "MAPS_TO" for _, _, key in graph.out_edges(owner, keys=True)):
+        return []
+    short = graph.nodes[owner].get("name", "").rsplit(".", 1)[-1]
+    holders = {owner, *_navigating_to(graph, owner)}
+    tables = {t for h in holders for _, t, key in graph.out_edges(h, keys=True)
+              if key == "MAPS_TO" and graph.nodes[t].get("kind") in TABLE_KINDS}
+    users = {source for table in tables for source, _, key in graph.in_edges(table, keys=True)
+             if key in DATA_EDGES and graph.nodes[source].get("kind") == "METHOD"}
+    users |= {node for node, data in graph.nodes(data=True) if data.get("kind") == "METHOD" and data.get("language") == "csharp"
+              and short in {t.rsplit(".", 1)[-1].rstrip("?>").rsplit("<", 1)[-1] for t in
+                            (data.get("attrs") or {}).get("parameters", ())}}
+    users = {u for u in users if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
+    texts = text_of(sorted(users))
+    access = re.compile(rf"\.\s*{re.escape(name)}(?![\w(])")
+    return [Related(u, "uses property", prop, "by_name", via="member_name") for u in sorted(users)
+            if access.search(texts.get(u, ""))]
+
+
+def _navigating_to(graph: nx.MultiDiGraph, entity: str) -> set[str]:
+    """The types with a property of `entity`'s type or a collection of it (a navigation)."""
+    qualified = graph.nodes[entity].get("name", "")
+    found = set()
+    for _, data in graph.nodes(data=True):
+        attrs = data.get("attrs") or {}
+        if data.get("kind") == "PROPERTY" and (qualified in attrs.get("returns", ()) or any(
+                qualified in guesses for guesses in (attrs.get("generic") or {}).get("entities", ()))):
+            found.add(str(data.get("parent")))
+    return found - {entity, "None"}
 
 
 def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
