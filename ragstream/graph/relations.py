@@ -547,7 +547,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
     describes (`described_entries`: actions and message handlers the search missed). Entry points
-    and methods of controllers, pages and handlers first (an entry point whose HTTP verb is one the
+    and methods of controllers, pages, handlers and of types the words name first (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them, then those the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
@@ -576,14 +576,17 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     # the actions the question describes ("the finance transactions page for a month")
     candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
-    entries = {h: entry_words(graph, h) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
+    # what the question says of an entry point, a handler, or a method of a type it names (a job's `Run`)
+    entries = {h: entry_words(graph, h) for h in candidates
+               if entry_verb(h) or _dispatched_to(graph, h) or of_named_type(h)}
 
     def rank(hit: str) -> tuple[bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
         said = entries.get(hit, set())
-        return (verb not in http_verbs, not (verb or outer.search(name)), other_verb, -shared_words(asked, said),
+        return (verb not in http_verbs, not (verb or outer.search(name) or of_named_type(hit)), other_verb,
+                -shared_words(asked, said),
                 unasked_words(asked, said), not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
