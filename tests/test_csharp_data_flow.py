@@ -908,3 +908,31 @@ public class PostsController : Controller
     assert entry(graph, web("PostsController.Draft"))["who"] == ["Writers"]
     assert "who" not in entry(graph, web("PostsController.Index"))
     assert entry(graph, web("PostsController.NotAnEntry")) is None
+
+
+def test_a_generic_method_returning_its_type_parameter_returns_the_calls_type_argument():
+    graph = build({"Blog.cs": """
+namespace Blog;
+public interface IRepository { TEntity Get<TEntity>(object id); TEntity Find<TEntity>(object id); void Add(object entity); }
+public class Entry { public void Revise() { } public void Add() { } }
+public class Tag { public void Add(Entry entry) { } }
+public class Editor
+{
+    private readonly IRepository _repository;
+    public void Save(int id, int tagId)
+    {
+        var entry = _repository.Get<Entry>(id);
+        entry.Revise();
+        var tag = _repository.Get<Tag>(tagId);
+        tag.Add(entry);
+        var unknown = _repository.Find(id);
+        unknown.Revise();
+    }
+}
+"""})
+    calls = {target for _, target, key in graph.out_edges("cs:Blog.Editor.Save|METHOD", keys=True) if key == "CALLS"}
+    assert {"cs:Blog.Entry.Revise|METHOD", "cs:Blog.Tag.Add|METHOD"} <= calls
+    assert "cs:Blog.Entry.Add|METHOD" not in calls  # the Tag's Add, by the type argument, not the Entry's
+    revise_sites = [data["line"] for _, target, key, data in graph.out_edges("cs:Blog.Editor.Save|METHOD", keys=True, data=True)
+                    if key == "CALLS" and target == "cs:Blog.Entry.Revise|METHOD"]
+    assert revise_sites == [12]  # `Find(id)` without a type argument types nothing

@@ -80,7 +80,8 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             # `providers[0].GetJobQueue().Dequeue()`: what the one interface declaring the member returns
             root = interface_family_root(graph, symbols, receiver["call"]["member"])
             methods, guessed = ((root,), True) if root else ((), False)
-        returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())]
+        returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())] \
+            or _method_type_argument_returned(symbols, receiver["call"], methods)
         # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
         carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
         if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
@@ -96,6 +97,15 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
         return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed) if found else _Receiver([])
     return _Receiver(list(receiver["types"]))
+
+
+def _method_type_argument_returned(symbols: SymbolTable, call: dict, methods: tuple[str, ...]) -> list[str]:
+    """What `repository.Get<Entry>(id)` returns when `Get<TEntity>` returns its own type parameter:
+    the call's type argument at that position (qualified guesses)."""
+    positions = {symbols.nodes[m].attrs.get("returns_method_type_parameter") for m in methods}
+    position = positions.pop() if len(positions) == 1 else None
+    written = call.get("type_arguments") or []
+    return list(written[position]) if position is not None and position < len(written) else []
 
 
 # What a library's query or repository method named so returns: one entity of its type argument.

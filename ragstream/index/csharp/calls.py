@@ -206,7 +206,7 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
-        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node)
+        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, scope)
         return _Target(f"{created}.{constructor}", scope.member_candidates(created, constructor),
                        False, {"call": spec})
     callee = callee_of(node)
@@ -216,17 +216,17 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if receiver is None and (name == "nameof" or name in body.local_functions):
         return None  # `nameof(x)` parses as a call; local functions belong to the method
     if receiver is None or receiver.type == "this":
-        spec = _call_spec({"types": (scope.decl.name,)}, name, node)
+        spec = _call_spec({"types": (scope.decl.name,)}, name, node, scope)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
                        name not in OBJECT_METHODS, {"call": spec})
     if receiver.type == "base":
         base = scope.decl.bases[0] if scope.decl.bases else ""
-        spec = _call_spec({"types": scope.base_guesses()}, name, node)
+        spec = _call_spec({"types": scope.base_guesses()}, name, node, scope)
         return _Target(f"{base}.{name}", scope.base_candidates(name), False,
                        {"call": spec, "via_base": True})
     written = _written_type(receiver, body)
     if written is not None:
-        spec = _call_spec({"types": scope.type_guesses(written)}, name, node)
+        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, scope)
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
     inferred = _inferred_receiver(receiver, body, depth, through_call=False)
@@ -234,10 +234,16 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
         if name in OBJECT_METHODS:
             return None
         # Unknown receiver: the resolver links it only to an interface method family's root.
-        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node)})
+        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, scope)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
-                   {"call": _call_spec(inferred, name, node)})
+                   {"call": _call_spec(inferred, name, node, scope)})
+
+
+def _method_type_arguments(call: tree_sitter.Node) -> list[str]:
+    """The type arguments written on the method of a call (`Entry` of `repo.Get<Entry>(id)`)."""
+    callee = callee_of(call)
+    return type_arguments(callee[1]) if callee is not None and callee[1].type == "generic_name" else []
 
 
 # Argument expressions whose kind tells overloads apart (`Send("a")` vs `Send(1)`).
@@ -248,11 +254,14 @@ ARGUMENT_KINDS = {
 }
 
 
-def _call_spec(receiver: dict, member: str, call: tree_sitter.Node) -> dict:
+def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, scope: TypeScope) -> dict:
     arguments = call.child_by_field_name("arguments")
     values = [child for child in arguments.named_children if child.type == "argument"] \
         if arguments is not None else []
-    spec = {"receiver": receiver, "member": member, "arguments": len(values)}
+    spec: dict = {"receiver": receiver, "member": member, "arguments": len(values)}
+    written = _method_type_arguments(call)
+    if written:  # `Get<Entry>(id)`: what a method returning its type parameter returns
+        spec["type_arguments"] = [list(scope.type_guesses(t)) for t in written]
     kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
