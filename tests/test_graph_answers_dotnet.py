@@ -475,6 +475,11 @@ public class UserMapping : ClassMap<User>
     public UserMapping() { Table("Users"); Id(x => x.Id); Map(x => x.Name); HasManyToMany(x => x.Roles).Table("UserRoles"); }
 }
 public class RoleMapping : ClassMap<Role> { public RoleMapping() { Table("Roles"); Id(x => x.Id); Map(x => x.Name); } }
+public class Roles
+{
+    public bool IsIn(User user, string role) => user.Roles.Any(r => r.Name == role);
+    public string Named(User user) => user.Name;
+}
 """}
     schema = "CREATE TABLE dbo.Users (Id INT, Name NVARCHAR(50)); CREATE TABLE dbo.Roles (Id INT, Name NVARCHAR(50)); " \
              "CREATE TABLE dbo.UserRoles (UserId INT, RoleId INT);"
@@ -483,6 +488,11 @@ public class RoleMapping : ClassMap<Role> { public RoleMapping() { Table("Roles"
     found = impact_of(built, Named(join, "TABLE", "dbo.UserRoles", "table"), lambda ids: {})
     assert "cs:Blog.Model.UserMapping|TYPE" in {i.id for i in found if i.relation == "maps join table"}
     assert "cs:Blog.Model.RoleMapping|TYPE" not in {i.id for i in found}  # it names no join table
+    texts = {"cs:Blog.Model.Roles.IsIn|METHOD": "user.Roles.Any(r => r.Name == role)", "cs:Blog.Model.Roles.Named|METHOD":
+             "user.Name"}
+    uses = impact_of(built, Named(join, "TABLE", "dbo.UserRoles", "table"), lambda ids: {i: texts.get(i, "") for i in ids})
+    # the code that walks the navigation the join table stands for, a guess by name; not the one reading a column
+    assert {i.id for i in uses if i.relation == "uses property"} == {"cs:Blog.Model.Roles.IsIn|METHOD"}
     name = "cs:Blog.Model.User.Name|PROPERTY"
     configured = {i.id for i in impact_of(built, Named(name, "PROPERTY", "Blog.Model.User.Name", "Name"),
                                           lambda ids: {}) if i.relation == "configures"}

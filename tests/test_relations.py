@@ -44,8 +44,7 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("If we widen the Name column to 400 characters, what else needs to change?", "impact"),
     ("What else depends on the Invoices view?", "impact"),
     ("What happens when an order is changed?", "flow"),  # a change as it runs, not one to the schema
-    # a mapping to other types, a flow checked against the database
-    ("How are invoices turned into the DTOs the API returns?", "mapping"),
+    # a flow checked against the database
     ("How is a password checked against the database?", "flow"),
 ])
 def test_question_shapes(question, shape):
@@ -410,3 +409,25 @@ def test_a_passive_get_asks_for_no_http_get(question, verbs):
     from ragstream.graph.questions import asked_http_verbs
 
     assert asked_http_verbs(question) == verbs
+
+
+def test_a_flow_starts_where_the_question_asks_the_walk_to_start():
+    """"Walk me from the scheduled job to the tables": the job upstream, not the message handler
+    that shares as many of the question's words; without such a phrase the handler the question
+    describes comes first."""
+    from ragstream.graph.answers import entry_points
+    from ragstream.graph.questions import asked_start
+
+    ns = "App."
+    g = _entry_graph({f"{ns}{name}": {} for name in (
+        "Jobs.ImportLevyDeclarationsJob.Run", "Handlers.ImportAccountLevyDeclarationsHandler.Handle", "Bus.Send")})
+    g.add_edge(f"cs:{ns}Jobs.ImportLevyDeclarationsJob.Run|METHOD", f"cs:{ns}Bus.Send|METHOD", key="CALLS",
+               resolution="static")
+    g.add_edge(f"cs:{ns}Bus.Send|METHOD", f"cs:{ns}Handlers.ImportAccountLevyDeclarationsHandler.Handle|METHOD",
+               key="CALLS", resolution="dispatch", via="message")
+    hits = [f"cs:{ns}Handlers.ImportAccountLevyDeclarationsHandler.Handle|METHOD"]
+    walked = "How do levy declarations get imported? Walk me from the scheduled job to the tables."
+    assert asked_start(walked) == {"schedul", "job"}
+    assert entry_points(g, hits, walked)[0] == f"cs:{ns}Jobs.ImportLevyDeclarationsJob.Run|METHOD"
+    assert asked_start("How does a worker fetch the next job from the SQL Server queue?") == frozenset()
+    assert asked_start("How is an order saved, from the API controller down to the tables?") == {"api", "control"}

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 import networkx as nx
 
 from ragstream.graph.named import Named, tables_in_words
-from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_verbs, asked_words,
-                                       asks_for_tables, main_subjects, question_shape)
+from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_start, asked_verbs,
+                                       asked_words, asks_for_tables, main_subjects, question_shape)
 from ragstream.graph.mappings import entities_in_words, mapping_of
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, by_relevance, data_carriers, entity_changes,
                                        entry_methods, impact_of, related, side_calls, table_paths)
@@ -64,4 +64,4 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
     """The entry points of a flow question that names none, among and above the search hits
     (`relations.entry_methods`)."""
-    return entry_methods(graph, hits, asked_words(question), asked_http_verbs(question))
+    return entry_methods(graph, hits, asked_words(question), asked_http_verbs(question), asked_start(question))

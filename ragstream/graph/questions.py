@@ -69,8 +69,6 @@ _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)
 # How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
 # the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
 _MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
-                      # "how are todo lists turned into the DTOs the API returns"
-                      r"|^\s*how\b.*\b(?:turned|converted|transformed|projected)\s+(?:in)?to\b"
                       # "how is an order linked to its addresses in the database": a relationship's mapping
                       r"|^\s*how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
                       re.IGNORECASE)
@@ -121,6 +119,21 @@ def asks_for_tables(question: str) -> bool:
 def asked_words(question: str) -> frozenset[str]:
     """The question's keyword tokens: what an answer's names are matched against."""
     return frozenset(keyword_tokens(question))
+
+
+# Where a walk is asked to start: "walk me from the scheduled job to the tables", "trace it from the
+# controller action down to ...", "starting at the endpoint".
+_START = re.compile(r"\b(?:walk|trace|follow|start|go|take)\w*\b[^.?!]*?\b(?:from|at)\s+(?:the\s+|a\s+|an\s+)?"
+                    r"([\w\s'-]+?)\s+(?:(?:all\s+the\s+way\s+)?(?:down\s+)?(?:to|into|through)|and)\b"
+                    # "from the API controller down to the tables"
+                    r"|\bfrom\s+(?:the\s+|a\s+|an\s+)?([\w\s.'-]+?)\s+(?:all\s+the\s+way\s+)?down\s+to\b", re.IGNORECASE)
+
+
+def asked_start(question: str) -> frozenset[str]:
+    """The keyword tokens of where the question asks a walk to start ("from the scheduled job" ->
+    `schedul`, `job`); none when it names no start."""
+    found = _START.search(question)
+    return frozenset(keyword_tokens(found.group(1) or found.group(2))) if found else frozenset()
 
 
 def asked_verbs(question: str) -> tuple[str, ...]:

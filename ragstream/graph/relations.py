@@ -297,8 +297,9 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
-    if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it
-        direct += joining(graph, subject.id)
+    if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
+        direct += joining(graph, subject.id)  # and the code that uses the navigations it stands for
+        direct += [user for prop in join_navigations(graph, subject.id) for user in property_users(graph, prop, text_of)]
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
@@ -322,6 +323,19 @@ def joining(graph: nx.MultiDiGraph, table: str) -> list[Related]:
             for source, _, key, data in graph.edges(keys=True, data=True)
             if key == "REFERENCES" and any(str(member.get("table", "")).rsplit(".", 1)[-1].strip("[]").lower() == short
                                            for member in (data.get("members") or {}).values())]
+
+
+def join_navigations(graph: nx.MultiDiGraph, table: str) -> list[str]:
+    """The navigation properties a many-to-many relation's mapping says `table` is the join table
+    of (`HasManyToMany(x => x.Roles).Table("UserRoles")`: `User.Roles`)."""
+    short = graph.nodes[table].get("name", "").rsplit(".", 1)[-1].lower()
+    found = []
+    for _, entity, key, data in graph.edges(keys=True, data=True):
+        for member, facts in (data.get("members") or {}).items() if key == "REFERENCES" else ():
+            prop = f"cs:{graph.nodes[entity].get('name', '')}.{member}|PROPERTY"
+            if str(facts.get("table", "")).rsplit(".", 1)[-1].strip("[]").lower() == short and prop in graph:
+                found.append(prop)
+    return list(dict.fromkeys(found))
 
 
 def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
@@ -541,7 +555,7 @@ def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[s
 
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
-                  http_verbs: Collection[str] = ()) -> list[str]:
+                  http_verbs: Collection[str] = (), start: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
@@ -549,7 +563,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     describes (`described_entries`: actions and message handlers the search missed). Entry points
     and methods of controllers, pages, handlers and of types the words name first (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
-    verb last among them, then those the question describes with more words (`entry_words`: the
+    verb last among them, then those of a type the words the question starts its walk from name
+    (`start`: "walk me from the scheduled job to the tables" -> `ImportLevyDeclarationsJob.Run`),
+    then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
     moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
     moderators only, not `AdminController.Settings`) and fewer words it does not ask, then those
@@ -576,17 +592,22 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     # the actions the question describes ("the finance transactions page for a month")
     candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
-    # what the question says of an entry point, a handler, or a method of a type it names (a job's `Run`)
-    entries = {h: entry_words(graph, h) for h in candidates
-               if entry_verb(h) or _dispatched_to(graph, h) or of_named_type(h)}
+    # what the question says of an entry point or a handler (of other methods, a word or two of the
+    # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
+    entries = {h: entry_words(graph, h) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
 
-    def rank(hit: str) -> tuple[bool, bool, bool, int, int, bool, int, bool, bool]:
+    def starts_here(method: str) -> bool:
+        parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
+        return len(parts) == 3 and shared_words(start, {t for part in identifier_parts(parts[1])
+                                                        for t in keyword_tokens(part)}) > 0
+
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
         said = entries.get(hit, set())
         return (verb not in http_verbs, not (verb or outer.search(name) or of_named_type(hit)), other_verb,
-                -shared_words(asked, said),
+                not starts_here(hit), -shared_words(asked, said),
                 unasked_words(asked, said), not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
