@@ -431,3 +431,25 @@ def test_a_flow_starts_where_the_question_asks_the_walk_to_start():
     assert entry_points(g, hits, walked)[0] == f"cs:{ns}Jobs.ImportLevyDeclarationsJob.Run|METHOD"
     assert asked_start("How does a worker fetch the next job from the SQL Server queue?") == frozenset()
     assert asked_start("How is an order saved, from the API controller down to the tables?") == {"api", "control"}
+
+
+def test_side_calls_put_the_entitys_methods_first_and_name_a_dispatched_call_by_its_implementation():
+    from ragstream.graph.relations import Path, side_calls
+
+    g = _entry_graph({name: {} for name in (
+        "App.Edit", "App.Repo.Save", "App.IAuthenticator.Name", "App.Authenticator.Name", "App.Entry.Revise",
+        "App.Log.Write")})
+    for method in ("App.IAuthenticator.Name", "App.Authenticator.Name", "App.Entry.Revise", "App.Log.Write"):
+        g.nodes[f"cs:{method}|METHOD"].update(path="src/app.cs", parent=f"cs:{method.rsplit('.', 1)[0]}|TYPE")
+        g.add_node(f"cs:{method.rsplit('.', 1)[0]}|TYPE", kind="TYPE")
+    g.add_node("sql:dbo.Entries|TABLE", kind="TABLE")
+    g.add_edge("cs:App.Entry|TYPE", "sql:dbo.Entries|TABLE", key="MAPS_TO")
+    edit = "cs:App.Edit|METHOD"
+    g.add_edge(edit, "cs:App.IAuthenticator.Name|METHOD", key="CALLS", resolution="static")
+    g.add_edge(edit, "cs:App.Authenticator.Name|METHOD", key="CALLS", resolution="dispatch",
+               via="cs:App.IAuthenticator.Name|METHOD")
+    g.add_edge(edit, "cs:App.Log.Write|METHOD", key="CALLS", resolution="static")
+    g.add_edge(edit, "cs:App.Entry.Revise|METHOD", key="CALLS", resolution="inferred")
+    path = Path((edit, "cs:App.Repo.Save|METHOD", "sql:dbo.Entries|TABLE"), ("CALLS", "WRITES"))
+    assert [c.id for c in side_calls(g, [path])] == [
+        "cs:App.Entry.Revise|METHOD", "cs:App.Authenticator.Name|METHOD", "cs:App.Log.Write|METHOD"]

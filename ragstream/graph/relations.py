@@ -103,8 +103,10 @@ MAX_SIDE_CALLS = 5
 def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
     """What the first path's methods call besides the path, in the repository and not in tests:
     the domain methods a flow runs on its way to the tables (`order.AddItem(...)`,
-    `instructor.UpdateDetails(...)`), which reach no table themselves. At most MAX_SIDE_CALLS,
-    in the path's order; no guess, no constructor."""
+    `instructor.UpdateDetails(...)`), which reach no table themselves. At most MAX_SIDE_CALLS:
+    the methods of entities (types mapped to a table) first, then the others, each in the path's
+    order; an interface's method a call was dispatched through gives way to its implementations;
+    no guess, no constructor."""
     if not paths:
         return []
     on_paths = {node for path in paths for node in path.nodes}
@@ -116,7 +118,11 @@ def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
                     or not _domain_method(graph, target):
                 continue
             found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
-    return _unique(found)[:MAX_SIDE_CALLS]
+    through = {item.via for item in found}
+    entities = {item.id: any(key == "MAPS_TO" for _, _, key in graph.out_edges(graph.nodes[item.id].get("parent"), keys=True))
+                if graph.nodes[item.id].get("parent") in graph else False for item in found}
+    return sorted(_unique([item for item in found if item.id not in through]),
+                  key=lambda item: not entities[item.id])[:MAX_SIDE_CALLS]
 
 
 def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
