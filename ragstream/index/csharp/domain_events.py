@@ -17,7 +17,7 @@ The dispatcher is the step between the save and the handlers: a method that runs
 (an interceptor's hook and the methods of its type the hook calls, or a context's own
 `SaveChanges*`) and hands what it collected on to a publisher (`Publish...` or `Dispatch...` of a
 mediator or dispatcher the repository does not implement). It is linked to the handlers of every
-event the repository raises, each a guess (which events it publishes is decided at run time by
+event the repository raises (attrs `dispatcher=True`), each a guess (which events it publishes is decided at run time by
 what the saved entities collected).
 """
 from __future__ import annotations
@@ -48,9 +48,9 @@ def link_domain_events(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Itera
         call = ref.attrs.get("call")
         if not call or not call.get("message") or ref.source not in graph or not _on_itself(graph, ref):
             continue
-        event = next(iter(message_keys(symbols, call["message"])), "")
+        event = _event_type(symbols, call["message"])
         targets = [h for h in handlers.get(event, ()) if h != ref.source]
-        if event.startswith(UNDECLARED) or not targets or not _collects(graph, symbols, call, event):
+        if not targets or not _collects(graph, symbols, call, event):
             continue
         raised[event] = targets
         for handler in targets:
@@ -62,8 +62,18 @@ def link_domain_events(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Itera
             for handler in targets:
                 added += add_edge(graph, dispatcher, handler, "CALLS", {
                     "line": line, "resolution": "dispatch", "via": "domain_event", "message": event,
-                    "guess": True})
+                    "dispatcher": True, "guess": True})
     return added
+
+
+def _event_type(symbols: SymbolTable, guesses: list[str]) -> str:
+    """The event's TYPE id: as the file's usings name it, else the one type of its name (a
+    namespace the file does not name: C# 10's `global using`); "" when neither."""
+    key = next(iter(message_keys(symbols, guesses)), "")
+    if key and not key.startswith(UNDECLARED):
+        return key
+    named = symbols.short("csharp", guesses[-1].rsplit(".", 1)[-1], ("TYPE",)) if guesses else []
+    return named[0].id if len(named) == 1 else ""
 
 
 def _on_itself(graph: nx.MultiDiGraph, ref: Reference) -> bool:
@@ -102,5 +112,5 @@ def _dispatchers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Refere
 
 def _in_context(graph: nx.MultiDiGraph, method: str) -> bool:
     """The method is declared by an EF context (a type deriving from `DbContext` or its kin)."""
-    owner = graph.nodes[method].get("parent")
+    owner = graph.nodes[method].get("parent") or ""
     return owner in graph and any(short_name(graph, base).endswith(CONTEXT_BASES) for base in ancestors(graph, owner))
