@@ -22,6 +22,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named
 from ragstream.index.csharp.data_access import SAVES
+from ragstream.index.model import runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
 
@@ -152,9 +153,9 @@ def around_saves(graph: nx.MultiDiGraph, paths: Sequence[Path], changes: Sequenc
     hooks = [Related(hook, "runs around", method, resolution_of(data), via="interceptor")
              for method in methods for _, hook, key, data in sorted(graph.out_edges(method, keys=True, data=True))
              if key == "CALLS" and data.get("via") == "interceptor"]
-    found = [step for hook in _unique(hooks)
-             for step in (_calls_into(graph, hook.id, {graph.nodes[hook.id].get("parent")}, on_paths, plain=True)
-                          or [hook])]
+    found = [Related(step, hook.relation, hook.subject, hook.resolution, via=hook.via) for hook in _unique(hooks)
+             for step in ([c.id for c in _calls_into(graph, hook.id, {graph.nodes[hook.id].get("parent")}, on_paths,
+                                                     plain=True)] or [hook.id])]
     found += [Related(handler, "handles", method, resolution_of(data), via="domain_event")
               for method in methods for _, handler, key, data in sorted(graph.out_edges(method, keys=True, data=True))
               if key == "CALLS" and data.get("via") == "domain_event"]
@@ -436,7 +437,7 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
                 kind = graph.nodes[target].get("kind")
-                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or around(data) \
+                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
                         or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
                     continue
                 resolution = resolution_of(data)
@@ -612,7 +613,7 @@ def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
         if depth[node] >= MAX_FLOW_DEPTH:
             continue
         for source, _, key, data in sorted(graph.in_edges(node, keys=True, data=True), key=lambda e: e[:3]):
-            if key == "CALLS" and source not in depth and not around(data):
+            if key == "CALLS" and source not in depth and not runs_around(data):
                 depth[source] = depth[node] + 1
                 queue.append(source)
     return [n for n in depth if n not in starts]
@@ -627,20 +628,10 @@ def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
         if depth[node] >= MAX_FLOW_DEPTH:
             continue
         for _, target, key, data in graph.out_edges(node, keys=True, data=True):
-            if key == "CALLS" and target not in depth and not around(data):
+            if key == "CALLS" and target not in depth and not runs_around(data):
                 depth[target] = depth[node] + 1
                 queue.append(target)
     return set(depth)
-
-
-# Steps that run around a save or a request sent (interceptors, pipeline behaviours, a dispatcher
-# publishing whatever events were collected): ranked as such (`around_saves`), never a flow's path.
-AROUND = frozenset({"interceptor", "pipeline"})
-
-
-def around(data: Mapping[str, Any]) -> bool:
-    """The edge is a step around a save or a request, not a call the flow's code makes."""
-    return data.get("via") in AROUND or bool(data.get("dispatcher"))
 
 
 def resolution_of(data: Mapping[str, Any]) -> str:
