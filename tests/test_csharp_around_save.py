@@ -314,3 +314,38 @@ def test_expansion_does_not_walk_from_a_hook_to_every_method_that_saves():
                                      RetrievalFilters(), limits).nodes
     assert AUDIT in reached  # the hook calls it: its own code
     assert SHIP not in reached and PAY not in reached  # they save; the interceptor runs around that
+
+
+def test_a_flow_that_raises_no_event_leaves_the_dispatcher_out():
+    graph = build({"src/App/Reprice.cs": """
+using MediatR;
+using Shop.Data;
+namespace Shop.App;
+public record RepriceOrder(int Id, int Total) : IRequest;
+public class RepriceOrderHandler : IRequestHandler<RepriceOrder>
+{
+    private readonly IShopContext _context;
+    public async Task Handle(RepriceOrder request, CancellationToken token)
+    {
+        var order = await _context.Orders.FindAsync(request.Id);
+        order.Total = request.Total;
+        await _context.SaveChangesAsync(token);
+    }
+}
+""", "src/Web/PricesController.cs": """
+using MediatR;
+using Shop.App;
+namespace Shop.Web;
+public class PricesController : ControllerBase
+{
+    private readonly ISender _sender;
+    [HttpPut("{id}/price")]
+    public Task Reprice(int id, int total) => _sender.Send(new RepriceOrder(id, total));
+}
+"""})
+    question = "What happens when an order is repriced? Walk from the API endpoint down to the database table."
+    found = answer_from_graph(graph, question, find_named(graph, question),
+                              ["cs:Shop.Web.PricesController.Reprice|METHOD"], lambda ids: {})
+    assert found is not None
+    # the auditing interceptor runs; the one publishing collected events has nothing of this flow's
+    assert [a.id for a in found.around] == ["cs:Shop.Data.Interceptors.AuditInterceptor.Stamp|METHOD"]

@@ -147,19 +147,26 @@ def around_saves(graph: nx.MultiDiGraph, paths: Sequence[Path], changes: Sequenc
     (`AuditableEntityInterceptor.UpdateEntities`), else the hook itself; then the handlers of the
     domain events the paths' methods and their changes raise (`via="domain_event"`: `ToDoItem.
     MarkComplete` -> `ItemCompletedEmailNotificationHandler.Handle`), which the interceptor's
-    dispatcher publishes. In path order; nothing already on a path; no test."""
+    dispatcher publishes; the dispatcher only when the flow raises one (else it publishes nothing
+    of this flow's). In path order; nothing already on a path; no test."""
     on_paths = {node for path in paths for node in path.nodes}
     methods = list(dict.fromkeys([*(node for path in paths for node in path.nodes[:-1]), *(c.id for c in changes)]))
+    handlers = [Related(handler, "handles", method, resolution_of(data), via="domain_event")
+                for method in methods for _, handler, key, data in sorted(graph.out_edges(method, keys=True, data=True))
+                if key == "CALLS" and data.get("via") == "domain_event"]
     hooks = [Related(hook, "runs around", method, resolution_of(data), via="interceptor")
              for method in methods for _, hook, key, data in sorted(graph.out_edges(method, keys=True, data=True))
              if key == "CALLS" and data.get("via") == "interceptor"]
-    found = [Related(step, hook.relation, hook.subject, hook.resolution, via=hook.via) for hook in _unique(hooks)
+    steps = [Related(step, hook.relation, hook.subject, hook.resolution, via=hook.via) for hook in _unique(hooks)
              for step in ([c.id for c in _calls_into(graph, hook.id, {graph.nodes[hook.id].get("parent")}, on_paths,
                                                      plain=True)] or [hook.id])]
-    found += [Related(handler, "handles", method, resolution_of(data), via="domain_event")
-              for method in methods for _, handler, key, data in sorted(graph.out_edges(method, keys=True, data=True))
-              if key == "CALLS" and data.get("via") == "domain_event"]
-    return [item for item in _unique(found) if item.id not in on_paths and not in_tests(graph, item.id)]
+    steps = [step for step in steps if handlers or not _dispatches(graph, step.id)]
+    return [item for item in _unique([*steps, *handlers]) if item.id not in on_paths and not in_tests(graph, item.id)]
+
+
+def _dispatches(graph: nx.MultiDiGraph, method: str) -> bool:
+    """The method publishes collected domain events (`domain_events`: its `dispatcher` edges)."""
+    return any(data.get("dispatcher") for _, _, data in graph.out_edges(method, data=True))
 
 
 def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
