@@ -80,8 +80,8 @@ def _on_itself(graph: nx.MultiDiGraph, ref: Reference) -> bool:
     """The call goes to the caller's own type or its bases (no receiver, `this`, `base`)."""
     if ref.attrs.get("via_base"):
         return True
-    owner = graph.nodes[graph.nodes[ref.source].get("parent") or ref.source].get("name") \
-        if graph.nodes[ref.source].get("parent") in graph else None
+    parent = graph.nodes[ref.source].get("parent")
+    owner = graph.nodes[parent].get("name") if parent in graph else None
     return list(ref.attrs["call"]["receiver"].get("types") or ()) == [owner]
 
 
