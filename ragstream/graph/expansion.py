@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.errors import PipelineError
-from ragstream.index.model import EDGE_TYPES
+from ragstream.index.model import EDGE_TYPES, runs_around
 from ragstream.retrieval.filters import RetrievalFilters
 
 DIRECTIONS = ("out", "in", "both")
@@ -109,15 +109,23 @@ def _walk(graph, seeds, filters, limits) -> tuple[dict[str, int], dict[str, str]
 
 
 def _neighbours(graph: nx.MultiDiGraph, node: str, limits: ExpansionLimits) -> list[str]:
+    """The node's neighbours along the allowed edges; not the code run around every save or
+    request (`runs_around`: one interceptor is a neighbour of every handler that saves)."""
     found = set()
-    for _, target, edge_type in graph.out_edges(node, keys=True):
-        if limits.edges.get(edge_type) in ("out", "both"):
+    for _, target, edge_type, data in graph.out_edges(node, keys=True, data=True):
+        if limits.edges.get(edge_type) in ("out", "both") and not runs_around(data):
             found.add(target)
-    for source, _, edge_type in graph.in_edges(node, keys=True):
-        if limits.edges.get(edge_type) in ("in", "both"):
+    for source, _, edge_type, data in graph.in_edges(node, keys=True, data=True):
+        if limits.edges.get(edge_type) in ("in", "both") and not runs_around(data):
             found.add(source)
     found.discard(node)
     return sorted(found)  # deterministic discovery order, hence deterministic parents
+
+
+def _degree(graph: nx.MultiDiGraph, node: str) -> int:
+    """How many nodes an edge joins the node to, the code run around saves and requests left out."""
+    return len({t for _, t, d in graph.out_edges(node, data=True) if not runs_around(d)}
+               | {s for s, _, d in graph.in_edges(node, data=True) if not runs_around(d)})
 
 
 def _walkable(graph: nx.MultiDiGraph, node: str, filters: RetrievalFilters) -> bool:
@@ -169,12 +177,13 @@ def _run_weight(graph, node: str, neighbour: str, limits: ExpansionLimits) -> fl
     best = 0.0
     for caller, callee in ((node, neighbour), (neighbour, node)):
         for key, data in (graph.get_edge_data(caller, callee) or {}).items():
-            if key not in limits.edges or (key == "CALLS" and graph.nodes[caller].get("kind") == "MODULE"):
+            if key not in limits.edges or runs_around(data) \
+                    or (key == "CALLS" and graph.nodes[caller].get("kind") == "MODULE"):
                 continue
             if key != "CALLS" or data.get("line") is None:
                 return 1.0
             site = sum(1 for _, _, k, d in graph.out_edges(caller, keys=True, data=True)
-                       if k == "CALLS" and d.get("line") == data["line"])
+                       if k == "CALLS" and d.get("line") == data["line"] and not runs_around(d))
             best = max(best, 1.0 / site)
     return best
 
@@ -194,8 +203,7 @@ def specificity(graph, seeds: list[str], reached: list[str], depth: Mapping[str,
     members = set(reached)
     for node in sorted([*seeds, *reached], key=lambda n: depth[n]):  # parents settle before children
         if node in members:
-            degree = len(set(graph.predecessors(node)) | set(graph.successors(node)))
-            weight[node] /= (1 + degree)
+            weight[node] /= (1 + _degree(graph, node))
         for neighbour in _neighbours(graph, node, limits):
             if neighbour in members and depth[neighbour] == depth[node] + 1:
                 weight[neighbour] += weight[node]

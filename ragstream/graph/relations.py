@@ -22,6 +22,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named
 from ragstream.index.csharp.data_access import SAVES
+from ragstream.index.model import runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
 
@@ -72,6 +73,8 @@ class GraphAnswer:
     changes: list[Related] = field(default_factory=list)
     # the context members a flow's table accesses go through (`data_carriers`), each by its table
     carriers: list[Related] = field(default_factory=list)
+    # what runs around a flow's saves: interceptors, the handlers of the events it raises (`around_saves`)
+    around: list[Related] = field(default_factory=list)
 
     def node_ids(self) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
@@ -83,6 +86,7 @@ class GraphAnswer:
         # to the entities it saves are part of how it saves them
         ids += path_nodes([path.nodes for path in self.paths])
         ids += [change.id for change in self.changes]  # what runs before where the code names the table
+        ids += [step.id for step in self.around]  # what the save runs, and the events it publishes
         ids += [carrier.id for carrier in self.carriers]
         return list(dict.fromkeys(ids))
 
@@ -143,6 +147,34 @@ def entity_changes(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Relate
     return _unique(found)
 
 
+def around_saves(graph: nx.MultiDiGraph, paths: Sequence[Path], changes: Sequence[Related]) -> list[Related]:
+    """What runs around a flow's saves, which reaches no table of its own: each EF interceptor a
+    path's method saves through (`via="interceptor"`), as the repository methods its hook runs
+    (`AuditableEntityInterceptor.UpdateEntities`), else the hook itself; then the handlers of the
+    domain events the paths' methods and their changes raise (`via="domain_event"`: `ToDoItem.
+    MarkComplete` -> `ItemCompletedEmailNotificationHandler.Handle`), which the interceptor's
+    dispatcher publishes; the dispatcher only when the flow raises one (else it publishes nothing
+    of this flow's). In path order; nothing already on a path; no test."""
+    on_paths = {node for path in paths for node in path.nodes}
+    methods = list(dict.fromkeys([*(node for path in paths for node in path.nodes[:-1]), *(c.id for c in changes)]))
+    handlers = [Related(handler, "handles", method, resolution_of(data), via="domain_event")
+                for method in methods for _, handler, key, data in sorted(graph.out_edges(method, keys=True, data=True))
+                if key == "CALLS" and data.get("via") == "domain_event"]
+    hooks = [Related(hook, "runs around", method, resolution_of(data), via="interceptor")
+             for method in methods for _, hook, key, data in sorted(graph.out_edges(method, keys=True, data=True))
+             if key == "CALLS" and data.get("via") == "interceptor"]
+    steps = [Related(step, hook.relation, hook.subject, hook.resolution, via=hook.via) for hook in _unique(hooks)
+             for step in ([c.id for c in _calls_into(graph, hook.id, {graph.nodes[hook.id].get("parent")}, on_paths,
+                                                     plain=True)] or [hook.id])]
+    steps = [step for step in steps if handlers or not _dispatches(graph, step.id)]
+    return [item for item in _unique([*steps, *handlers]) if item.id not in on_paths and not in_tests(graph, item.id)]
+
+
+def _dispatches(graph: nx.MultiDiGraph, method: str) -> bool:
+    """The method publishes collected domain events (`domain_events`: its `dispatcher` edges)."""
+    return any(data.get("dispatcher") for _, _, data in graph.out_edges(method, data=True))
+
+
 def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
     """What a path's last step reaches its table through, each with the table as its subject:
     the property (`db.Orders.Add(o)`: the context's `DbSet<Order> Orders`; the data edge's
@@ -195,12 +227,17 @@ def _implemented(graph: nx.MultiDiGraph, member: str) -> list[str]:
     return found or [member]
 
 
-def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str]) -> list[Related]:
-    """The calls from `method` to methods (not constructors, not tests) declared on `types`."""
+def _calls_into(graph: nx.MultiDiGraph, method: str, types: Collection[str | None], skip: Collection[str],
+                plain: bool = False) -> list[Related]:
+    """The calls from `method` to methods (not constructors, not tests) declared on `types`, and
+    to their properties whose setters run code (`item.Done = true`: `via="setter"`); with
+    `plain`, only calls the code states (no dispatch, no guess)."""
     return [Related(target, "CALLS", method, resolution_of(data), via=data.get("via") or "")
             for _, target, key, data in sorted(graph.out_edges(method, keys=True, data=True))
             if key == "CALLS" and target not in skip and target != method
-            and graph.nodes[target].get("parent") in types and _domain_method(graph, target)]
+            and graph.nodes[target].get("parent") in types
+            and (_domain_method(graph, target) or data.get("via") == "setter")
+            and not (plain and resolution_of(data) not in ("static", "inferred"))]
 
 
 def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
@@ -467,7 +504,7 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
                 kind = graph.nodes[target].get("kind")
-                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" \
+                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
                         or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
                     continue
                 resolution = resolution_of(data)
@@ -690,8 +727,8 @@ def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
         node = queue.popleft()
         if depth[node] >= MAX_FLOW_DEPTH:
             continue
-        for source, _, key in sorted(graph.in_edges(node, keys=True)):
-            if key == "CALLS" and source not in depth:
+        for source, _, key, data in sorted(graph.in_edges(node, keys=True, data=True), key=lambda e: e[:3]):
+            if key == "CALLS" and source not in depth and not runs_around(data):
                 depth[source] = depth[node] + 1
                 queue.append(source)
     return [n for n in depth if n not in starts]
@@ -705,8 +742,8 @@ def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
         node = queue.popleft()
         if depth[node] >= MAX_FLOW_DEPTH:
             continue
-        for _, target, key in graph.out_edges(node, keys=True):
-            if key == "CALLS" and target not in depth:
+        for _, target, key, data in graph.out_edges(node, keys=True, data=True):
+            if key == "CALLS" and target not in depth and not runs_around(data):
                 depth[target] = depth[node] + 1
                 queue.append(target)
     return set(depth)

@@ -26,6 +26,9 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         if answer.changes:  # what the paths change on the entities they read or write
             lines += ["", "Changes made to the entities it reads or writes:"]
             lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.changes]
+        if answer.around:  # interceptors a save runs, handlers of the events raised
+            lines += ["", "Around the save (what it runs, and the handlers of the events raised):"]
+            lines += [f"- {_item_line(step, graph)} (from `{_short(graph, step.subject)}`)" for step in answer.around]
         if answer.calls:  # what the first path runs besides it, touching no table
             lines += ["", "On the way, the first path also calls:"]
             lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.calls]
@@ -73,7 +76,7 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
         "paths": [{"nodes": list(p.nodes), "edges": list(p.edges), "guess": p.guess} for p in answer.paths],
         **{key: [{"id": c.id, "caller": c.subject, "resolution": c.resolution, "guess": c.guess,
                   "where": _where(graph, c.id)} for c in calls]
-           for key, calls in (("calls", answer.calls), ("changes", answer.changes))},
+           for key, calls in (("calls", answer.calls), ("changes", answer.changes), ("around", answer.around))},
         "carriers": [{"id": c.id, "table": c.subject, "where": _where(graph, c.id)} for c in answer.carriers],
         "node_ids": answer.node_ids(),
         "markdown": render_graph_answer(answer, graph),

@@ -15,7 +15,11 @@ import networkx as nx
 
 from ragstream.index.csharp.call_resolution import accepts, interface_family_root, resolve_call
 from ragstream.index.csharp.data_access import link_data_access
+from ragstream.index.csharp.domain_events import link_domain_events
+from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.messages import link_messages
+from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
+from ragstream.index.csharp.setters import link_setters
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
@@ -65,7 +69,11 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
+    stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
+    stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself
+    stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
+    stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]

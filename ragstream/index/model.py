@@ -6,6 +6,7 @@ an incremental re-index re-parse only changed files and still re-link the whole 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,16 @@ EDGE_TYPES = (
     "FOREIGN_KEY", "READS", "WRITES", "MAPS_TO",
 )
 LANGUAGE_PREFIX = {"python": "py", "sql": "sql", "csharp": "cs"}
+# Edges to code that runs around a save or a request sent (EF interceptors, mediator pipeline
+# behaviours; attrs `dispatcher`: a dispatcher publishing whatever events were collected). Every
+# save or send links to the same few hooks: walks that find a flow's paths or rank a seed's
+# neighbours leave them out (a flow ranks them as such: `graph.relations.around_saves`).
+AROUND_VIAS = frozenset({"interceptor", "pipeline"})
+
+
+def runs_around(attrs: Mapping[str, Any]) -> bool:
+    """The edge goes to code run around a save or a request, not to a call the code makes."""
+    return attrs.get("via") in AROUND_VIAS or bool(attrs.get("dispatcher"))
 
 
 def node_id(language: str, name: str, kind: str) -> str:

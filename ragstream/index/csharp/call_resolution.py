@@ -221,12 +221,21 @@ def interface_family_root(graph: nx.MultiDiGraph, symbols: SymbolTable, member: 
     if len({m.parent for m in roots}) != 1:
         return None
     root_type = roots[0].parent
-    if not all(m.parent == root_type or root_type in _ancestors(graph, m.parent or "") for m in methods):
+    if not all(m.parent == root_type or root_type in ancestors(graph, m.parent or "") for m in methods):
         return None
     return roots[0].id if len(roots) == 1 else None
 
 
-def _ancestors(graph: nx.MultiDiGraph, type_id: str) -> set[str]:
+def settled_in_repository(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
+    """The resolver finds the call's method, with a body, in the repository (not an interface's
+    or an abstract member, not a library's): the call goes where the code says."""
+    found = resolve_call(graph, symbols, call)
+    return any(not is_interface(symbols.nodes.get(graph.nodes[method].get("parent", "")))
+               and "abstract" not in graph.nodes[method].get("attrs", {}).get("modifiers", ())
+               for method in found.methods)
+
+
+def ancestors(graph: nx.MultiDiGraph, type_id: str) -> set[str]:
     """Every type `type_id` inherits from or implements, transitively."""
     seen: set[str] = set()
     queue = [type_id]

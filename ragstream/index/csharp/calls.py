@@ -114,6 +114,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 found.attrs["call"]["data"] = carrier
             if (node.start_byte, node.end_byte) in changed:
                 found.attrs["call"]["changed"] = True
+                assigned = changed[(node.start_byte, node.end_byte)]
+                if assigned:  # the members set on the result itself: a setter with code runs (`setters`)
+                    found.attrs["call"]["assigned"] = assigned
             navigation = _navigation(node)
             if navigation:
                 found.attrs["call"]["navigation"] = navigation
@@ -128,11 +131,16 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     return calls
 
 
-def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
+def _changed_results(method: tree_sitter.Node) -> dict[tuple[int, int], list[str]]:
     """The calls (by byte span) whose result the method keeps in a variable and then changes a
     member of (`var dept = await db.Departments.FindAsync(id); dept.Name = name;`): an ORM
-    writes such a tracked entity back when the unit of work is saved, wherever that happens."""
-    assigned_into = {_root_identifier(changed) for changed in map(_changed_member, descendants(method)) if changed}
+    writes such a tracked entity back when the unit of work is saved, wherever that happens.
+    Each with the names of its own members assigned (`Name`; not `City` of `dept.Address.City`)."""
+    assigned_into: dict[str, set[str]] = {}
+    for changed in filter(None, map(_changed_member, descendants(method))):
+        names = assigned_into.setdefault(_root_identifier(changed) or "", set())
+        if required_child(changed, "expression").type == "identifier":
+            names.add(node_text(changed.child_by_field_name("name")))
     kept: dict[tuple[int, int], str] = {}
     for node in descendants(method):
         if node.type == "variable_declarator":
@@ -144,7 +152,7 @@ def _changed_results(method: tree_sitter.Node) -> set[tuple[int, int]]:
         value = _produced(value)
         if value is not None and value.type == "invocation_expression" and not _projects(value):
             kept[(value.start_byte, value.end_byte)] = name
-    return {span for span, name in kept.items() if name in assigned_into}
+    return {span: sorted(assigned_into[name]) for span, name in kept.items() if name and name in assigned_into}
 
 
 # Query operators whose result is not a tracked entity: a projection (`Select(o => new Dto

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import resolve_call
+from ragstream.index.csharp.call_resolution import settled_in_repository
 from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
@@ -39,18 +39,18 @@ HANDLER_METHODS = frozenset({"Execute", "ExecuteAsync", "Consume", "ConsumeAsync
 
 def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
     """CALLS from each call that passes a message to the message's handlers; how many were added."""
-    handlers = _handlers_by_message(graph, symbols)
+    handlers = handlers_by_message(graph, symbols)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
         guesses = call.get("message") if call else None
         if not call or not guesses or ref.source not in graph or _in_memory(call):
             continue
-        keys = _message_keys(symbols, guesses)
+        keys = message_keys(symbols, guesses)
         # each handler under the most qualified name the two agree on
         targets = {method: key for key in sorted(keys, key=len) for method in handlers.get(key, ())
                    if method != ref.source}
-        if not targets or _bound_to(symbols, call, keys[0]) or _settled(graph, symbols, call):
+        if not targets or _bound_to(symbols, call, keys[0]) or settled_in_repository(graph, symbols, call):
             continue
         for method, key in targets.items():
             attrs = {"line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
@@ -67,20 +67,20 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
 UNDECLARED = "?"
 
 
-def _message_keys(symbols: SymbolTable, guesses: Iterable[str]) -> list[str]:
+def message_keys(symbols: SymbolTable, guesses: Iterable[str]) -> list[str]:
     """The message's TYPE id, or else its qualified guesses marked undeclared."""
     declared = _find_type(symbols, guesses)
     return [declared] if declared else [UNDECLARED + g for g in guesses if "." in g]
 
 
-def _handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[str, list[str]]:
-    """Message key (`_message_keys`) -> the handler METHOD ids (one per handler type)."""
+def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[str, list[str]]:
+    """Message key (`message_keys`) -> the handler METHOD ids (one per handler type)."""
     found: dict[str, list[str]] = defaultdict(list)
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
         for guesses in (g for base in node.attrs.get("generic_bases", ()) for g in base["arguments"]):
-            keys = [key for key in _message_keys(symbols, guesses) if key != node.id]  # not `IEquatable<Self>`
+            keys = [key for key in message_keys(symbols, guesses) if key != node.id]  # not `IEquatable<Self>`
             if not keys:
                 continue
             short = guesses[-1].rsplit(".", 1)[-1]
@@ -119,18 +119,10 @@ def _bound_to(symbols: SymbolTable, call: dict, message: str) -> bool:
     """The receiver is a service of that very message (`IValidator<PlaceOrder>.Validate(command)`),
     not a bus that sends it on."""
     entities = (call.get("data") or {}).get("entities") or ()
-    return any(message in _message_keys(symbols, guesses) for guesses in entities)
+    return any(message in message_keys(symbols, guesses) for guesses in entities)
 
 
 def _in_memory(call: dict) -> bool:
     """A call on a collection (`filters.Add(filter)`) stores its argument; it sends nothing."""
     generic = (call.get("data") or {}).get("generic") or ""
     return generic.rsplit(".", 1)[-1] in NOT_DATA
-
-
-def _settled(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
-    """The resolver found the call's method, with a body, in the repository."""
-    found = resolve_call(graph, symbols, call)
-    return any(not is_interface(symbols.nodes.get(graph.nodes[method].get("parent", "")))
-               and "abstract" not in graph.nodes[method].get("attrs", {}).get("modifiers", ())
-               for method in found.methods)

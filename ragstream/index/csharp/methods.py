@@ -1,4 +1,5 @@
-"""METHOD nodes of a type, with their calls and the tables and procedures their SQL uses.
+"""METHOD nodes of a type, with their calls and the tables and procedures their SQL uses; the
+calls a property's setter makes (`set { ... AddDomainEvent(...); }`), from the PROPERTY node.
 
 Overloads are separate nodes: the id of a method whose name the type declares more than once
 carries its parameter types, qualifiers dropped so the name keeps one dot per scope
@@ -25,7 +26,7 @@ from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
 from ragstream.index.csharp.strings import string_fields, type_parameters
-from ragstream.index.csharp.syntax import LANGUAGE, child_of_type, node_text, type_name
+from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
 from ragstream.index.csharp.variables import member_elements, member_generics, member_types
 
@@ -46,6 +47,18 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     for name, group in overloads.items():
         for syntax in group:
             _add_method(syntax, name, len(group), scope, path, out, registered)
+    for member in body_members(decl.syntax):  # a setter with code: its calls are the property's
+        for setter in _setter_bodies(member):
+            prop = node_id(LANGUAGE, f"{decl.name}.{node_text(member.child_by_field_name('name'))}", "PROPERTY")
+            out.refer(first_of_each(method_calls(setter, prop, scope)))
+
+
+def _setter_bodies(member: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The `set` / `init` accessors of a property that have a body (`set { ...; AddDomainEvent(...); }`)."""
+    accessors = child_of_type(member, "accessor_list") if member.type == "property_declaration" else None
+    return [accessor for accessor in (accessors.named_children if accessors is not None else ())
+            if accessor.type == "accessor_declaration" and any(child.type in ("set", "init") for child in accessor.children)
+            and any(child.type in ("block", "arrow_expression_clause") for child in accessor.named_children)]
 
 
 def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: TypeScope,
