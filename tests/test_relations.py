@@ -453,3 +453,25 @@ def test_side_calls_put_the_entitys_methods_first_and_name_a_dispatched_call_by_
     path = Path((edit, "cs:App.Repo.Save|METHOD", "sql:dbo.Entries|TABLE"), ("CALLS", "WRITES"))
     assert [c.id for c in side_calls(g, [path])] == [
         "cs:App.Entry.Revise|METHOD", "cs:App.Authenticator.Name|METHOD", "cs:App.Log.Write|METHOD"]
+
+
+def test_the_best_method_brings_the_procedures_and_tables_its_calls_reach():
+    """"Where is the balance calculated?": the service the search found, then what its calls
+    reach in the database (the repository's procedure and the tables it reads); the other hits
+    bring only the tables they touch themselves."""
+    import networkx as nx
+
+    from ragstream.graph.relations import with_their_tables
+
+    g = nx.MultiDiGraph()
+    for node, kind, language in [("svc", "METHOD", "csharp"), ("repo", "METHOD", "csharp"), ("other", "METHOD", "csharp"),
+                                 ("sql:p", "PROCEDURE", "sql"), ("sql:t", "TABLE", "sql"), ("sql:u", "TABLE", "sql")]:
+        g.add_node(node, kind=kind, language=language, name=node)
+    g.add_edge("svc", "repo", key="CALLS", resolution="static")
+    g.add_edge("repo", "sql:p", key="CALLS", resolution="static")
+    g.add_edge("sql:p", "sql:t", key="READS")
+    g.add_edge("other", "repo", key="CALLS", resolution="static")
+    g.add_edge("other", "sql:u", key="WRITES")
+    assert with_their_tables(g, ["svc", "other"]) == ["svc", "other", "sql:u"]
+    assert with_their_tables(g, ["svc", "other"], reach=5) == ["svc", "sql:p", "sql:t", "other", "sql:u"]
+    assert with_their_tables(g, ["svc", "other"], reach=1) == ["svc", "sql:p", "other", "sql:u"]

@@ -562,10 +562,14 @@ def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | Non
     return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
 
 
-def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
+def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0) -> list[str]:
     """Each node followed by the tables and views it reads or writes (directly, or through a
-    procedure it calls): what a question about the data wants beside the code that was found."""
+    procedure it calls): what a question about the data wants beside the code that was found.
+    The first method also by up to `reach` of the procedures and tables its calls reach further
+    down (`reached_data`): "where is the balance calculated" is answered by the method the search
+    found best and by the procedure and tables that do the calculating."""
     out = []
+    first_method = next((n for n in nodes if n in graph and graph.nodes[n].get("kind") in ("METHOD", "FUNCTION")), None)
     for node in nodes:
         if node not in graph:
             continue
@@ -573,7 +577,16 @@ def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str]) -> list[str]:
         reached = [node, *_called_procedures(graph, node)]
         out += sorted({t for n in reached for _, t, k in graph.out_edges(n, keys=True)
                        if k in ("READS", "WRITES") and graph.nodes[t].get("kind") in TABLE_KINDS})
+        if node == first_method and reach:
+            out += [n for n in reached_data(graph, node) if n not in out][:reach]
     return list(dict.fromkeys(out))
+
+
+def reached_data(graph: nx.MultiDiGraph, method: str) -> list[str]:
+    """The SQL objects (procedures, tables, views) `method` reaches along its calls, in the order
+    of its flow's paths (`table_paths`)."""
+    nodes = path_nodes([path.nodes for path in table_paths(graph, [method])])
+    return [n for n in nodes if graph.nodes[n].get("language") == "sql"]
 
 
 def _short_name(graph: nx.MultiDiGraph, node: str) -> str:

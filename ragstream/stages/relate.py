@@ -14,7 +14,8 @@ name outranks the rest of the search (a follow-up that names nothing puts the pr
 subjects first). "Who calls X" / "what does X call", and a follow-up's relation ("and who calls
 it?", "which tables does it write", "where is it tested"), are answered from the graph around
 X or the subjects. Without a graph answer the best hits follow, each followed by the tables it
-reads or writes: where the code that was found keeps its data. The search's own fields are left
+reads or writes, the best method also by the procedures and tables its calls reach: where the
+code that was found keeps its data. The search's own fields are left
 as they are, so re-running this stage gives the same result. No model is involved: this stage
 is deterministic.
 """
@@ -41,6 +42,7 @@ ACTIONS = (Action(
     writes=frozenset({"views_by_stage.relate", "extras.relations"})),)
 
 TOUCHED_FROM_HITS = 3  # the best hits whose tables go with them
+REACHED_FROM_BEST = 5  # the SQL objects the best method hit's calls reach, beside it
 NAMED_RELATIONS = ("callers", "callees")  # what a question that names its subject may ask without a follow-up
 SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")
 
@@ -72,7 +74,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     if answer is not None:
         first = answer.node_ids()
     else:  # the tables the best hits read or write say where their data lives, whatever was asked
-        first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS])]))
+        first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS], REACHED_FROM_BEST)]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
     if answer is not None:
