@@ -67,6 +67,9 @@ def test_named_objects_by_cue_and_by_identifier(graph):
     assert [n.id for n in named] == ["sql:dbo.usp_RecordPayment|PROCEDURE"]
     # a cue word next to a word that names nothing finds nothing; `the` is never a name
     assert find_named(graph, "Which tables have the most rows?") == []
+    # a route's placeholder is a parameter, not the object of that name
+    assert [n.id for n in find_named(graph, "What runs for POST /api/{dbo.Invoices} table?")] == []
+    assert [n.id for n in find_named(graph, "What runs for POST /api/dbo.Invoices table?")] == ["sql:dbo.Invoices|TABLE"]
 
 
 def test_a_call_question_names_a_plain_word_in_the_callers_or_callees_place(graph, controller):

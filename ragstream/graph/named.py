@@ -56,6 +56,7 @@ _CALL_CUES = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
     rf"\bwhat\s+(?:does|do|did)\s+{_CALL_NAME}\s+call\b",
     rf"\bwhere\s+(?:is|are)\s+{_CALL_NAME}\s+(?:called|used)\b",
 ))
+_ROUTE_PARAMETER = re.compile(r"\{[^{}\s]*\}")
 MAX_NAMED_BY_WORD = 3  # a name more objects share than this names none of them
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CODE_WORD = re.compile(r"(?<![\w.])(?:[A-Za-z]*[a-z][A-Z]\w*|[a-z]+_\w+)(?![\w.])")
@@ -106,6 +107,8 @@ class NameIndex:
 def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = None) -> list[Named]:
     """The objects `question` names, in the order it names them, each once."""
     index = index or NameIndex(graph)
+    # `/Projects/{ProjectId}/ToDoItems`: a route's placeholder names a parameter, not a type
+    question = _ROUTE_PARAMETER.sub(lambda m: " " * len(m.group()), question)
     found: list[tuple[int, Named]] = []
     for cue, pattern, kinds in _CUES:
         for match in pattern.finditer(question):
