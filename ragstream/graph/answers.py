@@ -11,8 +11,9 @@ from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_relations, asked_start, asked_verbs,
                                        asked_words, asks_for_tables, main_subjects, question_shape)
 from ragstream.graph.mappings import entities_in_words, mapping_of
-from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, around_saves, by_relevance, data_carriers,
-                                       entity_changes, entry_methods, impact_of, related, side_calls, table_paths)
+from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, around_request, around_saves, by_relevance,
+                                       data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
+                                       table_paths)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -29,7 +30,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         changes = entity_changes(graph, paths)
         calls = [call for call in side_calls(graph, paths) if call.id not in {c.id for c in changes}]
         return GraphAnswer("flow", named, ("CALLS", "READS", "WRITES"), paths=paths, calls=calls, changes=changes,
-                           carriers=data_carriers(graph, paths), around=around_saves(graph, paths, changes)) \
+                           carriers=data_carriers(graph, paths),
+                           around=[*around_saves(graph, paths, changes), *around_request(graph, paths)]) \
             if paths else None
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"

@@ -170,6 +170,29 @@ def around_saves(graph: nx.MultiDiGraph, paths: Sequence[Path], changes: Sequenc
     return [item for item in _unique([*steps, *handlers]) if item.id not in on_paths and not in_tests(graph, item.id)]
 
 
+MAX_FILTER_CALLS = 3  # of what a filter's hook runs, the first few stated calls
+
+
+def around_request(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
+    """What runs around a flow's entry points: the ASP.NET filters (`via="request_filter"`: a
+    filter attribute on the action or its controller, a page or action filter registered for
+    every request), each hook followed by the repository methods it calls (`DbContextTransaction-
+    PageFilter.OnPageHandlerExecutionAsync` -> `SchoolContext.CommitTransactionAsync`: the commit
+    of a handler that never saves). In the entries' order; nothing on a path; no test."""
+    on_paths = {node for path in paths for node in path.nodes}
+    found: list[Related] = []
+    for entry in dict.fromkeys(path.nodes[0] for path in paths):
+        for _, hook, key, data in sorted(graph.out_edges(entry, keys=True, data=True)):
+            if key != "CALLS" or data.get("via") != "request_filter":
+                continue
+            found.append(Related(hook, "runs around", entry, resolution_of(data), via="request_filter"))
+            found += [Related(target, "CALLS", hook, resolution_of(call), via=call.get("via") or "")
+                      for _, target, kind, call in sorted(graph.out_edges(hook, keys=True, data=True))
+                      if kind == "CALLS" and _domain_method(graph, target)
+                      and resolution_of(call) in ("static", "inferred")][:MAX_FILTER_CALLS]
+    return [item for item in _unique(found) if item.id not in on_paths and not in_tests(graph, item.id)]
+
+
 def _dispatches(graph: nx.MultiDiGraph, method: str) -> bool:
     """The method publishes collected domain events (`domain_events`: its `dispatcher` edges)."""
     return any(data.get("dispatcher") for _, _, data in graph.out_edges(method, data=True))

@@ -26,8 +26,8 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
         if answer.changes:  # what the paths change on the entities they read or write
             lines += ["", "Changes made to the entities it reads or writes:"]
             lines += [f"- {_item_line(call, graph)} (from `{_short(graph, call.subject)}`)" for call in answer.changes]
-        if answer.around:  # interceptors a save runs, handlers of the events raised
-            lines += ["", "Around the save (what it runs, and the handlers of the events raised):"]
+        if answer.around:  # interceptors a save runs, handlers of the events raised, filters around the request
+            lines += ["", "Around the save and the request (what they run, and the handlers of the events raised):"]
             lines += [f"- {_item_line(step, graph)} (from `{_short(graph, step.subject)}`)" for step in answer.around]
         if answer.calls:  # what the first path runs besides it, touching no table
             lines += ["", "On the way, the first path also calls:"]

@@ -19,6 +19,7 @@ from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.messages import link_messages
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
+from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
@@ -74,6 +75,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
+    stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]

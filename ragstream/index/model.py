@@ -23,11 +23,12 @@ EDGE_TYPES = (
     "FOREIGN_KEY", "READS", "WRITES", "MAPS_TO",
 )
 LANGUAGE_PREFIX = {"python": "py", "sql": "sql", "csharp": "cs"}
-# Edges to code that runs around a save or a request sent (EF interceptors, mediator pipeline
-# behaviours; attrs `dispatcher`: a dispatcher publishing whatever events were collected). Every
-# save or send links to the same few hooks: walks that find a flow's paths or rank a seed's
-# neighbours leave them out (a flow ranks them as such: `graph.relations.around_saves`).
-AROUND_VIAS = frozenset({"interceptor", "pipeline"})
+# Edges to code that runs around a save, a request sent or an HTTP request (EF interceptors,
+# mediator pipeline behaviours, ASP.NET filters; attrs `dispatcher`: a dispatcher publishing
+# whatever events were collected). Every save, send or action links to the same few hooks: walks
+# that find a flow's paths or rank a seed's neighbours leave them out (a flow ranks them as such:
+# `graph.relations.around_saves`, `around_request`).
+AROUND_VIAS = frozenset({"interceptor", "pipeline", "request_filter"})
 
 
 def runs_around(attrs: Mapping[str, Any]) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
+from ragstream.index.csharp.attributes import attribute_names
 from ragstream.index.csharp.docs import doc_comment, header, modifiers
 from ragstream.index.csharp.strings import type_parameters
 from ragstream.index.csharp.syntax import (
@@ -162,6 +163,9 @@ def type_node(decl: TypeDecl, names: Names, path: str, ef_role: str | None) -> N
     parameters = type_parameters(decl.syntax)
     if parameters:  # `Repository<T, TId>`: what a subclass's type arguments bind (`type_bindings`)
         attrs["type_parameters"] = parameters
+    attributes = attribute_names(decl.syntax)
+    if attributes:  # `[FunnelWebRequest]` on a controller: a filter around its actions (`request_filters`)
+        attrs["attributes"] = attributes
     return declaration_node(decl.syntax, "TYPE", decl.name, path, decl.parent, attrs)
 
 

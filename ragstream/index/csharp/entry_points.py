@@ -26,6 +26,7 @@ import re
 import tree_sitter
 
 from ragstream.index.csharp.declarations import TypeDecl
+from ragstream.index.csharp.attributes import attributes
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, node_text, type_name
 
@@ -62,17 +63,17 @@ def type_entries(decl: TypeDecl) -> dict[str, dict]:
 def entry_point(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
     """The `entry` attrs of a method, or None when it is no entry point."""
     entry = _entry_of(syntax, name, decl, registered)
-    anonymous = any(a in ("AllowAnonymous", "AllowAnonymousAttribute") for a, _ in _attributes(syntax))
+    anonymous = any(a in ("AllowAnonymous", "AllowAnonymousAttribute") for a, _ in attributes(syntax))
     who = [] if anonymous else _authorized(syntax) + _authorized(decl.syntax)
     return entry if entry is None or not who else {**entry, "who": list(dict.fromkeys(who))}
 
 
 def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: dict[str, dict]) -> dict | None:
-    attributes = _attributes(syntax)
+    written = attributes(syntax)
     # `[HttpGet][Route("finance/{year}/{month}")]`: the route may stand in an attribute of its own
-    routed = next((_values(arguments)[0] for attribute, arguments in attributes
+    routed = next((_values(arguments)[0] for attribute, arguments in written
                    if attribute in ("Route", "RouteAttribute") and _values(arguments)), None)
-    for attribute, arguments in attributes:
+    for attribute, arguments in written:
         verb = _VERB_ATTRIBUTE.match(attribute)
         if verb:
             return _entry(verb.group(1), "action", next(iter(_values(arguments)), routed))
@@ -87,7 +88,7 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
         return _entry(page.group(1), "page_handler", None)
     public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
     if public and syntax.type == "method_declaration" and _is_controller(decl) \
-            and not any(a in ("NonAction", "NonActionAttribute") for a, _ in attributes):
+            and not any(a in ("NonAction", "NonActionAttribute") for a, _ in written):
         return _entry("ANY", "action", None)
     return None
 
@@ -96,7 +97,7 @@ def _authorized(syntax: tree_sitter.Node) -> list[str]:
     """The roles and policies an `[Authorize]` on a declaration names: `[Authorize(Roles =
     "Admin,Moderator")]`, `[Authorize("Policy")]`, `[Authorize(Policy = "P")]`."""
     found = []
-    for attribute, arguments in _attributes(syntax):
+    for attribute, arguments in attributes(syntax):
         if attribute in ("Authorize", "AuthorizeAttribute"):
             found += [part.strip() for argument, value in arguments if argument in (None, "Roles", "Policy")
                       for part in value.split(",") if part.strip()]
@@ -113,23 +114,8 @@ def _entry(verb: str, kind: str, route: str | None) -> dict:
 def _is_controller(decl: TypeDecl) -> bool:
     named = decl.name.rsplit(".", 1)[-1].endswith("Controller")
     return named or any(base.rsplit(".", 1)[-1].endswith(("Controller", "ControllerBase")) for base in decl.bases) \
-        or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in _attributes(decl.syntax))
+        or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in attributes(decl.syntax))
 
 
 def _values(arguments: list[tuple[str | None, str]]) -> list[str]:
     return [value for _, value in arguments]
-
-
-def _attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[tuple[str | None, str]]]]:
-    """(name, (argument name or None, string value) of each string argument) of each attribute on
-    a declaration."""
-    found = []
-    for attribute_list in (child for child in syntax.children if child.type == "attribute_list"):
-        for attribute in (child for child in attribute_list.named_children if child.type == "attribute"):
-            name = type_name(attribute.child_by_field_name("name")) or ""
-            arguments = attribute.child_by_field_name("arguments") or next(
-                (c for c in attribute.named_children if c.type == "attribute_argument_list"), None)
-            values = [(argument, string_value(value, {})) for argument, value in call_arguments(arguments)] \
-                if arguments else []
-            found.append((name.rsplit(".", 1)[-1], [(argument, value) for argument, value in values if value]))
-    return found

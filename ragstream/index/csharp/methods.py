@@ -19,6 +19,7 @@ from ragstream.index.model import node_id
 from ragstream.index.csharp.calls import TypeScope, method_calls
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.attributes import attribute_names
 from ragstream.index.csharp.entry_points import entry_point, type_entries
 from ragstream.index.csharp.file_names import file_name_references
 from ragstream.index.csharp.object_mapping import mapping_references
@@ -86,6 +87,9 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     entry = entry_point(syntax, name, decl, registered)
     if entry:
         attrs["entry"] = entry
+        attributes = attribute_names(syntax)
+        if attributes:  # `[FunnelWebRequest]`: a filter that runs around this entry point (`request_filters`)
+            attrs["attributes"] = attributes
     if sql:
         attrs["inline_sql"] = [found.text for found in sql]
     procedures = stored_procedures(sql)
