@@ -936,3 +936,33 @@ public class Editor
     revise_sites = [data["line"] for _, target, key, data in graph.out_edges("cs:Blog.Editor.Save|METHOD", keys=True, data=True)
                     if key == "CALLS" and target == "cs:Blog.Entry.Revise|METHOD"]
     assert revise_sites == [12]  # `Find(id)` without a type argument types nothing
+
+
+def test_a_method_forwarding_its_untyped_parameter_to_an_orm_write_writes_what_its_callers_pass():
+    graph = build({"Repo.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository { void Add(object entity); TEntity Get<TEntity>(object id); }
+public class SessionRepository : IRepository
+{
+    private readonly ISession _session;
+    public void Add(object entity) { _session.Persist(entity); }
+    public TEntity Get<TEntity>(object id) => _session.Get<TEntity>(id);
+}
+public class Checkout
+{
+    private readonly IRepository _repository;
+    public void Place(int id)
+    {
+        var order = _repository.Get<Order>(id);
+        _repository.Add(order);
+        _repository.Add(new Customer());
+    }
+    public void Note(OrderDto dto) { _repository.Add(dto); }
+}
+"""})
+    writes = tables(graph, "Shop.Data.Checkout.Place", "WRITES")
+    assert set(writes) == {ORDERS, CUSTOMERS}
+    assert writes[ORDERS]["via"] == "forwarded" and writes[ORDERS]["forwarder"] == "cs:Shop.Data.SessionRepository.Add|METHOD"
+    assert tables(graph, "Shop.Data.Checkout.Note", "WRITES") == {}  # a DTO maps to no table
+    assert tables(graph, "Shop.Data.SessionRepository.Add", "WRITES") == {}  # `object` names no table

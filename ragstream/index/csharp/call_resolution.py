@@ -131,6 +131,11 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
     return _Receiver(list(entities[0]), guessed=True, via="type_argument")
 
 
+def receiver_types(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> list[str]:
+    """The qualified guesses of a receiver spec's type (`{"call": ...}`: what the call returns)."""
+    return _receiver(graph, symbols, receiver, 0).guesses
+
+
 def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> Node | None:
     """The PROPERTY a receiver is reached through (`db.Orders` of `db.Orders.Add(o)`), if any."""
     return _receiver(graph, symbols, receiver, 0).through

@@ -106,6 +106,7 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     )
     calls = []
     changed = _changed_results(method)
+    parameters = parameter_names(method)
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
@@ -123,6 +124,12 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
+            else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
+                argument = _first_argument_inferred(node, body)
+                if argument:
+                    found.attrs["call"]["argument"] = argument
+            if _first_argument_name(node) in parameters[:1]:  # `session.Persist(entity)` in `Add(object entity)`
+                found.attrs["call"]["passes_parameter"] = 0
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -357,6 +364,36 @@ def _navigation(call: tree_sitter.Node) -> str | None:
 def _has_arguments(call: tree_sitter.Node) -> bool:
     arguments = call.child_by_field_name("arguments")
     return arguments is not None and any(child.type == "argument" for child in arguments.named_children)
+
+
+def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None:
+    """The first argument as a receiver only the resolver can type (a variable holding what a call
+    returned, a collection's element): the entity a forwarded write writes (`data_access`)."""
+    first = _first_argument(call)
+    return _inferred_receiver(first, body, 0, through_call=True) if first is not None else None
+
+
+def _first_argument_name(call: tree_sitter.Node) -> str | None:
+    first = _first_argument(call)
+    return node_text(first) if first is not None else None
+
+
+def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first argument of a call when it is a plain identifier, passed by position."""
+    arguments = call.child_by_field_name("arguments")
+    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
+        if arguments is not None else None
+    if first is None or not first.named_children or first.child_by_field_name("name") is not None \
+            or first.named_children[-1].type != "identifier":
+        return None
+    return first.named_children[-1]
+
+
+def parameter_names(method: tree_sitter.Node) -> list[str]:
+    """The names of a method's parameters, in order."""
+    parameters = method.child_by_field_name("parameters")
+    return [node_text(p.child_by_field_name("name")) for p in parameters.named_children
+            if p.type == "parameter" and p.child_by_field_name("name") is not None] if parameters is not None else []
 
 
 def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:

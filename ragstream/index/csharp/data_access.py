@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import receiver_property, resolve_call
+from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -133,7 +133,58 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                             "entity": held, "navigation": navigation, "member": call["member"]})
     # loaded, changed, saved: EF writes what it tracks (after every stated write, which wins)
     added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
+    added["WRITES"] += _forwarded_writes(graph, symbols, refs)
     return added
+
+
+def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference]) -> int:
+    """`Repository.Add(entry)` where `Add(object entity)` runs `session.Persist(entity)`: a method
+    that hands its first parameter, untyped (`object`, a type parameter), to an ORM's write verb
+    writes whatever its callers pass; each call of it whose first argument is a mapped entity (as
+    written, or what a call returned) writes that entity's tables, and the collections it holds.
+    Edges: `via="forwarded"`, `member` (the ORM's verb), `forwarder` (the forwarding method,
+    also when the call went through the interface or base member it implements)."""
+    # method called -> (the ORM verb, the method that forwards)
+    forwarding = {ref.source: (ref.attrs["call"]["member"], ref.source) for ref in refs
+                  if _forwards_parameter(graph, symbols, ref)}
+    if not forwarding:
+        return 0
+    # the calls reach them through the interfaces or bases they implement (dispatch comes later)
+    for method, found in list(forwarding.items()):
+        name, owner = _short(graph, method), str(graph.nodes[method].get("parent"))
+        for base in ancestors(graph, owner) if owner in graph else ():
+            for _, declared, key in graph.out_edges(base, keys=True):
+                if key == "DEFINES" and graph.nodes[declared].get("kind") == "METHOD" and _short(graph, declared) == name:
+                    forwarding.setdefault(declared, found)
+    added = 0
+    for ref in refs:
+        call = ref.attrs.get("call") or {}
+        guesses = call.get("message") or (receiver_types(graph, symbols, call["argument"]) if call.get("argument") else [])
+        entity = symbols.first("csharp", guesses, ("TYPE",)) if guesses else None
+        if entity is None or ref.source not in graph or not _tables(graph, entity.id):
+            continue
+        for method in resolve_call(graph, symbols, call).methods if call.get("member") else ():
+            if method not in forwarding:
+                continue
+            member, forwarder = forwarding[method]
+            attrs = {"line": ref.line, "resolution": "inferred", "via": "forwarded", "entity": entity.id,
+                     "member": member, "forwarder": forwarder}
+            held = [table for other, _ in _held_collections(graph, symbols, entity.id) for table in _tables(graph, other)]
+            added += sum(add_edge(graph, ref.source, table, "WRITES", attrs) for table in _tables(graph, entity.id))
+            added += sum(add_edge(graph, ref.source, table, "WRITES", {**attrs, "via": "aggregate", "guess": True})
+                         for table in held)
+    return added
+
+
+def _forwards_parameter(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> bool:
+    """An ORM write verb (a method the repository does not declare) called with the calling
+    method's first parameter, whose type names no type of the repository (`object`, `T`)."""
+    call = ref.attrs.get("call") or {}
+    if call.get("passes_parameter") != 0 or not call.get("member", "").startswith(WRITE_VERBS) or ref.source not in graph:
+        return False
+    parameters = (graph.nodes[ref.source].get("attrs") or {}).get("parameters") or []
+    written = parameters[0].split("<", 1)[0] if parameters else ""
+    return bool(written) and not symbols.short("csharp", written, ("TYPE",)) and not resolve_call(graph, symbols, call).methods
 
 
 def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
