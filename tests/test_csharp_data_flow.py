@@ -966,3 +966,28 @@ public class Checkout
     assert writes[ORDERS]["via"] == "forwarded" and writes[ORDERS]["forwarder"] == "cs:Shop.Data.SessionRepository.Add|METHOD"
     assert tables(graph, "Shop.Data.Checkout.Note", "WRITES") == {}  # a DTO maps to no table
     assert tables(graph, "Shop.Data.SessionRepository.Add", "WRITES") == {}  # `object` names no table
+
+
+def test_a_flow_through_a_forwarded_write_names_the_forwarding_method_as_its_carrier():
+    from ragstream.graph.answers import answer_from_graph
+
+    graph = build({"Repo.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository { void Add(object entity); }
+public class SessionRepository : IRepository
+{
+    private readonly ISession _session;
+    public void Add(object entity) { _session.Persist(entity); }
+}
+public class CheckoutController : Controller
+{
+    private readonly IRepository _repository;
+    [HttpPost]
+    public void Place(int total) { _repository.Add(new Order { Total = total }); }
+}
+"""})
+    answer = answer_from_graph(graph, "How is an order saved, from the controller down to the tables?", [],
+                               ["cs:Shop.Data.CheckoutController.Place|METHOD"], lambda ids: {})
+    assert answer is not None and answer.paths[0].nodes[-1] == ORDERS
+    assert "cs:Shop.Data.SessionRepository.Add|METHOD" in {c.id for c in answer.carriers}

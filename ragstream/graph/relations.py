@@ -202,7 +202,8 @@ def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related
     """What a path's last step reaches its table through, each with the table as its subject:
     the property (`db.Orders.Add(o)`: the context's `DbSet<Order> Orders`; the data edge's
     `property`) and the methods called on that line (`orders.Add(o)` on an `IRepository<Order>`:
-    the repository's `Add`, as implemented); and the unit of work a writing path's method saves
+    the repository's `Add`, as implemented; the method a write was forwarded through, `Add(object
+    entity)`); and the unit of work a writing path's method saves
     (`SaveChangesAsync`, as implemented). Where the code names the table it never names in SQL,
     and where the write happens."""
     found = []
@@ -217,6 +218,8 @@ def data_carriers(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related
                       for prop in (_implemented(graph, data["property"]) if data.get("property") in graph else [])]
             found += [Related(callee, f"{key} through", table, resolution_of(call), via=call.get("via") or "")
                       for callee, call in _called(graph, method, (data.get("member"),), line=data.get("line"))]
+            if data.get("forwarder") in graph:  # `Repository.Add(entry)`: the method that hands it to the ORM
+                found.append(Related(data["forwarder"], f"{key} through", table, resolution_of(data), via="forwarded"))
             if key == "WRITES":
                 found += [Related(callee, "saves", table, resolution_of(call))
                           for callee, call in _called(graph, method, SAVES)]
