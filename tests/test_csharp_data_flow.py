@@ -991,3 +991,22 @@ public class CheckoutController : Controller
                                ["cs:Shop.Data.CheckoutController.Place|METHOD"], lambda ids: {})
     assert answer is not None and answer.paths[0].nodes[-1] == ORDERS
     assert "cs:Shop.Data.SessionRepository.Add|METHOD" in {c.id for c in answer.carriers}
+
+
+def test_an_orm_write_says_how_it_writes_by_its_verb():
+    from ragstream.graph.relations import written_as
+
+    graph = build({"Orders.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class Orders
+{
+    private readonly ShopContext _db;
+    public void Place(Order order) { _db.Orders.Add(order); }
+    public void Cancel(Order order) { _db.Orders.Remove(order); }
+    public void Fix(Order order) { _db.Orders.Update(order); }
+}
+"""})
+    how = {m: written_as(graph, f"cs:Shop.App.Orders.{m}|METHOD", ORDERS) for m in ("Place", "Cancel", "Fix")}
+    assert how == {"Place": {"INSERT"}, "Cancel": {"DELETE"}, "Fix": {"UPDATE"}}

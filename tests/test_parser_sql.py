@@ -461,3 +461,48 @@ SELECT * INTO #scratch FROM Users;
     # PostgreSQL's default schema is left to the script (its search_path decides)
     pg = parse_sql("p.sql", "CREATE TABLE totals (id int);", "postgres")
     assert "sql:totals|TABLE" in {n.id for n in pg.nodes}
+
+
+def test_each_written_table_says_how_it_is_written():
+    from ragstream.index.sql.access import table_access
+
+    access = table_access("""
+INSERT INTO dbo.Lines (a) SELECT a FROM dbo.Staging;
+UPDATE l SET a = 1 FROM dbo.Ledger l JOIN dbo.Staging s ON s.a = l.a;
+DELETE FROM dbo.Lines WHERE a = 0;
+MERGE dbo.Totals AS t USING dbo.Staging AS s ON t.a = s.a WHEN MATCHED THEN UPDATE SET a = s.a;
+TRUNCATE TABLE dbo.Staging;
+""", "tsql")
+    assert dict(access.operations) == {"dbo.Lines": ("DELETE", "INSERT"), "dbo.Ledger": ("UPDATE",),
+                                       "dbo.Totals": ("MERGE",), "dbo.Staging": ("TRUNCATE",)}
+    # SQL sqlglot cannot parse falls back to the keyword that writes
+    assert table_access("INSERT INTO dbo.Lines VALUES (", "tsql").operations_of("dbo.Lines") == ["INSERT"]
+
+
+def test_a_list_of_the_procedures_that_insert_into_a_table_leaves_out_those_that_only_update_or_delete():
+    from ragstream.graph.answers import answer_from_graph
+    from ragstream.graph.named import find_named
+    from ragstream.index.graph_build import build_graph
+
+    sql = parse_sql("db/procs.sql", """
+CREATE TABLE dbo.Lines (Id INT, Amount INT);
+GO
+CREATE PROCEDURE dbo.AddLine @a INT AS INSERT INTO dbo.Lines (Amount) VALUES (@a);
+GO
+CREATE PROCEDURE dbo.FixLine @a INT AS UPDATE dbo.Lines SET Amount = @a;
+GO
+CREATE PROCEDURE dbo.PurgeLines AS DELETE FROM dbo.Lines;
+GO
+CREATE PROCEDURE dbo.SyncLines AS MERGE dbo.Lines AS t USING dbo.Lines AS s ON t.Id = s.Id WHEN NOT MATCHED THEN INSERT (Amount) VALUES (s.Amount);
+""", "tsql")
+    graph = build_graph([sql])[0]
+
+    def listed(question: str) -> set[str]:
+        answer = answer_from_graph(graph, question, find_named(graph, question), [], lambda ids: {})
+        assert answer is not None
+        return {item.id.split(":", 1)[1].split("|")[0] for item in answer.items}
+
+    assert listed("Which stored procedures insert rows into the Lines table?") == {"dbo.AddLine", "dbo.SyncLines"}
+    assert listed("Which procedures delete from the Lines table?") == {"dbo.PurgeLines"}
+    assert listed("Which procedures write to the Lines table?") == {"dbo.AddLine", "dbo.FixLine", "dbo.PurgeLines",
+                                                                   "dbo.SyncLines"}

@@ -136,6 +136,21 @@ def asked_start(question: str) -> frozenset[str]:
     return frozenset(keyword_tokens(found.group(1) or found.group(2))) if found else frozenset()
 
 
+# The SQL operation a write question names: "which procedures insert rows into T".
+_OPERATION_WORDS = (
+    ("INSERT", re.compile(r"\b(?:insert\w*|add(?:s|ed|ing)?|creat(?:es?|ed|ing))\b", re.IGNORECASE)),
+    ("UPDATE", re.compile(r"\b(?:updat\w*|modif\w*|renam\w*|edit\w*)\b", re.IGNORECASE)),
+    ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|purg\w*|truncat\w*)\b", re.IGNORECASE)),
+)
+
+
+def asked_operations(question: str) -> frozenset[str]:
+    """The write operations a question asks about (INSERT, UPDATE, DELETE); none when it names
+    none of them ("which code writes T", "saves", "changes") or all three."""
+    found = frozenset(op for op, pattern in _OPERATION_WORDS if pattern.search(question))
+    return frozenset() if len(found) == len(_OPERATION_WORDS) else found
+
+
 def asked_verbs(question: str) -> tuple[str, ...]:
     """READS and WRITES in the order the question asks for them ("saves": WRITES first); none
     for no question."""

@@ -308,13 +308,18 @@ def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
 
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
-            wants_tables: bool = False) -> list[Related]:
+            wants_tables: bool = False, operations: Collection[str] = ()) -> list[Related]:
     """What relates to `subject` by `relations`: a table's readers/writers (incoming edges, and the
     callers of those that are procedures: the code that runs them), a procedure's or method's tables
-    (outgoing edges, with the procedures it runs), complete."""
+    (outgoing edges, with the procedures it runs), complete. With `operations` (INSERT, UPDATE,
+    DELETE: "which procedures insert rows into T"), a table's writers known to write it otherwise
+    only are left out (`written_as`)."""
     node = subject.id
     if subject.kind in TABLE_KINDS and not (wants_tables and relations != ("FOREIGN_KEY",)):
         items = _edges(graph.in_edges(node, keys=True, data=True), relations, node, source_side=True)
+        if operations:
+            items = [i for i in items if i.relation != "WRITES" or written_as(graph, i.id, node) & set(operations)
+                     or not written_as(graph, i.id, node)]
         # the code that runs a procedure reading or writing the table reads or writes it too, one hop further
         procedures = [i for i in items if graph.nodes[i.id].get("kind") == "PROCEDURE"]
         return _unique([*items, *_callers(graph, procedures, node)])
@@ -323,6 +328,27 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
         items += [Related(i.id, i.relation, node, i.resolution, indirect=True, via=i.via)
                   for i in _edges(graph.out_edges(callee, keys=True, data=True), relations, node, source_side=False)]
     return _unique(items)
+
+
+# How an ORM call writes (its method's verb), as SQL would; a merge or save is both an insert and an update.
+_VERB_OPERATIONS = (("Add", "INSERT"), ("Insert", "INSERT"), ("Create", "INSERT"), ("Persist", "INSERT"),
+                    ("Update", "UPDATE"), ("Attach", "UPDATE"), ("ExecuteUpdate", "UPDATE"), ("Remove", "DELETE"),
+                    ("Delete", "DELETE"), ("ExecuteDelete", "DELETE"), ("BulkInsert", "INSERT"),
+                    ("BulkUpdate", "UPDATE"), ("BulkDelete", "DELETE"))
+_IMPLIED = {"MERGE": {"INSERT", "UPDATE", "MERGE"}, "TRUNCATE": {"DELETE", "TRUNCATE"}}
+
+
+def written_as(graph: nx.MultiDiGraph, writer: str, table: str) -> set[str]:
+    """How `writer` writes `table`: the SQL statements' operations (`operations` of the WRITES
+    edge: INSERT, UPDATE, DELETE, MERGE, TRUNCATE), else the ORM verb's (`member`: `Add` inserts,
+    a tracked change updates); empty when unknown (a save, an aggregate's collection)."""
+    data = (graph.get_edge_data(writer, table) or {}).get("WRITES") or {}
+    found = set(data.get("operations") or ())
+    if not found and data.get("via") == "change_tracking":
+        found = {"UPDATE"}
+    elif not found and data.get("member") and data.get("via") not in ("aggregate", "navigation"):
+        found = {op for verb, op in _VERB_OPERATIONS if str(data["member"]).startswith(verb)}
+    return {implied for op in found for implied in _IMPLIED.get(op, {op})}
 
 
 def impact_of(graph: nx.MultiDiGraph, subject: Named,

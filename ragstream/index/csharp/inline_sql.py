@@ -194,7 +194,9 @@ def stored_procedures(sql: list[SqlText]) -> list[str]:
 
 def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...],
                    found: SqlText) -> Reference:
-    attrs = {"via": found.via} if found.via != "data_access_call" else {}
+    attrs: dict = {"via": found.via} if found.via != "data_access_call" else {}
+    if edge_type == "WRITES" and found.access.operations_of(name):
+        attrs["operations"] = found.access.operations_of(name)  # INSERT, UPDATE, DELETE, ...
     return Reference(source=source, edge_type=edge_type, target=name, target_language="sql",
                      candidates=table_candidates([name]), target_kinds=kinds, by_name=False,
                      external=True, line=found.line, attrs=attrs)

@@ -33,6 +33,11 @@ class TableAccess:
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     calls: tuple[str, ...] = ()  # procedures run with EXEC / EXECUTE
+    # how each written table is written: INSERT, UPDATE, DELETE, MERGE, TRUNCATE (sorted)
+    operations: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def operations_of(self, name: str) -> list[str]:
+        return list(dict(self.operations).get(name, ()))
 
 
 @dataclass
@@ -40,11 +45,14 @@ class _Found:
     reads: set[str] = field(default_factory=set)
     writes: set[str] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)
+    operations: dict[str, set[str]] = field(default_factory=dict)
 
     def add(self, other: _Found) -> None:
         self.reads |= other.reads
         self.writes |= other.writes
         self.calls |= other.calls
+        for name, operations in other.operations.items():
+            self.operations.setdefault(name, set()).update(operations)
 
 
 def table_access(sql: str, dialect: str | None = None) -> TableAccess:
@@ -57,6 +65,8 @@ def table_access(sql: str, dialect: str | None = None) -> TableAccess:
         reads=tuple(sorted(found.reads)),
         writes=tuple(sorted(found.writes)),
         calls=tuple(sorted(found.calls)),
+        operations=tuple((name, tuple(sorted(found.operations.get(name, ())))) for name in sorted(found.writes)
+                         if found.operations.get(name)),
     )
 
 
@@ -225,8 +235,13 @@ def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expr] 
 def _tree_access(tree: exp.Expr) -> _Found:
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
-    written = list(_write_targets(tree))
+    written_how = list(_write_targets(tree))
+    written = [table for table, _ in written_how]
     targets = [_unalias(t, by_alias) for t in written]
+    operations: dict[str, set[str]] = {}
+    for target, (_, operation) in zip(targets, written_how):
+        if _is_table(target, ctes):
+            operations.setdefault(table_name(target), set()).add(operation)
     executions = list(tree.find_all(exp.Execute))
     # Dynamic SQL is not analysed: `EXEC ('SELECT ...')` parses its string as a table name,
     # `EXEC (@sql)` a variable, and sp_executesql runs whatever its argument holds.
@@ -240,6 +255,7 @@ def _tree_access(tree: exp.Expr) -> _Found:
                if id(t) not in not_read and _is_table(t, ctes)} | set(_table_functions(tree)),
         writes={table_name(t) for t in targets if _is_table(t, ctes)},
         calls={table_name(t) for t in executed},
+        operations=operations,
     )
 
 
@@ -272,15 +288,21 @@ def _function_name(parts: list[exp.Expr]) -> Iterator[str]:
         yield name
 
 
-def _write_targets(tree: exp.Expr) -> Iterator[exp.Table]:
+# How a statement writes its target (`SELECT ... INTO t` inserts).
+_OPERATIONS = ((exp.Insert, "INSERT"), (exp.Into, "INSERT"), (exp.Update, "UPDATE"), (exp.Delete, "DELETE"),
+               (exp.Merge, "MERGE"))
+
+
+def _write_targets(tree: exp.Expr) -> Iterator[tuple[exp.Table, str]]:
     for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Into):
+        operation = next(name for kind, name in _OPERATIONS if isinstance(node, kind))
         # `DELETE i FROM dbo.Invoices i` names its targets in `tables` and its source in `this`.
         named = node.args.get("tables") if isinstance(node, exp.Delete) else None
         for target in named or [node.this]:
-            yield from _as_table(target)
+            yield from ((table, operation) for table in _as_table(target))
     for node in tree.find_all(exp.TruncateTable):
         for target in node.expressions:
-            yield from _as_table(target)
+            yield from ((table, "TRUNCATE") for table in _as_table(target))
 
 
 def _as_table(node: exp.Expr | None) -> list[exp.Table]:
@@ -344,4 +366,7 @@ def _regex_access(sql: str) -> _Found:
             continue
         bucket = found.writes if match["write"] else found.reads if match["read"] else found.calls
         bucket.add(name)
+        if match["write"]:
+            keyword = match["write"].split()[0].upper()
+            found.operations.setdefault(name, set()).add("INSERT" if keyword == "INTO" else keyword)
     return found

@@ -94,7 +94,7 @@ def add_definition(out: ParsedFile, statement: Statement, found: Definition,
     for edge_type, field, kinds in _USES:
         out.references.extend(
             sql_reference(source, edge_type, name, kinds, mentions.line(name, ANCHORS[edge_type]),
-                          dialect)
+                          dialect, {"operations": access.operations_of(name)} if edge_type == "WRITES" else None)
             for name in getattr(access, field)
             if not (found.kind == "TRIGGER" and name.lower() in _TRIGGER_PSEUDO_TABLES)
         )
