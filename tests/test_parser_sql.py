@@ -504,5 +504,8 @@ CREATE PROCEDURE dbo.SyncLines AS MERGE dbo.Lines AS t USING dbo.Lines AS s ON t
 
     assert listed("Which stored procedures insert rows into the Lines table?") == {"dbo.AddLine", "dbo.SyncLines"}
     assert listed("Which procedures delete from the Lines table?") == {"dbo.PurgeLines"}
+    # "modify" is any write
+    assert listed("Which procedures modify the Lines table?") == {"dbo.AddLine", "dbo.FixLine", "dbo.PurgeLines",
+                                                                 "dbo.SyncLines"}
     assert listed("Which procedures write to the Lines table?") == {"dbo.AddLine", "dbo.FixLine", "dbo.PurgeLines",
                                                                    "dbo.SyncLines"}

@@ -139,7 +139,7 @@ def asked_start(question: str) -> frozenset[str]:
 # The SQL operation a write question names: "which procedures insert rows into T".
 _OPERATION_WORDS = (
     ("INSERT", re.compile(r"\b(?:insert\w*|add(?:s|ed|ing)?|creat(?:es?|ed|ing))\b", re.IGNORECASE)),
-    ("UPDATE", re.compile(r"\b(?:updat\w*|modif\w*|renam\w*|edit\w*)\b", re.IGNORECASE)),
+    ("UPDATE", re.compile(r"\b(?:updat\w*|renam\w*|edit\w*)\b", re.IGNORECASE)),  # "modify": any write
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|purg\w*|truncat\w*)\b", re.IGNORECASE)),
 )
 
