@@ -122,3 +122,49 @@ def test_a_flow_names_the_filter_around_its_entry_and_what_the_filter_commits():
     assert "cs:Shop.Data.ShopContext.CommitTransactionAsync|METHOD" in around
     # the filter's edges are no path: the flow's tables are reached from the handler itself
     assert all("TransactionPageFilter" not in node for path in answer.paths for node in path.nodes)
+
+
+def test_an_action_filter_runs_for_actions_only_where_registered_or_applied_by_type():
+    """A global action filter around every action (a guess: registered by DI and a test only, no
+    `Filters.Add`), never around a minimal API; one applied by `[ServiceFilter(typeof(X))]` only
+    where it is written."""
+    sources = {
+        "src/Web/Audit.cs": """
+using Microsoft.AspNetCore.Mvc.Filters;
+namespace Shop.Web;
+public class AuditFilter : IActionFilter
+{
+    public void OnActionExecuting(ActionExecutingContext context) { }
+    public void OnActionExecuted(ActionExecutedContext context) { }
+}
+public class TimingFilter : IActionFilter
+{
+    public void OnActionExecuting(ActionExecutingContext context) { }
+    public void OnActionExecuted(ActionExecutedContext context) { }
+}
+public static class Setup
+{
+    public static void Services(IServiceCollection services) { services.AddScoped<TimingFilter>(); }
+    public static void Map(WebApplication app) { app.MapPost("/ping", Ping); }
+    public static IResult Ping() => Results.Ok();
+}
+public class OrdersController : Controller
+{
+    [HttpPost]
+    [ServiceFilter(typeof(AuditFilter))]
+    public IActionResult Create() => Ok();
+    public IActionResult Index() => Ok();
+}
+""",
+        "tests/Web.Tests/TimingTests.cs": """
+namespace Shop.Web.Tests;
+public class TimingTests { public void Runs() { var filter = new TimingFilter(); } }
+""",
+    }
+    graph = build_graph([parse_csharp(path, text) for path, text in sources.items()])[0]
+    create, index = filters_of(graph, "OrdersController.Create"), filters_of(graph, "OrdersController.Index")
+    assert "cs:Shop.Web.AuditFilter.OnActionExecuting|METHOD" in create
+    assert not [t for t in index if "AuditFilter" in t]  # applied by type where written, nowhere else
+    timing = "cs:Shop.Web.TimingFilter.OnActionExecuting|METHOD"
+    assert timing in index and index[timing].get("guess")  # DI and a test register nothing for every request
+    assert filters_of(graph, "Setup.Ping") == {}  # a minimal API runs no MVC filter

@@ -44,6 +44,10 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("If we widen the Name column to 400 characters, what else needs to change?", "impact"),
     ("What else depends on the Invoices view?", "impact"),
     ("What happens when an order is changed?", "flow"),  # a change as it runs, not one to the schema
+    # a change as it runs, not one to the schema: flows (review of the impact phrasings)
+    ("If the order status is changed to shipped, what code runs?", "flow"),
+    ("If I add an item to my basket, which tables are written?", "flow"),
+    ("If we add a column to the Orders table, what else has to change?", "impact"),
     # a flow checked against the database
     ("How is a password checked against the database?", "flow"),
 ])
@@ -407,6 +411,7 @@ def test_a_flow_starts_at_the_message_handler_the_question_describes_best():
     ("What gets saved when an order is placed?", {"POST"}),
     ("How do I get the list of orders?", {"GET"}),
     ("When do the tables get loaded?", {"GET"}),
+    ("How does the API get featured products from the database?", {"GET"}),  # an adjective, not a passive
 ])
 def test_a_passive_get_asks_for_no_http_get(question, verbs):
     from ragstream.graph.questions import asked_http_verbs
@@ -478,3 +483,48 @@ def test_the_best_method_brings_the_procedures_and_tables_its_calls_reach():
     assert with_their_tables(g, ["svc", "other"]) == ["svc", "other", "sql:u"]
     assert with_their_tables(g, ["svc", "other"], reach=5) == ["svc", "sql:p", "sql:t", "other", "sql:u"]
     assert with_their_tables(g, ["svc", "other"], reach=1) == ["svc", "sql:p", "other", "sql:u"]
+
+
+@pytest.mark.parametrize("question, start", [
+    ("Walk me from the scheduled job that imports levy declarations to the tables.", {"schedul", "job"}),
+    ("Trace it from the scheduled job, through the handler, down to the tables.", {"schedul", "job"}),
+    ("Trace what happens from the moment a user clicks save to the tables.", set()),
+    ("How does the worker take the next job from the queue and run it?", set()),
+])
+def test_where_a_walk_starts_is_the_start_phrase_without_what_qualifies_it(question, start):
+    from ragstream.graph.questions import asked_start
+
+    assert asked_start(question) == start
+
+
+def test_an_entitys_method_or_a_helper_is_no_entry_before_the_action_and_no_test_double_is_one():
+    """"When a user logs in": the action that calls the entity's `User.RecordLogin`, not the entity
+    method though its type is named; a handler in the tests is never described as an entry; a
+    framework's parameter type (`CancellationToken`) says nothing of an entry point."""
+    from ragstream.graph.answers import entry_points
+    from ragstream.graph.relations import described_entries, entry_words
+
+    g = _entry_graph({"Web.AccountController.SignIn(SignInModel)": {"entry": {"verb": "POST", "kind": "action"},
+                                                                    "parameters": ["SignInModel"]},
+                      "Domain.User.RecordLogin": {}, "Web.AccountController.BuildClaims": {}})
+    sign_in = "cs:Web.AccountController.SignIn(SignInModel)|METHOD"
+    for callee in ("cs:Domain.User.RecordLogin|METHOD", "cs:Web.AccountController.BuildClaims|METHOD"):
+        g.add_edge(sign_in, callee, key="CALLS", resolution="static")
+        g.nodes[callee]["parent"] = callee.rsplit(".", 1)[0] + "|TYPE"
+    g.add_node("cs:Domain.User|TYPE", kind="TYPE", name="Domain.User")
+    g.add_edge("cs:Domain.User|TYPE", "sql:dbo.Users|TABLE", key="MAPS_TO")
+    hits = ["cs:Domain.User.RecordLogin|METHOD", "cs:Web.AccountController.BuildClaims|METHOD"]
+    assert entry_points(g, hits, "What happens in the database when a user logs in?")[0] == sign_in
+
+    g = _entry_graph({"App.Tests.FakeImportPaymentsHandler.Handle": {}, "App.ImportPaymentsHandler.Handle": {},
+                      "App.Bus.Send": {}})
+    g.nodes["cs:App.Tests.FakeImportPaymentsHandler.Handle|METHOD"]["path"] = "tests/App.Tests/Fakes.cs"
+    for handler in ("Tests.FakeImportPaymentsHandler", "ImportPaymentsHandler"):
+        g.add_edge("cs:App.Bus.Send|METHOD", f"cs:App.{handler}.Handle|METHOD", key="CALLS", resolution="dispatch",
+                   via="message")
+    assert list(described_entries(g, {"import", "payment", "handler"})) == ["cs:App.ImportPaymentsHandler.Handle|METHOD"]
+
+    g = _entry_graph({"App.ShipOrderHandler.Handle": {"parameters": ["ShipOrderCommand", "CancellationToken"]}})
+    g.add_node("cs:App.ShipOrderCommand|TYPE", kind="TYPE", name="App.ShipOrderCommand", path="src/app.cs")
+    said = entry_words(g, "cs:App.ShipOrderHandler.Handle|METHOD", {"ShipOrderCommand"})
+    assert {"ship", "order", "command"} <= said and not {"cancel", "token"} & said

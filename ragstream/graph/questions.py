@@ -29,15 +29,19 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
                    # "what happens when payments are imported": what runs, from the top down
                    r"|^\s*what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
+_SCHEMA_OBJECT = (r"(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?|entit(?:y|ies)"
+                  r"|(?-i:[A-Za-z_]*[a-z][A-Z]\w*)|\w+\.\w+)")  # a named object: `StockQuantity`, `Order.Status`
 _IMPACT = re.compile(
     # "what breaks", "what would be affected", "what code is affected", "what else depends"
     r"\bwhat\s+(?:\w+\s+){0,2}?(?:breaks?|affected|depends)\b|\bimpact\b"
     # "which code has to change along with the column", "what else needs to change"
     r"|\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:has|have|needs?|must)\s+to\s+(?:change|be changed|be updated)\b"
-    r"|\bif\s+(?:i|we|you)\s+(?:rename|drop|change|remove|delete|alter|add|shorten|widen|lengthen|retype|split)\b"
-    # "if the StockQuantity column were renamed", "if the UserRoles join table changes"
-    r"|\bif\b[^?.]*\b(?:is|are|was|were|gets?|got)\s+(?:renamed|dropped|removed|changed|altered)\b"
-    r"|\bif\b[^?.]*\b(?:column|table|view|procedure|type)\s+changes\b"
+    r"|\bif\s+(?:i|we|you)\s+(?:rename|drop|change|remove|delete|alter|shorten|widen|lengthen|retype|split)\b"
+    r"|\bif\s+(?:i|we|you)\s+add\s+(?:an?\s+|the\s+)?(?:new\s+)?(?:columns?|fields?|propert(?:y|ies)|index|parameters?)\b"
+    # "if the StockQuantity column were renamed", "if the UserRoles join table changes": a schema or
+    # code object, not "if the order is cancelled" (a flow); bounded, so a pasted script stays linear
+    rf"|\bif\b[^?.,;]{{0,80}}\b{_SCHEMA_OBJECT}\s+(?:is|are|was|were|gets?|got)\s+(?:renamed|dropped|removed|changed|altered)\b"
+    r"|\bif\b[^?.,;]{0,80}\b(?:column|table|view|procedure|type)\s+changes\b"
     r"|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
     re.IGNORECASE)
 _LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
@@ -122,18 +126,24 @@ def asked_words(question: str) -> frozenset[str]:
 
 
 # Where a walk is asked to start: "walk me from the scheduled job to the tables", "trace it from the
-# controller action down to ...", "starting at the endpoint".
-_START = re.compile(r"\b(?:walk|trace|follow|start|go|take)\w*\b[^.?!]*?\b(?:from|at)\s+(?:the\s+|a\s+|an\s+)?"
-                    r"([\w\s'-]+?)\s+(?:(?:all\s+the\s+way\s+)?(?:down\s+)?(?:to|into|through)|and)\b"
-                    # "from the API controller down to the tables"
-                    r"|\bfrom\s+(?:the\s+|a\s+|an\s+)?([\w\s.'-]+?)\s+(?:all\s+the\s+way\s+)?down\s+to\b", re.IGNORECASE)
+# controller action down to ...", "from X down to". Bounded, so a long text stays linear.
+_START = re.compile(r"\b(?:walk|trace|follow|start)\w*\b[^.?!]{0,80}?\b(?:from|at)\s+(?:the\s+|a\s+|an\s+)?"
+                    r"([\w\s'-]{1,60}?)\s*,?\s+(?:(?:all\s+the\s+way\s+)?(?:down\s+)?(?:to|into|through)|and)\b"
+                    r"|\bfrom\s+(?:the\s+|a\s+|an\s+)?([\w\s.'-]{1,60}?)\s*,?\s+(?:all\s+the\s+way\s+)?down\s+to\b",
+                    re.IGNORECASE)
+# what qualifies the start ("the job that imports declarations") is not where it is
+_START_CLAUSE = re.compile(r"\s+(?:that|which|who|whose|where|when|while|for|of|with|in|on)\b.*", re.IGNORECASE | re.S)
+_START_TIME = re.compile(r"^(?:moment|time|point|beginning|start|top)\b", re.IGNORECASE)  # "from the moment ..."
 
 
 def asked_start(question: str) -> frozenset[str]:
     """The keyword tokens of where the question asks a walk to start ("from the scheduled job" ->
     `schedul`, `job`); none when it names no start."""
     found = _START.search(question)
-    return frozenset(keyword_tokens(found.group(1) or found.group(2))) if found else frozenset()
+    if not found:
+        return frozenset()
+    phrase = _START_CLAUSE.sub("", found.group(1) or found.group(2))
+    return frozenset() if _START_TIME.match(phrase) else frozenset(keyword_tokens(phrase))
 
 
 # The SQL operation a write question names: "which procedures insert rows into T".
@@ -164,7 +174,8 @@ _HTTP_VERBS = (
     ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
     # "which tables get written": a passive "get", not a read
-    ("GET", re.compile(r"\b(?:get\w*(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)\b)|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
+    ("GET", re.compile(r"\b(?:get\w*(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)"
+                       r"(?:\s*(?:[?.,;!]|$)|\s+(?:by|in|into|to|from|when|after|before|and|or|during|on|at|for|with|if|once|while|again|back|out|up)\b))|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
                        r"find\w*|brows\w*|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
 )
 _NAMED_VERB = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\b")  # "after the PUT request": the verb itself

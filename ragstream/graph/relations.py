@@ -123,8 +123,7 @@ def side_calls(graph: nx.MultiDiGraph, paths: Sequence[Path]) -> list[Related]:
                 continue
             found.append(Related(target, "CALLS", method, resolution, via=data.get("via") or ""))
     through = {item.via for item in found}
-    entities = {item.id: any(key == "MAPS_TO" for _, _, key in graph.out_edges(graph.nodes[item.id].get("parent"), keys=True))
-                if graph.nodes[item.id].get("parent") in graph else False for item in found}
+    entities = {item.id: _mapped(graph, graph.nodes[item.id].get("parent")) for item in found}
     return sorted(_unique([item for item in found if item.id not in through]),
                   key=lambda item: not entities[item.id])[:MAX_SIDE_CALLS]
 
@@ -452,34 +451,40 @@ def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[st
     guess (`via="member_name"`); tests, the entity's own code and the mapping code are left to
     the other relations."""
     owner, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
-    if owner not in graph or not any(key == "MAPS_TO" for _, _, key in graph.out_edges(owner, keys=True)):
+    if not _mapped(graph, owner):
         return []
     short = graph.nodes[owner].get("name", "").rsplit(".", 1)[-1]
-    holders = {owner, *_navigating_to(graph, owner)}
-    tables = {t for h in holders for _, t, key in graph.out_edges(h, keys=True)
-              if key == "MAPS_TO" and graph.nodes[t].get("kind") in TABLE_KINDS}
-    users = {source for table in tables for source, _, key in graph.in_edges(table, keys=True)
-             if key in DATA_EDGES and graph.nodes[source].get("kind") == "METHOD"}
+    navigations = _navigating_to(graph, owner)
+
+    def table_users(types: Collection[str]) -> set[str]:
+        tables = {t for h in types for _, t, key in graph.out_edges(h, keys=True)
+                  if key == "MAPS_TO" and graph.nodes[t].get("kind") in TABLE_KINDS}
+        return {source for table in tables for source, _, key in graph.in_edges(table, keys=True)
+                if key in DATA_EDGES and graph.nodes[source].get("kind") == "METHOD"}
+    users = table_users({owner})
     users |= {node for node, data in graph.nodes(data=True) if data.get("kind") == "METHOD" and data.get("language") == "csharp"
               and short in {t.rsplit(".", 1)[-1].rstrip("?>").rsplit("<", 1)[-1] for t in
                             (data.get("attrs") or {}).get("parameters", ())}}
-    users = {u for u in users if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
+    through = table_users(navigations) - users  # hold the entity only through a navigation: must name it
+    names = sorted({nav for navs in navigations.values() for nav in navs})
+    users = {u for u in users | through if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
     texts = text_of(sorted(users))
     access = re.compile(rf"\.\s*{re.escape(name)}(?![\w(])")
+    navigated = re.compile(rf"\.\s*(?:{'|'.join(map(re.escape, names))})(?!\w)") if names else None
     return [Related(u, "uses property", prop, "by_name", via="member_name") for u in sorted(users)
-            if access.search(texts.get(u, ""))]
+            if access.search(texts.get(u, "")) and (u not in through or bool(navigated and navigated.search(texts.get(u, ""))))]
 
 
-def _navigating_to(graph: nx.MultiDiGraph, entity: str) -> set[str]:
+def _navigating_to(graph: nx.MultiDiGraph, entity: str) -> dict[str, set[str]]:
     """The types with a property of `entity`'s type or a collection of it (a navigation)."""
     qualified = graph.nodes[entity].get("name", "")
-    found = set()
+    found: dict[str, set[str]] = {}
     for _, data in graph.nodes(data=True):
         attrs = data.get("attrs") or {}
         if data.get("kind") == "PROPERTY" and (qualified in attrs.get("returns", ()) or any(
                 qualified in guesses for guesses in (attrs.get("generic") or {}).get("entities", ()))):
-            found.add(str(data.get("parent")))
-    return found - {entity, "None"}
+            found.setdefault(str(data.get("parent")), set()).add(data.get("name", "").rsplit(".", 1)[-1])
+    return {t: navs for t, navs in found.items() if t not in (entity, "None")}
 
 
 def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
@@ -491,7 +496,7 @@ def foreign_key_navigations(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     a table)."""
     owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
     if owner not in graph or len(name) <= 2 or not name.endswith("Id") \
-            or not any(key == "MAPS_TO" for _, _, key in graph.out_edges(owner, keys=True)):
+            or not _mapped(graph, owner):
         return []  # only an entity's key is a relationship (a DTO's `CustomerId` is a copy)
     members = {graph.nodes[m].get("name", "").rsplit(".", 1)[-1]: m for _, m, k in graph.out_edges(owner, keys=True)
                if k == "DEFINES" and graph.nodes[m].get("kind") == "PROPERTY"}
@@ -702,7 +707,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
     # what the question says of an entry point or a handler (of other methods, a word or two of the
     # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
-    entries = {h: entry_words(graph, h) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
+    declared = declared_type_names(graph)
+    entries = {h: entry_words(graph, h, declared) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
 
     def starts_here(method: str) -> bool:
         parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
@@ -714,9 +720,12 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         verb = entry_verb(hit)
         other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
         said = entries.get(hit, set())
-        return (verb not in http_verbs, not (verb or outer.search(name) or of_named_type(hit)), other_verb,
-                not starts_here(hit), -shared_words(asked, said),
-                unasked_words(asked, said), not of_named_type(hit), -downstream[hit], not verb,
+        shared = shared_words(asked, said)
+        # an entity's method is a step of a flow, not where it starts, whatever names its type
+        named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
+        return (verb not in http_verbs, not (verb or outer.search(name) or named_type), other_verb,
+                not starts_here(hit), -shared,
+                unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
     return sorted(candidates, key=rank)[:3]
@@ -734,27 +743,37 @@ def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs
     missed ("when an employer opens the finance transactions page for a given month") is still
     found."""
     asked = set(words)
+    declared = declared_type_names(graph)
     scored = []
     for node, data in graph.nodes(data=True):
         entry = (data.get("attrs") or {}).get("entry")
         if entry and http_verbs and entry.get("verb") not in http_verbs:
             continue
-        if entry or _dispatched_to(graph, node):
-            shared = shared_words(asked, entry_words(graph, node))
+        if (entry or _dispatched_to(graph, node)) and not in_tests(graph, node):
+            shared = shared_words(asked, entry_words(graph, node, declared))
             if shared >= MIN_DESCRIBING_WORDS:
                 scored.append((-shared, node))
     return {node: -score for score, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
 
 
-def entry_words(graph: nx.MultiDiGraph, method: str) -> set[str]:
-    """What an entry point says of itself, as keyword tokens: its type's and its own name, its
-    parameters' types, its route and who may call it (`[Authorize]` roles and policies)."""
+def entry_words(graph: nx.MultiDiGraph, method: str, declared: Collection[str] = ()) -> set[str]:
+    """What an entry point says of itself, as keyword tokens: its type's and its own name, the
+    types of its parameters that the repository declares (`declared`: an `EntryRevision`, not a
+    framework's `CancellationToken`), its route and who may call it (`[Authorize]` roles and
+    policies)."""
     data = graph.nodes[method]
     attrs = data.get("attrs") or {}
     entry = attrs.get("entry") or {}
+    parameters = [p for p in attrs.get("parameters", ()) if p.rstrip("?").split("<", 1)[0].rsplit(".", 1)[-1] in declared]
     texts = [*data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:], entry.get("route") or "",
-             *entry.get("who", ()), *attrs.get("parameters", ())]
+             *entry.get("who", ()), *parameters]
     return {t for text in texts for part in identifier_parts(text) for t in keyword_tokens(part)}
+
+
+def declared_type_names(graph: nx.MultiDiGraph) -> set[str]:
+    """The short names of the types the repository declares."""
+    return {data.get("name", "").rsplit(".", 1)[-1] for _, data in graph.nodes(data=True)
+            if data.get("kind") in ("TYPE", "CLASS") and data.get("path")}
 
 
 MIN_PREFIX = 4  # "editor" meets `Edit`: a word of at least this many letters that begins another
@@ -909,3 +928,8 @@ def _unique(items: list[Related]) -> list[Related]:
         if item.id not in kept or (kept[item.id].indirect and not item.indirect):
             kept[item.id] = item
     return list(kept.values())
+
+
+def _mapped(graph: nx.MultiDiGraph, type_id: str | None) -> bool:
+    """The type is an entity: mapped to a table."""
+    return type_id in graph and any(key == "MAPS_TO" for _, _, key in graph.out_edges(type_id, keys=True))

@@ -8,12 +8,35 @@ from __future__ import annotations
 import tree_sitter
 
 from ragstream.index.csharp.strings import string_value
-from ragstream.index.csharp.syntax import call_arguments, type_name
+from ragstream.index.csharp.syntax import call_arguments, descendants, type_arguments, type_name
+
+
+# Attributes that apply the filter type they name (`[ServiceFilter(typeof(AuditFilter))]`).
+FILTER_BY_TYPE = frozenset({"ServiceFilter", "ServiceFilterAttribute", "TypeFilter", "TypeFilterAttribute"})
 
 
 def attribute_names(syntax: tree_sitter.Node) -> list[str]:
-    """The attributes on a declaration, by name as written (`FunnelWebRequest`, `HttpPost`)."""
-    return list(dict.fromkeys(name for name, _ in attributes(syntax)))
+    """The attributes on a declaration, by name as written (`FunnelWebRequest`, `HttpPost`), and
+    the filter types `[ServiceFilter(typeof(X))]` / `[TypeFilter<X>]` apply (`X`)."""
+    return list(dict.fromkeys([*(name for name, _ in attributes(syntax)), *_applied_filter_types(syntax)]))
+
+
+def _applied_filter_types(syntax: tree_sitter.Node) -> list[str]:
+    found = []
+    for attribute_list in (child for child in syntax.children if child.type == "attribute_list"):
+        for attribute in (child for child in attribute_list.named_children if child.type == "attribute"):
+            name_node = attribute.child_by_field_name("name")
+            if (type_name(name_node) or "").rsplit(".", 1)[-1] not in FILTER_BY_TYPE:
+                continue
+            if name_node is not None and name_node.type == "generic_name":
+                found += type_arguments(name_node)
+            found += [type_name(typed.named_children[0]) or "" for typed in _descendants_of(attribute, "typeof_expression")
+                      if typed.named_children]
+    return [name.rsplit(".", 1)[-1] for name in found if name]
+
+
+def _descendants_of(node: tree_sitter.Node, kind: str) -> list[tree_sitter.Node]:
+    return [child for child in descendants(node) if child.type == kind]
 
 
 def attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[tuple[str | None, str]]]]:

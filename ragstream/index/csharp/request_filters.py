@@ -9,12 +9,15 @@ DbContextTransactionPageFilter())`: begins and commits the transaction around ea
 A filter is a class by its base, ASP.NET's filter types (directly or through a base of the
 repository's own); its hooks are the methods it declares under ASP.NET's names.
 
-An attribute filter is linked from the entry points (`index/csharp/entry_points`) whose method,
-type or the type's bases carry the attribute (`Name` or `NameAttribute`). Any other filter runs
-for every entry point of its kind: a page filter (`IPageFilter`, `IAsyncPageFilter`) around page
-handlers, the others around actions; the repository creating it or naming it as a type argument
-(its registration) makes the edge stated, else it is a guess (registration may be elsewhere, or
-none). Edges: CALLS, `resolution="dispatch"`, `via="request_filter"`, `member` (the hook).
+Only controller actions and Razor Pages handlers are linked (MVC's filters do not run for minimal
+APIs or endpoint classes). An attribute filter, or a filter an attribute applies by its type
+(`[ServiceFilter(typeof(AuditFilter))]`), is linked from the entry points whose method, type or
+the type's bases carry it (`Name` or `NameAttribute`). Any other filter runs for every entry
+point of its kind: a page filter (`IPageFilter`, `IAsyncPageFilter`) around page handlers, the
+others around actions; its registration in the repository's code (`Filters.Add(new X())`,
+`Filters.Add<X>()`, `Conventions.ConfigureFilter(new X())`) makes the edge stated, else it is a
+guess (registered by `typeof`, elsewhere, or not at all). Edges: CALLS, `resolution="dispatch"`,
+`via="request_filter"`, `member` (the hook).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.interceptors import short_name
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
+from ragstream.test_paths import is_test_path
 
 PAGE_FILTERS = frozenset({"IPageFilter", "IAsyncPageFilter"})
 ACTION_FILTERS = frozenset({
@@ -45,16 +49,20 @@ def link_request_filters(graph: nx.MultiDiGraph, refs: Iterable[Reference]) -> i
     filters = _filters(graph)
     if not filters:
         return 0
-    registered = _named_in_code(refs)
-    entries = [(node, data) for node, data in sorted(graph.nodes(data=True))
-               if data.get("kind") == "METHOD" and (data.get("attrs") or {}).get("entry")]
+    registered = _registered(graph, refs)
+    # MVC's filters run for controller actions and Razor Pages handlers, not minimal APIs or endpoints
+    entries = [(node, data) for node, data in sorted(graph.nodes(data=True)) if data.get("kind") == "METHOD"
+               and ((data.get("attrs") or {}).get("entry") or {}).get("kind") in ("action", "page_handler")]
+    carried = {name for _, data in graph.nodes(data=True) for name in (data.get("attrs") or {}).get("attributes", ())}
     added = 0
     for filter_type, (bases, hooks) in filters.items():
         name = short_name(graph, filter_type)
-        is_attribute = name.endswith("Attribute") or any(base.endswith("Attribute") for base in bases)
+        # applied where written (`[Audit]`, `[ServiceFilter(typeof(AuditFilter))]`), else for every request
+        applied = name.endswith("Attribute") or any(base.endswith("Attribute") for base in bases) \
+            or bool({name, name.removesuffix("Attribute")} & carried)
         pages = bool(bases & PAGE_FILTERS)
         for entry, data in entries:
-            if is_attribute:
+            if applied:
                 if not _carries(graph, entry, data, name):
                     continue
                 guess = False
@@ -95,13 +103,21 @@ def _carries(graph: nx.MultiDiGraph, entry: str, data: dict, filter_name: str) -
     return bool(names & set(written))
 
 
-def _named_in_code(refs: Iterable[Reference]) -> set[str]:
-    """The type names the code creates (`new T()`: its constructor called) or passes as a type
-    argument (`Filters.Add<T>()`): how a filter for every request is registered."""
+# Calls that register a filter for every request: `options.Filters.Add(new X())`, `Filters.Add<X>()`,
+# `Filters.AddService<X>()`, `opt.Conventions.ConfigureFilter(new X())`.
+_REGISTERS = frozenset({"Add", "AddService", "ConfigureFilter"})
+
+
+def _registered(graph: nx.MultiDiGraph, refs: Iterable[Reference]) -> set[str]:
+    """The filter types the repository's code (not its tests) registers for every request."""
     found: set[str] = set()
     for ref in refs:
         call = ref.attrs.get("call") or {}
-        if call.get("member"):
-            found.add(call["member"])
-        found.update(guess.rsplit(".", 1)[-1] for guesses in call.get("type_arguments", ()) for guess in guesses)
+        receiver = call.get("receiver") or {}
+        on_filters = call.get("member") == "ConfigureFilter" or (receiver.get("property") or {}).get("member") == "Filters"
+        if call.get("member") not in _REGISTERS or not on_filters or ref.source not in graph \
+                or is_test_path(graph.nodes[ref.source].get("path") or "", graph.graph.get("code_root", "")):
+            continue
+        named = [*(call.get("message") or ())[-1:], *(guesses[-1] for guesses in call.get("type_arguments", ()) if guesses)]
+        found.update(name.rsplit(".", 1)[-1] for name in named)
     return found
