@@ -20,6 +20,7 @@ import numpy as np
 
 from ragstream.config import RetrievalSettings
 from ragstream.errors import RetrievalError
+from ragstream.index.chunk_table import of_kind
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.index_store import IndexStore, LoadedIndex
@@ -111,7 +112,7 @@ class Retriever:
         question names is kept: "where is RetrievalError raised" asks about it."""
         with self._building:
             if index.symptoms is None:
-                index.symptoms = symptom_types(index.chunks)
+                index.symptoms = symptom_types(of_kind(index.chunks, "CLASS", "python"))
         named = question_words(query)
         return {cid for cid, _, _ in fused if defines_symptom(index.first_chunk(cid), index.symptoms, named)}
 
@@ -134,10 +135,10 @@ class Retriever:
         """Strength (0..1) of the best k rows the question names."""
         with self._building:
             if index.symbols is None:
-                index.symbols = SymbolTable.build(index.chunks)
+                index.symbols = SymbolTable.build(index.chunks, index.stored_mentions())
         scores = index.symbols.scores(query, visible)
         top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-        return {index.chunks[row].id: strength(score) for row, score in top}
+        return {index.ids[row]: strength(score) for row, score in top}
 
     def _reranked(self, index: LoadedIndex, request: SearchRequest, debug: dict) -> list[SearchHit]:
         reranker = reranker_for(request.rerank, self.settings)
