@@ -154,7 +154,20 @@ def access_columns(chunks: Sequence[Chunk]) -> AccessColumns:
 def of_kind(chunks: Sequence[Chunk], kind: str, language: str) -> list[Chunk]:
     """The chunks of one kind and language, in row order (of a chunk table: only those parsed)."""
     if isinstance(chunks, ChunkTable):
-        columns = chunks.columns
-        return [chunks[int(row)] for row in np.intersect1d(columns.carrying("kind", kind),
-                                                           columns.carrying("language", language))]
+        both = np.zeros(len(chunks), dtype=np.int8)
+        both[chunks.columns.carrying("kind", kind)] += 1
+        both[chunks.columns.carrying("language", language)] += 1
+        return [chunks[int(row)] for row in np.flatnonzero(both == 2)]
     return [chunk for chunk in chunks if chunk.kind == kind and chunk.metadata.get("language") == language]
+
+
+def row_path(chunks: Sequence[Chunk], row: int) -> str:
+    """The path of a row's chunk (a chunk table's from its columns, the chunk not parsed)."""
+    if isinstance(chunks, ChunkTable):
+        return chunks.columns.paths[chunks.columns.path_ids[row]]
+    return chunks[row].path
+
+
+def row_node(chunks: Sequence[Chunk], row: int) -> str:
+    """The graph node of a row's chunk (a chunk table's from its columns, the chunk not parsed)."""
+    return chunks.nodes[row] if isinstance(chunks, ChunkTable) else chunks[row].node_id

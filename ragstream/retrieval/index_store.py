@@ -26,7 +26,7 @@ from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
-from ragstream.index.chunk_table import chunk_ids, chunk_nodes
+from ragstream.index.chunk_table import chunk_ids, chunk_nodes, row_node, row_path
 from ragstream.index.mention_table import MentionTable
 from ragstream.index.model import Chunk
 from ragstream.retrieval.filters import RetrievalFilters
@@ -84,6 +84,14 @@ class LoadedIndex:
     def first_chunk(self, cid: str) -> Chunk:
         """The chunk of an id (of a split node: its first part)."""
         return self.chunks[self.rows[cid][0]]
+
+    def path_of(self, cid: str) -> str:
+        """The file of an id's chunk (of a split node: its first part's)."""
+        return row_path(self.chunks, self.rows[cid][0])
+
+    def node_of(self, cid: str) -> str:
+        """The graph node of an id's chunk (of a split node: its first part's)."""
+        return row_node(self.chunks, self.rows[cid][0])
 
     def read_graph(self) -> nx.MultiDiGraph:
         """The generation's graph as its store reads it (`Generations.graph` keeps it)."""
@@ -171,8 +179,11 @@ class Generations(Generic[Index]):
 
 def chunk_rows(chunks: Sequence[Chunk]) -> dict[str, list[int]]:
     """Chunk id, and node id of a split chunk, -> its rows in order."""
+    ids, nodes = chunk_ids(chunks), chunk_nodes(chunks)
+    if ids == nodes:  # no chunk is split (a quick test: most lists are the same object or equal)
+        return {cid: [row] for row, cid in enumerate(ids)}
     rows: dict[str, list[int]] = {}
-    for row, (cid, node) in enumerate(zip(chunk_ids(chunks), chunk_nodes(chunks))):
+    for row, (cid, node) in enumerate(zip(ids, nodes)):
         rows[cid] = [row]
         if node != cid:
             rows.setdefault(node, []).append(row)

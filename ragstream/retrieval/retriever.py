@@ -97,9 +97,8 @@ class Retriever:
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         symptoms = self._unnamed_symptoms(index, request.query, fused) if retrieval.symptom_weight != 1 else set()
         fused = scaled(fused, lambda cid: retrieval.symptom_weight if cid in symptoms else 1.0)
-        fused = with_file_evidence(fused, lambda cid: index.first_chunk(cid).path,
-                                   retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
-                                   lambda cid: index.first_chunk(cid).node_id)
+        fused = with_file_evidence(fused, index.path_of, retrieval.file_evidence_weight,
+                                   retrieval.file_evidence_chunks, index.node_of)
         hits = [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
         debug["symptoms_scaled"] = [hit.id for hit in hits if hit.id in symptoms]
@@ -113,6 +112,8 @@ class Retriever:
         with self._building:
             if index.symptoms is None:
                 index.symptoms = symptom_types(of_kind(index.chunks, "CLASS", "python"))
+        if not index.symptoms:  # the index defines no exception type (no chunk need be read)
+            return set()
         named = question_words(query)
         return {cid for cid, _, _ in fused if defines_symptom(index.first_chunk(cid), index.symptoms, named)}
 
