@@ -15,6 +15,7 @@ them back (a node's `id` attribute dropped, tuples read as lists).
 from __future__ import annotations
 
 import io
+from bisect import bisect_left
 from collections.abc import Hashable, ItemsView, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,9 @@ from ragstream.index.store import write_bytes
 
 FOLDER = "graph_compact"  # inside a generation; absent in indexes built before it (graph.json is read then)
 _META = "meta.json"  # graph attributes, node ids, edge keys
-_NAMES = "names.json"  # lower-cased short name -> the nodes named so: lookups by name without reading nodes
+_NAMES = "names.json"  # the nodes' lower-cased short names, sorted: found by bisection, no node read
 _ARRAYS = ("edge_source", "edge_target", "edge_key", "edge_attrs", "out_start", "in_order", "in_start",
-           "node_offsets", "attr_offsets")
+           "node_offsets", "attr_offsets", "named_nodes", "named_start")
 _NODE_TEXT = "nodes.json"  # one JSON array of every node's attributes, each item found by offset
 _EDGE_TEXT = "edge_attrs.json"  # one JSON array of the distinct edge attribute sets
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS  # as `store.write_json` writes graph.json
@@ -39,8 +40,24 @@ def write_compact_graph(folder: Path, graph: nx.MultiDiGraph) -> None:
     """The compact form of `graph` in `folder` (made here), in node-link data's order."""
     folder.mkdir(parents=True, exist_ok=True)
     nodes = list(graph)
-    number = {node: i for i, node in enumerate(nodes)}
     node_items = [orjson.dumps(_without(data, ("id",)), option=_JSON_OPTIONS) for _, data in graph.nodes(data=True)]
+    arrays, keys, attr_texts = _edge_arrays(graph, {node: i for i, node in enumerate(nodes)})
+    arrays["node_offsets"] = _write_array_text(folder / _NODE_TEXT, node_items)
+    arrays["attr_offsets"] = _write_array_text(folder / _EDGE_TEXT, attr_texts)
+    shorts, arrays["named_nodes"], arrays["named_start"] = _name_arrays(graph)
+    write_bytes(folder / _NAMES, orjson.dumps(shorts))
+    for name, array in arrays.items():
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        write_bytes(folder / f"{name}.npy", buffer.getvalue())
+    # Last: a folder with its meta is whole (the manifest's sizes vouch for each file too).
+    write_bytes(folder / _META, orjson.dumps({"graph": graph.graph, "nodes": nodes, "keys": keys},
+                                              option=_JSON_OPTIONS))
+
+
+def _edge_arrays(graph: nx.MultiDiGraph, number: dict[Hashable, int]) -> tuple[dict[str, np.ndarray], list, list[bytes]]:
+    """The edges as arrays (ends, key and attribute numbers, CSR starts both ways), the distinct
+    keys and the distinct attribute texts."""
     keys: dict[Any, int] = {}
     attr_texts: dict[bytes, int] = {}  # edges alike share one text
     dumps, fields = orjson.dumps, ("source", "target", "key")
@@ -58,22 +75,20 @@ def write_compact_graph(folder: Path, graph: nx.MultiDiGraph) -> None:
     in_order = np.argsort(target, kind="stable").astype(np.int32)
     arrays = {"edge_source": source, "edge_target": target,
               "edge_key": np.array(edge_keys, dtype=np.int32), "edge_attrs": np.array(edge_attrs, dtype=np.int32),
-              "out_start": _starts(source, len(nodes)), "in_order": in_order,
-              "in_start": _starts(target[in_order], len(nodes)),
-              "node_offsets": _write_array_text(folder / _NODE_TEXT, node_items),
-              "attr_offsets": _write_array_text(folder / _EDGE_TEXT, list(attr_texts))}
-    for name, array in arrays.items():
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        write_bytes(folder / f"{name}.npy", buffer.getvalue())
+              "out_start": _starts(source, len(number)), "in_order": in_order,
+              "in_start": _starts(target[in_order], len(number))}
+    return arrays, list(keys), list(attr_texts)
+
+
+def _name_arrays(graph: nx.MultiDiGraph) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The nodes' distinct short names, sorted, and the numbers of the nodes of each (CSR)."""
     by_short: dict[str, list[int]] = {}
     for i, (_, data) in enumerate(graph.nodes(data=True)):
         if isinstance(name := data.get("name"), str) and name:
             by_short.setdefault(short_name(name), []).append(i)
-    write_bytes(folder / _NAMES, orjson.dumps(by_short))
-    # Last: a folder with its meta is whole (the manifest's sizes vouch for each file too).
-    write_bytes(folder / _META, orjson.dumps({"graph": graph.graph, "nodes": nodes, "keys": list(keys)},
-                                              option=_JSON_OPTIONS))
+    shorts = sorted(by_short)
+    nodes = np.array([i for short in shorts for i in by_short[short]], dtype=np.int32)
+    return shorts, nodes, np.cumsum([0] + [len(by_short[short]) for short in shorts]).astype(np.int64)
 
 
 def read_compact_graph(folder: Path) -> "CompactGraph | None":
@@ -135,7 +150,7 @@ class _Tables:
         self.node_text, self.edge_text = node_text, edge_text
         self.node_data: dict[int, dict] = {}
         self.edge_data: dict[int, dict] = {}  # by edge: the one dict both ends of an edge hold
-        self.by_short: dict[str, list[int]] | None = None
+        self.shorts: list[str] | None = None  # the sorted short names, read on first lookup
 
     def node(self, i: int) -> dict:
         data = self.node_data.get(i)
@@ -151,9 +166,13 @@ class _Tables:
                 self.node_data.setdefault(i, data)
 
     def named(self, short: str) -> list[Any]:
-        if self.by_short is None:
-            self.by_short = orjson.loads((self.folder / _NAMES).read_bytes())
-        return [self.nodes[i] for i in self.by_short.get(short, ())]
+        if self.shorts is None:
+            self.shorts = orjson.loads((self.folder / _NAMES).read_bytes())
+        at = bisect_left(self.shorts, short)
+        if at == len(self.shorts) or self.shorts[at] != short:
+            return []
+        starts = self.arrays["named_start"]
+        return [self.nodes[i] for i in self.arrays["named_nodes"][starts[at]:starts[at + 1]].tolist()]
 
     def edge(self, e: int) -> dict:
         data = self.edge_data.get(e)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ _ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
 @dataclass
 class MentionTable:
     segments: Sequence[tuple[str, ...]]  # per row: the segments of its qualified symbol
-    vocabulary: list[str]  # every last and second-last segment
+    vocabulary: list[str]  # every last and second-last segment, sorted
     last: np.ndarray  # per row: the vocabulary number of its last segment, -1 when it has none
     second: np.ndarray  # per row: of its second-last segment, -1 when it has fewer than two
     members: dict[str, list[str]]  # Python path -> the names its module defines, imports or holds as submodules
@@ -40,12 +41,21 @@ class MentionTable:
     @classmethod
     def build(cls, chunks: Sequence[Chunk]) -> "MentionTable":
         segments = [symbol_segments(chunk) for chunk in chunks]
-        vocabulary: dict[str, int] = {}
-        last = np.array([vocabulary.setdefault(parts[-1], len(vocabulary)) if parts else -1 for parts in segments],
-                        dtype=np.int32)
-        second = np.array([vocabulary.setdefault(parts[-2], len(vocabulary)) if len(parts) >= 2 else -1
-                           for parts in segments], dtype=np.int32)
-        return cls(segments, list(vocabulary), last, second, _members(chunks, segments))
+        vocabulary = sorted({part for parts in segments for part in parts[-2:]})  # sorted: found by bisection
+        number = {part: i for i, part in enumerate(vocabulary)}
+        last = np.array([number[parts[-1]] if parts else -1 for parts in segments], dtype=np.int32)
+        second = np.array([number[parts[-2]] if len(parts) >= 2 else -1 for parts in segments], dtype=np.int32)
+        return cls(segments, vocabulary, last, second, _members(chunks, segments))
+
+    def rows_ending(self, tail: tuple[str, ...]) -> np.ndarray:
+        """The rows whose symbol's last one or two segments are `tail`, in row order."""
+        numbers = [bisect_left(self.vocabulary, part) for part in tail]
+        if any(n == len(self.vocabulary) or self.vocabulary[n] != part for n, part in zip(numbers, tail)):
+            return np.empty(0, dtype=np.int64)
+        found = self.last == numbers[-1]
+        if len(numbers) == 2:
+            found &= self.second == numbers[0]
+        return np.flatnonzero(found)
 
     def write(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

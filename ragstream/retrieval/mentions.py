@@ -53,7 +53,6 @@ class SymbolTable:
         self.paths, self._path_ids = columns.paths, columns.path_ids
         self.segments = table.segments
         self.members = table.members
-        self._numbers: dict[str, int] | None = None
         self._rows_of_path: dict[str, list[int]] = {}
         self._path_numbers = {path: i for i, path in enumerate(self.paths)}
         self.module_of_path: dict[str, tuple[str, ...]] = {}
@@ -76,15 +75,7 @@ class SymbolTable:
 
     def by_tail(self, tail: tuple[str, ...]) -> list[int]:
         """The rows whose symbol's last one or two segments are `tail`, in row order."""
-        if self._numbers is None:
-            self._numbers = {name: i for i, name in enumerate(self.table.vocabulary)}
-        numbers = [self._numbers.get(part) for part in tail]
-        if None in numbers:
-            return []
-        found = self.table.last == numbers[-1]
-        if len(numbers) == 2:
-            found &= self.table.second == numbers[0]
-        return np.flatnonzero(found).tolist()
+        return self.table.rows_ending(tail).tolist()
 
     def rows_of_path(self, path: str) -> list[int]:
         rows = self._rows_of_path.get(path)
