@@ -63,12 +63,16 @@ def _edge_arrays(graph: nx.MultiDiGraph, number: dict[Hashable, int]) -> tuple[d
     dumps, fields = orjson.dumps, ("source", "target", "key")
     sources, targets, edge_keys, edge_attrs = [], [], [], []
     for u, successors in graph.adjacency():  # node-link data's edge order
+        source_number = number[u]
         for v, by_key in successors.items():
+            target_number = number[v]
             for key, data in by_key.items():
-                sources.append(number[u])
-                targets.append(number[v])
+                sources.append(source_number)
+                targets.append(target_number)
                 edge_keys.append(keys.setdefault(key, len(keys)))
-                text = dumps(_without(data, fields), option=_JSON_OPTIONS)
+                if "source" in data or "target" in data or "key" in data:
+                    data = _without(data, fields)
+                text = dumps(data, option=_JSON_OPTIONS)
                 edge_attrs.append(attr_texts.setdefault(text, len(attr_texts)))
     source, target = np.array(sources, dtype=np.int32), np.array(targets, dtype=np.int32)
     assert (np.diff(source) >= 0).all(), "networkx lists edges grouped by source, in node order"
