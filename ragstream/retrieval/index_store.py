@@ -180,7 +180,7 @@ class Generations(Generic[Index]):
 def chunk_rows(chunks: Sequence[Chunk]) -> dict[str, list[int]]:
     """Chunk id, and node id of a split chunk, -> its rows in order."""
     ids, nodes = chunk_ids(chunks), chunk_nodes(chunks)
-    if ids == nodes:  # no chunk is split (a quick test: most lists are the same object or equal)
+    if ids == nodes:  # no chunk is split: one row per id
         return {cid: [row] for row, cid in enumerate(ids)}
     rows: dict[str, list[int]] = {}
     for row, (cid, node) in enumerate(zip(ids, nodes)):
