@@ -14,6 +14,7 @@ import numpy as np
 
 from ragstream.index import store
 from ragstream.index.chunks import keyword_text
+from ragstream.index.compact_forms import write_compact_forms
 from ragstream.index.embeddings import DIMENSION
 from ragstream.index.search_artifacts import write_bm25, write_faiss
 from ragstream.index.model import Chunk
@@ -47,7 +48,9 @@ def write_synthetic_index(data_dir: Path, rows: list[Row], seed: int = 0, reposi
         store.write_jsonl(generation / store.CHUNKS, chunks)
         write_faiss(generation / store.FAISS, vectors, np.arange(len(chunks)))  # one window a chunk
         write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks])
-        store.write_graph(generation / store.GRAPH, _graph(rows, edges))
+        graph = _graph(rows, edges)
+        store.write_graph(generation / store.GRAPH, graph)
+        write_compact_forms(generation, graph, chunks)
         store.write_json(generation / store.MANIFEST, {
             "format_version": store.FORMAT_VERSION, "repository": repository, "branch": branch,
             "active_index": branch, "source_root": "", "files": {}, "counts": {"chunks": len(chunks)},

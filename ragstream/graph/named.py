@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from ragstream.index.compact_graph import compact_root, short_name
 from ragstream.index.symbols import without_template_copies
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
@@ -81,15 +82,26 @@ class NameIndex:
 
     def __init__(self, graph: nx.MultiDiGraph):
         self.graph = graph
+        self._compact = compact_root(graph)  # names it has indexed at build time: no scan of every node
         self.by_short: dict[str, list[str]] = defaultdict(list)
-        for node, data in graph.nodes(data=True):
-            if data.get("kind") not in ("EXTERNAL", "FILE", "NAMESPACE", "MODULE") and data.get("name"):
-                self.by_short[data["name"].rsplit(".", 1)[-1].lower()].append(node)
+        if self._compact is None:
+            for node, data in graph.nodes(data=True):
+                if _name_indexed(data):
+                    self.by_short[short_name(data["name"])].append(node)
+
+    def _named(self, short: str) -> list[str]:
+        """The nodes of the graph whose lower-cased short name is `short`, in node order."""
+        if self._compact is None:
+            return self.by_short.get(short, [])
+        if short not in self.by_short:
+            self.by_short[short] = [n for n in self._compact.named(short)
+                                    if n in self.graph and _name_indexed(self.graph.nodes[n])]
+        return self.by_short[short]
 
     def lookup(self, name: str, kinds: tuple[str, ...], schema: str | None = None) -> list[str]:
         """Nodes of `kinds` whose short name is `name` (case-insensitive), those in `schema`
         when it narrows them down."""
-        found = without_template_copies([n for n in self.by_short.get(name.lower(), ())
+        found = without_template_copies([n for n in self._named(name.lower())
                                          if self.graph.nodes[n].get("kind") in kinds])
         if schema:
             narrowed = [n for n in found if _schema(self.graph.nodes[n]["name"]) == schema.lower()]
@@ -99,9 +111,15 @@ class NameIndex:
     def suffix(self, dotted: str) -> list[str]:
         """Code nodes whose qualified name ends with `dotted` on a `.` boundary (case-sensitive)."""
         short = dotted.rsplit(".", 1)[-1]
-        return [n for n in self.by_short.get(short.lower(), ())
+        return [n for n in self._named(short.lower())
                 if self.graph.nodes[n].get("kind") in NAMED_CODE_KINDS
                 and _ends_with(self.graph.nodes[n]["name"], dotted)]
+
+
+def _name_indexed(data: dict) -> bool:
+    """Whether lookups by name find a node: code and database objects, not files, modules,
+    namespaces or outside names."""
+    return data.get("kind") not in ("EXTERNAL", "FILE", "NAMESPACE", "MODULE") and bool(data.get("name"))
 
 
 def find_named(graph: nx.MultiDiGraph, question: str, index: NameIndex | None = None) -> list[Named]:

@@ -36,6 +36,7 @@ from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import ChangeLog
 from ragstream.index.chunk_counts import RememberedCounts
 from ragstream.index.chunks import build_chunks, keyword_text
+from ragstream.index.compact_forms import write_compact_forms
 from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
@@ -239,6 +240,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     report.past_changes = len(changes_read)
                     progress.advance("write")
                     plan = planned.result()
+                write_compact_forms(generation, graph, chunks)
                 vectors = cache.get_many(sorted(set(plan.keys)))
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
                 write_vectors(generation, plan, vectors)

@@ -11,8 +11,9 @@ generation are held in memory the same way by every store (`LoadedIndex`, `Gener
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -25,6 +26,8 @@ from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import stage_of
+from ragstream.index.chunk_table import chunk_ids, chunk_nodes, row_node, row_path
+from ragstream.index.mention_table import MentionTable
 from ragstream.index.model import Chunk
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.history_search import HistoryIndex
@@ -39,13 +42,18 @@ class LoadedIndex:
     own search structures (`local_backend.LocalIndex`, `milvus_backend.PublishedLoaded`)."""
 
     stored: Any  # store.StoredIndex, or milvus_store.PublishedIndex: manifest, location, graph(), change_history()
-    chunks: list[Chunk]
+    chunks: Sequence[Chunk]  # a list, or a chunk table that parses a row when it is read
     rows: dict[str, list[int]]  # chunk id, or node id of a split chunk -> its rows (in order)
     visibility: Visibility
     graph: nx.MultiDiGraph | None = None  # loaded on first use
     symbols: SymbolTable | None = None  # built on first hybrid search
     symptoms: frozenset[str] | None = None  # the exception types, found on first hybrid search
     history: HistoryIndex | None = None  # the past changes, searchable; built on first hybrid search
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Every row's chunk id (a chunk table's, without parsing any chunk)."""
+        return chunk_ids(self.chunks)
 
     @property
     def vectors(self) -> dict:
@@ -76,6 +84,22 @@ class LoadedIndex:
     def first_chunk(self, cid: str) -> Chunk:
         """The chunk of an id (of a split node: its first part)."""
         return self.chunks[self.rows[cid][0]]
+
+    def path_of(self, cid: str) -> str:
+        """The file of an id's chunk (of a split node: its first part's)."""
+        return row_path(self.chunks, self.rows[cid][0])
+
+    def node_of(self, cid: str) -> str:
+        """The graph node of an id's chunk (of a split node: its first part's)."""
+        return row_node(self.chunks, self.rows[cid][0])
+
+    def read_graph(self) -> nx.MultiDiGraph:
+        """The generation's graph as its store reads it (`Generations.graph` keeps it)."""
+        return self.stored.graph()
+
+    def stored_mentions(self) -> MentionTable | None:
+        """The symbol table the build wrote for the mentions search; None: it is made from the chunks."""
+        return None
 
 
 Index = TypeVar("Index", bound=LoadedIndex)  # what a store loads of a generation
@@ -149,17 +173,20 @@ class Generations(Generic[Index]):
         with self.lock:
             if index.graph is None:
                 with gc_paused():
-                    index.graph = nx.freeze(index.stored.graph())
+                    index.graph = nx.freeze(index.read_graph())
         return index.graph
 
 
-def chunk_rows(chunks: list[Chunk]) -> dict[str, list[int]]:
+def chunk_rows(chunks: Sequence[Chunk]) -> dict[str, list[int]]:
     """Chunk id, and node id of a split chunk, -> its rows in order."""
+    ids, nodes = chunk_ids(chunks), chunk_nodes(chunks)
+    if ids == nodes:  # no chunk is split: one row per id
+        return {cid: [row] for row, cid in enumerate(ids)}
     rows: dict[str, list[int]] = {}
-    for row, chunk in enumerate(chunks):
-        rows[chunk.id] = [row]
-        if chunk.node_id != chunk.id:
-            rows.setdefault(chunk.node_id, []).append(row)
+    for row, (cid, node) in enumerate(zip(ids, nodes)):
+        rows[cid] = [row]
+        if node != cid:
+            rows.setdefault(node, []).append(row)
     return rows
 
 

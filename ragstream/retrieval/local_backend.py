@@ -19,7 +19,10 @@ from ragstream.config import Settings
 from ragstream.errors import IndexLoadError
 from ragstream.gc_pause import gc_paused
 from ragstream.index import store
+from ragstream.index.chunk_table import read_chunk_table
+from ragstream.index.compact_graph import FOLDER as COMPACT_GRAPH, read_compact_graph
 from ragstream.index.embeddings import Embedder
+from ragstream.index.mention_table import FOLDER as MENTIONS, MentionTable
 from ragstream.index.search_artifacts import read_bm25, read_faiss
 from ragstream.keyword_tokens import keyword_tokens
 from ragstream.retrieval.filters import RetrievalFilters
@@ -35,6 +38,15 @@ class LocalIndex(LoadedIndex):
     faiss: Any = None  # one vector per semantic window
     window_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))  # chunk row per vector
     bm25: Any = None  # None when the BM25 files are missing
+
+    def read_graph(self) -> nx.MultiDiGraph:
+        """The compact graph the build wrote (`index/compact_graph.py`), read lazily; an index
+        built before it: graph.json, read whole."""
+        graph = read_compact_graph(self.stored.generation / COMPACT_GRAPH)
+        return graph if graph is not None else self.stored.graph()
+
+    def stored_mentions(self) -> MentionTable | None:
+        return MentionTable.read(self.stored.generation / MENTIONS)
 
 
 LOAD_ATTEMPTS = 3
@@ -97,7 +109,7 @@ class LocalStore:
             if len(best) >= k or wanted >= total:
                 break
             wanted = min(total, wanted * 2)
-        return best_first([(index.chunks[row].id, score) for row, score in best.items()], k)
+        return best_first([(index.ids[row], score) for row, score in best.items()], k)
 
     def keyword(self, index: LocalIndex, query: str, k: int, filters: RetrievalFilters) -> list[tuple[str, float]]:
         tokens = keyword_tokens(query)
@@ -111,7 +123,7 @@ class LocalStore:
             # Everything scoring at least the k-th best: ties at the cut are then broken by id.
             kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
             candidates = candidates[scores[candidates] >= kth]
-        return best_first([(index.chunks[r].id, float(scores[r])) for r in candidates], k)
+        return best_first([(index.ids[r], float(scores[r])) for r in candidates], k)
 
 
 class LocalBackend(StoreBackend):
@@ -162,7 +174,8 @@ def _load(location: store.IndexLocation, previous: LocalIndex | None = None) -> 
     if previous is not None and keyword and previous.stored.manifest.get("keyword_generation") == keyword:
         vectors, window_rows = read_faiss(stored.faiss_path)
         return replace(previous, stored=stored, faiss=vectors, window_rows=window_rows)
-    chunks = stored.chunks()
+    table = read_chunk_table(stored.generation)  # None: an index built before chunk tables
+    chunks = stored.chunks() if table is None else table
     bm25 = read_bm25(stored.bm25_dir) if stored.bm25_dir.is_dir() else None
     vectors, window_rows = read_faiss(stored.faiss_path)
     return LocalIndex(stored, chunks, chunk_rows(chunks), Visibility(chunks), faiss=vectors,

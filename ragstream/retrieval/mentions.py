@@ -17,21 +17,20 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
-from ragstream.retrieval.symptoms import SYMPTOM_SUFFIXES
+from ragstream.index.chunk_table import AccessColumns, access_columns
+from ragstream.index.mention_table import MentionTable, python_module
 from ragstream.index.model import Chunk
+from ragstream.retrieval.symptoms import SYMPTOM_SUFFIXES
 
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PATH = re.compile(r"[\w.-]*(?:/[\w.-]+)*\.py\b")
 _IDENTIFIER = re.compile(r"`([A-Za-z_]\w*)`|([A-Za-z_]\w*)(\()?")
 _TRACEBACK_FRAME = re.compile(r'File "([^"]+)", line \d+, in ([A-Za-z_]\w*)')
 _CODE_LIKE = re.compile(r"_\w|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]")
-# Names a module's own text binds at its top level: `from x import a, b as c`, `import x.y`, `NAME = ...`
-_IMPORTED = re.compile(r"^from\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)|^import\s+([^\n]+)", re.MULTILINE)
-_ASSIGNED = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
 SYMBOL_POINTS = 2.0  # a dotted match of n segments scores SYMBOL_POINTS * n
 IDENTIFIER_POINTS = 3.0  # a bare identifier naming one symbol; a name n rows share: 1/sqrt(n) of it
 FILE_POINTS = 2.5  # every row of a file the question names by path or module (added to the above)
@@ -45,52 +44,45 @@ DISPATCHED = {name: f"__{name}__" for name in (
     "complex", "bytes", "format", "dir", "divmod", "pow")}
 
 
-@dataclass
 class SymbolTable:
-    """Per row: the segments of its qualified symbol and of its file's module; lookups by the
-    last one or two segments (built once per loaded index)."""
+    """The index's symbols (`index/mention_table.MentionTable`: made at build time, or from the
+    chunks for an index built before it) with the lookups the scores need, each made on first use."""
 
-    segments: list[tuple[str, ...]]
-    by_tail: dict[tuple[str, ...], list[int]]  # last 1 and last 2 symbol segments -> rows
-    rows_of_path: dict[str, list[int]]
-    module_paths: dict[tuple[str, ...], list[str]]  # last 1 and 2 module segments -> paths
-    module_of_path: dict[str, tuple[str, ...]]
-    package_modules: dict[tuple[str, ...], list[str]]  # package -> the paths of its own modules
-    members: dict[str, set[str]]  # path -> the names its module defines, imports or holds as submodules
+    def __init__(self, table: MentionTable, columns: AccessColumns):
+        self.table = table
+        self.paths, self._path_ids = columns.paths, columns.path_ids
+        self.segments = table.segments
+        self.members = table.members
+        self._rows_of_path: dict[str, list[int]] = {}
+        self._path_numbers = {path: i for i, path in enumerate(self.paths)}
+        self.module_of_path: dict[str, tuple[str, ...]] = {}
+        self.module_paths: dict[tuple[str, ...], list[str]] = defaultdict(list)  # last 1 and 2 module segments -> paths
+        self.package_modules: dict[tuple[str, ...], list[str]] = defaultdict(list)  # package -> its own modules' paths
+        for path in self.paths:
+            if (module := python_module(path)) is None:
+                continue
+            self.module_of_path[path] = module
+            if not path.endswith("__init__.py"):
+                self.package_modules[module[:-1]].append(path)
+            for n in (1, 2):
+                if len(module) >= n:
+                    self.module_paths[module[-n:]].append(path)
 
     @classmethod
-    def build(cls, chunks: list[Chunk]) -> "SymbolTable":
-        segments, by_tail = [], defaultdict(list)
-        rows_of_path, module_paths, module_of_path = defaultdict(list), defaultdict(list), {}
-        package_modules, members, package_members = defaultdict(list), defaultdict(set), defaultdict(set)
-        for row, chunk in enumerate(chunks):
-            parts = _symbol_segments(chunk)
-            segments.append(parts)
-            for n in (1, 2):
-                if len(parts) >= n:
-                    by_tail[parts[-n:]].append(row)
-            rows_of_path[chunk.path].append(row)
-            if chunk.path not in module_of_path and chunk.path.endswith(".py"):
-                module = tuple(p for p in chunk.path[:-3].split("/") if p and p != "__init__")
-                module_of_path[chunk.path] = module
-                if not chunk.path.endswith("__init__.py"):
-                    package_modules[module[:-1]].append(chunk.path)
-                for n in range(1, len(module)):
-                    package_members[module[:n]].add(module[n])
-                for n in (1, 2):
-                    if len(module) >= n:
-                        module_paths[module[-n:]].append(chunk.path)
-            if parts and chunk.path in module_of_path:
-                depth = _module_depth(parts, module_of_path[chunk.path])
-                if len(parts) > depth:
-                    members[chunk.path].add(parts[depth])
-                elif chunk.kind == "MODULE":
-                    members[chunk.path].update(_bound_names(chunk.text))
-        for path, module in module_of_path.items():
-            if path.endswith("__init__.py"):
-                members[path] |= package_members[module]
-        return cls(segments, dict(by_tail), dict(rows_of_path), dict(module_paths), module_of_path,
-                   dict(package_modules), dict(members))
+    def build(cls, chunks: Sequence[Chunk], table: MentionTable | None = None) -> "SymbolTable":
+        """The table of the chunks: `table` when the build wrote it, else made from them."""
+        return cls(MentionTable.build(chunks) if table is None else table, access_columns(chunks))
+
+    def by_tail(self, tail: tuple[str, ...]) -> list[int]:
+        """The rows whose symbol's last one or two segments are `tail`, in row order."""
+        return self.table.rows_ending(tail).tolist()
+
+    def rows_of_path(self, path: str) -> list[int]:
+        rows = self._rows_of_path.get(path)
+        if rows is None:
+            rows = self._rows_of_path[path] = np.flatnonzero(
+                self._path_ids == self._path_numbers[path]).tolist()
+        return rows
 
     def scores(self, query: str, visible: np.ndarray) -> dict[int, float]:
         """Mention score of each visible row the question names (rows it does not name: absent):
@@ -106,28 +98,28 @@ class SymbolTable:
         for chain in _chains(query):
             for sub, following in _runs(chain):
                 if len(sub) >= 2:
-                    give(symbol, [r for key in _cases(sub) for r in self.by_tail.get(key[-2:], ())
+                    give(symbol, [r for key in _cases(sub) for r in self.by_tail(key[-2:])
                                   if _ends_with(self.segments[r], key)], SYMBOL_POINTS * len(sub))
                 for path in self.module_paths.get(sub[-2:], ()):
                     # `a.b` names module `a` only if `a` holds a `b` (`printing.pretty` names the
                     # package sympy/printing, not sympy/interactive/printing.py)
                     if _ends_with(self.module_of_path[path], sub) and (
                             following is None or following in self.members.get(path, ())):
-                        give(named_file, self.rows_of_path[path], FILE_POINTS)
+                        give(named_file, self.rows_of_path(path), FILE_POINTS)
                         # a package names its own modules too, sharing the points among them
                         modules = self._package_modules(path)
                         for module in modules:
-                            give(named_file, self.rows_of_path[module], FILE_POINTS / len(modules))
+                            give(named_file, self.rows_of_path(module), FILE_POINTS / len(modules))
         for path in self._named_paths(query):
-            give(named_file, self.rows_of_path[path], FILE_POINTS)
+            give(named_file, self.rows_of_path(path), FILE_POINTS)
         for path, function in _frames(query):
             for indexed in self._matching_paths({path}):
                 if "/" in path:  # a bare file name names no file (paths of two or more parts do)
-                    give(named_file, self.rows_of_path[indexed], FILE_POINTS)
-                give(symbol, [r for r in self.rows_of_path[indexed] if self.segments[r][-1:] == (function,)],
+                    give(named_file, self.rows_of_path(indexed), FILE_POINTS)
+                give(symbol, [r for r in self.rows_of_path(indexed) if self.segments[r][-1:] == (function,)],
                      FRAME_POINTS)
         for name in code_identifiers(query):
-            rows = [r for key in _cases((name,)) for r in self.by_tail.get(key, ())]
+            rows = [r for key in _cases((name,)) for r in self.by_tail(key)]
             if rows:  # a shared name says less about each symbol; sqrt: two namesakes are still close calls
                 give(symbol, rows, IDENTIFIER_POINTS / len(rows) ** 0.5)
         return {row: symbol.get(row, 0.0) + named_file.get(row, 0.0) for row in symbol.keys() | named_file.keys()}
@@ -146,22 +138,13 @@ class SymbolTable:
         """Indexed files that share a tail with a named path: two parts at least, or all of
         the shorter path (an installed `site-packages/pkg/mod.py` is the repository's `src/pkg/mod.py`)."""
         named_parts = [tuple(n.split("/")) for n in named]
-        return [p for p in self.rows_of_path
+        return [p for p in self.paths
                 if any(_same_file(tuple(p.split("/")), n) for n in named_parts)]
 
 
 def strength(score: float) -> float:
     """A mention score as a strength in [0, 1]."""
     return min(score / FULL_STRENGTH, 1.0)
-
-
-def _symbol_segments(chunk: Chunk) -> tuple[str, ...]:
-    """The segments of a Python, C# or SQL chunk's qualified symbol (SQL's lower-cased: its names
-    ignore case); none for file-level chunks, whose symbol is their path."""
-    language = chunk.metadata.get("language")
-    if chunk.kind == "FILE" or language not in ("python", "csharp", "sql"):
-        return ()
-    return tuple((chunk.symbol.lower() if language == "sql" else chunk.symbol).split("."))
 
 
 def _cases(segments: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
@@ -205,23 +188,6 @@ def _runs(chain: tuple[str, ...]) -> list[tuple[tuple[str, ...], str | None]]:
     `temperature.fuentes` is a module, or a class)."""
     return [(chain[i:j], chain[j] if j < len(chain) else None)
             for i in range(len(chain)) for j in range(i + 1, len(chain) + 1) if j - i >= 2 or j < len(chain)]
-
-
-def _module_depth(parts: tuple[str, ...], module: tuple[str, ...]) -> int:
-    """How many leading segments of a symbol name its module (the module's path may carry a
-    layout folder, `src/`, that the symbol does not)."""
-    return next((k for k in range(min(len(parts), len(module)), 0, -1) if parts[:k] == module[-k:]), 0)
-
-
-def _bound_names(module_text: str) -> set[str]:
-    """Names a module's top level imports or assigns (its defs and classes are symbols)."""
-    names = set(_ASSIGNED.findall(module_text))
-    for from_list, imports in _IMPORTED.findall(module_text):
-        for item in (from_list or imports).strip("()").split(","):
-            words = item.split()
-            if words:  # `a as b` binds b; `import a.b` binds a
-                names.add(words[-1] if len(words) == 3 and words[1] == "as" else words[0].split(".")[0])
-    return names
 
 
 def _same_file(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

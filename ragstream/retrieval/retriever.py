@@ -20,6 +20,7 @@ import numpy as np
 
 from ragstream.config import RetrievalSettings
 from ragstream.errors import RetrievalError
+from ragstream.index.chunk_table import of_kind
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.index_store import IndexStore, LoadedIndex
@@ -96,9 +97,8 @@ class Retriever:
         fused = fuse(rankings, retrieval.rrf_k, weights, {"mentions": mentions})
         symptoms = self._unnamed_symptoms(index, request.query, fused) if retrieval.symptom_weight != 1 else set()
         fused = scaled(fused, lambda cid: retrieval.symptom_weight if cid in symptoms else 1.0)
-        fused = with_file_evidence(fused, lambda cid: index.first_chunk(cid).path,
-                                   retrieval.file_evidence_weight, retrieval.file_evidence_chunks,
-                                   lambda cid: index.first_chunk(cid).node_id)
+        fused = with_file_evidence(fused, index.path_of, retrieval.file_evidence_weight,
+                                   retrieval.file_evidence_chunks, index.node_of)
         hits = [SearchHit(cid, score, rank, sources)
                 for rank, (cid, score, sources) in enumerate(fused[:request.top_k], start=1)]
         debug["symptoms_scaled"] = [hit.id for hit in hits if hit.id in symptoms]
@@ -111,7 +111,9 @@ class Retriever:
         question names is kept: "where is RetrievalError raised" asks about it."""
         with self._building:
             if index.symptoms is None:
-                index.symptoms = symptom_types(index.chunks)
+                index.symptoms = symptom_types(of_kind(index.chunks, "CLASS", "python"))
+        if not index.symptoms:  # the index defines no exception type (no chunk need be read)
+            return set()
         named = question_words(query)
         return {cid for cid, _, _ in fused if defines_symptom(index.first_chunk(cid), index.symptoms, named)}
 
@@ -134,10 +136,10 @@ class Retriever:
         """Strength (0..1) of the best k rows the question names."""
         with self._building:
             if index.symbols is None:
-                index.symbols = SymbolTable.build(index.chunks)
+                index.symbols = SymbolTable.build(index.chunks, index.stored_mentions())
         scores = index.symbols.scores(query, visible)
         top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-        return {index.chunks[row].id: strength(score) for row, score in top}
+        return {index.ids[row]: strength(score) for row, score in top}
 
     def _reranked(self, index: LoadedIndex, request: SearchRequest, debug: dict) -> list[SearchHit]:
         reranker = reranker_for(request.rerank, self.settings)

@@ -6,34 +6,24 @@ in Python. The mask is computed before any ranking: FAISS and BM25 only ever sco
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.path_globs import check_exclusions, glob_rule
+from ragstream.index.chunk_table import access_columns
 from ragstream.index.model import Chunk
 
 
 class Visibility:
-    def __init__(self, chunks: list[Chunk]):
-        self.size = len(chunks)
-        rows: dict[tuple[str, str], list[int]] = defaultdict(list)
-        paths: dict[str, int] = {}
-        path_ids = []
-        for row, chunk in enumerate(chunks):
-            meta = chunk.metadata
-            for tag in meta.get("acl_tags", ()):
-                rows[("acl_tags", tag)].append(row)
-            for label in meta.get("classification_labels", ()):
-                rows[("labels", label)].append(row)
-            rows[("kind", chunk.kind)].append(row)
-            rows[("language", meta.get("language", ""))].append(row)
-            path_ids.append(paths.setdefault(chunk.path, len(paths)))
-        self._rows = {key: np.array(value, dtype=np.int64) for key, value in rows.items()}
-        self._paths = list(paths)
-        self._path_ids = np.array(path_ids, dtype=np.int64)
+    def __init__(self, chunks: Sequence[Chunk]):
+        columns = access_columns(chunks)  # a chunk table's are read, not made
+        self.size = columns.size
+        self._rows = columns.rows
+        self._paths = columns.paths
+        self._path_ids = columns.path_ids
         self.mask = lru_cache(maxsize=128)(self._mask)
         self.filter_warnings = lru_cache(maxsize=128)(self._filter_warnings)
 
