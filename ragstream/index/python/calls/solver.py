@@ -296,12 +296,13 @@ class Solver:
         """Arguments of a call flow into the callee's parameters (a bound method's receiver
         first); returns what this call passed to each parameter."""
         record = self.p.scopes[function]
-        params = record["params"]
-        passed: dict[str, set] = {}
+        params, returned = record["params"], record["returns_params"]
+        passed: dict[str, set] = {}  # only what `_result` reads: the parameters returned as they are
 
         def give(name: str, values) -> None:
             self.params.add((function, name), values)
-            passed.setdefault(name, set()).update(values)
+            if name in returned:
+                passed.setdefault(name, set()).update(values)
 
         offset = 0
         if self_value is not None and params:
@@ -352,8 +353,9 @@ class Solver:
             return out
         if op == "a":
             out = set()
+            attr, name = self._attr, expr[2]
             for value in self.ev(scope, expr[1]):
-                out |= self._attr(value, expr[2])
+                out |= attr(value, name)
             return out
         if op == "n":
             return self._free(scope, expr[1])
