@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cold_vs_aider import cpu_seconds  # stdlib only: importable from aider's venv
+
 SUFFIXES = (".py", ".sql", ".cs")
 
 
@@ -34,12 +36,6 @@ class _Model:
 
     def token_count(self, text: str) -> int:
         return len(text) // 4
-
-
-def _cpu_seconds() -> float:
-    """User + system seconds of this process and its waited-for children."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -67,11 +63,11 @@ def main() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source / relative, target)
             files.append(str(target))
-        cpu, started = _cpu_seconds(), time.perf_counter()
+        cpu, started = cpu_seconds(), time.perf_counter()
         repo_map = RepoMap(map_tokens=args.map_tokens, root=str(root), main_model=_Model(),
                            io=InputOutput(yes=True, pretty=False), verbose=False)
         text = repo_map.get_repo_map([], files) or ""
-        seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+        seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     print(json.dumps({"repository": source.name, "files": len(files), "repo_map_s": round(seconds, 2),
                       "cpu_s": round(cpu, 2),
                       "map_chars": len(text), "map_tokens": args.map_tokens,
