@@ -205,7 +205,7 @@ def test_texts_read_by_worker_processes_are_those_a_serial_walk_reads(messy_repo
     from ragstream.index import walk, workers
 
     write(messy_repo, "app/secrets_in_code.py", 'TOKEN = "ghp_' + "b" * 36 + '"\nclass Service:\n    pass\n')
-    for index in range(2 * walk.READS_PER_WORKER):
+    for index in range(24):  # enough for two workers at four files a task
         write(messy_repo, f"many/m{index}.py", f"def f{index}():\n    return {index}\n")
     settings = make_settings(tmp_path / "data").index
     readers = tmp_path / "readers"

@@ -240,7 +240,7 @@ def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> Sour
     return found if isinstance(found, SourceFile) and found.sha256 == source.sha256 else None
 
 
-READS_PER_WORKER = 48  # below this a worker costs more than the redaction it takes over
+READS_PER_WORKER = 128  # below this a worker costs more than the redaction it takes over (Contoso: 100 files)
 
 
 def read_sources(root: Path, files: list[SourceFile], settings: IndexSettings) -> list[SourceFile | None]:
