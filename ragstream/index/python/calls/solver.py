@@ -99,7 +99,7 @@ class Solver:
         through. Only then is "unknown" final: a decorator whose definition is reached late
         would otherwise leave the undecorated function in every set it flowed into."""
         order = list(self.p.scopes)
-        self._solve_definitions(order)
+        defined = self._solve_definitions(order)
         self._seed_receivers()
         decorating = {scope for scope, record in self.p.scopes.items()
                       if any(call[4] == "dec" for call in record["calls"])}
@@ -111,8 +111,8 @@ class Solver:
             if passthrough:  # what changed is read by decorator calls alone
                 stale.update(item for scope in decorating for item, op, index in self.items[scope]
                              if op is _CALL and self.p.scopes[scope]["calls"][-index - 1][4] == "dec")
-            else:
-                stale.update(range(len(self.tracker.scope_of)))  # every item, once at least
+            else:  # every item once at least; a definition solved above only if what it read grew since
+                stale.update(item for item in range(len(self.tracker.scope_of)) if item not in defined)
             while dirty and budget > 0:
                 self.tracker.dirty = set()
                 for scope in order:
@@ -131,10 +131,11 @@ class Solver:
                     dirty = set(order)
 
 
-    def _solve_definitions(self, order: list[str]) -> None:
+    def _solve_definitions(self, order: list[str]) -> set[int]:
         """Definitions and imports first, until they stop growing: class bases are read from
         them, and with them which classes nothing extends (`_seed_receivers`: a subclass found
-        late left its base seeded as a receiver); a base found later makes every scope run again."""
+        late left its base seeded as a receiver); a base found later makes every scope run again.
+        Returns the items solved here: each is stale only if what it read grew since."""
         static = {scope: self._definitions(scope, record) for scope, record in self.p.scopes.items()}
         pending = {scope for scope, items in static.items() if items}
         while pending:
@@ -142,6 +143,7 @@ class Solver:
             for scope in order:
                 if scope in pending:
                     for item, index, expr in static[scope]:
+                        self.tracker.items.discard(item)  # as in `_round`: evaluated now
                         self.tracker.current = item
                         if index < 0:
                             self._call(scope, -index - 1, expr)
@@ -149,6 +151,7 @@ class Solver:
                             self.bindval.add((scope, index), self.ev(scope, expr))
             self.tracker.current = None
             pending = {scope for scope in self.tracker.dirty if static.get(scope)}
+        return {item for items in static.values() for item, _, _ in items}
 
     def _definitions(self, scope: str, record: dict) -> list[tuple[int, int, list]]:
         """A scope's `def`, `class` and `import` bindings, and the calls of decorators from
