@@ -12,7 +12,7 @@ every Python, SQL and C# file) to a scratch folder (so aider's tag cache starts 
 then times `RepoMap.get_repo_map` over all of them with no chat files: tree-sitter tags for
 every file, the PageRank of the reference graph, and the map fitted to the token budget. Token
 counts use a 4-characters-a-token estimate (aider would ask litellm's tokenizer, which needs the
-network here). Prints JSON: files, seconds, peak RSS, the map's size.
+network here). Prints JSON: files, seconds, CPU seconds, peak RSS, the map's size.
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+
+from cold_vs_aider import cpu_seconds  # stdlib only: importable from aider's venv
 
 SUFFIXES = (".py", ".sql", ".cs")
 
@@ -47,7 +49,9 @@ def main() -> None:
     args = parser.parse_args()
     source = Path(args.path).resolve()
     if args.files:
-        chosen = [line.split()[1] for line in Path(args.files).read_text().splitlines() if line.startswith("index ")]
+        # `index  PATH  [language]...`: a path may hold spaces
+        chosen = [line[len("index "):].strip().rsplit("  [", 1)[0]
+                  for line in Path(args.files).read_text().splitlines() if line.startswith("index ")]
     else:
         chosen = [p.relative_to(source).as_posix() for p in sorted(source.rglob("*"))
                   if p.is_file() and p.suffix in SUFFIXES and ".git" not in p.parts]
@@ -59,12 +63,13 @@ def main() -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source / relative, target)
             files.append(str(target))
-        started = time.perf_counter()
+        cpu, started = cpu_seconds(), time.perf_counter()
         repo_map = RepoMap(map_tokens=args.map_tokens, root=str(root), main_model=_Model(),
                            io=InputOutput(yes=True, pretty=False), verbose=False)
         text = repo_map.get_repo_map([], files) or ""
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     print(json.dumps({"repository": source.name, "files": len(files), "repo_map_s": round(seconds, 2),
+                      "cpu_s": round(cpu, 2),
                       "map_chars": len(text), "map_tokens": args.map_tokens,
                       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
 

@@ -441,7 +441,7 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
     # parse records, graph, chunks and BM25 -- must be the one parsing in place makes.
     import os
 
-    from ragstream.index import parse
+    from ragstream.index import parse, workers
 
     parsers = tmp_path / "parsers"
     parsers.mkdir()
@@ -459,10 +459,10 @@ def test_files_parsed_by_worker_processes_make_the_same_index(sample_repo: Path,
                 if p.is_file() and p.name != store.MANIFEST}
 
     monkeypatch.setattr(parse, "parse_source", noted)
-    monkeypatch.setattr(parse, "_parse_workers", lambda files: 2)
+    monkeypatch.setattr(workers, "worker_count", lambda jobs, per_worker: 2)
     pooled = artifacts("pooled")
     assert {p.name for p in parsers.iterdir()} - {str(os.getpid())}, "no file was parsed by a worker"
-    monkeypatch.setattr(parse, "_parse_workers", lambda files: 1)
+    monkeypatch.setattr(workers, "worker_count", lambda jobs, per_worker: 1)
     assert artifacts("in-place") == pooled and len(pooled) >= 4
 
 
@@ -498,11 +498,11 @@ def test_the_same_files_make_the_same_index_in_every_process(sample_repo: Path, 
 
 
 def test_what_runs_while_workers_parse_has_ended_when_the_parse_does(sample_repo: Path, monkeypatch):
-    from ragstream.index import parse
+    from ragstream.index import parse, workers
     from ragstream.index.walk import walk_repository
 
     files = walk_repository(sample_repo, make_settings(sample_repo / "unused").index).files
-    monkeypatch.setattr(parse, "_parse_workers", lambda files: 2)
+    monkeypatch.setattr(workers, "worker_count", lambda jobs, per_worker: 2)
     ran = []
 
     def meanwhile():
@@ -516,14 +516,15 @@ def test_what_runs_while_workers_parse_has_ended_when_the_parse_does(sample_repo
 def test_no_parse_worker_is_forked_beside_another_thread_or_for_a_few_files():
     import threading
 
-    from ragstream.index.parse import FILES_PER_WORKER, _parse_workers
+    from ragstream.index.parse import FILES_PER_WORKER
+    from ragstream.index.workers import worker_count
 
-    assert _parse_workers(FILES_PER_WORKER - 1) <= 1
+    assert worker_count(FILES_PER_WORKER - 1, FILES_PER_WORKER) <= 1
     release = threading.Event()
     thread = threading.Thread(target=release.wait, args=(5,))
     thread.start()
     try:
-        assert _parse_workers(100 * FILES_PER_WORKER) == 1  # a fork would copy locks the thread may hold
+        assert worker_count(100 * FILES_PER_WORKER, FILES_PER_WORKER) == 1  # a fork would copy locks the thread may hold
     finally:
         release.set()
         thread.join()

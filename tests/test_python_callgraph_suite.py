@@ -85,19 +85,20 @@ def test_unresolved_calls_of_imported_or_builtin_names_are_external():
 
 def test_a_memoised_lookup_is_dropped_when_what_it_read_grows():
     """The solver keeps attribute lookups through the MRO between growths: a growth of any set a
-    lookup read drops that lookup (and the lookups built on it) and re-runs the scopes that used it."""
+    lookup read drops that lookup (and the lookups built on it) and re-runs the items that used
+    it, and their scopes."""
     from ragstream.index.python.calls.value_tables import Memo, Table, Tracker
 
-    tracker = Tracker()
+    tracker = Tracker(["scope_a", "scope_b", "scope_b"])  # items 0, 1, 2 and their scopes
     table, memo = Table(tracker, 100), Memo(tracker)
     inner = lambda: memo.get(("class", "C", "x"), lambda: table.get(("C", "x")))  # noqa: E731
-    tracker.current = "scope_a"
+    tracker.current = 0
     assert memo.get(("o", "C", "x"), inner) == frozenset()
-    tracker.current = "scope_b"
+    tracker.current = 1
     assert memo.get(("o", "C", "x"), lambda: pytest.fail("kept: not computed again")) == frozenset()
     tracker.current, tracker.dirty = None, set()
     table.add(("C", "x"), {("f", "C.x")})  # what the inner lookup read grows
-    assert {"scope_a", "scope_b"} <= tracker.dirty
+    assert tracker.dirty == {"scope_a", "scope_b"} and tracker.items == {0, 1}  # item 2 read nothing
     assert memo.results == {}  # both the inner lookup and the one built on it are gone
     assert memo.get(("o", "C", "x"), inner) == {("f", "C.x")}
 

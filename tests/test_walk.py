@@ -194,3 +194,39 @@ def test_non_utf8_file_names_are_skipped(tmp_path: Path):
     result = walk_repository(root, make_settings(tmp_path / "data").index)
     assert [f.path for f in result.files] == ["ok.py"]
     assert [s.reason for s in result.skipped] == ["bad_filename"]
+
+
+def test_texts_read_by_worker_processes_are_those_a_serial_walk_reads(messy_repo: Path, tmp_path: Path,
+                                                                      monkeypatch):
+    """A walk with text hashes the tree, then reads and redacts the kept files in forked workers
+    (forced here): the same files, texts, redactions and skips as reading each file as the walk
+    meets it. A file whose name holds a secret is stored under its redacted path, which cannot be
+    read back: then the walk reads every file as it meets it, as before."""
+    from ragstream.index import walk, workers
+
+    write(messy_repo, "app/secrets_in_code.py", 'TOKEN = "ghp_' + "b" * 36 + '"\nclass Service:\n    pass\n')
+    for index in range(24):  # enough for two workers at four files a task
+        write(messy_repo, f"many/m{index}.py", f"def f{index}():\n    return {index}\n")
+    settings = make_settings(tmp_path / "data").index
+    readers = tmp_path / "readers"
+    readers.mkdir()
+    read_source = walk.read_source
+
+    def noted(*args, **kwargs):  # forked workers inherit it
+        (readers / str(os.getpid())).touch()
+        return read_source(*args, **kwargs)
+
+    def serial() -> walk.WalkResult:
+        entries = list(walk.walk_entries(messy_repo, settings))
+        return walk.WalkResult(messy_repo.resolve(),
+                               sorted((e for e in entries if isinstance(e, walk.SourceFile)), key=lambda f: f.path),
+                               sorted((e for e in entries if isinstance(e, walk.SkippedFile)), key=lambda s: s.path))
+
+    monkeypatch.setattr(walk, "read_source", noted)
+    monkeypatch.setattr(workers, "worker_count", lambda jobs, per_worker: 2)
+    assert walk.walk_repository(messy_repo, settings) == serial()
+    assert {p.name for p in readers.iterdir()} - {str(os.getpid())}, "no file was read by a worker"
+    assert any(f.redactions for f in serial().files)
+    write(messy_repo, "app/ghp_" + "c" * 36 + ".py", "x = 1\n")
+    walked = walk.walk_repository(messy_repo, settings)
+    assert walked == serial() and any("[REDACTED" in f.path for f in walked.files)

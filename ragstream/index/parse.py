@@ -1,10 +1,7 @@
 """Dispatch a file to its language's parser; a file that fails to parse degrades to plain text.
-Many files are parsed in worker processes where that is safe (`parse_many`)."""
+Many files are parsed in worker processes where that is safe (`parse_many`, `workers`)."""
 from __future__ import annotations
 
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable
 
 import orjson
@@ -12,6 +9,7 @@ import orjson
 from ragstream.errors import ConfigError
 from ragstream.index.model import ParsedFile, text_file
 from ragstream.index.walk import SourceFile
+from ragstream.index import workers
 
 FILES_PER_WORKER = 24  # below this a worker costs more than it parses
 
@@ -54,42 +52,19 @@ def parse_many(jobs: list[tuple[SourceFile, str | None]], sql_dialect: str, done
                meanwhile: Callable[[], None] | None = None) -> list[tuple[ParsedFile, bytes]]:
     """Each (file, module name)'s parse result and its JSON (what the parse cache keeps), in
     order; `done` is called as each one ends. Parsing is most of a keyword-ready build's CPU and
-    files are independent, so they are spread over the cores by forked workers -- only in a
-    process that runs no other Python thread (a fork copies locks another thread may hold).
-    While workers parse, this process only waits: `meanwhile` runs then, on a thread started
-    after the fork, and has ended when this returns (its errors are left to the steps that
-    need what it loads)."""
-    workers = _parse_workers(len(jobs))
-    if workers < 2:
+    files are independent, so they are spread over the cores by forked workers where that is
+    safe (`workers.spread`); `meanwhile` runs while they parse, and has ended when this returns."""
+    if workers.worker_count(len(jobs), FILES_PER_WORKER) < 2:
         results = []
         for source, module in jobs:
             results.append(_parse_stored(source, module, sql_dialect))
             done()
         return results
     results = []
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        helper = threading.Thread(target=_quietly, args=(meanwhile,), daemon=True) if meanwhile else None
-        if helper:
-            helper.start()
-        for blob in pool.imap(_parse_to_json, [(s, m, sql_dialect) for s, m in jobs], chunksize=4):
-            results.append((ParsedFile.from_dict(orjson.loads(blob)), blob))
-            done()
-        if helper:
-            helper.join()
+    for blob in workers.spread(_parse_to_json, [(s, m, sql_dialect) for s, m in jobs], FILES_PER_WORKER, meanwhile):
+        results.append((ParsedFile.from_dict(orjson.loads(blob)), blob))
+        done()
     return results
-
-
-def _quietly(work: Callable[[], None]) -> None:
-    try:
-        work()
-    except Exception:  # noqa: BLE001 - the step that needs what failed to load says why
-        pass
-
-
-def _parse_workers(files: int) -> int:
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return min(len(os.sched_getaffinity(0)), files // FILES_PER_WORKER)
 
 
 def _parse_to_json(job: tuple[SourceFile, str | None, str]) -> bytes:

@@ -14,11 +14,15 @@ attributes and imports. Values (tuples):
 A container literal's elements are also kept by constant key, so `handlers["csv"]` is only the
 `"csv"` entry while nothing was added to the container without a key.
 Sets are capped (`MAX_VALUES`): past that a name is too dynamic to be worth more edges. Tables
-remember their readers, so only scopes whose inputs grew are evaluated again (`tables`).
+remember their readers, so only scopes whose inputs grew are evaluated again (`tables`), and in
+them only the items (a binding, a call, a return, a store, ...) whose inputs grew: an item whose
+inputs did not grow would add what it added before, nothing, so skipping it leaves every set,
+cap and round budget as evaluating it would.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ragstream.index.python.calls.program import Program, c3_linearization
 from ragstream.index.python.calls.value_tables import EMPTY, MRO_READER, Memo, Table, Tracker
@@ -41,10 +45,32 @@ class Call:
     constructor: bool = False  # the `__init__` a call of its class `K(...)` runs (the class is a callee too)
 
 
+# What an item of a scope's round does (`_items`).
+_BIND, _CALL, _RETURN, _YIELD, _STORE, _ITEM, _SITE = "bind", "call", "return", "yield", "store", "item", "site"
+
+
+def _items(program: Program) -> tuple[dict[str, list[tuple[int, str, Any]]], list[str]]:
+    """Each scope's items as a round evaluates them -- bindings and calls in the order the code
+    makes them, then returns, yields, attribute stores, container stores and literals -- as
+    (item id, what it does, its operand: a binding's or the call's `order` index, or the fact);
+    and the scope of each item id."""
+    items: dict[str, list[tuple[int, str, Any]]] = {}
+    scope_of: list[str] = []
+    for scope, record in program.scopes.items():
+        ops = [(_BIND if index >= 0 else _CALL, index) for index in record["order"]]
+        ops += [(_RETURN, expr) for expr in record["returns"]] + [(_YIELD, expr) for expr in record["yields"]]
+        ops += [(_STORE, fact) for fact in record["stores"]] + [(_ITEM, fact) for fact in record["items"]]
+        ops += [(_SITE, fact) for fact in record["sites"]]
+        items[scope] = [(len(scope_of) + position, op, what) for position, (op, what) in enumerate(ops)]
+        scope_of.extend([scope] * len(ops))
+    return items, scope_of
+
+
 class Solver:
     def __init__(self, program: Program):
         self.p = program
-        self.tracker = Tracker()
+        self.items, scope_of = _items(program)
+        self.tracker = Tracker(scope_of)
         table = lambda: Table(self.tracker, MAX_VALUES)  # noqa: E731
         self.bindval = table()  # (scope, binding index) -> values
         self.params = table()  # (function, parameter) -> values
@@ -60,6 +86,7 @@ class Solver:
         # hold, "k" / "o" the attribute as read on the class / an instance (bound)
         self.lookups = Memo(self.tracker)
         self.mro_memo: dict[str, list[str]] = {}
+        self.mro_readers: set[int] = set()  # items that read an MRO themselves (not through `lookups`)
         self.bases: dict[str, list[str]] | None = None
         self.static_memo: dict[tuple[str, int], frozenset] = {}
         self.passthrough = False  # unknown decorators keep their function (second phase only)
@@ -72,84 +99,106 @@ class Solver:
         through. Only then is "unknown" final: a decorator whose definition is reached late
         would otherwise leave the undecorated function in every set it flowed into."""
         order = list(self.p.scopes)
-        self._solve_definitions(order)
+        defined = self._solve_definitions(order)
         self._seed_receivers()
         decorating = {scope for scope, record in self.p.scopes.items()
                       if any(call[4] == "dec" for call in record["calls"])}
+        stale = self.tracker.items
         for passthrough in (False, True):
             self.passthrough = passthrough
             # the second phase changes only decorator calls; what reads them follows as usual
             dirty, budget = decorating if passthrough else set(order), MAX_ROUNDS * len(order)
+            if passthrough:  # what changed is read by decorator calls alone
+                stale.update(item for scope in decorating for item, op, index in self.items[scope]
+                             if op is _CALL and self.p.scopes[scope]["calls"][-index - 1][4] == "dec")
+            else:  # every item once at least; a definition solved above only if what it read grew since
+                stale.update(item for item in range(len(self.tracker.scope_of)) if item not in defined)
             while dirty and budget > 0:
                 self.tracker.dirty = set()
                 for scope in order:
                     if scope in dirty:
-                        self.tracker.current = scope
-                        self._round(scope, self.p.scopes[scope])
+                        self._round(scope, self.p.scopes[scope], stale)
                         budget -= 1
                 self.tracker.current = None
                 dirty = self.tracker.dirty
                 if self.tracker.mro_stale:  # a class's bases changed: every lookup may differ
+                    # so each item that looked one up, or read an MRO, runs again; every scope
+                    # runs (an item that read neither would add nothing new)
                     self.tracker.mro_stale, self.mro_memo, self.bases = False, {}, None
-                    self.lookups.clear()
+                    stale.update(self.lookups.clear(), self.mro_readers)
+                    self.mro_readers = set()
                     self._seed_receivers()
                     dirty = set(order)
 
-    def _solve_definitions(self, order: list[str]) -> None:
+
+    def _solve_definitions(self, order: list[str]) -> set[int]:
         """Definitions and imports first, until they stop growing: class bases are read from
         them, and with them which classes nothing extends (`_seed_receivers`: a subclass found
-        late left its base seeded as a receiver); a base found later makes every scope run again."""
+        late left its base seeded as a receiver); a base found later makes every scope run again.
+        Returns the items solved here: each is stale only if what it read grew since."""
         static = {scope: self._definitions(scope, record) for scope, record in self.p.scopes.items()}
         pending = {scope for scope, items in static.items() if items}
         while pending:
             self.tracker.dirty = set()
             for scope in order:
                 if scope in pending:
-                    self.tracker.current = scope
-                    for index, item in static[scope]:
+                    for item, index, expr in static[scope]:
+                        self.tracker.items.discard(item)  # as in `_round`: evaluated now
+                        self.tracker.current = item
                         if index < 0:
-                            self._call(scope, -index - 1, item)
+                            self._call(scope, -index - 1, expr)
                         else:
-                            self.bindval.add((scope, index), self.ev(scope, item))
+                            self.bindval.add((scope, index), self.ev(scope, expr))
             self.tracker.current = None
             pending = {scope for scope in self.tracker.dirty if static.get(scope)}
+        return {item for items in static.values() for item, _, _ in items}
 
-    def _definitions(self, scope: str, record: dict) -> list[tuple[int, list]]:
+    def _definitions(self, scope: str, record: dict) -> list[tuple[int, int, list]]:
         """A scope's `def`, `class` and `import` bindings, and the calls of decorators from
-        outside that wrap its definitions (`@dataclass`), as (index, item) in the order of
-        `_round` (a call's index is -1 - its position)."""
+        outside that wrap its definitions (`@dataclass`), as (item, index, expression) in the
+        order of `_round` (a call's index is -1 - its position)."""
         calls = {index for index, call in enumerate(record["calls"])
                  if call[4] == "dec" and self._imported_from_outside(scope, call[0])}
         binds = [(index, expr) for index, (_, expr) in enumerate(record["binds"])
                  if expr[0] in "di" or (expr[0] == "c" and expr[1] in calls)]
-        return [(-index - 1, record["calls"][index]) for index in sorted(calls)] + binds
+        item_of = {index: item for item, op, index in self.items[scope] if op in (_BIND, _CALL)}
+        return [(item_of[-index - 1], -index - 1, record["calls"][index]) for index in sorted(calls)] + \
+            [(item_of[index], index, expr) for index, expr in binds]
 
-    def _round(self, scope: str, record: dict) -> None:
-        binds, calls = record["binds"], record["calls"]
-        for index in record["order"]:
-            if index >= 0:
-                self.bindval.add((scope, index), self.ev(scope, binds[index][1]))
+    def _round(self, scope: str, record: dict, stale: set[int]) -> None:
+        """Evaluate the scope's stale items, in the order the code runs them."""
+        tracker = self.tracker
+        for item, op, what in self.items[scope]:
+            if item not in stale:
+                continue
+            stale.discard(item)  # before: a growth it makes of what it read makes it stale again
+            tracker.current = item
+            if op is _BIND:
+                self.bindval.add((scope, what), self.ev(scope, record["binds"][what][1]))
+            elif op is _CALL:
+                self._call(scope, -what - 1, record["calls"][-what - 1])
+            elif op is _RETURN:
+                self.returns.add(scope, self.ev(scope, what))
+            elif op is _YIELD:
+                self.elements.add(f"gen:{scope}", self.ev(scope, what))
+            elif op is _STORE:
+                target, attr, value = what
+                values = self.ev(scope, value)
+                for owner in self.ev(scope, target):
+                    if owner[0] == "o":
+                        self.instance_attrs.add((owner[1], attr), values)
+                    elif owner[0] in ("k", "m"):
+                        self.object_attrs.add((owner[1], attr), values)
+            elif op is _ITEM:
+                target, value, key = what
+                values = self.ev(scope, value)
+                for owner in self.ev(scope, target):
+                    if owner[0] == "s":
+                        self._add_element(owner[1], key, values)
             else:
-                self._call(scope, -index - 1, calls[-index - 1])
-        for expr in record["returns"]:
-            self.returns.add(scope, self.ev(scope, expr))
-        for expr in record["yields"]:
-            self.elements.add(f"gen:{scope}", self.ev(scope, expr))
-        for target, attr, value in record["stores"]:
-            values = self.ev(scope, value)
-            for owner in self.ev(scope, target):
-                if owner[0] == "o":
-                    self.instance_attrs.add((owner[1], attr), values)
-                elif owner[0] in ("k", "m"):
-                    self.object_attrs.add((owner[1], attr), values)
-        for target, value, key in record["items"]:
-            values = self.ev(scope, value)
-            for owner in self.ev(scope, target):
-                if owner[0] == "s":
-                    self._add_element(owner[1], key, values)
-        for _, site, elements, keys in record["sites"]:
-            for element, key in zip(elements, keys):
-                self._add_element(site, key, self.ev(scope, element))
+                _, site, elements, keys = what
+                for element, key in zip(elements, keys):
+                    self._add_element(site, key, self.ev(scope, element))
 
     def _add_element(self, site: str, key, values: set | frozenset) -> None:
         self.elements.add(site, values)
@@ -250,12 +299,13 @@ class Solver:
         """Arguments of a call flow into the callee's parameters (a bound method's receiver
         first); returns what this call passed to each parameter."""
         record = self.p.scopes[function]
-        params = record["params"]
-        passed: dict[str, set] = {}
+        params, returned = record["params"], record["returns_params"]
+        passed: dict[str, set] = {}  # only what `_result` reads: the parameters returned as they are
 
         def give(name: str, values) -> None:
             self.params.add((function, name), values)
-            passed.setdefault(name, set()).update(values)
+            if name in returned:
+                passed.setdefault(name, set()).update(values)
 
         offset = 0
         if self_value is not None and params:
@@ -306,8 +356,9 @@ class Solver:
             return out
         if op == "a":
             out = set()
+            attr, name = self._attr, expr[2]
             for value in self.ev(scope, expr[1]):
-                out |= self._attr(value, expr[2])
+                out |= attr(value, name)
             return out
         if op == "n":
             return self._free(scope, expr[1])
@@ -411,17 +462,21 @@ class Solver:
         if kind == "m":
             return self._module_attr(value[1], name, set()) if value[1] in self.p.modules \
                 else ({("m", f"{value[1]}.{name}")} if self.p.is_module(f"{value[1]}.{name}") else set())
-        if kind == "k":
-            return self.lookups.get(("k", value[1], name), lambda: {
-                self._bound(v, value, through_class=True) for v in self._class_attr(value[1], name)})
-        if kind == "o":
-            return self.lookups.get(("o", value[1], name), lambda: self._instance_attr(value[1], name) | {
-                self._bound(v, value, through_class=False) for v in self._class_attr(value[1], name)})
+        if kind == "k" or kind == "o":
+            return self.lookups.get((kind, value[1], name), self._bound_attr, value, name)
         if kind == "S":
             return self._super_attr(value[1], value[2], name)
         if kind == "s" and (name in _ELEMENT_METHODS or name in _VIEW_METHODS):
             return {("g", value[1], name)}
         return set()
+
+    def _bound_attr(self, owner: tuple, name: str) -> set | frozenset:
+        """`name` read on a class or an instance: what the MRO binds, bound as Python binds it,
+        and on an instance what is stored on it."""
+        if owner[0] == "k":
+            return {self._bound(v, owner, through_class=True) for v in self._class_attr(owner[1], name)}
+        return self._instance_attr(owner[1], name) | {
+            self._bound(v, owner, through_class=False) for v in self._class_attr(owner[1], name)}
 
     def _bound(self, found: tuple, owner: tuple, through_class: bool) -> tuple:
         """A function found on a class or instance, as Python binds it."""
@@ -436,16 +491,17 @@ class Solver:
 
     def _instance_attr(self, cls: str, name: str) -> frozenset:
         """What is stored on instances of `cls` or its bases as `name` (`self.name = ...`)."""
-        def compute() -> set:
-            out: set = set()
-            for current in self.mro(cls):
-                out |= self.instance_attrs.get((current, name))
-            return out
-        return self.lookups.get(("instance", cls, name), compute)
+        return self.lookups.get(("instance", cls, name), self._instance_attr_in_mro, cls, name)
+
+    def _instance_attr_in_mro(self, cls: str, name: str) -> set:
+        out: set = set()
+        for current in self.mro(cls):
+            out |= self.instance_attrs.get((current, name))
+        return out
 
     def _class_attr(self, cls: str, name: str) -> frozenset:
         """The first class in the MRO that binds `name` (in its body or by a later store)."""
-        return self.lookups.get(("class", cls, name), lambda: self._class_attr_in_mro(cls, name))
+        return self.lookups.get(("class", cls, name), self._class_attr_in_mro, cls, name)
 
     def _class_attr_in_mro(self, cls: str, name: str) -> set:
         for current in self.mro(cls):
@@ -472,6 +528,8 @@ class Solver:
         return out
 
     def mro(self, cls: str) -> list[str]:
+        if self.tracker.current.__class__ is int:
+            self.mro_readers.add(self.tracker.current)
         if cls not in self.mro_memo:
             self.mro_memo[cls] = c3_linearization(cls, self._bases_of())
         return self.mro_memo[cls]

@@ -2,7 +2,8 @@
 
 A whole-program fixpoint that re-evaluates every scope until nothing grows takes dozens of rounds
 on a large repository, though late rounds change a handful of sets. Recording readers makes the
-solver a worklist: when a set grows, exactly the scopes that read it run again.
+solver a worklist: when a set grows, exactly the scopes that read it run again, and in them
+exactly the items (a binding, a call, a return, ...) that read it.
 """
 from __future__ import annotations
 
@@ -15,18 +16,24 @@ MRO_READER = "\0mro"  # reads made while computing class bases: a growth there r
 class Tracker:
     """Who is reading now, and which readers a growth has made stale.
 
-    A reader is a scope (re-run when what it read grows), MRO_READER, or a memoised lookup's key
-    (a tuple, see `Memo`): its reads are made under its own name, so a growth drops the one
-    result it touched and makes stale whoever used that result."""
+    A reader is an item of a scope (an int: re-evaluated when what it read grows, and its scope
+    runs again), MRO_READER, or a memoised lookup's key (a tuple, see `Memo`): its reads are made
+    under its own name, so a growth drops the one result it touched and makes stale whoever used
+    that result. `scope_of` names each item's scope."""
 
-    def __init__(self) -> None:
-        self.current: str | tuple | None = None
-        self.dirty: set = set()
+    def __init__(self, scope_of: list[str]) -> None:
+        self.current: int | str | tuple | None = None
+        self.scope_of = scope_of
+        self.dirty: set[str] = set()  # scopes with a stale item since the pass began
+        self.items: set[int] = set()  # items stale since they were last evaluated
         self.mro_stale = False
         self.memo: Memo | None = None
 
     def stale(self, readers: set) -> None:
-        self.dirty |= readers
+        items = [r for r in readers if r.__class__ is int]
+        self.items.update(items)
+        scope_of = self.scope_of
+        self.dirty.update([scope_of[item] for item in items])
         if MRO_READER in readers:
             self.mro_stale = True
         if self.memo is not None:
@@ -45,16 +52,20 @@ class Memo:
         self.readers: dict[tuple, set] = {}
         tracker.memo = self
 
-    def get(self, key: tuple, compute) -> frozenset:
-        """`compute()`'s result for `key`, computed under `key` as the reader when not kept."""
+    def get(self, key: tuple, compute, *args) -> frozenset:
+        """`compute(*args)`'s result for `key`, computed under `key` as the reader when not kept."""
         reader = self.tracker.current
-        if reader is not None:
-            note_reader(self.readers, key, reader)
+        if reader is not None:  # `note_reader`, inline: this runs millions of times
+            readers = self.readers.get(key)
+            if readers is None:
+                self.readers[key] = {reader}
+            else:
+                readers.add(reader)
         found = self.results.get(key)
         if found is None:
             self.tracker.current = key
             try:
-                found = self.results[key] = frozenset(compute())
+                found = self.results[key] = frozenset(compute(*args))
             finally:
                 self.tracker.current = reader
         return found
@@ -64,9 +75,12 @@ class Memo:
         self.results.pop(key, None)
         return self.readers.pop(key, set())
 
-    def clear(self) -> None:
+    def clear(self) -> set[int]:
+        """Forget every result; the items that used any (now stale)."""
+        items = {reader for readers in self.readers.values() for reader in readers if reader.__class__ is int}
         self.results.clear()
         self.readers.clear()
+        return items
 
 
 class Table:
@@ -83,8 +97,12 @@ class Table:
 
     def get(self, key) -> set | frozenset:
         reader = self.tracker.current
-        if reader is not None:
-            note_reader(self.readers, key, reader)
+        if reader is not None:  # `note_reader`, inline: this runs millions of times
+            readers = self.readers.get(key)
+            if readers is None:
+                self.readers[key] = {reader}
+            else:
+                readers.add(reader)
         return self.values.get(key, EMPTY)
 
     def has(self, key) -> bool:
@@ -102,12 +120,3 @@ class Table:
         current.update(values)
         if len(current) > before and key in self.readers:
             self.tracker.stale(self.readers[key])
-
-
-def note_reader(readers: dict, key, reader) -> None:
-    """Remember that `reader` read `key` (the hottest call of the solver: no set made twice)."""
-    found = readers.get(key)
-    if found is None:
-        readers[key] = {reader}
-    else:
-        found.add(reader)
