@@ -48,7 +48,7 @@ from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, walk_with_texts
 from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
-from ragstream.index.warm_state import parsed_json, warm_state
+from ragstream.index.warm_state import chunks_jsonl, parsed_json, warm_state
 from ragstream.index.embedding_windows import LinePieces, model_tokenizer
 from ragstream.token_count import token_counter
 
@@ -244,7 +244,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                     write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
                                cache_prefix(), warm.keyword_terms)
                     progress.advance("write")
-                    store.write_jsonl(generation / store.CHUNKS, chunks)
+                    store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
                     progress.advance("write")
                     changes_read = change_log.past_changes(chunks)
                     store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
@@ -371,9 +371,12 @@ def label_access(graph, policy: AclPolicy) -> None:
     whose neighbours' visibility it changes. A rule that labels no indexed path while another
     spelling of it would is refused first (`AclPolicy.check`): it would leave public what it meant."""
     policy.check(path for _, path in graph.nodes(data="path") if path)
+    labels: dict[str, dict] = {}  # per path: a file's nodes are many, its labels one
     for node, path in graph.nodes(data="path"):
         if path:
-            graph.nodes[node]["acl"] = policy.for_path(path)
+            if path not in labels:
+                labels[path] = policy.for_path(path)
+            graph.nodes[node]["acl"] = {**labels[path]}
 
 
 def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:

@@ -20,6 +20,7 @@ import orjson
 from ragstream.index.chunk_reuse import BuiltChunks
 from ragstream.index.fill import ChunkTexts
 from ragstream.index.keyword_scores import Terms
+from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
 
 
@@ -31,6 +32,7 @@ class WarmState:
     token_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # encoding -> chunk text -> tokens
     parse_json: dict[str, bytes] = field(default_factory=dict)  # parse key -> the parse result's JSON
     chunked: BuiltChunks | None = None  # the last build's graph, texts and chunks (`chunk_reuse`)
+    chunk_json: dict[str, tuple[Chunk, bytes]] = field(default_factory=dict)  # chunk id -> the chunk written, its line
 
 
 _STATES: dict[Path, WarmState] = {}
@@ -58,3 +60,15 @@ def parsed_json(records: dict[str, ParseRecord], blobs: dict[str, bytes]) -> byt
             + (blobs.get(record.key) or orjson.dumps(record.parsed)) + b"}"
             for path, record in records.items())
     return b"{" + b",".join(rows) + b"}"
+
+
+def chunks_jsonl(chunks: list[Chunk], kept: dict[str, tuple[Chunk, bytes]]) -> bytes:
+    """`chunks` as `store.write_jsonl` writes them, the line of a chunk the last build wrote (the
+    same object, taken as it was: `chunk_reuse`) from `kept`, which is left holding these."""
+    lines = []
+    for chunk in chunks:
+        known = kept.get(chunk.id)
+        lines.append(known[1] if known is not None and known[0] is chunk else orjson.dumps(chunk) + b"\n")
+    kept.clear()
+    kept.update((chunk.id, (chunk, line)) for chunk, line in zip(chunks, lines))
+    return b"".join(lines)
