@@ -46,7 +46,7 @@ from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
-from ragstream.index.source_texts import remember_texts, walk_with_texts
+from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
 from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
 from ragstream.index.warm_state import chunks_jsonl, parsed_json, warm_state
 from ragstream.index.embedding_windows import LinePieces, model_tokenizer
@@ -187,8 +187,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             walked = remember_texts(walk_repository(info.root, settings.index,
                                                     on_files=partial(progress.advance, "walk")),
                                     parse_cache, cache_prefix())
+            warm.texts = {text_key(cache_prefix(), f): f for f in walked.files}
         else:  # only what changed is read and redacted
-            walked = walk_with_texts(info.root, settings.index, parse_cache, cache_prefix(), hashed)
+            walked = walk_with_texts(info.root, settings.index, parse_cache, cache_prefix(), hashed, warm.texts)
         progress.finish("walk")
         clock.lap("walk")
 

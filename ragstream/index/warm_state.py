@@ -1,6 +1,6 @@
 """What a process that indexes the same repository again (`ragstream index --watch`) keeps
 between its builds, per index folder, so a re-index after an edit redoes only what the edit
-changed: each chunk's keyword terms and embedding texts, the word pieces of each file line,
+changed: each file's redacted text, each chunk's keyword terms and embedding texts, the word pieces of each file line,
 each chunk text's token count, each parse record's JSON, and the last build's graph and chunks.
 
 Every entry is keyed by what it is made from (a text, a line, a parse key, the settings that
@@ -22,10 +22,12 @@ from ragstream.index.fill import ChunkTexts
 from ragstream.index.keyword_scores import Terms
 from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
+from ragstream.index.walk import SourceFile
 
 
 @dataclass
 class WarmState:
+    texts: dict[str, SourceFile] = field(default_factory=dict)  # text key -> a walked file, its text redacted
     keyword_terms: dict[str, Terms] = field(default_factory=dict)  # keyword key -> the text's terms
     chunk_texts: dict[tuple, ChunkTexts] = field(default_factory=dict)  # what `TextPlan.of` keeps
     line_pieces: dict[str, int] = field(default_factory=dict)  # file or header line -> word pieces
