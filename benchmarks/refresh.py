@@ -8,7 +8,8 @@ fill=False)`, then re-indexed `--runs` times with nothing changed, `--runs` time
 one-line edit of the largest file (a comment line appended: no flow fact changes, so a Python
 call solve is reused) and `--runs` times after a code edit of it (a function that calls two
 builtins appended to a Python file: its flow facts change, so Python calls are solved again),
-each timed until the call returns, i.e. the new generation is keyword-ready -- askable by
+each timed until the call returns (the garbage of the build before collected first, as
+`index --watch` does while the files are quiet), i.e. the new generation is keyword-ready -- askable by
 keywords and by the vectors the embedding cache already held; the changed chunks' vectors come
 after, from the fill -- or, with nothing changed, nothing was published. A fixed pure-Python loop is timed before and after
 the runs: this VM's speed moves by up to 2x within minutes (docs/BENCHMARKS.md). Beside each
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import re
 import resource
@@ -77,21 +79,23 @@ def code_edit(repo: Path, n: int) -> Path | None:
 
 def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
     """`runs` edits by `edit`, each re-indexed and timed: seconds, phases, whether the solve was reused."""
-    seconds, cpu, reused, phases = [], [], [], {}
+    seconds, cpu, reused, chunks_reused, phases = [], [], [], [], {}
     for n in range(runs):
         target = edit(copy, n)
         if target is None:
             return {}
+        gc.collect()  # as `index --watch` does between refreshes, while the files are quiet
         started, used = time.perf_counter(), cpu_seconds()
         report = build_index(copy, settings, fill=False)
         seconds.append(time.perf_counter() - started)
         cpu.append(round(cpu_seconds() - used, 2))
         assert report.changes.changed == [target.relative_to(copy).as_posix()], report.changes
         reused.append(getattr(report, "python_solve_reused", "n/a"))
+        chunks_reused.append(getattr(report, "chunks_reused", "n/a"))
         phases = report.seconds
     return {"edited_file": target.relative_to(copy).as_posix(), "s": [round(s, 2) for s in seconds],
             "median_s": round(statistics.median(seconds), 2), "cpu_s": cpu, "cpu_median_s": statistics.median(cpu),
-            "python_solve_reused": reused, "phases_s": phases}
+            "python_solve_reused": reused, "chunks_reused": chunks_reused, "phases_s": phases}
 
 
 # A re-index by a process of its own (`--fresh`): PYTHONPATH picks the tree measured, as above.

@@ -32,6 +32,23 @@ def test_texts_from_the_cache_are_the_walks_texts(sample_repo: Path, tmp_path: P
         cache.close()
 
 
+def test_texts_kept_by_the_process_are_the_walks_texts(sample_repo: Path, tmp_path: Path):
+    settings = make_settings(tmp_path / "data").index
+    (sample_repo / "keys.py").write_text(f'AWS_KEY = "{SECRET}"\n', encoding="utf-8")
+    cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")
+    try:
+        kept: dict = {}
+        walk_with_texts(sample_repo, settings, cache, "v:", kept=kept)
+        (sample_repo / "keys.py").rename(sample_repo / "moved_keys.py")  # the same text under another path
+        util = sample_repo / "billing" / "util.py"
+        util.write_text(util.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        reused = walk_with_texts(sample_repo, settings, cache, "v:", kept=kept)
+        assert reused == walk_repository(sample_repo, settings)
+        assert len(kept) == len(reused.files) and SECRET not in str(kept)
+    finally:
+        cache.close()
+
+
 def test_a_file_changed_after_the_hashing_walk_is_read_as_it_is_now(sample_repo: Path, tmp_path: Path):
     settings = make_settings(tmp_path / "data").index
     cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")

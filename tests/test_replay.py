@@ -5,6 +5,10 @@ re-indexed incrementally into one data folder and built from scratch into an emp
 same. After each commit an edit that moves lines but changes no flow fact (a comment line
 inserted at the top of a Python file) is replayed too: the incremental build reuses the
 previous Python call solve and must still equal a full build, lines included.
+Every other commit is re-indexed as a new process would (`warm_state.forget`: parse records,
+chunks and keyword terms read back or made again); the rest, and every line shift, as `index
+--watch` does, from what the process kept of its previous build (chunks taken as they were,
+keyword terms, embedding texts, line pieces, token counts).
 ragstream's own history runs wherever its checkout has one (CI does); a C# + SQL application's
 when its mirror is on the machine. Each replays its last 6 commits (`RAGSTREAM_REPLAY_COMMITS`
 replays more, for a longer check by hand)."""
@@ -24,6 +28,7 @@ import pytest
 from ragstream.config import PROJECT_ROOT
 from ragstream.index import store
 from ragstream.index.build import build_index, locate, repository_info
+from ragstream.index.warm_state import forget
 from tests.conftest import make_settings
 
 CONTOSO = Path("/work/.mirror/jbogard+ContosoUniversityDotNetCore-Pages/repo")
@@ -87,10 +92,13 @@ def shift_lines(work: Path) -> bool:
     return True
 
 
-def build_both_and_compare(work: Path, incremental, full_dir: Path, step: str):
-    """The incremental re-index of `work` and a full build must be the same index; returns the
-    incremental build's report. The full build starts from an empty data folder: no parse,
-    text, token or line-cost cache of an earlier build answers for it."""
+def build_both_and_compare(work: Path, incremental, full_dir: Path, step: str, new_process: bool = False):
+    """The incremental re-index of `work` (`new_process`: with nothing kept in this process)
+    and a full build must be the same index; returns the incremental build's report. The full
+    build starts from an empty data folder: no parse, text, token or line-cost cache of an
+    earlier build answers for it, nor anything this process kept."""
+    if new_process:
+        forget(locate(repository_info(work), incremental))
     report = build_index(work, incremental, fill=False)
     shutil.rmtree(full_dir, ignore_errors=True)
     full = make_settings(full_dir)
@@ -107,10 +115,11 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
     work.mkdir()
     git("init", "-q", "-b", "main", cwd=work)
     incremental = make_settings(tmp_path / "incremental")
-    incremental_builds, changed_files, reused_parses, reused_solves = 0, 0, 0, 0
-    for commit in commits:
+    incremental_builds, changed_files, reused_parses, reused_solves, reused_chunks = 0, 0, 0, 0, 0
+    for number, commit in enumerate(commits):
         check_out(git_dir, commit, subtree, work)
-        report = build_both_and_compare(work, incremental, tmp_path / "full", f"commit {commit[:10]}")
+        report = build_both_and_compare(work, incremental, tmp_path / "full", f"commit {commit[:10]}",
+                                        new_process=number % 2 == 1)
         if report.incremental:
             incremental_builds += 1
             changed_files += report.changes.stale
@@ -118,11 +127,12 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
         if shift_lines(work):
             shifted = build_both_and_compare(work, incremental, tmp_path / "full", f"lines shifted after {commit[:10]}")
             reused_solves += shifted.python_solve_reused
+            reused_chunks += shifted.chunks_reused > 0
     # Every build after the first was incremental, with files to change and parses to reuse;
-    # every line shift in a Python history reused the solve before it.
+    # every line shift in a Python history reused the solve before it, and chunks the build before made.
     assert incremental_builds == len(commits) - 1 and changed_files and reused_parses
     if any(work.rglob("*.py")):
-        assert reused_solves == len(commits)
+        assert reused_solves == reused_chunks == len(commits)
 
 
 @pytest.mark.slow

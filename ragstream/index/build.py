@@ -35,6 +35,7 @@ from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import ChangeLog
 from ragstream.index.chunk_counts import RememberedCounts
+from ragstream.index.chunk_reuse import BuiltChunks, reusable_chunks
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.compact_forms import write_compact_forms
 from ragstream.index.embeddings import Embedder, EmbeddingCache
@@ -46,8 +47,9 @@ from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
-from ragstream.index.source_texts import remember_texts, walk_with_texts
+from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
 from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
+from ragstream.index.warm_state import chunks_jsonl, parsed_json, warm_state
 from ragstream.index.embedding_windows import LinePieces, model_tokenizer
 from ragstream.token_count import token_counter
 
@@ -118,6 +120,7 @@ class BuildReport:
     redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
     reparsed: int = 0
     python_solve_reused: bool = False  # the Python call solve came from the previous build (no flow fact changed)
+    chunks_reused: int = 0  # chunks this process's previous build made that were taken as they were (`chunk_reuse`)
     embedded_new: int = 0
     embedded_cached: int = 0
     embedding_backends: dict[str, int] = field(default_factory=dict)  # backend -> texts embedded
@@ -177,6 +180,7 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         return same
     with store.build_lock(location) as lock, _parse_cache(location) as parse_cache:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
+        warm = warm_state(location, start_over=previous is None)
         clock = _PhaseClock()
 
         progress.start("walk", None)
@@ -184,8 +188,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             walked = remember_texts(walk_repository(info.root, settings.index,
                                                     on_files=partial(progress.advance, "walk")),
                                     parse_cache, cache_prefix())
+            warm.texts = {text_key(cache_prefix(), f): f for f in walked.files}
         else:  # only what changed is read and redacted
-            walked = walk_with_texts(info.root, settings.index, parse_cache, cache_prefix(), hashed)
+            walked = walk_with_texts(info.root, settings.index, parse_cache, cache_prefix(), hashed, warm.texts)
         progress.finish("walk")
         clock.lap("walk")
 
@@ -198,13 +203,14 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
         try:
             with gc_paused(), store.staging(location) as generation:
                 progress.start("parse", len(walked.files))
-                records = _parse_all(walked.files, old_records, parse_cache, settings, report, progress,
-                                     lambda: _warm_up(settings, embedder))
+                records, warm.parse_json = _parse_all(walked.files, old_records, parse_cache, settings, report,
+                                                      progress, lambda: _warm_up(settings, embedder),
+                                                      warm.parse_json)
                 progress.finish("parse")
                 # After the parse: its workers are forked, which a running thread would forbid.
                 change_log = ChangeLog(info.root, settings.index.change_history_commits)
-                line_pieces = LinePieces(f.text for f in walked.files)
-                store.write_json(generation / store.PARSED, records)
+                line_pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
+                store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                        python_guesses=settings.index.python_call_guesses,
@@ -213,11 +219,17 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))
-                counts = RememberedCounts(counter, _known_counts(previous, counter.name), parse_cache,
-                                          cache_prefix())
+                known = warm.token_counts.get(counter.name)  # this process's last build's, else the previous index's
+                counts = RememberedCounts(counter, _known_counts(previous, counter.name) if known is None else known,
+                                          parse_cache, cache_prefix())
+                limits = (settings.chunks.max_chunk_tokens, settings.chunks.header_max_names, counter.name)
+                reusable = reusable_chunks(warm.chunked, graph, texts, limits)
+                report.chunks_reused = sum(map(len, reusable.values()))
                 chunks = build_chunks(graph, texts, counts, settings.chunks.max_chunk_tokens,
-                                      settings.chunks.header_max_names)
+                                      settings.chunks.header_max_names, reusable)
                 counts.save()
+                warm.chunked = BuiltChunks.of(graph, texts, chunks, limits)
+                warm.token_counts = {counter.name: {c.text: c.metadata["tokens"] for c in chunks}}
                 if not chunks:
                     raise IndexingError("nothing to index: no supported file with content was found",
                                         where=str(info.root),
@@ -229,17 +241,19 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 with ThreadPoolExecutor(1) as planner:
                     # The window plan counts the headers' word pieces (the files' lines are counted
                     # already) in Rust, without the GIL: beside BM25.
-                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces)
+                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces,
+                                             warm.chunk_texts)
                     write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                               cache_prefix())
+                               cache_prefix(), warm.keyword_terms)
                     progress.advance("write")
-                    store.write_jsonl(generation / store.CHUNKS, chunks)
+                    store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
                     progress.advance("write")
                     changes_read = change_log.past_changes(chunks)
                     store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
                     report.past_changes = len(changes_read)
                     progress.advance("write")
                     plan = planned.result()
+                    warm.line_pieces = line_pieces.counted
                 write_compact_forms(generation, graph, chunks)
                 vectors = cache.get_many(sorted(set(plan.keys)))
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
@@ -360,9 +374,12 @@ def label_access(graph, policy: AclPolicy) -> None:
     whose neighbours' visibility it changes. A rule that labels no indexed path while another
     spelling of it would is refused first (`AclPolicy.check`): it would leave public what it meant."""
     policy.check(path for _, path in graph.nodes(data="path") if path)
+    labels: dict[str, dict] = {}  # per path: a file's nodes are many, its labels one
     for node, path in graph.nodes(data="path"):
         if path:
-            graph.nodes[node]["acl"] = policy.for_path(path)
+            if path not in labels:
+                labels[path] = policy.for_path(path)
+            graph.nodes[node]["acl"] = {**labels[path]}
 
 
 def diff_files(old: dict[str, str], files: list[SourceFile]) -> FileChanges:
@@ -460,10 +477,12 @@ def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
-               settings: Settings, report: BuildReport, progress: Progress, meanwhile: Callable[[], None]
-               ) -> dict[str, store.ParseRecord]:
+               settings: Settings, report: BuildReport, progress: Progress, meanwhile: Callable[[], None],
+               known_json: dict[str, bytes]) -> tuple[dict[str, store.ParseRecord], dict[str, bytes]]:
     """Each file's parse record: from the previous index, else the repository's parse cache,
-    else parsed now (and cached); `meanwhile` runs while worker processes parse."""
+    else parsed now (and cached); `meanwhile` runs while worker processes parse. Beside them,
+    the JSON of each parse result that is at hand (parsed now, from the cache, or in
+    `known_json`), by parse key."""
     modules = module_names([f.path for f in files if f.language == "python"])
     keys = {f.path: parse_key(f, modules.get(f.path), settings.index.sql_dialect) for f in files}
     wanted = {keys[f.path] for f in files
@@ -475,6 +494,7 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
                                      lambda: progress.advance("parse"), meanwhile)))
     records: dict[str, store.ParseRecord] = {}
     new: dict[str, bytes] = {}
+    json_of: dict[str, bytes] = {}
     for source in files:
         key = keys[source.path]
         record = old_records.get(source.path)
@@ -487,12 +507,14 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
                 record = store.ParseRecord(key, ParsedFile.from_dict(orjson.loads(cached[key])))
             progress.advance("parse")
         records[source.path] = record
+        if (blob := new.get(key) or cached.get(key) or known_json.get(key)) is not None:
+            json_of[key] = blob
         if record.parsed.error:
             report.parse_failures[source.path] = record.parsed.error
         report.parse_warnings.extend(f"{source.path}: {w}" for w in record.parsed.warnings)
     if new:
         cache.put_many(new)
-    return records
+    return records, json_of
 
 
 def _warm_up(settings: Settings, embedder: Embedder) -> None:

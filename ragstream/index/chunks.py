@@ -11,6 +11,7 @@ into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Protocol, TypeVar
 
@@ -42,8 +43,10 @@ def keyword_text(chunk: Chunk) -> str:
 
 
 def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCounts,
-                 max_tokens: int, max_names: int) -> list[Chunk]:
-    """Chunks of every chunkable node of the files in `texts` (path -> text), in id order."""
+                 max_tokens: int, max_names: int, reusable: Mapping[str, list[Chunk]] | None = None) -> list[Chunk]:
+    """Chunks of every chunkable node of the files in `texts` (path -> text), in id order;
+    a node in `reusable` (`chunk_reuse`: its chunks would come out the same) keeps those."""
+    reusable = reusable or {}
     nodes = [Node(**{f: data[f] for f in NODE_FIELDS}) for _, data in graph.nodes(data=True)]
     by_id = {n.id: n for n in nodes}
     roots = {n.path: n.id for n in nodes if n.kind in ("FILE", "MODULE")}
@@ -53,11 +56,16 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
             owner = _chunk_owner(node, by_id, roots)
             if owner:
                 children.setdefault(owner, []).append(node)
-    lines_of = {path: text.split("\n") for path, text in texts.items()}
+    lines_of: dict[str, list[str]] = {}
     chunks: list[Chunk] = []
     for node in sorted(nodes, key=lambda n: n.id):
         if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
             continue
+        if node.id in reusable:
+            chunks.extend(reusable[node.id])
+            continue
+        if node.path not in lines_of:
+            lines_of[node.path] = texts[node.path].split("\n")
         body = _elided_text(node, lines_of[node.path], children.get(node.id, []))
         if body is None:
             continue

@@ -41,11 +41,21 @@ class LinePieces:
     its files' lines here on a thread while it makes the graph (the tokenizer runs in Rust,
     without the GIL), so planning the windows then tokenizes little more than the headers."""
 
-    def __init__(self, texts: Iterable[str] = ()):
-        self._counts: dict[str, int] = {}
-        lines = list({line for text in texts for line in text.split("\n")})
-        self._counter = threading.Thread(target=self._count, args=(lines,), daemon=True)
+    def __init__(self, texts: Iterable[str] = (), known: dict[str, int] | None = None):
+        """`known`: lines counted before (by a previous build of this process): those of `texts`
+        are taken from it, the others counted."""
+        lines = {line for text in texts for line in text.split("\n")}
+        known = known or {}
+        self._counts: dict[str, int] = {line: known[line] for line in lines if line in known}
+        unknown = [line for line in lines if line not in self._counts]
+        self._counter = threading.Thread(target=self._count, args=(unknown,), daemon=True)
         self._counter.start()
+
+    @property
+    def counted(self) -> dict[str, int]:
+        """Every line counted so far and its pieces (for the next build to pass as `known`)."""
+        self._counter.join()
+        return self._counts
 
     def of(self, lines: list[str]) -> list[int]:
         """The word pieces of each line, counted once each."""

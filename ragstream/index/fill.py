@@ -30,6 +30,14 @@ STAGE_NAMES = {"keyword": "keyword-ready", "heads": "every chunk has a vector, w
 
 
 @dataclass(frozen=True)
+class ChunkTexts:
+    """One chunk's texts to embed (its own, then its windows) and their embedding-cache keys."""
+
+    texts: list[str]
+    keys: list[str]
+
+
+@dataclass(frozen=True)
 class TextPlan:
     """Every text the index embeds, in full-build order, with the chunk row each belongs to."""
 
@@ -39,11 +47,28 @@ class TextPlan:
     heads: np.ndarray  # bool: the text is its chunk's first (the chunk's own embedding text)
 
     @classmethod
-    def of(cls, chunks: list[Chunk], window_tokens: int, pieces: LinePieces | None = None) -> "TextPlan":
-        texts, rows = window_texts(chunks, window_tokens, pieces)
+    def of(cls, chunks: list[Chunk], window_tokens: int, pieces: LinePieces | None = None,
+           kept: dict[tuple, ChunkTexts] | None = None) -> "TextPlan":
+        """`kept` (what a process that re-indexes keeps between builds): each chunk's texts by
+        what they are made of; a chunk found there is not planned again, and `kept` is left
+        holding these chunks' texts only."""
+        known = kept if kept is not None else {}
+        keys = [(window_tokens, chunk.embedding_text, chunk.text) for chunk in chunks]
+        fresh = [i for i, key in enumerate(keys) if key not in known]
+        made, made_rows = window_texts([chunks[i] for i in fresh], window_tokens, pieces)
+        bounds = np.searchsorted(made_rows, np.arange(len(fresh) + 1))  # rows ascend: each chunk's texts
+        found: dict[tuple, ChunkTexts] = {}
+        for row, i in enumerate(fresh):
+            own = made[bounds[row]:bounds[row + 1]]
+            found[keys[i]] = ChunkTexts(own, [text_key(t) for t in own])
+        planned = [known[key] if key in known else found[key] for key in keys]
+        if kept is not None:
+            kept.clear()
+            kept.update(zip(keys, planned))
+        rows = np.repeat(np.arange(len(chunks), dtype=np.int32), [len(p.texts) for p in planned])
         heads = np.ones(len(rows), dtype=bool)
         heads[1:] = rows[1:] != rows[:-1]
-        return cls(texts, [text_key(t) for t in texts], rows, heads)
+        return cls([t for p in planned for t in p.texts], [k for p in planned for k in p.keys], rows, heads)
 
     def tiers(self, chunks: list[Chunk]) -> list[list[int]]:
         """The texts' indexes in fill order: heads of code, heads of tests, windows of code,

@@ -3,7 +3,8 @@
 FAISS: an exact inner-product index over L2-normalised vectors (cosine), one vector per semantic
 window (`index/embedding_windows.py`), with the chunk row of each vector beside it (`faiss.index.rows.npy`),
 so a search can be restricted with an id selector over the windows of visible chunks. BM25:
-bm25s over code-aware keyword tokens of each chunk's `keyword_text`.
+bm25s's files over code-aware keyword tokens of each chunk's `keyword_text`, scored by
+`keyword_scores`.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import orjson
 
 from ragstream import keyword_tokens as tokeniser
 from ragstream.index.blob_cache import BlobCache
+from ragstream.index.keyword_scores import Terms, save_matrix, score_matrix
 from ragstream.keyword_tokens import keyword_tokens
 
 # The tokeniser's own code: tokens kept by another version of it are not reused.
@@ -42,19 +44,27 @@ def rows_path(faiss_path: Path) -> Path:
     return faiss_path.with_name(faiss_path.name + ".rows.npy")
 
 
-def write_bm25(directory: Path, texts: list[str], cache: BlobCache | None = None, prefix: str = "") -> None:
-    """BM25 over the texts' keyword tokens; with a `cache` (under keys starting with `prefix`),
-    the tokens of a text tokenised before are read back rather than made again."""
-    import bm25s
+def write_bm25(directory: Path, texts: list[str], cache: BlobCache | None = None, prefix: str = "",
+               kept: dict[str, Terms] | None = None) -> None:
+    """BM25 over the texts' keyword tokens (`keyword_scores`); with a `cache` (under keys starting
+    with `prefix`), the tokens of a text tokenised before are read back rather than made again.
+    `kept` (text key -> its terms, what a process that re-indexes keeps between builds) answers
+    first, and is left holding these texts' terms only."""
+    keys = [keyword_key(prefix, text) for text in texts]
+    known = kept if kept is not None else {}
+    missing = sorted({key: i for i, key in enumerate(keys) if key not in known}.values())
+    found = dict(zip((keys[i] for i in missing),
+                     map(Terms.of, keyword_documents([texts[i] for i in missing], cache, prefix))))
+    documents = [known[key] if key in known else found[key] for key in keys]
+    save_matrix(directory, score_matrix(documents))
+    if kept is not None:
+        kept.clear()
+        kept.update(zip(keys, documents))
 
-    retriever = bm25s.BM25()
-    # bm25s cannot index an empty document; one placeholder token keeps row i = chunk i.
-    documents = [tokens or ["\x00empty"] for tokens in keyword_documents(texts, cache, prefix)]
-    # Our own vocabulary, sorted: bm25s numbers tokens in the order of a set of strings, which
-    # differs per process, so the same chunks would give different files.
-    vocab = {token: i for i, token in enumerate(sorted({token for document in documents for token in document}))}
-    retriever.index(([[vocab[token] for token in document] for document in documents], vocab), show_progress=False)
-    retriever.save(str(directory))
+
+def keyword_key(prefix: str, text: str) -> str:
+    """Where a text's keyword tokens are kept: its hash, under the tokeniser's version."""
+    return f"{prefix}keywords:{_TOKENISER}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def keyword_documents(texts: list[str], cache: BlobCache | None, prefix: str) -> list[list[str]]:
@@ -62,7 +72,7 @@ def keyword_documents(texts: list[str], cache: BlobCache | None, prefix: str) ->
     same tokeniser before (most chunks, after an edit), the new ones tokenised and kept."""
     if cache is None:
         return [keyword_tokens(t) for t in texts]
-    keys = [f"{prefix}keywords:{_TOKENISER}:{hashlib.sha256(t.encode()).hexdigest()}" for t in texts]
+    keys = [keyword_key(prefix, t) for t in texts]
     found = {key: orjson.loads(blob) for key, blob in cache.get_many(sorted(set(keys))).items()}
     new = {key: keyword_tokens(text) for key, text in zip(keys, texts) if key not in found}
     if new:

@@ -20,15 +20,21 @@ def text_key(prefix: str, source: SourceFile) -> str:
 
 
 def walk_with_texts(root: Path, settings: IndexSettings, cache: BlobCache, prefix: str,
-                    hashed: WalkResult | None = None) -> WalkResult:
+                    hashed: WalkResult | None = None, kept: dict[str, SourceFile] | None = None) -> WalkResult:
     """What `walk_repository` finds, texts included; `hashed`, a walk without text made just
-    before, is reused. A file that changed between the two makes it walk again with text."""
+    before, is reused. A file that changed between the two makes it walk again with text.
+    `kept` (text key -> the file as a previous walk of this process read it) answers before the
+    cache, and is left holding this walk's files."""
     hashed = hashed or walk_repository(root, settings, with_text=False)
     keys = [text_key(prefix, f) for f in hashed.files]
-    cached = cache.get_many(sorted(set(keys)))
+    known = kept if kept is not None else {}
+    cached = cache.get_many(sorted({key for key in keys if key not in known}))
     files: list[SourceFile] = []
     new: dict[str, bytes] = {}
     for source, key in zip(hashed.files, keys):
+        if key in known:
+            files.append(replace(source, text=known[key].text, redactions=known[key].redactions))
+            continue
         if key in cached:
             text, fired = orjson.loads(cached[key])
             files.append(replace(source, text=text, redactions=tuple(fired)))
@@ -40,6 +46,9 @@ def walk_with_texts(root: Path, settings: IndexSettings, cache: BlobCache, prefi
         new[key] = orjson.dumps([read.text, read.redactions])
     if new:
         cache.put_many(new)
+    if kept is not None:
+        kept.clear()
+        kept.update(zip(keys, files))
     return WalkResult(hashed.root, files, hashed.skipped)
 
 

@@ -283,6 +283,11 @@ def keep_parse_records(location: IndexLocation, generation: Path, records: dict[
     _KEPT_RECORDS[location.index_dir] = (generation.name, dict(records))
 
 
+def forget_parse_records(location: IndexLocation) -> None:
+    """Drop what `keep_parse_records` kept for the index: the next build reads them back, as a new process does."""
+    _KEPT_RECORDS.pop(location.index_dir, None)
+
+
 # --- loading ---------------------------------------------------------------------------
 
 @dataclass

@@ -1,0 +1,76 @@
+"""What a process that indexes the same repository again (`ragstream index --watch`) keeps
+between its builds, per index folder, so a re-index after an edit redoes only what the edit
+changed: each file's redacted text, each chunk's keyword terms and embedding texts, the word pieces of each file line,
+each chunk text's token count, each parse record's JSON, and the last build's graph and chunks.
+
+Every entry is keyed by what it is made from (a text, a line, a parse key, the settings that
+shape it) or checked against it (a chunk, against its node's neighbourhood in the new graph),
+so it is right for any later build whatever changed in between; each build leaves
+only the entries it used, so nothing accumulates. A build that starts over (no previous index,
+`--rebuild`) starts from an empty state, and a build in a new process makes the same index from
+the caches on disk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from ragstream.index.chunk_reuse import BuiltChunks
+from ragstream.index.fill import ChunkTexts
+from ragstream.index.keyword_scores import Terms
+from ragstream.index.model import Chunk
+from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
+from ragstream.index.walk import SourceFile
+
+
+@dataclass
+class WarmState:
+    texts: dict[str, SourceFile] = field(default_factory=dict)  # text key -> a walked file, its text redacted
+    keyword_terms: dict[str, Terms] = field(default_factory=dict)  # keyword key -> the text's terms
+    chunk_texts: dict[tuple, ChunkTexts] = field(default_factory=dict)  # what `TextPlan.of` keeps
+    line_pieces: dict[str, int] = field(default_factory=dict)  # file or header line -> word pieces
+    token_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # encoding -> chunk text -> tokens
+    parse_json: dict[str, bytes] = field(default_factory=dict)  # parse key -> the parse result's JSON
+    chunked: BuiltChunks | None = None  # the last build's graph, texts and chunks (`chunk_reuse`)
+    chunk_json: dict[str, tuple[Chunk, bytes]] = field(default_factory=dict)  # chunk id -> the chunk written, its line
+
+
+_STATES: dict[Path, WarmState] = {}
+
+
+def warm_state(location: IndexLocation, start_over: bool) -> WarmState:
+    """This process's state for the index at `location`; an empty one when `start_over`."""
+    if start_over or location.index_dir not in _STATES:
+        _STATES[location.index_dir] = WarmState()
+    return _STATES[location.index_dir]
+
+
+def forget(location: IndexLocation) -> None:
+    """Drop all this process keeps for the index (the parse records included): its next build
+    runs as one in a new process would."""
+    _STATES.pop(location.index_dir, None)
+    forget_parse_records(location)
+
+
+def parsed_json(records: dict[str, ParseRecord], blobs: dict[str, bytes]) -> bytes:
+    """`records` as `store.write_json` writes them, each parse result's JSON taken from `blobs`
+    (parse key -> JSON, as the parse cache keeps it) where it is there: re-encoding every file's
+    parse result was most of writing them."""
+    rows = (orjson.dumps(path) + b':{"key":' + orjson.dumps(record.key) + b',"parsed":'
+            + (blobs.get(record.key) or orjson.dumps(record.parsed)) + b"}"
+            for path, record in records.items())
+    return b"{" + b",".join(rows) + b"}"
+
+
+def chunks_jsonl(chunks: list[Chunk], kept: dict[str, tuple[Chunk, bytes]]) -> bytes:
+    """`chunks` as `store.write_jsonl` writes them, the line of a chunk the last build wrote (the
+    same object, taken as it was: `chunk_reuse`) from `kept`, which is left holding these."""
+    lines = []
+    for chunk in chunks:
+        known = kept.get(chunk.id)
+        lines.append(known[1] if known is not None and known[0] is chunk else orjson.dumps(chunk) + b"\n")
+    kept.clear()
+    kept.update((chunk.id, (chunk, line)) for chunk, line in zip(chunks, lines))
+    return b"".join(lines)
