@@ -221,7 +221,7 @@ def test_entity_with_table_attribute_maps_from_its_own_file():
     assert maps_to.attrs == {}
     invoice_node = node(parsed, f"{invoice}|TYPE")
     assert invoice_node.attrs == {"type_kind": "class", "modifiers": ["public"],
-                                  "ef_role": "entity"}
+                                  "ef_role": "entity", "attributes": ["Table"]}
     assert invoice_node.start_line == 11  # the [Table] attribute line
     assert invoice_node.docstring == (
         "An invoice issued to a Customer; its status moves from Open to Paid.")
