@@ -201,14 +201,10 @@ class _Tables:
         return found
 
 
-class _Nodes(Mapping):
-    """Node -> its attributes, read on first use."""
+class _ByNode(Mapping):
+    """A mapping keyed by the graph's nodes, in their order."""
 
-    def __init__(self, tables: _Tables):
-        self._tables = tables
-
-    def __getitem__(self, node: Hashable) -> dict:
-        return self._tables.node(self._tables.number[node])
+    _tables: _Tables
 
     def __contains__(self, node: object) -> bool:
         return node in self._tables.number
@@ -219,12 +215,22 @@ class _Nodes(Mapping):
     def __len__(self) -> int:
         return len(self._tables.nodes)
 
+
+class _Nodes(_ByNode):
+    """Node -> its attributes, read on first use."""
+
+    def __init__(self, tables: _Tables):
+        self._tables = tables
+
+    def __getitem__(self, node: Hashable) -> dict:
+        return self._tables.node(self._tables.number[node])
+
     def items(self) -> ItemsView:
         self._tables.all_nodes()  # a scan of every node's data: one parse, not one per node
         return super().items()
 
 
-class _Adjacency(Mapping):
+class _Adjacency(_ByNode):
     """Node -> its successors (or predecessors) -> key -> edge attributes, made on first use."""
 
     def __init__(self, tables: _Tables, outgoing: bool):
@@ -237,15 +243,6 @@ class _Adjacency(Mapping):
         if made is None:
             made = self._made[i] = self._tables.adjacency(i, self._outgoing)
         return made
-
-    def __contains__(self, node: object) -> bool:
-        return node in self._tables.number
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self._tables.nodes)
-
-    def __len__(self) -> int:
-        return len(self._tables.nodes)
 
 
 def _without(data: dict, names: tuple[str, ...]) -> dict:
