@@ -19,7 +19,7 @@ import stat
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,8 @@ class Server:
             self.path.unlink(missing_ok=True)
 
     def _answer(self, conn: socket.socket) -> None:
+        """One connection: the request read, refused at once or accepted (the client then waits
+        without a deadline), then run when its settings are the server's."""
         with conn:
             try:
                 conn.settimeout(READ_SECONDS)
@@ -136,25 +138,18 @@ class Server:
                 pass  # the client went away: nothing to tell
 
     def refusal(self, request: dict[str, Any]) -> str | None:
-        """Why this server will not run the request (the client then runs it itself), or None."""
+        """Why this server will not run the request, told before it waits for a busy server (a
+        client that hears nothing soon runs the command itself), or None."""
         if request["version"] != self.stamp:
             return f"another version of ragstream ({request['version']}, this server {self.stamp})"
         if command_of(request["argv"])[0] not in FORWARDED:
             return "not a command the server runs"
-        from ragstream.cli.question_commands import settings_of
-        from ragstream.cli.arguments import build_parser
-
-        with self._lock, _working_in(request["cwd"]), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            try:  # a usage error is printed by the client's own run, not here
-                settings = settings_of(build_parser().parse_args(request["argv"]))
-            except (SystemExit, RagstreamError, OSError):
-                return "the command line or its settings are refused (the client says why)"
-            if pinned(settings) != self.settings:
-                return "other settings than this server's"
         return None
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The command run as the client would have run it: its output and exit code."""
+        """The command run as the client would have run it: its output and exit code; a refusal
+        when it does not parse (the client's own run prints the usage error) or its settings are
+        not the server's. One at a time, in the client's folder."""
         term = request["terminal"]
         out, err = _Captured(bool(term.get("stdout_tty"))), _Captured(bool(term.get("stderr_tty")))
         env = {str(k): str(v) for k, v in dict(term.get("env") or {}).items()}
@@ -164,12 +159,25 @@ class Server:
             sys.stdout, sys.stderr = out, err
             output.console = output.Console(file=out, width=width, _environ=env)
             try:
+                if not self._same_settings(request["argv"]):
+                    return {"refused": "a command line that does not parse, or other settings than this server's"}
                 code = run_here(list(request["argv"]))
-            except SystemExit as exc:  # argparse's usage error: exactly what the client would see
+            except SystemExit as exc:  # cannot happen after a parse; kept exact if it does
                 code = exc.code if isinstance(exc.code, int) else 2
             finally:
                 sys.stdout, sys.stderr, output.console = saved
         return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+
+    def _same_settings(self, argv: list[str]) -> bool:
+        """Whether the command line parses and names this server's settings (in the client's folder)."""
+        # imported here: `arguments` imports the command modules, which import this one
+        from ragstream.cli.arguments import build_parser
+        from ragstream.cli.question_commands import settings_of
+
+        try:
+            return pinned(settings_of(build_parser().parse_args(argv))) == self.settings
+        except (SystemExit, RagstreamError, OSError):
+            return False
 
 
 def hold(controller: Controller | None) -> None:

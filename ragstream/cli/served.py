@@ -5,8 +5,10 @@ file, another version or other settings, a server gone mid-answer) gives None: t
 runs in this process, saying nothing. Only the standard library and yaml are imported here.
 
 Protocol, one request per connection: the client sends one JSON document and closes its side;
-the server answers one line, {"accepted": true} or {"refused": why}, then (when accepted) the
-reply {"stdout", "stderr", "code"}."""
+the server answers one line at once, {"accepted": true} or {"refused": why} (another version, a
+command it does not run), then (when accepted, after the requests before it) the reply
+{"stdout", "stderr", "code"}, or {"refused": why} when the command line does not parse or its
+settings are not the server's."""
 from __future__ import annotations
 
 import json
@@ -21,7 +23,7 @@ SOCKET_NAME = "ragstream-serve.sock"  # in index.data_dir
 FORWARDED = ("search", "expand", "ask")
 NO_SERVER = "--no-server"
 CONNECT_SECONDS = 0.25  # a live server accepts at once
-ACCEPT_SECONDS = 5.0  # its check of version and settings (one settings load) before it answers
+ACCEPT_SECONDS = 5.0  # it accepts or refuses as soon as it has read the request
 # What decides how rich and argparse print on the client's terminal (never secrets).
 TERMINAL_ENV = ("TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
                 "COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES")
