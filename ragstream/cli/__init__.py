@@ -16,14 +16,19 @@ def main(argv: list[str] | None = None) -> int:
     return run_here(argv) if code is None else code
 
 
+def parse(argv: list[str]):
+    """The command line's arguments (argparse's usage error and exit when it does not parse)."""
+    from ragstream.cli.arguments import build_parser
+
+    return build_parser().parse_args(argv)
+
+
 def run_here(argv: list[str]) -> int:
     """The command run in this process (what a server runs for its clients too)."""
-    from ragstream.cli.arguments import build_parser
     from ragstream.errors import RagstreamError
     from ragstream.redact import redact_text
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)
     if getattr(args, "query", None):  # a secret pasted into a question is never echoed, searched or stored
         args.query = redact_text(args.query)
     try:

@@ -7,7 +7,7 @@ import sys
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from ragstream.cli import output, resident
+from ragstream.cli import held, output
 from ragstream.cli.output import print_json, print_table
 from ragstream.config import Settings, load_settings
 from ragstream.errors import RetrievalError
@@ -25,9 +25,10 @@ def search_command(args: argparse.Namespace) -> int:
     settings = load_settings(args.config)
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
     _say_scope(args, scope)
-    held = resident.held(settings)  # a `ragstream serve` process's controller, its indexes loaded
+    resident = held.held(settings)  # a `ragstream serve` process's controller, its indexes loaded
     request, response, where = search(settings, scope.with_filters(filters_of(args.filter)), args.mode, args.query,
-                                      args.top_k, args.rerank, held.backend_for(scope.index_source) if held else None)
+                                      args.top_k, args.rerank,
+                                      resident.backend_for(scope.index_source) if resident else None)
     hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
                                    "path_lines": where.get(h.id, ""), "sources": h.sources} for h in response.hits]
     if args.json:
@@ -77,8 +78,8 @@ def controller_for(args: argparse.Namespace) -> AbstractContextManager[Controlle
     from ragstream.controller import Controller
 
     settings = settings_of(args)
-    held = resident.held(settings)
-    return nullcontext(held) if held else Controller(settings)
+    resident = held.held(settings)
+    return nullcontext(resident) if resident else Controller(settings)
 
 
 def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):

@@ -3,7 +3,7 @@
 client would have run (`served`); it runs through the CLI's own `run_here` here, one at a time
 (the controller's runtime serves one call at a time, as the MCP server's does), in the client's
 folder, with stdout and stderr captured as the client's terminal would have shown them. No
-logic of its own: the commands find this process's controller through `held`.
+logic of its own: the commands find this process's controller through `held.held`.
 
 An index re-built while the server runs is followed: every search asks the backend, which
 checks the index's CURRENT pointer and loads the new generation (`index_store.Generations`).
@@ -20,36 +20,20 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragstream.cli import output, run_here
+from ragstream.cli import output, parse, run_here
+from ragstream.cli.held import pinned
+from ragstream.cli.question_commands import settings_of
 from ragstream.cli.served import FORWARDED, SOCKET_NAME, code_stamp, command_of
-from ragstream.config import Settings
 from ragstream.errors import RagstreamError, ServeError
 
 if TYPE_CHECKING:
     from ragstream.controller import Controller
 
-_HELD: Controller | None = None  # this process's controller, when it is a server
 REQUEST_BYTES = 1_000_000  # a command line is far shorter; more is not a request
 READ_SECONDS = 5.0  # a client sends its request at once
-
-
-def pinned(settings: Settings) -> Settings:
-    """The settings with the data folder made absolute (from the working folder): what two
-    processes compare to know that they ask the same indexes the same way."""
-    data_dir = str(Path(settings.index.data_dir).expanduser().resolve())
-    return replace(settings, index=replace(settings.index, data_dir=data_dir))
-
-
-def held(settings: Settings) -> Controller | None:
-    """The server's controller when it was made from these settings (a command run for a client
-    uses it, its indexes loaded); None in a plain CLI process or for other settings."""
-    if _HELD is not None and pinned(_HELD.settings) == pinned(settings):
-        return _HELD
-    return None
 
 
 class _Captured(io.StringIO):
@@ -64,11 +48,10 @@ class _Captured(io.StringIO):
 
 
 class Server:
-    """The listening socket and the requests it answers through `controller`."""
+    """The listening socket and the requests it answers, through the controller `held` holds."""
 
     def __init__(self, controller: Controller):
-        self.controller = controller
-        self.settings = pinned(controller.settings)
+        self.settings = pinned(controller.settings)  # what a request's settings must equal
         self.path = Path(self.settings.index.data_dir) / SOCKET_NAME
         self.stamp = code_stamp()
         self._lock = threading.Lock()  # one command at a time
@@ -170,20 +153,10 @@ class Server:
 
     def _same_settings(self, argv: list[str]) -> bool:
         """Whether the command line parses and names this server's settings (in the client's folder)."""
-        # imported here: `arguments` imports the command modules, which import this one
-        from ragstream.cli.arguments import build_parser
-        from ragstream.cli.question_commands import settings_of
-
         try:
-            return pinned(settings_of(build_parser().parse_args(argv))) == self.settings
+            return pinned(settings_of(parse(argv))) == self.settings
         except (SystemExit, RagstreamError, OSError):
             return False
-
-
-def hold(controller: Controller | None) -> None:
-    """Make `controller` the one commands run here use (None: none)."""
-    global _HELD
-    _HELD = controller
 
 
 def _request(conn: socket.socket) -> dict[str, Any]:

@@ -6,21 +6,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragstream.cli import resident
+from ragstream.cli import held, resident
 from ragstream.cli.question_commands import controller_for
 
 
 def serve_command(args: argparse.Namespace) -> int:
     with controller_for(args) as controller:
         server = resident.Server(controller)
+        _warm_up(controller)  # before the socket exists: until then a client runs its command itself
         server.bind()
-        resident.hold(controller)
+        held.hold(controller)
         try:
-            _warm_up(controller)
             print(f"ragstream serve: listening on {server.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
             server.serve_forever()
         finally:
-            resident.hold(None)
+            held.hold(None)
             server.close()
     return 0
 
