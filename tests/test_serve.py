@@ -8,6 +8,7 @@ built and each server is a fresh process that loads the embedding model.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -226,3 +227,16 @@ def test_sigterm_removes_the_socket(indexed, tmp_path):
     assert sock(config).exists()
     assert stop(process) == 0 and not sock(config).exists()
     assert process.stderr is not None and "Traceback" not in process.stderr.read()
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="util-linux `script` gives a command a terminal")
+def test_on_a_terminal_tables_colours_and_order_are_the_in_process_ones(server):
+    """stdout and stderr on one terminal (rich's tables and colours at its width, the scope line
+    on stderr before the table), served as in-process."""
+    config, _ = server
+    argv = f"{sys.executable} -m ragstream --config {config} search '{QUESTION}' --top-k 3"
+    env = {**os.environ, "COLUMNS": "117", "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
+    shown = [subprocess.run(["script", "-qec", argv + extra, "/dev/null"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=300).stdout for extra in ("", " --no-server")]
+    assert "\x1b[" in shown[0] and "┏" in shown[0]
+    assert untimed(shown[0]) == untimed(shown[1])

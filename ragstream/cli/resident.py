@@ -37,14 +37,23 @@ READ_SECONDS = 5.0  # a client sends its request at once
 
 
 class _Captured(io.StringIO):
-    """What a command prints, for the client; a terminal when the client's stream is one."""
+    """What a command prints on one stream, for the client; a terminal when the client's stream
+    is one. Every write also goes to `printed`, shared by both streams: a client whose stdout
+    and stderr are one terminal sees them interleaved as the command wrote them."""
 
-    def __init__(self, tty: bool):
+    def __init__(self, tty: bool, stream: str, printed: list[list[str]]):
         super().__init__()
-        self.tty = tty
+        self.tty, self.stream, self.printed = tty, stream, printed
 
     def isatty(self) -> bool:
         return self.tty
+
+    def write(self, text: str) -> int:
+        if self.printed and self.printed[-1][0] == self.stream:
+            self.printed[-1][1] += text
+        elif text:
+            self.printed.append([self.stream, text])
+        return super().write(text)
 
 
 class Server:
@@ -134,7 +143,9 @@ class Server:
         when it does not parse (the client's own run prints the usage error) or its settings are
         not the server's. One at a time, in the client's folder."""
         term = request["terminal"]
-        out, err = _Captured(bool(term.get("stdout_tty"))), _Captured(bool(term.get("stderr_tty")))
+        printed: list[list[str]] = []
+        out = _Captured(bool(term.get("stdout_tty")), "stdout", printed)
+        err = _Captured(bool(term.get("stderr_tty")), "stderr", printed)
         env = {str(k): str(v) for k, v in dict(term.get("env") or {}).items()}
         width = None if env.get("COLUMNS", "").isdigit() else term.get("columns") or 80
         with self._lock, _working_in(request["cwd"]):
@@ -149,7 +160,7 @@ class Server:
                 code = exc.code if isinstance(exc.code, int) else 2
             finally:
                 sys.stdout, sys.stderr, output.console = saved
-        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "printed": printed, "code": code}
 
     def _same_settings(self, argv: list[str]) -> bool:
         """Whether the command line parses and names this server's settings (in the client's folder)."""

@@ -7,7 +7,7 @@ runs in this process, saying nothing. Only the standard library and yaml are imp
 Protocol, one request per connection: the client sends one JSON document and closes its side;
 the server answers one line at once, {"accepted": true} or {"refused": why} (another version, a
 command it does not run), then (when accepted, after the requests before it) the reply
-{"stdout", "stderr", "code"}, or {"refused": why} when the command line does not parse or its
+{"stdout", "stderr", "printed": [[stream, text], ...] in the order written, "code"}, or {"refused": why} when the command line does not parse or its
 settings are not the server's."""
 from __future__ import annotations
 
@@ -113,10 +113,10 @@ def forwarded(argv: list[str]) -> int | None:
     reply = exchange(socket_path(data_dir, os.getcwd()), request)
     if reply is None:
         return None
-    sys.stdout.write(reply["stdout"])
-    sys.stdout.flush()
-    sys.stderr.write(reply["stderr"])
-    sys.stderr.flush()
+    for stream, text in reply["printed"]:  # in the order the command wrote them
+        target = sys.stdout if stream == "stdout" else sys.stderr
+        target.write(text)
+        target.flush()
     return reply["code"]
 
 
@@ -138,6 +138,6 @@ def exchange(path: Path, request: dict) -> dict | None:
             reply = json.loads(stream.read() or b"{}")
     except (OSError, ValueError):
         return None
-    if not isinstance(reply, dict) or not {"stdout", "stderr", "code"} <= reply.keys():
+    if not isinstance(reply, dict) or not {"printed", "code"} <= reply.keys():
         return None
     return reply
