@@ -240,3 +240,13 @@ def test_on_a_terminal_tables_colours_and_order_are_the_in_process_ones(server):
                             text=True, timeout=300).stdout for extra in ("", " --no-server")]
     assert "\x1b[" in shown[0] and "┏" in shown[0]
     assert untimed(shown[0]) == untimed(shown[1])
+
+
+def test_relative_paths_are_the_clients(server, tmp_path, monkeypatch, capsys):
+    """`--save-state` and `--config` given relative to the client's folder, not the server's."""
+    config, _ = server
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(config, tmp_path / "here.yaml")
+    _, _, code = through_server(["--config", "here.yaml", "ask", QUESTION, "--llm", "none", "--save-state",
+                                 "state.json"], capsys)
+    assert code == 0 and json.loads((tmp_path / "state.json").read_text())["question_raw"] == QUESTION

@@ -72,7 +72,7 @@ def data_dir_of(config: str | None) -> str | None:
     for path in ([Path(config)] if config else []) + [DEFAULT_DATA_DIR_FILE]:
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        except Exception:  # noqa: BLE001 - unreadable, bad YAML, nested too deep: the in-process run says which
             return None
         data_dir = (data.get("index") or {}).get("data_dir") if isinstance(data, dict) else None
         if isinstance(data_dir, str):
