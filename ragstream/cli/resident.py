@@ -6,7 +6,8 @@ folder, with stdout and stderr captured as the client's terminal would have show
 logic of its own: the commands find this process's controller through `held.held`.
 
 An index re-built while the server runs is followed: every search asks the backend, which
-checks the index's CURRENT pointer and loads the new generation (`index_store.Generations`).
+checks the index's CURRENT pointer and loads the new generation (`index_store.Generations`),
+and `keep_warm` loads the default index's new generation as soon as it is published.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import socket
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 REQUEST_BYTES = 1_000_000  # a command line is far shorter; more is not a request
 READ_SECONDS = 5.0  # a client sends its request at once
+FOLLOW_SECONDS = 1.0  # how often the default index's CURRENT pointer is read
 
 
 class _Captured(io.StringIO):
@@ -65,6 +67,7 @@ class Server:
         self.stamp = code_stamp()
         self._lock = threading.Lock()  # one command at a time
         self._listener: socket.socket | None = None
+        self._closed = threading.Event()
 
     def bind(self) -> None:
         """Listen on the socket (mode 0600); a stale socket file (its server was killed) is
@@ -104,7 +107,24 @@ class Server:
                 signal.signal(sig, handler)
             self.close()
 
+    def keep_warm(self, generation: Callable[[], str | None], warm: Callable[[], None]) -> threading.Thread:
+        """Between requests, `warm` again whenever `generation` changes (a re-index published a new
+        one): the next request finds the new generation loaded instead of loading it."""
+        def follow() -> None:
+            seen = generation()
+            while not self._closed.wait(FOLLOW_SECONDS):
+                now = generation()
+                if now != seen:
+                    with self._lock:
+                        warm()
+                    seen = now
+
+        thread = threading.Thread(target=follow, daemon=True, name="ragstream-serve-follow")
+        thread.start()
+        return thread
+
     def close(self) -> None:
+        self._closed.set()
         if self._listener is not None:
             self._listener.close()
             self._listener = None
