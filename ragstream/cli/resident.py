@@ -96,7 +96,8 @@ class Server:
         """Answer connections until SIGTERM or SIGINT; the socket file is removed on the way out."""
         assert self._listener is not None, "bind first"
         previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-        try:
+        try:  # said once a signal would find the handlers: a caller may stop it right away
+            print(f"ragstream serve: listening on {self.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
             while True:
                 conn, _ = self._listener.accept()
                 threading.Thread(target=self._answer, args=(conn,), daemon=True, name="ragstream-serve").start()

@@ -4,7 +4,6 @@ Ctrl-C."""
 from __future__ import annotations
 
 import argparse
-import sys
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,6 @@ def serve_command(args: argparse.Namespace) -> int:
         held.hold(controller)
         try:
             server.keep_warm(partial(_generation, controller), warm_up)
-            print(f"ragstream serve: listening on {server.path} (Ctrl-C stops)", file=sys.stderr, flush=True)
             server.serve_forever()
         finally:
             held.hold(None)
