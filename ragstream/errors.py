@@ -89,3 +89,10 @@ class QuestionError(RagstreamError):
     """A question cannot be asked as given: empty, or longer than the limit (where = the setting)."""
 
     layer = "question"
+
+
+class ServeError(RagstreamError):
+    """`ragstream serve` cannot serve, or a request it was sent is malformed (where = the socket
+    or the request's field)."""
+
+    layer = "serve"

@@ -10,6 +10,8 @@ from ragstream.cli.eval_commands import eval_command
 from ragstream.cli.index_commands import index_command, publish_command
 from ragstream.cli.mcp_command import mcp_command
 from ragstream.cli.question_commands import ask_command, expand_command, search_command
+from ragstream.cli.serve_command import serve_command
+from ragstream.cli.served import NO_SERVER
 from ragstream.cli.ui_command import ui_command
 
 DESCRIPTION = "The `ragstream` command line. It only parses arguments and prints; the work is in the library."
@@ -69,12 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--source", choices=["local", "shared"], default="",
                         help="serve the index from the data folder or from Milvus (default: retrieval.backend)")
     search.add_argument("--json", action="store_true", help="print the results as one JSON document")
+    search.add_argument(NO_SERVER, action="store_true",
+                        help="run in this process even when `ragstream serve` runs for this data folder")
     search.set_defaults(handler=search_command)
 
     expand = add_command("expand", help="run a pipeline: search, walk the graph, fetch texts in a budget")
     expand.add_argument("query")
     for action in search._actions:  # the same scope and filter options as `search`
-        if action.dest in ("repository", "index", "branch", "filter", "source", "json"):
+        if action.dest in ("repository", "index", "branch", "filter", "source", "json", "no_server"):
             expand._add_action(action)
     expand.add_argument("--pipeline", default="base", help="a pipeline in pipelines/ (default: base)")
     expand.add_argument("--top-k", type=bounded(TOP_K), help="override the pipeline's top_k")
@@ -110,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serve streamable HTTP on this port (at /mcp) instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default: 127.0.0.1 only)")
     mcp.set_defaults(handler=mcp_command)
+
+    serve = add_command("serve", help="keep the indexes loaded and answer search, expand and ask for the command "
+                                      "line (a Unix socket in index.data_dir), until Ctrl-C")
+    for action in ask._actions:  # the model options of `ask`: a client's settings must be the server's
+        if action.dest in ("llm", "model", "base_url"):
+            serve._add_action(action)
+    serve.set_defaults(handler=serve_command)
 
     ui = add_command("ui", help="open the workbench (Streamlit, on 127.0.0.1)")
     ui.add_argument("--port", type=bounded(ints(1, 65535)), default=8501, help="default: 8501")

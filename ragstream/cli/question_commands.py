@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any
 
-from ragstream.cli.output import console, print_json, print_table
-from ragstream.config import load_settings
+from ragstream.cli import held, output
+from ragstream.cli.output import print_json, print_table
+from ragstream.config import Settings, load_settings
 from ragstream.errors import RetrievalError
 from ragstream.output_files import check_output_file, write_output_file
 from ragstream.progress_lines import ModelProgress
 from ragstream.retrieval.filters import RetrievalFilters, narrowed_mapping
+
+if TYPE_CHECKING:
+    from ragstream.controller import Controller
 
 
 def search_command(args: argparse.Namespace) -> int:
@@ -20,8 +25,10 @@ def search_command(args: argparse.Namespace) -> int:
     settings = load_settings(args.config)
     scope = resolve_scope(settings, args.repository, args.index, args.branch, args.source)
     _say_scope(args, scope)
+    resident = held.held(settings)  # a `ragstream serve` process's controller, its indexes loaded
     request, response, where = search(settings, scope.with_filters(filters_of(args.filter)), args.mode, args.query,
-                                      args.top_k, args.rerank)
+                                      args.top_k, args.rerank,
+                                      resident.backend_for(scope.index_source) if resident else None)
     hits: list[dict[str, Any]] = [{"rank": h.rank, "score": round(h.score, 4), "id": h.id,
                                    "path_lines": where.get(h.id, ""), "sources": h.sources} for h in response.hits]
     if args.json:
@@ -30,10 +37,10 @@ def search_command(args: argparse.Namespace) -> int:
         return 0
     for warning in response.debug.get("warnings", []):
         print(f"warning (search): {warning}", file=sys.stderr)
-    print_table(console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
+    print_table(output.console, f"{args.mode} search: {args.query!r}", ("rank", "score", "id", "path:lines", "sources"),
                 [(h["rank"], f"{h['score']:.4f}", h["id"], h["path_lines"],
                   ", ".join(f"{k} #{v}" for k, v in h["sources"].items())) for h in hits])
-    console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
+    output.console.print(", ".join(f"{k}: {v}" for k, v in response.debug.items()), highlight=False, soft_wrap=True)
     return 0
 
 
@@ -57,14 +64,22 @@ def filters_of(items: list[str]) -> dict[str, list[str]]:
     return filters
 
 
-def controller_for(args: argparse.Namespace):
-    """The controller for the settings and the --llm/--model/--base-url flags (a context manager:
-    it stops a local model server it started)."""
-    from ragstream.controller import Controller
-
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings of --config with the --llm/--model/--base-url flags."""
     llm = {key: value for key, value in (("provider", getattr(args, "llm", None)), ("model", getattr(args, "model", None)),
                                          ("base_url", getattr(args, "base_url", None))) if value}
-    return Controller(load_settings(args.config, {"llm": llm} if llm else None))
+    return load_settings(args.config, {"llm": llm} if llm else None)
+
+
+def controller_for(args: argparse.Namespace) -> AbstractContextManager[Controller]:
+    """The controller for the settings and the --llm/--model/--base-url flags (a context manager:
+    it stops a local model server it started). In a `ragstream serve` process, its own controller
+    when the settings are the server's: kept open, its indexes loaded."""
+    from ragstream.controller import Controller
+
+    settings = settings_of(args)
+    resident = held.held(settings)
+    return nullcontext(resident) if resident else Controller(settings)
 
 
 def _run_pipeline(controller, args: argparse.Namespace, manual: bool = False, printer: "_Printer | None" = None):
@@ -186,13 +201,13 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
         print()  # the answer was printed as it streamed
     else:
         print(sp.answer or f"(no answer: the pipeline ended at {results[-1].step} with {results[-1].outcome})")
-    print_table(console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
+    print_table(output.console, "trace", ("stage", "step", "outcome", "ms", "path", "counts", "model calls"),
                 [(e["stage"], e["step"], e["outcome"], f"{e['seconds'] * 1000:.0f}", e["path"],
                   ", ".join(f"{name} {n}" for name, n in e["counts"].items()), _calls(e)) for e in sp.trace])
     _print_warnings(sp)
     prompt = sp.budget.get("prompt", {})
     if prompt:
-        print_table(console, "prompt budget", ("block", "tokens", "limit"),
+        print_table(output.console, "prompt budget", ("block", "tokens", "limit"),
                     [*((name, tokens, prompt["limits"].get(name, "")) for name, tokens in prompt["blocks"].items()),
                      ("total", prompt["total"], "")])
         for cut in sp.budget.get("context", {}).get("cuts", []):
