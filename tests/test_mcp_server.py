@@ -47,9 +47,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> tuple[Path, Path]:
+    return index_leak_overlay(tmp_path_factory.mktemp("mcp"))
+
+
+def index_leak_overlay(root: Path) -> tuple[Path, Path]:
     """(settings file, repository copy): the sample repository with the leak overlay, indexed
-    with the overlay's access rules."""
-    root = tmp_path_factory.mktemp("mcp")
+    with the overlay's access rules, under `root`."""
     repo = root / "repo"
     shutil.copytree(SAMPLE_REPO, repo)
     shutil.copytree(OVERLAY, repo, dirs_exist_ok=True)

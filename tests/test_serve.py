@@ -25,11 +25,8 @@ import pytest
 import yaml
 
 from ragstream.cli import served
-from ragstream.index.build import build_index
-from ragstream.index.embeddings import Embedder
-from tests.conftest import SAMPLE_REPO, ctrl_c_as_in_a_terminal, make_settings
-from tests.test_filter_leak_properties import ACL_RULES, OVERLAY
-from tests.test_mcp_server import HIDDEN_MARKS
+from tests.conftest import ctrl_c_as_in_a_terminal
+from tests.test_mcp_server import HIDDEN_MARKS, index_leak_overlay
 
 pytestmark = pytest.mark.slow
 
@@ -41,14 +38,7 @@ START_SECONDS = 120  # the server loads the index and the embedding model first
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory) -> tuple[Path, Path]:
     """(settings file, repository copy): the sample with the leak overlay, indexed."""
-    root = tmp_path_factory.mktemp("serve")
-    repo = root / "repo"
-    shutil.copytree(SAMPLE_REPO, repo)
-    shutil.copytree(OVERLAY, repo, dirs_exist_ok=True)
-    config = root / "settings.yaml"
-    config.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data")}, "acl": {"rules": ACL_RULES}}))
-    build_index(repo, make_settings(root / "data", acl={"rules": ACL_RULES}), embedder=Embedder())
-    return config, repo
+    return index_leak_overlay(tmp_path_factory.mktemp("serve"))
 
 
 def start_server(config: Path) -> subprocess.Popen:
