@@ -481,8 +481,65 @@ def test_the_best_method_brings_the_procedures_and_tables_its_calls_reach():
     g.add_edge("other", "repo", key="CALLS", resolution="static")
     g.add_edge("other", "sql:u", key="WRITES")
     assert with_their_tables(g, ["svc", "other"]) == ["svc", "other", "sql:u"]
-    assert with_their_tables(g, ["svc", "other"], reach=5) == ["svc", "sql:p", "sql:t", "other", "sql:u"]
-    assert with_their_tables(g, ["svc", "other"], reach=1) == ["svc", "sql:p", "other", "sql:u"]
+    # the repository method that runs the procedure comes with it
+    assert with_their_tables(g, ["svc", "other"], reach=5) == ["svc", "repo", "sql:p", "sql:t", "other", "sql:u"]
+    assert with_their_tables(g, ["svc", "other"], reach=1) == ["svc", "repo", "sql:p", "other", "sql:u"]
+
+
+def _code_graph(nodes, edges):
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    for node, kind in nodes:
+        name = node.split(":", 1)[-1]
+        g.add_node(node, kind=kind, language="sql" if node.startswith("sql:") else "csharp", name=name,
+                   path="src/" + name.split(".")[0] + ".cs", parent=name.rsplit(".", 1)[0] if kind == "METHOD" else None)
+    for source, target, key, data in edges:
+        g.add_edge(source, target, key=key, **data)
+    return g
+
+
+def test_a_handler_hit_brings_its_sender_and_the_behaviour_the_question_names():
+    """"How does the monthly expiry work": the handler the search found, the scheduled job that
+    sends it its command, and the caching behaviour around it only when the question asks about
+    caching; a handler with many senders (a shared command) names none of them."""
+    from ragstream.graph.relations import with_their_tables
+
+    message = {"via": "message", "message": "cs:ExpireCommand|TYPE", "resolution": "dispatch"}
+    around = {"via": "pipeline", "message": "cs:ExpireCommand|TYPE", "resolution": "dispatch", "guess": True}
+    g = _code_graph(
+        [("Job.Run", "METHOD"), ("Handler.Handle", "METHOD"), ("CachingBehavior.Handle", "METHOD"),
+         ("LoggingBehavior.Handle", "METHOD"), ("CachingBehavior", "TYPE"), ("LoggingBehavior", "TYPE")],
+        [("Job.Run", "Handler.Handle", "CALLS", message), ("Job.Run", "CachingBehavior.Handle", "CALLS", around),
+         ("Job.Run", "LoggingBehavior.Handle", "CALLS", around)])
+    assert with_their_tables(g, ["Handler.Handle"]) == ["Handler.Handle", "Job.Run"]
+    assert with_their_tables(g, ["Handler.Handle"], words={"cach", "list"}) == [
+        "Handler.Handle", "Job.Run", "CachingBehavior.Handle"]
+    for i in range(3):  # three senders: none says what starts it
+        g.add_node(f"Other{i}.Send", kind="METHOD", language="csharp", name=f"Other{i}.Send", path="src/o.cs")
+        g.add_edge(f"Other{i}.Send", "Handler.Handle", key="CALLS", **message)
+    assert with_their_tables(g, ["Handler.Handle"]) == ["Handler.Handle"]
+
+
+def test_a_hit_brings_at_most_three_of_its_tables_the_asked_and_searched_first():
+    """A page's controller that reads seven tables brings three: those the question names, then
+    those the search found, then those it writes."""
+    from ragstream.graph.relations import TABLES_PER_HIT, with_their_tables
+
+    tables = ["sql:Queries", "sql:Revisions", "sql:Sites", "sql:Users", "sql:Votes", "sql:Badges"]
+    g = _code_graph([("Page.Index", "METHOD"), *[(t, "TABLE") for t in tables]],
+                    [("Page.Index", t, "WRITES" if t == "sql:Users" else "READS", {}) for t in tables])
+    got = with_their_tables(g, ["Page.Index"], words={"vote"}, searched=["Page.Index", "sql:Sites"])
+    assert TABLES_PER_HIT == 3 and got == ["Page.Index", "sql:Votes", "sql:Sites", "sql:Users"]
+
+
+def test_a_constructor_is_named_by_its_type():
+    """A specification or a validator is its constructor: answers name the type, once."""
+    from ragstream.graph.stand_ins import is_constructor, named_by_types
+
+    g = _code_graph([("Spec", "TYPE"), ("Spec.Spec", "METHOD"), ("Spec.Apply", "METHOD"), ("Other", "TYPE")], [])
+    assert is_constructor(g, "Spec.Spec") and not is_constructor(g, "Spec.Apply") and not is_constructor(g, "Spec")
+    assert named_by_types(g, ["Spec.Spec", "Other", "Spec", "Spec.Apply", "absent"]) == ["Spec", "Other", "Spec.Apply", "absent"]
 
 
 @pytest.mark.parametrize("question, start", [

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
+from ragstream.graph.stand_ins import is_constructor
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.model import runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -269,9 +270,8 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
     """A method of the repository's own code: not a library's, not a test's, not a constructor
     (`Order.Order`: wiring)."""
     data = graph.nodes[node]
-    name = data.get("name", "")
     return data.get("kind") == "METHOD" and bool(data.get("path")) and not in_tests(graph, node) \
-        and name.rsplit(".", 2)[-2:-1] != name.rsplit(".", 1)[-1:]
+        and not is_constructor(graph, node)
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
@@ -619,31 +619,104 @@ def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | Non
     return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
 
 
-def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0) -> list[str]:
-    """Each node followed by the tables and views it reads or writes (directly, or through a
-    procedure it calls): what a question about the data wants beside the code that was found.
-    The first method also by up to `reach` of the procedures and tables its calls reach further
-    down (`reached_data`): "where is the balance calculated" is answered by the method the search
-    found best and by the procedure and tables that do the calculating."""
+TABLES_PER_HIT = 3  # a method touching more tables is broad (a page's controller): its tables say little one by one
+
+
+def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0, words: Collection[str] = (),
+                      searched: Sequence[str] = ()) -> list[str]:
+    """Each node followed by up to TABLES_PER_HIT of the tables and views it reads or writes
+    (directly, or through a procedure it calls; `_touched_tables`, ranked by the asked keyword
+    tokens `words` and the search's order `searched`): what a question about the
+    data wants beside the code that was found. The first method also by what sends it its message
+    (`senders`: the job or action a handler runs for) and by up to `reach` of the procedures and
+    tables its calls reach further down (not those it touches itself), each with the method that
+    runs it (`reached_data`):
+    "where is the balance calculated" is answered by the method the search found best, the
+    repository method it calls and the procedure and tables that do the calculating."""
     out = []
     first_method = next((n for n in nodes if n in graph and graph.nodes[n].get("kind") in ("METHOD", "FUNCTION")), None)
     for node in nodes:
         if node not in graph:
             continue
         out.append(node)
-        reached = [node, *_called_procedures(graph, node)]
-        out += sorted({t for n in reached for _, t, k in graph.out_edges(n, keys=True)
-                       if k in ("READS", "WRITES") and graph.nodes[t].get("kind") in TABLE_KINDS})
-        if node == first_method and reach:
-            out += [n for n in reached_data(graph, node) if n not in out][:reach]
+        if node == first_method:
+            out += [*senders(graph, node), *asked_around(graph, node, words)]
+        touched = _touched_tables(graph, node, searched, words)
+        out += touched[:TABLES_PER_HIT]
+        if node == first_method and reach:  # beyond the tables it touches itself
+            out += reached_data(graph, node, reach, exclude={*out, *touched})
     return list(dict.fromkeys(out))
 
 
-def reached_data(graph: nx.MultiDiGraph, method: str) -> list[str]:
-    """The SQL objects (procedures, tables, views) `method` reaches along its calls, in the order
-    of its flow's paths (`table_paths`)."""
-    nodes = path_nodes([path.nodes for path in table_paths(graph, [method])])
-    return [n for n in nodes if graph.nodes[n].get("language") == "sql"]
+def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], words: Collection[str]) -> list[str]:
+    """The tables and views `node` (or a procedure it calls) reads or writes: those the asked
+    keyword tokens (`words`) name first, then those among the search's `hits`, then those it
+    writes, then by name."""
+    touched: dict[str, bool] = {}  # table -> written
+    for source in [node, *_called_procedures(graph, node)]:
+        for _, table, key in graph.out_edges(source, keys=True):
+            if key in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS:
+                touched[table] = touched.get(table, False) or key == "WRITES"
+    rank = {hit: i for i, hit in enumerate(hits)}
+
+    def key(table: str) -> tuple:
+        named = bool(set(words) & set(keyword_tokens(_short_name(graph, table))))
+        return (not named, rank.get(table, len(rank)), not touched[table], table)
+
+    return sorted(touched, key=key)
+
+
+MAX_SENDERS = 2  # more senders than this and none of them says what starts the handler
+
+
+def senders(graph: nx.MultiDiGraph, method: str) -> list[str]:
+    """The production methods that send `method` its message (a `dispatch` CALLS edge through a
+    message: `_messageSession.Send(new ExpireAccountFundsCommand())` in a scheduled job), when
+    there are at most MAX_SENDERS of them: what starts a handler belongs with it."""
+    found = sorted({source for source, _, key, data in graph.in_edges(method, keys=True, data=True)
+                    if key == "CALLS" and data.get("via") == "message" and not in_tests(graph, source)})
+    return found if len(found) <= MAX_SENDERS else []
+
+
+def asked_around(graph: nx.MultiDiGraph, method: str, words: Collection[str]) -> list[str]:
+    """What runs around `method` when its message is sent (a mediator's pipeline behaviour, an
+    interceptor: the `runs_around` edges its senders have for that message) and whose type the
+    asked keyword tokens name: "how are contributor list results cached" -> `CachingBehavior.Handle`
+    around `ListContributorsHandler.Handle`. The behaviours nobody asked about are left out: every
+    handler has them."""
+    found = []
+    for sender, _, key, data in graph.in_edges(method, keys=True, data=True):
+        if key != "CALLS" or data.get("via") != "message":
+            continue
+        found += [target for _, target, k, d in graph.out_edges(sender, keys=True, data=True)
+                  if k == "CALLS" and runs_around(d) and d.get("message") == data.get("message")
+                  and set(words) & set(keyword_tokens(_owner_name(graph, target)))]
+    return sorted(set(found))
+
+
+def _owner_name(graph: nx.MultiDiGraph, method: str) -> str:
+    """The short name of the type that declares `method` (the method's own when it has none)."""
+    parent = graph.nodes[method].get("parent")
+    return _short_name(graph, parent if parent in graph else method)
+
+
+def reached_data(graph: nx.MultiDiGraph, method: str, limit: int, exclude: Collection[str] = ()) -> list[str]:
+    """Up to `limit` of the SQL objects (procedures, tables, views) `method` reaches along its
+    calls, in the order of its flow's paths (`table_paths`), not counting those in `exclude`;
+    each first one of a path after the C# method that runs it (the repository method whose
+    command names the procedure), unless that is `method` itself."""
+    paths = [path.nodes for path in table_paths(graph, [method])]
+    carriers: dict[str, str] = {}  # SQL object -> the C# method a path runs it from
+    for nodes in paths:
+        for before, node in zip(nodes[1:], nodes[2:]):
+            if graph.nodes[node].get("language") == "sql" and graph.nodes[before].get("language") != "sql":
+                carriers.setdefault(node, before)
+    out: list[str] = []
+    sql = [n for n in path_nodes(paths) if graph.nodes[n].get("language") == "sql" and n not in exclude]
+    for node in sql[:limit]:
+        out += [c for c in [carriers.get(node)] if c is not None and c not in exclude]
+        out.append(node)
+    return list(dict.fromkeys(out))
 
 
 def _short_name(graph: nx.MultiDiGraph, node: str) -> str:

@@ -26,7 +26,9 @@ from typing import Any
 
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.questions import asked_words
 from ragstream.graph.relations import with_their_tables
+from ragstream.graph.stand_ins import named_by_types
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.stages.action import QUESTION, SCOPE, Action
@@ -60,6 +62,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         return backend.fetch_texts(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
 
     answer = answer_from_graph(graph, question, named, hits, text_of)
+    searched = [node_of(hit["id"]) for hit in sp.retrieval_hits]
     follow = sp.extras.get("history", {}).get("follow_up") or {}
     asked = asked_relation(question)
     relation = follow.get("relation") or (asked if asked in NAMED_RELATIONS else None)
@@ -74,12 +77,15 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     if answer is not None:
         first = answer.node_ids()
     else:  # the tables the best hits read or write say where their data lives, whatever was asked
-        first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS], REACHED_FROM_BEST)]))
+        first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
+                                                                   asked_words(question), searched)]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
     if answer is not None:
         record["answer"] = graph_answer_data(answer, graph)
-    sp.views_by_stage = {**sp.views_by_stage, "relate": list(first)}
+        record["answer"]["node_ids"] = named_by_types(graph, record["answer"]["node_ids"])
+    first = named_by_types(graph, first)
+    sp.views_by_stage = {**sp.views_by_stage, "relate": first}
     sp.extras = {**sp.extras, "relations": record}
     return "ok" if first or sp.retrieval_seed_nodes else "no_entry_points"
 

@@ -1,0 +1,29 @@
+"""The node an answer names for a node: a constructor is named by its type.
+
+A specification (`Query.Where(...).Include(...)` in its constructor), a validator (`RuleFor`
+rules), a mapping profile (`CreateMap`) or an EF configuration is its constructor: a reader looks
+for `ProjectByIdWithItemsSpec`, not `ProjectByIdWithItemsSpec.ProjectByIdWithItemsSpec`; and a
+service's constructor is wiring, which its type says as well. The type's text holds the
+constructor's, so naming the type loses nothing an answer quotes.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+
+def is_constructor(graph: nx.MultiDiGraph, node: str) -> bool:
+    """A method named as its type (`Order.Order`, any overload)."""
+    data = graph.nodes[node] if node in graph else {}
+    name = data.get("name", "")
+    return data.get("kind") == "METHOD" and name.rsplit(".", 2)[-2:-1] == name.rsplit(".", 1)[-1:]
+
+
+def named_by_types(graph: nx.MultiDiGraph, ids: Iterable[str]) -> list[str]:
+    """`ids` in order, each constructor replaced by its type (when the graph has it), each id once."""
+    out = []
+    for node in ids:
+        parent = graph.nodes[node].get("parent") if is_constructor(graph, node) else None
+        out.append(parent if parent in graph else node)
+    return list(dict.fromkeys(out))
