@@ -659,11 +659,11 @@ def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], word
                 touched[table] = touched.get(table, False) or key == "WRITES"
     rank = {hit: i for i, hit in enumerate(hits)}
 
-    def key(table: str) -> tuple:
+    def order(table: str) -> tuple:
         named = bool(set(words) & set(keyword_tokens(_short_name(graph, table))))
         return (not named, rank.get(table, len(rank)), not touched[table], table)
 
-    return sorted(touched, key=key)
+    return sorted(touched, key=order)
 
 
 MAX_SENDERS = 2  # more senders than this and none of them says what starts the handler
@@ -697,7 +697,7 @@ def asked_around(graph: nx.MultiDiGraph, method: str, words: Collection[str]) ->
 def _owner_name(graph: nx.MultiDiGraph, method: str) -> str:
     """The short name of the type that declares `method` (the method's own when it has none)."""
     parent = graph.nodes[method].get("parent")
-    return _short_name(graph, parent if parent in graph else method)
+    return _short_name(graph, parent if isinstance(parent, str) and parent in graph else method)
 
 
 def reached_data(graph: nx.MultiDiGraph, method: str, limit: int, exclude: Collection[str] = ()) -> list[str]:

@@ -22,8 +22,8 @@ def is_constructor(graph: nx.MultiDiGraph, node: str) -> bool:
 
 def named_by_types(graph: nx.MultiDiGraph, ids: Iterable[str]) -> list[str]:
     """`ids` in order, each constructor replaced by its type (when the graph has it), each id once."""
-    out = []
+    out: list[str] = []
     for node in ids:
         parent = graph.nodes[node].get("parent") if is_constructor(graph, node) else None
-        out.append(parent if parent in graph else node)
+        out.append(parent if isinstance(parent, str) and parent in graph else node)
     return list(dict.fromkeys(out))
