@@ -585,3 +585,22 @@ def test_an_entitys_method_or_a_helper_is_no_entry_before_the_action_and_no_test
     g.add_node("cs:App.ShipOrderCommand|TYPE", kind="TYPE", name="App.ShipOrderCommand", path="src/app.cs")
     said = entry_words(g, "cs:App.ShipOrderHandler.Handle|METHOD", {"ShipOrderCommand"})
     assert {"ship", "order", "command"} <= said and not {"cancel", "token"} & said
+
+
+def test_the_hits_joined_to_the_best_ones_come_next():
+    """"Where is the distributed lock implemented": `Acquire` found first, then the other hits an
+    edge joins to it (`Release`, which it calls, and the connection method calling it), in the
+    search's order; not a hit nothing joins, an interface's declaration, a constructor or a test."""
+    from ragstream.graph.relations import connected_hits
+
+    g = _code_graph([("Lock.Acquire", "METHOD"), ("Lock.Release", "METHOD"), ("Conn.AcquireLock", "METHOD"),
+                     ("Lock.Lock", "METHOD"), ("ILock", "TYPE"), ("ILock.Release", "METHOD"), ("Other.Run", "METHOD"),
+                     ("LockTests.Acquires", "METHOD")],
+                    [("Lock.Acquire", "Lock.Release", "CALLS", {}), ("Conn.AcquireLock", "Lock.Acquire", "CALLS", {}),
+                     ("Lock.Acquire", "Lock.Lock", "CALLS", {}), ("Lock.Acquire", "ILock.Release", "CALLS", {}),
+                     ("LockTests.Acquires", "Lock.Acquire", "CALLS", {})])
+    g.nodes["ILock"]["attrs"] = {"type_kind": "interface"}
+    g.nodes["LockTests.Acquires"]["path"] = "tests/LockTests.cs"
+    searched = ["Other.Run", "ILock.Release", "Lock.Lock", "LockTests.Acquires", "Conn.AcquireLock", "Lock.Release"]
+    assert connected_hits(g, ["Lock.Acquire"], searched, limit=2) == ["Conn.AcquireLock", "Lock.Release"]
+    assert connected_hits(g, ["Lock.Acquire"], searched, limit=1) == ["Conn.AcquireLock"]

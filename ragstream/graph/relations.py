@@ -21,7 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
-from ragstream.graph.stand_ins import is_constructor
+from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.model import runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -664,6 +664,23 @@ def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], word
         return (not named, rank.get(table, len(rank)), not touched[table], table)
 
     return sorted(touched, key=order)
+
+
+CONNECTING_EDGES = frozenset({"CALLS", "READS", "WRITES", "MAPS_TO", "INHERITS", "IMPLEMENTS", "REFERENCES"})
+
+
+def connected_hits(graph: nx.MultiDiGraph, best: Sequence[str], searched: Sequence[str], limit: int) -> list[str]:
+    """Up to `limit` of the search's other hits (`searched`, in its order) that an edge joins to one
+    of its `best` hits (a call either way, a table read or written, a mapping, a base type): of
+    two hits the search ranked alike, the one the best code uses or is used by is more likely
+    part of what was asked ("where is the distributed lock implemented": `Acquire` found first,
+    `Release` and the connection's `AcquireDistributedLock` that calls it next). Not a test, a
+    constructor (wiring) or an interface's member (its code is elsewhere)."""
+    near = {n for b in best if b in graph
+            for n in [*(t for _, t, k in graph.out_edges(b, keys=True) if k in CONNECTING_EDGES),
+                      *(s for s, _, k in graph.in_edges(b, keys=True) if k in CONNECTING_EDGES)]}
+    return [hit for hit in dict.fromkeys(searched) if hit in near and hit not in best and not in_tests(graph, hit)
+            and not is_constructor(graph, hit) and not declared_only(graph, hit)][:limit]
 
 
 MAX_SENDERS = 2  # more senders than this and none of them says what starts the handler

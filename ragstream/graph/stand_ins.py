@@ -20,6 +20,12 @@ def is_constructor(graph: nx.MultiDiGraph, node: str) -> bool:
     return data.get("kind") == "METHOD" and name.rsplit(".", 2)[-2:-1] == name.rsplit(".", 1)[-1:]
 
 
+def declared_only(graph: nx.MultiDiGraph, node: str) -> bool:
+    """A member of an interface: a declaration whose code is in its implementations."""
+    parent = graph.nodes[node].get("parent") if node in graph else None
+    return parent in graph and graph.nodes[parent].get("attrs", {}).get("type_kind") == "interface"
+
+
 def named_by_types(graph: nx.MultiDiGraph, ids: Iterable[str]) -> list[str]:
     """`ids` in order, each constructor replaced by its type (when the graph has it), each id once."""
     out: list[str] = []
