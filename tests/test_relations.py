@@ -35,6 +35,10 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("How is an invoice created and saved, from the controller down to the tables?", "flow"),
     ("How does a worker fetch the next job from the SQL Server queue?", "flow"),
     ("How does a server keep its heartbeat in SQL Server?", "flow"),
+    # a clause of its own before what is asked
+    ("With SQL authentication turned on, how is a login checked against the database?", "flow"),
+    ("In the admin area, which methods write the Setting table?", "list"),
+    ("Once a list is saved, how is its colour stored?", "mapping"),
     ("How is a payment recorded?", None),
     ("How are rows of the State table mapped to C# objects?", "list"),
     # impact, however it is put
@@ -604,3 +608,31 @@ def test_the_hits_joined_to_the_best_ones_come_next():
     searched = ["Other.Run", "ILock.Release", "Lock.Lock", "LockTests.Acquires", "Conn.AcquireLock", "Lock.Release"]
     assert connected_hits(g, ["Lock.Acquire"], searched, limit=2) == ["Conn.AcquireLock", "Lock.Release"]
     assert connected_hits(g, ["Lock.Acquire"], searched, limit=1) == ["Conn.AcquireLock"]
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What happens when payments are imported — which procedures and tables get written?", True),
+    ("What code runs after the PUT request, and what gets written to the database?", True),
+    ("Trace it from the controller action down to the tables that get written.", True),
+    ("What happens in the database when an order is placed?", False),
+    ("Which code reads the Orders table?", False),
+])
+def test_what_gets_written_is_asked(question, asks):
+    from ragstream.graph.questions import asks_for_writes
+
+    assert asks_for_writes(question) is asks
+
+
+def test_a_flow_asked_for_what_gets_written_shows_the_paths_that_write():
+    """"Which tables get written": the import's path that reads transfers by period end names
+    more of the question's words, but only the paths that write are shown."""
+    from ragstream.graph.answers import flow_paths
+
+    g = _code_graph([("Import.Handle", "METHOD"), ("Repo.GetTransfersByPeriodEnd", "METHOD"), ("Repo.CreatePayments", "METHOD"),
+                     ("sql:Transfers", "TABLE"), ("sql:Payment", "TABLE")],
+                    [("Import.Handle", "Repo.GetTransfersByPeriodEnd", "CALLS", {}), ("Import.Handle", "Repo.CreatePayments", "CALLS", {}),
+                     ("Repo.GetTransfersByPeriodEnd", "sql:Transfers", "READS", {}), ("Repo.CreatePayments", "sql:Payment", "WRITES", {})])
+    asked = "When payments are imported for a period end, which tables get written?"
+    assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], asked)] == ["sql:Payment"]
+    told = "When payments are imported for a period end, what happens in the database?"
+    assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], told)] == ["sql:Transfers", "sql:Payment"]

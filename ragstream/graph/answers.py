@@ -9,7 +9,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_for_tables, main_subjects, question_shape)
+                                       asked_verbs, asked_words, asks_for_tables, asks_for_writes, main_subjects, question_shape)
 from ragstream.graph.mappings import entities_in_words, mapping_of
 from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
@@ -59,10 +59,11 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
     """The paths from each entry down to the tables (`relations.table_paths`), those that name
-    the question's words and end in the relation its verb asks for first; a delete goes on along
-    the foreign keys that cascade."""
+    the question's words and end in the relation its verb asks for first (only those that write
+    when what gets written is what it asks: `asks_for_writes`); a delete goes on along the
+    foreign keys that cascade."""
     return table_paths(graph, entries, asked_words(question), asked_verbs(question),
-                       cascades="DELETE" in asked_http_verbs(question))
+                       cascades="DELETE" in asked_http_verbs(question), writes_only=asks_for_writes(question))
 
 
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:

@@ -16,18 +16,21 @@ from ragstream.graph.relations import DATA_EDGES
 from ragstream.keyword_tokens import keyword_tokens
 
 # Question shapes, first match wins.
+# A question may open with a clause of its own ("With SQL authentication turned on, how is a login
+# checked ...", "When creating a course, how does ..."): what it asks starts after that comma.
+_LEAD = r"^(?:[^,.?!]{0,80},\s*)?\s*"
 _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
                    # "how does X do Y in SQL Server": the code path down to the database
-                   r"|^\s*(?:how|what happens|when)\b.*\b(?:in|from|to|into|and|against)\s+(?:the\s+)?"
+                   rf"|{_LEAD}(?:how|what happens|when)\b.*\b(?:in|from|to|into|and|against)\s+(?:the\s+)?"
                    r"(?:sql(?:\s+server)?|database|db)\b"
                    # "trace it", "walk me through", "what code runs": a path is asked for
                    r"|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat code runs\b|\bend up\b"
                    # "what does deleting X do in the database", "which tables get written"
-                   r"|^\s*(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
+                   rf"|{_LEAD}(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
                    # "which tables get written", "which procedures and tables are updated"
                    r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
                    # "what happens when payments are imported": what runs, from the top down
-                   r"|^\s*what happens\s+(?:when|after|as soon as|once)\b",
+                   rf"|{_LEAD}what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
 _SCHEMA_OBJECT = (r"(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?|entit(?:y|ies)"
                   r"|(?-i:[A-Za-z_]*[a-z][A-Z]\w*)|\w+\.\w+)")  # a named object: `StockQuantity`, `Order.Status`
@@ -44,7 +47,7 @@ _IMPACT = re.compile(
     r"|\bif\b[^?.,;]{0,80}\b(?:column|table|view|procedure|type)\s+changes\b"
     r"|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
     re.IGNORECASE)
-_LIST = re.compile(r"^\s*(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
+_LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
                    r"tables?|views?|callers?|triggers?|services?|repositories|controllers?|handlers?|endpoints?|"
                    r"pages?|jobs?|commands?|quer(?:y|ies)|consumers?)\b"
                    r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
@@ -72,9 +75,9 @@ _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)
 
 # How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
 # the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
-_MAPPING = re.compile(r"^\s*(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
+_MAPPING = re.compile(rf"{_LEAD}(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
                       # "how is an order linked to its addresses in the database": a relationship's mapping
-                      r"|^\s*how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
+                      rf"|{_LEAD}how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
                       re.IGNORECASE)
 _PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
                          r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
@@ -159,6 +162,17 @@ def asked_operations(question: str) -> frozenset[str]:
     none of them ("which code writes T", "saves", "changes") or all three."""
     found = frozenset(op for op, pattern in _OPERATION_WORDS if pattern.search(question))
     return frozenset() if len(found) == len(_OPERATION_WORDS) else found
+
+
+# What was written is what is asked for: "which procedures and tables get written", "what gets
+# written to the database", "down to the tables that get written" (not "what happens when ... saved").
+_WRITTEN_ASKED = re.compile(r"\b(?:which|what)\b(?:\s+\w+){0,4}?\s+(?:gets?|are|is)\s+(?:written|updated|modified)\b"
+                            r"|\btables?\s+that\s+(?:gets?|are)\s+(?:written|updated|modified)\b", re.IGNORECASE)
+
+
+def asks_for_writes(question: str) -> bool:
+    """The question's object is what gets written: a flow then shows the paths that write."""
+    return bool(_WRITTEN_ASKED.search(question))
 
 
 def asked_verbs(question: str) -> tuple[str, ...]:

@@ -537,7 +537,7 @@ def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
-                verbs: Sequence[str] = (), cascades: bool = False) -> list[Path]:
+                verbs: Sequence[str] = (), cascades: bool = False, writes_only: bool = False) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
@@ -548,7 +548,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then shortest first, then paths without a
-    guess. With `cascades` (a delete asked), a path that writes a table goes on to the tables
+    guess; with `writes_only` ("which tables get written"), only the paths that write when some
+    do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths: list[Path] = []
     for entry in dict.fromkeys(entries):
@@ -584,11 +585,18 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         return len(asked & {t for n in path.nodes[1:] for t in keyword_tokens(_short_name(graph, n))})
 
     def as_asked(path: Path) -> int:  # "saves" asks for the writes first, "loads" for the reads
-        last = path.edges[-1].split(" ", 1)[0].replace(CASCADE, "WRITES")
+        last = _last_relation(path)
         return verbs.index(last) if last in verbs else len(verbs)
 
+    if writes_only:  # "which tables get written": the paths that write, when there are any
+        paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
     paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
     return paths[:MAX_FLOW_PATHS]
+
+
+def _last_relation(path: Path) -> str:
+    """READS or WRITES: how a path reaches its table (a cascade deletes, so it writes)."""
+    return path.edges[-1].split(" ", 1)[0].replace(CASCADE, "WRITES")
 
 
 CASCADE = "CASCADE"  # the edge of a flow path from a deleted table to one whose foreign key cascades
