@@ -1010,3 +1010,46 @@ public class Orders
 """})
     how = {m: written_as(graph, f"cs:Shop.App.Orders.{m}|METHOD", ORDERS) for m in ("Place", "Cancel", "Fix")}
     assert how == {"Place": {"INSERT"}, "Cancel": {"DELETE"}, "Fix": {"UPDATE"}}
+
+
+def test_an_entity_a_repository_hands_back_and_the_method_saves_is_written():
+    """`repository.Query().FirstOrDefaultAsync(...)` hands back a tracked entity; the method that
+    changes it and saves the unit of work (through any repository) writes its table, a guess.
+    A method that does not save writes nothing, nor does one that reads without loading."""
+    graph = build({"Repo.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> where T : class
+{
+    IQueryable<T> Query();
+    void Add(T entity);
+    Task SaveChangesAsync();
+}
+""", "Service.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class CustomerService
+{
+    private readonly IRepository<Customer> _customers;
+    private readonly IRepository<OrderLine> _lines;
+    public async Task Rename(int id, string name)
+    {
+        var customer = await _customers.Query().FirstOrDefaultAsync(c => c.Id == id);
+        customer.Name = name;
+        _lines.Add(new OrderLine());
+        await _lines.SaveChangesAsync();
+    }
+    public async Task<string> Show(int id)
+    {
+        var customer = await _customers.Query().FirstOrDefaultAsync(c => c.Id == id);
+        return customer.Name;
+    }
+}
+"""})
+    writes = tables(graph, "Shop.App.CustomerService.Rename", "WRITES")
+    assert set(writes) == {CUSTOMERS, LINES}
+    assert writes[CUSTOMERS]["via"] == "change_tracking" and writes[CUSTOMERS]["guess"] is True
+    assert writes[LINES]["via"] == "type_argument"
+    assert tables(graph, "Shop.App.CustomerService.Show", "WRITES") == {}
+    assert set(tables(graph, "Shop.App.CustomerService.Show", "READS")) == {CUSTOMERS}

@@ -123,7 +123,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     attrs["guess"] = True  # a package's repository: its type argument and verb alone
                 if add_edge(graph, ref.source, table, edge_type, attrs):
                     added[edge_type] += 1
-                if edge_type == "READS" and carrier.query and (ref.source in saving or call.get("changed")):
+                if edge_type == "READS" and _tracks(carrier, call["member"]) and (ref.source in saving or call.get("changed")):
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
             if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
                 for held, navigation in _held_collections(graph, symbols, entity):
@@ -226,6 +226,18 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
             or resolve_call(graph, symbols, call).methods:
         return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
     return _Carrier("argument", [call["message"]], query=True, declared_here=True, passed=True)
+
+
+# The read verbs that hand back the entities themselves, which the unit of work then tracks (not
+# `Count`, `Any`, `AsNoTracking`): `repository.Query().FirstOrDefaultAsync(...)`, `GetByIdAsync(id)`.
+TRACKED_READS = ("Get", "Find", "First", "Single", "Last", "Query", "Load", "Fetch", "Where", "Include", "List",
+                 "ToList", "ToArray")
+
+
+def _tracks(carrier: _Carrier, member: str) -> bool:
+    """What the call reads is tracked by the unit of work: any call on a query type, or a
+    repository's read verb that returns entities."""
+    return carrier.query or (member.startswith(TRACKED_READS) and not member.startswith("AsNoTracking"))
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:
