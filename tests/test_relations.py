@@ -636,3 +636,20 @@ def test_a_flow_asked_for_what_gets_written_shows_the_paths_that_write():
     assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], asked)] == ["sql:Payment"]
     told = "When payments are imported for a period end, what happens in the database?"
     assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], told)] == ["sql:Transfers", "sql:Payment"]
+
+
+def test_code_nothing_calls_comes_with_where_it_is_registered():
+    """An interceptor nobody calls runs because a method registers it: that method comes with it;
+    a repository the code calls through its interface does not bring the start-up code."""
+    from ragstream.graph.relations import with_their_tables
+
+    registration = {"via": "registration", "registered_by": "AddScoped"}
+    g = _code_graph([("Audit", "TYPE"), ("Audit.SavingChanges", "METHOD"), ("Repo", "TYPE"), ("Repo.Get", "METHOD"),
+                     ("Service.Run", "METHOD"), ("Wiring.AddInfrastructure", "METHOD")],
+                    [("Audit", "Audit.SavingChanges", "DEFINES", {}), ("Repo", "Repo.Get", "DEFINES", {}),
+                     ("Service.Run", "Repo.Get", "CALLS", {"resolution": "dispatch", "via": "IRepo.Get"}),
+                     ("Service.Run", "Audit.SavingChanges", "CALLS", {"resolution": "dispatch", "via": "interceptor"}),
+                     ("Wiring.AddInfrastructure", "Audit", "REFERENCES", registration),
+                     ("Wiring.AddInfrastructure", "Repo", "REFERENCES", registration)])
+    assert with_their_tables(g, ["Audit.SavingChanges"]) == ["Audit.SavingChanges", "Wiring.AddInfrastructure"]
+    assert with_their_tables(g, ["Repo.Get"]) == ["Repo.Get"]

@@ -635,10 +635,12 @@ def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0, 
     """Each node followed by up to TABLES_PER_HIT of the tables and views it reads or writes
     (directly, or through a procedure it calls; `_touched_tables`, ranked by the asked keyword
     tokens `words` and the search's order `searched`): what a question about the
-    data wants beside the code that was found. The first method also by what sends it its message
-    (`senders`: the job or action a handler runs for) and by up to `reach` of the procedures and
-    tables its calls reach further down (not those it touches itself), each with the method that
-    runs it (`reached_data`):
+    data wants beside the code that was found; code the repository never calls itself (an
+    interceptor, a pipeline behaviour) by where it is registered (`wired_in`). The first method
+    also by what sends it its message (`senders`: the job or action a handler runs for), the
+    behaviours around it the question names (`asked_around`), and by up to `reach` of the
+    procedures and tables its calls reach further down (not those it touches itself), each with
+    the method that runs it (`reached_data`):
     "where is the balance calculated" is answered by the method the search found best, the
     repository method it calls and the procedure and tables that do the calculating."""
     out = []
@@ -647,8 +649,9 @@ def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0, 
         if node not in graph:
             continue
         out.append(node)
-        if node == first_method:
-            out += [*senders(graph, node), *asked_around(graph, node, words)]
+        around = asked_around(graph, node, words) if node == first_method else []
+        out += [*(senders(graph, node) if node == first_method else []), *wired_in(graph, node),
+                *(n for step in around for n in (step, *wired_in(graph, step)))]
         touched = _touched_tables(graph, node, searched, words)
         out += touched[:TABLES_PER_HIT]
         if node == first_method and reach:  # beyond the tables it touches itself
@@ -691,7 +694,26 @@ def connected_hits(graph: nx.MultiDiGraph, best: Sequence[str], searched: Sequen
             and not is_constructor(graph, hit) and not declared_only(graph, hit)][:limit]
 
 
-MAX_SENDERS = 2  # more senders than this and none of them says what starts the handler
+MAX_SENDERS = 2  # more senders (or registrations) than this and none of them says what starts the code
+
+
+def wired_in(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    """The production methods that register the type of `node` (`node` itself, or the type that
+    declares it: `REFERENCES` with `via="registration"`), when the repository never calls that
+    type's code itself (only around a save or a send, or by a message): an interceptor or a
+    pipeline behaviour runs because it is registered, and where is part of where it happens. At
+    most MAX_SENDERS of them."""
+    owner = node if graph.nodes[node].get("kind") == "TYPE" else graph.nodes[node].get("parent")
+    if not isinstance(owner, str) or owner not in graph:
+        return []
+    members = [m for _, m, key in graph.out_edges(owner, keys=True) if key == "DEFINES"]
+    if any(key == "CALLS" and not runs_around(data) and data.get("via") != "message" and not in_tests(graph, caller)
+           and graph.nodes[caller].get("parent") != owner
+           for member in members for caller, _, key, data in graph.in_edges(member, keys=True, data=True)):
+        return []
+    found = sorted({source for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
+                    if key == "REFERENCES" and data.get("via") == "registration" and not in_tests(graph, source)})
+    return found if len(found) <= MAX_SENDERS else []
 
 
 def senders(graph: nx.MultiDiGraph, method: str) -> list[str]:

@@ -23,6 +23,7 @@ from ragstream.index.csharp.attributes import attribute_names
 from ragstream.index.csharp.entry_points import entry_point, type_entries
 from ragstream.index.csharp.file_names import file_name_references
 from ragstream.index.csharp.object_mapping import mapping_references
+from ragstream.index.csharp.registrations import registration_references
 from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
@@ -103,6 +104,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     out.refer(row_type_references(sql, scope.type_guesses))
     out.refer(file_name_references(syntax, method_id, scope.strings))
     out.refer(mapping_references(syntax, method_id, scope))
+    out.refer(registration_references(syntax, method_id, scope))
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:
