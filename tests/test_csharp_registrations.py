@@ -45,3 +45,14 @@ def test_each_registered_type_is_referenced_by_the_method_that_registers_it():
     assert registered["cs:Shop.App.AuditInterceptor|TYPE"]["line"] == 7
     # a data call's type argument and a typeof outside any registration register nothing
     assert _registered(graph, "Query") == {}
+
+
+def test_expansion_does_not_walk_from_a_registered_type_to_the_start_up_code():
+    """The start-up method names every service: a walk around one of them does not go there."""
+    from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
+    from ragstream.retrieval.filters import RetrievalFilters
+
+    graph = build_graph([parse_csharp(path, text) for path, text in SOURCES.items()])[0]
+    limits = ExpansionLimits(max_depth=2, max_nodes=50, edges={"REFERENCES": "both", "DEFINES": "both"})
+    reached = expand_dependency_tree(graph, ["cs:Shop.App.AuditInterceptor|TYPE"], RetrievalFilters(), limits).nodes
+    assert "cs:Shop.App.Wiring.AddInfrastructure|METHOD" not in reached

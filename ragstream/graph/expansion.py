@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.errors import PipelineError
-from ragstream.index.model import EDGE_TYPES, runs_around
+from ragstream.index.model import EDGE_TYPES, not_walked, runs_around
 from ragstream.retrieval.filters import RetrievalFilters
 
 DIRECTIONS = ("out", "in", "both")
@@ -110,13 +110,14 @@ def _walk(graph, seeds, filters, limits) -> tuple[dict[str, int], dict[str, str]
 
 def _neighbours(graph: nx.MultiDiGraph, node: str, limits: ExpansionLimits) -> list[str]:
     """The node's neighbours along the allowed edges; not the code run around every save or
-    request (`runs_around`: one interceptor is a neighbour of every handler that saves)."""
+    request (`runs_around`: one interceptor is a neighbour of every handler that saves), nor the
+    method registering a type (`not_walked`)."""
     found = set()
     for _, target, edge_type, data in graph.out_edges(node, keys=True, data=True):
-        if limits.edges.get(edge_type) in ("out", "both") and not runs_around(data):
+        if limits.edges.get(edge_type) in ("out", "both") and not not_walked(data):
             found.add(target)
     for source, _, edge_type, data in graph.in_edges(node, keys=True, data=True):
-        if limits.edges.get(edge_type) in ("in", "both") and not runs_around(data):
+        if limits.edges.get(edge_type) in ("in", "both") and not not_walked(data):
             found.add(source)
     found.discard(node)
     return sorted(found)  # deterministic discovery order, hence deterministic parents
@@ -124,8 +125,8 @@ def _neighbours(graph: nx.MultiDiGraph, node: str, limits: ExpansionLimits) -> l
 
 def _degree(graph: nx.MultiDiGraph, node: str) -> int:
     """How many nodes an edge joins the node to, the code run around saves and requests left out."""
-    return len({t for _, t, d in graph.out_edges(node, data=True) if not runs_around(d)}
-               | {s for s, _, d in graph.in_edges(node, data=True) if not runs_around(d)})
+    return len({t for _, t, d in graph.out_edges(node, data=True) if not not_walked(d)}
+               | {s for s, _, d in graph.in_edges(node, data=True) if not not_walked(d)})
 
 
 def _walkable(graph: nx.MultiDiGraph, node: str, filters: RetrievalFilters) -> bool:
@@ -177,7 +178,7 @@ def _run_weight(graph, node: str, neighbour: str, limits: ExpansionLimits) -> fl
     best = 0.0
     for caller, callee in ((node, neighbour), (neighbour, node)):
         for key, data in (graph.get_edge_data(caller, callee) or {}).items():
-            if key not in limits.edges or runs_around(data) \
+            if key not in limits.edges or not_walked(data) \
                     or (key == "CALLS" and graph.nodes[caller].get("kind") == "MODULE"):
                 continue
             if key != "CALLS" or data.get("line") is None:

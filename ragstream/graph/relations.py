@@ -23,7 +23,7 @@ import networkx as nx
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.data_access import SAVES
-from ragstream.index.model import runs_around
+from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
 
@@ -688,8 +688,8 @@ def connected_hits(graph: nx.MultiDiGraph, best: Sequence[str], searched: Sequen
     `Release` and the connection's `AcquireDistributedLock` that calls it next). Not a test, a
     constructor (wiring) or an interface's member (its code is elsewhere)."""
     near = {n for b in best if b in graph
-            for n in [*(t for _, t, k in graph.out_edges(b, keys=True) if k in CONNECTING_EDGES),
-                      *(s for s, _, k in graph.in_edges(b, keys=True) if k in CONNECTING_EDGES)]}
+            for n in [*(t for _, t, k, d in graph.out_edges(b, keys=True, data=True) if k in CONNECTING_EDGES and not not_walked(d)),
+                      *(s for s, _, k, d in graph.in_edges(b, keys=True, data=True) if k in CONNECTING_EDGES and not not_walked(d))]}
     return [hit for hit in dict.fromkeys(searched) if hit in near and hit not in best and not in_tests(graph, hit)
             and not is_constructor(graph, hit) and not declared_only(graph, hit)][:limit]
 

@@ -36,6 +36,16 @@ def runs_around(attrs: Mapping[str, Any]) -> bool:
     return attrs.get("via") in AROUND_VIAS or bool(attrs.get("dispatcher"))
 
 
+# Edges that say where code is wired in (a registration naming the type), not what it does.
+WIRING_VIAS = frozenset({"registration"})
+
+
+def not_walked(attrs: Mapping[str, Any]) -> bool:
+    """A walk around the seeds leaves the edge out: code run around every save or request, or
+    the start-up method that registers a type (one method names every service)."""
+    return runs_around(attrs) or attrs.get("via") in WIRING_VIAS
+
+
 def node_id(language: str, name: str, kind: str) -> str:
     """Stable readable id: `py:pkg.mod.Class.method|METHOD`, `file:a/b.sql|FILE`."""
     prefix = "file" if kind == "FILE" else "ext" if kind == "EXTERNAL" else LANGUAGE_PREFIX[language]
