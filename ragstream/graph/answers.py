@@ -9,9 +9,10 @@ import networkx as nx
 
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_for_tables, main_subjects, question_shape)
-from ragstream.graph.mappings import entities_in_words, mapping_of
-from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, around_request, around_saves, by_relevance,
+                                       asked_verbs, asked_words, asks_for_classes, asks_for_tables, main_subjects,
+                                       question_shape)
+from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
+from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
                                        table_paths)
 
@@ -51,6 +52,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     wants_tables = asks_for_tables(question)
     operations = asked_operations(question) if "WRITES" in relations else frozenset()
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables, operations)]
+    if asks_for_classes(question) and not wants_tables and set(relations) & {"READS", "WRITES"}:
+        items += [item for s in subjects if s.kind in TABLE_KINDS for item in mapping_classes(graph, s.id)]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]

@@ -52,6 +52,18 @@ def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -
     return _unique([i for i in items if i.id != subject.id])
 
 
+def mapping_classes(graph: nx.MultiDiGraph, table: str) -> list[Related]:
+    """The classes that map the entities stored in `table` (a `ClassMap<T>`, an
+    `IEntityTypeConfiguration<T>`): what "which classes read or write T" names beside the code
+    that runs the queries, since the ORM reads and writes the rows as they say."""
+    entities = [s for s, _, k in graph.in_edges(table, keys=True)
+                if k == "MAPS_TO" and graph.nodes[s].get("kind") == "TYPE"]
+    return _unique([Related(source, "maps table", table, resolution_of(data), via=data.get("via") or "")
+                    for entity in sorted(entities) for source, _, key, data in sorted(graph.in_edges(entity, keys=True, data=True))
+                    if key == "REFERENCES" and data.get("via") in CONFIGURING_VIAS
+                    and graph.nodes[source].get("kind") == "TYPE"])
+
+
 def entities_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The mapped entities a mapping question names in plain words ("how is an order linked to
     its addresses" -> `Order`, `Address`): types mapped to a table whose name's words (split at

@@ -115,6 +115,12 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
 
 
+def asks_for_classes(question: str) -> bool:
+    """Whether a list question asks for classes ("which classes read or write T"), whose answer
+    names the ORM's mapping classes of the table too."""
+    return bool(_CLASSES.search(question))
+
+
 def asks_for_tables(question: str) -> bool:
     """Whether a list question asks for tables ("which other tables ..."), not for code."""
     return bool(_TABLES.search(question))

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
+from ragstream.index.csharp.calls import TABLE_OF_TYPE
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -92,12 +93,13 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     by_name = _tables_by_name(graph)
     refs = list(refs)
     saving = {ref.source for ref in refs if (ref.attrs.get("call") or {}).get("member") in SAVES}
+    consumed = _consumed_tables_of_type(refs)
     tracked: list[tuple[str, str, dict]] = []
     for ref in refs:
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
             continue
-        carrier = _carrier(graph, symbols, call)
+        carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
         edge_type = _access(carrier, call["member"]) if carrier is not None else None
         if carrier is None or edge_type is None:
             continue
@@ -213,6 +215,31 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
                     property=prop.id if prop is not None else None)
 
 
+def _table_key(source: str, generic: str, entities: list[list[str]]) -> tuple[str, str, str]:
+    return source, generic, repr(entities)
+
+
+def _consumed_tables_of_type(refs: list[Reference]) -> set[tuple[str, str, str]]:
+    """(method, ORM table method, type arguments) of each `Set<T>()` / `Query<T>()` another call
+    of the method is chained on (`db.Set<Order>().Add(o)`): that call says how the table is used."""
+    return {_table_key(ref.source, data["generic_call"], data["entities"]) for ref in refs
+            if (data := (ref.attrs.get("call") or {}).get("data")) and "generic_call" in data}
+
+
+def _table_of_type_carrier(graph: nx.MultiDiGraph, ref: Reference,
+                           consumed: set[tuple[str, str, str]]) -> _Carrier | None:
+    """`return session.Query<Setting>();`: a method handing out an ORM's table of its type
+    argument (`TABLE_OF_TYPE`, no arguments), no call of its own chained on it, reads that table
+    (its caller runs the query); chained on, the chained call tells (a write, or a read)."""
+    call = ref.attrs["call"]
+    arguments = call.get("type_arguments") or []
+    if call.get("member") not in TABLE_OF_TYPE or call.get("arguments") or len(arguments) != 1 \
+            or graph.nodes[ref.source].get("kind") != "METHOD" \
+            or _table_key(ref.source, call["member"], arguments) in consumed:
+        return None
+    return _Carrier(call["member"], arguments, query=True, declared_here=True)
+
+
 def _mapped(graph: nx.MultiDiGraph, type_id: str | None) -> bool:
     """The type maps to a table (an entity)."""
     return type_id in graph and any(key == "MAPS_TO" for _, _, key in graph.out_edges(type_id, keys=True))
@@ -222,10 +249,12 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
     """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a write verb whose method the
     repository does not declare (an ORM's session or context), passed a mapped entity. A method
     the repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
-    if not call.get("message") or not call["member"].startswith(WRITE_VERBS) \
+    if not call["member"].startswith(WRITE_VERBS) or not (call.get("message") or call.get("argument")) \
             or resolve_call(graph, symbols, call).methods:
         return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
-    return _Carrier("argument", [call["message"]], query=True, declared_here=True, passed=True)
+    # the argument typed as written, else by the resolver (`foreach (var s in settings) session.Save(s)`)
+    passed = call.get("message") or receiver_types(graph, symbols, call["argument"])
+    return _Carrier("argument", [list(passed)], query=True, declared_here=True, passed=True) if passed else None
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:
