@@ -551,3 +551,141 @@ public class Reports
     assert "cs:Shop.App.Reports.Total|METHOD" not in found and "cs:Shop.App.CartService.Count|METHOD" not in found
     # a cart item's reader naming another type's `StockQuantity`, never its `.Product`: not a user
     assert "cs:Shop.App.CartService.Report|METHOD" not in found
+
+
+def test_a_list_of_writers_through_procedures_names_who_calls_the_repository_through_its_interface():
+    """The writers of a table written by a procedure: the procedure, the repository method that runs
+    it, then (a hop further) the handler that calls that method through the repository's
+    interface. A handler calling only the repository's reader is no writer, and a test calling
+    the writer is not listed as one."""
+    schema = """
+CREATE TABLE dbo.AccountPaye (Id INT PRIMARY KEY, Ref NVARCHAR(16));
+GO
+CREATE PROCEDURE dbo.CreateAccountPaye @Ref NVARCHAR(16) AS INSERT INTO dbo.AccountPaye (Ref) VALUES (@Ref);
+GO
+CREATE PROCEDURE dbo.GetAccountPaye @Ref NVARCHAR(16) AS SELECT Id FROM dbo.AccountPaye WHERE Ref = @Ref;
+"""
+    sources = {"src/Data/PayeRepository.cs": """
+using System.Data;
+namespace Paye.Data;
+public interface IPayeRepository { Task Create(string paye); Task<int> Get(string paye); }
+public class PayeRepository : IPayeRepository
+{
+    private readonly IDbConnection _conn;
+    public Task Create(string paye) => _conn.ExecuteAsync("[dbo].[CreateAccountPaye]", new { paye }, commandType: CommandType.StoredProcedure);
+    public Task<int> Get(string paye) => _conn.QuerySingleAsync<int>("[dbo].[GetAccountPaye]", new { paye }, commandType: CommandType.StoredProcedure);
+}
+""", "src/App/Handlers.cs": """
+using Paye.Data;
+namespace Paye.App;
+public class AddPayeHandler
+{
+    private readonly IPayeRepository _repository;
+    public Task Handle(string paye) => _repository.Create(paye);
+}
+public class ShowPayeHandler
+{
+    private readonly IPayeRepository _repository;
+    public Task<int> Handle(string paye) => _repository.Get(paye);
+}
+""", "tests/Paye.Tests/HandlerTests.cs": """
+using Paye.Data;
+namespace Paye.Tests;
+public class HandlerTests
+{
+    private readonly IPayeRepository _repository;
+    public Task Adds() => _repository.Create("x");
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", schema, "tsql"))
+    built = build_graph(files)[0]
+    found = answer(built, "Which code adds PAYE schemes to the AccountPaye table?", [])
+    assert found is not None
+    ids = [item.id for item in found.items]
+    assert ids[:3] == ["sql:dbo.CreateAccountPaye|PROCEDURE", "cs:Paye.Data.PayeRepository.Create|METHOD",
+                       "cs:Paye.App.AddPayeHandler.Handle|METHOD"]
+    assert "cs:Paye.App.ShowPayeHandler.Handle|METHOD" not in ids
+    assert "cs:Paye.Tests.HandlerTests.Adds|METHOD" not in ids
+
+
+def test_which_classes_read_or_write_a_table_names_its_mapping_class_and_not_a_namesake_class():
+    """"Which classes read or write" a table names the ORM's mapping class of its entity beside the
+    code that queries it; "which methods" does not. A class named as the table is no subject of a
+    list of what writes the table's rows."""
+    sources = {"src/Model/Setting.cs": """
+namespace Blog.Model;
+public class Setting { public virtual int Id { get; set; } public virtual string Value { get; set; } }
+public class AppSettings { public int Count { get; set; } }
+""", "src/Model/Mappings/SettingMapping.cs": """
+using FluentNHibernate.Mapping;
+namespace Blog.Model.Mappings;
+public class SettingMapping : ClassMap<Setting>
+{
+    public SettingMapping() { Table("AppSettings"); Id(x => x.Id); Map(x => x.Value); }
+}
+""", "src/Model/AdminRepository.cs": """
+using NHibernate;
+namespace Blog.Model;
+public class AdminRepository
+{
+    private readonly ISession session;
+    public IQueryable<Setting> GetSettings() { return session.Query<Setting>(); }
+    public void Save(IEnumerable<Setting> settings) { foreach (var setting in settings) { session.SaveOrUpdate(setting); } }
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", "CREATE TABLE dbo.AppSettings (Id INT PRIMARY KEY, Value NVARCHAR(50));", "tsql"))
+    built = build_graph(files)[0]
+    classes = answer(built, "Which classes read or write the AppSettings table?", [])
+    assert classes is not None
+    ids = [item.id for item in classes.items]
+    assert {"cs:Blog.Model.AdminRepository.GetSettings|METHOD", "cs:Blog.Model.AdminRepository.Save|METHOD",
+            "cs:Blog.Model.Mappings.SettingMapping|TYPE"} <= set(ids)
+    assert ids.index("cs:Blog.Model.Mappings.SettingMapping|TYPE") == 2  # after the code that queries
+    methods = answer(built, "Which methods read or write the AppSettings table?", [])
+    assert methods is not None and "cs:Blog.Model.Mappings.SettingMapping|TYPE" not in [i.id for i in methods.items]
+    rows = answer(built, "Which methods insert rows into AppSettings?", [])
+    assert rows is not None and [s.id for s in rows.subjects] == ["sql:dbo.AppSettings|TABLE"]
+    assert [i.id for i in rows.items] == ["cs:Blog.Model.AdminRepository.Save|METHOD"]
+
+
+def test_the_impact_of_an_entity_property_reaches_a_projection_naming_the_entity_as_a_type_argument():
+    """A projection builder over the entity's query (`Func<ProjectionBuilder<Product>, ...>`) that
+    selects `p.StockQuantity` uses the property; one over another type naming a `StockQuantity`
+    of its own does not."""
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    sources = {"src/Domain/Model.cs": """
+namespace Shop.Domain;
+public class Product { public int Id { get; set; } public int StockQuantity { get; set; } }
+public class StockReport { public int StockQuantity { get; set; } }
+""", "src/Data/ShopContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext { public DbSet<Product> Products { get; set; } }
+""", "src/Data/Projections.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public static class Projections
+{
+    public static Func<ProjectionBuilder<Product>, ProjectionBuilder<Product>> Stock(StockRow alias)
+    {
+        return list => list.Select(p => p.StockQuantity).WithAlias(() => alias.Quantity);
+    }
+    public static Func<ProjectionBuilder<StockReport>, ProjectionBuilder<StockReport>> Report(StockRow alias)
+    {
+        return list => list.Select(r => r.StockQuantity).WithAlias(() => alias.Quantity);
+    }
+}
+public class StockRow { public int Quantity { get; set; } }
+"""}
+    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
+    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
+             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
+    found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
+                                                               "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
+    assert found["cs:Shop.Data.Projections.Stock|METHOD"].relation == "uses property"
+    assert "cs:Shop.Data.Projections.Report|METHOD" not in found

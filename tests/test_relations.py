@@ -101,11 +101,18 @@ def test_list_question_names_every_writer_and_no_reader(controller, graph):
     assert answer["shape"] == "list" and answer["relations"] == ["WRITES"]
     assert {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_CreateInvoice|PROCEDURE"} <= listed
     assert listed == writers and readers and not readers & listed
-    # one hop further: the code that runs a writing procedure, and nothing else
-    running = {item["id"] for item in answer["items"] if item["indirect"]}
+    # one hop further: the code that runs a writing procedure, and the code calling a writer
+    # through the interface it implements (`IInvoiceService.RecordPayment` in the controller)
+    further = {item["id"]: item for item in answer["items"] if item["indirect"]}
     procedures = {w for w in writers if graph.nodes[w]["kind"] == "PROCEDURE"}
-    assert running == {s for p in procedures for s, _, k in graph.in_edges(p, keys=True) if k == "CALLS"} - writers
+    running = {s for p in procedures for s, _, k in graph.in_edges(p, keys=True) if k == "CALLS"} - writers
+    dispatched = {s for w in writers for s, _, k, d in graph.in_edges(w, keys=True, data=True)
+                  if k == "CALLS" and d.get("resolution") == "dispatch"} - writers
+    assert set(further) == running | dispatched
     assert "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD" in running
+    assert further["cs:Billing.Controllers.InvoicesController.Pay|METHOD"]["resolution"] == "dispatch"
+    # the controller action calling the service that runs `InsertInvoice` is three hops away: not listed
+    assert "cs:Billing.Controllers.InvoicesController.Create|METHOD" not in further
     assert f"{len(writers)} direct" in sp.answer  # the count, then every item
     assert all(w in sp.answer for w in writers)
 

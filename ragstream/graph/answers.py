@@ -10,7 +10,7 @@ import networkx as nx
 from ragstream.graph.named import Named, tables_in_words
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_verbs, asked_words, asks_for_classes, asks_for_tables, main_subjects,
-                                       question_shape)
+                                       question_shape, without_namesake_types)
 from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
 from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
@@ -49,6 +49,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         items = [item for s in subjects for item in impact_of(graph, s, text_of)]
         return GraphAnswer("impact", subjects, DATA_EDGES, by_relevance(graph, items, words, DATA_EDGES, entry_hits))
     relations = asked_relations(question)
+    subjects = without_namesake_types(subjects)
     wants_tables = asks_for_tables(question)
     operations = asked_operations(question) if "WRITES" in relations else frozenset()
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables, operations)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ragstream.graph.named import Named
-from ragstream.graph.relations import DATA_EDGES
+from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
 
 # Question shapes, first match wins.
@@ -213,3 +213,11 @@ def main_subjects(named: list[Named]) -> list[Named]:
         if chosen:
             return chosen
     return named
+
+
+def without_namesake_types(subjects: list[Named]) -> list[Named]:
+    """A list question's subjects less the classes named as a table is ("which procedures insert
+    rows into TransactionLine": the table, not a class `TransactionLine`): a class reads and
+    writes no rows, so as a subject it answers nothing and takes the table's place."""
+    tables = {s.name.rsplit(".", 1)[-1].lower() for s in subjects if s.kind in TABLE_KINDS}
+    return [s for s in subjects if s.kind != "TYPE" or s.name.rsplit(".", 1)[-1].lower() not in tables]

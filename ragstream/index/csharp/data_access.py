@@ -12,7 +12,8 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
 - A member a generic base declares (`Query.Include(...)` in a `Specification<Order>`) carries
-  the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too;
+  the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too,
+  and so does a projection (`ProjectTo<Model>`) whose type names the navigation (a guess);
   a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
 - A write verb of a persistence API outside the repository passed a mapped entity
   (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table.
@@ -106,7 +107,8 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         entities = _entities(symbols, carrier)
         if call.get("navigation"):  # `.Include(o => o.Items)`: the navigation's entity is read too
             entities += _navigated(graph, symbols, entities, call["navigation"])
-        for entity in entities:
+        projected = _projected(graph, symbols, entities, call) if edge_type == "READS" else []
+        for entity in [*entities, *projected]:
             mapped = _tables(graph, entity)
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
@@ -114,7 +116,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                          "via": "navigation" if carrier.navigation else "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
                          **({"property": carrier.property} if carrier.property else {}),
-                         **({"guess": True} if carrier.navigation else {})}
+                         **({"guess": True} if carrier.navigation or entity in projected else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -309,6 +311,38 @@ def _navigated(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str]
         if target is not None and target.id not in entities:
             found.append(target.id)
     return found
+
+
+# Object mappers' projections of a query into a type (AutoMapper, Mapster): the SQL selects what it holds.
+PROJECTIONS = frozenset({"ProjectTo", "ProjectToType"})
+
+
+def _projected(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str], call: dict) -> list[str]:
+    """`.ProjectTo<Model>(config)` over a query of `Student`: the entities reached through the
+    navigations the projection's type names by the mapper's conventions (`Model.Enrollments`,
+    flattened `Model.EnrollmentsCount`: `Student.Enrollments`), which the generated SQL joins and
+    so reads; a guess (a profile may map them otherwise)."""
+    if call.get("member") not in PROJECTIONS or len(call.get("type_arguments") or []) != 1:
+        return []
+    target = symbols.first("csharp", call["type_arguments"][0], ("TYPE",))
+    if target is None or target.id not in graph:
+        return []
+    wanted = [graph.nodes[p]["name"].rsplit(".", 1)[-1] for _, p, key in graph.out_edges(target.id, keys=True)
+              if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"]
+    found: list[str] = []
+    for entity in entities:
+        navigations = {graph.nodes[p]["name"].rsplit(".", 1)[-1] for _, p, key in graph.out_edges(entity, keys=True)
+                       if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"}
+        for navigation in sorted(n for n in navigations if any(_flattens(w, n) for w in wanted)):
+            found += [e for e in _navigated(graph, symbols, [entity], navigation)
+                      if e not in entities and e not in found and _tables(graph, e)]
+    return found
+
+
+def _flattens(destination: str, source: str) -> bool:
+    """AutoMapper's naming convention: `Enrollments` fills `Enrollments` and flattens into
+    `EnrollmentsCount`, `CustomerName` (the source's name, then a capitalised word)."""
+    return destination == source or (destination.startswith(source) and destination[len(source):][:1].isupper())
 
 
 def _short(graph: nx.MultiDiGraph, node: str) -> str:
