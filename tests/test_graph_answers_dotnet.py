@@ -689,3 +689,74 @@ public class StockRow { public int Quantity { get; set; } }
                                                                "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
     assert found["cs:Shop.Data.Projections.Stock|METHOD"].relation == "uses property"
     assert "cs:Shop.Data.Projections.Report|METHOD" not in found
+
+
+def test_renaming_a_column_no_property_declares_reaches_the_sql_naming_it_and_the_relationship():
+    """`ProjectId` of `ToDoItems` is EF's shadow key of `Project.Items`: renaming it breaks the raw
+    SQL naming it, the handler calling that query through its interface and the endpoint sending
+    to the handler, and the relationship `Project.Items` stands for. A handler naming a C#
+    `ProjectId` (its request's) while writing the table is not affected, nor is the table's
+    whole impact the answer."""
+    sources = {"src/Core/Model.cs": """
+namespace Todo.Core;
+public class Project { public int Id { get; set; } public List<ToDoItem> Items { get; set; } = new(); }
+public class ToDoItem { public int Id { get; set; } public string Title { get; set; } }
+""", "src/Data/AppDbContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Todo.Core;
+namespace Todo.Data;
+public class AppDbContext : DbContext
+{
+    public DbSet<Project> Projects => Set<Project>();
+    public DbSet<ToDoItem> ToDoItems => Set<ToDoItem>();
+}
+""", "src/Data/Queries.cs": """
+using Microsoft.EntityFrameworkCore;
+using Todo.Core;
+namespace Todo.Data;
+public interface IListItems { Task<List<ToDoItem>> ListAsync(int projectId); }
+public class ListItems : IListItems
+{
+    private readonly AppDbContext _db;
+    public Task<List<ToDoItem>> ListAsync(int projectId) =>
+        _db.ToDoItems.FromSqlRaw("SELECT Id, Title FROM ToDoItems WHERE ProjectId = @ProjectId", projectId).ToListAsync();
+}
+""", "src/App/Handlers.cs": """
+using MediatR;
+using Todo.Core;
+using Todo.Data;
+namespace Todo.App;
+public record ListItemsQuery(int ProjectId) : IRequest<List<ToDoItem>>;
+public record AddItem(int ProjectId, string Title) : IRequest;
+public class ListItemsHandler : IRequestHandler<ListItemsQuery, List<ToDoItem>>
+{
+    private readonly IListItems _query;
+    public Task<List<ToDoItem>> Handle(ListItemsQuery request, CancellationToken token) => _query.ListAsync(request.ProjectId);
+}
+public class AddItemHandler : IRequestHandler<AddItem>
+{
+    private readonly AppDbContext _db;
+    public Task Handle(AddItem request, CancellationToken token)
+    {
+        _db.ToDoItems.Add(new ToDoItem { Title = request.Title + request.ProjectId });
+        return _db.SaveChangesAsync(token);
+    }
+}
+public class ItemsEndpoint
+{
+    private readonly IMediator _mediator;
+    public Task<List<ToDoItem>> HandleAsync(int projectId) => _mediator.Send(new ListItemsQuery(projectId));
+}
+"""}
+    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
+    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
+             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    question = "What would break if the ProjectId column of the ToDoItems table were renamed?"
+    found = answer_from_graph(built, question, find_named(built, question), [], lambda ids: {i: texts.get(i, "") for i in ids})
+    assert found is not None and found.shape == "impact"
+    assert [s.id for s in found.subjects] == ["sql:dbo.ToDoItems|TABLE"]
+    items = {item.id: item for item in found.items}
+    assert set(items) == {"cs:Todo.Data.ListItems.ListAsync|METHOD", "cs:Todo.Core.Project.Items|PROPERTY",
+                          "cs:Todo.App.ListItemsHandler.Handle|METHOD", "cs:Todo.App.ItemsEndpoint.HandleAsync|METHOD"}
+    assert items["cs:Todo.Core.Project.Items|PROPERTY"].via == "fk_convention"
+    assert items["cs:Todo.Core.Project.Items|PROPERTY"].guess

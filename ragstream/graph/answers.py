@@ -7,14 +7,15 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
-from ragstream.graph.named import Named, tables_in_words
-from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_for_classes, asks_for_tables, main_subjects,
-                                       question_shape, without_namesake_types)
+from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
+from ragstream.graph.named import Named, tables_in_words, undeclared_columns
+from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
+                                       asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_tables, main_subjects,
+                                       question_shape, without_namesake_types)
 from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
-                                       table_paths)
+                                       table_paths, undeclared_column_impact)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -34,6 +35,13 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
                            carriers=data_carriers(graph, paths),
                            around=[*around_saves(graph, paths, changes), *around_request(graph, paths)]) \
             if paths else None
+    if shape == "impact" and asks_about_length(question) and not any(n.kind in ("COLUMN", "PROPERTY") for n in named):
+        # "shorten titles to 100 characters": the properties, and where else their length is written
+        lengths = length_properties(graph, question)
+        items = [item for p in lengths for item in length_holders(graph, p.id, text_of)]
+        if items:
+            return GraphAnswer("impact", lengths, DATA_EDGES, by_relevance(graph, items, asked_words(question),
+                                                                           ("configures", VALIDATES), entry_hits))
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape == "mapping" and not named:
@@ -46,7 +54,11 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         items = [item for s in subjects for item in mapping_of(graph, s, words)]
         return GraphAnswer("mapping", subjects, ("MAPS_TO",), items) if items else None
     if shape == "impact":
-        items = [item for s in subjects for item in impact_of(graph, s, text_of)]
+        # a column named on a table that declares none (a shadow key): that column's impact, not the table's
+        undeclared = [(t, c) for t, c in undeclared_columns(graph, question) if t in {s.id for s in subjects}]
+        subjects = [s for s in subjects if s.id in {t for t, _ in undeclared}] if undeclared else subjects
+        items = [item for t, c in undeclared for item in undeclared_column_impact(graph, t, c, text_of)] or \
+            [item for s in subjects for item in impact_of(graph, s, text_of)]
         return GraphAnswer("impact", subjects, DATA_EDGES, by_relevance(graph, items, words, DATA_EDGES, entry_hits))
     relations = asked_relations(question)
     subjects = without_namesake_types(subjects)

@@ -115,6 +115,16 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
 
 
+# A column's length changed: "the maximum length of a contributor's name", "shorten titles to 100 characters".
+_LENGTH = re.compile(r"\b(?:max(?:imum)?\s*length|length\s+of|(?:shorten|lengthen|widen|narrow)\w*|\d+\s+characters?|"
+                     r"column\s+(?:size|width))\b", re.IGNORECASE)
+
+
+def asks_about_length(question: str) -> bool:
+    """Whether an impact question is about a text column's length (where else it is written)."""
+    return bool(_LENGTH.search(question))
+
+
 def asks_for_classes(question: str) -> bool:
     """Whether a list question asks for classes ("which classes read or write T"), whose answer
     names the ORM's mapping classes of the table too."""

@@ -403,6 +403,32 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     return _unique([*direct, *_callers(graph, direct, subject.id)])
 
 
+def undeclared_column_impact(graph: nx.MultiDiGraph, table: str, column: str,
+                             text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """What breaks when a column that no script or property declares is renamed (EF's shadow
+    foreign key `ProjectId` of `ToDoItems`, made from `Project.Items`): the table's readers and
+    writers whose SQL names it (in C#, a `ProjectId` is a property or a type of that name), their
+    callers and those callers' callers, and for `XId` the collections of a
+    mapped entity `X` that hold the table's entity (the relationship the key stands for, by EF's
+    convention: a guess)."""
+    naming = _naming(graph, [table], [column], table, text_of, sql_only=True)
+    callers = _callers(graph, naming, table)
+    # few name such a column (its SQL only), so their callers' callers too: the action sending the query
+    return _unique([*naming, *_shadow_key_navigations(graph, table, column), *callers,
+                    *_callers(graph, callers, table)])
+
+
+def _shadow_key_navigations(graph: nx.MultiDiGraph, table: str, column: str) -> list[Related]:
+    if len(column) <= 2 or not column.endswith("Id"):
+        return []
+    held = {s for s, _, k in graph.in_edges(table, keys=True) if k == "MAPS_TO" and graph.nodes[s].get("kind") == "TYPE"}
+    principals = [n for n, data in graph.nodes(data=True) if data.get("kind") == "TYPE"
+                  and data.get("name", "").rsplit(".", 1)[-1] == column[:-2] and _mapped(graph, n)]
+    return [Related(m, "relationship of", table, "inferred, guess", via="fk_convention")
+            for principal in sorted(principals) for _, m, k in sorted(graph.out_edges(principal, keys=True))
+            if k == "DEFINES" and held & _held_types(graph, m)]
+
+
 def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     """The mapping code that configures a property (`builder.Property(c => c.Name).HasMaxLength(100)`,
     FluentNHibernate's `Map(x => x.Name)`: its REFERENCES to the property's type name the property
@@ -439,11 +465,12 @@ def join_navigations(graph: nx.MultiDiGraph, table: str) -> list[str]:
 
 
 def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
-            text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
-    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`."""
+            text_of: Callable[[list[str]], dict[str, str]], sql_only: bool = False) -> list[Related]:
+    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`;
+    `sql_only`: C# code by its inline SQL alone."""
     users = [u for table in tables for u in _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES,
                                                      subject, source_side=True)]
-    texts = text_of([u.id for u in users])
+    texts = text_of([u.id for u in users if not (sql_only and graph.nodes[u.id].get("language") == "csharp")])
     pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
     return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
