@@ -479,29 +479,3 @@ public class Use
 """})
     assert "cs:Shop.OrderChecks.Validate|METHOD" not in calls(typed, "cs:Shop.Use.Check|METHOD")
     assert "cs:Shop.OrderChecks.Page|METHOD" not in calls(typed, "cs:Shop.Use.Paged|METHOD")
-
-
-def test_a_call_on_what_a_factory_delegate_returns_reaches_the_service_it_makes():
-    """`store().Count()` on a `Func<IStore> store` (a factory injected in place of the service)
-    calls `IStore.Count` and, dispatched, its implementation; a `Func<int>` makes no service, and
-    a class of its own with a `Count` is never linked."""
-    graph = build({"Provider.cs": """
-using System;
-namespace Shop.App;
-public interface IStore { int Count(); }
-public class Store : IStore { public int Count() => 1; }
-public class Tally { public int Count() => 2; }
-public class Provider
-{
-    private readonly Func<IStore> store;
-    private readonly Func<int> number;
-    public Provider(Func<IStore> store, Func<int> number) { this.store = store; this.number = number; }
-    public int Load() => store().Count();
-    public string Show() => number().ToString();
-}
-"""})
-    load = calls(graph, "cs:Shop.App.Provider.Load|METHOD")
-    assert {"cs:Shop.App.IStore.Count|METHOD", "cs:Shop.App.Store.Count|METHOD"} <= set(load)
-    assert load["cs:Shop.App.Store.Count|METHOD"]["resolution"] == "dispatch"
-    assert "cs:Shop.App.Tally.Count|METHOD" not in load
-    assert not any(target.startswith("cs:Shop.App.") for target in calls(graph, "cs:Shop.App.Provider.Show|METHOD"))

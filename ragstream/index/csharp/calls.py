@@ -424,23 +424,11 @@ def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:
         return type_name(receiver.child_by_field_name("type"))
     if receiver.type == "parenthesized_expression" and receiver.named_children:
         return _written_type(receiver.named_children[0], body)
-    if receiver.type == "invocation_expression":
-        return _delegate_result(receiver, body)
     variable = _variable(receiver, body)
     if variable is not None:
         value = body.variables.get(variable)
         return value if isinstance(value, str) else None
     return _type_path(receiver, body.variables)
-
-
-def _delegate_result(call: tree_sitter.Node, body: _Body) -> str | None:
-    """What invoking a delegate variable or member returns (`repository()` of a
-    `Func<IAdminRepository> repository`, a factory injected in place of the service): its last
-    type argument."""
-    function = call.child_by_field_name("function")
-    variable = _variable(function, body) if function is not None else None
-    generic = body.generics.get(variable) if variable is not None else None
-    return generic.arguments[-1] if generic is not None and generic.name == "Func" and generic.arguments else None
 
 
 def _variable(expression: tree_sitter.Node, body: _Body) -> str | None:
