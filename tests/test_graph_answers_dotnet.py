@@ -760,3 +760,29 @@ public class ItemsEndpoint
                           "cs:Todo.App.ListItemsHandler.Handle|METHOD", "cs:Todo.App.ItemsEndpoint.HandleAsync|METHOD"}
     assert items["cs:Todo.Core.Project.Items|PROPERTY"].via == "fk_convention"
     assert items["cs:Todo.Core.Project.Items|PROPERTY"].guess
+
+
+def test_the_impact_of_a_table_type_reaches_the_tables_its_procedures_write_its_rows_to():
+    """A column added to `PaymentsTable` reaches the procedure taking it, the code running that,
+    and the tables the procedure writes the rows to; a procedure that does not take the type
+    brings none of its tables."""
+    schema = """
+CREATE TYPE dbo.PaymentsTable AS TABLE (PaymentId INT, Amount DECIMAL(18, 2));
+GO
+CREATE TABLE dbo.Payment (PaymentId INT PRIMARY KEY, Amount DECIMAL(18, 2));
+GO
+CREATE TABLE dbo.Audit (Id INT PRIMARY KEY, Note NVARCHAR(50));
+GO
+CREATE PROCEDURE dbo.CreatePayments @payments dbo.PaymentsTable READONLY AS
+INSERT INTO dbo.Payment (PaymentId, Amount) SELECT PaymentId, Amount FROM @payments;
+GO
+CREATE PROCEDURE dbo.WriteAudit @note NVARCHAR(50) AS INSERT INTO dbo.Audit (Note) VALUES (@note);
+"""
+    built = build_graph([parse_sql("db/schema.sql", schema, "tsql")])[0]
+    question = "If I add a column to the PaymentsTable table type, what else has to change?"
+    found = answer(built, question, [])
+    assert found is not None and found.shape == "impact"
+    items = {item.id: item for item in found.items}
+    assert "sql:dbo.CreatePayments|PROCEDURE" in items
+    assert items["sql:dbo.Payment|TABLE"].relation == "receives its rows"
+    assert "sql:dbo.Audit|TABLE" not in items and "sql:dbo.WriteAudit|PROCEDURE" not in items

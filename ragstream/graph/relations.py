@@ -400,7 +400,18 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
         direct += joining(graph, subject.id)  # and the code that uses the navigations it stands for
         direct += [user for prop in join_navigations(graph, subject.id) for user in property_users(graph, prop, text_of)]
-    return _unique([*direct, *_callers(graph, direct, subject.id)])
+    return _unique([*direct, *_callers(graph, direct, subject.id), *_rows_written_to(graph, direct, subject.id)])
+
+
+def _rows_written_to(graph: nx.MultiDiGraph, direct: list[Related], table_type: str) -> list[Related]:
+    """The tables the procedures taking a table type as a parameter write (`CreatePayments
+    @payments PaymentsTable READONLY` inserts its rows into `Payment`): a column added to the
+    type is a column the rows bring to them."""
+    procedures = [item.id for item in direct if graph.nodes[item.id].get("kind") == "PROCEDURE"
+                  and any(d.get("role") == "parameter_type" for d in (graph.get_edge_data(item.id, table_type) or {}).values())]
+    return [Related(table, "receives its rows", table_type, resolution_of(data), indirect=True)
+            for procedure in procedures for _, table, key, data in sorted(graph.out_edges(procedure, keys=True, data=True))
+            if key == "WRITES" and graph.nodes[table].get("kind") in TABLE_KINDS]
 
 
 def undeclared_column_impact(graph: nx.MultiDiGraph, table: str, column: str,
