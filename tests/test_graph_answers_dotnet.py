@@ -3,6 +3,8 @@ HTTP action and its verb) and reaching the table through a mediator; lists with 
 first and tests grouped and labelled; a method's overloads named once."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import networkx as nx
 
 from ragstream.graph.answers import answer_from_graph
@@ -84,6 +86,14 @@ def graph() -> nx.MultiDiGraph:
     files = [parse_csharp(path, text) for path, text in APP.items()]
     files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
     return build_graph(files)[0]
+
+
+def graph_and_texts(sources: dict[str, str]) -> tuple[nx.MultiDiGraph, Callable[[list[str]], dict[str, str]]]:
+    """The graph of C# `sources` and a `text_of` giving each node's lines, as the index would."""
+    built = build_graph([parse_csharp(path, text) for path, text in sources.items()])[0]
+    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
+             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    return built, lambda ids: {i: texts.get(i, "") for i in ids}
 
 
 def answer(built: nx.MultiDiGraph, question: str, hits: list[str]):
@@ -539,12 +549,10 @@ public class Reports
     public int Total(StockReport report) => report.StockQuantity;
 }
 """}
-    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
-    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
-             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    built, text_of = graph_and_texts(sources)
     prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
     found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
-                                                               "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
+                                                               "StockQuantity"), text_of)}
     uses = {node for node, item in found.items() if item.relation == "uses property"}
     assert uses == {"cs:Shop.App.CartService.Check|METHOD", "cs:Shop.App.Thumbnails.Of|METHOD"}
     assert found["cs:Shop.App.CartService.Check|METHOD"].via == "member_name"
@@ -681,12 +689,10 @@ public static class Projections
 }
 public class StockRow { public int Quantity { get; set; } }
 """}
-    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
-    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
-             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    built, text_of = graph_and_texts(sources)
     prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
     found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
-                                                               "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
+                                                               "StockQuantity"), text_of)}
     assert found["cs:Shop.Data.Projections.Stock|METHOD"].relation == "uses property"
     assert "cs:Shop.Data.Projections.Report|METHOD" not in found
 
@@ -748,11 +754,9 @@ public class ItemsEndpoint
     public Task<List<ToDoItem>> HandleAsync(int projectId) => _mediator.Send(new ListItemsQuery(projectId));
 }
 """}
-    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
-    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
-             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    built, text_of = graph_and_texts(sources)
     question = "What would break if the ProjectId column of the ToDoItems table were renamed?"
-    found = answer_from_graph(built, question, find_named(built, question), [], lambda ids: {i: texts.get(i, "") for i in ids})
+    found = answer_from_graph(built, question, find_named(built, question), [], text_of)
     assert found is not None and found.shape == "impact"
     assert [s.id for s in found.subjects] == ["sql:dbo.ToDoItems|TABLE"]
     items = {item.id: item for item in found.items}

@@ -3,13 +3,10 @@ configuring it, the validators limiting the same property of requests about its 
 table; not a validator of another entity's request, nor one with no length rule."""
 from __future__ import annotations
 
-import networkx as nx
-
 from ragstream.graph.answers import answer_from_graph
 from ragstream.graph.named import find_named
 from ragstream.graph.questions import asks_about_length, question_shape
-from ragstream.index.csharp.parser import parse_csharp
-from ragstream.index.graph_build import build_graph
+from tests.test_graph_answers_dotnet import graph_and_texts
 
 SOURCES = {
     "src/Domain/Entities.cs": """
@@ -54,10 +51,8 @@ public class CreateTagCommandValidator : AbstractValidator<CreateTagCommand>
 
 
 def _answer(question: str):
-    built: nx.MultiDiGraph = build_graph([parse_csharp(path, text) for path, text in SOURCES.items()])[0]
-    texts = {node: "\n".join(SOURCES[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
-             for node, data in built.nodes(data=True) if data.get("path") in SOURCES and data.get("start_line")}
-    return answer_from_graph(built, question, find_named(built, question), [], lambda ids: {i: texts.get(i, "") for i in ids})
+    built, text_of = graph_and_texts(SOURCES)
+    return answer_from_graph(built, question, find_named(built, question), [], text_of)
 
 
 def test_length_questions_are_read_as_such():
