@@ -126,6 +126,16 @@ def test_a_list_question_lists_the_kinds_it_asks_for(controller):
     assert "cs:Billing.Services.InvoiceService.RecordPayment|METHOD" in {i["id"] for i in answer["items"]}
 
 
+def test_triggers_are_asked_for_by_the_noun_not_the_verb():
+    for question in ("Which triggers fire on the Orders table?", "Which trigger updates the Audit table?",
+                     "List the triggers on Orders"):
+        assert asked_kinds(question) == ("TRIGGER",)
+    assert asked_kinds("Which procedures and triggers write to Orders?") == ("PROCEDURE", "TRIGGER")
+    # "the events that trigger them", "what triggers the job": a verb, no kind asked
+    assert asked_kinds("Which event handlers write order history, and which code publishes the events that trigger them?") == ()
+    assert asked_kinds("What code triggers the nightly job?") == ()
+
+
 def test_a_mapping_question_lists_the_mapped_type_first(controller):
     _, answer = ask(controller, "Which C# class are rows of the Invoices table mapped to?")
     assert answer["shape"] == "list" and answer["relations"][0] == "MAPS_TO"

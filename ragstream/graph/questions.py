@@ -61,7 +61,9 @@ _VERBS = (
 # Nouns of a list question -> the kinds of node it lists (none named: every kind).
 _NOUNS = (
     (re.compile(r"\b(?:stored\s+)?(?:procedures?|procs|sprocs?)\b", re.IGNORECASE), ("PROCEDURE",)),
-    (re.compile(r"\btriggers?\b", re.IGNORECASE), ("TRIGGER",)),
+    # the noun, not the verb ("the events that trigger them", "what triggers the job")
+    (re.compile(r"\b(?:which|what|the|a|any|sql|database|table)\s+triggers?\b(?!\s+(?:the|a|an|them|it|this|that)\b)"
+                r"|\btriggers\b(?!\s+(?:the|a|an|them|it|this|that)\b)", re.IGNORECASE), ("TRIGGER",)),
     (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
     (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
 )
