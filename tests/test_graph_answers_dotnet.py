@@ -790,3 +790,44 @@ CREATE PROCEDURE dbo.WriteAudit @note NVARCHAR(50) AS INSERT INTO dbo.Audit (Not
     assert "sql:dbo.CreatePayments|PROCEDURE" in items
     assert items["sql:dbo.Payment|TABLE"].relation == "receives its rows"
     assert "sql:dbo.Audit|TABLE" not in items and "sql:dbo.WriteAudit|PROCEDURE" not in items
+
+
+def test_renaming_a_column_reaches_the_queries_projecting_it_into_a_mapped_type():
+    """`_db.Students.ProjectTo<Command>()` selects `FirstName` as `Command.FirstName` (mapped from
+    `Student.FirstName` by name): the query handler is affected; a method mapping an object of
+    no table into `Command` is not."""
+    sources = {"src/Models/Student.cs": """
+namespace School.Models;
+public class Student { public int Id { get; set; } public string FirstName { get; set; } }
+public class StudentDraft { public string FirstName { get; set; } }
+""", "src/Data/SchoolContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using School.Models;
+namespace School.Data;
+public class SchoolContext : DbContext { public DbSet<Student> Students { get; set; } }
+""", "src/Pages/Edit.cs": """
+using AutoMapper;
+using AutoMapper.QueryableExtensions;
+using School.Data;
+using School.Models;
+namespace School.Pages;
+public record Command { public int Id { get; init; } public string FirstName { get; init; } }
+public class MappingProfile : Profile { public MappingProfile() { CreateProjection<Student, Command>(); CreateMap<StudentDraft, Command>(); } }
+public class QueryHandler
+{
+    private readonly SchoolContext _db; private readonly IConfigurationProvider _configuration;
+    public Task<Command> Handle(int id) => _db.Students.Where(s => s.Id == id).ProjectTo<Command>(_configuration).SingleOrDefaultAsync();
+}
+public class DraftHandler
+{
+    private readonly IMapper _mapper;
+    public Command Handle(StudentDraft draft) => _mapper.Map<Command>(draft);
+}
+"""}
+    built, text_of = graph_and_texts(sources)
+    question = "What breaks if I rename the FirstName column in the Students table?"
+    found = answer_from_graph(built, question, find_named(built, question), [], text_of)
+    assert found is not None and found.shape == "impact"
+    items = {item.id: item for item in found.items}
+    assert items["cs:School.Pages.QueryHandler.Handle|METHOD"].relation == "maps into"
+    assert "cs:School.Pages.DraftHandler.Handle|METHOD" not in items
