@@ -368,7 +368,6 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         # the table holding the property's column changes with it, as a column's table is cited with the column
         stored = [Related(t, STORED_IN, subject.id, "inferred") for t in tables if graph.nodes[t].get("kind") in TABLE_KINDS]
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
-        twins += _projecting(graph, twins, tables)
         twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id)]
         if not columns:  # a column no script declares: the code that names the property, by its tables
             naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
@@ -393,7 +392,6 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
-        twins += _projecting(graph, twins, [table])
         twins += [related for item in mapped
                   for related in (*foreign_key_navigations(graph, item.id), *configuring(graph, item.id))]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
@@ -568,24 +566,6 @@ def _held_types(graph: nx.MultiDiGraph, prop: str) -> set[str]:
     """The TYPE ids a collection property may hold (`IList<TodoItem> Items`: its type argument)."""
     entities = (graph.nodes[prop].get("attrs", {}).get("generic") or {}).get("entities") or [[]]
     return {f"cs:{guess}|TYPE" for guess in entities[0]}
-
-
-# Object mappers' calls that fill a type from a query or an object (AutoMapper, Mapster).
-MAPS_INTO = frozenset({"ProjectTo", "ProjectToType", "Map", "Adapt"})
-
-
-def _projecting(graph: nx.MultiDiGraph, twins: list[Related], tables: list[str]) -> list[Related]:
-    """The methods that read one of `tables` and map it into the type of a mapped twin
-    (`.ProjectTo<Command>()` over the students, `Command.FirstMidName` mapped from the column's
-    property): their query selects the column under the twin's name."""
-    found = []
-    for twin in twins:
-        owner = graph.nodes[twin.id].get("parent")
-        for source, _, key, data in sorted(graph.in_edges(owner, keys=True, data=True)) if owner in graph else ():
-            if key == "REFERENCES" and data.get("mapping") in MAPS_INTO and any(
-                    graph.has_edge(source, table, "READS") for table in tables):
-                found.append(Related(source, "maps into", twin.id, "by_name", via="object_mapping"))
-    return found
 
 
 def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
