@@ -1085,3 +1085,33 @@ public class Details
     assert set(read) == {CUSTOMERS, ORDERS} and read[ORDERS]["guess"] is True and "guess" not in read[CUSTOMERS]
     assert set(tables(graph, handler + "Counts", "READS")) == {CUSTOMERS, ORDERS}
     assert set(tables(graph, handler + "Names", "READS")) == {CUSTOMERS}
+
+
+def test_a_member_inherited_from_a_generic_repository_base_carries_its_entity():
+    """`_orders.Query()` on an `IOrderRepository : IRepository<Order>` reads the orders (the base
+    declares `Query`); the repository's own `Recent()` does its access in its body (no edge from
+    the caller), and an inherited member that is no data verb touches nothing."""
+    graph = build({"Repositories.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> { IQueryable<T> Query(); void Add(T entity); string Describe(); }
+public interface IOrderRepository : IRepository<Order> { IList<Order> Recent(); }
+""", "Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderReports
+{
+    private readonly IOrderRepository _orders;
+    public int Count() => _orders.Query().Count();
+    public void Add(Order order) => _orders.Add(order);
+    public IList<Order> Recent() => _orders.Recent();
+    public string Describe() => _orders.Describe();
+}
+"""})
+    reports = "Shop.App.OrderReports."
+    read = tables(graph, reports + "Count", "READS")
+    assert set(read) == {ORDERS} and read[ORDERS]["carrier"] == "IRepository"
+    assert set(tables(graph, reports + "Add", "WRITES")) == {ORDERS}
+    for method in ("Recent", "Describe"):
+        assert tables(graph, reports + method, "READS") == {} and tables(graph, reports + method, "WRITES") == {}

@@ -12,8 +12,10 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
 - A member a generic base declares (`Query.Include(...)` in a `Specification<Order>`) carries
-  the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too,
-  and so does a projection (`ProjectTo<Model>`) whose type names the navigation (a guess);
+  the base's type argument, and so does one a receiver's type inherits from its generic base
+  (`_reviews.Query()` on an `IReviewRepository : IRepository<Review>`); `.Include(o => o.Items)`
+  reads the navigation's entity's table too, and so does a projection (`ProjectTo<Model>`)
+  whose type names the navigation (a guess);
   a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
 - A write verb of a persistence API outside the repository passed a mapped entity
   (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table.
@@ -203,7 +205,7 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     if through is not None:
         data = prop.attrs.get("generic") if prop is not None else None
     if data is None:
-        return None if chained else _argument_carrier(graph, symbols, call)
+        return None if chained else _argument_carrier(graph, symbols, call) or _inherited_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     query = "generic_call" in data or generic in QUERY_TYPES
     if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
@@ -257,6 +259,21 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
     # the argument typed as written, else by the resolver (`foreach (var s in settings) session.Save(s)`)
     passed = call.get("message") or receiver_types(graph, symbols, call["argument"])
     return _Carrier("argument", [list(passed)], query=True, declared_here=True, passed=True) if passed else None
+
+
+def _inherited_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
+    """`_reviews.Query()` on an `IReviewRepository : IRepository<Review>`: a member the receiver's
+    type inherits from a generic base carries that base's entity type argument (its own members
+    do their access in their bodies). Only a receiver type with one generic base: with several,
+    which one declares the member is not told here."""
+    resolution = resolve_call(graph, symbols, call) if "types" in call.get("receiver", {}) else None
+    if resolution is None or resolution.receiver_type is None or not resolution.methods:
+        return None
+    bases = graph.nodes[resolution.receiver_type].get("attrs", {}).get("generic_bases") or []
+    if len(bases) != 1:
+        return None
+    base = bases[0]["name"].rsplit(".", 1)[-1]
+    return _Carrier(base, bases[0]["arguments"], query=False, declared_here=bool(symbols.short("csharp", base, ("TYPE",))))
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:
