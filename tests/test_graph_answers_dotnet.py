@@ -790,3 +790,31 @@ CREATE PROCEDURE dbo.WriteAudit @note NVARCHAR(50) AS INSERT INTO dbo.Audit (Not
     assert "sql:dbo.CreatePayments|PROCEDURE" in items
     assert items["sql:dbo.Payment|TABLE"].relation == "receives its rows"
     assert "sql:dbo.Audit|TABLE" not in items and "sql:dbo.WriteAudit|PROCEDURE" not in items
+
+
+def test_which_code_runs_raw_sql_lists_the_methods_with_sql_of_their_own_and_their_tables():
+    """"Which classes run raw SQL": the Dapper query and its table; not the code going through the
+    ORM, nor a method whose string only reads like SQL (a route) and reaches no table."""
+    sources = {**{path: APP[path] for path in ("src/Domain/Order.cs", "src/Data/ShopContext.cs")}, "src/Data/Reports.cs": """
+using System.Data;
+using Dapper;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Reports;
+public class OrderReport
+{
+    private readonly IDbConnection _conn;
+    private readonly ShopContext _db;
+    public Task<int> Total() => _conn.ExecuteScalarAsync<int>("SELECT SUM(Total) FROM dbo.Orders");
+    public Task<List<Order>> All() => _db.Orders.ToListAsync();
+    public string Route() => "DELETE /orders/{id}";
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
+    built = build_graph(files)[0]
+    found = answer(built, "Which classes run raw SQL queries against the database instead of going through the repository?", [])
+    assert found is not None and found.shape == "list" and found.subjects == []
+    assert [(i.id, i.indirect) for i in found.items] == [("cs:Shop.Reports.OrderReport.Total|METHOD", False),
+                                                          ("sql:dbo.Orders|TABLE", True)]
+    assert "the code running SQL of its own: 1 direct" in render_graph_answer(found, built)

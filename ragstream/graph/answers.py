@@ -11,11 +11,11 @@ from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
 from ragstream.graph.named import Named, tables_in_words, undeclared_columns
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_tables, main_subjects,
-                                       question_shape, without_namesake_types)
+                                       asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
+                                       asks_for_tables, main_subjects, question_shape, without_namesake_types)
 from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
-                                       table_paths, undeclared_column_impact)
+                                       sql_runners, table_paths, undeclared_column_impact)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -42,6 +42,9 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         if items:
             return GraphAnswer("impact", lengths, DATA_EDGES, by_relevance(graph, items, asked_words(question),
                                                                            ("configures", VALIDATES), entry_hits))
+    if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
+        return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
+            graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits))
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape == "mapping" and not named:

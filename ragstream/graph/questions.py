@@ -127,6 +127,15 @@ def asks_about_length(question: str) -> bool:
     return bool(_LENGTH.search(question))
 
 
+# Code running its own SQL: "which classes run raw SQL queries", "where is inline SQL used".
+_RAW_SQL = re.compile(r"\b(?:raw|inline|hand[- ]?written|literal)\s+sql\b", re.IGNORECASE)
+
+
+def asks_for_raw_sql(question: str) -> bool:
+    """Whether a list question asks for the code that runs SQL of its own (not the ORM's)."""
+    return bool(_RAW_SQL.search(question))
+
+
 def asks_for_classes(question: str) -> bool:
     """Whether a list question asks for classes ("which classes read or write T"), whose answer
     names the ORM's mapping classes of the table too."""

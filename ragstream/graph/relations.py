@@ -898,6 +898,21 @@ def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> li
     return out
 
 
+def sql_runners(graph: nx.MultiDiGraph) -> list[Related]:
+    """The C# methods that run SQL of their own (inline SQL the parser read: Dapper, ADO.NET,
+    EF's `FromSqlRaw`) reaching a table or a procedure (a string that only reads like SQL, a
+    route `"/Orders/Delete"`, reaches none), then the tables they read or write, one hop further."""
+    runners = sorted(node for node, data in graph.nodes(data=True) if data.get("kind") == "METHOD"
+                     and (data.get("attrs") or {}).get("inline_sql") and any(
+                         graph.nodes[target].get("kind") in (*TABLE_KINDS, "PROCEDURE")
+                         for _, target, edge in graph.out_edges(node, keys=True) if edge in ("READS", "WRITES", "CALLS")))
+    items = [Related(node, "runs SQL", node, "static") for node in runners]
+    items += [Related(table, edge, node, resolution_of(data), indirect=True, via=data.get("via") or "")
+              for node in runners for _, table, edge, data in sorted(graph.out_edges(node, keys=True, data=True))
+              if edge in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS]
+    return _unique(items)
+
+
 def _repository_callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list[Related]:
     """The code that calls a reader or writer of the table through the interface it implements
     (`IPayeRepository.CreatePayeScheme` in a command handler): the repository pattern's
