@@ -1053,3 +1053,108 @@ public class CustomerService
     assert writes[LINES]["via"] == "type_argument"
     assert tables(graph, "Shop.App.CustomerService.Show", "WRITES") == {}
     assert set(tables(graph, "Shop.App.CustomerService.Show", "READS")) == {CUSTOMERS}
+
+
+def test_a_method_handing_out_an_orm_table_reads_it_and_a_write_of_a_foreach_element_writes_its_table():
+    """`return session.Query<Customer>();` reads the customers (its caller runs the query); a chained
+    `Set<Customer>().Add(c)` only writes; `foreach (var c in customers) session.SaveOrUpdate(c)` writes
+    the element's table, and passing a string writes nothing."""
+    graph = build({"Mappings.cs": """
+using FluentNHibernate.Mapping;
+using Shop.Domain;
+namespace Shop.Data.Mappings;
+public class CustomerMapping : ClassMap<Customer>
+{
+    public CustomerMapping() { Table("Customers"); Id(x => x.Id); }
+}
+""", "Store.cs": """
+using System.Collections.Generic;
+using Microsoft.EntityFrameworkCore;
+using NHibernate;
+using Shop.Domain;
+namespace Shop.Data;
+public class CustomerStore
+{
+    private readonly ISession session;
+    private readonly DbContext db;
+    public IQueryable<Customer> All() { return session.Query<Customer>(); }
+    public void Add(Customer customer) => db.Set<Customer>().Add(customer);
+    public void SaveAll(IEnumerable<Customer> customers) { foreach (var customer in customers) { session.SaveOrUpdate(customer); } session.Flush(); }
+    public void SaveNames(IEnumerable<string> names) { foreach (var name in names) { session.SaveOrUpdate(name); } }
+}
+"""})
+    store = "Shop.Data.CustomerStore."
+    assert set(tables(graph, store + "All", "READS")) == {CUSTOMERS} and tables(graph, store + "All", "WRITES") == {}
+    assert set(tables(graph, store + "Add", "WRITES")) == {CUSTOMERS} and tables(graph, store + "Add", "READS") == {}
+    saved = tables(graph, store + "SaveAll", "WRITES")
+    assert set(saved) == {CUSTOMERS} and saved[CUSTOMERS]["member"] == "SaveOrUpdate"
+    assert tables(graph, store + "SaveNames", "WRITES") == {}
+
+
+def test_a_projection_reads_the_tables_of_the_navigations_its_type_names():
+    """AutoMapper's `ProjectTo<Model>` over customers joins the orders when `Model` holds
+    `Orders` (or flattens `OrdersCount`): a guess; a projection naming no navigation reads only
+    the customers, and a property of an unmapped type (an enum) reaches no table."""
+    model = """
+namespace Shop.Domain;
+public class Order { public int Id { get; set; } public int Total { get; set; } }
+public class Customer { public int Id { get; set; } public string Name { get; set; } public ICollection<Order> Orders { get; set; } public Grade Grade { get; set; } }
+public enum Grade { A, B }
+public class OrderLine { public int Id { get; set; } public int OrderId { get; set; } }
+"""
+    graph = build({"Model.cs": model, "Pages.cs": """
+using AutoMapper;
+using AutoMapper.QueryableExtensions;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Pages;
+public class Details
+{
+    public record Model { public int Id { get; init; } public List<OrderRow> Orders { get; init; } }
+    public record Summary { public int Id { get; init; } public int OrdersCount { get; init; } }
+    public record Plain { public int Id { get; init; } public string Name { get; init; } public Grade Grade { get; init; } }
+    public record OrderRow { public int Total { get; init; } }
+    public class Handler
+    {
+        private readonly ShopContext _db; private readonly IConfigurationProvider _configuration;
+        public Task<Model> Handle(int id) => _db.Customers.Where(c => c.Id == id).ProjectTo<Model>(_configuration).SingleOrDefaultAsync();
+        public Task<List<Summary>> Counts() => _db.Customers.ProjectTo<Summary>(_configuration).ToListAsync();
+        public Task<List<Plain>> Names() => _db.Customers.ProjectTo<Plain>(_configuration).ToListAsync();
+    }
+}
+"""})
+    handler = "Shop.Pages.Details.Handler."
+    read = tables(graph, handler + "Handle", "READS")
+    assert set(read) == {CUSTOMERS, ORDERS} and read[ORDERS]["guess"] is True and "guess" not in read[CUSTOMERS]
+    assert set(tables(graph, handler + "Counts", "READS")) == {CUSTOMERS, ORDERS}
+    assert set(tables(graph, handler + "Names", "READS")) == {CUSTOMERS}
+
+
+def test_a_member_inherited_from_a_generic_repository_base_carries_its_entity():
+    """`_orders.Query()` on an `IOrderRepository : IRepository<Order>` reads the orders (the base
+    declares `Query`); the repository's own `Recent()` does its access in its body (no edge from
+    the caller), and an inherited member that is no data verb touches nothing."""
+    graph = build({"Repositories.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public interface IRepository<T> { IQueryable<T> Query(); void Add(T entity); string Describe(); }
+public interface IOrderRepository : IRepository<Order> { IList<Order> Recent(); }
+""", "Handlers.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderReports
+{
+    private readonly IOrderRepository _orders;
+    public int Count() => _orders.Query().Count();
+    public void Add(Order order) => _orders.Add(order);
+    public IList<Order> Recent() => _orders.Recent();
+    public string Describe() => _orders.Describe();
+}
+"""})
+    reports = "Shop.App.OrderReports."
+    read = tables(graph, reports + "Count", "READS")
+    assert set(read) == {ORDERS} and read[ORDERS]["carrier"] == "IRepository"
+    assert set(tables(graph, reports + "Add", "WRITES")) == {ORDERS}
+    for method in ("Recent", "Describe"):
+        assert tables(graph, reports + method, "READS") == {} and tables(graph, reports + method, "WRITES") == {}

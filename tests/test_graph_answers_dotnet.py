@@ -3,6 +3,8 @@ HTTP action and its verb) and reaching the table through a mediator; lists with 
 first and tests grouped and labelled; a method's overloads named once."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import networkx as nx
 
 from ragstream.graph.answers import answer_from_graph
@@ -84,6 +86,14 @@ def graph() -> nx.MultiDiGraph:
     files = [parse_csharp(path, text) for path, text in APP.items()]
     files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
     return build_graph(files)[0]
+
+
+def graph_and_texts(sources: dict[str, str]) -> tuple[nx.MultiDiGraph, Callable[[list[str]], dict[str, str]]]:
+    """The graph of C# `sources` and a `text_of` giving each node's lines, as the index would."""
+    built = build_graph([parse_csharp(path, text) for path, text in sources.items()])[0]
+    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
+             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    return built, lambda ids: {i: texts.get(i, "") for i in ids}
 
 
 def answer(built: nx.MultiDiGraph, question: str, hits: list[str]):
@@ -539,15 +549,272 @@ public class Reports
     public int Total(StockReport report) => report.StockQuantity;
 }
 """}
-    built = build_graph([parse_csharp(p, t) for p, t in sources.items()])[0]
-    texts = {node: "\n".join(sources[data["path"]].split("\n")[data["start_line"] - 1:data["end_line"]])
-             for node, data in built.nodes(data=True) if data.get("path") in sources and data.get("start_line")}
+    built, text_of = graph_and_texts(sources)
     prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
     found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
-                                                               "StockQuantity"), lambda ids: {i: texts.get(i, "") for i in ids})}
+                                                               "StockQuantity"), text_of)}
     uses = {node for node, item in found.items() if item.relation == "uses property"}
     assert uses == {"cs:Shop.App.CartService.Check|METHOD", "cs:Shop.App.Thumbnails.Of|METHOD"}
     assert found["cs:Shop.App.CartService.Check|METHOD"].via == "member_name"
     assert "cs:Shop.App.Reports.Total|METHOD" not in found and "cs:Shop.App.CartService.Count|METHOD" not in found
     # a cart item's reader naming another type's `StockQuantity`, never its `.Product`: not a user
     assert "cs:Shop.App.CartService.Report|METHOD" not in found
+
+
+def test_a_list_of_writers_through_procedures_names_who_calls_the_repository_through_its_interface():
+    """The writers of a table written by a procedure: the procedure, the repository method that runs
+    it, then (a hop further) the handler that calls that method through the repository's
+    interface. A handler calling only the repository's reader is no writer, and a test calling
+    the writer is not listed as one."""
+    schema = """
+CREATE TABLE dbo.AccountPaye (Id INT PRIMARY KEY, Ref NVARCHAR(16));
+GO
+CREATE PROCEDURE dbo.CreateAccountPaye @Ref NVARCHAR(16) AS INSERT INTO dbo.AccountPaye (Ref) VALUES (@Ref);
+GO
+CREATE PROCEDURE dbo.GetAccountPaye @Ref NVARCHAR(16) AS SELECT Id FROM dbo.AccountPaye WHERE Ref = @Ref;
+"""
+    sources = {"src/Data/PayeRepository.cs": """
+using System.Data;
+namespace Paye.Data;
+public interface IPayeRepository { Task Create(string paye); Task<int> Get(string paye); }
+public class PayeRepository : IPayeRepository
+{
+    private readonly IDbConnection _conn;
+    public Task Create(string paye) => _conn.ExecuteAsync("[dbo].[CreateAccountPaye]", new { paye }, commandType: CommandType.StoredProcedure);
+    public Task<int> Get(string paye) => _conn.QuerySingleAsync<int>("[dbo].[GetAccountPaye]", new { paye }, commandType: CommandType.StoredProcedure);
+}
+""", "src/App/Handlers.cs": """
+using Paye.Data;
+namespace Paye.App;
+public class AddPayeHandler
+{
+    private readonly IPayeRepository _repository;
+    public Task Handle(string paye) => _repository.Create(paye);
+}
+public class ShowPayeHandler
+{
+    private readonly IPayeRepository _repository;
+    public Task<int> Handle(string paye) => _repository.Get(paye);
+}
+""", "tests/Paye.Tests/HandlerTests.cs": """
+using Paye.Data;
+namespace Paye.Tests;
+public class HandlerTests
+{
+    private readonly IPayeRepository _repository;
+    public Task Adds() => _repository.Create("x");
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", schema, "tsql"))
+    built = build_graph(files)[0]
+    found = answer(built, "Which code adds PAYE schemes to the AccountPaye table?", [])
+    assert found is not None
+    ids = [item.id for item in found.items]
+    assert ids[:3] == ["sql:dbo.CreateAccountPaye|PROCEDURE", "cs:Paye.Data.PayeRepository.Create|METHOD",
+                       "cs:Paye.App.AddPayeHandler.Handle|METHOD"]
+    assert "cs:Paye.App.ShowPayeHandler.Handle|METHOD" not in ids
+    assert "cs:Paye.Tests.HandlerTests.Adds|METHOD" not in ids
+
+
+def test_which_classes_read_or_write_a_table_names_its_mapping_class_and_not_a_namesake_class():
+    """"Which classes read or write" a table names the ORM's mapping class of its entity beside the
+    code that queries it; "which methods" does not. A class named as the table is no subject of a
+    list of what writes the table's rows."""
+    sources = {"src/Model/Setting.cs": """
+namespace Blog.Model;
+public class Setting { public virtual int Id { get; set; } public virtual string Value { get; set; } }
+public class AppSettings { public int Count { get; set; } }
+""", "src/Model/Mappings/SettingMapping.cs": """
+using FluentNHibernate.Mapping;
+namespace Blog.Model.Mappings;
+public class SettingMapping : ClassMap<Setting>
+{
+    public SettingMapping() { Table("AppSettings"); Id(x => x.Id); Map(x => x.Value); }
+}
+""", "src/Model/AdminRepository.cs": """
+using NHibernate;
+namespace Blog.Model;
+public class AdminRepository
+{
+    private readonly ISession session;
+    public IQueryable<Setting> GetSettings() { return session.Query<Setting>(); }
+    public void Save(IEnumerable<Setting> settings) { foreach (var setting in settings) { session.SaveOrUpdate(setting); } }
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", "CREATE TABLE dbo.AppSettings (Id INT PRIMARY KEY, Value NVARCHAR(50));", "tsql"))
+    built = build_graph(files)[0]
+    classes = answer(built, "Which classes read or write the AppSettings table?", [])
+    assert classes is not None
+    ids = [item.id for item in classes.items]
+    assert {"cs:Blog.Model.AdminRepository.GetSettings|METHOD", "cs:Blog.Model.AdminRepository.Save|METHOD",
+            "cs:Blog.Model.Mappings.SettingMapping|TYPE"} <= set(ids)
+    assert ids.index("cs:Blog.Model.Mappings.SettingMapping|TYPE") == 2  # after the code that queries
+    methods = answer(built, "Which methods read or write the AppSettings table?", [])
+    assert methods is not None and "cs:Blog.Model.Mappings.SettingMapping|TYPE" not in [i.id for i in methods.items]
+    rows = answer(built, "Which methods insert rows into AppSettings?", [])
+    assert rows is not None and [s.id for s in rows.subjects] == ["sql:dbo.AppSettings|TABLE"]
+    assert [i.id for i in rows.items] == ["cs:Blog.Model.AdminRepository.Save|METHOD"]
+
+
+def test_the_impact_of_an_entity_property_reaches_a_projection_naming_the_entity_as_a_type_argument():
+    """A projection builder over the entity's query (`Func<ProjectionBuilder<Product>, ...>`) that
+    selects `p.StockQuantity` uses the property; one over another type naming a `StockQuantity`
+    of its own does not."""
+    from ragstream.graph.named import Named
+    from ragstream.graph.relations import impact_of
+    sources = {"src/Domain/Model.cs": """
+namespace Shop.Domain;
+public class Product { public int Id { get; set; } public int StockQuantity { get; set; } }
+public class StockReport { public int StockQuantity { get; set; } }
+""", "src/Data/ShopContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext { public DbSet<Product> Products { get; set; } }
+""", "src/Data/Projections.cs": """
+using Shop.Domain;
+namespace Shop.Data;
+public static class Projections
+{
+    public static Func<ProjectionBuilder<Product>, ProjectionBuilder<Product>> Stock(StockRow alias)
+    {
+        return list => list.Select(p => p.StockQuantity).WithAlias(() => alias.Quantity);
+    }
+    public static Func<ProjectionBuilder<StockReport>, ProjectionBuilder<StockReport>> Report(StockRow alias)
+    {
+        return list => list.Select(r => r.StockQuantity).WithAlias(() => alias.Quantity);
+    }
+}
+public class StockRow { public int Quantity { get; set; } }
+"""}
+    built, text_of = graph_and_texts(sources)
+    prop = "cs:Shop.Domain.Product.StockQuantity|PROPERTY"
+    found = {item.id: item for item in impact_of(built, Named(prop, "PROPERTY", "Shop.Domain.Product.StockQuantity",
+                                                               "StockQuantity"), text_of)}
+    assert found["cs:Shop.Data.Projections.Stock|METHOD"].relation == "uses property"
+    assert "cs:Shop.Data.Projections.Report|METHOD" not in found
+
+
+def test_renaming_a_column_no_property_declares_reaches_the_sql_naming_it_and_the_relationship():
+    """`ProjectId` of `ToDoItems` is EF's shadow key of `Project.Items`: renaming it breaks the raw
+    SQL naming it, the handler calling that query through its interface and the endpoint sending
+    to the handler, and the relationship `Project.Items` stands for. A handler naming a C#
+    `ProjectId` (its request's) while writing the table is not affected, nor is the table's
+    whole impact the answer."""
+    sources = {"src/Core/Model.cs": """
+namespace Todo.Core;
+public class Project { public int Id { get; set; } public List<ToDoItem> Items { get; set; } = new(); }
+public class ToDoItem { public int Id { get; set; } public string Title { get; set; } }
+""", "src/Data/AppDbContext.cs": """
+using Microsoft.EntityFrameworkCore;
+using Todo.Core;
+namespace Todo.Data;
+public class AppDbContext : DbContext
+{
+    public DbSet<Project> Projects => Set<Project>();
+    public DbSet<ToDoItem> ToDoItems => Set<ToDoItem>();
+}
+""", "src/Data/Queries.cs": """
+using Microsoft.EntityFrameworkCore;
+using Todo.Core;
+namespace Todo.Data;
+public interface IListItems { Task<List<ToDoItem>> ListAsync(int projectId); }
+public class ListItems : IListItems
+{
+    private readonly AppDbContext _db;
+    public Task<List<ToDoItem>> ListAsync(int projectId) =>
+        _db.ToDoItems.FromSqlRaw("SELECT Id, Title FROM ToDoItems WHERE ProjectId = @ProjectId", projectId).ToListAsync();
+}
+""", "src/App/Handlers.cs": """
+using MediatR;
+using Todo.Core;
+using Todo.Data;
+namespace Todo.App;
+public record ListItemsQuery(int ProjectId) : IRequest<List<ToDoItem>>;
+public record AddItem(int ProjectId, string Title) : IRequest;
+public class ListItemsHandler : IRequestHandler<ListItemsQuery, List<ToDoItem>>
+{
+    private readonly IListItems _query;
+    public Task<List<ToDoItem>> Handle(ListItemsQuery request, CancellationToken token) => _query.ListAsync(request.ProjectId);
+}
+public class AddItemHandler : IRequestHandler<AddItem>
+{
+    private readonly AppDbContext _db;
+    public Task Handle(AddItem request, CancellationToken token)
+    {
+        _db.ToDoItems.Add(new ToDoItem { Title = request.Title + request.ProjectId });
+        return _db.SaveChangesAsync(token);
+    }
+}
+public class ItemsEndpoint
+{
+    private readonly IMediator _mediator;
+    public Task<List<ToDoItem>> HandleAsync(int projectId) => _mediator.Send(new ListItemsQuery(projectId));
+}
+"""}
+    built, text_of = graph_and_texts(sources)
+    question = "What would break if the ProjectId column of the ToDoItems table were renamed?"
+    found = answer_from_graph(built, question, find_named(built, question), [], text_of)
+    assert found is not None and found.shape == "impact"
+    assert [s.id for s in found.subjects] == ["sql:dbo.ToDoItems|TABLE"]
+    items = {item.id: item for item in found.items}
+    assert set(items) == {"cs:Todo.Data.ListItems.ListAsync|METHOD", "cs:Todo.Core.Project.Items|PROPERTY",
+                          "cs:Todo.App.ListItemsHandler.Handle|METHOD", "cs:Todo.App.ItemsEndpoint.HandleAsync|METHOD"}
+    assert items["cs:Todo.Core.Project.Items|PROPERTY"].via == "fk_convention"
+    assert items["cs:Todo.Core.Project.Items|PROPERTY"].guess
+
+
+def test_the_impact_of_a_table_type_reaches_the_tables_its_procedures_write_its_rows_to():
+    """A column added to `PaymentsTable` reaches the procedure taking it, the code running that,
+    and the tables the procedure writes the rows to; a procedure that does not take the type
+    brings none of its tables."""
+    schema = """
+CREATE TYPE dbo.PaymentsTable AS TABLE (PaymentId INT, Amount DECIMAL(18, 2));
+GO
+CREATE TABLE dbo.Payment (PaymentId INT PRIMARY KEY, Amount DECIMAL(18, 2));
+GO
+CREATE TABLE dbo.Audit (Id INT PRIMARY KEY, Note NVARCHAR(50));
+GO
+CREATE PROCEDURE dbo.CreatePayments @payments dbo.PaymentsTable READONLY AS
+INSERT INTO dbo.Payment (PaymentId, Amount) SELECT PaymentId, Amount FROM @payments;
+GO
+CREATE PROCEDURE dbo.WriteAudit @note NVARCHAR(50) AS INSERT INTO dbo.Audit (Note) VALUES (@note);
+"""
+    built = build_graph([parse_sql("db/schema.sql", schema, "tsql")])[0]
+    question = "If I add a column to the PaymentsTable table type, what else has to change?"
+    found = answer(built, question, [])
+    assert found is not None and found.shape == "impact"
+    items = {item.id: item for item in found.items}
+    assert "sql:dbo.CreatePayments|PROCEDURE" in items
+    assert items["sql:dbo.Payment|TABLE"].relation == "receives its rows"
+    assert "sql:dbo.Audit|TABLE" not in items and "sql:dbo.WriteAudit|PROCEDURE" not in items
+
+
+def test_which_code_runs_raw_sql_lists_the_methods_with_sql_of_their_own_and_their_tables():
+    """"Which classes run raw SQL": the Dapper query and its table; not the code going through the
+    ORM, nor a method whose string only reads like SQL (a route) and reaches no table."""
+    sources = {**{path: APP[path] for path in ("src/Domain/Order.cs", "src/Data/ShopContext.cs")}, "src/Data/Reports.cs": """
+using System.Data;
+using Dapper;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Reports;
+public class OrderReport
+{
+    private readonly IDbConnection _conn;
+    private readonly ShopContext _db;
+    public Task<int> Total() => _conn.ExecuteScalarAsync<int>("SELECT SUM(Total) FROM dbo.Orders");
+    public Task<List<Order>> All() => _db.Orders.ToListAsync();
+    public string Route() => "DELETE /orders/{id}";
+}
+"""}
+    files = [parse_csharp(path, text) for path, text in sources.items()]
+    files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
+    built = build_graph(files)[0]
+    found = answer(built, "Which classes run raw SQL queries against the database instead of going through the repository?", [])
+    assert found is not None and found.shape == "list" and found.subjects == []
+    assert [(i.id, i.indirect) for i in found.items] == [("cs:Shop.Reports.OrderReport.Total|METHOD", False),
+                                                          ("sql:dbo.Orders|TABLE", True)]
+    assert "the code running SQL of its own: 1 direct" in render_graph_answer(found, built)

@@ -105,11 +105,18 @@ def test_list_question_names_every_writer_and_no_reader(controller, graph):
     assert answer["shape"] == "list" and answer["relations"] == ["WRITES"]
     assert {"sql:dbo.usp_RecordPayment|PROCEDURE", "sql:dbo.usp_CreateInvoice|PROCEDURE"} <= listed
     assert listed == writers and readers and not readers & listed
-    # one hop further: the code that runs a writing procedure, and nothing else
-    running = {item["id"] for item in answer["items"] if item["indirect"]}
+    # one hop further: the code that runs a writing procedure, and the code calling a writer
+    # through the interface it implements (`IInvoiceService.RecordPayment` in the controller)
+    further = {item["id"]: item for item in answer["items"] if item["indirect"]}
     procedures = {w for w in writers if graph.nodes[w]["kind"] == "PROCEDURE"}
-    assert running == {s for p in procedures for s, _, k in graph.in_edges(p, keys=True) if k == "CALLS"} - writers
+    running = {s for p in procedures for s, _, k in graph.in_edges(p, keys=True) if k == "CALLS"} - writers
+    dispatched = {s for w in writers for s, _, k, d in graph.in_edges(w, keys=True, data=True)
+                  if k == "CALLS" and d.get("resolution") == "dispatch"} - writers
+    assert set(further) == running | dispatched
     assert "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD" in running
+    assert further["cs:Billing.Controllers.InvoicesController.Pay|METHOD"]["resolution"] == "dispatch"
+    # the controller action calling the service that runs `InsertInvoice` is three hops away: not listed
+    assert "cs:Billing.Controllers.InvoicesController.Create|METHOD" not in further
     assert f"{len(writers)} direct" in sp.answer  # the count, then every item
     assert all(w in sp.answer for w in writers)
 
@@ -121,6 +128,16 @@ def test_a_list_question_lists_the_kinds_it_asks_for(controller):
     assert asked_kinds("Which C# class are rows of the Revisions table mapped to, and which methods load them?") == ()
     _, answer = ask(controller, "Which code writes to the Invoices table?")
     assert "cs:Billing.Services.InvoiceService.RecordPayment|METHOD" in {i["id"] for i in answer["items"]}
+
+
+def test_triggers_are_asked_for_by_the_noun_not_the_verb():
+    for question in ("Which triggers fire on the Orders table?", "Which trigger updates the Audit table?",
+                     "List the triggers on Orders"):
+        assert asked_kinds(question) == ("TRIGGER",)
+    assert asked_kinds("Which procedures and triggers write to Orders?") == ("PROCEDURE", "TRIGGER")
+    # "the events that trigger them", "what triggers the job": a verb, no kind asked
+    assert asked_kinds("Which event handlers write order history, and which code publishes the events that trigger them?") == ()
+    assert asked_kinds("What code triggers the nightly job?") == ()
 
 
 def test_a_mapping_question_lists_the_mapped_type_first(controller):

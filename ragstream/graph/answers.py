@@ -7,13 +7,16 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
-from ragstream.graph.named import Named, tables_in_words
+from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
+from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
+from ragstream.graph.named import Named, tables_in_words, undeclared_columns
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_for_tables, asks_for_writes, main_subjects, question_shape)
-from ragstream.graph.mappings import entities_in_words, mapping_of
-from ragstream.graph.relations import (DATA_EDGES, GraphAnswer, Path, around_request, around_saves, by_relevance,
+                                       asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
+                                       asks_for_tables, asks_for_writes, main_subjects, question_shape,
+                                       without_namesake_types)
+from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
-                                       table_paths)
+                                       sql_runners, table_paths, undeclared_column_impact)
 
 
 def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named], entry_hits: list[str],
@@ -33,6 +36,16 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
                            carriers=data_carriers(graph, paths),
                            around=[*around_saves(graph, paths, changes), *around_request(graph, paths)]) \
             if paths else None
+    if shape == "impact" and asks_about_length(question) and not any(n.kind in ("COLUMN", "PROPERTY") for n in named):
+        # "shorten titles to 100 characters": the properties, and where else their length is written
+        lengths = length_properties(graph, question)
+        items = [item for p in lengths for item in length_holders(graph, p.id, text_of)]
+        if items:
+            return GraphAnswer("impact", lengths, DATA_EDGES, by_relevance(graph, items, asked_words(question),
+                                                                           ("configures", VALIDATES), entry_hits))
+    if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
+        return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
+            graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits))
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
     if shape == "mapping" and not named:
@@ -45,12 +58,19 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         items = [item for s in subjects for item in mapping_of(graph, s, words)]
         return GraphAnswer("mapping", subjects, ("MAPS_TO",), items) if items else None
     if shape == "impact":
-        items = [item for s in subjects for item in impact_of(graph, s, text_of)]
+        # a column named on a table that declares none (a shadow key): that column's impact, not the table's
+        undeclared = [(t, c) for t, c in undeclared_columns(graph, question) if t in {s.id for s in subjects}]
+        subjects = [s for s in subjects if s.id in {t for t, _ in undeclared}] if undeclared else subjects
+        items = [item for t, c in undeclared for item in undeclared_column_impact(graph, t, c, text_of)] or \
+            [item for s in subjects for item in impact_of(graph, s, text_of)]
         return GraphAnswer("impact", subjects, DATA_EDGES, by_relevance(graph, items, words, DATA_EDGES, entry_hits))
     relations = asked_relations(question)
+    subjects = without_namesake_types(subjects)
     wants_tables = asks_for_tables(question)
     operations = asked_operations(question) if "WRITES" in relations else frozenset()
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables, operations)]
+    if asks_for_classes(question) and not wants_tables and set(relations) & {"READS", "WRITES"}:
+        items += [item for s in subjects if s.kind in TABLE_KINDS for item in mapping_classes(graph, s.id)]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]

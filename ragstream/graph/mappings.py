@@ -52,6 +52,18 @@ def mapping_of(graph: nx.MultiDiGraph, subject: Named, words: Collection[str]) -
     return _unique([i for i in items if i.id != subject.id])
 
 
+def mapping_classes(graph: nx.MultiDiGraph, table: str) -> list[Related]:
+    """The classes that map the entities stored in `table` (a `ClassMap<T>`, an
+    `IEntityTypeConfiguration<T>`): what "which classes read or write T" names beside the code
+    that runs the queries, since the ORM reads and writes the rows as they say."""
+    entities = [s for s, _, k in graph.in_edges(table, keys=True)
+                if k == "MAPS_TO" and graph.nodes[s].get("kind") == "TYPE"]
+    return _unique([Related(source, "maps table", table, resolution_of(data), via=data.get("via") or "")
+                    for entity in sorted(entities) for source, _, key, data in sorted(graph.in_edges(entity, keys=True, data=True))
+                    if key == "REFERENCES" and data.get("via") in CONFIGURING_VIAS
+                    and graph.nodes[source].get("kind") == "TYPE"])
+
+
 def entities_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The mapped entities a mapping question names in plain words ("how is an order linked to
     its addresses" -> `Order`, `Address`): types mapped to a table whose name's words (split at
@@ -77,15 +89,15 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], depth:
     items = [Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "")
              for t, d in _tables(graph, entity)]
     items += _join_tables(graph, entity)
-    items += _configuring_code(graph, entity)
+    items += configuring_code(graph, entity)
     items += _dbsets(graph, entity)
-    for prop in _asked_properties(graph, entity, asked):
+    for prop in asked_properties(graph, entity, asked):
         items.append(Related(prop, "maps column", entity, "static"))
         held = property_type(graph, prop)
         if held and held != entity and depth == 0:
             items.append(Related(held, "type of", prop, "static"))
             items += _entity_mapping(graph, held, asked, depth + 1) if _tables(graph, held) else \
-                [*_configuring_code(graph, held), *_converters(graph, held)]
+                [*configuring_code(graph, held), *_converters(graph, held)]
             if any(d.get("via") == "owned_type" for _, d in _tables(graph, held)):  # its properties: the owner's columns
                 items += [Related(p, "maps column", held, "inferred") for p in _columns_of(graph, held)]
         items += _referenced_tables(graph, entity, prop)
@@ -103,7 +115,7 @@ def _held_value(graph: nx.MultiDiGraph, value: str, asked: set[str]) -> list[Rel
         entity = graph.nodes[prop]["parent"]
         # the code naming the property (`Property(p => p.Name).HasConversion(...)`) before the entity's other mapping code
         short = graph.nodes[prop]["name"].rsplit(".", 1)[-1]
-        code = _configuring_code(graph, entity)
+        code = configuring_code(graph, entity)
         items += [Related(prop, "holds", value, "static"), *(i for i in code if short in i.members), *code]
     for prop in holders:
         items += [Related(t, "MAPS_TO", prop, resolution_of(d), via=d.get("via") or "")
@@ -118,7 +130,7 @@ class _Code(Related):
     members: frozenset[str] = frozenset()
 
 
-def _configuring_code(graph: nx.MultiDiGraph, entity: str) -> list[_Code]:
+def configuring_code(graph: nx.MultiDiGraph, entity: str) -> list[_Code]:
     """The code that configures the entity by name: a configuration class's methods (and the
     class, where the class is the mapping), model-building methods naming it."""
     items: list[_Code] = []
@@ -181,7 +193,7 @@ def _model_building_methods(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
             if MODEL_BUILDERS & {p.rsplit(".", 1)[-1] for p in graph.nodes[m].get("attrs", {}).get("parameters", ())}]
 
 
-def _asked_properties(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[str]:
+def asked_properties(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[str]:
     """The entity's properties whose names share the question's words ("colour", "shipping
     address"), the entity's own name's words aside ("order" names the order, not `OrderItems`),
     most shared words first."""

@@ -200,6 +200,21 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
     return index.lookup(name, kinds, schema)
 
 
+def undeclared_columns(graph: nx.MultiDiGraph, question: str) -> list[tuple[str, str]]:
+    """(table, column name) of each column the question names ("the ProjectId column of the
+    ToDoItems table") on a table the graph has, where neither a script nor a property declares
+    the column (EF's shadow foreign key): what the question is about is still that column."""
+    index = NameIndex(graph)
+    found = []
+    for cue, pattern, _ in _CUES:
+        for match in pattern.finditer(question) if cue == "column" else ():
+            groups = match.groupdict()
+            if groups.get("column") and not _cue_nodes(index, groups, ("COLUMN",)):
+                found += [(table, str(groups["column"]))
+                          for table in _cue_nodes(index, {**groups, "column": None}, ("TABLE", "VIEW"))]
+    return list(dict.fromkeys(found))
+
+
 def _mapped_properties_named(index: NameIndex, tables: list[str], column: str) -> list[str]:
     """A column no script declares (a table made from an EF model) named by the property that
     holds it: the properties called `column` of the types mapped to `tables`."""

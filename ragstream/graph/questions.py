@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ragstream.graph.named import Named
-from ragstream.graph.relations import DATA_EDGES
+from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
 
 # Question shapes, first match wins.
@@ -64,7 +64,9 @@ _VERBS = (
 # Nouns of a list question -> the kinds of node it lists (none named: every kind).
 _NOUNS = (
     (re.compile(r"\b(?:stored\s+)?(?:procedures?|procs|sprocs?)\b", re.IGNORECASE), ("PROCEDURE",)),
-    (re.compile(r"\btriggers?\b", re.IGNORECASE), ("TRIGGER",)),
+    # the noun, not the verb ("the events that trigger them", "what triggers the job")
+    (re.compile(r"\b(?:which|what|the|a|any|sql|database|table)\s+triggers?\b(?!\s+(?:the|a|an|them|it|this|that)\b)"
+                r"|\btriggers\b(?!\s+(?:the|a|an|them|it|this|that)\b)", re.IGNORECASE), ("TRIGGER",)),
     (re.compile(r"\bmethods?\b", re.IGNORECASE), ("METHOD", "FUNCTION")),
     (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
 )
@@ -116,6 +118,31 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     if _CLASSES.search(question):
         return ()
     return tuple(dict.fromkeys(kind for pattern, kinds in _NOUNS if pattern.search(question) for kind in kinds))
+
+
+# A column's length changed: "the maximum length of a contributor's name", "shorten titles to 100 characters".
+_LENGTH = re.compile(r"\b(?:max(?:imum)?\s*length|length\s+of|(?:shorten|lengthen|widen|narrow)\w*|\d+\s+characters?|"
+                     r"column\s+(?:size|width))\b", re.IGNORECASE)
+
+
+def asks_about_length(question: str) -> bool:
+    """Whether an impact question is about a text column's length (where else it is written)."""
+    return bool(_LENGTH.search(question))
+
+
+# Code running its own SQL: "which classes run raw SQL queries", "where is inline SQL used".
+_RAW_SQL = re.compile(r"\b(?:raw|inline|hand[- ]?written|literal)\s+sql\b", re.IGNORECASE)
+
+
+def asks_for_raw_sql(question: str) -> bool:
+    """Whether a list question asks for the code that runs SQL of its own (not the ORM's)."""
+    return bool(_RAW_SQL.search(question))
+
+
+def asks_for_classes(question: str) -> bool:
+    """Whether a list question asks for classes ("which classes read or write T"), whose answer
+    names the ORM's mapping classes of the table too."""
+    return bool(_CLASSES.search(question))
 
 
 def asks_for_tables(question: str) -> bool:
@@ -221,3 +248,11 @@ def main_subjects(named: list[Named]) -> list[Named]:
         if chosen:
             return chosen
     return named
+
+
+def without_namesake_types(subjects: list[Named]) -> list[Named]:
+    """A list question's subjects less the classes named as a table is ("which procedures insert
+    rows into TransactionLine": the table, not a class `TransactionLine`): a class reads and
+    writes no rows, so as a subject it answers nothing and takes the table's place."""
+    tables = {s.name.rsplit(".", 1)[-1].lower() for s in subjects if s.kind in TABLE_KINDS}
+    return [s for s in subjects if s.kind != "TYPE" or s.name.rsplit(".", 1)[-1].lower() not in tables]

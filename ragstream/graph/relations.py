@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import networkx as nx
@@ -33,6 +33,8 @@ MAX_FLOW_DEPTH = 8
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
+STORED_IN = "stored in"  # the table a mapped property's column is in
+THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
 
@@ -277,19 +279,20 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
     """Every item still, best first: production code before tests (which exercise the code
-    rather than being it), direct before one more hop, the repository's code before
-    scripts and before what lies outside it (a library's function), a mapped property before the
-    code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
+    rather than being it), direct before one more hop and that before two (`THROUGH_REPOSITORY`),
+    the repository's code before
+    scripts and before what lies outside it (a library's function), a mapped property (and the
+    table it is stored in) before the code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
     asked = set(words)
-    order = {relation: n for n, relation in enumerate(("maps column", *relations))}
+    order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
 
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (in_tests(graph, item.id), item.indirect, place_rank(graph, item.id),
+        return (in_tests(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY, place_rank(graph, item.id),
                 order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)
@@ -321,7 +324,8 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
                      or not written_as(graph, i.id, node)]
         # the code that runs a procedure reading or writing the table reads or writes it too, one hop further
         procedures = [i for i in items if graph.nodes[i.id].get("kind") == "PROCEDURE"]
-        return _unique([*items, *_callers(graph, procedures, node)])
+        runners = _callers(graph, procedures, node)
+        return _unique([*items, *runners, *_repository_callers(graph, [*items, *runners], node)])
     items = _edges(graph.out_edges(node, keys=True, data=True), relations, node, source_side=False)
     for callee in _called_procedures(graph, node):  # EXEC of another procedure: its tables too
         items += [Related(i.id, i.relation, node, i.resolution, indirect=True, via=i.via)
@@ -359,15 +363,17 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     implementers and referrers."""
     if subject.kind == "PROPERTY":
         columns = property_columns(graph, subject.id)
+        owner = graph.nodes[subject.id].get("parent")
+        tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
+        # the table holding the property's column changes with it, as a column's table is cited with the column
+        stored = [Related(t, STORED_IN, subject.id, "inferred") for t in tables if graph.nodes[t].get("kind") in TABLE_KINDS]
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
         twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id)]
         if not columns:  # a column no script declares: the code that names the property, by its tables
-            owner = graph.nodes[subject.id].get("parent")
-            tables = [t for _, t, k in graph.out_edges(owner, keys=True) if k == "MAPS_TO"] if owner in graph else []
             naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
             naming += property_users(graph, subject.id, text_of)
-            return _unique([*twins, *naming, *_callers(graph, naming, subject.id)])
-        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns), *twins,
+            return _unique([*stored, *twins, *naming, *_callers(graph, naming, subject.id)])
+        return _unique([*(Related(column, "maps column", subject.id, "inferred") for column in columns), *stored, *twins,
                         *(item for column in columns for item in impact_of(graph, Named(
                             column, "COLUMN", graph.nodes[column]["name"], "column", graph.nodes[column].get("parent")),
                             text_of) if item.id != subject.id)])
@@ -394,7 +400,44 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
     if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
         direct += joining(graph, subject.id)  # and the code that uses the navigations it stands for
         direct += [user for prop in join_navigations(graph, subject.id) for user in property_users(graph, prop, text_of)]
-    return _unique([*direct, *_callers(graph, direct, subject.id)])
+    return _unique([*direct, *_callers(graph, direct, subject.id), *_rows_written_to(graph, direct, subject.id)])
+
+
+def _rows_written_to(graph: nx.MultiDiGraph, direct: list[Related], table_type: str) -> list[Related]:
+    """The tables the procedures taking a table type as a parameter write (`CreatePayments
+    @payments PaymentsTable READONLY` inserts its rows into `Payment`): a column added to the
+    type is a column the rows bring to them."""
+    procedures = [item.id for item in direct if graph.nodes[item.id].get("kind") == "PROCEDURE"
+                  and any(d.get("role") == "parameter_type" for d in (graph.get_edge_data(item.id, table_type) or {}).values())]
+    return [Related(table, "receives its rows", table_type, resolution_of(data), indirect=True)
+            for procedure in procedures for _, table, key, data in sorted(graph.out_edges(procedure, keys=True, data=True))
+            if key == "WRITES" and graph.nodes[table].get("kind") in TABLE_KINDS]
+
+
+def undeclared_column_impact(graph: nx.MultiDiGraph, table: str, column: str,
+                             text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+    """What breaks when a column that no script or property declares is renamed (EF's shadow
+    foreign key `ProjectId` of `ToDoItems`, made from `Project.Items`): the table's readers and
+    writers whose SQL names it (in C#, a `ProjectId` is a property or a type of that name), their
+    callers and those callers' callers, and for `XId` the collections of a
+    mapped entity `X` that hold the table's entity (the relationship the key stands for, by EF's
+    convention: a guess)."""
+    naming = _naming(graph, [table], [column], table, text_of, sql_only=True)
+    callers = _callers(graph, naming, table)
+    # few name such a column (its SQL only), so their callers' callers too: the action sending the query
+    return _unique([*naming, *_shadow_key_navigations(graph, table, column), *callers,
+                    *_callers(graph, callers, table)])
+
+
+def _shadow_key_navigations(graph: nx.MultiDiGraph, table: str, column: str) -> list[Related]:
+    if len(column) <= 2 or not column.endswith("Id"):
+        return []
+    held = {s for s, _, k in graph.in_edges(table, keys=True) if k == "MAPS_TO" and graph.nodes[s].get("kind") == "TYPE"}
+    principals = [n for n, data in graph.nodes(data=True) if data.get("kind") == "TYPE"
+                  and data.get("name", "").rsplit(".", 1)[-1] == column[:-2] and _mapped(graph, n)]
+    return [Related(m, "relationship of", table, "inferred, guess", via="fk_convention")
+            for principal in sorted(principals) for _, m, k in sorted(graph.out_edges(principal, keys=True))
+            if k == "DEFINES" and held & _held_types(graph, m)]
 
 
 def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
@@ -433,11 +476,12 @@ def join_navigations(graph: nx.MultiDiGraph, table: str) -> list[str]:
 
 
 def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject: str,
-            text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
-    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`."""
+            text_of: Callable[[list[str]], dict[str, str]], sql_only: bool = False) -> list[Related]:
+    """The readers, writers and mappers of `tables` whose code (or inline SQL) names one of `words`;
+    `sql_only`: C# code by its inline SQL alone."""
     users = [u for table in tables for u in _edges(graph.in_edges(table, keys=True, data=True), DATA_EDGES,
                                                      subject, source_side=True)]
-    texts = text_of([u.id for u in users])
+    texts = text_of([u.id for u in users if not (sql_only and graph.nodes[u.id].get("language") == "csharp")])
     pattern = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, dict.fromkeys(words)))})(?![\w])", re.IGNORECASE)
     return [Related(u.id, "names column", subject, u.resolution, via=u.via) for u in users
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
@@ -447,7 +491,8 @@ def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[st
     """The methods that use an entity's property (`product.StockQuantity -= quantity`), found
     without typing every member access: those that hold the entity (read or write its table, or
     the table of an entity with a navigation to it: `cartItem.Product.StockQuantity`; or take or
-    return it) and whose code accesses a member of that name (`.StockQuantity`). By name, so a
+    return it, or name it as a type argument of their signature: a projection over its query) and
+    whose code accesses a member of that name (`.StockQuantity`). By name, so a
     guess (`via="member_name"`); tests, the entity's own code and the mapping code are left to
     the other relations."""
     owner, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
@@ -462,9 +507,12 @@ def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[st
         return {source for table in tables for source, _, key in graph.in_edges(table, keys=True)
                 if key in DATA_EDGES and graph.nodes[source].get("kind") == "METHOD"}
     users = table_users({owner})
+    # a type argument of its signature (`Func<QueryOverProjectionBuilder<Entry>, ...> FromEntry()`, a projection)
+    argument = re.compile(rf"[<,]\s*(?:[\w.]+\.)?{re.escape(short)}\s*[>,]")
     users |= {node for node, data in graph.nodes(data=True) if data.get("kind") == "METHOD" and data.get("language") == "csharp"
-              and short in {t.rsplit(".", 1)[-1].rstrip("?>").rsplit("<", 1)[-1] for t in
-                            (data.get("attrs") or {}).get("parameters", ())}}
+              and (short in {t.rsplit(".", 1)[-1].rstrip("?>").rsplit("<", 1)[-1] for t in
+                             (data.get("attrs") or {}).get("parameters", ())}
+                   or bool(argument.search(data.get("signature") or "")))}
     through = table_users(navigations) - users  # hold the entity only through a navigation: must name it
     names = sorted({nav for navs in navigations.values() for nav in navs})
     users = {u for u in users | through if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
@@ -968,6 +1016,33 @@ def _edges(edges, types: tuple[str, ...], subject: str, source_side: bool) -> li
             other = source if source_side else target
             out.append(Related(other, edge_type, subject, resolution_of(data), via=data.get("via") or ""))
     return out
+
+
+def sql_runners(graph: nx.MultiDiGraph) -> list[Related]:
+    """The C# methods that run SQL of their own (inline SQL the parser read: Dapper, ADO.NET,
+    EF's `FromSqlRaw`) reaching a table or a procedure (a string that only reads like SQL, a
+    route `"/Orders/Delete"`, reaches none), then the tables they read or write, one hop further."""
+    runners = sorted(node for node, data in graph.nodes(data=True) if data.get("kind") == "METHOD"
+                     and (data.get("attrs") or {}).get("inline_sql") and any(
+                         graph.nodes[target].get("kind") in (*TABLE_KINDS, "PROCEDURE")
+                         for _, target, edge in graph.out_edges(node, keys=True) if edge in ("READS", "WRITES", "CALLS")))
+    items = [Related(node, "runs SQL", node, "static") for node in runners]
+    items += [Related(table, edge, node, resolution_of(data), indirect=True, via=data.get("via") or "")
+              for node in runners for _, table, edge, data in sorted(graph.out_edges(node, keys=True, data=True))
+              if edge in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS]
+    return _unique(items)
+
+
+def _repository_callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list[Related]:
+    """The code that calls a reader or writer of the table through the interface it implements
+    (`IPayeRepository.CreatePayeScheme` in a command handler): the repository pattern's
+    caller, which reads or writes through it. Only dispatched calls (a repository behind its
+    interface), only outside tests; a caller of a procedure's runner is two hops away
+    (`THROUGH_REPOSITORY`, after the one-hop items)."""
+    methods = [i for i in items if graph.nodes[i.id].get("kind") == "METHOD" and not in_tests(graph, i.id)]
+    return [replace(caller, relation=THROUGH_REPOSITORY if item.indirect else caller.relation)
+            for item in methods for caller in _callers(graph, [item], subject)
+            if caller.resolution.startswith("dispatch") and not in_tests(graph, caller.id)]
 
 
 def _called_procedures(graph: nx.MultiDiGraph, node: str) -> list[str]:

@@ -39,7 +39,7 @@ def render_graph_answer(answer: GraphAnswer, graph: nx.MultiDiGraph) -> str:
     direct = [i for i in answer.items if not i.indirect and i not in tests]
     indirect = [i for i in answer.items if i.indirect and i not in tests]
     asked = {"list": " / ".join(answer.relations), "mapping": "how it is stored"}.get(answer.shape, "what breaks")
-    lines = [f"**From the graph** ({asked}) for {subjects}: {len(direct)} direct"
+    lines = [f"**From the graph** ({asked}) for {subjects or 'the code running SQL of its own'}: {len(direct)} direct"
              + (f", {len(indirect)} through one more hop" if indirect else "")
              + (f"; {len(tests)} in tests" if tests else "") + "."]
     for title, group in (("Direct", direct), ("Through one more hop", indirect), ("In tests", tests)):

@@ -12,7 +12,10 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   call touches the table: a write verb (`Add`, `Remove`, `Update`, `ExecuteDelete`, ...) writes it, anything else
   (`Where`, `FindAsync`, `ToListAsync`, `Include`) reads it.
 - A member a generic base declares (`Query.Include(...)` in a `Specification<Order>`) carries
-  the base's type argument; `.Include(o => o.Items)` reads the navigation's entity's table too;
+  the base's type argument, and so does one a receiver's type inherits from its generic base
+  (`_reviews.Query()` on an `IReviewRepository : IRepository<Review>`); `.Include(o => o.Items)`
+  reads the navigation's entity's table too, and so does a projection (`ProjectTo<Model>`)
+  whose type names the navigation (a guess);
   a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
 - A write verb of a persistence API outside the repository passed a mapped entity
   (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table.
@@ -44,6 +47,7 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
+from ragstream.index.csharp.calls import TABLE_OF_TYPE
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -92,19 +96,21 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     by_name = _tables_by_name(graph)
     refs = list(refs)
     saving = {ref.source for ref in refs if (ref.attrs.get("call") or {}).get("member") in SAVES}
+    consumed = _consumed_tables_of_type(refs)
     tracked: list[tuple[str, str, dict]] = []
     for ref in refs:
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
             continue
-        carrier = _carrier(graph, symbols, call)
+        carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
         edge_type = _access(carrier, call["member"]) if carrier is not None else None
         if carrier is None or edge_type is None:
             continue
         entities = _entities(symbols, carrier)
         if call.get("navigation"):  # `.Include(o => o.Items)`: the navigation's entity is read too
             entities += _navigated(graph, symbols, entities, call["navigation"])
-        for entity in entities:
+        projected = _projected(graph, symbols, entities, call) if edge_type == "READS" else []
+        for entity in [*entities, *projected]:
             mapped = _tables(graph, entity)
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
@@ -112,7 +118,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                          "via": "navigation" if carrier.navigation else "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
                          **({"property": carrier.property} if carrier.property else {}),
-                         **({"guess": True} if carrier.navigation else {})}
+                         **({"guess": True} if carrier.navigation or entity in projected else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -199,7 +205,7 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     if through is not None:
         data = prop.attrs.get("generic") if prop is not None else None
     if data is None:
-        return None if chained else _argument_carrier(graph, symbols, call)
+        return None if chained else _argument_carrier(graph, symbols, call) or _inherited_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
     query = "generic_call" in data or generic in QUERY_TYPES
     if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
@@ -213,6 +219,31 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
                     property=prop.id if prop is not None else None)
 
 
+def _table_key(source: str, generic: str, entities: list[list[str]]) -> tuple[str, str, str]:
+    return source, generic, repr(entities)
+
+
+def _consumed_tables_of_type(refs: list[Reference]) -> set[tuple[str, str, str]]:
+    """(method, ORM table method, type arguments) of each `Set<T>()` / `Query<T>()` another call
+    of the method is chained on (`db.Set<Order>().Add(o)`): that call says how the table is used."""
+    return {_table_key(ref.source, data["generic_call"], data["entities"]) for ref in refs
+            if (data := (ref.attrs.get("call") or {}).get("data")) and "generic_call" in data}
+
+
+def _table_of_type_carrier(graph: nx.MultiDiGraph, ref: Reference,
+                           consumed: set[tuple[str, str, str]]) -> _Carrier | None:
+    """`return session.Query<Setting>();`: a method handing out an ORM's table of its type
+    argument (`TABLE_OF_TYPE`, no arguments), no call of its own chained on it, reads that table
+    (its caller runs the query); chained on, the chained call tells (a write, or a read)."""
+    call = ref.attrs["call"]
+    arguments = call.get("type_arguments") or []
+    if call.get("member") not in TABLE_OF_TYPE or call.get("arguments") or len(arguments) != 1 \
+            or graph.nodes[ref.source].get("kind") != "METHOD" \
+            or _table_key(ref.source, call["member"], arguments) in consumed:
+        return None
+    return _Carrier(call["member"], arguments, query=True, declared_here=True)
+
+
 def _mapped(graph: nx.MultiDiGraph, type_id: str | None) -> bool:
     """The type maps to a table (an entity)."""
     return type_id in graph and any(key == "MAPS_TO" for _, _, key in graph.out_edges(type_id, keys=True))
@@ -222,10 +253,27 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
     """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a write verb whose method the
     repository does not declare (an ORM's session or context), passed a mapped entity. A method
     the repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
-    if not call.get("message") or not call["member"].startswith(WRITE_VERBS) \
+    if not call["member"].startswith(WRITE_VERBS) or not (call.get("message") or call.get("argument")) \
             or resolve_call(graph, symbols, call).methods:
         return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
-    return _Carrier("argument", [call["message"]], query=True, declared_here=True, passed=True)
+    # the argument typed as written, else by the resolver (`foreach (var s in settings) session.Save(s)`)
+    passed = call.get("message") or receiver_types(graph, symbols, call["argument"])
+    return _Carrier("argument", [list(passed)], query=True, declared_here=True, passed=True) if passed else None
+
+
+def _inherited_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
+    """`_reviews.Query()` on an `IReviewRepository : IRepository<Review>`: a member the receiver's
+    type inherits from a generic base carries that base's entity type argument (its own members
+    do their access in their bodies). Only a receiver type with one generic base: with several,
+    which one declares the member is not told here."""
+    resolution = resolve_call(graph, symbols, call) if "types" in call.get("receiver", {}) else None
+    if resolution is None or resolution.receiver_type is None or not resolution.methods:
+        return None
+    bases = graph.nodes[resolution.receiver_type].get("attrs", {}).get("generic_bases") or []
+    if len(bases) != 1:
+        return None
+    base = bases[0]["name"].rsplit(".", 1)[-1]
+    return _Carrier(base, bases[0]["arguments"], query=False, declared_here=bool(symbols.short("csharp", base, ("TYPE",))))
 
 
 # The read verbs that hand back the entities themselves, which the unit of work then tracks (not
@@ -292,6 +340,38 @@ def _navigated(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str]
         if target is not None and target.id not in entities:
             found.append(target.id)
     return found
+
+
+# Object mappers' projections of a query into a type (AutoMapper, Mapster): the SQL selects what it holds.
+PROJECTIONS = frozenset({"ProjectTo", "ProjectToType"})
+
+
+def _projected(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str], call: dict) -> list[str]:
+    """`.ProjectTo<Model>(config)` over a query of `Student`: the entities reached through the
+    navigations the projection's type names by the mapper's conventions (`Model.Enrollments`,
+    flattened `Model.EnrollmentsCount`: `Student.Enrollments`), which the generated SQL joins and
+    so reads; a guess (a profile may map them otherwise)."""
+    if call.get("member") not in PROJECTIONS or len(call.get("type_arguments") or []) != 1:
+        return []
+    target = symbols.first("csharp", call["type_arguments"][0], ("TYPE",))
+    if target is None or target.id not in graph:
+        return []
+    wanted = [graph.nodes[p]["name"].rsplit(".", 1)[-1] for _, p, key in graph.out_edges(target.id, keys=True)
+              if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"]
+    found: list[str] = []
+    for entity in entities:
+        navigations = {graph.nodes[p]["name"].rsplit(".", 1)[-1] for _, p, key in graph.out_edges(entity, keys=True)
+                       if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"}
+        for navigation in sorted(n for n in navigations if any(_flattens(w, n) for w in wanted)):
+            found += [e for e in _navigated(graph, symbols, [entity], navigation)
+                      if e not in entities and e not in found and _tables(graph, e)]
+    return found
+
+
+def _flattens(destination: str, source: str) -> bool:
+    """AutoMapper's naming convention: `Enrollments` fills `Enrollments` and flattens into
+    `EnrollmentsCount`, `CustomerName` (the source's name, then a capitalised word)."""
+    return destination == source or (destination.startswith(source) and destination[len(source):][:1].isupper())
 
 
 def _short(graph: nx.MultiDiGraph, node: str) -> str:
