@@ -31,18 +31,22 @@ def parameter_values(syntax: tree_sitter.Node, methods: list[tree_sitter.Node],
     own_type = node_text(syntax.child_by_field_name("name"))
     by_name: dict[str, list[tree_sitter.Node]] = {}
     for method in methods:
-        by_name.setdefault(node_text(method.child_by_field_name("name")), []).append(method)
+        if any(_is_string(parameter) for parameter in _parameters(method)):
+            by_name.setdefault(node_text(method.child_by_field_name("name")), []).append(method)
+    if not by_name:
+        return {}
+    calls = [(caller, [call for call in descendants(caller) if (_own_call(call, own_type) or "") in by_name])
+             for caller in methods]
     lists = string_lists(syntax, fields)
-    callers = [(method, {**fields, **string_bindings(method, fields)}, {**lists, **_local_lists(method, fields)})
-               for method in methods]
+    callers = [(caller, found_calls, {**fields, **string_bindings(caller, fields)},
+                {**lists, **_local_lists(caller, fields)}) for caller, found_calls in calls if found_calls]
     found: dict[int, dict[str, list[str]]] = {}
     for _ in range(_HOPS):
         before = repr(found)
-        for caller, strings, known_lists in callers:
+        for caller, own_calls, strings, known_lists in callers:
             own = {name: tuple(values) for name, values in found.get(caller.start_byte, {}).items()}
-            for call in descendants(caller):
-                callee = _own_call(call, own_type)
-                for method in by_name.get(callee or "", ()):
+            for call in own_calls:
+                for method in by_name[_own_call(call, own_type) or ""]:
                     for parameter, values in _passed(call, method, strings, known_lists, own):
                         passed = found.setdefault(method.start_byte, {}).setdefault(parameter, [])
                         passed.extend(value for value in values if value not in passed)
@@ -99,8 +103,7 @@ def _passed(call: tree_sitter.Node, method: tree_sitter.Node, strings: dict[str,
             lists: dict[str, tuple[str, ...]], own: ParameterValues) -> list[tuple[str, tuple[str, ...]]]:
     """(string parameter, values) for each argument of `call` whose value is known, when the
     call's arguments fit `method`'s parameters (an overload of another count is another method)."""
-    parameters = [child for child in required_child(method, "parameters").named_children
-                  if child.type == "parameter"]
+    parameters = _parameters(method)
     arguments = call_arguments(required_child(call, "arguments"))
     required = sum(1 for p in parameters if not any(child.type == "=" for child in p.children))
     if not required <= len(arguments) <= len(parameters):
@@ -109,12 +112,20 @@ def _passed(call: tree_sitter.Node, method: tree_sitter.Node, strings: dict[str,
     found = []
     for position, (named, value) in enumerate(arguments):
         index = names.index(named) if named in names else position if named is None else -1
-        if index < 0 or node_text(parameters[index].child_by_field_name("type")) not in _STRING_TYPES:
+        if index < 0 or not _is_string(parameters[index]):
             continue
         values = _argument_values(value, call, strings, lists, own)
         if values:
             found.append((names[index], values))
     return found
+
+
+def _parameters(method: tree_sitter.Node) -> list[tree_sitter.Node]:
+    return [child for child in required_child(method, "parameters").named_children if child.type == "parameter"]
+
+
+def _is_string(parameter: tree_sitter.Node) -> bool:
+    return node_text(parameter.child_by_field_name("type")) in _STRING_TYPES
 
 
 def _argument_values(argument: tree_sitter.Node, call: tree_sitter.Node, strings: dict[str, str],

@@ -111,8 +111,10 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str],
     other string of the method that reads as SQL, then the SQL its builders compose; the texts
     that change with a parameter given values (`parameters`) once per value instead."""
     found = _method_sql(method, fields)
+    # a parameter with one value is bound while another one varies (`Query("Job", " where ...")`)
+    singles = {name: values[0] for name, values in (parameters or {}).items() if len(values) == 1}
     for parameter, values in (parameters or {}).items():
-        variants = [(value, _method_sql(method, {**fields, parameter: value})) for value in values]
+        variants = [(value, _method_sql(method, {**fields, **singles, parameter: value})) for value in values]
         unbound = {sql.text for sql in found}
         changed = {sql.text for sql in found} - {sql.text for _, texts in variants for sql in texts}
         found = [sql for sql in found if sql.text not in changed] + list({

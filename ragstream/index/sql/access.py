@@ -119,14 +119,14 @@ def _collect(sql: str, dialect: str | None) -> _Found:
     except SqlglotError:  # unterminated strings and the like
         return _regex_access(sql)
     found = _Found()
-    ctes: set[str] | None = None
+    # a CTE a statement reads may be defined in a segment that did not parse with it
+    # (`;with cte as (...) delete from cte`)
+    ctes = _cte_names(sql)
     for statement in control_flow_statements(sql, tokens, dialect):
         if statement.trees:
             for tree in statement.trees:
-                found.add(_tree_access(tree))
+                found.add(_tree_access(tree, ctes))
         else:
-            # a CTE the statement reads may be defined in a segment before it (`;with cte as (...) delete from cte`)
-            ctes = _cte_names(sql) if ctes is None else ctes
             found.add(_regex_access(sql[statement.first.start:statement.last.end + 1], ctes))
     return found
 
@@ -241,8 +241,10 @@ def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expr] 
         return None
 
 
-def _tree_access(tree: exp.Expr) -> _Found:
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+def _tree_access(tree: exp.Expr, outer_ctes: set[str]) -> _Found:
+    """What one parsed statement reads, writes and runs; `outer_ctes`: CTE names the whole text
+    defines."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)} | outer_ctes
     by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
     written_how = list(_write_targets(tree))
     written = [table for table, _ in written_how]
