@@ -162,3 +162,22 @@ def test_delete_and_update_top_write_their_target_through_its_alias():
     assert table_access("delete top (10) from dbo.Job where Id < 5", "tsql").writes == ("dbo.Job",)
     # a keyword is still no table in the fallback
     assert table_access("delete from set where x option(loop join)", "tsql").writes == ()
+
+
+def test_a_procedure_name_passed_to_a_helper_calls_that_procedure():
+    source = '''namespace N { class Invoices {
+        public void Create(IDbConnection c) { Run(c, "dbo.Invoice_Create"); }
+        public void Archive(IDbConnection c) { Run(c, "dbo.Invoice_Gone"); }
+        private void Run(IDbConnection c, string procedure) {
+            c.Execute(procedure, commandType: CommandType.StoredProcedure);
+        }
+    } }'''
+    graph = graph_of({"Invoices.cs": source}, "CREATE TABLE dbo.Invoice (Id INT);\nGO\n"
+                     "CREATE PROCEDURE dbo.Invoice_Create AS INSERT INTO dbo.Invoice (Id) VALUES (1);")
+    called = {target: data for source_, target, data in graph.edges(data=True)
+              if source_.endswith("Invoices.Run|METHOD") and data["type"] == "CALLS"}
+    # the procedure the repository defines, a guess beside the other name; none for the missing one
+    assert list(called) == ["sql:dbo.Invoice_Create|PROCEDURE"]
+    edge = called["sql:dbo.Invoice_Create|PROCEDURE"]
+    assert (edge["via"], edge["value"], edge["guess"]) == ("argument", "dbo.Invoice_Create", True)
+    assert edge["candidates"] == ["dbo.Invoice_Create", "dbo.Invoice_Gone"]
