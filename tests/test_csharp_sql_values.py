@@ -105,7 +105,7 @@ def test_one_value_is_inferred_not_a_guess_and_a_callers_parameter_passes_its_ow
     graph = graph_of({"Store.cs": source}, "CREATE TABLE dbo.[Order] (Id INT);")
     [(edge, data)] = table_edges(graph, "Run").items()
     assert edge == ("WRITES", "sql:dbo.Order|TABLE") and "guess" not in data
-    assert data["resolution"] == "static"
+    assert data["resolution"] == "inferred"  # the name a call's value made
 
 
 def test_values_flow_only_from_the_types_own_call_sites_that_fit_the_parameters():
