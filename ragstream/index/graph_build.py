@@ -98,7 +98,7 @@ def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
         _link_bound_names(graph, symbols, ref, source, stats)
         return
     target = _resolve(graph, symbols, ref)
-    how = "static"
+    how = "inferred" if ref.attrs.get("via") == "argument" else "static"  # a name a call's value made
     if target is None and ref.by_name:
         target = _resolve_by_name(symbols, ref, source)
         how = "by_name"

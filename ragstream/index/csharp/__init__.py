@@ -3,7 +3,8 @@
 Modules, one job each: `parser` (a file's nodes and references), `syntax` (tree helpers),
 `declarations` (namespaces, types, usings), `docs` (headers and doc comments), `properties`
 (PROPERTY nodes), `methods` (METHOD nodes), `variables` and `calls` (call targets), `strings`,
-`inline_sql` and `sql_builder` (SQL in string values), `table_refs` (table references), `ef`,
+`argument_values` (what a type's calls pass its string parameters), `inline_sql` and
+`sql_builder` (SQL in string values), `table_refs` (table references), `ef`,
 `ef_graph` and `ef_migrations` (Entity Framework), `file_names` (SQL files named in code),
 `preprocessor` (one branch of each `#if`), `entry_points` (HTTP actions and their verbs),
 `object_mapping` (AutoMapper / Mapster); across files: `call_resolution` (calls through receiver

@@ -11,6 +11,11 @@ SQL text calls a procedure too. Any other string of the method that reads as a S
 `via="sql_literal"`: code that builds its SQL through a helper (`GetQuery(s => $"select ...")`)
 passes the data-access call a variable the parser cannot follow, but the text is in the method.
 SQL composed with Dapper's `SqlBuilder` (a template and its clauses) is SQL too, `via="sql_builder"`.
+A string parameter the type's own calls pass values to (`argument_values`) is bound to each
+value in turn: the SQL that changes with it is read once per value, `via="argument"`, and its
+tables and procedures are linked only where the repository defines them (a value is a guess at
+what the code names, not a statement of it); several values make each edge a guess that lists
+the tables the other values give (`candidates`).
 Table and procedure names are given as written (brackets dropped), an unqualified one also in
 `dbo`.
 """
@@ -25,7 +30,8 @@ import tree_sitter
 
 from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.sql_builder import built_sql
-from ragstream.index.csharp.strings import string_bindings, string_value
+from ragstream.index.csharp.argument_values import ParameterValues
+from ragstream.index.csharp.strings import is_format, string_bindings, string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, required_child,
     type_arguments, type_name,
@@ -55,11 +61,21 @@ _NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 
 
 # A string that reads as a SQL statement: a DML (or EXEC) keyword, then SQL words after it.
-# Session settings and declarations may come first: `set xact_abort off; select ...`.
-_SQL_LIKE = re.compile(r"\s*(?:(?:set|declare)\s[^;]*;\s*)*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
+# Session settings and declarations may come first: `set xact_abort off; select ...`, and a
+# `;` that ends them before a CTE (`;with cte as (...)`).
+_SQL_LIKE = re.compile(r"\s*(?:(?:set|declare)\s[^;]*;\s*|;\s*)*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
                        r"with\s[\s\S]*\bas\s*\(|exec(?:ute)?\s)", re.IGNORECASE)
 STRING_EXPRESSIONS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                                 "interpolated_string_expression", "binary_expression"})
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A string parameter bound to one of the values the type's calls pass it."""
+
+    parameter: str
+    value: str
+    values: tuple[str, ...]  # every value passed, this one included
 
 
 @dataclass(frozen=True)
@@ -71,6 +87,7 @@ class SqlText:
     via: str = "data_access_call"
     row_type: str | None = None  # T of a Dapper `Query<T>(...)`: what each row becomes
     row_type_guessed: bool = False  # the query passed was not readable: T joined to the method's SQL
+    bound: Bound | None = None  # the parameter value this text was read with (via="argument")
 
     @cached_property
     def procedure(self) -> str | None:
@@ -88,9 +105,25 @@ class SqlText:
         return table_access(self.text, SQL_DIALECT)
 
 
-def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
+def inline_sql(method: tree_sitter.Node, fields: dict[str, str],
+               parameters: ParameterValues | None = None) -> list[SqlText]:
     """Every SQL string (or procedure name) the method passes to a data-access API, then every
-    other string of the method that reads as SQL, then the SQL its builders compose."""
+    other string of the method that reads as SQL, then the SQL its builders compose; the texts
+    that change with a parameter given values (`parameters`) once per value instead."""
+    found = _method_sql(method, fields)
+    # a parameter with one value is bound while another one varies (`Query("Job", " where ...")`)
+    singles = {name: values[0] for name, values in (parameters or {}).items() if len(values) == 1}
+    for parameter, values in (parameters or {}).items():
+        variants = [(value, _method_sql(method, {**fields, **singles, parameter: value})) for value in values]
+        unbound = {sql.text for sql in found}
+        changed = {sql.text for sql in found} - {sql.text for _, texts in variants for sql in texts}
+        found = [sql for sql in found if sql.text not in changed] + list({
+            (sql.text, sql.line): replace(sql, via="argument", bound=Bound(parameter, value, values))
+            for value, texts in variants for sql in texts if sql.text not in unbound}.values())
+    return found
+
+
+def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
     strings = {**fields, **string_bindings(method, fields)}
     found: list[SqlText] = []
     passed: set[tuple[int, int]] = set()
@@ -105,24 +138,33 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText
         elif arguments and _row_type(node):
             unread_rows.append(_row_type(node))
     known = {sql.text for sql in found}
-    literals = [sql for sql in _sql_literals(method, passed) if sql.text not in known]
+    literals = [sql for sql in _sql_literals(method, passed, strings) if sql.text not in known]
     literals += [SqlText(text, line, via="sql_builder") for text, line in built_sql(method, strings)]
     if len(set(unread_rows)) == 1:  # `Query<SqlJob>(query)`, the query built from the method's one SQL
         literals = [replace(sql, row_type=unread_rows[0], row_type_guessed=True) for sql in literals]
     return found + literals
 
 
-def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]]) -> list[SqlText]:
-    """Whole string expressions (a literal, or a `+` chain of them) that read as SQL, neither
-    passed to a data-access call nor handed straight to another call (`Log("select ...")` logs
-    text; a lambda's body, as in `GetQuery(s => "select ...")`, is not handed over)."""
+def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
+                  strings: dict[str, str]) -> list[SqlText]:
+    """Whole string expressions (a literal, a `+` chain of them, a `String.Format`) that read as
+    SQL, neither passed to a data-access call nor handed straight to another call
+    (`Log("select ...")` logs text; a lambda's body, as in `GetQuery(s => "select ...")`, is not
+    handed over). The format of a `String.Format` counts only as formatted: `[{0}]` is no table."""
     found = []
+    formats: list[tuple[int, int]] = []  # String.Format calls read whole
     for node in descendants(method):
         parent = node.parent
-        if node.type not in STRING_EXPRESSIONS or (node.start_byte, node.end_byte) in passed \
-                or (parent is not None and parent.type in ("binary_expression", "argument")):
+        span = (node.start_byte, node.end_byte)
+        if any(start <= span[0] and span[1] <= end for start, end in formats):
             continue
-        text = string_value(node, {})
+        if is_format(node):
+            formats.append(span)
+        elif node.type not in STRING_EXPRESSIONS:
+            continue
+        if span in passed or parent is not None and parent.type in ("binary_expression", "argument"):
+            continue
+        text = string_value(node, strings)
         if text and _SQL_LIKE.match(text):
             found.append(SqlText(text, line_of(node), via="sql_literal"))
     return found
@@ -172,7 +214,7 @@ def row_type_references(sql: list[SqlText], type_guesses: Callable[[str], tuple[
 def table_references(source: str, sql: list[SqlText]) -> list[Reference]:
     """READS / WRITES of the tables the SQL texts use."""
     return first_of_each(
-        _sql_reference(source, edge_type, table, TABLE_KINDS, found)
+        _sql_reference(source, edge_type, table, TABLE_KINDS, found, _alternatives(sql, found, edge_type))
         for found in sql
         for edge_type, tables in (("READS", found.access.reads), ("WRITES", found.access.writes))
         for table in tables
@@ -182,9 +224,21 @@ def table_references(source: str, sql: list[SqlText]) -> list[Reference]:
 def procedure_references(source: str, sql: list[SqlText]) -> list[Reference]:
     """CALLS to the stored procedures the SQL texts name or EXEC."""
     return first_of_each(
-        _sql_reference(source, "CALLS", name, PROCEDURE_KINDS, found)
+        _sql_reference(source, "CALLS", name, PROCEDURE_KINDS, found, _alternatives(sql, found, "CALLS"))
         for found in sql for name in found.access.calls
     )
+
+
+def _alternatives(sql: list[SqlText], found: SqlText, edge_type: str) -> tuple[str, ...]:
+    """The names the same statement reaches (`edge_type`) with each value of its bound
+    parameter: what a guess made with one value stands beside."""
+    if found.bound is None or len(found.bound.values) < 2:
+        return ()
+    names = (name for other in sql if other.line == found.line and other.bound is not None
+             and other.bound.parameter == found.bound.parameter
+             for name in {"READS": other.access.reads, "WRITES": other.access.writes,
+                          "CALLS": other.access.calls}[edge_type])
+    return tuple(sorted(set(names)))
 
 
 def stored_procedures(sql: list[SqlText]) -> list[str]:
@@ -193,10 +247,14 @@ def stored_procedures(sql: list[SqlText]) -> list[str]:
 
 
 def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...],
-                   found: SqlText) -> Reference:
+                   found: SqlText, alternatives: tuple[str, ...] = ()) -> Reference:
     attrs: dict = {"via": found.via} if found.via != "data_access_call" else {}
     if edge_type == "WRITES" and found.access.operations_of(name):
         attrs["operations"] = found.access.operations_of(name)  # INSERT, UPDATE, DELETE, ...
+    if found.bound is not None:  # read with a value the type's calls pass: say which, and of what
+        attrs.update(parameter=found.bound.parameter, value=found.bound.value, values=list(found.bound.values))
+        if alternatives:
+            attrs.update(guess=True, candidates=list(alternatives))
     return Reference(source=source, edge_type=edge_type, target=name, target_language="sql",
                      candidates=table_candidates([name]), target_kinds=kinds, by_name=False,
-                     external=True, line=found.line, attrs=attrs)
+                     external=found.bound is None, line=found.line, attrs=attrs)

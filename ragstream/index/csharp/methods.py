@@ -19,6 +19,7 @@ from ragstream.index.model import node_id
 from ragstream.index.csharp.calls import TypeScope, method_calls
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.argument_values import ParameterValues, parameter_values
 from ragstream.index.csharp.attributes import attribute_names
 from ragstream.index.csharp.entry_points import entry_point, type_entries
 from ragstream.index.csharp.file_names import file_name_references
@@ -46,9 +47,10 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     for syntax in decl.methods:
         overloads.setdefault(node_text(syntax.child_by_field_name("name")), []).append(syntax)
     registered = type_entries(decl)
+    passed = parameter_values(decl.syntax, decl.methods, scope.strings)  # what the type's calls give its string parameters
     for name, group in overloads.items():
         for syntax in group:
-            _add_method(syntax, name, len(group), scope, path, out, registered)
+            _add_method(syntax, name, len(group), scope, path, out, registered, passed.get(syntax.start_byte))
     for member in body_members(decl.syntax):  # a setter with code: its calls are the property's
         for setter in _setter_bodies(member):
             prop = node_id(LANGUAGE, f"{decl.name}.{node_text(member.child_by_field_name('name'))}", "PROPERTY")
@@ -64,12 +66,13 @@ def _setter_bodies(member: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: TypeScope,
-                path: str, out: Output, registered: dict[str, dict]) -> None:
+                path: str, out: Output, registered: dict[str, dict],
+                passed: ParameterValues | None) -> None:
     decl = scope.decl
     qualified = f"{decl.name}.{name}"
     method_id = node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""),
                         "METHOD")
-    sql = inline_sql(syntax, scope.strings)
+    sql = inline_sql(syntax, scope.strings, passed)
     attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax)),
                    "parameters": parameter_types(syntax)}
     returned = _returned_type(syntax.child_by_field_name("returns"))

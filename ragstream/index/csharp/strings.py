@@ -1,7 +1,7 @@
 """The value of C# string expressions: regular, verbatim, raw and interpolated literals,
-`+` concatenations, `??` defaults, `nameof`, `typeof(T).Name`, and locals, fields and properties
-holding such a string (constant propagation within a type). Interpolation holes of unknown value
-become `@p0`, `@p1`, ... so the text stays parseable SQL."""
+`+` concatenations, `??` defaults, `nameof`, `typeof(T).Name`, `String.Format`, and locals,
+fields and properties holding such a string (constant propagation within a type). Interpolation
+and format holes of unknown value become `@p0`, `@p1`, ... so the text stays parseable SQL."""
 from __future__ import annotations
 
 import codecs
@@ -11,7 +11,7 @@ import textwrap
 import tree_sitter
 
 from ragstream.index.csharp.syntax import (
-    body_members, child_of_type, descendants, initializer, node_text, required_child,
+    body_members, call_arguments, child_of_type, descendants, initializer, node_text, required_child,
 )
 
 
@@ -109,7 +109,60 @@ def string_value(expression: tree_sitter.Node, strings: dict[str, str]) -> str |
         arguments = expression.child_by_field_name("arguments")
         if node_text(function) == "nameof" and arguments is not None and arguments.named_children:
             return node_text(arguments.named_children[0]).rsplit(".", 1)[-1]
+        if is_format(expression) and arguments is not None:
+            return _formatted([value for _, value in call_arguments(arguments)], strings)
     return None
+
+
+def is_format(expression: tree_sitter.Node) -> bool:
+    """Whether the expression is a `String.Format(...)` call."""
+    return expression.type == "invocation_expression" \
+        and node_text(expression.child_by_field_name("function")).replace(" ", "") in _FORMAT_FUNCTIONS
+
+
+# `String.Format(format, args...)` and `String.Format(provider, format, args...)`
+_FORMAT_FUNCTIONS = frozenset({"string.Format", "String.Format", "System.String.Format"})
+# `{0}`, `{1,-10}`, `{2:N0}`; `{{` and `}}` stand for one brace
+_FORMAT_ITEM = re.compile(r"\{\{|\}\}|\{(\d+)(?:,[^{}:]*)?(?::[^{}]*)?\}")
+# What a format provider is written as: `CultureInfo.InvariantCulture`, `null`, a provider variable
+_PROVIDER = re.compile(r"culture|provider|^null$", re.IGNORECASE)
+
+
+def _formatted(arguments: list[tree_sitter.Node], strings: dict[str, str]) -> str | None:
+    """The value of `String.Format(...)`: the format with each `{n}` replaced by the value of
+    argument n (unknown: a hole, as in an interpolated string). The format may come from a
+    template helper given a lambda (`GetQueryFromTemplate(s => $"...")`): its text."""
+    if arguments and _PROVIDER.search(node_text(arguments[0])) and arguments[0].type not in STRING_LITERALS:
+        arguments = arguments[1:]
+    if not arguments:
+        return None
+    format_ = string_value(arguments[0], strings) or _template_text(arguments[0], strings)
+    if format_ is None:
+        return None
+    values = [string_value(argument, strings) for argument in arguments[1:]]
+
+    def fill(match: re.Match) -> str:
+        if match.group(1) is None:
+            return match.group(0)[0]
+        index = int(match.group(1))
+        value = values[index] if index < len(values) else None
+        return value if value is not None else _HOLE
+    return _with_parameters(_FORMAT_ITEM.sub(fill, format_))
+
+
+def _template_text(call: tree_sitter.Node, strings: dict[str, str]) -> str | None:
+    """The string a lambda returns when it is the one argument of a call (a template helper:
+    `storage.GetQueryFromTemplate(static schemaName => $"... [{schemaName}].[Job] ...")`); the
+    lambda's parameters are unknown here (holes)."""
+    arguments = call.child_by_field_name("arguments") if call.type == "invocation_expression" else None
+    values = [value for _, value in call_arguments(arguments)] if arguments is not None else []
+    if len(values) != 1 or values[0].type != "lambda_expression":
+        return None
+    body = values[0].child_by_field_name("body")
+    parameters = {node_text(node) for node in descendants(values[0].child_by_field_name("parameters"))
+                  if node.type in ("identifier", "implicit_parameter")}
+    known = {name: text for name, text in strings.items() if name not in parameters}
+    return string_value(body, known) if body is not None and body.type in STRING_LITERALS else None
 
 
 def _interpolated_text(expression: tree_sitter.Node, strings: dict[str, str]) -> str:
@@ -120,23 +173,35 @@ def _interpolated_text(expression: tree_sitter.Node, strings: dict[str, str]) ->
     unqualified (a schema chosen at run time is unknown here)."""
     start = node_text(child_of_type(expression, "interpolation_start"))
     raw = child_of_type(expression, "interpolation_quote") is not None
-    parts, holes = [], 0
+    parts = []
     for piece in expression.named_children:
         if piece.type == "interpolation":
             value = next((string_value(child, strings) for child in piece.named_children
                           if child.type != "interpolation_brace"), None)
             parts.append(value if value is not None else _HOLE)
         elif piece.type == "string_content":
-            parts.append(node_text(piece).replace('""', '"') if "@" in start else node_text(piece))
+            content = node_text(piece).replace('""', '"') if "@" in start else node_text(piece)
+            # `{{0}}` is the text `{0}` (a format item left for `String.Format`)
+            parts.append(content if raw else content.replace("{{", "{").replace("}}", "}"))
         elif piece.type == "escape_sequence":
             parts.append(_unescape(piece))
-    text = _QUALIFYING_HOLE.sub("", "".join(parts))
-    while _HOLE in text:
-        text = text.replace(_HOLE, f"@p{holes}", 1)
-        holes += 1
+    text = _with_parameters("".join(parts))
     return _raw_text(text) if raw else text
 
 
+def _with_parameters(text: str) -> str:
+    """Holes of unknown value as SQL parameters (`@p0`, ...), a hole that qualifies a name
+    dropped with its dot."""
+    text = _QUALIFYING_HOLE.sub("", text)
+    holes = 0
+    while _HOLE in text:
+        text = text.replace(_HOLE, f"@p{holes}", 1)
+        holes += 1
+    return text
+
+
+STRING_LITERALS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
+                             "interpolated_string_expression"})
 _HOLE = "\x00"
 # A hole (optionally bracketed or quoted) right before a dot: it qualifies the name after it.
 _QUALIFYING_HOLE = re.compile(r'[\["`]?\x00[\]"`]?\s*\.\s*')

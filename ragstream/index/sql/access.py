@@ -60,6 +60,8 @@ def table_access(sql: str, dialect: str | None = None) -> TableAccess:
 
     `dialect` is a `sql.dialect` setting value or any sqlglot dialect name.
     """
+    # `DELETE TOP (@count) T FROM ...` parses (or falls back to the regex) only without its TOP
+    sql = _TOP.sub(lambda match: match.group(1) + " " * len(match.group(2)), sql)
     found = _collect(sql, SQL_DIALECTS.get(dialect, dialect) if dialect else None)
     return TableAccess(
         reads=tuple(sorted(found.reads)),
@@ -68,6 +70,10 @@ def table_access(sql: str, dialect: str | None = None) -> TableAccess:
         operations=tuple((name, tuple(sorted(found.operations.get(name, ())))) for name in sorted(found.writes)
                          if found.operations.get(name)),
     )
+
+
+# `TOP (n) [PERCENT]` after DELETE / UPDATE: sqlglot reads `top` as the table written.
+_TOP = re.compile(r"\b(DELETE|UPDATE)(\s+TOP\s*\([^()]*\)(?:\s*PERCENT)?)", re.IGNORECASE)
 
 
 def table_name(table: exp.Table) -> str:
@@ -113,12 +119,15 @@ def _collect(sql: str, dialect: str | None) -> _Found:
     except SqlglotError:  # unterminated strings and the like
         return _regex_access(sql)
     found = _Found()
+    # a CTE a statement reads may be defined in a segment that did not parse with it
+    # (`;with cte as (...) delete from cte`)
+    ctes = _cte_names(sql)
     for statement in control_flow_statements(sql, tokens, dialect):
         if statement.trees:
             for tree in statement.trees:
-                found.add(_tree_access(tree))
+                found.add(_tree_access(tree, ctes))
         else:
-            found.add(_regex_access(sql[statement.first.start:statement.last.end + 1]))
+            found.add(_regex_access(sql[statement.first.start:statement.last.end + 1], ctes))
     return found
 
 
@@ -232,8 +241,10 @@ def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expr] 
         return None
 
 
-def _tree_access(tree: exp.Expr) -> _Found:
-    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+def _tree_access(tree: exp.Expr, outer_ctes: set[str]) -> _Found:
+    """What one parsed statement reads, writes and runs; `outer_ctes`: CTE names the whole text
+    defines."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)} | outer_ctes
     by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
     written_how = list(_write_targets(tree))
     written = [table for table, _ in written_how]
@@ -355,13 +366,28 @@ _NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\bFETCH\b[\w\s]*?\bFROM\
 _NOT_NAMES = {"select", "set", "values", "from", "where", "default", "top", "distinct", "output"}
 
 
-def _regex_access(sql: str) -> _Found:
+# `FROM dbo.Job T`, `JOIN [Set] AS s`: a table and the alias a DELETE / UPDATE may name it by
+_ALIASED = re.compile(rf"\b(?:FROM|JOIN)\s+(?P<name>{_NAME})\s+(?:AS\s+)?(?P<alias>\w+)", re.IGNORECASE)
+
+
+def _cte_names(sql: str) -> set[str]:
+    return {name.lower() for name in _CTE.findall(_NOISE.sub(" ", sql))}
+
+
+def _regex_access(sql: str, ctes: set[str] | None = None) -> _Found:
     text = _NOISE.sub(" ", sql)
-    skip = {name.lower() for name in _CTE.findall(text)} | _NOT_NAMES
+    ctes = _cte_names(sql) | (ctes or set())
+    aliases = {match["alias"].lower(): match["name"] for match in _ALIASED.finditer(text)}
     found = _Found()
+    written_through_alias = set()
     for match in _USES.finditer(text):
-        name = re.sub(r"[\[\]\"`\s]", "", match["name"])
-        if name.startswith(("#", "@")) or name.lower() in skip or (
+        written = match["name"]
+        if match["write"] and written.lower() in aliases:  # `DELETE T FROM [Job] T` deletes from Job
+            written = aliases[written.lower()]
+            written_through_alias.add(re.sub(r"[\[\]\"`\s]", "", written))
+        name = re.sub(r"[\[\]\"`\s]", "", written)
+        quoted = written.startswith(("[", '"', "`"))  # `[Set]` is a table, `SET` a keyword
+        if name.startswith(("#", "@")) or name.lower() in (ctes if quoted else ctes | _NOT_NAMES) or (
                 match["call"] and name.lower() == "sp_executesql"):  # dynamic SQL
             continue
         bucket = found.writes if match["write"] else found.reads if match["read"] else found.calls
@@ -369,4 +395,5 @@ def _regex_access(sql: str) -> _Found:
         if match["write"]:
             keyword = match["write"].split()[0].upper()
             found.operations.setdefault(name, set()).add("INSERT" if keyword == "INTO" else keyword)
+    found.reads -= written_through_alias  # the alias's table is the target, as sqlglot reads it
     return found
