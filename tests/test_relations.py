@@ -670,3 +670,21 @@ def test_code_nothing_calls_comes_with_where_it_is_registered():
                      ("Wiring.AddInfrastructure", "Repo", "REFERENCES", registration)])
     assert with_their_tables(g, ["Audit.SavingChanges"]) == ["Audit.SavingChanges", "Wiring.AddInfrastructure"]
     assert with_their_tables(g, ["Repo.Get"]) == ["Repo.Get"]
+
+
+def test_a_procedure_the_search_found_comes_with_what_runs_it_and_what_it_touches():
+    """"Where is the transfer allowance worked out": the procedure, the repository method that
+    runs it and the handler calling that, its tables and the function it calls; not a test, and
+    not an interface's declaration."""
+    from ragstream.graph.relations import procedure_context
+
+    g = _code_graph([("sql:GetAllowance", "PROCEDURE"), ("sql:PreviousYear", "FUNCTION"), ("sql:Lines", "TABLE"),
+                     ("Repo.GetAllowance", "METHOD"), ("IRepo", "TYPE"), ("IRepo.GetAllowance", "METHOD"),
+                     ("Handler.Handle", "METHOD"), ("RepoTests.Gets", "METHOD")],
+                    [("Repo.GetAllowance", "sql:GetAllowance", "CALLS", {}), ("Handler.Handle", "IRepo.GetAllowance", "CALLS", {}),
+                     ("Handler.Handle", "Repo.GetAllowance", "CALLS", {"resolution": "dispatch"}),
+                     ("RepoTests.Gets", "sql:GetAllowance", "CALLS", {}),
+                     ("sql:GetAllowance", "sql:Lines", "READS", {}), ("sql:GetAllowance", "sql:PreviousYear", "CALLS", {})])
+    g.nodes["IRepo"]["attrs"] = {"type_kind": "interface"}
+    g.nodes["RepoTests.Gets"]["path"] = "tests/RepoTests.cs"
+    assert procedure_context(g, "sql:GetAllowance") == ["Repo.GetAllowance", "Handler.Handle", "sql:Lines", "sql:PreviousYear"]

@@ -725,6 +725,31 @@ def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], word
     return sorted(touched, key=order)
 
 
+PROCEDURE_KINDS = ("PROCEDURE", "FUNCTION")
+
+
+def procedure_context(graph: nx.MultiDiGraph, procedure: str, words: Collection[str] = (),
+                      searched: Sequence[str] = ()) -> list[str]:
+    """What a procedure the search found works with, where the question asks where or how
+    something is worked out: the repository methods that run it and what calls them (at most
+    MAX_SENDERS each, production code), up to TABLES_PER_HIT of the tables it reads or writes
+    (`_touched_tables`) and the SQL functions and procedures it calls ("where is the transfer
+    allowance worked out": `GetAccountTransferAllowance`, run by
+    `TransferRepository.GetTransferAllowance` for `GetTransferAllowanceQueryHandler.Handle`,
+    reading `TransactionLine` and calling `GetPreviousFinancialYearDates`)."""
+    def callers(node: str) -> list[str]:
+        found = sorted({source for source, _, key, data in graph.in_edges(node, keys=True, data=True)
+                        if key == "CALLS" and graph.nodes[source].get("language") != "sql" and not in_tests(graph, source)
+                        and not declared_only(graph, source) and not runs_around(data)})
+        return found if len(found) <= MAX_SENDERS else []
+
+    runners = callers(procedure)
+    called = sorted(t for _, t, key in graph.out_edges(procedure, keys=True)
+                    if key == "CALLS" and graph.nodes[t].get("kind") in PROCEDURE_KINDS)
+    return list(dict.fromkeys([*(n for runner in runners for n in (runner, *callers(runner))),
+                               *_touched_tables(graph, procedure, searched, words)[:TABLES_PER_HIT], *called]))
+
+
 CONNECTING_EDGES = frozenset({"CALLS", "READS", "WRITES", "MAPS_TO", "INHERITS", "IMPLEMENTS", "REFERENCES"})
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
 from ragstream.graph.questions import asked_words
-from ragstream.graph.relations import connected_hits, with_their_tables
+from ragstream.graph.relations import connected_hits, procedure_context, with_their_tables
 from ragstream.graph.stand_ins import named_by_types
 from ragstream.graph.relations_view import graph_answer_data
 from ragstream.retrieval.types import RetrievalBackend, check_scope
@@ -45,6 +45,7 @@ ACTIONS = (Action(
 
 TOUCHED_FROM_HITS = 3  # the best hits whose tables go with them
 REACHED_FROM_BEST = 5  # the SQL objects the best method hit's calls reach, beside it
+PROCEDURE_FROM_HITS = 5  # the best procedure among these search hits comes with what runs it and what it touches
 CONNECTED_HITS = 2  # the other hits joined to the best ones by an edge, after them
 NAMED_RELATIONS = ("callers", "callees")  # what a question that names its subject may ask without a follow-up
 SUBJECT_KINDS_AS_SEEDS = ("TABLE", "VIEW", "PROCEDURE", "FUNCTION", "TYPE", "METHOD", "CLASS", "TRIGGER")
@@ -78,8 +79,12 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     if answer is not None:
         first = answer.node_ids()
     else:  # the tables the best hits read or write say where their data lives, whatever was asked
+        words = asked_words(question)
+        procedure = next((h for h in hits[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
+                         None)
         first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
-                                                                   asked_words(question), searched),
+                                                                   words, searched),
+                                    *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
                                     *connected_hits(graph, hits[:TOUCHED_FROM_HITS], searched[len(hits):], CONNECTED_HITS)]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
