@@ -304,5 +304,5 @@ class _RichProgress:
         if vectors["stage"] != self._stage:
             self._stage = vectors["stage"]
             usable = "; bm25, the graph, expand and ask work now" if self._stage == "keyword" else ""
-            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s "
-                                         f"({semantic_over(vectors)}){usable}", highlight=False)
+            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s: "
+                                         f"{semantic_over(vectors)}{usable}", highlight=False)
