@@ -19,7 +19,7 @@ from ragstream.cli import main
 from ragstream.index import store
 from ragstream.index.build import build_index, fill_index, locate, repository_info
 from ragstream.index.embeddings import Embedder, EmbeddingCache
-from ragstream.index.fill import TextPlan, fill_vectors
+from ragstream.index.fill import TextPlan, describe, fill_vectors
 from ragstream.index.search_artifacts import read_faiss
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
@@ -75,7 +75,7 @@ def partial_fill(repo: Path, settings, batches: int) -> store.IndexLocation:
                                   progress=stop_after(location, batches), publish_every=0)
     finally:
         cache.close()
-    assert result.stopped and result.publishes == batches
+    assert result.stopped and result.publishes == batches + 1  # its plan first: the keyword-ready index had no windows
     return location
 
 
@@ -325,3 +325,40 @@ def test_searches_during_a_fill_follow_its_batches_and_never_fail(sample_repo: P
     assert not errors and result.publishes > 3
     assert len(set(seen)) >= 2  # it saw batches arrive
     assert "semantic_coverage" not in search(backend, sample_repo, "hybrid", "record a payment").debug
+
+
+def test_keyword_ready_plans_no_window_and_takes_the_cached_heads(sample_repo: Path, tmp_path: Path):
+    """The window plan is the fill's: a keyword-ready index carries the vectors the cache holds
+    for each chunk's own text, says its window count is not known yet, and its fill publishes
+    the plan (here complete at once: every text was embedded by another repository's build)."""
+    settings = make_settings(tmp_path / "data")
+    first = build_index(sample_repo, settings)
+    fork = tmp_path / "fork"
+    shutil.copytree(sample_repo, fork)
+    ready = build_index(fork, settings, fill=False)
+    vectors = ready.vectors
+    assert vectors["texts"] is None and vectors["stage"] == "heads"
+    assert vectors["embedded"] == vectors["heads"] == vectors["chunks"] == first.chunks
+    assert len(vectors_of(ready.location)[0]) == first.chunks  # the heads' vectors are live already
+    assert "semantic over" in describe(vectors) and "windows not planned yet" in describe(vectors)
+    filled = fill_index(fork, settings)
+    assert filled.embedded_new == 0 and filled.stage == "complete"
+    assert filled.vectors["texts"] == first.vectors["texts"] > first.chunks  # windows counted by the fill
+    (want, want_rows), (got, rows) = vectors_of(first.location), vectors_of(ready.location)
+    assert np.array_equal(want_rows, rows) and np.array_equal(want, got)
+
+
+def test_a_keyword_ready_build_loads_neither_the_model_tokenizer_nor_a_session(sample_repo: Path, tmp_path: Path):
+    script = (
+        "import sys\n"
+        "from ragstream.index.build import build_index\n"
+        "from ragstream.index.embedding_windows import model_tokenizer\n"
+        "from ragstream.index.onnx_model import onnx_encoder\n"
+        "from tests.conftest import make_settings\n"
+        f"report = build_index({str(sample_repo)!r}, make_settings({str(tmp_path / 'data')!r}), fill=False)\n"
+        "print(report.stage, model_tokenizer.cache_info().currsize, onnx_encoder.cache_info().currsize,\n"
+        "      'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parent.parent).stdout
+    assert out.split() == ["keyword", "0", "0", "False"]

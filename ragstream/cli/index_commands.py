@@ -299,11 +299,10 @@ class _RichProgress:
 
     def published(self, vectors: dict) -> None:
         """Say when the index reaches a stage: keyword-ready is when questions can be asked."""
-        from ragstream.index.fill import STAGE_NAMES
+        from ragstream.index.fill import STAGE_NAMES, semantic_over
 
         if vectors["stage"] != self._stage:
             self._stage = vectors["stage"]
             usable = "; bm25, the graph, expand and ask work now" if self._stage == "keyword" else ""
-            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s "
-                                         f"({vectors['embedded']:,} of {vectors['texts']:,} texts embedded){usable}",
-                                         highlight=False)
+            self._progress.console.print(f"{STAGE_NAMES[self._stage]} after {time.perf_counter() - self._began:.1f} s: "
+                                         f"{semantic_over(vectors)}{usable}", highlight=False)

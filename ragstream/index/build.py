@@ -19,7 +19,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -50,7 +49,7 @@ from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
 from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
 from ragstream.index.warm_state import chunks_jsonl, parsed_json, warm_state
-from ragstream.index.embedding_windows import LinePieces, model_tokenizer
+from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
 
 class Progress(Protocol):
@@ -204,12 +203,10 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             with gc_paused(), store.staging(location) as generation:
                 progress.start("parse", len(walked.files))
                 records, warm.parse_json = _parse_all(walked.files, old_records, parse_cache, settings, report,
-                                                      progress, lambda: _warm_up(settings, embedder),
-                                                      warm.parse_json)
+                                                      progress, partial(_warm_up, settings), warm.parse_json)
                 progress.finish("parse")
                 # After the parse: its workers are forked, which a running thread would forbid.
                 change_log = ChangeLog(info.root, settings.index.change_history_commits)
-                line_pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
                 store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
                 graph, report.resolution = build_graph([r.parsed for r in records.values()],
@@ -238,32 +235,28 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 clock.lap("parse")
 
                 progress.start("write", 5)
-                with ThreadPoolExecutor(1) as planner:
-                    # The window plan counts the headers' word pieces (the files' lines are counted
-                    # already) in Rust, without the GIL: beside BM25.
-                    planned = planner.submit(TextPlan.of, chunks, settings.embedding.window_tokens, line_pieces,
-                                             warm.chunk_texts)
-                    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                               cache_prefix(), warm.keyword_terms)
-                    progress.advance("write")
-                    store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
-                    progress.advance("write")
-                    changes_read = change_log.past_changes(chunks)
-                    store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
-                    report.past_changes = len(changes_read)
-                    progress.advance("write")
-                    plan = planned.result()
-                    warm.line_pieces = line_pieces.counted
+                write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
+                           cache_prefix(), warm.keyword_terms)
+                progress.advance("write")
+                store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
+                progress.advance("write")
+                changes_read = change_log.past_changes(chunks)
+                store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+                report.past_changes = len(changes_read)
+                progress.advance("write")
                 write_compact_forms(generation, graph, chunks)
+                # Counting the windows' word pieces is the fill's work (most of a cold plan): the
+                # keyword-ready index carries the vectors of the texts planned without counting --
+                # each chunk's own text, and the windows this process planned before (`kept`).
+                plan = TextPlan.of(chunks, settings.embedding.window_tokens, kept=warm.chunk_texts, windows=False)
                 vectors = cache.get_many(sorted(set(plan.keys)))
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
                 write_vectors(generation, plan, vectors)
                 progress.advance("write")
                 _fill_counts(report, graph, chunks)
-                backend = _fill_backend(previous, embedder, len(set(plan.keys) - set(vectors)))
                 manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
                 manifest["build_key"] = key
-                manifest["vectors"] = coverage(plan, vectors, backend=backend)
+                manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(previous))
                 manifest["keyword_generation"] = generation.name  # what a fill's generations share
                 store.write_json(generation / store.MANIFEST, manifest)
                 store.publish(location, generation)
@@ -275,7 +268,9 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
             progress.published(report.vectors)
             if fill:
                 store.mark_lock(lock, "fill")  # from here a re-index may stop it and take over
-                _run_fill(location, plan, chunks, vectors, embedder, cache, backend, progress, report)
+                pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
+                _plan_and_fill(location, chunks, settings, embedder, cache, progress, report, pieces, warm.chunk_texts)
+                warm.line_pieces = pieces.counted
                 clock.lap("embed")
         finally:
             cache.close()
@@ -296,8 +291,10 @@ def fill_index(path: str | Path, settings: Settings, *, name: str | None = None,
     # The model loads before the lock is taken: a re-index meanwhile (an edit under `index
     # --watch`) does not wait seconds for a fill that has embedded nothing yet to stop.
     planned = _live_manifest(location)
-    if planned and (backend := stage_of(planned).get("backend")):
-        embedder.warm(backend)
+    if planned and (vectors := stage_of(planned))["stage"] != "complete":
+        # A fill not begun yet chooses its backend once it counts the windows: the chunks
+        # without a vector are the least it embeds, which decides it unless it is a small job.
+        embedder.warm(vectors.get("backend") or embedder.choose(vectors["chunks"] - vectors["heads"]))
     with store.build_lock(location, role="fill"):
         stored = store.load_index(location)
         report = BuildReport(info, location, True, FileChanges(unchanged=len(stored.manifest["files"])),
@@ -326,14 +323,10 @@ def _fill_stored(stored: store.StoredIndex, settings: Settings, embedder: Embedd
     clock = _PhaseClock()
     chunks = stored.chunks()
     report.chunks = len(chunks)
-    plan = TextPlan.of(chunks, settings.embedding.window_tokens)
     backends_before = Counter(embedder.backends)
     cache = EmbeddingCache(stored.location.embedding_cache, stored.location.repository_embedding_cache)
     try:
-        vectors = cache.get_many(sorted(set(plan.keys)))
-        report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
-        _run_fill(stored.location, plan, chunks, vectors, embedder, cache, report.vectors.get("backend"),
-                  progress, report)
+        _plan_and_fill(stored.location, chunks, settings, embedder, cache, progress, report)
     finally:
         cache.close()
     clock.lap("embed")
@@ -341,13 +334,26 @@ def _fill_stored(stored: store.StoredIndex, settings: Settings, embedder: Embedd
     report.seconds = {**report.seconds, **clock.laps}
 
 
-def _fill_backend(previous: store.StoredIndex | None, embedder: Embedder, missing: int) -> str | None:
-    """The backend of this index's fill, chosen before it starts and kept in the manifest: a fill
-    that stopped keeps its backend when resumed, so its vectors stay those of one build."""
+def _resumed_backend(previous: store.StoredIndex | None) -> str | None:
+    """The backend of the fill the previous index left unfinished, kept in the manifest: a
+    resumed fill keeps it, so its vectors stay those of one build (a new fill chooses its own
+    by how many texts it embeds, `fill_vectors`, and records it when it publishes its plan)."""
     vectors = previous.manifest.get("vectors") if previous else None
-    if vectors and vectors["stage"] != "complete" and vectors.get("backend"):
-        return vectors["backend"]
-    return embedder.choose(missing) if missing else None
+    if vectors and vectors["stage"] != "complete":
+        return vectors.get("backend")
+    return None
+
+
+def _plan_and_fill(location: store.IndexLocation, chunks, settings: Settings, embedder: Embedder,
+                   cache: EmbeddingCache, progress: Progress, report: BuildReport, pieces: LinePieces | None = None,
+                   kept: dict | None = None) -> None:
+    """Plan every text to embed, windows included (`TextPlan.of`, with `pieces` and `kept` when
+    this process has them), then embed what the cache lacks (`report.vectors`: the live index's
+    coverage, whose backend a resumed fill keeps)."""
+    plan = TextPlan.of(chunks, settings.embedding.window_tokens, pieces, kept)
+    vectors = cache.get_many(sorted(set(plan.keys)))
+    report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
+    _run_fill(location, plan, chunks, vectors, embedder, cache, report.vectors.get("backend"), progress, report)
 
 
 def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, embedder: Embedder,
@@ -517,15 +523,12 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
     return records, json_of
 
 
-def _warm_up(settings: Settings, embedder: Embedder) -> None:
-    """Load what the steps after the parse load once per process -- the token encoding, the
-    model's tokenizer, BM25's library, the ONNX session the fill is planned on -- while worker
-    processes parse and this one would only wait."""
+def _warm_up(settings: Settings) -> None:
+    """Load what the steps after the parse load once per process -- the token encoding and
+    BM25's library -- while worker processes parse and this one would only wait. (The model's
+    tokenizer and session are the fill's: a keyword-ready index needs neither.)"""
     token_counter(settings.tokens.encoding)
-    model_tokenizer()
     import bm25s  # noqa: F401 - imported for `write_bm25`, ahead of it
-
-    embedder.choose(0)
 
 
 def _previous(location: store.IndexLocation, embedder: Embedder

@@ -12,6 +12,7 @@ into parts `<id>#p1`, `<id>#p2`, ... that name their parent.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from typing import Protocol, TypeVar
 
@@ -57,21 +58,32 @@ def build_chunks(graph: nx.MultiDiGraph, texts: dict[str, str], counter: TokenCo
             if owner:
                 children.setdefault(owner, []).append(node)
     lines_of: dict[str, list[str]] = {}
-    chunks: list[Chunk] = []
+    made: list[tuple[Node, list[tuple[int, str]]] | list[Chunk]] = []  # per chunked node: its body, or its chunks as they were
     for node in sorted(nodes, key=lambda n: n.id):
         if node.kind not in CHUNKABLE_KINDS or node.path not in texts:
             continue
         if node.id in reusable:
-            chunks.extend(reusable[node.id])
+            made.append(reusable[node.id])
             continue
         if node.path not in lines_of:
             lines_of[node.path] = texts[node.path].split("\n")
         body = _elided_text(node, lines_of[node.path], children.get(node.id, []))
-        if body is None:
-            continue
-        header = indexed_header(graph, node.id, max_names)
-        access = graph.nodes[node.id].get("acl", {})
-        chunks.extend(_split(node, body, header, counter, max_tokens, access))
+        if body is not None:
+            made.append((node, body))
+    bodies = [item for item in made if isinstance(item, tuple)]
+    with ThreadPoolExecutor(1) as pool:
+        # The bodies' token counts (tiktoken runs without the GIL) beside the headers (Python).
+        counted = pool.submit(lambda: [counter.count("\n".join(t for _, t in body)) for _, body in bodies])
+        headers = [indexed_header(graph, node.id, max_names) for node, _ in bodies]
+        counts = iter(zip(headers, counted.result()))
+    chunks: list[Chunk] = []
+    for item in made:
+        if isinstance(item, tuple):
+            node, body = item
+            header, tokens = next(counts)
+            chunks.extend(_split(node, body, header, counter, max_tokens, graph.nodes[node.id].get("acl", {}), tokens))
+        else:
+            chunks.extend(item)
     return chunks
 
 
@@ -115,10 +127,10 @@ def _elision(child: Node, lines: list[str]) -> str:
 
 
 def _split(node: Node, body: list[tuple[int, str]], header: str, counter: TokenCounts,
-           max_tokens: int, access: dict) -> list[Chunk]:
+           max_tokens: int, access: dict, tokens: int) -> list[Chunk]:
+    """The node's chunk, or its parts when its body's `tokens` are over `max_tokens`."""
     base = {"language": node.language, "signature": node.signature, "parent_node": node.parent, **access}
     text = "\n".join(t for _, t in body)
-    tokens = counter.count(text)
     if tokens <= max_tokens:
         return [_chunk(node, node.id, body, text, header, {**base, "tokens": tokens})]
     parts = line_groups(body, counter.line_costs([t for _, t in body]), max_tokens)

@@ -45,30 +45,38 @@ class TextPlan:
     keys: list[str]  # embedding-cache key of each text
     rows: np.ndarray  # chunk row of each text
     heads: np.ndarray  # bool: the text is its chunk's first (the chunk's own embedding text)
+    windowed: bool = True  # every chunk's windows are planned (else some chunks have their own text only)
 
     @classmethod
     def of(cls, chunks: list[Chunk], window_tokens: int, pieces: LinePieces | None = None,
-           kept: dict[tuple, ChunkTexts] | None = None) -> "TextPlan":
+           kept: dict[tuple, ChunkTexts] | None = None, windows: bool = True) -> "TextPlan":
         """`kept` (what a process that re-indexes keeps between builds): each chunk's texts by
         what they are made of; a chunk found there is not planned again, and `kept` is left
-        holding these chunks' texts only."""
+        holding these chunks' texts only. Without `windows`, a chunk not found in `kept` gets
+        its own text only (no word piece is counted): the plan a keyword-ready index publishes,
+        whose windows its fill plans."""
         known = kept if kept is not None else {}
         keys = [(window_tokens, chunk.embedding_text, chunk.text) for chunk in chunks]
         fresh = [i for i, key in enumerate(keys) if key not in known]
-        made, made_rows = window_texts([chunks[i] for i in fresh], window_tokens, pieces)
-        bounds = np.searchsorted(made_rows, np.arange(len(fresh) + 1))  # rows ascend: each chunk's texts
         found: dict[tuple, ChunkTexts] = {}
-        for row, i in enumerate(fresh):
-            own = made[bounds[row]:bounds[row + 1]]
-            found[keys[i]] = ChunkTexts(own, [text_key(t) for t in own])
+        if windows:
+            made, made_rows = window_texts([chunks[i] for i in fresh], window_tokens, pieces)
+            bounds = np.searchsorted(made_rows, np.arange(len(fresh) + 1))  # rows ascend: each chunk's texts
+            for row, i in enumerate(fresh):
+                own = made[bounds[row]:bounds[row + 1]]
+                found[keys[i]] = ChunkTexts(own, [text_key(t) for t in own])
+        else:
+            found = {keys[i]: ChunkTexts([chunks[i].embedding_text], [text_key(chunks[i].embedding_text)])
+                     for i in fresh}
         planned = [known[key] if key in known else found[key] for key in keys]
         if kept is not None:
             kept.clear()
-            kept.update(zip(keys, planned))
+            kept.update((key, texts) for key, texts in zip(keys, planned) if windows or key not in found)
         rows = np.repeat(np.arange(len(chunks), dtype=np.int32), [len(p.texts) for p in planned])
         heads = np.ones(len(rows), dtype=bool)
         heads[1:] = rows[1:] != rows[:-1]
-        return cls([t for p in planned for t in p.texts], [k for p in planned for k in p.keys], rows, heads)
+        return cls([t for p in planned for t in p.texts], [k for p in planned for k in p.keys], rows, heads,
+                   windows or not fresh)
 
     def tiers(self, chunks: list[Chunk]) -> list[list[int]]:
         """The texts' indexes in fill order: heads of code, heads of tests, windows of code,
@@ -89,13 +97,22 @@ class TextPlan:
 def coverage(plan: TextPlan, vectors: dict[str, np.ndarray], rate: float | None = None,
              backend: str | None = None) -> dict:
     """The manifest's `vectors` record: how many texts and chunk heads have vectors, the stage,
-    the measured rate (texts/s) and the backend a resumed fill keeps using."""
+    the measured rate (texts/s) and the backend a resumed fill keeps using. `texts` is None
+    while the windows are not planned (`TextPlan.windowed`): the fill counts them."""
     have = np.array([k in vectors for k in plan.keys], dtype=bool)
     embedded, heads = int(have.sum()), int((have & plan.heads).sum())
-    total, chunks = len(plan.keys), int(plan.heads.sum())
+    total, chunks = len(plan.keys) if plan.windowed else None, int(plan.heads.sum())
     stage = "complete" if embedded == total else "heads" if heads == chunks else "keyword"
     return {"stage": stage, "texts": total, "embedded": embedded, "chunks": chunks, "heads": heads,
             "rate": round(rate, 2) if rate else None, "backend": backend}
+
+
+def semantic_over(vectors: dict) -> str:
+    """"semantic over E of T texts", or, before the fill planned the windows, "semantic over E texts
+    (windows not planned yet)"."""
+    if vectors["texts"] is None:
+        return f"semantic over {vectors['embedded']:,} texts (windows not planned yet)"
+    return f"semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts"
 
 
 def write_vectors(generation, plan: TextPlan, vectors: dict[str, np.ndarray]) -> None:
@@ -128,9 +145,13 @@ def fill_vectors(location: store.IndexLocation, plan: TextPlan, chunks: list[Chu
     result = FillResult()
     if progress:
         progress("start", missing)
+    backend = backend or (embedder.choose(missing) if missing else None)
+    if stage_of(store.load_index(location).manifest)["texts"] is None:
+        # The live index was published before its windows were planned (`TextPlan.of` without
+        # them): this plan's coverage goes live first, with the backend a resumed fill keeps.
+        result.manifest = _publish(location, plan, vectors, result, backend, on_publish)
     if not missing:
         return result
-    backend = backend or embedder.choose(missing)
     last_publish, pending = time.monotonic(), 0
     for number, tier in enumerate(tiers):
         lengths = token_lengths([plan.texts[i] for i in tier])
@@ -162,7 +183,7 @@ def fill_vectors(location: store.IndexLocation, plan: TextPlan, chunks: list[Chu
 
 
 def _publish(location: store.IndexLocation, plan: TextPlan, vectors: dict[str, np.ndarray],
-             result: FillResult, backend: str, on_publish: Callable[[dict], None] | None) -> dict:
+             result: FillResult, backend: str | None, on_publish: Callable[[dict], None] | None) -> dict:
     """A new generation: the live one's files linked, the vectors and manifest written anew."""
     live = store.current_generation(location)
     manifest = store.load_index(location).manifest
@@ -201,7 +222,7 @@ def eta_seconds(vectors: dict) -> float | None:
     """Seconds to complete at the measured rate; None when no rate was measured yet."""
     if vectors["stage"] == "complete":
         return 0.0
-    if not vectors.get("rate"):
+    if not vectors.get("rate") or vectors["texts"] is None:
         return None
     return (vectors["texts"] - vectors["embedded"]) / vectors["rate"]
 
@@ -210,8 +231,7 @@ def describe(vectors: dict, holder: str | None = None) -> str:
     """One line: stage, coverage, and the ETA or why the fill is not running."""
     if vectors["stage"] == "complete":
         return "complete" + (f": {vectors['texts']:,} texts embedded" if vectors.get("texts") else "")
-    line = (f"{STAGE_NAMES[vectors['stage']]}: semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts "
-            f"({vectors['heads']:,} of {vectors['chunks']:,} chunks)")
+    line = f"{STAGE_NAMES[vectors['stage']]}: {semantic_over(vectors)} ({vectors['heads']:,} of {vectors['chunks']:,} chunks)"
     if not (holder or "").startswith(("fill", "build")):
         return line + "; no fill is running (run `ragstream index` on the repository to resume it)"
     eta = eta_seconds(vectors)

@@ -25,7 +25,7 @@ from ragstream.errors import RetrievalError
 from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
-from ragstream.index.fill import stage_of
+from ragstream.index.fill import semantic_over, stage_of
 from ragstream.index.chunk_table import chunk_ids, chunk_nodes, row_node, row_path
 from ragstream.index.mention_table import MentionTable
 from ragstream.index.model import Chunk
@@ -73,8 +73,8 @@ class LoadedIndex:
         if not vectors["embedded"]:
             return ("no vectors yet: the index is keyword-ready and its semantic fill has embedded nothing, "
                     "so semantic search finds nothing (bm25 works now; `ragstream index --status` shows the fill)")
-        return (f"semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts "
-                f"({vectors['heads']:,} of {vectors['chunks']:,} chunks): the semantic fill is not complete")
+        return (f"{semantic_over(vectors)} ({vectors['heads']:,} of {vectors['chunks']:,} chunks): "
+                "the semantic fill is not complete")
 
     def visible_rows(self, visible: np.ndarray, cid: str) -> list[int]:
         """The rows of a chunk id (or of every part of a split node), if all are visible; else []."""
