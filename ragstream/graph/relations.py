@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.named import Named
+from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.model import runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -544,7 +545,10 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     the path asked about. A procedure a generic base composes from a subclass's type argument
     (`bound_by`) is followed only for a call on that subclass or a type it implements (the
     receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
-    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    not `Folder_Create`). A dispatch of a call made on a parameter (`query.Execute()` in
+    `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
+    along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`).
+    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then shortest first, then paths without a
@@ -556,13 +560,15 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
             continue
         parent: dict[str, tuple[str, str] | None] = {entry: None}
         receivers: dict[str, str] = {}  # method -> the receiver type it was called on, when that binds it
+        arguments: dict[str, dict[int, tuple[str, ...]]] = {}  # method -> its parameters' types passed
         queue, touches = deque([(entry, 0)]), []
         while queue and len(parent) < MAX_FLOW_VISITS:
             node, depth = queue.popleft()
             for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
                 kind = graph.nodes[target].get("kind")
                 if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
-                        or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
+                        or not _bound_for(graph, data.get("bound_by"), receivers.get(node)) \
+                        or not _dispatched_to_argument(graph, data, arguments.get(node, {}), target):
                     continue
                 resolution = resolution_of(data)
                 how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
@@ -572,6 +578,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
                     parent[target] = (node, how)
                     if data.get("receiver_type"):
                         receivers[target] = data["receiver_type"]
+                    passed = _passed_arguments(data, arguments.get(node, {}))
+                    if passed:
+                        arguments[target] = passed
                     if depth + 1 < MAX_FLOW_DEPTH:
                         queue.append((target, depth + 1))
         paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
@@ -617,6 +626,31 @@ def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | Non
         return True
     hierarchy = nx.subgraph_view(graph, filter_edge=lambda _s, _t, key: key in ("INHERITS", "IMPLEMENTS"))
     return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
+
+
+def _passed_arguments(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+    """The types a call edge passes to its target's parameters, by position: what the caller's
+    parameter it forwards was bound to (`forwards`), else the argument's own (`argument_types`:
+    a parameter's declared type says less than what was passed to it)."""
+    passed = {position: tuple(types) for position, types in enumerate(data.get("argument_types", ())) if types}
+    for position, parameter in data.get("forwards", ()):
+        if parameter in bound:
+            passed[position] = bound[parameter]
+    return passed
+
+
+def _dispatched_to_argument(graph: nx.MultiDiGraph, data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]],
+                            target: str) -> bool:
+    """Whether a dispatch edge of a call made on a parameter (`receiver_parameter`: `query.Execute()`
+    in `Find(IQuery query)`) may run `target` for the argument the walk passed to that parameter:
+    the implementation's type is the argument's, one of its bases, or one of its subtypes. Without
+    a bound argument, every implementation may run."""
+    parameter = data.get("receiver_parameter")
+    if data.get("resolution") != "dispatch" or parameter is None or parameter not in bound:
+        return True
+    owner = graph.nodes[target].get("parent", "")
+    return any(owner == passed or owner in ancestors(graph, passed) or passed in ancestors(graph, owner)
+               for passed in bound[parameter])
 
 
 def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0) -> list[str]:

@@ -30,6 +30,9 @@ class CallResolution:
     # call on `IRepository<Order>` returns, read as `Order`)
     via: str | None = None
     typed: bool = False  # a type of the repository was found for the receiver
+    # how overloads were chosen when several had the call's argument count: "argument_types" (the
+    # arguments' types left one), "ambiguous" (several remain)
+    overload: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,10 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     methods, external_base = _members(graph, symbols, types[0], call["member"])
     inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
-    return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
+    chosen, overload = _overloads(graph, symbols, methods, call)
+    return CallResolution(chosen, receiver_outside=not methods and external_base,
                           inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
-                          via=found.via, typed=True)
+                          via=found.via, typed=True, overload=overload)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
@@ -185,12 +189,62 @@ def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member:
     return [], external_base
 
 
-def _overloads(methods: list[Node], call: dict) -> tuple[str, ...]:
-    """The overloads the call's argument count and literal kinds admit; every overload when
-    none does (the syntax was misread, not the call). A static constructor is never called."""
+def _overloads(graph: nx.MultiDiGraph, symbols: SymbolTable, methods: list[Node],
+               call: dict) -> tuple[tuple[str, ...], str | None]:
+    """The overloads the call's argument count and literal kinds admit, then, of several, those
+    whose parameter types the arguments' known types fit (`FindFirst(IQuery<T>)`, not
+    `FindFirst(IPagedQuery<T>)`, for a `new EntryByNameQuery(..)`); every overload when none
+    does (the syntax was misread, not the call). A static constructor is never called. With
+    how the overload was chosen when several had the call's argument count (`CallResolution`)."""
     methods = [m for m in methods if not is_static_constructor(m)]
-    fitting = [m for m in methods if accepts(m, call["arguments"], call.get("kinds", ()))]
-    return tuple(m.id for m in (fitting or methods))
+    fitting = [m for m in methods if accepts(m, call["arguments"], call.get("kinds", ()))] or methods
+    if len(fitting) < 2:
+        return tuple(m.id for m in fitting), None
+    arguments = argument_type_ids(graph, symbols, call)
+    typed = [m for m in fitting if all(_fits(graph, symbols, parameter, argument) for parameter, argument
+                                       in zip(m.attrs.get("parameters", ()), arguments))]
+    if typed and len(typed) < len(fitting):
+        return tuple(m.id for m in typed), "argument_types" if len(typed) == 1 else "ambiguous"
+    return tuple(m.id for m in fitting), "ambiguous"
+
+
+def argument_type_ids(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> list[tuple[str, ...]]:
+    """The repository TYPE ids each argument of a call is known to have, by position (empty where
+    unknown or not the repository's): as written, or what a call it is returned by declares."""
+    found: list[tuple[str, ...]] = []
+    for spec in call.get("argument_types", ()):
+        guesses = receiver_types(graph, symbols, spec) if spec else []
+        node = symbols.first("csharp", guesses, ("TYPE",))
+        found.append((node.id,) if node is not None else ())
+    return found
+
+
+def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument: tuple[str, ...]) -> bool:
+    """Whether an argument of a repository type can be passed to a parameter of the type written:
+    the type or one of its bases has the parameter type's name and generic arity. A parameter
+    type the repository does not declare (a type parameter, `object`, a library's) may take
+    anything; a predefined one (`string`, `int`) no type of the repository."""
+    if not argument:
+        return True
+    name, arity = _type_shape(parameter)
+    if name in _PREDEFINED:
+        return False
+    if not symbols.short("csharp", name, ("TYPE",)):
+        return True
+    family = {argument[0], *ancestors(graph, argument[0])}
+    return any(symbols.nodes[t].name.rsplit(".", 1)[-1] == name
+               and len(symbols.nodes[t].attrs.get("type_parameters", ())) == arity
+               for t in family if t in symbols.nodes)
+
+
+def _type_shape(written: str) -> tuple[str, int]:
+    """A parameter type's name and generic arity: `IQuery<TEntity>` is ("IQuery", 1)."""
+    name, _, rest = written.rstrip("?").removesuffix("[]").partition("<")
+    depth, arity = 0, 1 if rest else 0
+    for char in rest:
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        arity += char == "," and depth == 0
+    return name, arity
 
 
 def is_static_constructor(method: Node) -> bool:

@@ -128,8 +128,7 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
-            if _first_argument_name(node) in parameters[:1]:  # `session.Persist(entity)` in `Add(object entity)`
-                found.attrs["call"]["passes_parameter"] = 0
+            found.attrs["call"].update(_argument_facts(node, body, parameters))
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -366,6 +365,48 @@ def _has_arguments(call: tree_sitter.Node) -> bool:
     return arguments is not None and any(child.type == "argument" for child in arguments.named_children)
 
 
+def _argument_values(call: tree_sitter.Node) -> list[tree_sitter.Node | None]:
+    """Each argument's expression by position; None for one passed by name."""
+    arguments = call.child_by_field_name("arguments")
+    values = [child for child in arguments.named_children if child.type == "argument"] \
+        if arguments is not None else []
+    return [value.named_children[-1] if value.named_children and value.child_by_field_name("name") is None
+            else None for value in values]
+
+
+def _argument_facts(call: tree_sitter.Node, body: _Body, parameters: list[str]) -> dict:
+    """What a call's arguments and receiver say for overloads and for dispatch bound by an
+    argument: each argument's type as a receiver spec (`new EntryByNameQuery(name)`, a typed
+    local, what a call returned; None where unknown), the arguments that are the method's own
+    parameters (`forwards`: [argument, parameter] pairs, `Find(query)` inside `FindFirst(IQuery
+    query)`) and the parameter the call is made on (`receiver_parameter`: `query.Execute()`)."""
+    facts: dict = {}
+    values = _argument_values(call)
+    specs = [_argument_spec(value, body) if value is not None else None for value in values]
+    if any(specs):
+        facts["argument_types"] = specs
+    forwards = [[position, parameters.index(node_text(value))] for position, value in enumerate(values)
+                if value is not None and value.type == "identifier" and node_text(value) in parameters]
+    if forwards:
+        facts["forwards"] = forwards
+    callee = callee_of(call)
+    receiver = callee[0] if callee is not None else None
+    if receiver is not None and receiver.type == "identifier" and node_text(receiver) in parameters:
+        facts["receiver_parameter"] = parameters.index(node_text(receiver))
+    return facts
+
+
+def _argument_spec(value: tree_sitter.Node, body: _Body) -> dict | None:
+    """An argument's type as a receiver spec: as written (`new T(...)`, a cast, a typed
+    variable), else what only the resolver can tell (a call's declared return type)."""
+    stated = value.type in ("object_creation_expression", "cast_expression", "parenthesized_expression") \
+        or _variable(value, body) is not None  # not `Status.Open` nor `Default`: no type of their value
+    written = _written_type(value, body) if stated else None
+    if written is not None:
+        return {"types": list(body.scope.type_guesses(written))}
+    return _inferred_receiver(value, body, 0, through_call=True)
+
+
 def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None:
     """The first argument as a receiver only the resolver can type (a variable holding what a call
     returned, a collection's element): the entity a forwarded write writes (`data_access`)."""
@@ -373,20 +414,10 @@ def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None
     return _inferred_receiver(first, body, 0, through_call=True) if first is not None else None
 
 
-def _first_argument_name(call: tree_sitter.Node) -> str | None:
-    first = _first_argument(call)
-    return node_text(first) if first is not None else None
-
-
 def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
     """The first argument of a call when it is a plain identifier, passed by position."""
-    arguments = call.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
-        if arguments is not None else None
-    if first is None or not first.named_children or first.child_by_field_name("name") is not None \
-            or first.named_children[-1].type != "identifier":
-        return None
-    return first.named_children[-1]
+    first = next(iter(_argument_values(call)), None)
+    return first if first is not None and first.type == "identifier" else None
 
 
 def parameter_names(method: tree_sitter.Node) -> list[str]:
@@ -402,12 +433,9 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
     callee = callee_of(call)
     if callee is None or (callee[0] is not None and _type_path(callee[0], body.variables) is not None):
         return None  # a static helper (`JsonConvert.SerializeObject(command)`) dispatches nothing
-    arguments = call.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
-        if arguments is not None else None
-    if first is None or not first.named_children or first.child_by_field_name("name") is not None:
+    value = next(iter(_argument_values(call)), None)
+    if value is None:
         return None
-    value = first.named_children[-1]
     return _written_type(value, body) if value.type in (
         "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
 
