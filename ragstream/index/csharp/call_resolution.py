@@ -75,8 +75,9 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
-    """A receiver's type guesses: as written (`types`), what a call returns (`call`), or the
-    declared type of a property of another receiver (`property`, which it is reached through)."""
+    """A receiver's type guesses: as written (`types`), what a call returns (`call`), an element
+    of what a call returns (`element_of`), or the declared type of a property of another receiver
+    (`property`, which it is reached through)."""
     if "call" in receiver:
         inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
         methods, guessed = inner.methods, inner.guessed
@@ -94,6 +95,11 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             if bound is not None:
                 return bound
         return _Receiver(returned, guessed=guessed)
+    if "element_of" in receiver:  # `foreach (var tag in GetTags())`: an element of what the call returns
+        spec = receiver["element_of"]
+        inner = resolve_call(graph, symbols, spec["call"], depth + 1) if "call" in spec else CallResolution()
+        return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns_element", ())],
+                         guessed=inner.guessed)
     if "property" in receiver:
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)

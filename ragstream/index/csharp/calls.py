@@ -500,8 +500,33 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         return _inferred_receiver(value.call, body, depth + 1, through_call=True)
     if isinstance(value, ElementOf):
         element = _element_of(value.collection, body)
-        return {"types": body.scope.type_guesses(element)} if element else None
+        if element:
+            return {"types": body.scope.type_guesses(element)}
+        returned = _returned_collection(value.collection, body, depth)
+        return {"element_of": returned} if returned else None
     return None
+
+
+# LINQ operators whose result holds the elements of what they are called on.
+SAME_ELEMENTS = frozenset({
+    "Where", "ToList", "ToArray", "ToHashSet", "AsEnumerable", "AsQueryable", "OrderBy", "OrderByDescending",
+    "ThenBy", "ThenByDescending", "Distinct", "Take", "Skip", "TakeWhile", "SkipWhile", "Reverse", "Concat",
+    "Union", "Except", "Intersect", "ToListAsync", "ToArrayAsync",
+})
+
+
+def _returned_collection(collection: tree_sitter.Node, body: _Body, depth: int) -> dict | None:
+    """The call (as a receiver spec) a collection expression's elements come from, through LINQ
+    operators that keep them (`GetTags(model).Where(...)`, or a variable holding what
+    `GetTags(model)` returned): the resolver reads its declared element type (`returns_element`)."""
+    while collection.type in ("await_expression", "parenthesized_expression") and collection.named_children:
+        collection = collection.named_children[0]
+    callee = callee_of(collection) if collection.type == "invocation_expression" else None
+    if callee is not None and callee[0] is not None and type_name(callee[1]) in SAME_ELEMENTS:
+        return _returned_collection(callee[0], body, depth + 1) if depth < 5 else None
+    value = body.variables.get(_variable(collection, body) or "")
+    call = value.call if isinstance(value, Returned) else collection if callee is not None else None
+    return _inferred_receiver(call, body, depth + 1, through_call=True) if call is not None and depth < 5 else None
 
 
 def _element_of(collection: tree_sitter.Node, body: _Body) -> str | None:
