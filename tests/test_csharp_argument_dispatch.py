@@ -117,3 +117,32 @@ def test_a_walk_follows_a_dispatch_on_a_parameter_only_to_the_argument_passed_do
     assert tables_reached(graph, "Any") == {"sql:dbo.Entry|TABLE", "sql:dbo.Spam|TABLE"}
     # the graph keeps every implementation for other uses (callers of GetSpamQuery.Execute)
     assert "cs:Blog.Data.GetSpamQuery.Execute|METHOD" in calls(graph, "Blog.Data.Repository.Find")
+
+
+MODEL = """
+namespace Blog.Data;
+public class Revision { public Lazy<Post> Post { get; set; } public void Approve() { } }
+public class Post { public void Approve() { } public void Reply() { } }
+public class RevisionByNameQuery : IQuery<Revision>
+{
+    public IEnumerable<Revision> Execute(IDbConnection connection) => null;
+}
+public class Moderation
+{
+    private readonly Repository _repository;
+    public void Approve(string name) { var revision = _repository.FindFirst(new RevisionByNameQuery(name)); revision.Approve(); }
+    public void Reply(string name) { var revision = _repository.FindFirst(new RevisionByNameQuery(name)); revision.Post.Value.Reply(); }
+}
+"""
+
+
+def test_a_generic_method_returns_what_its_argument_binds_and_a_wrapper_s_value_its_type_argument():
+    """`FindFirst<T>(IQuery<T> query)` called with a `RevisionByNameQuery : IQuery<Revision>` returns
+    a `Revision` (C#'s inference from the argument); `Lazy<Post>.Value` is a `Post` (a guess)."""
+    files = [parse_csharp("Queries.cs", QUERIES), parse_csharp("Model.cs", MODEL)]
+    graph, _ = build_graph(files)
+    approved = calls(graph, "Blog.Data.Moderation.Approve")
+    assert approved["cs:Blog.Data.Revision.Approve|METHOD"]["resolution"] == "inferred"
+    assert "cs:Blog.Data.Post.Approve|METHOD" not in approved
+    replied = calls(graph, "Blog.Data.Moderation.Reply")["cs:Blog.Data.Post.Reply|METHOD"]
+    assert replied["via"] == "type_argument" and replied["guess"] is True

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import (
-    accepts, argument_type_ids, interface_family_root, resolve_call,
+    accepts, argument_type_ids, interface_family_root, resolve_call, untyped,
 )
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.domain_events import link_domain_events
@@ -130,7 +130,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
         return
     target = None
-    if "unknown" in ref.attrs["call"]["receiver"]:
+    if untyped(ref.attrs["call"]["receiver"]):
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)

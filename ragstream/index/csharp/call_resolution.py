@@ -81,12 +81,12 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
     if "call" in receiver:
         inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
         methods, guessed = inner.methods, inner.guessed
-        if not methods and "unknown" in receiver["call"]["receiver"]:
+        if not methods and untyped(receiver["call"]["receiver"]):
             # `providers[0].GetJobQueue().Dequeue()`: what the one interface declaring the member returns
             root = interface_family_root(graph, symbols, receiver["call"]["member"])
             methods, guessed = ((root,), True) if root else ((), False)
         returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())] \
-            or _method_type_argument_returned(symbols, receiver["call"], methods)
+            or _method_type_argument_returned(graph, symbols, receiver["call"], methods)
         # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
         carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
         if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
@@ -105,17 +105,60 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
         types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owner.guesses) if node]
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
-        return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed) if found else _Receiver([])
+        if found:
+            return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed)
+        return _wrapped_value(owner, spec["member"]) if not types else _Receiver([])
     return _Receiver(list(receiver["types"]))
 
 
-def _method_type_argument_returned(symbols: SymbolTable, call: dict, methods: tuple[str, ...]) -> list[str]:
+def _wrapped_value(owner: _Receiver, member: str) -> _Receiver:
+    """`Value` of a property of a library's one-argument generic (`Lazy<Entry>`, `IFutureValue<Entry>`,
+    `IOptions<Settings>`): its type argument, a guess (the library's member is not read)."""
+    generic = owner.through.attrs.get("generic") if owner.through is not None else None
+    entities = generic["entities"] if generic else []
+    if member != "Value" or len(entities) != 1:
+        return _Receiver([])
+    return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def _method_type_argument_returned(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
+                                   methods: tuple[str, ...]) -> list[str]:
     """What `repository.Get<Entry>(id)` returns when `Get<TEntity>` returns its own type parameter:
-    the call's type argument at that position (qualified guesses)."""
+    the call's type argument at that position (qualified guesses), else what the arguments bind it
+    to (`_bound_by_arguments`)."""
     positions = {symbols.nodes[m].attrs.get("returns_method_type_parameter") for m in methods}
     position = positions.pop() if len(positions) == 1 else None
     written = call.get("type_arguments") or []
-    return list(written[position]) if position is not None and position < len(written) else []
+    if position is None or position < len(written):
+        return list(written[position]) if position is not None else []
+    return _bound_by_arguments(graph, symbols, symbols.nodes[methods[0]], position, call) if len(methods) == 1 else []
+
+
+def _bound_by_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, method: Node, position: int,
+                        call: dict) -> list[str]:
+    """A method type parameter inferred from the arguments, as C# does: a parameter of that type
+    takes the argument's type; one of a generic type (`IQuery<TEntity> query`) takes the type
+    argument the argument's type, or one of its bases, gives that generic (`EntryByNameQuery :
+    IQuery<EntryRevision>`: `EntryRevision`)."""
+    names = method.attrs.get("type_parameters") or []
+    if position >= len(names):
+        return []
+    for parameter, argument in zip(method.attrs.get("parameters", ()), argument_type_ids(graph, symbols, call)):
+        if not argument:
+            continue
+        if parameter == names[position]:
+            return [symbols.nodes[argument[0]].name]
+        generic, arguments = _generic_parts(parameter)
+        if names[position] not in arguments:
+            continue
+        for type_id in (argument[0], *sorted(ancestors(graph, argument[0]))):
+            node = symbols.nodes.get(type_id)
+            bases = node.attrs.get("generic_bases", ()) if node is not None else ()
+            found = next((base["arguments"] for base in bases if base["name"].rsplit(".", 1)[-1] == generic
+                          and len(base["arguments"]) == len(arguments)), None)
+            if found is not None:
+                return list(found[arguments.index(names[position])])
+    return []
 
 
 # What a library's query or repository method named so returns: one entity of its type argument.
@@ -139,6 +182,15 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
     if not entities or not _ENTITY_GETTERS.match(member):
         return None
     return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def untyped(receiver: dict) -> bool:
+    """A receiver the syntax gives no type: unknown, an element of what a call returns (typed only
+    where the call declares a collection), or a property of either. When the resolver finds
+    nothing for it, the interface family that declares the member is the guess left."""
+    if "property" in receiver:
+        return untyped(receiver["property"]["receiver"])
+    return "unknown" in receiver or "element_of" in receiver
 
 
 def receiver_types(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> list[str]:
@@ -232,25 +284,29 @@ def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument
     anything; a predefined one (`string`, `int`) no type of the repository."""
     if not argument:
         return True
-    name, arity = _type_shape(parameter)
+    name, arguments = _generic_parts(parameter)
     if name in _PREDEFINED:
         return False
     if not symbols.short("csharp", name, ("TYPE",)):
         return True
     family = {argument[0], *ancestors(graph, argument[0])}
     return any(symbols.nodes[t].name.rsplit(".", 1)[-1] == name
-               and len(symbols.nodes[t].attrs.get("type_parameters", ())) == arity
+               and len(symbols.nodes[t].attrs.get("type_parameters", ())) == len(arguments)
                for t in family if t in symbols.nodes)
 
 
-def _type_shape(written: str) -> tuple[str, int]:
-    """A parameter type's name and generic arity: `IQuery<TEntity>` is ("IQuery", 1)."""
+def _generic_parts(written: str) -> tuple[str, list[str]]:
+    """A parameter type's name and its type arguments: `IQuery<TEntity>` is ("IQuery", ["TEntity"])."""
     name, _, rest = written.rstrip("?").removesuffix("[]").partition("<")
-    depth, arity = 0, 1 if rest else 0
-    for char in rest:
+    parts, depth, current = [], 0, ""
+    for char in rest[:-1]:  # without the closing `>`
         depth += {"<": 1, ">": -1}.get(char, 0)
-        arity += char == "," and depth == 0
-    return name, arity
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return name, [*parts, current] if rest else []
 
 
 def is_static_constructor(method: Node) -> bool:

@@ -84,6 +84,7 @@ class _Body:
     elements: dict[str, str]
     local_functions: set[str]
     generics: dict[str, Generic]
+    parameters: list[str]  # the method's own, in order
 
 
 @dataclass(frozen=True)
@@ -103,10 +104,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
         {node_text(node.child_by_field_name("name"))
          for node in descendants(method) if node.type == "local_function_statement"},
         {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
+        parameter_names(method),
     )
     calls = []
     changed = _changed_results(method)
-    parameters = parameter_names(method)
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
@@ -128,7 +129,6 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
-            found.attrs["call"].update(_argument_facts(node, body, parameters))
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -220,7 +220,7 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
-        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, scope)
+        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, body)
         return _Target(f"{created}.{constructor}", scope.member_candidates(created, constructor),
                        False, {"call": spec})
     callee = callee_of(node)
@@ -230,17 +230,17 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if receiver is None and (name == "nameof" or name in body.local_functions):
         return None  # `nameof(x)` parses as a call; local functions belong to the method
     if receiver is None or receiver.type == "this":
-        spec = _call_spec({"types": (scope.decl.name,)}, name, node, scope)
+        spec = _call_spec({"types": (scope.decl.name,)}, name, node, body)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
                        name not in OBJECT_METHODS, {"call": spec})
     if receiver.type == "base":
         base = scope.decl.bases[0] if scope.decl.bases else ""
-        spec = _call_spec({"types": scope.base_guesses()}, name, node, scope)
+        spec = _call_spec({"types": scope.base_guesses()}, name, node, body)
         return _Target(f"{base}.{name}", scope.base_candidates(name), False,
                        {"call": spec, "via_base": True})
     written = _written_type(receiver, body)
     if written is not None:
-        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, scope)
+        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, body)
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
     inferred = _inferred_receiver(receiver, body, depth, through_call=False)
@@ -248,10 +248,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
         if name in OBJECT_METHODS:
             return None
         # Unknown receiver: the resolver links it only to an interface method family's root.
-        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, scope)})
+        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, body)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
-                   {"call": _call_spec(inferred, name, node, scope)})
+                   {"call": _call_spec(inferred, name, node, body)})
 
 
 def _method_type_arguments(call: tree_sitter.Node) -> list[str]:
@@ -268,7 +268,8 @@ ARGUMENT_KINDS = {
 }
 
 
-def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, scope: TypeScope) -> dict:
+def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body) -> dict:
+    scope = body.scope
     arguments = call.child_by_field_name("arguments")
     values = [child for child in arguments.named_children if child.type == "argument"] \
         if arguments is not None else []
@@ -280,7 +281,7 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, scope: TypeS
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
-    return spec
+    return {**spec, **_argument_facts(call, body)}
 
 
 def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
@@ -374,13 +375,14 @@ def _argument_values(call: tree_sitter.Node) -> list[tree_sitter.Node | None]:
             else None for value in values]
 
 
-def _argument_facts(call: tree_sitter.Node, body: _Body, parameters: list[str]) -> dict:
+def _argument_facts(call: tree_sitter.Node, body: _Body) -> dict:
     """What a call's arguments and receiver say for overloads and for dispatch bound by an
     argument: each argument's type as a receiver spec (`new EntryByNameQuery(name)`, a typed
     local, what a call returned; None where unknown), the arguments that are the method's own
     parameters (`forwards`: [argument, parameter] pairs, `Find(query)` inside `FindFirst(IQuery
     query)`) and the parameter the call is made on (`receiver_parameter`: `query.Execute()`)."""
     facts: dict = {}
+    parameters = body.parameters
     values = _argument_values(call)
     specs = [_argument_spec(value, body) if value is not None else None for value in values]
     if any(specs):
