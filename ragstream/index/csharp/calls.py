@@ -504,7 +504,7 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         element = _element_of(value.collection, body)
         if element:
             return {"types": body.scope.type_guesses(element)}
-        returned = _returned_collection(value.collection, body, depth)
+        returned = _returned_collection(value.collection, body, depth, 0)
         return {"element_of": returned} if returned else None
     return None
 
@@ -517,18 +517,24 @@ SAME_ELEMENTS = frozenset({
 })
 
 
-def _returned_collection(collection: tree_sitter.Node, body: _Body, depth: int) -> dict | None:
+MAX_CHAIN = 8  # operators and variables between an element and the call it comes from
+
+
+def _returned_collection(collection: tree_sitter.Node, body: _Body, depth: int, steps: int) -> dict | None:
     """The call (as a receiver spec) a collection expression's elements come from, through LINQ
     operators that keep them (`GetTags(model).Where(...)`, or a variable holding what
     `GetTags(model)` returned): the resolver reads its declared element type (`returns_element`)."""
     while collection.type in ("await_expression", "parenthesized_expression") and collection.named_children:
         collection = collection.named_children[0]
     callee = callee_of(collection) if collection.type == "invocation_expression" else None
+    if steps > MAX_CHAIN:
+        return None
     if callee is not None and callee[0] is not None and type_name(callee[1]) in SAME_ELEMENTS:
-        return _returned_collection(callee[0], body, depth + 1) if depth < 5 else None
+        return _returned_collection(callee[0], body, depth, steps + 1)
     value = body.variables.get(_variable(collection, body) or "")
-    call = value.call if isinstance(value, Returned) else collection if callee is not None else None
-    return _inferred_receiver(call, body, depth + 1, through_call=True) if call is not None and depth < 5 else None
+    if isinstance(value, Returned):  # `var toAdd = tags.Where(...).ToList()`: the chain it holds
+        return _returned_collection(value.call, body, depth, steps + 1)
+    return _inferred_receiver(collection, body, depth + 1, through_call=True) if callee is not None else None
 
 
 def _element_of(collection: tree_sitter.Node, body: _Body) -> str | None:
