@@ -64,6 +64,8 @@ public class EntriesController
     }
     public object Spam() => _repository.Find(new GetSpamQuery());
     public object Any(IQuery<Entry> query) => _repository.Find(query);
+    public object Two(string name) { _repository.FindFirst(new EntryByNameQuery(name)); return _repository.Find(new GetSpamQuery()); }
+    public object Both(string name) { _repository.Find(new EntryByNameQuery(name)); return _repository.Find(new GetSpamQuery()); }
 }
 """
 
@@ -111,6 +113,12 @@ def test_a_walk_follows_a_dispatch_on_a_parameter_only_to_the_argument_passed_do
     graph = build()
     # through FindFirst(IQuery) -> Find(IQuery) -> query.Execute: the entry query's table only
     assert tables_reached(graph, "Exists") == {"sql:dbo.Entry|TABLE"}
+    assert not any("cs:Blog.Data.GetSpamQuery.Execute|METHOD" in path.nodes
+                   for path in table_paths(graph, ["cs:Blog.Web.EntriesController.Exists|METHOD"]))
+    # `Find` reached with the spam query, then (through `FindFirst`) with the entry query: walked for each
+    assert tables_reached(graph, "Two") == {"sql:dbo.Entry|TABLE", "sql:dbo.Spam|TABLE"}
+    # one edge for two calls passing different queries: what either passes may run
+    assert tables_reached(graph, "Both") == {"sql:dbo.Entry|TABLE", "sql:dbo.Spam|TABLE"}
     assert tables_reached(graph, "ExistsTyped") == {"sql:dbo.Entry|TABLE"}
     assert tables_reached(graph, "Spam") == {"sql:dbo.Spam|TABLE"}
     # an argument only known as the interface binds nothing: every implementation may run
