@@ -1,7 +1,8 @@
 """C# calls resolved through their receiver's type: the member on the type or, breadth-first, on
 its bases and interfaces in the repository; receivers typed by what a call returns or by a
-property's declared type (also of other types, and through a type's static properties); the
-overloads the arguments admit; and, for a receiver the syntax does not type, the root of the one
+property's declared type (also of other types, and through a type's static properties), an
+element of what a call returns, what a generic method's arguments bind; the overloads the
+arguments admit (count, literal kinds, known types); and, for a receiver the syntax does not type, the root of the one
 interface family that declares the member. Pure lookups over the symbols and the graph's
 inheritance edges; `graph_build` turns what they find into edges.
 """

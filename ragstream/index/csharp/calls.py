@@ -11,7 +11,9 @@ calls to local functions (part of their method) are not calls.
 Each call also carries, in attrs["call"], what the resolver needs to find the method through
 the type hierarchy: the receiver (`{"types": [qualified guesses]}`, or `{"call": ...}` when
 the receiver is what another call returns: `var x = await service.GetAsync(); x.M()`), the
-member name and the argument count (to choose among overloads). A receiver whose type is only
+member name and the argument count, and each argument's type where the syntax or a call it comes
+from tells it (to choose among overloads; `_argument_facts`, also the caller's parameters it
+forwards and the parameter it is made on, for a walk that binds a dispatch). A receiver whose type is only
 known from a call's return type, or from a lambda over a collection, is never resolved by
 short name: when the resolver cannot follow it, the call is not linked.
 """
