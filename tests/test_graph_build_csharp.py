@@ -479,3 +479,29 @@ public class Use
 """})
     assert "cs:Shop.OrderChecks.Validate|METHOD" not in calls(typed, "cs:Shop.Use.Check|METHOD")
     assert "cs:Shop.OrderChecks.Page|METHOD" not in calls(typed, "cs:Shop.Use.Paged|METHOD")
+
+
+def test_an_element_of_what_a_call_returns_is_typed_by_the_declared_collection():
+    """`foreach (var tag in toAdd)` where `toAdd` is `GetTags(..).Where(..).ToList()` and `GetTags`
+    returns `List<Tag>`: `tag.Attach(..)` is `Tag.Attach`; a projection (`Select`) types nothing."""
+    graph = build({"Tags.cs": '''
+namespace Blog;
+public class Entry { public void Attach(Entry other) { } }
+public class Tag { public void Attach(Entry entry) { } public string Name { get; set; } }
+public class Editor
+{
+    private List<Tag> GetTags(string text) { return new List<Tag>(); }
+    private async Task<IEnumerable<Tag>> LoadTags() { return new List<Tag>(); }
+    public void Save(Entry entry, string text)
+    {
+        var tags = GetTags(text);
+        var toAdd = tags.Where(t => t.Name != "").ToList();
+        foreach (var tag in toAdd) tag.Attach(entry);
+    }
+    public async Task Load(Entry entry) { foreach (var loaded in await LoadTags()) loaded.Attach(entry); }
+    public void Names(Entry entry, string text) { foreach (var name in GetTags(text).Select(t => t.Name)) name.Attach(entry); }
+}
+'''})
+    for method in ("Save", "Load"):
+        assert calls(graph, f"cs:Blog.Editor.{method}|METHOD")["cs:Blog.Tag.Attach|METHOD"]["resolution"] == "inferred"
+    assert set(calls(graph, "cs:Blog.Editor.Names|METHOD")) == {"cs:Blog.Editor.GetTags|METHOD"}  # `Select` makes strings

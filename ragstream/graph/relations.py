@@ -22,6 +22,7 @@ import networkx as nx
 
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
+from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -592,38 +593,17 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     the path asked about. A procedure a generic base composes from a subclass's type argument
     (`bound_by`) is followed only for a call on that subclass or a type it implements (the
     receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
-    not `Folder_Create`). At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    not `Folder_Create`). A dispatch of a call made on a parameter (`query.Execute()` in
+    `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
+    along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`).
+    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then shortest first, then paths without a
     guess; with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
-    paths: list[Path] = []
-    for entry in dict.fromkeys(entries):
-        if entry not in graph:
-            continue
-        parent: dict[str, tuple[str, str] | None] = {entry: None}
-        receivers: dict[str, str] = {}  # method -> the receiver type it was called on, when that binds it
-        queue, touches = deque([(entry, 0)]), []
-        while queue and len(parent) < MAX_FLOW_VISITS:
-            node, depth = queue.popleft()
-            for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
-                kind = graph.nodes[target].get("kind")
-                if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
-                        or not _bound_for(graph, data.get("bound_by"), receivers.get(node)):
-                    continue
-                resolution = resolution_of(data)
-                how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
-                if kind in TABLE_KINDS:
-                    touches.append((node, how, target))
-                elif target not in parent:
-                    parent[target] = (node, how)
-                    if data.get("receiver_type"):
-                        receivers[target] = data["receiver_type"]
-                    if depth + 1 < MAX_FLOW_DEPTH:
-                        queue.append((target, depth + 1))
-        paths += [_path_to(parent, node, (how, table)) for node, how, table in dict.fromkeys(touches)]
+    paths = [path for entry in dict.fromkeys(entries) if entry in graph for path in _walk_to_tables(graph, entry)]
     if cascades:  # a delete goes on in the database: the rows whose foreign keys cascade from it
         paths += [cascaded for path in paths for cascaded in _cascades(graph, path)]
     order = {entry: n for n, entry in enumerate(dict.fromkeys(entries))}
@@ -673,6 +653,84 @@ def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | Non
         return True
     hierarchy = nx.subgraph_view(graph, filter_edge=lambda _s, _t, key: key in ("INHERITS", "IMPLEMENTS"))
     return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
+
+
+# A method as the walk reaches it: with the types bound to those of its parameters that decide
+# where its calls go (`_deciding`), by position; a method bound otherwise is walked again.
+_State = tuple[str, tuple[tuple[int, tuple[str, ...]], ...]]
+
+
+def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
+    """`table_paths` from one entry: breadth-first, the shortest path to each method (to each
+    method with each binding of its deciding parameters), then one path per method and table."""
+    start: _State = (entry, ())
+    parent: dict[_State, tuple[_State, str] | None] = {start: None}
+    receivers: dict[_State, str] = {}  # the receiver type a method was called on, when that binds it
+    deciding: dict[str, frozenset[int]] = {}
+    queue, touches = deque([(start, 0)]), []
+    while queue and len(parent) < MAX_FLOW_VISITS:
+        state, depth = queue.popleft()
+        node, bound = state[0], dict(state[1])
+        for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
+            kind = graph.nodes[target].get("kind")
+            if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
+                    or not _bound_for(graph, data.get("bound_by"), receivers.get(state)) \
+                    or not _dispatched_to_argument(graph, data, bound, target):
+                continue
+            resolution = resolution_of(data)
+            how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
+            if kind in TABLE_KINDS:
+                touches.append((state, how, target))
+                continue
+            if target not in deciding:
+                deciding[target] = _deciding(graph, target)
+            passed = _passed_arguments(data, bound)
+            reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items() if k in deciding[target])))
+            if reached not in parent:
+                parent[reached] = (state, how)
+                if data.get("receiver_type"):
+                    receivers[reached] = data["receiver_type"]
+                if depth + 1 < MAX_FLOW_DEPTH:
+                    queue.append((reached, depth + 1))
+    found = (_path_to(parent, state, (how, table)) for state, how, table in dict.fromkeys(touches))
+    return list(dict.fromkeys(Path(tuple(n if isinstance(n, str) else n[0] for n in path.nodes), path.edges)
+                              for path in found))
+
+
+def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:
+    """The parameters of `method` whose argument decides where its calls go: one a call is made on
+    and dispatched (`receiver_parameter`), or one it forwards to another call (`forwards`)."""
+    found = set()
+    for _, _, data in graph.out_edges(method, data=True):
+        if data.get("resolution") == "dispatch" and data.get("receiver_parameter") is not None:
+            found.add(data["receiver_parameter"])
+        found.update(parameter for _, parameter in data.get("forwards", ()))
+    return frozenset(found)
+
+
+def _passed_arguments(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+    """The types a call edge passes to its target's parameters, by position: what the caller's
+    parameter it forwards was bound to (`forwards`), else the argument's own (`argument_types`:
+    a parameter's declared type says less than what was passed to it)."""
+    passed = {position: tuple(types) for position, types in enumerate(data.get("argument_types", ())) if types}
+    for position, parameter in data.get("forwards", ()):
+        if parameter in bound:
+            passed[position] = bound[parameter]
+    return passed
+
+
+def _dispatched_to_argument(graph: nx.MultiDiGraph, data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]],
+                            target: str) -> bool:
+    """Whether a dispatch edge of a call made on a parameter (`receiver_parameter`: `query.Execute()`
+    in `Find(IQuery query)`) may run `target` for the argument the walk passed to that parameter:
+    the implementation's type is the argument's, one of its bases, or one of its subtypes. Without
+    a bound argument, every implementation may run."""
+    parameter = data.get("receiver_parameter")
+    if data.get("resolution") != "dispatch" or parameter is None or parameter not in bound:
+        return True
+    owner = graph.nodes[target].get("parent", "")
+    return any(owner == passed or owner in ancestors(graph, passed) or passed in ancestors(graph, owner)
+               for passed in bound[parameter])
 
 
 TABLES_PER_HIT = 3  # a method touching more tables is broad (a page's controller): its tables say little one by one
@@ -843,7 +901,7 @@ def _short_name(graph: nx.MultiDiGraph, node: str) -> str:
     return graph.nodes[node].get("name", node).rsplit(".", 1)[-1]
 
 
-def _path_to(parent: dict[str, tuple[str, str] | None], node: str, last: tuple[str, str] | None = None) -> Path:
+def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tuple[str, str] | None = None) -> Path:
     """The walk's path to `node`, then `last` (an edge and the node it leads to) when given."""
     nodes, edges = [node], []
     step = parent[node]

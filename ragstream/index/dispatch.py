@@ -5,7 +5,9 @@ A pure pass over the built graph, after every reference is linked: the INHERITS 
 edges give each type its descendants, and a call to `Base.M` gets a CALLS edge (attrs
 resolution="dispatch", via=the called method) to every descendant's own `M`: any method of
 an interface's implementer, only an `override` of a class's. Calls made through `base.`
-(attrs via_base) are not dispatched: they run the base's method itself.
+(attrs via_base) are not dispatched: they run the base's method itself. A dispatch edge keeps
+what the call says of its arguments and of the parameter it is made on (`BINDING_KEYS`): a walk
+binds the implementation by the argument a caller passed.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import networkx as nx
 from ragstream.index.graph_edits import add_edge
 
 HIERARCHY_EDGES = frozenset({"INHERITS", "IMPLEMENTS"})
+# A call edge's facts of its arguments and receiver (`graph_build`), kept on its dispatch edges.
+BINDING_KEYS = ("argument_types", "forwards", "receiver_parameter")
 
 
 def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
@@ -34,7 +38,9 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         # a call that was a guess stays one through every implementation
         attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
                  **({"guess": True} if data.get("guess") else {}),
-                 **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {})}
+                 **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {}),
+                 # what binds the implementation a walk may follow (`relations.table_paths`)
+                 **{key: data[key] for key in BINDING_KEYS if key in data}}
         # sorted: a set's order changes with the process, and so would the order edges are added in
         for implementer in sorted(descendants[owner]):
             for method in _implementations(graph, methods, implementer, called, interface):

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import accepts, interface_family_root, resolve_call
+from ragstream.index.csharp.call_resolution import (
+    accepts, argument_type_ids, interface_family_root, resolve_call, untyped,
+)
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
@@ -116,16 +118,19 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     if found.methods:
         how = "inferred" if found.via or (found.inferred and not found.guessed) else \
             "by_name" if found.guessed else "static"
-        extra: dict = {"overload": "ambiguous"} if len(found.methods) > 1 else {}
+        extra: dict = {"overload": found.overload} if found.overload else {}
+        extra |= _argument_binding(graph, symbols, ref.attrs["call"])
         if found.via:  # typed by the carrier's type argument: say so, and whether it is a guess
             extra |= {"via": found.via, **({"guess": True} if found.guessed else {})}
         if found.receiver_type:  # a base's method on a subclass's receiver: what binds its type parameters
             extra["receiver_type"] = found.receiver_type
         for method in found.methods:
+            if graph.has_edge(source, method, key="CALLS"):  # a second call of it: what both bind
+                _merge_binding(graph.edges[source, method, "CALLS"], extra)
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
         return
     target = None
-    if "unknown" in ref.attrs["call"]["receiver"]:
+    if untyped(ref.attrs["call"]["receiver"]):
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
@@ -141,6 +146,37 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         else:
             target = None
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
+
+
+def _argument_binding(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> dict:
+    """What a call edge says of its arguments, for a walk that binds a dispatch by them
+    (`relations.table_paths`): the repository types each argument is known to have
+    (`argument_types`, by position, empty where unknown), which arguments are the caller's own
+    parameters (`forwards`: [argument, parameter] pairs) and the caller's parameter the call is
+    made on (`receiver_parameter`)."""
+    binding: dict = {}
+    types = [list(ids) for ids in argument_type_ids(graph, symbols, call)]
+    if any(types):
+        binding["argument_types"] = types
+    for key in ("forwards", "receiver_parameter"):
+        if key in call:
+            binding[key] = call[key]
+    return binding
+
+
+def _merge_binding(edge: dict, other: dict) -> None:
+    """One edge for two calls: an argument keeps a type (both calls' types) or a forwarded
+    parameter only where both calls say so; the receiver parameter only if both are made on it."""
+    mine, theirs = edge.get("argument_types", []), other.get("argument_types", [])
+    types = [sorted({*a, *b}) if a and b else [] for a, b in zip(mine, theirs)]
+    forwards = [pair for pair in edge.get("forwards", []) if pair in other.get("forwards", [])]
+    for key, value in (("argument_types", types if any(types) else None), ("forwards", forwards or None),
+                       ("receiver_parameter", edge.get("receiver_parameter")
+                        if edge.get("receiver_parameter") == other.get("receiver_parameter") else None)):
+        if value is None:
+            edge.pop(key, None)
+        else:
+            edge[key] = value
 
 
 # A call on a table object reads or writes its table by the verb its name starts with.

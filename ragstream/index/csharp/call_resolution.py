@@ -1,7 +1,8 @@
 """C# calls resolved through their receiver's type: the member on the type or, breadth-first, on
 its bases and interfaces in the repository; receivers typed by what a call returns or by a
-property's declared type (also of other types, and through a type's static properties); the
-overloads the arguments admit; and, for a receiver the syntax does not type, the root of the one
+property's declared type (also of other types, and through a type's static properties), an
+element of what a call returns, what a generic method's arguments bind; the overloads the
+arguments admit (count, literal kinds, known types); and, for a receiver the syntax does not type, the root of the one
 interface family that declares the member. Pure lookups over the symbols and the graph's
 inheritance edges; `graph_build` turns what they find into edges.
 """
@@ -30,6 +31,9 @@ class CallResolution:
     # call on `IRepository<Order>` returns, read as `Order`)
     via: str | None = None
     typed: bool = False  # a type of the repository was found for the receiver
+    # how overloads were chosen when several had the call's argument count: "argument_types" (the
+    # arguments' types left one), "ambiguous" (several remain)
+    overload: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,23 +69,25 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     methods, external_base = _members(graph, symbols, types[0], call["member"])
     inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
-    return CallResolution(_overloads(methods, call), receiver_outside=not methods and external_base,
+    chosen, overload = _overloads(graph, symbols, methods, call)
+    return CallResolution(chosen, receiver_outside=not methods and external_base,
                           inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
-                          via=found.via, typed=True)
+                          via=found.via, typed=True, overload=overload)
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
-    """A receiver's type guesses: as written (`types`), what a call returns (`call`), or the
-    declared type of a property of another receiver (`property`, which it is reached through)."""
+    """A receiver's type guesses: as written (`types`), what a call returns (`call`), an element
+    of what a call returns (`element_of`), or the declared type of a property of another receiver
+    (`property`, which it is reached through)."""
     if "call" in receiver:
         inner = resolve_call(graph, symbols, receiver["call"], depth + 1)
         methods, guessed = inner.methods, inner.guessed
-        if not methods and "unknown" in receiver["call"]["receiver"]:
+        if not methods and untyped(receiver["call"]["receiver"]):
             # `providers[0].GetJobQueue().Dequeue()`: what the one interface declaring the member returns
             root = interface_family_root(graph, symbols, receiver["call"]["member"])
             methods, guessed = ((root,), True) if root else ((), False)
         returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())] \
-            or _method_type_argument_returned(symbols, receiver["call"], methods)
+            or _method_type_argument_returned(graph, symbols, receiver["call"], methods)
         # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
         carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
         if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
@@ -90,22 +96,70 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             if bound is not None:
                 return bound
         return _Receiver(returned, guessed=guessed)
+    if "element_of" in receiver:  # `foreach (var tag in GetTags())`: an element of what the call returns
+        spec = receiver["element_of"]
+        inner = resolve_call(graph, symbols, spec["call"], depth + 1) if "call" in spec else CallResolution()
+        return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns_element", ())],
+                         guessed=inner.guessed)
     if "property" in receiver:
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
         types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owner.guesses) if node]
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
-        return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed) if found else _Receiver([])
+        if found:
+            return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed)
+        return _wrapped_value(owner, spec["member"]) if not types else _Receiver([])
     return _Receiver(list(receiver["types"]))
 
 
-def _method_type_argument_returned(symbols: SymbolTable, call: dict, methods: tuple[str, ...]) -> list[str]:
+def _wrapped_value(owner: _Receiver, member: str) -> _Receiver:
+    """`Value` of a property of a library's one-argument generic (`Lazy<Entry>`, `IFutureValue<Entry>`,
+    `IOptions<Settings>`): its type argument, a guess (the library's member is not read)."""
+    generic = owner.through.attrs.get("generic") if owner.through is not None else None
+    entities = generic["entities"] if generic else []
+    if member != "Value" or len(entities) != 1:
+        return _Receiver([])
+    return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def _method_type_argument_returned(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
+                                   methods: tuple[str, ...]) -> list[str]:
     """What `repository.Get<Entry>(id)` returns when `Get<TEntity>` returns its own type parameter:
-    the call's type argument at that position (qualified guesses)."""
+    the call's type argument at that position (qualified guesses), else what the arguments bind it
+    to (`_bound_by_arguments`)."""
     positions = {symbols.nodes[m].attrs.get("returns_method_type_parameter") for m in methods}
     position = positions.pop() if len(positions) == 1 else None
     written = call.get("type_arguments") or []
-    return list(written[position]) if position is not None and position < len(written) else []
+    if position is None or position < len(written):
+        return list(written[position]) if position is not None else []
+    return _bound_by_arguments(graph, symbols, symbols.nodes[methods[0]], position, call) if len(methods) == 1 else []
+
+
+def _bound_by_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, method: Node, position: int,
+                        call: dict) -> list[str]:
+    """A method type parameter inferred from the arguments, as C# does: a parameter of that type
+    takes the argument's type; one of a generic type (`IQuery<TEntity> query`) takes the type
+    argument the argument's type, or one of its bases, gives that generic (`EntryByNameQuery :
+    IQuery<EntryRevision>`: `EntryRevision`)."""
+    names = method.attrs.get("type_parameters") or []
+    if position >= len(names):
+        return []
+    for parameter, argument in zip(method.attrs.get("parameters", ()), argument_type_ids(graph, symbols, call)):
+        if not argument:
+            continue
+        if parameter == names[position]:
+            return [symbols.nodes[argument[0]].name]
+        generic, arguments = _generic_parts(parameter)
+        if names[position] not in arguments:
+            continue
+        for type_id in (argument[0], *sorted(ancestors(graph, argument[0]))):
+            node = symbols.nodes.get(type_id)
+            bases = node.attrs.get("generic_bases", ()) if node is not None else ()
+            found = next((base["arguments"] for base in bases if base["name"].rsplit(".", 1)[-1] == generic
+                          and len(base["arguments"]) == len(arguments)), None)
+            if found is not None:
+                return list(found[arguments.index(names[position])])
+    return []
 
 
 # What a library's query or repository method named so returns: one entity of its type argument.
@@ -129,6 +183,15 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
     if not entities or not _ENTITY_GETTERS.match(member):
         return None
     return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def untyped(receiver: dict) -> bool:
+    """A receiver the syntax gives no type: unknown, an element of what a call returns (typed only
+    where the call declares a collection), or a property of either. When the resolver finds
+    nothing for it, the interface family that declares the member is the guess left."""
+    if "property" in receiver:
+        return untyped(receiver["property"]["receiver"])
+    return "unknown" in receiver or "element_of" in receiver
 
 
 def receiver_types(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> list[str]:
@@ -185,12 +248,66 @@ def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member:
     return [], external_base
 
 
-def _overloads(methods: list[Node], call: dict) -> tuple[str, ...]:
-    """The overloads the call's argument count and literal kinds admit; every overload when
-    none does (the syntax was misread, not the call). A static constructor is never called."""
+def _overloads(graph: nx.MultiDiGraph, symbols: SymbolTable, methods: list[Node],
+               call: dict) -> tuple[tuple[str, ...], str | None]:
+    """The overloads the call's argument count and literal kinds admit, then, of several, those
+    whose parameter types the arguments' known types fit (`FindFirst(IQuery<T>)`, not
+    `FindFirst(IPagedQuery<T>)`, for a `new EntryByNameQuery(..)`); every overload when none
+    does (the syntax was misread, not the call). A static constructor is never called. With
+    how the overload was chosen when several had the call's argument count (`CallResolution`)."""
     methods = [m for m in methods if not is_static_constructor(m)]
-    fitting = [m for m in methods if accepts(m, call["arguments"], call.get("kinds", ()))]
-    return tuple(m.id for m in (fitting or methods))
+    fitting = [m for m in methods if accepts(m, call["arguments"], call.get("kinds", ()))] or methods
+    if len(fitting) < 2:
+        return tuple(m.id for m in fitting), None
+    arguments = argument_type_ids(graph, symbols, call)
+    typed = [m for m in fitting if all(_fits(graph, symbols, parameter, argument) for parameter, argument
+                                       in zip(m.attrs.get("parameters", ()), arguments))]
+    if typed and len(typed) < len(fitting):
+        return tuple(m.id for m in typed), "argument_types" if len(typed) == 1 else "ambiguous"
+    return tuple(m.id for m in fitting), "ambiguous"
+
+
+def argument_type_ids(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> list[tuple[str, ...]]:
+    """The repository TYPE ids each argument of a call is known to have, by position (empty where
+    unknown or not the repository's): as written, or what a call it is returned by declares."""
+    found: list[tuple[str, ...]] = []
+    for spec in call.get("argument_types", ()):
+        guesses = receiver_types(graph, symbols, spec) if spec else []
+        node = symbols.first("csharp", guesses, ("TYPE",))
+        found.append((node.id,) if node is not None else ())
+    return found
+
+
+def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument: tuple[str, ...]) -> bool:
+    """Whether an argument of a repository type can be passed to a parameter of the type written:
+    the type or one of its bases has the parameter type's name and generic arity. A parameter
+    type the repository does not declare (a type parameter, `object`, a library's) may take
+    anything; a predefined one (`string`, `int`) no type of the repository."""
+    if not argument:
+        return True
+    name, arguments = _generic_parts(parameter)
+    if name in _PREDEFINED:
+        return False
+    if not symbols.short("csharp", name, ("TYPE",)):
+        return True
+    family = {argument[0], *ancestors(graph, argument[0])}
+    return any(symbols.nodes[t].name.rsplit(".", 1)[-1] == name
+               and len(symbols.nodes[t].attrs.get("type_parameters", ())) == len(arguments)
+               for t in family if t in symbols.nodes)
+
+
+def _generic_parts(written: str) -> tuple[str, list[str]]:
+    """A parameter type's name and its type arguments: `IQuery<TEntity>` is ("IQuery", ["TEntity"])."""
+    name, _, rest = written.rstrip("?").removesuffix("[]").partition("<")
+    parts, depth, current = [], 0, ""
+    for char in rest[:-1]:  # without the closing `>`
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return name, [*parts, current] if rest else []
 
 
 def is_static_constructor(method: Node) -> bool:

@@ -11,7 +11,9 @@ calls to local functions (part of their method) are not calls.
 Each call also carries, in attrs["call"], what the resolver needs to find the method through
 the type hierarchy: the receiver (`{"types": [qualified guesses]}`, or `{"call": ...}` when
 the receiver is what another call returns: `var x = await service.GetAsync(); x.M()`), the
-member name and the argument count (to choose among overloads). A receiver whose type is only
+member name and the argument count, and each argument's type where the syntax or a call it comes
+from tells it (to choose among overloads; `_argument_facts`, also the caller's parameters it
+forwards and the parameter it is made on, for a walk that binds a dispatch). A receiver whose type is only
 known from a call's return type, or from a lambda over a collection, is never resolved by
 short name: when the resolver cannot follow it, the call is not linked.
 """
@@ -84,6 +86,7 @@ class _Body:
     elements: dict[str, str]
     local_functions: set[str]
     generics: dict[str, Generic]
+    parameters: list[str]  # the method's own, in order
 
 
 @dataclass(frozen=True)
@@ -103,10 +106,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
         {node_text(node.child_by_field_name("name"))
          for node in descendants(method) if node.type == "local_function_statement"},
         {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
+        parameter_names(method),
     )
     calls = []
     changed = _changed_results(method)
-    parameters = parameter_names(method)
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
@@ -128,8 +131,6 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
-            if _first_argument_name(node) in parameters[:1]:  # `session.Persist(entity)` in `Add(object entity)`
-                found.attrs["call"]["passes_parameter"] = 0
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -221,7 +222,7 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
-        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, scope)
+        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, body)
         return _Target(f"{created}.{constructor}", scope.member_candidates(created, constructor),
                        False, {"call": spec})
     callee = callee_of(node)
@@ -231,17 +232,17 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if receiver is None and (name == "nameof" or name in body.local_functions):
         return None  # `nameof(x)` parses as a call; local functions belong to the method
     if receiver is None or receiver.type == "this":
-        spec = _call_spec({"types": (scope.decl.name,)}, name, node, scope)
+        spec = _call_spec({"types": (scope.decl.name,)}, name, node, body)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
                        name not in OBJECT_METHODS, {"call": spec})
     if receiver.type == "base":
         base = scope.decl.bases[0] if scope.decl.bases else ""
-        spec = _call_spec({"types": scope.base_guesses()}, name, node, scope)
+        spec = _call_spec({"types": scope.base_guesses()}, name, node, body)
         return _Target(f"{base}.{name}", scope.base_candidates(name), False,
                        {"call": spec, "via_base": True})
     written = _written_type(receiver, body)
     if written is not None:
-        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, scope)
+        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, body)
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
     inferred = _inferred_receiver(receiver, body, depth, through_call=False)
@@ -249,10 +250,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
         if name in OBJECT_METHODS:
             return None
         # Unknown receiver: the resolver links it only to an interface method family's root.
-        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, scope)})
+        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, body)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
-                   {"call": _call_spec(inferred, name, node, scope)})
+                   {"call": _call_spec(inferred, name, node, body)})
 
 
 def _method_type_arguments(call: tree_sitter.Node) -> list[str]:
@@ -269,7 +270,8 @@ ARGUMENT_KINDS = {
 }
 
 
-def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, scope: TypeScope) -> dict:
+def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body) -> dict:
+    scope = body.scope
     arguments = call.child_by_field_name("arguments")
     values = [child for child in arguments.named_children if child.type == "argument"] \
         if arguments is not None else []
@@ -281,7 +283,7 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, scope: TypeS
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
-    return spec
+    return {**spec, **_argument_facts(call, body)}
 
 
 def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
@@ -366,6 +368,49 @@ def _has_arguments(call: tree_sitter.Node) -> bool:
     return arguments is not None and any(child.type == "argument" for child in arguments.named_children)
 
 
+def _argument_values(call: tree_sitter.Node) -> list[tree_sitter.Node | None]:
+    """Each argument's expression by position; None for one passed by name."""
+    arguments = call.child_by_field_name("arguments")
+    values = [child for child in arguments.named_children if child.type == "argument"] \
+        if arguments is not None else []
+    return [value.named_children[-1] if value.named_children and value.child_by_field_name("name") is None
+            else None for value in values]
+
+
+def _argument_facts(call: tree_sitter.Node, body: _Body) -> dict:
+    """What a call's arguments and receiver say for overloads and for dispatch bound by an
+    argument: each argument's type as a receiver spec (`new EntryByNameQuery(name)`, a typed
+    local, what a call returned; None where unknown), the arguments that are the method's own
+    parameters (`forwards`: [argument, parameter] pairs, `Find(query)` inside `FindFirst(IQuery
+    query)`) and the parameter the call is made on (`receiver_parameter`: `query.Execute()`)."""
+    facts: dict = {}
+    parameters = body.parameters
+    values = _argument_values(call)
+    specs = [_argument_spec(value, body) if value is not None else None for value in values]
+    if any(specs):
+        facts["argument_types"] = specs
+    forwards = [[position, parameters.index(node_text(value))] for position, value in enumerate(values)
+                if value is not None and value.type == "identifier" and node_text(value) in parameters]
+    if forwards:
+        facts["forwards"] = forwards
+    callee = callee_of(call)
+    receiver = callee[0] if callee is not None else None
+    if receiver is not None and receiver.type == "identifier" and node_text(receiver) in parameters:
+        facts["receiver_parameter"] = parameters.index(node_text(receiver))
+    return facts
+
+
+def _argument_spec(value: tree_sitter.Node, body: _Body) -> dict | None:
+    """An argument's type as a receiver spec: as written (`new T(...)`, a cast, a typed
+    variable), else what only the resolver can tell (a call's declared return type)."""
+    stated = value.type in ("object_creation_expression", "cast_expression", "parenthesized_expression") \
+        or _variable(value, body) is not None  # not `Status.Open` nor `Default`: no type of their value
+    written = _written_type(value, body) if stated else None
+    if written is not None:
+        return {"types": list(body.scope.type_guesses(written))}
+    return _inferred_receiver(value, body, 0, through_call=True)
+
+
 def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None:
     """The first argument as a receiver only the resolver can type (a variable holding what a call
     returned, a collection's element): the entity a forwarded write writes (`data_access`)."""
@@ -373,20 +418,10 @@ def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None
     return _inferred_receiver(first, body, 0, through_call=True) if first is not None else None
 
 
-def _first_argument_name(call: tree_sitter.Node) -> str | None:
-    first = _first_argument(call)
-    return node_text(first) if first is not None else None
-
-
 def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
     """The first argument of a call when it is a plain identifier, passed by position."""
-    arguments = call.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
-        if arguments is not None else None
-    if first is None or not first.named_children or first.child_by_field_name("name") is not None \
-            or first.named_children[-1].type != "identifier":
-        return None
-    return first.named_children[-1]
+    first = next(iter(_argument_values(call)), None)
+    return first if first is not None and first.type == "identifier" else None
 
 
 def parameter_names(method: tree_sitter.Node) -> list[str]:
@@ -402,12 +437,9 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
     callee = callee_of(call)
     if callee is None or (callee[0] is not None and _type_path(callee[0], body.variables) is not None):
         return None  # a static helper (`JsonConvert.SerializeObject(command)`) dispatches nothing
-    arguments = call.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type == "argument"), None) \
-        if arguments is not None else None
-    if first is None or not first.named_children or first.child_by_field_name("name") is not None:
+    value = next(iter(_argument_values(call)), None)
+    if value is None:
         return None
-    value = first.named_children[-1]
     return _written_type(value, body) if value.type in (
         "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
 
@@ -472,8 +504,39 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         return _inferred_receiver(value.call, body, depth + 1, through_call=True)
     if isinstance(value, ElementOf):
         element = _element_of(value.collection, body)
-        return {"types": body.scope.type_guesses(element)} if element else None
+        if element:
+            return {"types": body.scope.type_guesses(element)}
+        returned = _returned_collection(value.collection, body, depth, 0)
+        return {"element_of": returned} if returned else None
     return None
+
+
+# LINQ operators whose result holds the elements of what they are called on.
+SAME_ELEMENTS = frozenset({
+    "Where", "ToList", "ToArray", "ToHashSet", "AsEnumerable", "AsQueryable", "OrderBy", "OrderByDescending",
+    "ThenBy", "ThenByDescending", "Distinct", "Take", "Skip", "TakeWhile", "SkipWhile", "Reverse", "Concat",
+    "Union", "Except", "Intersect", "ToListAsync", "ToArrayAsync",
+})
+
+
+MAX_CHAIN = 8  # operators and variables between an element and the call it comes from
+
+
+def _returned_collection(collection: tree_sitter.Node, body: _Body, depth: int, steps: int) -> dict | None:
+    """The call (as a receiver spec) a collection expression's elements come from, through LINQ
+    operators that keep them (`GetTags(model).Where(...)`, or a variable holding what
+    `GetTags(model)` returned): the resolver reads its declared element type (`returns_element`)."""
+    while collection.type in ("await_expression", "parenthesized_expression") and collection.named_children:
+        collection = collection.named_children[0]
+    callee = callee_of(collection) if collection.type == "invocation_expression" else None
+    if steps > MAX_CHAIN:
+        return None
+    if callee is not None and callee[0] is not None and type_name(callee[1]) in SAME_ELEMENTS:
+        return _returned_collection(callee[0], body, depth, steps + 1)
+    value = body.variables.get(_variable(collection, body) or "")
+    if isinstance(value, Returned):  # `var toAdd = tags.Where(...).ToList()`: the chain it holds
+        return _returned_collection(value.call, body, depth, steps + 1)
+    return _inferred_receiver(collection, body, depth + 1, through_call=True) if callee is not None else None
 
 
 def _element_of(collection: tree_sitter.Node, body: _Body) -> str | None:

@@ -186,7 +186,7 @@ def _forwards_parameter(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Refer
     """An ORM write verb (a method the repository does not declare) called with the calling
     method's first parameter, whose type names no type of the repository (`object`, `T`)."""
     call = ref.attrs.get("call") or {}
-    if call.get("passes_parameter") != 0 or not call.get("member", "").startswith(WRITE_VERBS) or ref.source not in graph:
+    if [0, 0] not in call.get("forwards", ()) or not call.get("member", "").startswith(WRITE_VERBS) or ref.source not in graph:
         return False
     parameters = (graph.nodes[ref.source].get("attrs") or {}).get("parameters") or []
     written = parameters[0].split("<", 1)[0] if parameters else ""

@@ -31,7 +31,7 @@ from ragstream.index.csharp.inline_sql import (
 from ragstream.index.csharp.strings import string_fields, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.csharp.variables import member_elements, member_generics, member_types
+from ragstream.index.csharp.variables import element_type, member_elements, member_generics, member_types
 
 # Wrappers whose type argument is what an awaited call gives.
 AWAITABLES = frozenset({"Task", "ValueTask"})
@@ -80,10 +80,15 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     own_type_parameters = type_parameters(syntax)
     if returned in own_type_parameters:  # `T Get<T>(object id)`: the call's type argument (`Get<Entry>(id)`)
         attrs["returns_method_type_parameter"] = own_type_parameters.index(returned)
+        attrs["type_parameters"] = own_type_parameters  # what the arguments bind (`FindFirst<T>(IQuery<T> q)`)
     elif returned in type_parameters_declared:  # `T Get(int id)` of `IStore<T>`: the caller's type argument
         attrs["returns_type_parameter"] = type_parameters_declared.index(returned)
     elif returned:
         attrs["returns"] = list(scope.type_guesses(returned))
+    element = _returned_element(syntax.child_by_field_name("returns"))
+    if element and element not in own_type_parameters and element not in type_parameters_declared:
+        # `List<Tag> GetTags()`: what `foreach (var tag in GetTags())` holds
+        attrs["returns_element"] = list(scope.type_guesses(element))
     if _is_extension(syntax):
         attrs["extension"] = True
     if overloads > 1:
@@ -149,11 +154,20 @@ def _params_array(syntax: tree_sitter.Node) -> tree_sitter.Node | None:
 
 def _returned_type(returns: tree_sitter.Node | None) -> str | None:
     """The declared return type as written, `Task<T>` / `ValueTask<T>` unwrapped."""
+    return type_name(_awaited(returns))
+
+
+def _returned_element(returns: tree_sitter.Node | None) -> str | None:
+    """The element type of a declared collection return type (`Task<List<T>>` too): `T`."""
+    return element_type(_awaited(returns))
+
+
+def _awaited(returns: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """`T` of a `Task<T>` / `ValueTask<T>` return type; any other type itself."""
     if returns is not None and returns.type == "generic_name" and type_name(returns) in AWAITABLES:
         arguments = child_of_type(returns, "type_argument_list")
-        return type_name(arguments.named_children[0]) if arguments and arguments.named_children \
-            else None
-    return type_name(returns)
+        return arguments.named_children[0] if arguments and arguments.named_children else None
+    return returns
 
 
 def _is_extension(syntax: tree_sitter.Node) -> bool:
