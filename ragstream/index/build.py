@@ -42,6 +42,7 @@ from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.graph_reuse import BuiltGraph, moved_graph
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
@@ -120,6 +121,7 @@ class BuildReport:
     redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
     reparsed: int = 0
     python_solve_reused: bool = False  # the Python call solve came from the previous build (no flow fact changed)
+    graph_moved: bool = False  # the graph was the previous build's, lines moved (`graph_reuse`)
     chunks_reused: int = 0  # chunks this process's previous build made that were taken as they were (`chunk_reuse`)
     embedded_new: int = 0
     embedded_cached: int = 0
@@ -212,10 +214,17 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 line_pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
                 store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
-                graph, report.resolution = build_graph([r.parsed for r in records.values()],
-                                                       python_guesses=settings.index.python_call_guesses,
-                                                       python_memo=solved)
+                guesses = settings.index.python_call_guesses
+                moved = moved_graph(warm.linked, records, guesses)
+                if moved is None:
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()],
+                                                           python_guesses=guesses, python_memo=solved)
+                else:
+                    graph, report.resolution = moved
+                    solved.carry()  # only lines of Python files moved: so did the solve's facts
+                warm.linked = BuiltGraph(records, guesses, graph, report.resolution)
                 report.python_solve_reused = solved.hit
+                report.graph_moved = moved is not None
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))
