@@ -382,7 +382,7 @@ def label_access(graph, policy: AclPolicy) -> None:
     copy them. Labels are not embedded text, so a policy change re-embeds only the headers
     whose neighbours' visibility it changes. A rule that labels no indexed path while another
     spelling of it would is refused first (`AclPolicy.check`): it would leave public what it meant."""
-    policy.check(path for _, path in graph.nodes(data="path") if path)
+    policy.check(dict.fromkeys(path for _, path in graph.nodes(data="path") if path))  # each path once, in order
     labels: dict[str, dict] = {}  # per path: a file's nodes are many, its labels one
     for node, path in graph.nodes(data="path"):
         if path:

@@ -9,7 +9,7 @@ graph is the one a full build would make.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
 import networkx as nx
@@ -50,10 +50,7 @@ def line_move(old: ParsedFile, new: ParsedFile) -> FileMove | None:
 def _facts(parsed: ParsedFile) -> dict:
     """The parse result as compared: a flow scope's own line is left out, as the call solve
     leaves it out (`python/calls/link.py`) and no linker reads it."""
-    facts = asdict(parsed)
-    for scope in facts["flow"]:
-        scope.pop(_LINE, None)
-    return facts
+    return {**vars(parsed), "flow": [{k: v for k, v in scope.items() if k != _LINE} for scope in parsed.flow]}
 
 
 def _line_free(value: Any, lines: list[int], key: str = "") -> Any:
@@ -67,6 +64,8 @@ def _line_free(value: Any, lines: list[int], key: str = "") -> Any:
         return None
     if isinstance(value, dict):
         return {k: _line_free(v, lines, k) for k, v in value.items()}
+    if is_dataclass(value):  # a node, an edge, a reference: its fields, read in place
+        return type(value), _line_free(vars(value), lines)
     if isinstance(value, (list, tuple)):
         if key == "calls" and all(_is_flow_call(call) for call in value):
             return [[*call[:_CALL_LINE], _line_free(call[_CALL_LINE], lines, "line"), *call[_CALL_LINE + 1:]]
@@ -80,10 +79,12 @@ def _is_flow_call(call: Any) -> bool:
 
 
 def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiDiGraph | None:
-    """A copy of `graph` (node, successor and predecessor order kept, every attribute dict its
-    own) with the lines of the files in `moves` (path -> how its lines moved) moved: the spans of
-    their nodes and the lines of the edges from them. None when such a line or node is not in
-    its file's move (it was not read from the file's parse result, so where it moves is not known)."""
+    """A copy of `graph` (node, successor and predecessor order kept; each node's data its own,
+    as access labels are written there after; the edge tables the move leaves as they were
+    shared, as nothing changes an edge after linking) with the lines of the files in `moves`
+    (path -> how its lines moved) moved: the spans of their nodes and the lines of the edges from
+    them. None when such a line or node is not in its file's move (it was not read from the
+    file's parse result, so where it moves is not known)."""
     copy: nx.MultiDiGraph = nx.MultiDiGraph()
     copy.graph.update(graph.graph)
     old_nodes, nodes = graph._node, copy._node  # type: ignore[attr-defined]
@@ -93,21 +94,26 @@ def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiD
         if shifted is None:
             return None
         nodes[node] = shifted
-    edges: dict[int, dict] = {}  # id of an edge's data -> its copy: one dict, seen from both ends
+    edges: dict[int, dict] = {}  # id of a moved edge's data -> its copy: one dict, seen from both ends
+    moved_to: set[str] = set()  # the targets of moved edges: their predecessor tables change
     for source, targets in graph._succ.items():  # type: ignore[attr-defined]
         move = moves.get(old_nodes[source].get("path") or "")
+        if move is None:
+            copy._succ[source] = targets  # type: ignore[attr-defined]
+            continue
         out: dict[str, dict] = {}
+        moved_to.update(targets)
         for target, keyed in targets.items():
             out[target] = {}
             for key, data in keyed.items():
-                shifted = data.copy() if move is None else _moved(data, move.lines)
+                shifted = _moved(data, move.lines)
                 if shifted is None:
                     return None
                 out[target][key] = edges[id(data)] = shifted
         copy._succ[source] = out  # type: ignore[attr-defined]
     for target, sources in graph._pred.items():  # type: ignore[attr-defined]
-        copy._pred[target] = {source: {key: edges[id(data)] for key, data in keyed.items()}  # type: ignore[attr-defined]
-                              for source, keyed in sources.items()}
+        copy._pred[target] = sources if target not in moved_to else {  # type: ignore[attr-defined]
+            source: {key: edges.get(id(data), data) for key, data in keyed.items()} for source, keyed in sources.items()}
     return copy
 
 
