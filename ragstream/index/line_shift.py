@@ -1,25 +1,26 @@
 """Edits that only move lines: a comment or a blank line inserted or removed leaves a file's
 parse result the same but for its line numbers. `line_move` finds the order-preserving map of
 old lines to new ones under which the old parse result becomes the new one (the lines things are
-at: a call, a reference), and each node's new span (a span's ends are no such lines: a comment
-inserted at the top moves every function but not the module's first line, one appended after a
-function's last line ends the module later but not the function); `shift_graph` applies them to a graph built before, in the places a Python file's
-lines are kept there (its nodes' spans, the edges from its nodes). `graph_reuse` says when that
-graph is the one a full build would make.
+at: a call, a reference, an edge), and each node's new span (a span's ends are no such lines: a
+comment inserted at the top moves every function but not the module's first line, one appended
+after a function's last line ends the module later but not the function); `shift_graph` applies
+them to a graph built before, in the places a Python file's lines are kept there (its nodes'
+spans, the edges from its nodes). `graph_reuse` says when that graph is the one a full build
+would make.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, is_dataclass
-from typing import Any
-
+from dataclasses import dataclass, fields
 import networkx as nx
 
-from ragstream.index.model import ParsedFile
+from ragstream.index.model import Edge, Node, ParsedFile, Reference
 
 LineMap = dict[int, int]
 _LINE = "line"  # a line something is at (a reference, a call, an edge)
 _SPAN = ("start_line", "end_line")  # a node's span: the module's starts at 1 whatever moved
 _CALL_LINE = 3  # a Python flow fact's call is [callee, arguments, keywords, line, flag]
+_NODE_DATA = frozenset(f.name for f in fields(Node)) | {"acl"}  # a parsed node's data in the graph, labelled
+_OTHER_FIELDS = tuple(f.name for f in fields(ParsedFile) if f.name not in ("nodes", "edges", "references", "flow"))
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,11 @@ class FileMove:
 def line_move(old: ParsedFile, new: ParsedFile) -> FileMove | None:
     """How `old` became `new` when the two differ in nothing but lines and their lines keep
     their order; else None."""
+    if [getattr(old, name) for name in _OTHER_FIELDS] != [getattr(new, name) for name in _OTHER_FIELDS]:
+        return None
     old_lines: list[int] = []
     new_lines: list[int] = []
-    if _line_free(_facts(old), old_lines) != _line_free(_facts(new), new_lines):
+    if _line_free(old, old_lines) != _line_free(new, new_lines):
         return None
     mapped: LineMap = {}
     for before, after in zip(old_lines, new_lines):
@@ -47,35 +50,36 @@ def line_move(old: ParsedFile, new: ParsedFile) -> FileMove | None:
     return FileMove(mapped, {node.id: (node.start_line, node.end_line) for node in new.nodes})
 
 
-def _facts(parsed: ParsedFile) -> dict:
-    """The parse result as compared: a flow scope's own line is left out, as the call solve
-    leaves it out (`python/calls/link.py`) and no linker reads it."""
-    return {**vars(parsed), "flow": [{k: v for k, v in scope.items() if k != _LINE} for scope in parsed.flow]}
+def _line_free(parsed: ParsedFile, lines: list[int]) -> tuple:
+    """A file's nodes, edges, references and flow facts without their lines, the lines
+    appended to `lines` in the order met: a node's span is left out (`FileMove.spans`), and so is
+    a flow scope's own line, which the call solve leaves out too (`python/calls/link.py`) and no
+    linker reads. A line held deeper (in a node's attributes) is compared as it is."""
+    nodes = [_without(node, _SPAN) for node in parsed.nodes]
+    edges = [(edge.source, edge.target, edge.type, _attrs_free(edge.attrs, lines)) for edge in parsed.edges]
+    references = []
+    for ref in parsed.references:
+        lines.append(ref.line)
+        references.append((_without(ref, (_LINE, "attrs")), _attrs_free(ref.attrs, lines)))
+    flow = [{k: [_call_free(call, lines) for call in v] if k == "calls" else v for k, v in scope.items() if k != _LINE}
+            for scope in parsed.flow]
+    return nodes, edges, references, flow
 
 
-def _line_free(value: Any, lines: list[int], key: str = "") -> Any:
-    """`value` with every line number replaced by None, the numbers appended to `lines` in the
-    order met (a dict's keys in their order, so the two sides meet them alike); ends are left
-    out (`FileMove.spans`)."""
-    if key == _LINE and type(value) is int:
-        lines.append(value)
-        return None
-    if key in _SPAN and type(value) is int:
-        return None
-    if isinstance(value, dict):
-        return {k: _line_free(v, lines, k) for k, v in value.items()}
-    if is_dataclass(value):  # a node, an edge, a reference: its fields, read in place
-        return type(value), _line_free(vars(value), lines)
-    if isinstance(value, (list, tuple)):
-        if key == "calls" and all(_is_flow_call(call) for call in value):
-            return [[*call[:_CALL_LINE], _line_free(call[_CALL_LINE], lines, "line"), *call[_CALL_LINE + 1:]]
-                    for call in value]
-        return [_line_free(v, lines) for v in value]
-    return value
+def _without(value: Node | Reference | Edge, left_out: tuple[str, ...]) -> tuple:
+    return tuple(v for k, v in vars(value).items() if k not in left_out)
 
 
-def _is_flow_call(call: Any) -> bool:
-    return isinstance(call, list) and len(call) == 5 and type(call[_CALL_LINE]) is int
+def _attrs_free(attrs: dict, lines: list[int]) -> dict:
+    if type(attrs.get(_LINE)) is not int:
+        return attrs
+    lines.append(attrs[_LINE])
+    return {**attrs, _LINE: None}
+
+
+def _call_free(call: list, lines: list[int]) -> list:
+    lines.append(call[_CALL_LINE])
+    return [*call[:_CALL_LINE], None, *call[_CALL_LINE + 1:]]
 
 
 def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiDiGraph | None:
@@ -106,7 +110,7 @@ def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiD
         for target, keyed in targets.items():
             out[target] = {}
             for key, data in keyed.items():
-                shifted = _moved(data, move.lines)
+                shifted = _moved_edge(data, move.lines)
                 if shifted is None:
                     return None
                 out[target][key] = edges[id(data)] = shifted
@@ -118,29 +122,17 @@ def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiD
 
 
 def _moved_node(node: str, data: dict, move: FileMove) -> dict | None:
-    """A node's data with its span the new one and any other line mapped."""
+    """A node's data with its new span (all else of it is as it was: `line_move` compared it);
+    None for data a linker added to (its lines are not known)."""
     span = move.spans.get(node)
-    shifted = _moved({k: v for k, v in data.items() if k not in _SPAN}, move.lines) if span else None
-    if span is None or shifted is None:
+    if span is None or not data.keys() <= _NODE_DATA:
         return None
-    return {k: span[_SPAN.index(k)] if k in _SPAN else shifted[k] for k in data}
+    return {k: span[_SPAN.index(k)] if k in _SPAN else v for k, v in data.items()}
 
 
-def _moved(data: dict, moved: LineMap) -> dict | None:
-    """`data` with each line number mapped; None when one is not in `moved`, or a span is met
-    (only a node's own is known: `_moved_node`)."""
-    missing: list[int] = []
-
-    def each(value: Any, key: str = "") -> Any:
-        if (key == _LINE and type(value) is int and value not in moved) or key in _SPAN:
-            missing.append(value)
-        if key == _LINE and type(value) is int:
-            return moved.get(value, value)
-        if isinstance(value, dict):
-            return {k: each(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [each(v) for v in value]
-        return value
-
-    shifted = each(data)
-    return None if missing else shifted
+def _moved_edge(data: dict, moved: LineMap) -> dict | None:
+    """An edge's data with its line mapped; None when the line is not in `moved`."""
+    line = data.get(_LINE)
+    if line is None:
+        return data.copy()
+    return {**data, _LINE: moved[line]} if line in moved else None
