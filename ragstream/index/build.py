@@ -6,8 +6,9 @@ of (content hash, language, module name, SQL dialect), and vectors in the data f
 embedding cache under the hash of their text. The parse cache is shared by every index of the
 repository, the embedding cache by every index of every repository, so a re-index -- or the
 first index of another branch, commit or fork -- re-parses only files it has never seen,
-re-embeds only texts it has never seen, and re-links the whole graph (cheap) so edges into
-changed files follow. A re-index that finds the same files (by hash), the same commit and the
+re-embeds only texts it has never seen, and re-links the whole graph so edges into changed
+files follow (a process that built before takes its graph, lines moved, when an edit only moved
+lines of Python files: `graph_reuse`). A re-index that finds the same files (by hash), the same commit and the
 same build key (`build_key`: settings, parser and redaction versions) returns after a walk
 that reads no text and publishes nothing.
 """
