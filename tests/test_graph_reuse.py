@@ -38,6 +38,11 @@ def blank_line_at(lines: list[str]) -> int:
     return next(i for i in range(len(lines) // 2, len(lines)) if not lines[i].strip())
 
 
+def docstring_opened_at(lines: list[str]) -> int:
+    """The first line that opens a function's docstring and does not close it."""
+    return next(i for i, line in enumerate(lines) if line.startswith("        \"\"\"") and line.count('\"\"\"') == 1)
+
+
 def test_edits_that_move_lines_take_the_moved_graph_and_equal_a_full_build(tree: Path, tmp_path: Path):
     incremental = make_settings(tmp_path / "incremental")
     build_both_and_compare(tree, incremental, tmp_path / "full", "the first build")
@@ -46,6 +51,8 @@ def test_edits_that_move_lines_take_the_moved_graph_and_equal_a_full_build(tree:
         ("a comment in the middle", lambda ls: ls[:len(ls) // 2] + ["# moved\n", "\n"] + ls[len(ls) // 2:]),
         ("a comment appended", lambda ls: ls + ["# the end\n"]),
         ("a blank line removed", lambda ls: ls[:blank_line_at(ls)] + ls[blank_line_at(ls) + 1:]),
+        ("a docstring longer", lambda ls: ls[:docstring_opened_at(ls) + 1] + ["        One more line of it.\n"]
+         + ls[docstring_opened_at(ls) + 1:]),
     ]
     for step, edit in moves:
         edit_lines(target, edit)
@@ -80,8 +87,10 @@ def test_a_line_move_keeps_the_order_of_lines_and_takes_the_new_ends():
     longer = parse_python("m.py", text + "# the end\n", "m")
     appended = line_move(before, longer)
     assert appended is not None and appended.lines == {2: 2}
-    assert appended.spans == {node.id: (node.start_line, node.end_line) for node in longer.nodes}
-    assert appended.spans["py:m.b|FUNCTION"] == (5, 6) and appended.spans["py:m|MODULE"] != (1, before.nodes[0].end_line)
+    assert appended.own == {node.id: (node.start_line, node.end_line, node.docstring) for node in longer.nodes}
+    assert appended.own["py:m.b|FUNCTION"] == (5, 6, "") and appended.own["py:m|MODULE"][1] != before.nodes[0].end_line
+    documented = line_move(before, parse_python("m.py", text.replace("def b():\n", 'def b():\n    """B,\n    twice."""\n'), "m"))
+    assert documented is not None and documented.own["py:m.b|FUNCTION"] == (5, 8, "B,\ntwice.")
     swapped = "def b():\n    return 1\n\n\ndef a():\n    return b()\n"
     assert line_move(before, parse_python("m.py", swapped, "m")) is None  # not a shift: the order differs
     assert line_move(before, parse_python("m.py", text.replace("b()", "c()"), "m")) is None  # a call changed

@@ -1,15 +1,17 @@
-"""The previous build's graph, moved, when an edit only moved lines of Python files (`index
---watch`): linking every file again was 40% of such a re-index (docs/BENCHMARKS.md).
+"""The previous build's graph, moved, when an edit only moved lines of Python files or rewrote
+their docstrings (`index --watch`): linking every file again was 40% of such a re-index
+(docs/BENCHMARKS.md).
 
 The graph is a pure function of the parse results (`graph_build.build_graph`), and the linkers
 of Python's references and calls read a line only to label an edge from the line's own file:
 the solve reads none (`python/calls/link.py`), an edge made twice keeps its first line, and
-lines of one file met in order stay in order under a map that keeps it. So when every file's
-parse result is the previous build's, or, for Python files, equal to it once its lines are mapped
-(`line_shift.line_move`), the graph a full build makes is the previous one with those files'
-lines moved -- node spans and the edges from their nodes -- and resolution counts unchanged.
-Anything else (a file added, removed or reordered, a flow fact, a name, a docstring, another
-language, guesses switched) links the whole graph again.
+lines of one file met in order stay in order under a map that keeps it; no linker reads a
+docstring. So when every file's parse result is the previous build's, or, for Python files,
+equal to it once its lines are mapped and its docstrings left out (`line_shift.line_move`), the
+graph a full build makes is the previous one with those files' lines moved -- node spans and
+docstrings, the edges from their nodes -- and resolution counts unchanged. Anything else (a file
+added, removed or reordered, a flow fact, a name, a signature, another language, guesses
+switched) links the whole graph again.
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Edits that only move lines: a comment or a blank line inserted or removed leaves a file's
-parse result the same but for its line numbers. `line_move` finds the order-preserving map of
-old lines to new ones under which the old parse result becomes the new one (the lines things are
-at: a call, a reference, an edge), and each node's new span (a span's ends are no such lines: a
-comment inserted at the top moves every function but not the module's first line, one appended
-after a function's last line ends the module later but not the function); `shift_graph` applies
-them to a graph built before, in the places a Python file's lines are kept there (its nodes'
-spans, the edges from its nodes). `graph_reuse` says when that graph is the one a full build
+"""Edits that only move lines: a comment, a blank line or a docstring written differently leaves
+a file's parse result the same but for its line numbers and docstrings. `line_move` finds the
+order-preserving map of old lines to new ones under which the old parse result becomes the new
+one (the lines things are at: a call, a reference, an edge), and each node's new span and
+docstring (a span's ends are no such lines: a comment inserted at the top moves every function
+but not the module's first line, one appended after a function's last line ends the module later
+but not the function); `shift_graph` applies them to a graph built before, in the places a Python
+file's lines are kept there (its nodes' data, the edges from its nodes). `graph_reuse` says when that graph is the one a full build
 would make.
 """
 from __future__ import annotations
@@ -17,7 +17,8 @@ from ragstream.index.model import Edge, Node, ParsedFile, Reference
 
 LineMap = dict[int, int]
 _LINE = "line"  # a line something is at (a reference, a call, an edge)
-_SPAN = ("start_line", "end_line")  # a node's span: the module's starts at 1 whatever moved
+# a node's own data that no linker reads: its span (the module's starts at 1 whatever moved), its docstring
+_OWN = ("start_line", "end_line", "docstring")
 _CALL_LINE = 3  # a Python flow fact's call is [callee, arguments, keywords, line, flag]
 _NODE_DATA = frozenset(f.name for f in fields(Node)) | {"acl"}  # a parsed node's data in the graph, labelled
 _OTHER_FIELDS = tuple(f.name for f in fields(ParsedFile) if f.name not in ("nodes", "edges", "references", "flow"))
@@ -25,10 +26,11 @@ _OTHER_FIELDS = tuple(f.name for f in fields(ParsedFile) if f.name not in ("node
 
 @dataclass(frozen=True)
 class FileMove:
-    """How an edit moved a file's lines: old line -> new line, and node id -> its new span."""
+    """How an edit moved a file's lines: old line -> new line, and node id -> its new span and
+    docstring (`_OWN`)."""
 
     lines: LineMap
-    spans: dict[str, tuple[int, int]]
+    own: dict[str, tuple]
 
 
 def line_move(old: ParsedFile, new: ParsedFile) -> FileMove | None:
@@ -47,15 +49,15 @@ def line_move(old: ParsedFile, new: ParsedFile) -> FileMove | None:
     ordered = sorted(mapped.items())
     if any(a[1] >= b[1] for a, b in zip(ordered, ordered[1:])):
         return None  # lines swapped or merged: not a shift
-    return FileMove(mapped, {node.id: (node.start_line, node.end_line) for node in new.nodes})
+    return FileMove(mapped, {node.id: tuple(getattr(node, name) for name in _OWN) for node in new.nodes})
 
 
 def _line_free(parsed: ParsedFile, lines: list[int]) -> tuple:
     """A file's nodes, edges, references and flow facts without their lines, the lines
-    appended to `lines` in the order met: a node's span is left out (`FileMove.spans`), and so is
+    appended to `lines` in the order met: a node's own data is left out (`FileMove.own`), and so is
     a flow scope's own line, which the call solve leaves out too (`python/calls/link.py`) and no
     linker reads. A line held deeper (in a node's attributes) is compared as it is."""
-    nodes = [_without(node, _SPAN) for node in parsed.nodes]
+    nodes = [_without(node, _OWN) for node in parsed.nodes]
     edges = [(edge.source, edge.target, edge.type, _attrs_free(edge.attrs, lines)) for edge in parsed.edges]
     references = []
     for ref in parsed.references:
@@ -86,7 +88,7 @@ def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiD
     """A copy of `graph` (node, successor and predecessor order kept; each node's data its own,
     as access labels are written there after; the edge tables the move leaves as they were
     shared, as nothing changes an edge after linking) with the lines of the files in `moves`
-    (path -> how its lines moved) moved: the spans of their nodes and the lines of the edges from
+    (path -> how its lines moved) moved: their nodes' spans and docstrings and the lines of the edges from
     them. None when such a line or node is not in its file's move (it was not read from the
     file's parse result, so where it moves is not known)."""
     copy: nx.MultiDiGraph = nx.MultiDiGraph()
@@ -122,12 +124,12 @@ def shift_graph(graph: nx.MultiDiGraph, moves: dict[str, FileMove]) -> nx.MultiD
 
 
 def _moved_node(node: str, data: dict, move: FileMove) -> dict | None:
-    """A node's data with its new span (all else of it is as it was: `line_move` compared it);
-    None for data a linker added to (its lines are not known)."""
-    span = move.spans.get(node)
-    if span is None or not data.keys() <= _NODE_DATA:
+    """A node's data with its new span and docstring (all else of it is as it was: `line_move`
+    compared it); None for data a linker added to (what it added is not known to stay)."""
+    own = move.own.get(node)
+    if own is None or not data.keys() <= _NODE_DATA:
         return None
-    return {k: span[_SPAN.index(k)] if k in _SPAN else v for k, v in data.items()}
+    return {k: own[_OWN.index(k)] if k in _OWN else v for k, v in data.items()}
 
 
 def _moved_edge(data: dict, moved: LineMap) -> dict | None:
