@@ -5,8 +5,9 @@ their docstrings (`index --watch`): linking every file again was 40% of such a r
 The graph is a pure function of the parse results (`graph_build.build_graph`), and the linkers
 of Python's references and calls read a line only to label an edge from the line's own file:
 the solve reads none (`python/calls/link.py`), an edge made twice keeps its first line, and
-lines of one file met in order stay in order under a map that keeps it; no linker reads a
-docstring. So when every file's parse result is the previous build's, or, for Python files,
+lines of one file met in order stay in order under a map that keeps it; the C# and SQL
+linkers that read a node's span (EF entities, request filters, schema evolution) read only their
+own languages' nodes; no linker reads a docstring. So when every file's parse result is the previous build's, or, for Python files,
 equal to it once its lines are mapped and its docstrings left out (`line_shift.line_move`), the
 graph a full build makes is the previous one with those files' lines moved -- node spans and
 docstrings, the edges from their nodes -- and resolution counts unchanged. Anything else (a file
