@@ -79,7 +79,7 @@ def code_edit(repo: Path, n: int) -> Path | None:
 
 def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
     """`runs` edits by `edit`, each re-indexed and timed: seconds, phases, whether the solve was reused."""
-    seconds, cpu, reused, chunks_reused, phases = [], [], [], [], {}
+    seconds, cpu, reused, chunks_reused, moved, phases = [], [], [], [], [], {}
     for n in range(runs):
         target = edit(copy, n)
         if target is None:
@@ -92,10 +92,11 @@ def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
         assert report.changes.changed == [target.relative_to(copy).as_posix()], report.changes
         reused.append(getattr(report, "python_solve_reused", "n/a"))
         chunks_reused.append(getattr(report, "chunks_reused", "n/a"))
+        moved.append(getattr(report, "graph_moved", "n/a"))
         phases = report.seconds
     return {"edited_file": target.relative_to(copy).as_posix(), "s": [round(s, 2) for s in seconds],
             "median_s": round(statistics.median(seconds), 2), "cpu_s": cpu, "cpu_median_s": statistics.median(cpu),
-            "python_solve_reused": reused, "chunks_reused": chunks_reused, "phases_s": phases}
+            "python_solve_reused": reused, "chunks_reused": chunks_reused, "graph_moved": moved, "phases_s": phases}
 
 
 # A re-index by a process of its own (`--fresh`): PYTHONPATH picks the tree measured, as above.

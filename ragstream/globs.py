@@ -42,6 +42,8 @@ def _compiles(glob: str) -> bool:
 def folded(text: str) -> str:
     """`text` in the form globs and paths are compared in: Unicode NFKC (fullwidth `ｈｉｄｄｅｎ` is
     `hidden`), without format characters (a zero-width space, a joiner, a direction mark)."""
+    if text.isascii():  # NFKC keeps ASCII as it is, and no ASCII character is a format character
+        return text
     return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
 
 

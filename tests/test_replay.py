@@ -3,8 +3,9 @@ files are written into a git work tree (and committed there, so the change histo
 re-indexed incrementally into one data folder and built from scratch into an empty one; graph
 (nodes and edges with their attributes), chunks, BM25 files and change history must be the
 same. After each commit an edit that moves lines but changes no flow fact (a comment line
-inserted at the top of a Python file) is replayed too: the incremental build reuses the
-previous Python call solve and must still equal a full build, lines included.
+inserted at the top of a Python file) is replayed too: the incremental build takes the previous
+graph with that file's lines moved (and so the previous Python call solve) and must still equal
+a full build, lines included.
 Every other commit is re-indexed as a new process would (`warm_state.forget`: parse records,
 chunks and keyword terms read back or made again); the rest, and every line shift, as `index
 --watch` does, from what the process kept of its previous build (chunks taken as they were,
@@ -115,7 +116,7 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
     work.mkdir()
     git("init", "-q", "-b", "main", cwd=work)
     incremental = make_settings(tmp_path / "incremental")
-    incremental_builds, changed_files, reused_parses, reused_solves, reused_chunks = 0, 0, 0, 0, 0
+    incremental_builds, changed_files, reused_parses, reused_solves, reused_chunks, moved_graphs = 0, 0, 0, 0, 0, 0
     for number, commit in enumerate(commits):
         check_out(git_dir, commit, subtree, work)
         report = build_both_and_compare(work, incremental, tmp_path / "full", f"commit {commit[:10]}",
@@ -128,11 +129,13 @@ def replay_and_compare(git_dir: str, commits: list[str], subtree: list[str], tmp
             shifted = build_both_and_compare(work, incremental, tmp_path / "full", f"lines shifted after {commit[:10]}")
             reused_solves += shifted.python_solve_reused
             reused_chunks += shifted.chunks_reused > 0
+            moved_graphs += shifted.graph_moved
     # Every build after the first was incremental, with files to change and parses to reuse;
-    # every line shift in a Python history reused the solve before it, and chunks the build before made.
+    # every line shift in a Python history reused the solve before it, the graph (its lines
+    # moved: `graph_reuse`) and chunks the build before made.
     assert incremental_builds == len(commits) - 1 and changed_files and reused_parses
     if any(work.rglob("*.py")):
-        assert reused_solves == reused_chunks == len(commits)
+        assert reused_solves == reused_chunks == moved_graphs == len(commits)
 
 
 @pytest.mark.slow

@@ -6,8 +6,9 @@ of (content hash, language, module name, SQL dialect), and vectors in the data f
 embedding cache under the hash of their text. The parse cache is shared by every index of the
 repository, the embedding cache by every index of every repository, so a re-index -- or the
 first index of another branch, commit or fork -- re-parses only files it has never seen,
-re-embeds only texts it has never seen, and re-links the whole graph (cheap) so edges into
-changed files follow. A re-index that finds the same files (by hash), the same commit and the
+re-embeds only texts it has never seen, and re-links the whole graph so edges into changed
+files follow (a process that built before takes its graph, lines moved, when an edit only moved
+lines of Python files: `graph_reuse`). A re-index that finds the same files (by hash), the same commit and the
 same build key (`build_key`: settings, parser and redaction versions) returns after a walk
 that reads no text and publishes nothing.
 """
@@ -41,6 +42,7 @@ from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.graph_reuse import BuiltGraph, moved_graph
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
@@ -119,6 +121,7 @@ class BuildReport:
     redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
     reparsed: int = 0
     python_solve_reused: bool = False  # the Python call solve came from the previous build (no flow fact changed)
+    graph_moved: bool = False  # the graph was the previous build's, lines moved (`graph_reuse`)
     chunks_reused: int = 0  # chunks this process's previous build made that were taken as they were (`chunk_reuse`)
     embedded_new: int = 0
     embedded_cached: int = 0
@@ -209,10 +212,17 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 change_log = ChangeLog(info.root, settings.index.change_history_commits)
                 store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
-                graph, report.resolution = build_graph([r.parsed for r in records.values()],
-                                                       python_guesses=settings.index.python_call_guesses,
-                                                       python_memo=solved)
+                guesses = settings.index.python_call_guesses
+                moved = moved_graph(warm.linked, records, guesses)
+                if moved is None:
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()],
+                                                           python_guesses=guesses, python_memo=solved)
+                else:
+                    graph, report.resolution = moved
+                    solved.carry()  # only lines of Python files moved: so did the solve's facts
+                warm.linked = BuiltGraph(records, guesses, graph, report.resolution)
                 report.python_solve_reused = solved.hit
+                report.graph_moved = moved is not None
                 texts = {f.path: f.text for f in walked.files}
                 counter = token_counter(settings.tokens.encoding)
                 label_access(graph, acl_policy(settings.acl))
@@ -379,7 +389,7 @@ def label_access(graph, policy: AclPolicy) -> None:
     copy them. Labels are not embedded text, so a policy change re-embeds only the headers
     whose neighbours' visibility it changes. A rule that labels no indexed path while another
     spelling of it would is refused first (`AclPolicy.check`): it would leave public what it meant."""
-    policy.check(path for _, path in graph.nodes(data="path") if path)
+    policy.check(dict.fromkeys(path for _, path in graph.nodes(data="path") if path))  # each path once, in order
     labels: dict[str, dict] = {}  # per path: a file's nodes are many, its labels one
     for node, path in graph.nodes(data="path"):
         if path:

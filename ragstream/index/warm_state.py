@@ -1,7 +1,7 @@
 """What a process that indexes the same repository again (`ragstream index --watch`) keeps
 between its builds, per index folder, so a re-index after an edit redoes only what the edit
 changed: each file's redacted text, each chunk's keyword terms and embedding texts, the word pieces of each file line,
-each chunk text's token count, each parse record's JSON, and the last build's graph and chunks.
+each chunk text's token count, each parse record's JSON, and the last build's parse records, graph and chunks.
 
 Every entry is keyed by what it is made from (a text, a line, a parse key, the settings that
 shape it) or checked against it (a chunk, against its node's neighbourhood in the new graph),
@@ -19,6 +19,7 @@ import orjson
 
 from ragstream.index.chunk_reuse import BuiltChunks
 from ragstream.index.fill import ChunkTexts
+from ragstream.index.graph_reuse import BuiltGraph
 from ragstream.index.keyword_scores import Terms
 from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
@@ -34,6 +35,7 @@ class WarmState:
     token_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # encoding -> chunk text -> tokens
     parse_json: dict[str, bytes] = field(default_factory=dict)  # parse key -> the parse result's JSON
     chunked: BuiltChunks | None = None  # the last build's graph, texts and chunks (`chunk_reuse`)
+    linked: BuiltGraph | None = None  # the last build's parse records and graph (`graph_reuse`)
     chunk_json: dict[str, tuple[Chunk, bytes]] = field(default_factory=dict)  # chunk id -> the chunk written, its line
 
 
