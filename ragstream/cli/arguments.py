@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--fill", action="store_true", help=argparse.SUPPRESS)  # the background semantic fill
     mode.add_argument("--watch", action="store_true",
                       help="index, then re-index after every burst of file changes (index.watch_debounce_ms), "
-                           "one line each, until Ctrl-C")
+                           "one line each (with --events: as JSON lines), until Ctrl-C")
     waiting = index.add_mutually_exclusive_group()
     waiting.add_argument("--wait", action="store_true",
                          help="stay until every vector is embedded (default: return once keyword-ready, "
