@@ -303,6 +303,7 @@ class WatchJob(BuildJob):
     watcher_up: bool = False  # every edit from now on is seen
     refreshing: bool = True  # a build runs now (the first one from the start)
     refreshes: int = 0  # builds ended, the first included
+    updates: int = 0  # builds that changed the index, or failed: what a page redraws for
     seen: list[str] = field(default_factory=list)  # the paths of the last burst of changes
     bursts: int = 0  # bursts of changes seen
     refreshed_at: float | None = None  # when the last build ended
@@ -341,10 +342,12 @@ class WatchJob(BuildJob):
     def summarised(self, summary: BuildSummary) -> None:
         self.report, self.refreshing, self.refreshed_at = summary, False, time.time()
         self.refreshes += 1
+        self.updates += not summary.unchanged
 
     def failed(self, error: RagstreamError) -> None:
         self.error, self.refreshing, self.refreshed_at = error, False, time.time()
         self.refreshes += 1
+        self.updates += 1
 
     def _ended_early(self, code: int) -> str | None:
         return None if self._stopped else f"the watching process ended with exit code {code}"

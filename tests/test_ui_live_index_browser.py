@@ -1,0 +1,75 @@
+"""The workbench follows the index it serves, in a real browser (Debian's chromium): `ragstream
+ui` on a small repository's index, the sidebar says it follows file changes, a question is
+answered in chat (no model: the deterministic path), a file is edited, and the page says -- next
+to the answer -- which file changed since it was made and that the index was refreshed to include
+it; a new question then finds the new code. Screenshots go to test-artifacts/
+(docs/workbench-live-index-*.png are copies)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from ragstream.config import load_settings
+from ragstream.index.build import build_index
+from ragstream.index.embeddings import Embedder
+from tests.conftest import SAMPLE_REPO
+from tests.test_ui_browser import ARTIFACTS, STEP_WAIT_MS, served_tab, settle
+
+REFRESH_WAIT_MS = 300_000  # the child's refresh embeds the new chunk (its model loads first) on a busy machine
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """`ragstream ui` on the sample repository's complete index; yields (tab, repository)."""
+    root = tmp_path_factory.mktemp("live")
+    repo = root / "sample_repo"
+    shutil.copytree(SAMPLE_REPO, repo)
+    path = root / "settings.yaml"
+    path.write_text(yaml.safe_dump({"index": {"data_dir": str(root / "data"), "watch_debounce_ms": 200}}),
+                    encoding="utf-8")
+    build_index(repo, load_settings(path), embedder=Embedder())
+    with served_tab(path, root) as tab:
+        yield tab, repo
+
+
+def ask(page, question: str) -> None:
+    chat = page.get_by_test_id("stChatInputTextArea")
+    chat.fill(question)
+    chat.press("Enter")
+    settle(page)
+
+
+@pytest.mark.slow
+def test_an_edit_is_followed_and_said_beside_the_answer(live):
+    from playwright.sync_api import expect
+
+    page, repo = live
+    expect.set_options(timeout=STEP_WAIT_MS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    settle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("follow file changes")).to_be_visible()
+    expect(sidebar.get_by_text("Following file changes")).to_be_visible()
+    expect(sidebar.get_by_text("last refresh")).to_be_visible()  # the child's first build: up to date
+
+    page.get_by_role("radio", name="Auto").click()
+    settle(page)
+    ask(page, "How is a ledger entry refreshed?")
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    expect(answer).to_contain_text("No file of the index changed since this answer.")
+    page.screenshot(path=str(ARTIFACTS / "ui-live-index-before.png"), full_page=True)
+
+    util = repo / "billing" / "util.py"
+    util.write_text(util.read_text() + "\n\ndef quokka_ledger_refresh(entry):\n    return entry\n")
+    expect(answer).to_contain_text("1 file(s) changed since this answer.", timeout=REFRESH_WAIT_MS)
+    expect(answer).to_contain_text("modified billing/util.py")
+    expect(answer).to_contain_text("The index has been refreshed to include them", timeout=REFRESH_WAIT_MS)
+    expect(sidebar.get_by_text("billing/util.py re-indexed")).to_be_visible(timeout=REFRESH_WAIT_MS)
+    page.screenshot(path=str(ARTIFACTS / "ui-live-index-after.png"), full_page=True)
+
+    ask(page, "Where is quokka_ledger_refresh defined?")
+    latest = page.get_by_test_id("stChatMessage").nth(3)
+    expect(latest).to_contain_text("billing/util.py")
+    expect(latest).to_contain_text("No file of the index changed since this answer.")
