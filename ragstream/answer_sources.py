@@ -9,6 +9,7 @@ written atomically), so the answers of one generation share one file.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -17,7 +18,7 @@ from pathlib import Path, PurePosixPath
 import orjson
 
 from ragstream.config import Settings
-from ragstream.errors import IndexLoadError, RagstreamError
+from ragstream.errors import IndexLoadError, RagstreamError, RetrievalError
 from ragstream.index import store
 from ragstream.index.acl import acl_policy
 from ragstream.index.walk import walk_repository
@@ -27,6 +28,7 @@ from ragstream.retrieval.filters import RetrievalFilters
 SOURCES_DIR = "answer_sources"  # in index.data_dir, beside the indexes
 BASIS = "basis"  # the key of `SuperPrompt.extras` the controller records it under
 UNWATCHED_TREE_SECONDS = 2.0  # a source folder no watcher follows is walked again after this long
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,11 @@ class Basis:
     generation: str  # the live generation's folder name
     commit: str | None  # the commit it was built at (None: not a git work tree)
     files: str  # the digest of its file table (repository-relative path -> sha256 of the bytes)
-    source_root: str  # the repository folder it was built from
+
+    def __post_init__(self) -> None:
+        # It names a file in the data folder, and may come from a client (an MCP call).
+        if not _DIGEST.fullmatch(self.files):
+            raise RetrievalError(f"{self.files!r} is not a file table's digest (64 hex digits)", where="made_from")
 
     @classmethod
     def of(cls, extras: dict) -> Basis | None:
@@ -65,8 +71,7 @@ def record_basis(data_dir: Path, location: store.IndexLocation) -> Basis | None:
     if not kept.exists():
         write_output_file(output_folder(kept.parent, "answer sources") / kept.name, orjson.dumps(files),
                           "answer sources")
-    return Basis(location.repository, location.active_index, stored.generation.name, manifest.get("commit"),
-                 digest, manifest.get("source_root") or "")
+    return Basis(location.repository, location.active_index, stored.generation.name, manifest.get("commit"), digest)
 
 
 @dataclass(frozen=True)
@@ -147,20 +152,23 @@ class SourceTables:
         self.settings = settings
         self.data_dir = Path(settings.index.data_dir).expanduser().resolve()
         self._made_from: dict[str, dict[str, str]] = {}
-        self._indexed: dict[Path, tuple[str, dict[str, str]]] = {}
+        self._indexed: dict[Path, tuple[str, dict[str, str], str]] = {}
         self._trees: dict[str, tuple[object, dict[str, str]]] = {}
 
-    def changes_since(self, basis: Basis, filters: RetrievalFilters, watched: object | None) -> SourceChanges:
-        """The changes since `basis`; `watched`: the watcher's count of what it saw in the
-        source folder (None: no watcher follows it)."""
-        root = Path(basis.source_root)
-        if not basis.source_root or not root.is_dir():
-            return SourceChanges(unknown=f"the source folder {basis.source_root or '(none recorded)'} is not here")
+    def changes_since(self, basis: Basis, filters: RetrievalFilters,
+                      watched: Callable[[Path], object | None]) -> SourceChanges:
+        """The changes since `basis` in the source folder of its index (as the live index names
+        it); `watched(folder)`: its watcher's count of what it saw there, None when no watcher
+        follows it."""
         location = store.IndexLocation(self.data_dir, basis.repository, basis.index)
         try:
+            generation, indexed, source = self._live(location)
+            if not source or not Path(source).is_dir():
+                return SourceChanges(generation=generation,
+                                     unknown=f"the source folder {source or '(none recorded)'} is not on this machine")
+            root = Path(source).resolve()
             made_from = self._table(basis.files)
-            generation, indexed = self._live(location)
-            now = self._tree(root, watched)
+            now = self._tree(root, watched(root))
         except (RagstreamError, OSError, ValueError) as exc:
             return SourceChanges(unknown=f"cannot tell: {exc}")
         return changes_between(made_from, now, indexed, path_visibility(self.settings, filters), generation)
@@ -174,14 +182,16 @@ class SourceTables:
                 raise IndexLoadError("the file table the answer was made from is gone", where=str(path)) from exc
         return self._made_from[digest]
 
-    def _live(self, location: store.IndexLocation) -> tuple[str, dict[str, str]]:
+    def _live(self, location: store.IndexLocation) -> tuple[str, dict[str, str], str]:
+        """The live generation's name, file table and source folder."""
         current = store.current_generation(location)
         if current is None:
             raise IndexLoadError("the index has no live generation", where=str(location.index_dir))
         known = self._indexed.get(location.index_dir)
         if known is None or known[0] != current.name:
             stored = store.load_index(location)
-            known = self._indexed[location.index_dir] = (stored.generation.name, stored.manifest["files"])
+            known = self._indexed[location.index_dir] = (stored.generation.name, stored.manifest["files"],
+                                                         stored.manifest.get("source_root") or "")
         return known
 
     def _tree(self, root: Path, watched: object | None) -> dict[str, str]:

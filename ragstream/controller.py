@@ -217,17 +217,24 @@ class Controller:
 
     def changes_since(self, sp: SuperPrompt) -> SourceChanges:
         """Which files of the index's source folder were added, modified or deleted since the
-        state's answer was made, the paths its filters hide left out, and which of them the
-        index already holds (a watching builder refreshes it): what every front end says
-        beside an answer."""
+        state's answer was made (`changes_since_basis` under the state's own filters): what
+        the workbench says beside an answer."""
         basis = Basis.of(sp.extras)
         if basis is None:
             return SourceChanges(unknown="the answer records no index generation (a shared index, or an "
                                  "answer made before answers recorded it)")
-        watch = self._watch
-        watched = (watch.bursts if watch is not None and watch.running and watch.watcher_up
-                   and str(watch.path) == str(Path(basis.source_root).resolve()) else None)
-        return self._sources.changes_since(basis, RetrievalFilters.parse(sp.retrieval_filters), watched)
+        return self.changes_since_basis(basis, sp.retrieval_filters)
+
+    def changes_since_basis(self, basis: Basis, filters: Mapping[str, list[str]]) -> SourceChanges:
+        """Which files changed since an answer made from `basis` (its `extras["basis"]`; a
+        client may hold its digest alone), the paths `filters` hide left out, and which of
+        them the live index already holds (a watching builder refreshes it)."""
+        def watched(source: Path) -> object | None:
+            watch = self._watch
+            return (watch.bursts if watch is not None and watch.running and watch.watcher_up
+                    and watch.path == source else None)
+
+        return self._sources.changes_since(basis, RetrievalFilters.parse(filters), watched)
 
     def _keep_failure(self, session_id: str, sp: SuperPrompt, scope: Scope, pipeline: str, exc: Exception) -> None:
         """The failed turn in its conversation, marked failed: unless the conversation is held under

@@ -5,6 +5,7 @@ edits, a real `ragstream index --watch --events` child and watcher), is stopped 
 changes, and leaves no process behind."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -16,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from ragstream import catalog
-from ragstream.answer_sources import BASIS
+from ragstream.answer_sources import BASIS, UNWATCHED_TREE_SECONDS
+from ragstream.cli import main
 from ragstream.controller import Controller
 from ragstream.index.build import build_index
 from ragstream.index.embeddings import Embedder
@@ -95,7 +97,7 @@ def test_an_answer_says_which_files_changed_since_and_whether_the_index_has_them
 
         hidden = ask(controller, index, {"paths_exclude": ["billing/**"]})
         (sample_repo / "billing" / "util.py").write_text(NEW_FUNCTION + "\n# again\n")
-        time.sleep(2.1)  # past the unwatched source folder's reuse
+        time.sleep(UNWATCHED_TREE_SECONDS + 0.1)  # past the unwatched source folder's reuse
         # the filters hide billing/: its files are never named, nor counted
         assert controller.changes_since(hidden).entries() == [("deleted", "db/reporting_pg.sql")]
 
@@ -103,6 +105,27 @@ def test_an_answer_says_which_files_changed_since_and_whether_the_index_has_them
         refreshed = controller.changes_since(sp)
         assert refreshed.refreshed and refreshed.count == 3 and refreshed.generation != basis["generation"]
         assert controller.changes_since(ask(controller, index)).count == 0  # a new answer: made from the refresh
+
+
+def test_the_cli_says_what_changed_since_a_saved_answer(sample_repo: Path, tmp_path: Path, capsys):
+    config = tmp_path / "settings.yaml"
+    config.write_text(yaml.safe_dump({"index": {"data_dir": str(tmp_path / "data")}}), encoding="utf-8")
+    build_index(sample_repo, make_settings(tmp_path / "data"), fill=False)
+    state = tmp_path / "answer.json"
+    assert main(["--config", str(config), "ask", QUESTION, "--save-state", str(state)]) == 0
+    capsys.readouterr()
+    assert main(["--config", str(config), "changed", str(state)]) == 0
+    assert "no file of the index changed since this answer" in capsys.readouterr().out
+
+    (sample_repo / "billing" / "util.py").write_text(NEW_FUNCTION)
+    assert main(["--config", str(config), "changed", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "1 file(s) changed since this answer" in out and "modified" in out
+    assert "billing/util.py  (not in the index yet)" in out
+    assert main(["--config", str(config), "changed", str(state), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["modified"] == ["billing/util.py"]
+    assert main(["--config", str(config), "changed", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read the state" in capsys.readouterr().err
 
 
 def test_one_watching_child_follows_the_index_served_and_stops_when_it_changes(sample_repo: Path, tmp_path: Path):
