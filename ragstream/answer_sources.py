@@ -59,7 +59,8 @@ def table_digest(files: dict[str, str]) -> str:
 
 def record_basis(data_dir: Path, location: store.IndexLocation) -> Basis | None:
     """The basis of an answer made now from the index at `location`, its file table kept;
-    None when the index cannot be read (the answer then fails or says why on its own)."""
+    None when the index cannot be read (the answer then fails or says why on its own) or the
+    table cannot be kept (the page then says the changes are not known)."""
     try:
         stored = store.load_index(location)
     except (IndexLoadError, OSError):
@@ -69,8 +70,11 @@ def record_basis(data_dir: Path, location: store.IndexLocation) -> Basis | None:
     digest = table_digest(files)
     kept = data_dir / SOURCES_DIR / f"{digest}.json"
     if not kept.exists():
-        write_output_file(output_folder(kept.parent, "answer sources") / kept.name, orjson.dumps(files),
-                          "answer sources")
+        try:
+            write_output_file(output_folder(kept.parent, "answer sources") / kept.name, orjson.dumps(files),
+                              "answer sources")
+        except RagstreamError:  # a data folder that cannot be written must not fail the question
+            return None
     return Basis(location.repository, location.active_index, stored.generation.name, manifest.get("commit"), digest)
 
 

@@ -3,6 +3,7 @@ question is asked under, loads pipelines and runs them. Front ends hold no logic
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
@@ -102,6 +103,7 @@ class Controller:
         self._local: StoreBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
         self._watch: catalog.WatchJob | None = None  # the one watching builder (`follow`)
+        self._following = threading.Lock()  # the workbench's sessions call `follow` from their own threads
         self._sources = SourceTables(settings)
 
     def close(self) -> None:
@@ -422,16 +424,17 @@ class Controller:
         be followed (`catalog.watch_target`): None then. One per process: the workbench's sessions
         share it, the index chosen last wins."""
         target = catalog.watch_target(index)
-        current = self._watch
-        if current is not None and target == (current.path, current.name):
-            return current
-        if current is not None:
-            current.stop()
-            self._watch = None
-        if target is None or any(job.running and job.path.resolve() == target[0] for job in self._builds.values()):
-            return None
-        self._watch = catalog.WatchJob(target[0], target[1], self.settings).begin()
-        return self._watch
+        with self._following:
+            current = self._watch
+            if current is not None and target == (current.path, current.name):
+                return current
+            if current is not None:
+                current.stop()
+                self._watch = None
+            if target is None or any(job.running and job.path.resolve() == target[0] for job in self._builds.values()):
+                return None
+            self._watch = catalog.WatchJob(target[0], target[1], self.settings).begin()
+            return self._watch
 
     def following(self) -> catalog.WatchJob | None:
         """The watching builder `follow` keeps, if any."""
