@@ -1,6 +1,7 @@
 """The workbench's live index (issue 40): how long after an edit the index it serves holds it.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/workbench_watch.py [PATH] [--file REL] [--edits 3]
+        [--embedding-cache FILE]
 
 PATH (default: the sample repository of the tests) is copied to a scratch folder (no .git,
 virtualenvs, caches or tests/) and indexed completely; then the controller starts the watching
@@ -8,7 +9,8 @@ builder the workbench runs (`Controller.follow`: one `ragstream index --watch --
 debounce 200 ms) and `--edits` times a function is appended to REL (default: the largest Python
 file). Each edit is timed from the write until the child's refresh ended -- keyword-ready and the
 new chunk's vector embedded, what the page's notice then says -- with the child's own
-keyword-ready seconds and phases. The first edit is re-indexed as by a new process when the
+keyword-ready seconds and phases. `--embedding-cache` copies an earlier data folder's
+`embedding_cache.sqlite` in first, so the complete build embeds only texts it has not seen. The first edit is re-indexed as by a new process when the
 child's first build found nothing to do (its warm state is empty then); later ones are warm.
 """
 from __future__ import annotations
@@ -41,12 +43,16 @@ def main() -> None:
     parser.add_argument("path", nargs="?", default=str(SAMPLE))
     parser.add_argument("--file", help="the file edited (repository-relative; default: the largest .py)")
     parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--embedding-cache", help="an embedding_cache.sqlite to start the data folder with")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="ragstream-watch-bench-"))
     try:
         repo = scratch / "repo"
         shutil.copytree(args.path, repo, ignore=SKIPPED)
         edited = repo / (args.file or max(repo.rglob("*.py"), key=lambda p: p.stat().st_size).relative_to(repo))
+        (scratch / "data").mkdir()
+        if args.embedding_cache:
+            shutil.copy(args.embedding_cache, scratch / "data" / "embedding_cache.sqlite")
         settings = load_settings(overrides={"index": {"data_dir": str(scratch / "data"), "watch_debounce_ms": 200}})
         build_index(repo, settings, embedder=Embedder())
         with Controller(settings) as controller:

@@ -7,6 +7,8 @@ it; a new question then finds the new code; then the same beside a step-by-step 
 from __future__ import annotations
 
 import shutil
+import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -32,6 +34,24 @@ def live(tmp_path_factory):
     build_index(repo, load_settings(path), embedder=Embedder())
     with served_tab(path, root) as tab:
         yield tab, repo
+    deadline = time.monotonic() + 15  # the server is stopped (SIGTERM): its watching child goes with it
+    while watching(repo) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not watching(repo), "the watching child outlived the workbench"
+
+
+def watching(repo: Path) -> list[int]:
+    """The `ragstream index REPO --watch` processes running now."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+            state = (cmdline.parent / "status").read_text()
+        except OSError:
+            continue
+        if b"--watch" in args and str(repo).encode() in args and "\nState:\tZ" not in state:
+            found.append(int(cmdline.parent.name))
+    return found
 
 
 def ask(page, question: str) -> None:
@@ -53,6 +73,7 @@ def test_an_edit_is_followed_and_said_beside_the_answer(live):
     expect(sidebar.get_by_text("follow file changes")).to_be_visible()
     expect(sidebar.get_by_text("Following file changes")).to_be_visible()
     expect(sidebar.get_by_text("last refresh")).to_be_visible()  # the child's first build: up to date
+    assert len(watching(repo)) == 1  # one watching child for the index served
 
     page.get_by_role("radio", name="Auto").click()
     settle(page)
