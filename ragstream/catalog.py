@@ -1,12 +1,13 @@
 """What the workbench lists and starts: the indexes under the data folder (with how stale each
-is) and those published to a shared Milvus, the pipelines (with what they extend), and index
-builds running in the background.
+is) and those published to a shared Milvus, the pipelines (with what they extend), index
+builds running in the background, and the watching builder that follows the index it serves.
 
 The controller calls these; the workbench draws what they return.
 """
 from __future__ import annotations
 
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -260,12 +261,23 @@ class BuildJob:
         """"" before the index is first published, then its stage ("keyword", "heads", "complete")."""
         return self.vectors.get("stage", "")
 
+    def watching(self) -> None:
+        """Only a watching child says this (`WatchJob`)."""
+
+    def changed(self, paths: list[str]) -> None:
+        """Only a watching child says this (`WatchJob`)."""
+
+    def _ended_early(self, code: int) -> str | None:
+        """Why the child's end is an error, or None when it ended as it should."""
+        if self.report is None and self.error is None and not self.up_to_date:
+            return f"the build process ended with exit code {code} before it finished"
+        return None
+
     def _follow(self, events: Path, exit_code: Callable[[], int | None]) -> None:
         try:
             code = follow_lines(events, exit_code, self._line)
-            if self.report is None and self.error is None and not self.up_to_date:
-                self.error = IndexingError(f"the build process ended with exit code {code} before it finished",
-                                           where=str(self.path), hint="\n".join(self.output[-12:]) or None)
+            if (early := self._ended_early(code)) is not None:
+                self.error = IndexingError(early, where=str(self.path), hint="\n".join(self.output[-12:]) or None)
         except BaseException as exc:  # noqa: BLE001 - shown in the workbench, which has no console
             self.error = exc
         finally:
@@ -275,3 +287,76 @@ class BuildJob:
     def _line(self, line: str) -> None:
         if line.strip() and not replay(line, self):
             self.output.append(line.rstrip())
+
+
+STOP_WAIT_SECONDS = 10.0  # how long a watching child is given to end on SIGTERM before it is killed
+
+
+@dataclass
+class WatchJob(BuildJob):
+    """The watching builder of the index the workbench serves: one child process
+    (`ragstream index --watch --events`) that builds once, then re-indexes each burst of file
+    changes incrementally, keeping its warm state (`index/warm_state.py`) between refreshes. Its
+    events are replayed as a `BuildJob`'s; `report` and `error` are the last refresh's. It runs
+    until `stop` (or until the workbench ends: the child stops with its parent)."""
+
+    watcher_up: bool = False  # every edit from now on is seen
+    refreshing: bool = True  # a build runs now (the first one from the start)
+    refreshes: int = 0  # builds ended, the first included
+    updates: int = 0  # builds that changed the index, or failed: what a page redraws for
+    seen: list[str] = field(default_factory=list)  # the paths of the last burst of changes
+    bursts: int = 0  # bursts of changes seen
+    refreshed_at: float | None = None  # when the last build ended
+    _process: subprocess.Popen | None = None
+    _stopped: bool = False
+
+    def begin(self) -> "WatchJob":
+        self._process, events = start_followed_build(self.settings, self.path, self.name, False, watch=True)
+        self.follow(events, self._process.poll)
+        return self
+
+    def stop(self) -> None:
+        """End the child (SIGTERM, then SIGKILL after STOP_WAIT_SECONDS) and its follower. The
+        index keeps its last published generation; a refresh cut short leaves no trace."""
+        self._stopped = True
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(STOP_WAIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self.wait()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def watching(self) -> None:
+        self.watcher_up = True
+
+    def changed(self, paths: list[str]) -> None:
+        self.seen, self.bursts, self.refreshing, self.error = list(paths), self.bursts + 1, True, None
+        self.phases = {}
+
+    def summarised(self, summary: BuildSummary) -> None:
+        self.report, self.refreshing, self.refreshed_at = summary, False, time.time()
+        self.refreshes += 1
+        self.updates += not summary.unchanged
+
+    def failed(self, error: RagstreamError) -> None:
+        self.error, self.refreshing, self.refreshed_at = error, False, time.time()
+        self.refreshes += 1
+        self.updates += 1
+
+    def _ended_early(self, code: int) -> str | None:
+        return None if self._stopped else f"the watching process ended with exit code {code}"
+
+
+def watch_target(index: IndexSummary | None) -> tuple[Path, str] | None:
+    """(source folder, index name) of an index a workbench can follow: a local one whose source
+    folder is on this machine; None for any other (shared, unusable, source gone)."""
+    if index is None or index.shared or index.problem or not index.source_root:
+        return None
+    source = Path(index.source_root)
+    return (source.resolve(), index.index) if source.is_dir() else None

@@ -33,6 +33,7 @@ class IndexSettings:
     change_history_commits: int  # how many recent commits' messages and changed definitions to index (0: none)
     python_call_guesses: bool  # link a Python call on a receiver nothing is known about by method name (a guess)
     watch_debounce_ms: int  # `index --watch`: a refresh starts once files have been quiet this long
+    watch_in_workbench: bool  # the workbench follows the local index it serves (`index --watch` in a child)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,15 @@ question is asked under, loads pipelines and runs them. Front ends hold no logic
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ragstream import catalog
+from ragstream.answer_sources import BASIS, Basis, SourceChanges, SourceTables, record_basis
 from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
 from ragstream.failures import Failure
@@ -100,8 +102,12 @@ class Controller:
         self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
         self._local: StoreBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
+        self._watch: catalog.WatchJob | None = None  # the one watching builder (`follow`)
+        self._following = threading.Lock()  # the workbench's sessions call `follow` from their own threads
+        self._sources = SourceTables(settings)
 
     def close(self) -> None:
+        self.follow(None)
         self._resources.close()
 
     def __enter__(self) -> "Controller":
@@ -187,8 +193,9 @@ class Controller:
         question = self.check_question(question, pipeline)
         engine = Engine(pipeline, self.turn_runtime(on_token, on_progress, scope.index_source))
         sp = self.new_state(question, scope, is_english)
+        self.record_basis(sp)
         if session_id:
-            sp.extras = {"session": {"id": session_id, "pipeline": pipeline.name}}
+            sp.extras = {**sp.extras, "session": {"id": session_id, "pipeline": pipeline.name}}
         engine.start(sp)
         try:
             return sp, engine.run(sp)
@@ -197,6 +204,39 @@ class Controller:
             if session_id:
                 self._keep_failure(session_id, sp, scope, pipeline.name, exc)
             raise
+
+    def record_basis(self, sp: SuperPrompt) -> None:
+        """Record in the state what its answer is made from (`answer_sources.Basis`: the index's
+        generation, commit and file table), for `changes_since`. A shared index's files are not
+        walked here: nothing is recorded for it."""
+        if not serves_locally(self.settings, sp.index_source):
+            return
+        data_dir = Path(self.settings.index.data_dir).expanduser().resolve()
+        location = store.IndexLocation(data_dir, sp.repository, sp.active_index or sp.branch)
+        basis = record_basis(data_dir, location)
+        if basis is not None:
+            sp.extras = {**sp.extras, BASIS: asdict(basis)}
+
+    def changes_since(self, sp: SuperPrompt) -> SourceChanges:
+        """Which files of the index's source folder were added, modified or deleted since the
+        state's answer was made (`changes_since_basis` under the state's own filters): what
+        the workbench says beside an answer."""
+        basis = Basis.of(sp.extras)
+        if basis is None:
+            return SourceChanges(unknown="the answer records no index generation (a shared index, or an "
+                                 "answer made before answers recorded it)")
+        return self.changes_since_basis(basis, sp.retrieval_filters)
+
+    def changes_since_basis(self, basis: Basis, filters: Mapping[str, list[str]]) -> SourceChanges:
+        """Which files changed since an answer made from `basis` (its `extras["basis"]`; a
+        client may hold its digest alone), the paths `filters` hide left out, and which of
+        them the live index already holds (a watching builder refreshes it)."""
+        def watched(source: Path) -> object | None:
+            watch = self._watch
+            return (watch.bursts if watch is not None and watch.running and watch.watcher_up
+                    and watch.path == source else None)
+
+        return self._sources.changes_since(basis, RetrievalFilters.parse(filters), watched)
 
     def _keep_failure(self, session_id: str, sp: SuperPrompt, scope: Scope, pipeline: str, exc: Exception) -> None:
         """The failed turn in its conversation, marked failed: unless the conversation is held under
@@ -312,9 +352,13 @@ class Controller:
         return summaries
 
     def build(self, path: str | Path, name: str | None = None, rebuild: bool = False) -> catalog.BuildJob:
-        """Start an index build in a child process (or return the one running for that target)."""
+        """Start an index build in a child process (or return the one running for that target).
+        A watching builder of that repository stops first (two builders of one index would meet
+        at its lock); `follow` starts it again once the build has ended."""
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
+        if self._watch is not None and str(self._watch.path) == key[0]:
+            self.follow(None)
         if job is None or not job.running:
             job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload,
                                    on_semantic=self._preload_embedder)
@@ -371,6 +415,30 @@ class Controller:
     def builds(self) -> list[catalog.BuildJob]:
         """Builds started in this process, newest first."""
         return sorted(self._builds.values(), key=lambda job: -job.started)
+
+    def follow(self, index: catalog.IndexSummary | None) -> catalog.WatchJob | None:
+        """Keep one watching builder (`catalog.WatchJob`), for `index` (None: for none): the one
+        running for it is returned as it is (ended with an error included, so a failing child is
+        not restarted on every page run), one for another index is stopped first. Not started
+        while a build of that index runs (the next call starts it) nor for an index that cannot
+        be followed (`catalog.watch_target`): None then. One per process: the workbench's sessions
+        share it, the index chosen last wins."""
+        target = catalog.watch_target(index)
+        with self._following:
+            current = self._watch
+            if current is not None and target == (current.path, current.name):
+                return current
+            if current is not None:
+                current.stop()
+                self._watch = None
+            if target is None or any(job.running and job.path.resolve() == target[0] for job in self._builds.values()):
+                return None
+            self._watch = catalog.WatchJob(target[0], target[1], self.settings).begin()
+            return self._watch
+
+    def following(self) -> catalog.WatchJob | None:
+        """The watching builder `follow` keeps, if any."""
+        return self._watch
 
     def graph(self, sp: SuperPrompt):
         """The index graph as the state's caller may see it (hidden nodes left out)."""
@@ -472,7 +540,9 @@ class ManualSession:
         self._controller = controller
         self.on_progress: ProgressSink | None = None  # what each click's model calls report to
         self.engine = Engine(pipeline, controller.scope_runtime(scope.index_source))
-        self.state = self.engine.start(controller.new_state(question, scope, is_english))
+        state = controller.new_state(question, scope, is_english)
+        controller.record_basis(state)  # a pass answers from the index as it is when the pass starts
+        self.state = self.engine.start(state)
         self._ran: list[str] = []  # this pass's steps, in order
 
     @property

@@ -33,7 +33,7 @@ from tests.test_filter_leak_properties import ACL_RULES, OVERLAY
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {"search", "expand", "fetch", "relations", "ask", "more", "index_status", "refresh"}
+TOOLS = {"search", "expand", "fetch", "relations", "ask", "more", "index_status", "refresh", "changed_since"}
 METHOD = "py:billing.service.InvoiceService.record_payment|METHOD"
 HIDDEN_NODE = "py:vault.keys.rotate_qzvault_keys|FUNCTION"
 # The server of the leak checks shows code tagged public, ops or dba (so not vault/, tagged sec)
@@ -191,6 +191,15 @@ def test_every_tool_over_stdio_answers_as_the_cli_does(served):
             assert refreshed["status"] == "re-indexed", refreshed
             found = await _call(client, "search", query="reconcile_ledger_mcpword", mode="bm25", top_k=1)
             assert found["items"][0]["id"] == "py:billing.util.reconcile_ledger_mcpword|FUNCTION"
+
+            # what changed since the answer above, as the workbench says it beside an answer
+            changed = await _call(client, "changed_since", made_from=ask["made_from"])
+            assert (changed["modified"], changed["added"], changed["deleted"]) == (["billing/util.py"], [], [])
+            assert changed["refreshed"] and changed["in_index"] == ["billing/util.py"]
+            hidden = await _call(client, "changed_since", made_from=ask["made_from"],
+                                 filters={"paths_exclude": ["billing/"]})
+            assert hidden["modified"] == [] and not hidden["unknown"]  # a hidden file is never named
+            assert "made_from" in await _error(client, "changed_since", made_from="../../etc/passwd")
 
     anyio.run(session)
 

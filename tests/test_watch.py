@@ -81,5 +81,5 @@ def test_watch_follows_an_edit_and_stops_on_ctrl_c(sample_repo: Path, tmp_path: 
 def test_watch_refuses_modes_it_cannot_follow(sample_repo: Path, tmp_path: Path, capsys):
     config = tmp_path / "settings.yaml"
     config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
-    assert main(["--config", str(config), "index", str(sample_repo), "--watch", "--events"]) == 2
+    assert main(["--config", str(config), "index", str(sample_repo), "--watch", "--background"]) == 2
     assert "--watch stays in the foreground" in capsys.readouterr().err

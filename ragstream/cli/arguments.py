@@ -6,6 +6,7 @@ from collections.abc import Callable
 from functools import partial
 
 from ragstream.bounds import TOKENS, TOP_K, Bound, ints
+from ragstream.cli.changed_command import changed_command
 from ragstream.cli.eval_commands import eval_command
 from ragstream.cli.index_commands import index_command, publish_command
 from ragstream.cli.mcp_command import mcp_command
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--fill", action="store_true", help=argparse.SUPPRESS)  # the background semantic fill
     mode.add_argument("--watch", action="store_true",
                       help="index, then re-index after every burst of file changes (index.watch_debounce_ms), "
-                           "one line each, until Ctrl-C")
+                           "one line each (with --events: as JSON lines), until Ctrl-C")
     waiting = index.add_mutually_exclusive_group()
     waiting.add_argument("--wait", action="store_true",
                          help="stay until every vector is embedded (default: return once keyword-ready, "
@@ -104,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--session", help="a conversation to continue (its history goes in the prompt and this turn "
                                        "is saved); 'new' starts one and prints its id")
     ask.set_defaults(handler=ask_command)
+
+    changed = add_command("changed", help="which files changed since the answer of a state saved by "
+                                          "`ask --save-state`, and whether the index holds them yet")
+    changed.add_argument("state", help="the state file")
+    changed.add_argument("--json", action="store_true", help="print the changes as one JSON document")
+    changed.set_defaults(handler=changed_command)
 
     mcp = add_command("mcp", help="serve the indexes to editors and agents over the Model Context Protocol "
                                   "(stdio; --http PORT: streamable HTTP on 127.0.0.1)")

@@ -27,9 +27,9 @@ def index_command(args: argparse.Namespace) -> int:
     from ragstream.index.build import build_index, fill_index, locate, repository_info
     from ragstream.index.fill import describe
 
-    if args.watch and (args.background or args.events or args.if_stale):
+    if args.watch and (args.background or args.if_stale):
         raise ConfigError("--watch stays in the foreground and re-indexes only what changed: "
-                          "it takes neither --background, --events nor --if-stale", where="ragstream index --watch")
+                          "it takes neither --background nor --if-stale", where="ragstream index --watch")
     if args.if_stale:
         from ragstream.catalog import build_wanted
 
@@ -43,13 +43,13 @@ def index_command(args: argparse.Namespace) -> int:
                 console.print("the index is up to date and complete (or being filled): nothing to build")
             return 0
         args.rebuild = args.rebuild or wanted
-    if args.events:
+    if args.events and not args.watch:
         return _index_events(args, settings)
     info = repository_info(args.path, args.branch)
     location = locate(info, settings, args.name)
-    shared = settings.retrieval.backend != "local"
     if args.watch:
         return _watch(args, settings, info, location)
+    shared = settings.retrieval.backend != "local"
     if args.background:
         pid, log = spawn_index(location, info.root, ["--branch", info.branch, "--wait"]
                                + (["--rebuild"] if args.rebuild else []), args.config)
@@ -93,22 +93,37 @@ def _after_build(args: argparse.Namespace, settings, report) -> str | None:
 
 
 def _watch(args: argparse.Namespace, settings, info, location) -> int:
-    """Index, then re-index after every burst of file changes, one line each, until Ctrl-C."""
+    """Index, then re-index after every burst of file changes, one line each, until Ctrl-C;
+    with `--events`, as JSON lines for the workbench that follows it (`catalog.WatchJob`), the
+    fill run here after each refresh, until that workbench stops it or stops."""
     from pathlib import Path
 
+    from ragstream.index.background import stop_with_parent
     from ragstream.index.build import build_index
+    from ragstream.index.build_events import EventWriter
     from ragstream.index.watch import changed_files
 
     shared = settings.retrieval.backend != "local"
+    events = EventWriter(sys.stdout) if args.events else None
+    if events is not None:
+        stop_with_parent()  # the workbench's watcher: it ends with the workbench
 
     def refresh(changed: list[str]) -> None:
         started = time.perf_counter()
+        if events is not None and changed:
+            events.changed(changed)
         try:
-            report = build_index(info.root, settings, name=args.name, branch=args.branch, fill=args.wait or shared)
+            report = build_index(info.root, settings, name=args.name, branch=args.branch, progress=events,
+                                 fill=args.wait or shared or events is not None)
         except RagstreamError as exc:  # a broken moment in an edit: say so and keep watching
-            err_console.print(f"error ({exc.layer}): {exc}; still watching", highlight=False, soft_wrap=True)
+            if events is not None:
+                events.error(exc)
+            else:
+                err_console.print(f"error ({exc.layer}): {exc}; still watching", highlight=False, soft_wrap=True)
             return
-        if not report.unchanged or not changed:
+        if events is not None:
+            events.summary(report)
+        elif not report.unchanged or not changed:
             seconds = time.perf_counter() - started
             note = _after_build(args, settings, report)
             console.print(_refresh_line(report, changed, seconds) + (f"; {note}" if note else ""),
@@ -123,11 +138,16 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
     try:
         for refreshes, changed in enumerate(changed_files(info.root, data_dir, settings.index.watch_debounce_ms)):
             refresh(changed)  # the first: the build every watch starts with, the watcher already up
-            if not refreshes:
+            if refreshes:
+                continue
+            if events is not None:
+                events.watching()
+            else:
                 console.print(f"watching {info.root} (Ctrl-C stops)", highlight=False, soft_wrap=True)
     except KeyboardInterrupt:
-        console.print(f"stopped watching {info.root}; the index in {location.index_dir} is the last one published",
-                      highlight=False, soft_wrap=True)
+        if events is None:
+            console.print(f"stopped watching {info.root}; the index in {location.index_dir} is the last one "
+                          "published", highlight=False, soft_wrap=True)
     return 0
 
 

@@ -63,10 +63,12 @@ def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
 
 
 def start_followed_build(settings: Settings, path: Path, name: str | None, rebuild: bool | None,
-                         config: str | None = None) -> tuple[subprocess.Popen, Path]:
+                         config: str | None = None, watch: bool = False) -> tuple[subprocess.Popen, Path]:
     """Run `ragstream index PATH --events` in a child process with these settings (from `config`,
     else written out for it), its events going to a file the caller follows
-    (`catalog.BuildJob`); `rebuild` None: only if the index is stale (`--if-stale`). The child
+    (`catalog.BuildJob`); `rebuild` None: only if the index is stale (`--if-stale`); `watch`:
+    `--watch` too, a child that stays and re-indexes each burst of file changes (`rebuild` is
+    then not used). The child
     stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
     build keeps the previous index; its fill resumes next time); a server stopped any other way
     stops it too (`stop_with_parent`). (the process, its events file)"""
@@ -75,7 +77,7 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
         config = str(scratch / "settings.json")
         Path(config).write_text(json.dumps(asdict(settings)), encoding="utf-8")
     events = scratch / "events.jsonl"
-    when = ["--if-stale"] if rebuild is None else ["--rebuild"] if rebuild else []
+    when = ["--watch"] if watch else ["--if-stale"] if rebuild is None else ["--rebuild"] if rebuild else []
     command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
                *(["--name", name] if name else []), *when]
     with open(events, "wb") as out:

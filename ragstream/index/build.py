@@ -419,7 +419,7 @@ def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
     model, and the repository's root, branch and commit (the change history). Two builds of the
     same files under the same key make the same index."""
     shaping = {"index": {k: v for k, v in asdict(settings.index).items()
-                         if k not in ("data_dir", "watch_debounce_ms")},
+                         if k not in ("data_dir", "watch_debounce_ms", "watch_in_workbench")},
                "chunks": asdict(settings.chunks), "embedding": asdict(settings.embedding),
                "tokens": asdict(settings.tokens), "acl": asdict(settings.acl)}
     versions = {"parser": PARSER_VERSION, "redaction": REDACTION_VERSION, "format": store.FORMAT_VERSION}

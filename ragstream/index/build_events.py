@@ -5,7 +5,9 @@ core and an interpreter of its own, and parses in worker processes, instead of s
 page's. The child writes one event a line -- a phase started, advanced or finished, a
 generation published, the build's summary, that there was nothing to build, or its error --
 and the workbench replays them
-into the `Progress` it draws (`replay`).
+into the `Progress` it draws (`replay`). A watching child (`ragstream index --watch --events`)
+also says when its watcher is up and, before each refresh, which files it saw change; its
+builds' events follow as any build's do.
 """
 from __future__ import annotations
 
@@ -34,11 +36,12 @@ class BuildSummary:
     embedded_new: int
     seconds: dict[str, float] = field(default_factory=dict)
     keyword_ready_seconds: float = 0.0
+    unchanged: bool = False  # nothing had changed: nothing was rebuilt
 
     @classmethod
     def of(cls, report: BuildReport) -> "BuildSummary":
         return cls(report.files, report.chunks, report.embedded_new, dict(report.seconds),
-                   report.keyword_ready_seconds)
+                   report.keyword_ready_seconds, report.unchanged)
 
 
 class EventWriter:
@@ -71,6 +74,12 @@ class EventWriter:
     def up_to_date(self) -> None:
         self._write({"event": "up_to_date"})
 
+    def watching(self) -> None:
+        self._write({"event": "watching"})
+
+    def changed(self, paths: list[str]) -> None:
+        self._write({"event": "changed", "paths": paths})
+
     def error(self, exc: errors.RagstreamError) -> None:
         self._write({"event": "error", "type": type(exc).__name__, "message": exc.message,
                      "where": exc.where, "hint": exc.hint})
@@ -89,6 +98,12 @@ class BuildFollower(Progress, Protocol):
 
     def unchanged(self) -> None:
         """The index was up to date: nothing was built."""
+
+    def watching(self) -> None:
+        """A watching child's watcher is up: every edit from now on is seen."""
+
+    def changed(self, paths: list[str]) -> None:
+        """A watching child saw these repository-relative paths change; its refresh starts."""
 
 
 def replay(line: str, follower: BuildFollower) -> bool:
@@ -113,6 +128,10 @@ def replay(line: str, follower: BuildFollower) -> bool:
         follower.summarised(BuildSummary(**event))
     elif kind == "up_to_date":
         follower.unchanged()
+    elif kind == "watching":
+        follower.watching()
+    elif kind == "changed":
+        follower.changed(event["paths"])
     elif kind == "error":
         cls = getattr(errors, event["type"], None)
         cls = cls if isinstance(cls, type) and issubclass(cls, errors.RagstreamError) else errors.IndexingError

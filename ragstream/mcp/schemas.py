@@ -155,6 +155,19 @@ class AskResult(Paged):
     graph_answer: str = Field(description="the graph's answer (Markdown) when the question is one it answers")
     warnings: list[str]
     items: list[NodeText] = Field(description="the evidence the answer rests on, best first")
+    made_from: str | None = Field(default=None, description=(
+        "the digest of the files the answer was made from: give it to changed_since later (None: not recorded, "
+        "a shared index)"))
+
+
+class ChangedSince(BaseModel):
+    added: list[str]
+    modified: list[str]
+    deleted: list[str]
+    in_index: list[str] = Field(description="the changed files the live index already holds as they are now")
+    refreshed: bool = Field(description="every change is in the index: asking again answers from them")
+    generation: str | None = Field(description="the index's live generation now")
+    unknown: str = Field(description="why the changes cannot be told (the lists are then empty)")
 
 
 class IndexInfo(BaseModel):

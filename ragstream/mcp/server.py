@@ -18,8 +18,8 @@ from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from pydantic import Field
 
 from ragstream.errors import RagstreamError
-from ragstream.mcp.schemas import (AskResult, BudgetTokens, ContextTokens, Depth, EdgeTypes, ExpandResult,
-                                   FetchResult, Filters, IndexInfo, IndexName, Kinds, Languages, MaxNodes,
+from ragstream.mcp.schemas import (AskResult, BudgetTokens, ChangedSince, ContextTokens, Depth, EdgeTypes,
+                                   ExpandResult, FetchResult, Filters, IndexInfo, IndexName, Kinds, Languages, MaxNodes,
                                    MaxTokens, Mode, MorePage, PipelineName, RefreshResult, Relation,
                                    RelationsResult, Repository, Rerank, SearchResult, TopK)
 from ragstream.mcp.service import CallScope, Service
@@ -98,6 +98,14 @@ def build_server(service: Service) -> MCPServer:
         overrides = {"top_k": top_k, "max_context_tokens": max_context_tokens}
         return run(lambda: service.ask(CallScope(repository, index, filters), question, pipeline, overrides,
                                        max_tokens))
+
+    @server.tool(description=(
+        "Which files of the index's source were added, modified or deleted since an answer (its `made_from`, "
+        "from ask), and whether the index holds them yet; files the filters hide are never named."))
+    def changed_since(made_from: Annotated[str, Field(pattern="^[0-9a-f]{64}$", description="an ask reply's made_from")],
+                      filters: Filters = None, repository: Repository = None,
+                      index: IndexName = None) -> ChangedSince:
+        return run(lambda: service.changed_since(CallScope(repository, index, filters), made_from))
 
     @server.tool(description="The next page of a reply that was cut to its max_tokens (its `more` cursor).")
     def more(cursor: Annotated[str, Field(min_length=1)],

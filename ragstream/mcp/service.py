@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ragstream.answer_sources import BASIS, Basis
 from ragstream.catalog import IndexSummary
 from ragstream.controller import Controller, Scope, expanded_nodes, with_text_budget
 from ragstream.errors import RetrievalError
@@ -163,7 +164,19 @@ class Service:
                 "graph_answer": graph_answer_markdown(sp),
                 "warnings": [*pipeline.warnings, *(w for e in sp.trace for w in e["warnings"])]}
         page = self.pager.first("ask", self._texts(sp), max_tokens, head)
-        return schemas.AskResult(written_by_model=answer.get("path") == "model", **head, **_paged(page))
+        return schemas.AskResult(written_by_model=answer.get("path") == "model", **head, **_paged(page),
+                                 made_from=sp.extras.get(BASIS, {}).get("files"))
+
+    def changed_since(self, call: CallScope, made_from: str) -> schemas.ChangedSince:
+        """The files changed since an answer made from `made_from` (an `ask` reply's), in the
+        call's index, named only where the server's filters (narrowed by the call's) let them be."""
+        scope = self.scope(call)
+        basis = Basis(scope.repository, scope.active_index or scope.branch, "", None, made_from)
+        changes = self.controller.changes_since_basis(basis, scope.retrieval_filters)
+        return schemas.ChangedSince(added=list(changes.added), modified=list(changes.modified),
+                                    deleted=list(changes.deleted), in_index=sorted(changes.in_index),
+                                    refreshed=changes.refreshed, generation=changes.generation,
+                                    unknown=changes.unknown)
 
     def more(self, cursor: str, max_tokens: int) -> schemas.MorePage:
         tool, page = self.pager.next(cursor, max_tokens)

@@ -1,15 +1,18 @@
-"""Index builds running in the background, drawn live: one progress bar per phase."""
+"""Index builds running in the background, drawn live: one progress bar per phase; and the
+watching builder that follows the index the workbench serves, with its last refresh."""
 from __future__ import annotations
 
 import time
 
 import streamlit as st
 
-from ragstream.catalog import BuildJob
+from ragstream.catalog import BuildJob, WatchJob
 from ragstream.index.fill import describe
 from ragstream.ui.common import show_error
 
 POLL_SECONDS = 0.5  # also how soon a first index, once askable, opens the question box
+WATCH_POLL_SECONDS = 1.0  # how soon the page hears of a refresh
+WATCH_SEEN = "watch:seen"
 SHOW_FINISHED_FOR = 30.0  # a finished build's summary stays this long
 STOPS_WITH_THE_WORKBENCH = ("Stops when the workbench stops (the index built so far stays; a fill resumes next "
                             "time). To build on your own: `ragstream index PATH --background`.")
@@ -69,3 +72,49 @@ def _draw(jobs: list[BuildJob]) -> None:
                 st.progress(fraction, text=f"{phase} {progress.done}/{progress.total}")
             else:
                 st.progress(1.0 if progress.finished else 0.0, text=f"{phase} {'done' if progress.finished else '…'}")
+
+
+def watch_status(controller) -> None:
+    """The watching builder's state, redrawn every WATCH_POLL_SECONDS; when a refresh changed
+    the index (or failed), the page runs again: the index card and the notices beside answers
+    say so. (Not on every burst of changes: most touch no indexed file.)"""
+    if controller.following() is not None:
+        _watch_live(controller)
+
+
+@st.fragment(run_every=WATCH_POLL_SECONDS)
+def _watch_live(controller) -> None:
+    job = controller.following()
+    if job is None:
+        return
+    _draw_watch(job)
+    now = (job.pid, job.updates)
+    seen = st.session_state.get(WATCH_SEEN)
+    st.session_state[WATCH_SEEN] = now
+    if seen is not None and seen != now:
+        st.rerun(scope="app")
+
+
+def _draw_watch(job: WatchJob) -> None:
+    seen = ", ".join(f"`{path}`" for path in job.seen[:3]) + (", …" if len(job.seen) > 3 else "")
+    if not job.running and job.error is not None:
+        st.markdown("**Stopped following file changes**")
+        show_error(job.error)
+        return
+    if job.refreshing:
+        phase = next((f"{name} {p.done}/{p.total}" if p.total else name
+                      for name, p in reversed(job.snapshot()) if not p.finished), "starting")
+        what = f"after changes to {seen}" if job.seen else "its first build"
+        st.caption(f":material/sync: Following file changes · refreshing {what}: {phase}")
+        return
+    if job.error is not None:
+        st.caption(":material/sync_problem: Following file changes · the last refresh failed; still watching")
+        show_error(job.error)
+        return
+    report = job.report
+    when = time.strftime("%H:%M:%S", time.localtime(job.refreshed_at)) if job.refreshed_at else "—"
+    last = ("up to date" if report is None or report.unchanged
+            else f"{seen or 'files'} re-indexed, keyword-ready in {report.keyword_ready_seconds:.2f} s · "
+                 f"{report.chunks} chunks")
+    st.caption(f":material/visibility: Following file changes{'' if job.watcher_up else ' (starting)'} · "
+               f"last refresh {when}: {last}")

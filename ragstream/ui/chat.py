@@ -21,7 +21,7 @@ from ragstream.errors import RagstreamError
 from ragstream.failures import Failure
 from ragstream.pipeline.engine import StepResult
 from ragstream.super_prompt import SuperPrompt
-from ragstream.ui import budget, graph
+from ragstream.ui import budget, changes, graph
 from ragstream.ui.stage_panels import follow_ups
 from ragstream.ui.common import model_progress, path_label, rerun_fragment, show_error
 from ragstream.ui.sidebar import Choices
@@ -216,6 +216,7 @@ def _draw(controller: Controller, turn: Turn, number: int, latest: bool) -> None
         paths = ", ".join(dict.fromkeys(path_label(t["path"]) for t in sp.trace))
         source = " · from the history" if turn.restored else ""
         st.caption(f"{len(sp.trace)} steps · {turn.seconds:.2f} s · {paths}{source}")
+        changes.notice(controller, sp)
         with st.expander(f"turn {number}: trace, graph and budget", expanded=latest):
             trace_tab, graph_tab, budget_tab = st.tabs(["Trace", "Graph", "Budget"])
             with trace_tab:  # every step, a follow-up loop's included

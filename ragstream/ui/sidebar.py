@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from ragstream.bounds import LIMITS
-from ragstream.catalog import IndexSummary, PipelineSummary
+from ragstream.catalog import IndexSummary, PipelineSummary, watch_target
 from ragstream.config import LLM_ROLES
 from ragstream.controller import Scope
 from ragstream.errors import RagstreamError
@@ -70,7 +70,9 @@ def _indexes(config: str | None, builds_marker: tuple) -> list[IndexSummary]:
 
 def _index_section(controller: Controller) -> IndexSummary | None:
     st.markdown("**Index**")
-    marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds())
+    watch = controller.following()
+    marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds()) + (
+        (watch.updates,) if watch is not None else ())
     summaries = _indexes(resources.config_file(), marker)
     usable = [s for s in summaries if s.problem is None]
     if usable:  # with no index yet, the builds are drawn large in the main area instead
@@ -92,6 +94,7 @@ def _index_section(controller: Controller) -> IndexSummary | None:
         chosen = usable[labels.index(label)]
         building = {job.path.resolve() for job in controller.builds() if job.running}
         _index_card(chosen, bool(chosen.source_root) and Path(chosen.source_root).resolve() in building)
+    _follow_changes(controller, chosen)
     for broken in (s for s in summaries if s.problem):
         st.warning(f"{broken.label} cannot be used: {broken.problem}")
     if summaries:
@@ -113,6 +116,20 @@ def _index_card(s: IndexSummary, building: bool = False) -> None:
     st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
                f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
                f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
+
+
+def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> None:
+    """The toggle that keeps the chosen local index following its files (on by default:
+    `index.watch_in_workbench`), and the watcher's state; another index, or none, stops it."""
+    followed = None
+    if watch_target(chosen) is not None:
+        on = st.toggle("follow file changes", value=controller.settings.index.watch_in_workbench, key="index:follow",
+                       help="A `ragstream index --watch` child re-indexes each edit of the repository's files "
+                            "(changed files only); it stops when another index is chosen or the workbench "
+                            "stops. Default: index.watch_in_workbench.")
+        followed = chosen if on else None
+    if controller.follow(followed) is not None:
+        builds.watch_status(controller)
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import streamlit as st
 from ragstream.excerpt import quoted
 from ragstream.super_prompt import SuperPrompt
 from ragstream.graph.labels import short_labels
+from ragstream.ui import changes
 from ragstream.ui.tables import chunk_table, id_columns, id_rows
 
 if TYPE_CHECKING:  # the controller module loads with the controller, not with the page
@@ -164,6 +165,8 @@ def answer(controller: Controller, sp: SuperPrompt, key: str) -> None:
         st.caption(f"saved as turn {persist['turn_id']} of conversation {persist['session']}" if persist.get("turn_id")
                    else persist.get("note", ""))
     st.markdown(sp.answer or "—")
+    if sp.answer:
+        changes.notice(controller, sp)
 
 
 PANELS: dict[str, Panel] = {"normalize": normalize, "route": route, "retrieve": retrieve, "rerank": rerank,
