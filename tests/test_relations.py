@@ -252,6 +252,7 @@ def test_a_template_schema_copy_of_a_table_is_not_named_beside_the_real_one():
 
 def test_a_data_question_gets_its_best_hits_with_the_tables_they_use(graph, controller):
     from ragstream.graph.relations import with_their_tables
+    from ragstream.index.model import node_of
 
     assert with_their_tables(graph, ["cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD"]) == [
         "cs:Billing.Data.InvoiceRepository.InsertInvoice|METHOD", "sql:dbo.Invoices|TABLE"]  # through the procedure
@@ -259,7 +260,7 @@ def test_a_data_question_gets_its_best_hits_with_the_tables_they_use(graph, cont
     assert answer is None and sp.domain == "db"
     view = sp.views_by_stage["relate"]
     assert any(v.startswith("sql:") and v.endswith("|TABLE") for v in view)
-    assert view[0] == next(h["id"] for h in sp.retrieval_hits if h["id"] in view)  # a hit, then its tables
+    assert view[0] == node_of(sp.retrieval_seed_nodes[0])  # the rerank's best seed, then its tables
     # a question about the code, not the data, still gets the tables its best hits use
     sp, answer = ask(controller, "How does InsertInvoice work?")
     assert answer is None and sp.domain == "code"

@@ -13,9 +13,11 @@ objects it names go first, right after the search's best match, in the search's 
 name outranks the rest of the search (a follow-up that names nothing puts the previous turn's
 subjects first). "Who calls X" / "what does X call", and a follow-up's relation ("and who calls
 it?", "which tables does it write", "where is it tested"), are answered from the graph around
-X or the subjects. Without a graph answer the best hits follow, each followed by the tables it
-reads or writes, the best method also by the procedures and tables its calls reach: where the
-code that was found keeps its data. The search's own fields are left
+X or the subjects. Without a graph answer the best hits follow (in the rerank's order: it read
+their texts against the question), each followed by the tables it reads or writes, the best
+method also by the procedures and tables its calls reach, a procedure among them by what runs it,
+then the later hits an edge joins to them: where the code that was found keeps its data and what
+makes it run (`graph/relations.with_their_tables`). The search's own fields are left
 as they are, so re-running this stage gives the same result. No model is involved: this stage
 is deterministic.
 """
@@ -79,13 +81,15 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     if answer is not None:
         first = answer.node_ids()
     else:  # the tables the best hits read or write say where their data lives, whatever was asked
+        # in the order the rerank gave the seeds: it read their texts against the question
+        best = list(dict.fromkeys(node_of(s) for s in sp.retrieval_seed_nodes)) or hits
         words = asked_words(question)
-        procedure = next((h for h in hits[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
+        procedure = next((h for h in best[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
                          None)
-        first = list(dict.fromkeys([*first, *with_their_tables(graph, hits[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
+        first = list(dict.fromkeys([*first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
                                                                    words, searched),
                                     *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
-                                    *connected_hits(graph, hits[:TOUCHED_FROM_HITS], searched[len(hits):], CONNECTED_HITS)]))
+                                    *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
     if answer is not None:
