@@ -689,3 +689,18 @@ def test_a_procedure_the_search_found_comes_with_what_runs_it_and_what_it_touche
     g.nodes["IRepo"]["attrs"] = {"type_kind": "interface"}
     g.nodes["RepoTests.Gets"]["path"] = "tests/RepoTests.cs"
     assert procedure_context(g, "sql:GetAllowance") == ["Repo.GetAllowance", "Handler.Handle", "sql:Lines", "sql:PreviousYear"]
+
+
+def test_a_described_entry_point_starts_the_flow_alone_unless_another_is_described_as_well():
+    """"What happens when a moderator saves a post in the admin editor": the editor's action the
+    question describes starts the flow; the admin settings action, described less, does not
+    bring its paths beside it."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _code_graph([("WikiAdminController.Edit", "METHOD"), ("AdminController.Settings", "METHOD"),
+                     ("WikiAdminController", "TYPE"), ("AdminController", "TYPE")], [])
+    g.nodes["WikiAdminController.Edit"]["attrs"] = {"entry": {"verb": "POST", "route": "admin/wiki/edit",
+                                                              "who": ["Moderator"]}}
+    g.nodes["AdminController.Settings"]["attrs"] = {"entry": {"verb": "POST", "route": "admin/settings"}}
+    words = {"moderator", "save", "post", "admin", "editor", "edit", "wiki"}
+    assert entry_methods(g, ["AdminController.Settings", "WikiAdminController.Edit"], words) == ["WikiAdminController.Edit"]

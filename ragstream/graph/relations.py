@@ -979,7 +979,12 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
-    return sorted(candidates, key=rank)[:3]
+    ranked = sorted(candidates, key=rank)[:3]
+    if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
+        # the entry point the question describes is where the flow starts: another comes with it
+        # only when described as well
+        ranked = [hit for hit in ranked if rank(hit)[:5] == rank(ranked[0])[:5]]
+    return ranked
 
 
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
