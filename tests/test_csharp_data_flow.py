@@ -1022,6 +1022,7 @@ namespace Shop.Data;
 public interface IRepository<T> where T : class
 {
     IQueryable<T> Query();
+    Task<int> GetCountAsync();
     void Add(T entity);
     Task SaveChangesAsync();
 }
@@ -1045,8 +1046,16 @@ public class CustomerService
         var customer = await _customers.Query().FirstOrDefaultAsync(c => c.Id == id);
         return customer.Name;
     }
+    public async Task Count()
+    {
+        var known = await _customers.GetCountAsync();
+        _lines.Add(new OrderLine());
+        await _lines.SaveChangesAsync();
+    }
 }
 """})
+    # a count hands back no entity: nothing of the customers is tracked, whatever is saved after
+    assert set(tables(graph, "Shop.App.CustomerService.Count", "WRITES")) == {LINES}
     writes = tables(graph, "Shop.App.CustomerService.Rename", "WRITES")
     assert set(writes) == {CUSTOMERS, LINES}
     assert writes[CUSTOMERS]["via"] == "change_tracking" and writes[CUSTOMERS]["guess"] is True

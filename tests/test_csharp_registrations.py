@@ -25,6 +25,10 @@ public static class Wiring
         services.AddMediator(options => { options.PipelineBehaviors = [typeof(CachingBehavior<,>)]; });
     }
     public static void Query(ShopContext db) { db.Set<Order>().Add(new Order()); var t = typeof(Order); }
+    public static void AddHandlers(IServiceCollection services)
+    {
+        services.AddMediatR(cfg => cfg.RegisterServicesFromAssembly(typeof(Order).Assembly));
+    }
 }
 """,
 }
@@ -45,6 +49,8 @@ def test_each_registered_type_is_referenced_by_the_method_that_registers_it():
     assert registered["cs:Shop.App.AuditInterceptor|TYPE"]["line"] == 7
     # a data call's type argument and a typeof outside any registration register nothing
     assert _registered(graph, "Query") == {}
+    # a type that only says which assembly to scan is not registered
+    assert _registered(graph, "AddHandlers") == {}
 
 
 def test_expansion_does_not_walk_from_a_registered_type_to_the_start_up_code():

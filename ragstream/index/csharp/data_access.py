@@ -40,6 +40,8 @@ entity and is no table access of its own.
 """
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -282,10 +284,14 @@ TRACKED_READS = ("Get", "Find", "First", "Single", "Last", "Query", "Load", "Fet
                  "ToList", "ToArray")
 
 
+# What a read verb is about when it hands back no entity: `GetCountAsync`, `FindAnyAsync`, `ListIdsAsync`.
+_SCALAR_READ = re.compile(r"(?:Count|Any|Exists|Sum|Min|Max|Average|Ids?)(?:Async)?$|^AsNoTracking")
+
+
 def _tracks(carrier: _Carrier, member: str) -> bool:
     """What the call reads is tracked by the unit of work: any call on a query type, or a
-    repository's read verb that returns entities."""
-    return carrier.query or (member.startswith(TRACKED_READS) and not member.startswith("AsNoTracking"))
+    repository's read verb that returns entities (not a count, a test or an id)."""
+    return carrier.query or (member.startswith(TRACKED_READS) and not _SCALAR_READ.search(member))
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:

@@ -24,6 +24,12 @@ from ragstream.index.model import Reference
 REGISTERING = re.compile(r"^(?:Add|TryAdd|Register|Use)(?:[A-Z]|$)")
 
 
+def _marks_assembly(typeof: tree_sitter.Node) -> bool:
+    """`typeof(Program).Assembly`: the type only says which assembly to scan; it is not registered."""
+    parent = typeof.parent
+    return parent is not None and parent.type == "member_access_expression" and parent.child_by_field_name("expression") == typeof
+
+
 def registration_references(method: tree_sitter.Node, source: str, scope: TypeScope) -> list[Reference]:
     """REFERENCES from the method to each type its registration calls name, once per type (at the
     innermost call naming it: `cfg.AddOpenBehavior(...)` inside `services.AddMediatR(...)`)."""
@@ -38,7 +44,7 @@ def registration_references(method: tree_sitter.Node, source: str, scope: TypeSc
         written = type_arguments(callee[1]) if callee[1].type == "generic_name" else []
         arguments = node.child_by_field_name("arguments")
         written += [type_name(t.child_by_field_name("type")) or "" for t in descendants(arguments)
-                    if t.type == "typeof_expression"] if arguments is not None else []
+                    if t.type == "typeof_expression" and not _marks_assembly(t)] if arguments is not None else []
         for type_written in filter(None, written):
             line = line_of(node)
             found[type_written] = Reference(  # source order: an inner call comes after the one around it
