@@ -108,6 +108,17 @@ def test_one_value_is_inferred_not_a_guess_and_a_callers_parameter_passes_its_ow
     assert data["resolution"] == "inferred"  # the name a call's value made
 
 
+def test_a_parameter_some_call_passes_an_unknown_value_stays_unbound():
+    """`CleanAny` passes what its caller gives it: `Delete`'s table may be anything, so the
+    `"Job"` another call passes says nothing certain about what it deletes."""
+    parsed = parse_csharp("Cleaner.cs", '''namespace Jobs { public class Cleaner {
+        public void CleanJobs(Db db) { Delete(db, "Job"); }
+        public void CleanAny(Db db, string userTable) { Delete(db, userTable); }
+        private void Delete(Db db, string table) { db.Execute($"DELETE FROM dbo.{table} WHERE Id = @id"); }
+    } }''')
+    assert not any(r.target.endswith("Job") for r in sql_references(parsed, "Delete"))
+
+
 def test_values_flow_only_from_the_types_own_call_sites_that_fit_the_parameters():
     source = '''namespace N {
     class Store {
@@ -151,6 +162,18 @@ def test_a_cte_defined_before_a_statement_that_did_not_parse_with_it_is_no_table
         s.Run(query);
     } } }''')
     assert {(r.edge_type, r.target) for r in sql_references(parsed, "Run")} == {("READS", "List")}
+
+
+def test_a_cte_hides_a_table_of_its_name_only_in_its_own_statement():
+    """A CTE is scoped to the one statement it precedes: the `UPDATE Orders` after a statement
+    that used a CTE named `Orders` writes the table."""
+    found = table_access("""CREATE PROCEDURE dbo.Archive AS
+BEGIN
+  WITH Orders AS (SELECT Id FROM dbo.OrderStaging WHERE Done = 1)
+  SELECT * INTO #t FROM Orders;
+  UPDATE Orders SET Archived = 1 WHERE Id IN (SELECT Id FROM #t);
+END""", "tsql")
+    assert found.writes == ("Orders",) and found.reads == ("dbo.OrderStaging",)
 
 
 def test_delete_and_update_top_write_their_target_through_its_alias():

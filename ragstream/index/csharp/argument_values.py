@@ -4,7 +4,8 @@
 readonly field holding `{ "Counter", "Job", "Set" }`, passes `GetExpireQuery`'s `table` the
 three names; a literal, a constant or a readonly string field passes one, and a caller's own
 parameter passes what its callers pass it (a few hops). Only real call sites count: a parameter
-no call in the type gives a known value has none, and SQL built from it stays unbound. Calls
+no call in the type gives a known value has none, nor one that some call passes a value not
+known (`Delete(db, userTable)` beside `Delete(db, "Job")`), and SQL built from it stays unbound. Calls
 from other types are not followed (their callee is known only once the graph resolves them).
 """
 from __future__ import annotations
@@ -41,18 +42,27 @@ def parameter_values(syntax: tree_sitter.Node, methods: list[tree_sitter.Node],
     callers = [(caller, found_calls, {**fields, **string_bindings(caller, fields)},
                 {**lists, **_local_lists(caller, fields)}) for caller, found_calls in calls if found_calls]
     found: dict[int, dict[str, list[str]]] = {}
+    unknown: set[tuple[int, str]] = set()  # a parameter some call passes a value nobody knows
     for _ in range(_HOPS):
         before = repr(found)
+        bound: dict[int, dict[str, list[str]]] = {}
+        unknown = set()
         for caller, own_calls, strings, known_lists in callers:
-            own = {name: tuple(values) for name, values in found.get(caller.start_byte, {}).items()}
+            own = {name: tuple(values) for name, values in found.get(caller.start_byte, {}).items()
+                   if (caller.start_byte, name) not in unknown}
             for call in own_calls:
                 for method in by_name[_own_call(call, own_type) or ""]:
                     for parameter, values in _passed(call, method, strings, known_lists, own):
-                        passed = found.setdefault(method.start_byte, {}).setdefault(parameter, [])
+                        if not values:
+                            unknown.add((method.start_byte, parameter))
+                        passed = bound.setdefault(method.start_byte, {}).setdefault(parameter, [])
                         passed.extend(value for value in values if value not in passed)
+        found = bound
         if repr(found) == before:
             break
-    return {method: {name: tuple(values) for name, values in parameters.items() if len(values) <= MAX_VALUES}
+    # a parameter bound at some calls only may hold anything: it stays unbound
+    return {method: {name: tuple(values) for name, values in parameters.items()
+                     if values and len(values) <= MAX_VALUES and (method, name) not in unknown}
             for method, parameters in found.items()}
 
 
@@ -101,8 +111,8 @@ def _own_call(call: tree_sitter.Node, own_type: str) -> str | None:
 
 def _passed(call: tree_sitter.Node, method: tree_sitter.Node, strings: dict[str, str],
             lists: dict[str, tuple[str, ...]], own: ParameterValues) -> list[tuple[str, tuple[str, ...]]]:
-    """(string parameter, values) for each argument of `call` whose value is known, when the
-    call's arguments fit `method`'s parameters (an overload of another count is another method)."""
+    """(string parameter, values) for each string argument of `call` (no values: not known), when
+    the call's arguments fit `method`'s parameters (an overload of another count is another method)."""
     parameters = _parameters(method)
     arguments = call_arguments(required_child(call, "arguments"))
     required = sum(1 for p in parameters if not any(child.type == "=" for child in p.children))
@@ -114,9 +124,7 @@ def _passed(call: tree_sitter.Node, method: tree_sitter.Node, strings: dict[str,
         index = names.index(named) if named in names else position if named is None else -1
         if index < 0 or not _is_string(parameters[index]):
             continue
-        values = _argument_values(value, call, strings, lists, own)
-        if values:
-            found.append((names[index], values))
+        found.append((names[index], _argument_values(value, call, strings, lists, own)))
     return found
 
 

@@ -119,15 +119,19 @@ def _collect(sql: str, dialect: str | None) -> _Found:
     except SqlglotError:  # unterminated strings and the like
         return _regex_access(sql)
     found = _Found()
-    # a CTE a statement reads may be defined in a segment that did not parse with it
-    # (`;with cte as (...) delete from cte`)
-    ctes = _cte_names(sql)
+    previous = ""
     for statement in control_flow_statements(sql, tokens, dialect):
+        text = sql[statement.first.start:statement.last.end + 1]
+        # a CTE a statement reads may be defined in the segment before it when that did not parse
+        # with it (`;with cte as (...) delete from cte`); a CTE elsewhere, or one a parsed
+        # statement used, hides no table here (a CTE is scoped to its one statement)
+        ctes = _cte_names(previous + "\n" + text)
         if statement.trees:
             for tree in statement.trees:
                 found.add(_tree_access(tree, ctes))
         else:
-            found.add(_regex_access(sql[statement.first.start:statement.last.end + 1], ctes))
+            found.add(_regex_access(text, ctes))
+        previous = "" if statement.trees else text
     return found
 
 
@@ -242,8 +246,8 @@ def _try_parse(parser: Parser, sql: str, tokens: list[Token]) -> list[exp.Expr] 
 
 
 def _tree_access(tree: exp.Expr, outer_ctes: set[str]) -> _Found:
-    """What one parsed statement reads, writes and runs; `outer_ctes`: CTE names the whole text
-    defines."""
+    """What one parsed statement reads, writes and runs; `outer_ctes`: CTE names defined around it
+    (the segment before it, which may hold its `WITH`)."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)} | outer_ctes
     by_alias = {t.alias.lower(): t for t in tree.find_all(exp.Table) if t.alias}
     written_how = list(_write_targets(tree))
