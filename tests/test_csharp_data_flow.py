@@ -1147,7 +1147,8 @@ def test_a_member_inherited_from_a_generic_repository_base_carries_its_entity():
 using Shop.Domain;
 namespace Shop.Data;
 public interface IRepository<T> { IQueryable<T> Query(); void Add(T entity); string Describe(); }
-public interface IOrderRepository : IRepository<Order> { IList<Order> Recent(); }
+public interface IAuditLog { IList<string> GetAuditTrail(); }
+public interface IOrderRepository : IRepository<Order>, IAuditLog { IList<Order> Recent(); }
 """, "Handlers.cs": """
 using Shop.Data;
 using Shop.Domain;
@@ -1159,11 +1160,12 @@ public class OrderReports
     public void Add(Order order) => _orders.Add(order);
     public IList<Order> Recent() => _orders.Recent();
     public string Describe() => _orders.Describe();
+    public IList<string> Trail() => _orders.GetAuditTrail();
 }
 """})
     reports = "Shop.App.OrderReports."
     read = tables(graph, reports + "Count", "READS")
     assert set(read) == {ORDERS} and read[ORDERS]["carrier"] == "IRepository"
     assert set(tables(graph, reports + "Add", "WRITES")) == {ORDERS}
-    for method in ("Recent", "Describe"):
+    for method in ("Recent", "Describe", "Trail"):  # `Trail`: a member of another base, no data verb
         assert tables(graph, reports + method, "READS") == {} and tables(graph, reports + method, "WRITES") == {}

@@ -79,3 +79,25 @@ def test_with_no_entity_named_every_configured_property_of_that_name_is_asked():
     # the tag's title is configured by no mapping code (no length set there): not asked
     assert [s.id for s in found.subjects] == ["cs:Todo.Domain.TodoItem.Title|PROPERTY"]
     assert "cs:Todo.Application.CreateTagCommandValidator|TYPE" not in {item.id for item in found.items}
+
+
+def test_a_validator_limits_the_length_it_limits_in_the_rule_of_that_property():
+    """`RuleFor(v => v.Title).NotEmpty(); RuleFor(v => v.Note).MaximumLength(500);` limits the
+    note's length, not the title's."""
+    import networkx as nx
+
+    from ragstream.graph.lengths import _validators
+
+    g = nx.MultiDiGraph()
+    g.add_node("TodoItem", kind="TYPE", name="App.TodoItem")
+    g.add_node("V", kind="TYPE", name="App.CreateTodoItemCommandValidator",
+               signature="public class CreateTodoItemCommandValidator : AbstractValidator<CreateTodoItemCommand>")
+    g.add_node("V.V", kind="METHOD", name="App.CreateTodoItemCommandValidator.CreateTodoItemCommandValidator", parent="V")
+    g.add_edge("V", "V.V", key="DEFINES")
+    text = {"V.V": "RuleFor(v => v.Title)\n    .NotEmpty();\nRuleFor(v => v.Note)\n    .MaximumLength(500);"}
+
+    def texts(ids):
+        return {i: text[i] for i in ids if i in text}
+
+    assert _validators(g, "TodoItem", "Title", "TodoItem.Title", texts) == []
+    assert [r.id for r in _validators(g, "TodoItem", "Note", "TodoItem.Note", texts)] == ["V"]

@@ -66,9 +66,10 @@ def _validators(graph: nx.MultiDiGraph, entity: str, name: str, prop: str,
             candidates[node] = [m for _, m, k in graph.out_edges(node, keys=True)
                                 if k == "DEFINES" and graph.nodes[m].get("kind") == "METHOD"]
     texts = text_of(sorted(m for methods in candidates.values() for m in methods))
-    rule = re.compile(rf"RuleFor\(\s*(\w+)\s*=>\s*\1\.{re.escape(name)}\s*\)")
+    # the length limit in the same rule chain as the property it selects, not in another's
+    rule = re.compile(rf"RuleFor\(\s*(\w+)\s*=>\s*\1\.{re.escape(name)}\s*\)[^;]*?(?:{_LENGTH_RULE.pattern})")
     return [Related(node, VALIDATES, prop, "by_name", via="validator") for node, methods in sorted(candidates.items())
-            if any(rule.search(texts.get(m, "")) and _LENGTH_RULE.search(texts.get(m, "")) for m in methods)]
+            if any(rule.search(texts.get(m, "")) for m in methods)]
 
 
 def _tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:

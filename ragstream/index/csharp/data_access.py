@@ -267,7 +267,7 @@ def _inherited_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict)
     """`_reviews.Query()` on an `IReviewRepository : IRepository<Review>`: a member the receiver's
     type inherits from a generic base carries that base's entity type argument (its own members
     do their access in their bodies). Only a receiver type with one generic base: with several,
-    which one declares the member is not told here."""
+    which one declares the member is not told here; a member another base declares carries nothing."""
     resolution = resolve_call(graph, symbols, call) if "types" in call.get("receiver", {}) else None
     if resolution is None or resolution.receiver_type is None or not resolution.methods:
         return None
@@ -275,7 +275,11 @@ def _inherited_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict)
     if len(bases) != 1:
         return None
     base = bases[0]["name"].rsplit(".", 1)[-1]
-    return _Carrier(base, bases[0]["arguments"], query=False, declared_here=bool(symbols.short("csharp", base, ("TYPE",))))
+    declared = [node.id for node in symbols.short("csharp", base, ("TYPE",))]
+    owner = graph.nodes[resolution.methods[0]].get("parent")
+    if declared and not any(owner == node or owner in ancestors(graph, node) for node in declared):
+        return None  # a member of another base (`IAuditLog.GetAuditTrail`) carries no entity
+    return _Carrier(base, bases[0]["arguments"], query=False, declared_here=bool(declared))
 
 
 # The read verbs that hand back the entities themselves, which the unit of work then tracks (not
