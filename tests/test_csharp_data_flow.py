@@ -252,6 +252,29 @@ public class OrdersController : ControllerBase
     assert calls(graph, "Shop.Web.OrdersController.Log") == {}
 
 
+def test_a_request_sent_through_a_property_a_base_controller_declares_reaches_its_handler():
+    """`Mediator.Send(new CancelOrder(id))` in a controller whose base declares `protected
+    IMediator Mediator`: the bare name is that property, not a type, so the request reaches its
+    handler; a bare name that is a type (`JsonConvert.SerializeObject(...)`) sends nothing."""
+    graph = build({"Orders.cs": MEDIATOR, "Controllers.cs": """
+using MediatR;
+using Shop.App.Orders;
+namespace Shop.Web;
+public abstract class BaseController : ControllerBase
+{
+    private IMediator _mediator;
+    protected IMediator Mediator => _mediator ??= HttpContext.RequestServices.GetService<IMediator>();
+}
+public class OrdersController : BaseController
+{
+    public async Task<IActionResult> Delete(int id) { await Mediator.Send(new CancelOrder(id)); return NoContent(); }
+    public string Show(int id) => JsonConvert.SerializeObject(new CancelOrder(id));
+}
+"""})
+    assert set(calls(graph, "Shop.Web.OrdersController.Delete")) >= {"cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD"}
+    assert "cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD" not in calls(graph, "Shop.Web.OrdersController.Show")
+
+
 def test_a_notification_reaches_every_handler_of_it_and_no_other():
     graph = build({"Orders.cs": MEDIATOR})
     published = calls(graph, "Shop.App.Orders.PlaceOrderHandler.Handle")

@@ -109,7 +109,22 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         if found:
             return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed)
         return _wrapped_value(owner, spec["member"]) if not types else _Receiver([])
-    return _Receiver(list(receiver["types"]))
+    guesses = list(receiver["types"])
+    if guesses and not any(symbols.find("csharp", g, ("TYPE",)) for g in guesses):
+        inherited = _inherited_member(graph, symbols, guesses[0])
+        if inherited is not None:
+            return inherited
+    return _Receiver(guesses)
+
+
+def _inherited_member(graph: nx.MultiDiGraph, symbols: SymbolTable, guess: str) -> _Receiver | None:
+    """A bare name no type has, read first as a type nested in the calling type
+    (`CategoriesController.Mediator`): a property or field of that type or of one of its bases
+    (`protected IMediator Mediator` on `BaseController`), typed as declared."""
+    owner_name, _, member = guess.rpartition(".")
+    owner = symbols.find("csharp", owner_name, ("TYPE",)) if owner_name else None
+    found = _members(graph, symbols, owner.id, member, symbols.properties)[0] if owner is not None else []
+    return _Receiver(list(found[0].attrs.get("returns", ())), found[0]) if found else None
 
 
 def _wrapped_value(owner: _Receiver, member: str) -> _Receiver:

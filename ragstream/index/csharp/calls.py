@@ -127,6 +127,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
+                receiver = callee_of(node)
+                if receiver is not None and receiver[0] is not None and receiver[0].type == "identifier" \
+                        and _type_path(receiver[0], body.variables) is not None:
+                    found.attrs["call"]["named_receiver"] = True  # a type's name or a base's member
             else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
                 argument = _first_argument_inferred(node, body)
                 if argument:
@@ -435,8 +439,11 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
     """The type of an invocation's first argument when the syntax states it (`new X(...)`, or a
     variable declared `X`): what `messages` dispatches a request or event by."""
     callee = callee_of(call)
-    if callee is None or (callee[0] is not None and _type_path(callee[0], body.variables) is not None):
-        return None  # a static helper (`JsonConvert.SerializeObject(command)`) dispatches nothing
+    if callee is None or (callee[0] is not None and callee[0].type != "identifier"
+                          and _type_path(callee[0], body.variables) is not None):
+        return None  # a static helper (`Newtonsoft.Json.JsonConvert.SerializeObject(command)`) dispatches nothing
+    # a bare name (`JsonConvert.Serialize(x)`, or `Mediator.Send(x)` through a property a base
+    # declares) is told apart by the resolver (`messages`: only a member dispatches)
     value = next(iter(_argument_values(call)), None)
     if value is None:
         return None

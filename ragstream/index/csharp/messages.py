@@ -10,7 +10,9 @@ each handler of `X` — a type with a generic base bound to `X` (not the type it
 `On...`, `Execute`, `Consume`, ...) whose first parameter, and no other, is an `X` (a
 repository of `X` with `Add(X)` and `Remove(X)` handles nothing, nor does `Compare(X, X)`). A call
 on an in-memory collection (`filters.Add(filter)`), on a service bound to the message itself
-(`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing.
+(`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing; a bare
+name is a sender only as a property or field the caller's type or a base declares
+(`Mediator.Send(new X())`, `protected IMediator Mediator` on a base controller).
 
 Only calls the resolver does not already settle on a method with a body are dispatched: a bus
 or mediator from a package, an interface's method, or nothing found at all. Edges: CALLS,
@@ -26,7 +28,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import settled_in_repository
+from ragstream.index.csharp.call_resolution import receiver_property, settled_in_repository
 from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
@@ -44,8 +46,9 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     for ref in refs:
         call = ref.attrs.get("call")
         guesses = call.get("message") if call else None
-        if not call or not guesses or ref.source not in graph or _in_memory(call):
-            continue
+        if not call or not guesses or ref.source not in graph or _in_memory(call) \
+                or (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None):
+            continue  # a bare name that is no member (`JsonConvert.Serialize(command)`) sends nothing
         keys = message_keys(symbols, guesses)
         # each handler under the most qualified name the two agree on
         targets = {method: key for key in sorted(keys, key=len) for method in handlers.get(key, ())
