@@ -106,6 +106,7 @@ class Controller:
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
         self._watches: dict[tuple[Path, str], catalog.WatchJob] = {}  # the watching builders (`follow`), by target
         self._followers: dict[str, tuple[tuple[Path, str], float]] = {}  # session -> (its target, when last seen)
+        self._stopping: dict[tuple[Path, str], catalog.WatchJob] = {}  # taken out, their child not yet ended
         self._following = threading.Lock()  # the workbench's sessions call `follow` from their own threads
         self._sources = SourceTables(settings)
 
@@ -113,8 +114,7 @@ class Controller:
         with self._following:
             self._followers.clear()
             stopped = self._unfollowed(time.monotonic())
-        for job in stopped:
-            job.stop()
+        self._stop(stopped)
         self._resources.close()
 
     def __enter__(self) -> "Controller":
@@ -364,9 +364,8 @@ class Controller:
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
         with self._following:
-            watching = [self._watches.pop(target) for target in list(self._watches) if str(target[0]) == key[0]]
-        for watch in watching:
-            watch.stop()
+            watching = self._take([target for target in self._watches if str(target[0]) == key[0]])
+        self._stop(watching)
         if job is None or not job.running:
             job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload,
                                    on_semantic=self._preload_embedder)
@@ -433,7 +432,7 @@ class Controller:
         Not started while a build of that index runs (the next call starts it) nor for an index
         that cannot be followed (`catalog.watch_target`): None then."""
         target = catalog.watch_target(index)
-        job = None
+        job = ending = None
         with self._following:
             now = time.monotonic()
             if target is None:
@@ -442,12 +441,15 @@ class Controller:
                 self._followers[session] = (target, now)
             stopped = self._unfollowed(now)
             if target is not None:
-                job = self._watches.get(target)
-                if job is None and not any(build.running and build.path.resolve() == target[0]
-                                           for build in self._builds.values()):
+                job, ending = self._watches.get(target), self._stopping.get(target)
+                ending = ending if ending is not None and ending.running else None  # ended: only not yet forgotten
+                if job is None and ending is None and not any(build.running and build.path.resolve() == target[0]
+                                                              for build in self._builds.values()):
                     job = self._watches[target] = catalog.WatchJob(target[0], target[1], self.settings).begin()
-        for old in stopped:  # outside the lock: a child given seconds to end holds up this session alone
-            old.stop()
+        self._stop(stopped)  # outside the lock: a child given seconds to end holds up this session alone
+        if job is None and ending is not None:  # its last follower just let it go: a new one waits for its end
+            ending.wait()
+            return self.follow(index, session)
         return job
 
     def _unfollowed(self, now: float) -> list[catalog.WatchJob]:
@@ -457,7 +459,21 @@ class Controller:
             if seen < now - FOLLOW_LEASE_SECONDS:
                 del self._followers[session]
         wanted = {target for target, _ in self._followers.values()}
-        return [self._watches.pop(target) for target in list(self._watches) if target not in wanted]
+        return self._take([target for target in self._watches if target not in wanted])
+
+    def _take(self, targets: list[tuple[Path, str]]) -> list[catalog.WatchJob]:
+        """Take the watchers of `targets` out, to be stopped: until their child has ended, none
+        is started for them (two builders of one index would meet at its lock). With `_following` held."""
+        taken = {target: self._watches.pop(target) for target in targets}
+        self._stopping.update(taken)
+        return list(taken.values())
+
+    def _stop(self, jobs: list[catalog.WatchJob]) -> None:
+        """Stop the watchers `_take` took out (without `_following` held: a child is given seconds)."""
+        for job in jobs:
+            job.stop()
+            with self._following:
+                self._stopping = {target: kept for target, kept in self._stopping.items() if kept is not job}
 
     def following(self, session: str = "") -> catalog.WatchJob | None:
         """The watching builder `follow` keeps for `session`, if any (the session is seen now)."""
@@ -474,16 +490,20 @@ class Controller:
         many others to count). Named only when `job` follows the session's own `index`, and only
         the files that index holds or its source walk finds (never an unindexed `.env`) that pass
         the session's `filters` (`answer_sources.path_visibility`, as the answers' notice):
-        a hidden path is neither named nor counted. A watcher of another index: a count alone."""
+        a hidden path is neither named nor counted. A watcher of another index: a count alone.
+        Filters that cannot be read name nothing (the page says what is wrong with them)."""
         if index is None or catalog.watch_target(index) != (job.path, job.name):
             return (), len(job.seen)
+        try:
+            visible = path_visibility(self.settings, RetrievalFilters.parse(filters))
+        except RetrievalError:
+            return (), 0
         data_dir = Path(self.settings.index.data_dir).expanduser().resolve()
         location = store.IndexLocation(data_dir, index.repository, index.index)
         try:
             known = self._sources.known_paths(location, job.path, job.bursts)
         except (RagstreamError, OSError, ValueError):
             return (), len(job.seen)
-        visible = path_visibility(self.settings, RetrievalFilters.parse(filters))
         return tuple(path for path in job.seen if path in known and visible(path)), 0
 
     def graph(self, sp: SuperPrompt):

@@ -6,6 +6,7 @@ builds, real `ragstream index --watch --events` children)."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from ragstream.controller import Controller
 from ragstream.index.build import build_index
 from ragstream.index.embeddings import Embedder
 from tests.conftest import make_settings
-from tests.test_live_index import NEW_FUNCTION, alive, ask, index_of
+from tests.test_live_index import NEW_FUNCTION, alive, ask, eventually, index_of
 
 
 def scratch_of(pid: int) -> Path:
@@ -63,6 +64,18 @@ def test_sessions_following_different_indexes_keep_their_own_watchers(sample_rep
         controller.follow(None, "five")
         assert not alive(moved.pid) and controller.following("two") is None
 
+        monkeypatch.setattr(controller_module, "FOLLOW_LEASE_SECONDS", 120.0)
+        old = controller.follow(first, "six")
+        assert old is not None
+        eventually(lambda: old.watcher_up and not old.refreshing)
+        letting_go = threading.Thread(target=controller.follow, args=(None, "six"))
+        letting_go.start()  # while its child ends, another session follows that index again
+        again = controller.follow(first, "seven")
+        letting_go.join()
+        assert again is not None and (again is old or not alive(old.pid))
+        eventually(lambda: again.watcher_up and not again.refreshing)
+        assert again.error is None and again.running and controller.following("seven") is again
+
 
 def test_a_watcher_names_only_the_paths_the_session_may_see(sample_repo: Path, tmp_path: Path):
     settings = make_settings(tmp_path / "data")
@@ -82,6 +95,7 @@ def test_a_watcher_names_only_the_paths_the_session_may_see(sample_repo: Path, t
         assert controller.watch_paths(job, own, {"paths_exclude": ["db/**"]}) == (("billing/util.py",), 0)
         assert controller.watch_paths(job, own, {"paths_include": ["docs/**"]}) == ((), 0)  # not even counted
         assert controller.watch_paths(job, own, {}) == (("billing/util.py", "db/payroll_secrets.sql"), 0)
+        assert controller.watch_paths(job, own, {"paths_include": ["!"]}) == ((), 0)  # unreadable: nothing named
         assert controller.watch_paths(job, theirs, {}) == ((), 3)  # another index's watcher: a count alone
         assert controller.watch_paths(job, None, {}) == ((), 3)
 
