@@ -9,10 +9,12 @@ written atomically), so the answers of one generation share one file.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path, PurePosixPath
 
 import orjson
@@ -28,6 +30,8 @@ from ragstream.retrieval.filters import RetrievalFilters
 SOURCES_DIR = "answer_sources"  # in index.data_dir, beside the indexes
 BASIS = "basis"  # the key of `SuperPrompt.extras` the controller records it under
 UNWATCHED_TREE_SECONDS = 2.0  # a source folder no watcher follows is walked again after this long
+TABLES_KEPT = 50  # answer file tables kept in SOURCES_DIR, the most recently recorded (older answers: "not known")
+TABLES_CACHED = 16  # answer file tables a process holds in memory, the most recently read
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -47,10 +51,22 @@ class Basis:
             raise RetrievalError(f"{self.files!r} is not a file table's digest (64 hex digits)", where="made_from")
 
     @classmethod
-    def of(cls, extras: dict) -> Basis | None:
-        """The basis recorded in a state's `extras`, None when there is none."""
+    def of(cls, extras: dict, where: str = f"extras.{BASIS}") -> Basis | None:
+        """The basis recorded in a state's `extras`, None when there is none; a state file
+        (edited, or from another version) whose basis is not one is refused, saying `where`."""
         recorded = extras.get(BASIS)
-        return cls(**recorded) if recorded else None
+        if not recorded:
+            return None
+        names = [f.name for f in fields(cls)]
+        if (not isinstance(recorded, dict) or sorted(recorded) != sorted(names)
+                or not all(isinstance(value, str) or (key == "commit" and value is None)
+                           for key, value in recorded.items())):
+            raise RetrievalError(f"not an answer's basis: expected a mapping of exactly {', '.join(names)} "
+                                 "(text; commit may be null)", where=where)
+        try:
+            return cls(**recorded)
+        except RetrievalError as exc:
+            raise RetrievalError(exc.message, where=where) from None
 
 
 def table_digest(files: dict[str, str]) -> str:
@@ -69,13 +85,29 @@ def record_basis(data_dir: Path, location: store.IndexLocation) -> Basis | None:
     files: dict[str, str] = manifest["files"]
     digest = table_digest(files)
     kept = data_dir / SOURCES_DIR / f"{digest}.json"
-    if not kept.exists():
+    try:
+        os.utime(kept)  # recorded again: the newest, so the last to be pruned
+    except FileNotFoundError:
         try:
             write_output_file(output_folder(kept.parent, "answer sources") / kept.name, orjson.dumps(files),
                               "answer sources")
         except RagstreamError:  # a data folder that cannot be written must not fail the question
             return None
+        _prune_tables(kept.parent)
+    except OSError:  # kept, but not marked recent (a read-only data folder): it may be pruned sooner
+        pass
     return Basis(location.repository, location.active_index, stored.generation.name, manifest.get("commit"), digest)
+
+
+def _prune_tables(folder: Path) -> None:
+    """Keep the TABLES_KEPT most recently recorded tables: an answer whose table is pruned says
+    its changes are not known. Each removal is whole; best-effort (another process may prune too)."""
+    try:
+        tables = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime_ns, reverse=True)
+        for old in tables[TABLES_KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 @dataclass(frozen=True)
@@ -155,7 +187,7 @@ class SourceTables:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.data_dir = Path(settings.index.data_dir).expanduser().resolve()
-        self._made_from: dict[str, dict[str, str]] = {}
+        self._made_from: OrderedDict[str, dict[str, str]] = OrderedDict()  # the TABLES_CACHED read last
         self._indexed: dict[Path, tuple[str, dict[str, str], str]] = {}
         self._trees: dict[str, tuple[object, dict[str, str]]] = {}
 
@@ -177,14 +209,26 @@ class SourceTables:
             return SourceChanges(unknown=f"cannot tell: {exc}")
         return changes_between(made_from, now, indexed, path_visibility(self.settings, filters), generation)
 
+    def known_paths(self, location: store.IndexLocation, root: Path, watched: object | None) -> set[str]:
+        """The paths the live index at `location` holds or its source folder `root` has to index
+        (`watched`: as for `changes_since`): what a watcher's burst may name, never a file the
+        index skips (a secret, an ignored one)."""
+        _, indexed, _ = self._live(location)
+        return set(indexed) | set(self._tree(root, watched))
+
     def _table(self, digest: str) -> dict[str, str]:
-        if digest not in self._made_from:
-            path = self.data_dir / SOURCES_DIR / f"{digest}.json"
-            try:
-                self._made_from[digest] = orjson.loads(path.read_bytes())
-            except FileNotFoundError as exc:
-                raise IndexLoadError("the file table the answer was made from is gone", where=str(path)) from exc
-        return self._made_from[digest]
+        if digest in self._made_from:
+            self._made_from.move_to_end(digest)
+            return self._made_from[digest]
+        path = self.data_dir / SOURCES_DIR / f"{digest}.json"
+        try:
+            table = self._made_from[digest] = orjson.loads(path.read_bytes())
+        except FileNotFoundError as exc:
+            raise IndexLoadError("the file table the answer was made from is gone (older tables are pruned)",
+                                 where=str(path)) from exc
+        while len(self._made_from) > TABLES_CACHED:
+            self._made_from.popitem(last=False)
+        return table
 
     def _live(self, location: store.IndexLocation) -> tuple[str, dict[str, str], str]:
         """The live generation's name, file table and source folder."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstream import catalog
-from ragstream.answer_sources import BASIS, Basis, SourceChanges, SourceTables, record_basis
+from ragstream.answer_sources import BASIS, Basis, SourceChanges, SourceTables, path_visibility, record_basis
 from ragstream.config import LLMSettings, Settings
 from ragstream.errors import HistoryError, PipelineError, RagstreamError, RetrievalError
 from ragstream.failures import Failure
@@ -42,6 +43,7 @@ from ragstream.token_count import token_counter
 
 
 HISTORY_FILE = "history.sqlite"  # in index.data_dir, beside the indexes
+FOLLOW_LEASE_SECONDS = 120.0  # a session that has not asked for its watcher this long is gone (a closed tab)
 LOG = logging.getLogger("ragstream")
 
 
@@ -102,12 +104,17 @@ class Controller:
         self.runtime = Runtime(make_backend(settings), token_counter(settings.tokens.encoding), llm, self.history)
         self._local: StoreBackend | None = None  # the data folder's, when the configured one is shared
         self._builds: dict[tuple[str, str | None], catalog.BuildJob] = {}
-        self._watch: catalog.WatchJob | None = None  # the one watching builder (`follow`)
+        self._watches: dict[tuple[Path, str], catalog.WatchJob] = {}  # the watching builders (`follow`), by target
+        self._followers: dict[str, tuple[tuple[Path, str], float]] = {}  # session -> (its target, when last seen)
+        self._stopping: dict[tuple[Path, str], catalog.WatchJob] = {}  # taken out, their child not yet ended
         self._following = threading.Lock()  # the workbench's sessions call `follow` from their own threads
         self._sources = SourceTables(settings)
 
     def close(self) -> None:
-        self.follow(None)
+        with self._following:
+            self._followers.clear()
+            stopped = self._unfollowed(time.monotonic())
+        self._stop(stopped)
         self._resources.close()
 
     def __enter__(self) -> "Controller":
@@ -232,9 +239,8 @@ class Controller:
         client may hold its digest alone), the paths `filters` hide left out, and which of
         them the live index already holds (a watching builder refreshes it)."""
         def watched(source: Path) -> object | None:
-            watch = self._watch
-            return (watch.bursts if watch is not None and watch.running and watch.watcher_up
-                    and watch.path == source else None)
+            return next((watch.bursts for watch in list(self._watches.values())
+                         if watch.running and watch.watcher_up and watch.path == source), None)
 
         return self._sources.changes_since(basis, RetrievalFilters.parse(filters), watched)
 
@@ -357,8 +363,9 @@ class Controller:
         at its lock); `follow` starts it again once the build has ended."""
         key = (str(Path(path).expanduser().resolve()), name)
         job = self._builds.get(key)
-        if self._watch is not None and str(self._watch.path) == key[0]:
-            self.follow(None)
+        with self._following:
+            watching = self._take([target for target in self._watches if str(target[0]) == key[0]])
+        self._stop(watching)
         if job is None or not job.running:
             job = catalog.BuildJob(Path(key[0]), name, self.settings, rebuild, on_askable=self._preload,
                                    on_semantic=self._preload_embedder)
@@ -416,29 +423,88 @@ class Controller:
         """Builds started in this process, newest first."""
         return sorted(self._builds.values(), key=lambda job: -job.started)
 
-    def follow(self, index: catalog.IndexSummary | None) -> catalog.WatchJob | None:
-        """Keep one watching builder (`catalog.WatchJob`), for `index` (None: for none): the one
-        running for it is returned as it is (ended with an error included, so a failing child is
-        not restarted on every page run), one for another index is stopped first. Not started
-        while a build of that index runs (the next call starts it) nor for an index that cannot
-        be followed (`catalog.watch_target`): None then. One per process: the workbench's sessions
-        share it, the index chosen last wins."""
+    def follow(self, index: catalog.IndexSummary | None, session: str = "") -> catalog.WatchJob | None:
+        """The watching builder (`catalog.WatchJob`) of `index` for the workbench session `session`
+        (None: it follows none). One per followed index, shared by the sessions that follow it, and
+        stopped once none does (a session unseen for FOLLOW_LEASE_SECONDS counts as gone): one
+        session's choice never stops another's watcher. The one running is returned as it is
+        (ended with an error included, so a failing child is not restarted on every page run).
+        Not started while a build of that index runs (the next call starts it) nor for an index
+        that cannot be followed (`catalog.watch_target`): None then."""
         target = catalog.watch_target(index)
+        job = ending = None
         with self._following:
-            current = self._watch
-            if current is not None and target == (current.path, current.name):
-                return current
-            if current is not None:
-                current.stop()
-                self._watch = None
-            if target is None or any(job.running and job.path.resolve() == target[0] for job in self._builds.values()):
-                return None
-            self._watch = catalog.WatchJob(target[0], target[1], self.settings).begin()
-            return self._watch
+            now = time.monotonic()
+            if target is None:
+                self._followers.pop(session, None)
+            else:
+                self._followers[session] = (target, now)
+            stopped = self._unfollowed(now)
+            if target is not None:
+                job, ending = self._watches.get(target), self._stopping.get(target)
+                ending = ending if ending is not None and ending.running else None  # ended: only not yet forgotten
+                if job is None and ending is None and not any(build.running and build.path.resolve() == target[0]
+                                                              for build in self._builds.values()):
+                    job = self._watches[target] = catalog.WatchJob(target[0], target[1], self.settings).begin()
+        self._stop(stopped)  # outside the lock: a child given seconds to end holds up this session alone
+        if job is None and ending is not None:  # its last follower just let it go: a new one waits for its end
+            ending.wait()
+            return self.follow(index, session)
+        return job
 
-    def following(self) -> catalog.WatchJob | None:
-        """The watching builder `follow` keeps, if any."""
-        return self._watch
+    def _unfollowed(self, now: float) -> list[catalog.WatchJob]:
+        """Forget the sessions unseen for FOLLOW_LEASE_SECONDS; the watchers no session follows
+        any more, taken out (to be stopped). Called with `_following` held."""
+        for session, (_, seen) in list(self._followers.items()):
+            if seen < now - FOLLOW_LEASE_SECONDS:
+                del self._followers[session]
+        wanted = {target for target, _ in self._followers.values()}
+        return self._take([target for target in self._watches if target not in wanted])
+
+    def _take(self, targets: list[tuple[Path, str]]) -> list[catalog.WatchJob]:
+        """Take the watchers of `targets` out, to be stopped: until their child has ended, none
+        is started for them (two builders of one index would meet at its lock). With `_following` held."""
+        taken = {target: self._watches.pop(target) for target in targets}
+        self._stopping.update(taken)
+        return list(taken.values())
+
+    def _stop(self, jobs: list[catalog.WatchJob]) -> None:
+        """Stop the watchers `_take` took out (without `_following` held: a child is given seconds)."""
+        for job in jobs:
+            job.stop()
+            with self._following:
+                self._stopping = {target: kept for target, kept in self._stopping.items() if kept is not job}
+
+    def following(self, session: str = "") -> catalog.WatchJob | None:
+        """The watching builder `follow` keeps for `session`, if any (the session is seen now)."""
+        with self._following:
+            followed = self._followers.get(session)
+            if followed is None:
+                return None
+            self._followers[session] = (followed[0], time.monotonic())
+            return self._watches.get(followed[0])
+
+    def watch_paths(self, job: catalog.WatchJob, index: catalog.IndexSummary | None,
+                    filters: Mapping[str, list[str]]) -> tuple[tuple[str, ...], int]:
+        """What a session may be told of the last burst `job` saw: (the paths it may name, how
+        many others to count). Named only when `job` follows the session's own `index`, and only
+        the files that index holds or its source walk finds (never an unindexed `.env`) that pass
+        the session's `filters` (`answer_sources.path_visibility`, as the answers' notice):
+        a hidden path is neither named nor counted. A watcher of another index: a count alone.
+        Filters that cannot be read name nothing (the page says what is wrong with them)."""
+        if index is None or catalog.watch_target(index) != (job.path, job.name):
+            return (), len(job.seen)
+        try:
+            visible = path_visibility(self.settings, RetrievalFilters.parse(filters))
+        except RetrievalError:
+            return (), 0
+        data_dir = Path(self.settings.index.data_dir).expanduser().resolve()
+        location = store.IndexLocation(data_dir, index.repository, index.index)
+        try:
+            known = self._sources.known_paths(location, job.path, job.bursts)
+        except (RagstreamError, OSError, ValueError):
+            return (), len(job.seen)
+        return tuple(path for path in job.seen if path in known and visible(path)), 0
 
     def graph(self, sp: SuperPrompt):
         """The index graph as the state's caller may see it (hidden nodes left out)."""

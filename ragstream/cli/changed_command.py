@@ -14,6 +14,7 @@ LISTED = 50  # changed files printed; the rest are counted
 
 
 def changed_command(args: argparse.Namespace) -> int:
+    from ragstream.answer_sources import BASIS, Basis
     from ragstream.controller import Controller
     from ragstream.super_prompt import SuperPrompt
 
@@ -24,6 +25,7 @@ def changed_command(args: argparse.Namespace) -> int:
         raise PipelineError(f"cannot read the state: {exc.strerror or exc}", where=where) from exc
     except (ValueError, TypeError) as exc:
         raise PipelineError(f"not a state saved by `ragstream ask --save-state`: {exc}", where=where) from exc
+    Basis.of(sp.extras, where=f"{args.state}: extras.{BASIS}")  # checked here, to name the file
     with Controller(load_settings(args.config)) as controller:
         changes = controller.changes_since(sp)
     if args.json:

@@ -3,10 +3,11 @@ watching builder that follows the index the workbench serves, with its last refr
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import streamlit as st
 
-from ragstream.catalog import BuildJob, WatchJob
+from ragstream.catalog import BuildJob, IndexSummary, WatchJob
 from ragstream.index.fill import describe
 from ragstream.ui.common import show_error
 
@@ -74,20 +75,22 @@ def _draw(jobs: list[BuildJob]) -> None:
                 st.progress(1.0 if progress.finished else 0.0, text=f"{phase} {'done' if progress.finished else '…'}")
 
 
-def watch_status(controller) -> None:
-    """The watching builder's state, redrawn every WATCH_POLL_SECONDS; when a refresh changed
-    the index (or failed), the page runs again: the index card and the notices beside answers
-    say so. (Not on every burst of changes: most touch no indexed file.)"""
-    if controller.following() is not None:
-        _watch_live(controller)
+def watch_status(controller, session: str, index: IndexSummary, filters: Mapping[str, list[str]]) -> None:
+    """The watching builder `session` follows (its own `index`), redrawn every
+    WATCH_POLL_SECONDS; when a refresh changed the index (or failed), the page runs again: the
+    index card and the notices beside answers say so. (Not on every burst of changes: most touch
+    no indexed file.) It names only the changed paths `filters` let the session see
+    (`Controller.watch_paths`)."""
+    if controller.following(session) is not None:
+        _watch_live(controller, session, index, filters)
 
 
 @st.fragment(run_every=WATCH_POLL_SECONDS)
-def _watch_live(controller) -> None:
-    job = controller.following()
+def _watch_live(controller, session: str, index: IndexSummary, filters: Mapping[str, list[str]]) -> None:
+    job = controller.following(session)
     if job is None:
         return
-    _draw_watch(job)
+    _draw_watch(job, *controller.watch_paths(job, index, filters))
     now = (job.pid, job.updates)
     seen = st.session_state.get(WATCH_SEEN)
     st.session_state[WATCH_SEEN] = now
@@ -95,8 +98,10 @@ def _watch_live(controller) -> None:
         st.rerun(scope="app")
 
 
-def _draw_watch(job: WatchJob) -> None:
-    seen = ", ".join(f"`{path}`" for path in job.seen[:3]) + (", …" if len(job.seen) > 3 else "")
+def _draw_watch(job: WatchJob, named: tuple[str, ...], others: int) -> None:
+    """`named`: the burst's paths the session may see; `others`: how many more to count."""
+    seen = ", ".join([f"`{path}`" for path in named[:3]] + (["…"] if len(named) > 3 else [])
+                     + ([f"{others} file(s)"] if others else []))
     if not job.running and job.error is not None:
         st.markdown("**Stopped following file changes**")
         show_error(job.error)
@@ -104,7 +109,7 @@ def _draw_watch(job: WatchJob) -> None:
     if job.refreshing:
         phase = next((f"{name} {p.done}/{p.total}" if p.total else name
                       for name, p in reversed(job.snapshot()) if not p.finished), "starting")
-        what = f"after changes to {seen}" if job.seen else "its first build"
+        what = f"after changes to {seen or 'files'}" if job.bursts else "its first build"
         st.caption(f":material/sync: Following file changes · refreshing {what}: {phase}")
         return
     if job.error is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from pathlib import Path
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from ragstream.ui.common import humanise_age, show_error
 if TYPE_CHECKING:
     from ragstream.controller import Controller
 
+FOLLOW_SESSION = "index:follow_session"  # this browser session's name for `Controller.follow`
 INDEX_LIST_SECONDS = 20  # how long the index list (with its stale-file walk) is reused
 BUDGETS = {  # pipeline setting -> (slider minimum, maximum, step)
     "max_context_tokens": (500, 32000, 500),
@@ -54,9 +56,12 @@ class Choices:
 
 def render(controller: Controller) -> Choices:
     st.markdown("### ragstream")
-    index = _index_section(controller)
+    index, watch_slot = _index_section(controller)
     name, pipeline, overrides = _pipeline_section(controller)
     filters = _filter_section()
+    if index is not None and watch_slot is not None:  # drawn under the toggle, told under the filters
+        with watch_slot:
+            builds.watch_status(controller, _session(), index, filters)
     _model_section(controller)
     return Choices(controller.scope_of(index, filters) if index is not None else None, name, overrides, pipeline)
 
@@ -68,9 +73,15 @@ def _indexes(config: str | None, builds_marker: tuple) -> list[IndexSummary]:
     return resources.controller().indexes()
 
 
-def _index_section(controller: Controller) -> IndexSummary | None:
+def _session() -> str:
+    """This browser session's name for `Controller.follow`."""
+    return st.session_state.setdefault(FOLLOW_SESSION, uuid.uuid4().hex)
+
+
+def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any]:
+    """The chosen index, and where the state of its watcher goes (None: not followed)."""
     st.markdown("**Index**")
-    watch = controller.following()
+    watch = controller.following(_session())
     marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds()) + (
         (watch.updates,) if watch is not None else ())
     summaries = _indexes(resources.config_file(), marker)
@@ -94,14 +105,14 @@ def _index_section(controller: Controller) -> IndexSummary | None:
         chosen = usable[labels.index(label)]
         building = {job.path.resolve() for job in controller.builds() if job.running}
         _index_card(chosen, bool(chosen.source_root) and Path(chosen.source_root).resolve() in building)
-    _follow_changes(controller, chosen)
+    watch_slot = _follow_changes(controller, chosen)
     for broken in (s for s in summaries if s.problem):
         st.warning(f"{broken.label} cannot be used: {broken.problem}")
     if summaries:
         with st.expander(f"all indexes ({len(summaries)})"):
             st.dataframe([_index_row(s) for s in summaries], hide_index=True, width="stretch")
     _index_folder_form(controller)
-    return chosen
+    return chosen, watch_slot
 
 
 def _index_card(s: IndexSummary, building: bool = False) -> None:
@@ -118,9 +129,10 @@ def _index_card(s: IndexSummary, building: bool = False) -> None:
                f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
 
 
-def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> None:
+def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> Any:
     """The toggle that keeps the chosen local index following its files (on by default:
-    `index.watch_in_workbench`), and the watcher's state; another index, or none, stops it."""
+    `index.watch_in_workbench`); where the watcher's state goes, None when this session follows
+    none. Another index, or none, leaves the watcher to the sessions that still follow it."""
     followed = None
     if watch_target(chosen) is not None:
         on = st.toggle("follow file changes", value=controller.settings.index.watch_in_workbench, key="index:follow",
@@ -128,8 +140,7 @@ def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> None
                             "(changed files only); it stops when another index is chosen or the workbench "
                             "stops. Default: index.watch_in_workbench.")
         followed = chosen if on else None
-    if controller.follow(followed) is not None:
-        builds.watch_status(controller)
+    return st.container() if controller.follow(followed, _session()) is not None else None
 
 
 def _index_row(s: IndexSummary) -> dict[str, Any]:
