@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -53,3 +54,37 @@ def test_a_followed_build_stops_when_the_workbench_that_started_it_is_killed(tmp
     finally:
         parent.kill()
         parent.wait(timeout=30)
+
+
+CHILD = """
+import threading, time
+from ragstream.index.background import stop_with_parent
+from ragstream.index.workers import worker_count
+stop_with_parent()
+print(threading.active_count(), worker_count(1000, 1), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_followed_child_ends_with_its_parents_pipe_and_starts_no_thread():
+    """`stop_with_parent` arms the stdin pipe its parent holds (`start_followed_build`): no
+    thread runs, so the build's parse may fork workers; the child outlives the parent's thread
+    that started it (the workbench starts it from a page run's, which ends with the run), and
+    closing the pipe, as the parent's end does, ends it (SIGTERM)."""
+    started: list[subprocess.Popen] = []
+    starter = threading.Thread(target=lambda: started.append(subprocess.Popen(
+        [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})))
+    starter.start()
+    starter.join()
+    child = started[0]
+    try:
+        threads, workers = map(int, child.stdout.readline().split())
+        assert threads == 1 and workers == len(os.sched_getaffinity(0))
+        time.sleep(0.5)
+        assert _alive(child.pid)
+        child.stdin.close()
+        assert child.wait(timeout=15) == -signal.SIGTERM
+    finally:
+        child.kill()
+        child.wait(timeout=30)
