@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.test_live_index import descendants
+
 PARENT = """
 import sys, time
 from ragstream.config import PROJECT_ROOT, load_settings
@@ -45,12 +47,14 @@ def test_a_followed_build_stops_when_the_workbench_that_started_it_is_killed(tmp
         while time.time() < deadline and not (events.exists() and events.stat().st_size):
             time.sleep(0.2)  # the build has begun: it reports its first phase
         assert _alive(child), "the build ended before the test could stop its parent"
+        workers = descendants(child)  # its parse workers, while it parses
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(timeout=30)
         deadline = time.time() + 15
-        while time.time() < deadline and _alive(child):
+        while time.time() < deadline and any(map(_alive, {child, *workers})):
             time.sleep(0.2)
         assert not _alive(child), "the followed build outlived the process that started it"
+        assert not any(map(_alive, workers)), "a parse worker outlived the build that forked it"
     finally:
         parent.kill()
         parent.wait(timeout=30)
