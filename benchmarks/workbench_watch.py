@@ -81,7 +81,8 @@ def main() -> None:
             assert job is not None
             until(lambda: job.watcher_up and not job.refreshing)
             print(f"{index.files} files, {index.chunks} chunks; edited {edited.relative_to(repo)}")
-            print(f"child started, first build done: {time.perf_counter() - started:.2f} s")
+            first = "nothing to do" if job.report is not None and job.report.unchanged else "built"
+            print(f"child started, first build done ({first}): {time.perf_counter() - started:.2f} s")
             assert job.pid is not None
             idle(job.pid)
             print(f"child idle (warm state primed): {time.perf_counter() - started:.2f} s; "

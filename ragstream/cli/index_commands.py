@@ -107,6 +107,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
 
     shared = settings.retrieval.backend != "local"
     events = EventWriter(sys.stdout) if args.events else None
+    fills = args.wait or shared or events is not None  # here, after each refresh
     if events is not None:
         stop_with_parent()  # the workbench's watcher: it ends with the workbench
 
@@ -117,7 +118,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
             events.changed(changed)
         try:
             report = build_index(info.root, settings, name=args.name, branch=args.branch, progress=events,
-                                 fill=args.wait or shared or events is not None)
+                                 fill=fills)
         except RagstreamError as exc:  # a broken moment in an edit: say so and keep watching
             if events is not None:
                 events.error(exc)
@@ -149,7 +150,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
             else:
                 console.print(f"watching {info.root} (Ctrl-C stops)", highlight=False, soft_wrap=True)
             if unchanged and _primed(partial(prime_warm_state, info.root, settings, name=args.name,
-                                             branch=args.branch)):
+                                             branch=args.branch, fills=fills)):
                 gc.collect()  # as after a refresh: not in the first edit's
     except KeyboardInterrupt:
         if events is None:

@@ -183,13 +183,14 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
 
 
 def prime_warm_state(path: str | Path, settings: Settings, *, name: str | None = None,
-                     branch: str | None = None) -> bool:
+                     branch: str | None = None, fills: bool = False) -> bool:
     """Fill this process's warm state (`index/warm_state.py`) for a live index that is up to
     date, so that the first edit a watching process (`index --watch`) re-indexes is as quick as
     the ones after it: the keyword-ready build is made again, as the first edit's would be, and
-    discarded instead of published. Only a process that will re-index again should pay for this.
-    False when there was nothing to do: the state is warm already, something changed (the next
-    build warms it), or another build or fill holds the index."""
+    discarded instead of published; with `fills` (the process fills after each build), the model
+    a small fill embeds with is loaded too. Only a process that will re-index again should pay
+    for this. False when there was nothing to do: the state is warm already, something changed
+    (the next build warms it), or another build or fill holds the index."""
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     if has_warm_state(location) or store.lock_holder(location) is not None:
@@ -200,6 +201,8 @@ def prime_warm_state(path: str | Path, settings: Settings, *, name: str | None =
     if same is None:
         return False
     _build(info, location, settings, embedder, key, hashed, False, Silent(), fill=False, publish=False)
+    if fills:
+        embedder.warm(embedder.choose(1))  # an edit's fill embeds a few texts
     return True
 
 
