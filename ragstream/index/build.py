@@ -187,8 +187,8 @@ def prime_warm_state(path: str | Path, settings: Settings, *, name: str | None =
     """Fill this process's warm state (`index/warm_state.py`) for a live index that is up to
     date, so that the first edit a watching process (`index --watch`) re-indexes is as quick as
     the ones after it: the keyword-ready build is made again, as the first edit's would be, and
-    discarded instead of published; with `fills` (the process fills after each build), the model
-    a small fill embeds with is loaded too. Only a process that will re-index again should pay
+    discarded instead of published; with `fills` (the process fills after each build), the
+    fill's texts are planned too and the model a small fill embeds with is loaded. Only a process that will re-index again should pay
     for this. False when there was nothing to do: the state is warm already, something changed
     (the next build warms it), or another build or fill holds the index."""
     info = repository_info(path, branch)
@@ -200,7 +200,7 @@ def prime_warm_state(path: str | Path, settings: Settings, *, name: str | None =
     same, hashed = _unchanged(info, location, settings, key)
     if same is None:
         return False
-    _build(info, location, settings, embedder, key, hashed, False, Silent(), fill=False, publish=False)
+    _build(info, location, settings, embedder, key, hashed, False, Silent(), fill=fills, publish=False)
     if fills:
         embedder.warm(embedder.choose(1))  # an edit's fill embeds a few texts
     return True
@@ -210,7 +210,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
            hashed: WalkResult | None, rebuild: bool, progress: Progress, fill: bool, publish: bool = True
            ) -> BuildReport:
     """`build_index`'s build, once it found something to do (`hashed`: the text-less walk that
-    found it); without `publish`, the generation is discarded once made (`prime_warm_state`)."""
+    found it); without `publish`, the generation is discarded once made and, with `fill`, the
+    fill's texts are planned but not embedded (`prime_warm_state`)."""
     backends_before = Counter(embedder.backends)
     with store.build_lock(location) as lock, _parse_cache(location) as parse_cache:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
@@ -306,6 +307,10 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     if previous is not None:
                         store.keep_parse_records(location, Path(previous.manifest.get("keyword_generation", "")),
                                                  records)
+                    if fill:  # the fill's plan, which its windows' word pieces are most of; nothing embedded
+                        pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
+                        TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
+                        warm.line_pieces = pieces.counted
                     return report
                 store.publish(location, generation)
                 store.keep_parse_records(location, generation, records)
