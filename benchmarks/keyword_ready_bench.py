@@ -5,8 +5,9 @@
 Each run copies the repository's indexable files into a fresh folder with a fresh data folder
 and times `build_index(..., fill=False)` in this process (walk, parse, graph, chunks, BM25,
 change history, publish). With `--child` it instead launches `ragstream index PATH --events` on
-the repository itself (git history included) and times launch -> the first publish, as the
-workbench's first run sees it. This VM's speed moves by up to 2x within minutes, so a fixed
+the repository itself (git history included), its stdin a pipe as the workbench's child has
+(`start_followed_build`), and times launch -> the first publish, as the workbench's first run
+sees it. This VM's speed moves by up to 2x within minutes, so a fixed
 pure-Python loop is timed before and after the runs: compare figures only with the loop's
 time beside them (docs/BENCHMARKS.md).
 """
@@ -49,7 +50,8 @@ def in_child(repo: Path) -> float:
         config.write_text(f"index:\n  data_dir: {scratch}/data\n", encoding="utf-8")
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-m", "ragstream", "--config", str(config), "index", str(repo),
-                                  "--events", "--name", "bench"], stdout=subprocess.PIPE, text=True)
+                                  "--events", "--name", "bench"], stdout=subprocess.PIPE, text=True,
+                                 stdin=subprocess.PIPE)  # as the workbench's: it ends when this pipe closes
         try:
             for line in child.stdout:
                 if '"published"' in line:

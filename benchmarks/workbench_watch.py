@@ -10,12 +10,15 @@ debounce 200 ms) and `--edits` times a function is appended to REL (default: the
 file). Each edit is timed from the write until the child's refresh ended -- keyword-ready and the
 new chunk's vector embedded, what the page's notice then says -- with the child's own
 keyword-ready seconds and phases. `--embedding-cache` copies an earlier data folder's
-`embedding_cache.sqlite` in first, so the complete build embeds only texts it has not seen. The first edit is re-indexed as by a new process when the
-child's first build found nothing to do (its warm state is empty then); later ones are warm.
+`embedding_cache.sqlite` in first, so the complete build embeds only texts it has not seen. The
+child's first build finds nothing to do; once its watcher is up it primes its warm state
+(`build.prime_warm_state`), and the first edit is made once the child is idle (its CPU time
+still for 0.5 s), so every edit is timed against a warm child.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -36,6 +39,22 @@ def until(done, seconds: float = 600.0) -> None:
         if time.monotonic() > deadline:
             raise SystemExit(f"no refresh within {seconds} s")
         time.sleep(0.02)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process `pid` and its ended children, its parse workers among them (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(map(int, fields[11:15])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle(pid: int, still: float = 0.5) -> None:
+    """Until process `pid` has used no CPU for `still` seconds."""
+    before = cpu_seconds(pid)
+    while True:
+        time.sleep(still)
+        if (now := cpu_seconds(pid)) == before:
+            return
+        before = now
 
 
 def main() -> None:
@@ -62,9 +81,14 @@ def main() -> None:
             assert job is not None
             until(lambda: job.watcher_up and not job.refreshing)
             print(f"{index.files} files, {index.chunks} chunks; edited {edited.relative_to(repo)}")
-            print(f"child started, first build done: {time.perf_counter() - started:.2f} s")
+            first = "nothing to do" if job.report is not None and job.report.unchanged else "built"
+            print(f"child started, first build done ({first}): {time.perf_counter() - started:.2f} s")
+            assert job.pid is not None
+            idle(job.pid)
+            print(f"child idle (warm state primed): {time.perf_counter() - started:.2f} s; "
+                  f"child CPU so far {cpu_seconds(job.pid):.2f} s")
             for n in range(args.edits):
-                before = job.refreshes
+                before, cpu = job.refreshes, cpu_seconds(job.pid)
                 edited.write_text(edited.read_text() + f"\n\ndef watch_bench_{n}(x):\n    return x\n")
                 written = time.perf_counter()
                 until(lambda before=before: job.refreshes > before and not job.refreshing)
@@ -72,7 +96,8 @@ def main() -> None:
                 assert report is not None and job.error is None, job.error
                 phases = ", ".join(f"{k} {v:.2f}" for k, v in report.seconds.items())
                 print(f"edit {n + 1}: refreshed {time.perf_counter() - written:.2f} s after the write "
-                      f"(debounce 0.2 s included); keyword-ready {report.keyword_ready_seconds:.2f} s; {phases}")
+                      f"(debounce 0.2 s included); keyword-ready {report.keyword_ready_seconds:.2f} s; {phases}; "
+                      f"child CPU {cpu_seconds(job.pid) - cpu:.2f} s")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

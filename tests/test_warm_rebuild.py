@@ -15,7 +15,7 @@ import orjson
 
 from ragstream.config import load_settings
 from ragstream.index import store
-from ragstream.index.build import build_index, locate, repository_info
+from ragstream.index.build import build_index, locate, prime_warm_state, repository_info
 from ragstream.index.chunk_reuse import BuiltChunks, reusable_chunks
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embedding_windows import LinePieces
@@ -23,7 +23,7 @@ from ragstream.index.fill import TextPlan
 from ragstream.index.graph_build import build_graph
 from ragstream.index.keyword_scores import EMPTY_TOKEN, Terms, save_matrix, score_matrix
 from ragstream.index.search_artifacts import keyword_documents, write_bm25
-from ragstream.index.warm_state import parsed_json
+from ragstream.index.warm_state import forget, has_warm_state, parsed_json
 from ragstream.token_count import TokenCounter
 from tests.conftest import make_settings
 
@@ -147,3 +147,28 @@ def test_build_chunks_takes_reusable_chunks_as_they_are(sample_repo: Path, tmp_p
     again = build_chunks(graph, texts, counter, SETTINGS.chunks.max_chunk_tokens, SETTINGS.chunks.header_max_names,
                          reusable_chunks(kept, graph, texts, (1,)))
     assert again == made and all(a is b for a, b in zip(again, made))
+
+
+def test_a_primed_state_gives_a_full_builds_index_after_the_next_edit(sample_repo: Path, tmp_path: Path):
+    """A watching process whose first build found nothing to do primes its state from the live
+    index (`prime_warm_state`) without publishing; its first edit is then re-indexed warm."""
+    settings, _, before = indexed(sample_repo, tmp_path / "data")
+    location = locate(repository_info(sample_repo), settings)
+    forget(location)  # as a new process finds it
+    assert prime_warm_state(sample_repo, settings)
+    assert has_warm_state(location) and store.current_generation(location) == before.generation
+    assert [p for p in location.index_dir.glob("gen-*")] == [before.generation]  # nothing staged is left
+    assert not prime_warm_state(sample_repo, settings)  # warm already
+    service = sample_repo / "billing" / "service.py"
+    service.write_text(service.read_text(encoding="utf-8") + "\n\ndef audit_total(x):\n    return x\n",
+                       encoding="utf-8")
+    report = build_index(sample_repo, settings, fill=False)
+    assert report.incremental and report.chunks_reused > 0  # the primed build's chunks, taken as they were
+    full = make_settings(tmp_path / "full")
+    build_index(sample_repo, full, rebuild=True, fill=False)
+    warm_index, full_index = (store.load_index(locate(repository_info(sample_repo), s)) for s in (settings, full))
+    assert [asdict(c) for c in warm_index.chunks()] == [asdict(c) for c in full_index.chunks()]
+    for path in full_index.bm25_dir.iterdir():
+        assert filecmp.cmp(path, warm_index.bm25_dir / path.name, shallow=False)
+    for name in (store.PARSED, store.CHUNKS, store.GRAPH):
+        assert (warm_index.generation / name).read_bytes() == (full_index.generation / name).read_bytes()

@@ -7,6 +7,8 @@ import gc
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn,
                            TimeElapsedColumn)
@@ -99,28 +101,30 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
     from pathlib import Path
 
     from ragstream.index.background import stop_with_parent
-    from ragstream.index.build import build_index
+    from ragstream.index.build import build_index, prime_warm_state
     from ragstream.index.build_events import EventWriter
     from ragstream.index.watch import changed_files
 
     shared = settings.retrieval.backend != "local"
     events = EventWriter(sys.stdout) if args.events else None
+    fills = args.wait or shared or events is not None  # here, after each refresh
     if events is not None:
         stop_with_parent()  # the workbench's watcher: it ends with the workbench
 
-    def refresh(changed: list[str]) -> None:
+    def refresh(changed: list[str]) -> bool:
+        """Re-index; whether the index was up to date already."""
         started = time.perf_counter()
         if events is not None and changed:
             events.changed(changed)
         try:
             report = build_index(info.root, settings, name=args.name, branch=args.branch, progress=events,
-                                 fill=args.wait or shared or events is not None)
+                                 fill=fills)
         except RagstreamError as exc:  # a broken moment in an edit: say so and keep watching
             if events is not None:
                 events.error(exc)
             else:
                 err_console.print(f"error ({exc.layer}): {exc}; still watching", highlight=False, soft_wrap=True)
-            return
+            return False
         if events is not None:
             events.summary(report)
         elif not report.unchanged or not changed:
@@ -133,22 +137,36 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
             # last build (`index/warm_state.py`), and a full collection over it, left to come when
             # it may, would land in the next refresh (~0.8 s on a 50k-line repository).
             gc.collect()
+        return report.unchanged
 
     data_dir = Path(settings.index.data_dir).expanduser().resolve()
     try:
         for refreshes, changed in enumerate(changed_files(info.root, data_dir, settings.index.watch_debounce_ms)):
-            refresh(changed)  # the first: the build every watch starts with, the watcher already up
+            unchanged = refresh(changed)  # the first: the build every watch starts with, the watcher already up
             if refreshes:
                 continue
             if events is not None:
                 events.watching()
             else:
                 console.print(f"watching {info.root} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+            if unchanged and _primed(partial(prime_warm_state, info.root, settings, name=args.name,
+                                             branch=args.branch, fills=fills)):
+                gc.collect()  # as after a refresh: not in the first edit's
     except KeyboardInterrupt:
         if events is None:
             console.print(f"stopped watching {info.root}; the index in {location.index_dir} is the last one "
                           "published", highlight=False, soft_wrap=True)
     return 0
+
+
+def _primed(prime: Callable[[], bool]) -> bool:
+    """A watch whose first build found nothing to do fills its warm state now, the watcher up
+    (`build.prime_warm_state`), or the first edit would be re-indexed as by a new process. A
+    failure leaves the state empty: the next refresh builds cold, and says why if it fails too."""
+    try:
+        return prime()
+    except RagstreamError:
+        return False
 
 
 def _refresh_line(report, changed: list[str], seconds: float) -> str:

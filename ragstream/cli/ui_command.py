@@ -28,6 +28,8 @@ def ui_command(args: argparse.Namespace) -> int:
         # whether there is anything to build (`--if-stale`); it stays this process's child
         # across the exec below, and the page follows its events.
         process, events = start_followed_build(settings, PROJECT_ROOT, DEFAULT_INDEX_NAME, None, config or None)
+        assert process.stdin is not None, "started with stdin=PIPE"
+        os.set_inheritable(process.stdin.fileno(), True)  # the server holds the child's pipe: it ends with it
         env[DEFAULT_BUILD_ENV] = f"{process.pid}:{events}"
     command = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "ui_streamlit.py"),
                "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",

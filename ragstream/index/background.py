@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -20,6 +22,7 @@ from ragstream.index import store
 LOG = "background.log"
 NICE = 10  # background index work yields the CPU to searches and questions
 PARENT_CHECK_SECONDS = 1.0  # how often a followed build looks whether the workbench is still there
+STDIN = 0  # a followed build's: the pipe its parent holds open for as long as it lives
 
 
 def lower_priority() -> None:
@@ -36,9 +39,18 @@ def lower_priority() -> None:
 def stop_with_parent() -> None:
     """End this process soon after the one that started it ends: a followed build
     (`ragstream index --events`) belongs to the workbench that follows it, however that stops
-    (Ctrl-C, SIGTERM, a crash). A thread polls the parent's pid; once the process is orphaned it
-    sends itself SIGTERM, which a build survives as any stopped build does: the previous index
-    stays, a fill resumes next time. A detached build (`--background`) does not call this."""
+    (Ctrl-C, SIGTERM, a crash); it then gets SIGTERM, which a build survives as any stopped build
+    does: the previous index stays, a fill resumes next time. A detached build (`--background`)
+    does not call this.
+
+    Its stdin is a pipe only the parent holds (`start_followed_build`): the parent's end closes
+    with the parent, and the kernel signals the pipe's owner then (O_ASYNC). No thread is started,
+    so the build still parses in forked workers (`workers.worker_count`). Not
+    `prctl(PR_SET_PDEATHSIG)`: that follows the parent's *thread* that started the child, and the
+    workbench starts it from a page run's thread, which ends with the run. Where the pipe cannot
+    be armed (another stdin, no F_SETSIG), a thread polls the parent's pid instead."""
+    if _signal_on_stdin_hangup():
+        return
     parent = os.getppid()
 
     def watch() -> None:
@@ -47,6 +59,24 @@ def stop_with_parent() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="ragstream-parent-watch", daemon=True).start()
+
+
+def _signal_on_stdin_hangup() -> bool:
+    """Have the kernel send this process SIGTERM once every writer of its stdin pipe is gone;
+    False where stdin is no pipe or the platform cannot (only Linux has F_SETSIG)."""
+    try:
+        import fcntl
+
+        if not stat.S_ISFIFO(os.fstat(STDIN).st_mode) or not hasattr(fcntl, "F_SETSIG"):
+            return False
+        fcntl.fcntl(STDIN, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(STDIN, fcntl.F_SETSIG, signal.SIGTERM)
+        fcntl.fcntl(STDIN, fcntl.F_SETFL, fcntl.fcntl(STDIN, fcntl.F_GETFL) | os.O_ASYNC)
+    except (ImportError, OSError):
+        return False
+    if select.select([STDIN], [], [], 0)[0]:  # nothing is ever written: readable is the end, met already
+        os.kill(os.getpid(), signal.SIGTERM)
+    return True
 
 
 def spawn_index(location: store.IndexLocation, source: Path, options: list[str],
@@ -71,7 +101,8 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
     then not used). The child
     stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
     build keeps the previous index; its fill resumes next time); a server stopped any other way
-    stops it too (`stop_with_parent`). (the process, its events file)"""
+    stops it too: its stdin is a pipe whose end this process holds (`process.stdin`, kept open
+    until this process ends; `stop_with_parent`). (the process, its events file)"""
     scratch = Path(tempfile.mkdtemp(prefix="ragstream-build-"))
     if config is None:
         config = str(scratch / "settings.json")
@@ -81,5 +112,5 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
     command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
                *(["--name", name] if name else []), *when]
     with open(events, "wb") as out:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
     return process, events

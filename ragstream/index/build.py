@@ -50,7 +50,7 @@ from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
 from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
-from ragstream.index.warm_state import chunks_jsonl, parsed_json, warm_state
+from ragstream.index.warm_state import chunks_jsonl, has_warm_state, parsed_json, warm_state
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
 
@@ -170,7 +170,6 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
-    backends_before = Counter(embedder.backends)
     key = build_key(info, settings, embedder.model_name)
     same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key)
     if same is not None:
@@ -180,6 +179,40 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 store.mark_lock(lock, "fill")
                 _fill_stored(store.load_index(location), settings, embedder, progress, same)
         return same
+    return _build(info, location, settings, embedder, key, hashed, rebuild, progress, fill)
+
+
+def prime_warm_state(path: str | Path, settings: Settings, *, name: str | None = None,
+                     branch: str | None = None, fills: bool = False) -> bool:
+    """Fill this process's warm state (`index/warm_state.py`) for a live index that is up to
+    date, so that the first edit a watching process (`index --watch`) re-indexes is as quick as
+    the ones after it: the keyword-ready build is made again, as the first edit's would be, and
+    discarded instead of published; with `fills` (the process fills after each build), the
+    fill's texts are planned too and the model a small fill embeds with is loaded. Only a process that will re-index again should pay
+    for this. False when there was nothing to do: the state is warm already, something changed
+    (the next build warms it), or another build or fill holds the index."""
+    info = repository_info(path, branch)
+    location = locate(info, settings, name)
+    if has_warm_state(location) or store.lock_holder(location) is not None:
+        return False
+    embedder = Embedder(settings.embedding.dtype, settings.embedding.batch_size, settings.embedding.onnx_below)
+    key = build_key(info, settings, embedder.model_name)
+    same, hashed = _unchanged(info, location, settings, key)
+    if same is None:
+        return False
+    _build(info, location, settings, embedder, key, hashed, False, Silent(), fill=fills, publish=False)
+    if fills:
+        embedder.warm(embedder.choose(1))  # an edit's fill embeds a few texts
+    return True
+
+
+def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, embedder: Embedder, key: str,
+           hashed: WalkResult | None, rebuild: bool, progress: Progress, fill: bool, publish: bool = True
+           ) -> BuildReport:
+    """`build_index`'s build, once it found something to do (`hashed`: the text-less walk that
+    found it); without `publish`, the generation is discarded once made and, with `fill`, the
+    fill's texts are planned but not embedded (`prime_warm_state`)."""
+    backends_before = Counter(embedder.backends)
     with store.build_lock(location) as lock, _parse_cache(location) as parse_cache:
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         warm = warm_state(location, start_over=previous is None)
@@ -269,6 +302,16 @@ def build_index(path: str | Path, settings: Settings, *, name: str | None = None
                 manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(previous))
                 manifest["keyword_generation"] = generation.name  # what a fill's generations share
                 store.write_json(generation / store.MANIFEST, manifest)
+                if not publish:  # the live index is this one already: its records are these
+                    store.discard(location, generation)
+                    if previous is not None:
+                        store.keep_parse_records(location, Path(previous.manifest.get("keyword_generation", "")),
+                                                 records)
+                    if fill:  # the fill's plan, which its windows' word pieces are most of; nothing embedded
+                        pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
+                        TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
+                        warm.line_pieces = pieces.counted
+                    return report
                 store.publish(location, generation)
                 store.keep_parse_records(location, generation, records)
                 progress.advance("write")

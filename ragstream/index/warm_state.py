@@ -49,6 +49,11 @@ def warm_state(location: IndexLocation, start_over: bool) -> WarmState:
     return _STATES[location.index_dir]
 
 
+def has_warm_state(location: IndexLocation) -> bool:
+    """Whether this process has built the index at `location` (or primed its state: `build.prime_warm_state`)."""
+    return location.index_dir in _STATES
+
+
 def forget(location: IndexLocation) -> None:
     """Drop all this process keeps for the index (the parse records included): its next build
     runs as one in a new process would."""
