@@ -180,13 +180,16 @@ class Controller:
                                                               self.settings.limits.max_question_chars))
 
     def new_state(self, question: str, scope: Scope, is_english: bool = True) -> SuperPrompt:
-        """A fresh state for `question`; a secret pasted into it is redacted before any stage,
-        prompt, trace or history sees it."""
+        """A fresh state for `question`, recording what its answer is made from (`record_basis`:
+        a pass answers from the index as it is when it starts); a secret pasted into it is
+        redacted before any stage, prompt, trace or history sees it."""
         question = redact_text(str(question))
-        return SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
-                           repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
-                           index_source=scope.index_source,
-                           retrieval_filters=dict(scope.retrieval_filters))
+        sp = SuperPrompt(question_raw=question, is_english=is_english, retrieval_query=question,
+                         repository=scope.repository, branch=scope.branch, active_index=scope.active_index,
+                         index_source=scope.index_source,
+                         retrieval_filters=dict(scope.retrieval_filters))
+        self.record_basis(sp)
+        return sp
 
     def run(self, question: str, scope: Scope, pipeline: Pipeline, is_english: bool = True, *,
             session_id: str | None = None, on_token: Callable[[str], None] | None = None,
@@ -200,7 +203,6 @@ class Controller:
         question = self.check_question(question, pipeline)
         engine = Engine(pipeline, self.turn_runtime(on_token, on_progress, scope.index_source))
         sp = self.new_state(question, scope, is_english)
-        self.record_basis(sp)
         if session_id:
             sp.extras = {**sp.extras, "session": {"id": session_id, "pipeline": pipeline.name}}
         engine.start(sp)
@@ -607,7 +609,6 @@ class ManualSession:
         self.on_progress: ProgressSink | None = None  # what each click's model calls report to
         self.engine = Engine(pipeline, controller.scope_runtime(scope.index_source))
         state = controller.new_state(question, scope, is_english)
-        controller.record_basis(state)  # a pass answers from the index as it is when the pass starts
         self.state = self.engine.start(state)
         self._ran: list[str] = []  # this pass's steps, in order
 
