@@ -117,6 +117,20 @@ def test_chunks_are_reused_only_where_nothing_they_are_made_of_changed():
     assert reusable_chunks(before, before.graph, texts, (100, 9, "cl100k_base")) == {}
 
 
+def _equals_a_full_build(repo: Path, settings, tmp_path: Path, files: tuple[str, ...]):
+    """The index `settings` holds for `repo` equals a full build of the same tree: its chunks, its
+    BM25 files and the generation's `files`, byte for byte. Returns the warm index."""
+    full = make_settings(tmp_path / "full")
+    build_index(repo, full, rebuild=True, fill=False)
+    warm_index, full_index = (store.load_index(locate(repository_info(repo), s)) for s in (settings, full))
+    assert [asdict(c) for c in warm_index.chunks()] == [asdict(c) for c in full_index.chunks()]
+    for path in full_index.bm25_dir.iterdir():
+        assert filecmp.cmp(path, warm_index.bm25_dir / path.name, shallow=False)
+    for name in files:
+        assert (warm_index.generation / name).read_bytes() == (full_index.generation / name).read_bytes()
+    return warm_index
+
+
 def test_a_warm_reindex_after_edits_equals_a_full_build(sample_repo: Path, tmp_path: Path):
     settings, _, _ = indexed(sample_repo, tmp_path / "data")
     util = sample_repo / "billing" / "util.py"
@@ -125,14 +139,7 @@ def test_a_warm_reindex_after_edits_equals_a_full_build(sample_repo: Path, tmp_p
     (sample_repo / "billing" / "legacy.py").unlink()
     report = build_index(sample_repo, settings, fill=False)
     assert report.incremental and report.chunks_reused > 0
-    full = make_settings(tmp_path / "full")
-    build_index(sample_repo, full, rebuild=True, fill=False)
-    warm_index, full_index = (store.load_index(locate(repository_info(sample_repo), s)) for s in (settings, full))
-    assert [asdict(c) for c in warm_index.chunks()] == [asdict(c) for c in full_index.chunks()]
-    for path in full_index.bm25_dir.iterdir():
-        assert filecmp.cmp(path, warm_index.bm25_dir / path.name, shallow=False)
-    for name in (store.PARSED, store.CHUNKS):  # written from kept JSON, and anew
-        assert (warm_index.generation / name).read_bytes() == (full_index.generation / name).read_bytes()
+    warm_index = _equals_a_full_build(sample_repo, settings, tmp_path, (store.PARSED, store.CHUNKS))  # written from kept JSON, and anew
     chunks = warm_index.chunks()
     assert any("audit" in c.metadata["header"] for c in chunks if c.symbol.endswith("log_event"))
 
@@ -164,11 +171,4 @@ def test_a_primed_state_gives_a_full_builds_index_after_the_next_edit(sample_rep
                        encoding="utf-8")
     report = build_index(sample_repo, settings, fill=False)
     assert report.incremental and report.chunks_reused > 0  # the primed build's chunks, taken as they were
-    full = make_settings(tmp_path / "full")
-    build_index(sample_repo, full, rebuild=True, fill=False)
-    warm_index, full_index = (store.load_index(locate(repository_info(sample_repo), s)) for s in (settings, full))
-    assert [asdict(c) for c in warm_index.chunks()] == [asdict(c) for c in full_index.chunks()]
-    for path in full_index.bm25_dir.iterdir():
-        assert filecmp.cmp(path, warm_index.bm25_dir / path.name, shallow=False)
-    for name in (store.PARSED, store.CHUNKS, store.GRAPH):
-        assert (warm_index.generation / name).read_bytes() == (full_index.generation / name).read_bytes()
+    _equals_a_full_build(sample_repo, settings, tmp_path, (store.PARSED, store.CHUNKS, store.GRAPH))
