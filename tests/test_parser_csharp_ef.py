@@ -278,3 +278,25 @@ def test_table_attribute_in_the_entity_file_beats_the_dbset_convention():
     })
     assert set(maps_to(graph, "cs:S.Order|TYPE")) == {"sql:sales.OrderHeader|TABLE"}
     assert "ext:Orders|EXTERNAL" not in graph and "sql:dbo.Orders|TABLE" not in graph
+
+
+def test_to_table_binds_a_positional_argument_after_a_named_one_by_its_position():
+    # `ToTable(name: "Users", "Identity")`: the second argument is the schema, not the table
+    context = '''
+using Microsoft.EntityFrameworkCore;
+namespace Shop.Data;
+public class AppUser { public string Id { get; set; } }
+public class Role { public string Id { get; set; } }
+public class ShopContext : DbContext
+{
+    protected override void OnModelCreating(ModelBuilder builder)
+    {
+        builder.Entity<AppUser>(entity => { entity.ToTable(name: "Users", "Identity"); });
+        builder.Entity<Role>(entity => entity.ToTable(schema: "Identity", name: "Roles"));
+    }
+}
+'''
+    graph = graph_of({"src/Data/ShopContext.cs": context})
+    assert set(maps_to(graph, "cs:Shop.Data.AppUser|TYPE")) == {"sql:Identity.Users|TABLE"}
+    assert set(maps_to(graph, "cs:Shop.Data.Role|TYPE")) == {"sql:Identity.Roles|TABLE"}
+    assert "sql:Identity|TABLE" not in graph

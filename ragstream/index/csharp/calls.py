@@ -246,10 +246,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
                        {"call": spec, "via_base": True})
     written = _written_type(receiver, body)
     if written is not None:
-        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, body)
+        spec = _call_spec(_typed(written, receiver, body), name, node, body)
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
-    inferred = _inferred_receiver(receiver, body, depth, through_call=False)
+    inferred = _inferred_receiver(receiver, body, depth, through_call=True)
     if inferred is None:
         if name in OBJECT_METHODS:
             return None
@@ -309,7 +309,7 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
                 and (inner_callee := callee_of(root)) is not None and inner_callee[0] is not None:
             root = inner_callee[0]
         if root.type == "member_access_expression" and _variable(root, body) is None:
-            spec = _inferred_receiver(root, body, 0, through_call=False)
+            spec = _inferred_receiver(root, body, 0, through_call=True)
             return {"chained": True, "property": spec} if spec and "property" in spec else None
         chained = _receiver_carrier(root, body)
         return {**chained, "chained": True} if chained else None
@@ -455,6 +455,17 @@ def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:
     return [list(body.scope.type_guesses(argument)) for argument in arguments]
 
 
+def _typed(written: str, receiver: tree_sitter.Node, body: _Body) -> dict:
+    """A receiver spec typed as written, with the type arguments of a generic variable
+    (`IRepository<Order, int> orders`: `arguments`), which bind what its members declare in
+    the type's parameters (`IQueryable<T> Entities`: `data_access`)."""
+    spec: dict = {"types": list(body.scope.type_guesses(written))}
+    generic = body.generics.get(_variable(receiver, body) or "")
+    if generic is not None:
+        spec["arguments"] = _entity_guesses(generic.arguments, body)
+    return spec
+
+
 def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:
     """The receiver's type as written, when the syntax states it."""
     if receiver.type == "object_creation_expression":
@@ -502,7 +513,7 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         # `context.Connection`: a property of a receiver whose type is known or inferred
         owner = required_child(receiver, "expression")
         written = _written_type(owner, body)
-        owner_type = {"types": body.scope.type_guesses(written)} if written else \
+        owner_type = _typed(written, owner, body) if written else \
             _inferred_receiver(owner, body, depth + 1, through_call)
         return {"property": {"receiver": owner_type, "member": node_text(receiver.child_by_field_name("name"))}} \
             if owner_type else None
