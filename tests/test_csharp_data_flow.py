@@ -1256,3 +1256,27 @@ def test_a_generic_method_returning_a_generic_of_its_type_parameter_carries_the_
     assert not tables(graph, "Shop.Repositories.RepositoryAsync.AddAsync", "WRITES")
     assert "cs:Shop.Repositories.IRepositoryAsync.AddAsync|METHOD" not in \
         {t for _, t, k in graph.out_edges("cs:Shop.Repositories.RepositoryAsync.AddAsync|METHOD", keys=True) if k == "CALLS"}
+
+
+def test_values_a_call_returned_passed_on_as_arguments_parse_without_recursing_forever():
+    # `var (x, y) = Compute(a.ToDict(), ...)`, then calls on `x` whose arguments name `x` again:
+    # each walk is bounded by one depth (an argument used to start it again at zero)
+    graph = build({"Expirer.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class Expirer
+{
+    private readonly IShopContext _context;
+    private readonly ICalc _calc;
+    public async Task Run(int total)
+    {
+        var a = await _context.Orders.Where(o => o.Total > total).ToListAsync();
+        var b = await _context.Customers.ToListAsync();
+        var (x, y) = _calc.Compute(a.ToDict(), b.ToDict(), a.Where(o => o.Id == 5).ToDict());
+        if (!x.ContainsKey(1)) { x.Add(1, 0); }
+        _calc.Create(total, x.ToList(), y.ToList());
+    }
+}
+"""})
+    assert {ORDERS, CUSTOMERS} <= set(tables(graph, "Shop.App.Expirer.Run", "READS"))
