@@ -228,7 +228,16 @@ class _Entity:
 
 
 def _is_db_context(decl: TypeDecl) -> bool:
-    return any(base.rsplit(".", 1)[-1].endswith("DbContext") for base in decl.bases)
+    """A DbContext: named so in its bases, or by what only a context declares (a `DbSet<T>`
+    property, an `OnModelCreating(ModelBuilder)` override) when it derives from a context of the
+    repository's own (`BlazorHeroContext : AuditableContext : IdentityDbContext<...>`), which
+    one file cannot see."""
+    if any(base.rsplit(".", 1)[-1].endswith("DbContext") for base in decl.bases):
+        return True
+    return bool(decl.bases) and any(
+        (member.type == "property_declaration" and _dbset_entity(member))
+        or (member.type == "method_declaration" and node_text(member.child_by_field_name("name")) == "OnModelCreating")
+        for member in body_members(decl.syntax))
 
 
 def _context_entities(context: TypeDecl) -> list[_Entity]:
