@@ -178,10 +178,12 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     for flow in ("What does deleting a todo list through the API do in the database?",
                  "When I save the form, what code runs and which tables get written?",
                  "Trace POST /orders from the endpoint.",
-                 "Walk me from the scheduled job to the tables."):
+                 "Walk me from the scheduled job to the tables.",
+                 "When a brand is deleted, what does it check first, and which tables does it read and change?"):
         assert question_shape(flow) == "flow", flow
     assert question_shape("Which handlers write to the Department table?") == "list"
     assert question_shape("Which query handlers read from the Enrollment table?") == "list"
+    assert question_shape("Which tables do the handlers of orders read?") == "list"
     assert asked_http_verbs("How is a new order created?") == {"POST"}
     assert asked_http_verbs("How is an order edited?") == {"PUT", "PATCH", "POST"}
     assert asked_http_verbs("How is an order shown?") == {"GET"}

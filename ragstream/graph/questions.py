@@ -29,6 +29,8 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
                    rf"|{_LEAD}(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
                    # "which tables get written", "which procedures and tables are updated"
                    r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
+                   # "when a brand is deleted, which tables does it read and change": the action's path
+                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:does|do|did|will) (?:it|this|that|they)\b"
                    # "what happens when payments are imported": what runs, from the top down
                    rf"|{_LEAD}what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
