@@ -195,6 +195,9 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     # a module prefix before the first `_` need not be said
     assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
+    # a key's kind may stand between a column's name and "column"
+    assert [n.id for n in find_named(built, "What breaks if the Id primary key column on Orders is renamed?")] == \
+        ["sql:dbo.Orders.Id|COLUMN"]
     named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
     assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}
 
