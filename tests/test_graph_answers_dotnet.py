@@ -823,3 +823,15 @@ public class OrderReport
     assert [(i.id, i.indirect) for i in found.items] == [("cs:Shop.Reports.OrderReport.Total|METHOD", False),
                                                           ("sql:dbo.Orders|TABLE", True)]
     assert "the code running SQL of its own: 1 direct" in render_graph_answer(found, built)
+
+
+def test_which_class_a_table_stores_leads_a_list_with_its_entity_and_the_context_member():
+    built = graph()
+    question = "Which class is stored in the Orders table, and which code writes its rows?"
+    found = answer_from_graph(built, question, find_named(built, question), [], lambda ids: {})
+    ids = [item.id for item in found.items]
+    assert "cs:Shop.Domain.Order|TYPE" in ids and "cs:Shop.Data.ShopContext.Orders|PROPERTY" in ids
+    # asked only for the writers, the entity is not listed as one
+    plain = "Which code writes rows of the Orders table?"
+    assert "cs:Shop.Domain.Order|TYPE" not in [
+        item.id for item in answer_from_graph(built, plain, find_named(built, plain), [], lambda ids: {}).items]

@@ -141,6 +141,16 @@ def asks_for_raw_sql(question: str) -> bool:
     return bool(_RAW_SQL.search(question))
 
 
+# "which class is stored in T", "what entity are its rows mapped to": the mapped type is asked for
+_STORED_CLASS = re.compile(r"\b(?:class(?:es)?|entit(?:y|ies)|types?)\s+(?:is|are|gets?)\s+"
+                           r"(?:stored|mapped|persisted|saved|kept)\b", re.IGNORECASE)
+
+
+def asks_what_is_stored(question: str) -> bool:
+    """Whether a list question asks which class a table stores: its mapping leads the answer."""
+    return bool(_STORED_CLASS.search(question))
+
+
 def asks_for_classes(question: str) -> bool:
     """Whether a list question asks for classes ("which classes read or write T"), whose answer
     names the ORM's mapping classes of the table too."""
