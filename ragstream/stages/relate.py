@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragstream.graph.beside import beside
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
-from ragstream.graph.questions import asked_words
+from ragstream.graph.questions import asked_done, asked_words
 from ragstream.graph.relations import connected_hits, procedure_context, with_their_tables
 from ragstream.graph.stand_ins import named_by_types
 from ragstream.graph.relations_view import graph_answer_data
@@ -86,10 +87,11 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         words = asked_words(question)
         procedure = next((h for h in best[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
                          None)
-        first = list(dict.fromkeys([*first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
-                                                                   words, searched),
-                                    *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
-                                    *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
+        first = list(dict.fromkeys([
+            *first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST, words, searched),
+            *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
+            *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
+        first = [*first, *beside(graph, first, words, asked_done(question))]
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
     if answer is not None:
