@@ -54,6 +54,19 @@ def test_of_the_named_methods_those_used_from_outside_come_first():
     assert members_beside(graph, lock, words) == [acquire, release]  # then in source order
 
 
+def test_of_the_named_methods_a_private_helper_comes_after_the_class_s_surface():
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
+    journal = _type(graph, "Deploy.VersionJournal")
+    executed = _member(graph, journal, "GetExecutedScripts", 10)
+    legacy = _member(graph, journal, "DealWithLegacyScripts", 20)
+    graph.nodes[legacy]["attrs"] = {"modifiers": ["private"]}
+    stored = _member(graph, journal, "StoreExecutedScript", 30)
+    _call(graph, executed, legacy)
+    _call(graph, stored, legacy)
+    words = asked_words("How does it run and record the upgrade scripts?")
+    assert members_beside(graph, journal, words) == [executed, stored]
+
+
 def test_the_best_method_brings_its_callers_in_its_own_class_not_its_callees_or_other_classes():
     graph: nx.MultiDiGraph = nx.MultiDiGraph()
     interceptor = _type(graph, "Data.AuditInterceptor")

@@ -70,7 +70,7 @@ def members_beside(graph: nx.MultiDiGraph, type_node: str, words: Collection[str
                    limit: int = MEMBERS_PER_TYPE) -> list[str]:
     """Up to `limit` methods of the class `type_node` whose names carry asked `words` the class's
     own name does not: those with more such words first, then those called more from outside
-    the class (its working surface, not its helpers), then in source order. Its other methods
+    the class, then those not private (its working surface, not its helpers), then in source order. Its other methods
     stay out: a class's name matched the question, its every method did not."""
     asked = content_words(words)
 
@@ -78,8 +78,9 @@ def members_beside(graph: nx.MultiDiGraph, type_node: str, words: Collection[str
         return len({s for s, _, key, data in graph.in_edges(method, keys=True, data=True)
                     if key == "CALLS" and _parent(graph, s) != type_node and not not_walked(data)})
 
-    def order(method: str) -> tuple[int, int, int]:
-        return (-len(own_words(graph, method) & asked), -outside_callers(method),
+    def order(method: str) -> tuple[int, int, bool, int]:
+        private = "private" in (graph.nodes[method].get("attrs") or {}).get("modifiers", ())
+        return (-len(own_words(graph, method) & asked), -outside_callers(method), private,
                 int(graph.nodes[method].get("start_line") or 0))
 
     named = [m for m in _methods_of(graph, type_node) if own_words(graph, m) & asked - own_words(graph, type_node)]
