@@ -24,14 +24,14 @@ from collections.abc import Collection, Sequence
 
 import networkx as nx
 
+from ragstream.graph.questions import QUESTION_WORDS
 from ragstream.graph.relations import in_tests, wired_in
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.model import AROUND_VIAS, not_walked
 from ragstream.keyword_tokens import keyword_tokens
 
 # Words of how a question is put, not of what it asks about: they name nothing in code.
-PHRASING = frozenset(keyword_tokens("how what where which who why when does do did is are can could should "
-                                    "would happen happens work works way up out back get app"))
+PHRASING = frozenset(keyword_tokens(" ".join(QUESTION_WORDS) + " did happen happens work works way up out back get app"))
 MEMBERS_PER_TYPE = 2  # of a class the search found, the methods that go beside it
 OWN_CHAIN = 2  # of the best method's own class, the methods that run it
 NAMED_AROUND = 2  # behaviours and interceptors the question names

@@ -155,6 +155,9 @@ def asked_words(question: str) -> frozenset[str]:
     return frozenset(keyword_tokens(question))
 
 
+# Words of how a question is put, not of what it asks about.
+QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
+                           "please explain show tell me find about".split())
 _DONE = re.compile(r"\b[A-Za-z]{3,}ed\b")
 
 
