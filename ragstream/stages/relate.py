@@ -17,7 +17,9 @@ X or the subjects. Without a graph answer the best hits follow (in the rerank's 
 their texts against the question), each followed by the tables it reads or writes, the best
 method also by the procedures and tables its calls reach, a procedure among them by what runs it,
 then the later hits an edge joins to them: where the code that was found keeps its data and what
-makes it run (`graph/relations.with_their_tables`). The search's own fields are left
+makes it run (`graph/relations.with_their_tables`); after all of them what goes beside them (a
+class's named methods, the best method's callers in its class, behaviours named for what is done,
+a named table's described properties: `graph/beside.py`). The search's own fields are left
 as they are, so re-running this stage gives the same result. No model is involved: this stage
 is deterministic.
 """
