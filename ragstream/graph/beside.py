@@ -70,9 +70,9 @@ def members_beside(graph: nx.MultiDiGraph, type_node: str, words: Collection[str
                    limit: int = MEMBERS_PER_TYPE) -> list[str]:
     """Up to `limit` methods of the class `type_node` whose names carry asked `words` the class's
     own name does not: those with more such words first, then those called more from outside
-    the class, then those not private (its working surface, not its helpers), then in source order. Its other methods
-    stay out: a class's name matched the question, its every method did not."""
-    asked = content_words(words)
+    the class, then those not private (its working surface, not its helpers), then in source
+    order. Its other methods stay out: the class's name matched the question, they did not."""
+    beyond = content_words(words) - own_words(graph, type_node)
 
     def outside_callers(method: str) -> int:
         return len({s for s, _, key, data in graph.in_edges(method, keys=True, data=True)
@@ -80,11 +80,10 @@ def members_beside(graph: nx.MultiDiGraph, type_node: str, words: Collection[str
 
     def order(method: str) -> tuple[int, int, bool, int]:
         private = "private" in (graph.nodes[method].get("attrs") or {}).get("modifiers", ())
-        return (-len(own_words(graph, method) & asked), -outside_callers(method), private,
+        return (-len(own_words(graph, method) & beyond), -outside_callers(method), private,
                 int(graph.nodes[method].get("start_line") or 0))
 
-    named = [m for m in _methods_of(graph, type_node) if own_words(graph, m) & asked - own_words(graph, type_node)]
-    return sorted(named, key=order)[:limit]
+    return sorted((m for m in _methods_of(graph, type_node) if own_words(graph, m) & beyond), key=order)[:limit]
 
 
 def own_chain(graph: nx.MultiDiGraph, method: str, limit: int = OWN_CHAIN) -> list[str]:
