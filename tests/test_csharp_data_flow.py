@@ -1192,3 +1192,91 @@ public class OrderReports
     assert set(tables(graph, reports + "Add", "WRITES")) == {ORDERS}
     for method in ("Recent", "Describe", "Trail"):  # `Trail`: a member of another base, no data verb
         assert tables(graph, reports + method, "READS") == {} and tables(graph, reports + method, "WRITES") == {}
+
+
+UNIT_OF_WORK = """
+using Microsoft.EntityFrameworkCore;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Repositories;
+public interface IRepositoryAsync<T, TId> where T : class
+{
+    IQueryable<T> Entities { get; }
+    Task<T> AddAsync(T entity);
+    Task<T> GetByIdAsync(TId id);
+}
+public interface IUnitOfWork<TId>
+{
+    IRepositoryAsync<TEntity, TId> Repository<TEntity>() where TEntity : class;
+    Task<int> Commit(CancellationToken token);
+}
+public class RepositoryAsync<T, TId> : IRepositoryAsync<T, TId> where T : class
+{
+    private readonly ShopContext _db;
+    public IQueryable<T> Entities => _db.Set<T>();
+    public async Task<T> AddAsync(T entity) { await _db.Set<T>().AddAsync(entity); return entity; }
+    public async Task<T> GetByIdAsync(TId id) => await _db.Set<T>().FindAsync(id);
+}
+public class OrderChecks
+{
+    private readonly IRepositoryAsync<Order, int> _orders;
+    public Task<bool> AnyOver(int total) => _orders.Entities.AnyAsync(o => o.Total > total);
+}
+public class PlaceOrderHandler
+{
+    private readonly IUnitOfWork<int> _unitOfWork;
+    public async Task<int> Handle(Order order, CancellationToken token)
+    {
+        if (await _unitOfWork.Repository<Customer>().Entities.Where(c => c.Id == 1).AnyAsync())
+        {
+            await _unitOfWork.Repository<Order>().AddAsync(order);
+        }
+        return await _unitOfWork.Commit(token);
+    }
+}
+"""
+
+
+def test_a_generic_method_returning_a_generic_of_its_type_parameter_carries_the_calls_type_argument():
+    # `_unitOfWork.Repository<Order>().AddAsync(order)`: `Repository<TEntity>()` returns
+    # `IRepositoryAsync<TEntity, TId>`, so the write reaches Orders; `.Entities` of it (an
+    # `IQueryable<T>` of the repository's own type parameter) reads Customers, not Orders
+    graph = build({"UnitOfWork.cs": UNIT_OF_WORK})
+    writes = tables(graph, "Shop.Repositories.PlaceOrderHandler.Handle", "WRITES")
+    reads = tables(graph, "Shop.Repositories.PlaceOrderHandler.Handle", "READS")
+    assert writes[ORDERS]["via"] == "type_argument" and writes[ORDERS]["member"] == "AddAsync"
+    assert writes[ORDERS]["carrier"] == "IRepositoryAsync" and "guess" not in writes[ORDERS]
+    # the Customers query in a method that saves is at most change tracking's guess
+    assert CUSTOMERS not in writes or writes[CUSTOMERS].get("guess")
+    assert CUSTOMERS in reads and ORDERS not in reads
+    # a property of a generic variable binds the variable's type argument: Orders, read
+    assert set(tables(graph, "Shop.Repositories.OrderChecks.AnyOver", "READS")) == {ORDERS}
+    # the repository's own body names no entity: no table, and `_db.Set<T>().AddAsync` (a
+    # library's DbSet) is not the repository's own AddAsync by name
+    assert not tables(graph, "Shop.Repositories.RepositoryAsync.AddAsync", "WRITES")
+    assert "cs:Shop.Repositories.IRepositoryAsync.AddAsync|METHOD" not in \
+        {t for _, t, k in graph.out_edges("cs:Shop.Repositories.RepositoryAsync.AddAsync|METHOD", keys=True) if k == "CALLS"}
+
+
+def test_values_a_call_returned_passed_on_as_arguments_parse_without_recursing_forever():
+    # `var (x, y) = Compute(a.ToDict(), ...)`, then calls on `x` whose arguments name `x` again:
+    # each walk is bounded by one depth (an argument used to start it again at zero)
+    graph = build({"Expirer.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class Expirer
+{
+    private readonly IShopContext _context;
+    private readonly ICalc _calc;
+    public async Task Run(int total)
+    {
+        var a = await _context.Orders.Where(o => o.Total > total).ToListAsync();
+        var b = await _context.Customers.ToListAsync();
+        var (x, y) = _calc.Compute(a.ToDict(), b.ToDict(), a.Where(o => o.Id == 5).ToDict());
+        if (!x.ContainsKey(1)) { x.Add(1, 0); }
+        _calc.Create(total, x.ToList(), y.ToList());
+    }
+}
+"""})
+    assert {ORDERS, CUSTOMERS} <= set(tables(graph, "Shop.App.Expirer.Run", "READS"))

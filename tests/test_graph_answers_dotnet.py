@@ -178,10 +178,12 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     for flow in ("What does deleting a todo list through the API do in the database?",
                  "When I save the form, what code runs and which tables get written?",
                  "Trace POST /orders from the endpoint.",
-                 "Walk me from the scheduled job to the tables."):
+                 "Walk me from the scheduled job to the tables.",
+                 "When a brand is deleted, what does it check first, and which tables does it read and change?"):
         assert question_shape(flow) == "flow", flow
     assert question_shape("Which handlers write to the Department table?") == "list"
     assert question_shape("Which query handlers read from the Enrollment table?") == "list"
+    assert question_shape("Which tables do the handlers of orders read?") == "list"
     assert asked_http_verbs("How is a new order created?") == {"POST"}
     assert asked_http_verbs("How is an order edited?") == {"PUT", "PATCH", "POST"}
     assert asked_http_verbs("How is an order shown?") == {"GET"}
@@ -193,6 +195,9 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     # a module prefix before the first `_` need not be said
     assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
+    # a key's kind may stand between a column's name and "column"
+    assert [n.id for n in find_named(built, "What breaks if the Id primary key column on Orders is renamed?")] == \
+        ["sql:dbo.Orders.Id|COLUMN"]
     named = find_named(more, "Which handlers change rows in the Orders or OrderLines tables?")
     assert {n.id for n in named} == {"sql:dbo.Orders|TABLE", "sql:dbo.OrderLines|TABLE"}
 
@@ -818,3 +823,15 @@ public class OrderReport
     assert [(i.id, i.indirect) for i in found.items] == [("cs:Shop.Reports.OrderReport.Total|METHOD", False),
                                                           ("sql:dbo.Orders|TABLE", True)]
     assert "the code running SQL of its own: 1 direct" in render_graph_answer(found, built)
+
+
+def test_which_class_a_table_stores_leads_a_list_with_its_entity_and_the_context_member():
+    built = graph()
+    question = "Which class is stored in the Orders table, and which code writes its rows?"
+    found = answer_from_graph(built, question, find_named(built, question), [], lambda ids: {})
+    ids = [item.id for item in found.items]
+    assert "cs:Shop.Domain.Order|TYPE" in ids and "cs:Shop.Data.ShopContext.Orders|PROPERTY" in ids
+    # asked only for the writers, the entity is not listed as one
+    plain = "Which code writes rows of the Orders table?"
+    assert "cs:Shop.Domain.Order|TYPE" not in [
+        item.id for item in answer_from_graph(built, plain, find_named(built, plain), [], lambda ids: {}).items]

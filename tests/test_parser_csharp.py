@@ -102,6 +102,9 @@ def test_invoice_service_references():
         # calls on a property of a typed receiver: the resolver looks the property's type up
         (record, "CALLS", "command.Parameters.AddWithValue"),
         (f"{SERVICE}.GetOpenInvoices|METHOD", "CALLS", "_context.Invoices.FromSqlRaw"),
+        # a call chained on a call: typed by what the inner call returns (here a library's)
+        (f"{SERVICE}.GetOpenInvoices|METHOD", "CALLS",
+         '_context.Invoices\n                .FromSqlRaw("SELECT * FROM dbo.Invoices WHERE Status = \'Open\'").ToListAsync'),
     }
 
 
@@ -174,6 +177,12 @@ def test_billing_context():
         (f"{CONTEXT}|TYPE", "INHERITS", "DbContext"),
         (on_model_creating, "CALLS", "DbContext.OnModelCreating"),
         (on_model_creating, "CALLS", "ModelBuilder.Entity"),
+        # calls chained on a call are followed: the resolver types them by what it returns
+        (on_model_creating, "CALLS", "modelBuilder.Entity<Invoice>().HasMany"),
+        (on_model_creating, "CALLS", "modelBuilder.Entity<Invoice>()\n            .HasMany(i => i.Lines).WithOne"),
+        (on_model_creating, "CALLS",
+         "modelBuilder.Entity<Invoice>()\n            .HasMany(i => i.Lines)\n            .WithOne().HasForeignKey"),
+        (on_model_creating, "CALLS", "modelBuilder.Entity<InvoiceLine>().ToTable"),
         (f"{CONTEXT}|TYPE", "REFERENCES", "Customer"),
         (f"{CONTEXT}|TYPE", "REFERENCES", "Invoice"),
         (f"{CONTEXT}|TYPE", "REFERENCES", "InvoiceLine"),
@@ -466,7 +475,8 @@ def test_calls_from_every_overload_and_receiver_kind():
         (run, "CALLS", "Billing.Api.Outer.Helper"),
         (run_int, "CALLS", "Repository.Repository"),  # new Repository()
         (run_int, "CALLS", "Repository.Load"),  # local declared by `new`
-        (stop, "CALLS", "Inner.Create"),  # a type name; the chained Touch() is not followed
+        (stop, "CALLS", "Inner.Create"),  # a type name
+        (stop, "CALLS", "Inner.Create().Touch"),  # chained: typed by what `Create` returns
     }
     # What the resolver needs to pick an overload: the receiver's types and the argument count.
     assert reference(parsed, run, "CALLS", "Billing.Api.Outer.Run").attrs["call"] == {

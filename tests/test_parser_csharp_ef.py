@@ -278,3 +278,56 @@ def test_table_attribute_in_the_entity_file_beats_the_dbset_convention():
     })
     assert set(maps_to(graph, "cs:S.Order|TYPE")) == {"sql:sales.OrderHeader|TABLE"}
     assert "ext:Orders|EXTERNAL" not in graph and "sql:dbo.Orders|TABLE" not in graph
+
+
+def test_to_table_binds_a_positional_argument_after_a_named_one_by_its_position():
+    # `ToTable(name: "Users", "Identity")`: the second argument is the schema, not the table
+    context = '''
+using Microsoft.EntityFrameworkCore;
+namespace Shop.Data;
+public class AppUser { public string Id { get; set; } }
+public class Role { public string Id { get; set; } }
+public class ShopContext : DbContext
+{
+    protected override void OnModelCreating(ModelBuilder builder)
+    {
+        builder.Entity<AppUser>(entity => { entity.ToTable(name: "Users", "Identity"); });
+        builder.Entity<Role>(entity => entity.ToTable(schema: "Identity", name: "Roles"));
+    }
+}
+'''
+    graph = graph_of({"src/Data/ShopContext.cs": context})
+    assert set(maps_to(graph, "cs:Shop.Data.AppUser|TYPE")) == {"sql:Identity.Users|TABLE"}
+    assert set(maps_to(graph, "cs:Shop.Data.Role|TYPE")) == {"sql:Identity.Roles|TABLE"}
+    assert "sql:Identity|TABLE" not in graph
+
+
+def test_a_context_deriving_from_the_repositorys_own_base_context_is_a_context():
+    # `ShopContext : AuditableContext` (itself an IdentityDbContext in another file): its DbSets
+    # and OnModelCreating map entities; a class with neither is no context whatever its base
+    base = '''
+using Microsoft.EntityFrameworkCore;
+namespace Shop.Data;
+public abstract class AuditableContext : IdentityDbContext<AppUser> { public DbSet<Audit> AuditTrails { get; set; } }
+public class Audit { public int Id { get; set; } }
+public class AppUser { public string Id { get; set; } }
+public class Order { public int Id { get; set; } }
+public class Helper : AuditableContextHelper { public Order Make() => new Order(); }
+'''
+    context = '''
+using Microsoft.EntityFrameworkCore;
+namespace Shop.Data;
+public class ShopContext : AuditableContext
+{
+    public DbSet<Order> Orders { get; set; }
+    protected override void OnModelCreating(ModelBuilder builder)
+    {
+        builder.Entity<AppUser>(entity => entity.ToTable("Users", "Identity"));
+    }
+}
+'''
+    graph = graph_of({"src/Data/AuditableContext.cs": base, "src/Data/ShopContext.cs": context})
+    assert set(maps_to(graph, "cs:Shop.Data.Order|TYPE")) == {"sql:dbo.Orders|TABLE"}
+    assert set(maps_to(graph, "cs:Shop.Data.AppUser|TYPE")) == {"sql:Identity.Users|TABLE"}
+    assert set(maps_to(graph, "cs:Shop.Data.Audit|TYPE")) == {"sql:dbo.AuditTrails|TABLE"}
+    assert graph.nodes["cs:Shop.Data.Helper|TYPE"].get("attrs", {}).get("ef_role") != "dbcontext"

@@ -12,6 +12,7 @@ from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping
 from ragstream.graph.named import Named, tables_in_words, undeclared_columns
 from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
+                                       asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
                                        without_namesake_types)
 from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
@@ -71,6 +72,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables, operations)]
     if asks_for_classes(question) and not wants_tables and set(relations) & {"READS", "WRITES"}:
         items += [item for s in subjects if s.kind in TABLE_KINDS for item in mapping_classes(graph, s.id)]
+    if asks_what_is_stored(question):  # "which class is stored in T, and which code writes it"
+        items = [*(item for s in subjects if s.kind in TABLE_KINDS for item in mapping_of(graph, s, words)), *items]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]

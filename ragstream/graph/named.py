@@ -31,8 +31,10 @@ _QUALIFIED = rf"(?:{_name('schema')}\s*\.\s*)?{_name('name')}"
 # (cue, pattern with groups name [, schema] [, column], node kinds); a column's name is `column`
 # and its table's is `name`.
 _CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
-    # "the ListId column of the TodoItems table", "... column on TodoItems", "... column from the Department table"
-    ("column", re.compile(rf"{_name('column')}\s+column\s+(?:of|on|in|from)\s+(?:the\s+)?{_QUALIFIED}"
+    # "the ListId column of the TodoItems table", "... column on TodoItems", "... column from the Department table",
+    # "the DocumentTypeId foreign key column on Documents"
+    ("column", re.compile(rf"{_name('column')}\s+(?:(?:foreign|primary|unique|alternate)\s+key\s+)?column\s+"
+                          rf"(?:of|on|in|from)\s+(?:the\s+)?{_QUALIFIED}"
                           rf"(?:\s+(?:table|view)\b)?", re.IGNORECASE), ("COLUMN",)),
     ("column", re.compile(rf"\bcolumns?\s+{_QUALIFIED}\.{_name('column')}", re.IGNORECASE), ("COLUMN",)),
     ("table", re.compile(rf"{_QUALIFIED}\s+(?:table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),

@@ -29,6 +29,8 @@ _FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)
                    rf"|{_LEAD}(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
                    # "which tables get written", "which procedures and tables are updated"
                    r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
+                   # "when a brand is deleted, which tables does it read and change": the action's path
+                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:does|do|did|will) (?:it|this|that|they)\b"
                    # "what happens when payments are imported": what runs, from the top down
                    rf"|{_LEAD}what happens\s+(?:when|after|as soon as|once)\b",
                    re.IGNORECASE)
@@ -137,6 +139,16 @@ _RAW_SQL = re.compile(r"\b(?:raw|inline|hand[- ]?written|literal)\s+sql\b", re.I
 def asks_for_raw_sql(question: str) -> bool:
     """Whether a list question asks for the code that runs SQL of its own (not the ORM's)."""
     return bool(_RAW_SQL.search(question))
+
+
+# "which class is stored in T", "what entity are its rows mapped to": the mapped type is asked for
+_STORED_CLASS = re.compile(r"\b(?:class(?:es)?|entit(?:y|ies)|types?)\s+(?:is|are|gets?)\s+"
+                           r"(?:stored|mapped|persisted|saved|kept)\b", re.IGNORECASE)
+
+
+def asks_what_is_stored(question: str) -> bool:
+    """Whether a list question asks which class a table stores: its mapping leads the answer."""
+    return bool(_STORED_CLASS.search(question))
 
 
 def asks_for_classes(question: str) -> bool:

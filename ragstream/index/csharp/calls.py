@@ -226,7 +226,7 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
-        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, body)
+        spec = _call_spec({"types": scope.type_guesses(created)}, constructor, node, body, depth)
         return _Target(f"{created}.{constructor}", scope.member_candidates(created, constructor),
                        False, {"call": spec})
     callee = callee_of(node)
@@ -236,28 +236,28 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if receiver is None and (name == "nameof" or name in body.local_functions):
         return None  # `nameof(x)` parses as a call; local functions belong to the method
     if receiver is None or receiver.type == "this":
-        spec = _call_spec({"types": (scope.decl.name,)}, name, node, body)
+        spec = _call_spec({"types": (scope.decl.name,)}, name, node, body, depth)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
                        name not in OBJECT_METHODS, {"call": spec})
     if receiver.type == "base":
         base = scope.decl.bases[0] if scope.decl.bases else ""
-        spec = _call_spec({"types": scope.base_guesses()}, name, node, body)
+        spec = _call_spec({"types": scope.base_guesses()}, name, node, body, depth)
         return _Target(f"{base}.{name}", scope.base_candidates(name), False,
                        {"call": spec, "via_base": True})
     written = _written_type(receiver, body)
     if written is not None:
-        spec = _call_spec({"types": scope.type_guesses(written)}, name, node, body)
+        spec = _call_spec(_typed(written, receiver, body), name, node, body, depth)
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
-    inferred = _inferred_receiver(receiver, body, depth, through_call=False)
+    inferred = _inferred_receiver(receiver, body, depth, through_call=True)
     if inferred is None:
         if name in OBJECT_METHODS:
             return None
         # Unknown receiver: the resolver links it only to an interface method family's root.
-        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, body)})
+        return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, body, depth)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
-                   {"call": _call_spec(inferred, name, node, body)})
+                   {"call": _call_spec(inferred, name, node, body, depth)})
 
 
 def _method_type_arguments(call: tree_sitter.Node) -> list[str]:
@@ -274,7 +274,7 @@ ARGUMENT_KINDS = {
 }
 
 
-def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body) -> dict:
+def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict:
     scope = body.scope
     arguments = call.child_by_field_name("arguments")
     values = [child for child in arguments.named_children if child.type == "argument"] \
@@ -287,10 +287,10 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body)
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
-    return {**spec, **_argument_facts(call, body)}
+    return {**spec, **_argument_facts(call, body, depth)}
 
 
-def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
+def _data_carrier(call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict | None:
     """The entity types a call's receiver carries as type arguments, for `data_access`: a variable
     of a generic type (`IRepository<Order> orders`: `orders.AddAsync(o)`) or what a generic
     method returns (`db.Set<Order>().Add(o)`). A receiver reached through another type's
@@ -300,7 +300,7 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
     while receiver is not None and receiver.type in ("await_expression", "parenthesized_expression") \
             and receiver.named_children:
         receiver = receiver.named_children[0]
-    if receiver is None:
+    if receiver is None or depth > 5:
         return None
     if receiver.type == "invocation_expression" and not _table_of_type(receiver):
         # `db.Orders.Include(...).Where(...)`: a query chained on a carrier reads what its root does
@@ -309,7 +309,7 @@ def _data_carrier(call: tree_sitter.Node, body: _Body) -> dict | None:
                 and (inner_callee := callee_of(root)) is not None and inner_callee[0] is not None:
             root = inner_callee[0]
         if root.type == "member_access_expression" and _variable(root, body) is None:
-            spec = _inferred_receiver(root, body, 0, through_call=False)
+            spec = _inferred_receiver(root, body, depth + 1, through_call=True)
             return {"chained": True, "property": spec} if spec and "property" in spec else None
         chained = _receiver_carrier(root, body)
         return {**chained, "chained": True} if chained else None
@@ -381,7 +381,7 @@ def _argument_values(call: tree_sitter.Node) -> list[tree_sitter.Node | None]:
             else None for value in values]
 
 
-def _argument_facts(call: tree_sitter.Node, body: _Body) -> dict:
+def _argument_facts(call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict:
     """What a call's arguments and receiver say for overloads and for dispatch bound by an
     argument: each argument's type as a receiver spec (`new EntryByNameQuery(name)`, a typed
     local, what a call returned; None where unknown), the arguments that are the method's own
@@ -390,7 +390,7 @@ def _argument_facts(call: tree_sitter.Node, body: _Body) -> dict:
     facts: dict = {}
     parameters = body.parameters
     values = _argument_values(call)
-    specs = [_argument_spec(value, body) if value is not None else None for value in values]
+    specs = [_argument_spec(value, body, depth) if value is not None else None for value in values]
     if any(specs):
         facts["argument_types"] = specs
     forwards = [[position, parameters.index(node_text(value))] for position, value in enumerate(values)
@@ -404,7 +404,7 @@ def _argument_facts(call: tree_sitter.Node, body: _Body) -> dict:
     return facts
 
 
-def _argument_spec(value: tree_sitter.Node, body: _Body) -> dict | None:
+def _argument_spec(value: tree_sitter.Node, body: _Body, depth: int = 0) -> dict | None:
     """An argument's type as a receiver spec: as written (`new T(...)`, a cast, a typed
     variable), else what only the resolver can tell (a call's declared return type)."""
     stated = value.type in ("object_creation_expression", "cast_expression", "parenthesized_expression") \
@@ -412,7 +412,9 @@ def _argument_spec(value: tree_sitter.Node, body: _Body) -> dict | None:
     written = _written_type(value, body) if stated else None
     if written is not None:
         return {"types": list(body.scope.type_guesses(written))}
-    return _inferred_receiver(value, body, 0, through_call=True)
+    # the depth goes on from the call's own: an argument naming a variable a call returned
+    # (`query = query.Where(...)`) would otherwise start the same walk again
+    return _inferred_receiver(value, body, depth + 1, through_call=True)
 
 
 def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None:
@@ -453,6 +455,17 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
 
 def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:
     return [list(body.scope.type_guesses(argument)) for argument in arguments]
+
+
+def _typed(written: str, receiver: tree_sitter.Node, body: _Body) -> dict:
+    """A receiver spec typed as written, with the type arguments of a generic variable
+    (`IRepository<Order, int> orders`: `arguments`), which bind what its members declare in
+    the type's parameters (`IQueryable<T> Entities`: `data_access`)."""
+    spec: dict = {"types": list(body.scope.type_guesses(written))}
+    generic = body.generics.get(_variable(receiver, body) or "")
+    if generic is not None:
+        spec["arguments"] = _entity_guesses(generic.arguments, body)
+    return spec
 
 
 def _written_type(receiver: tree_sitter.Node, body: _Body) -> str | None:
@@ -496,13 +509,14 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         # read what the method returns (a library's type), the type argument is the candidate;
         # a method given type arguments of its own (`Get<OrderDto>(id)`) returns by those
         callee = callee_of(receiver)
-        carrier = _data_carrier(receiver, body) if callee is not None and callee[1].type != "generic_name" else None
+        carrier = _data_carrier(receiver, body, depth + 1) \
+            if callee is not None and callee[1].type != "generic_name" else None
         return {"call": {**inner.attrs["call"], "data": carrier} if carrier else inner.attrs["call"]}
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred
         owner = required_child(receiver, "expression")
         written = _written_type(owner, body)
-        owner_type = {"types": body.scope.type_guesses(written)} if written else \
+        owner_type = _typed(written, owner, body) if written else \
             _inferred_receiver(owner, body, depth + 1, through_call)
         return {"property": {"receiver": owner_type, "member": node_text(receiver.child_by_field_name("name"))}} \
             if owner_type else None

@@ -205,7 +205,9 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         call["receiver"] if data is None and "property" in call["receiver"] else None
     prop = receiver_property(graph, symbols, through) if through is not None else None
     if through is not None:
-        data = prop.attrs.get("generic") if prop is not None else None
+        data = _generic_value(graph, symbols, through) if prop is not None else None
+    if data is None and not chained and "call" in call["receiver"]:
+        data = _generic_value(graph, symbols, call["receiver"])  # `uow.Repository<Order>().Add(o)`
     if data is None:
         return None if chained else _argument_carrier(graph, symbols, call) or _inherited_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
@@ -219,6 +221,43 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
     return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))),
                     property=prop.id if prop is not None else None)
+
+
+def _generic_value(graph: nx.MultiDiGraph, symbols: SymbolTable, spec: dict, depth: int = 0) -> dict | None:
+    """The generic a receiver spec evaluates to (`{"generic", "entities"}`), its type parameters
+    bound: a property declared in the type's parameters (`IQueryable<T> Entities` of
+    `IRepositoryAsync<T, TId>`) by the receiver's type arguments, and what a generic method
+    returns (`IRepositoryAsync<TEntity, TId> Repository<TEntity>()`) by the call's type arguments
+    and its receiver's. A parameter nothing binds keeps its name (no type: no table)."""
+    if depth > 5:
+        return None
+    if "types" in spec:
+        return {"generic": spec["types"][-1], "entities": spec["arguments"]} if spec.get("arguments") else None
+    if "property" in spec:
+        prop = receiver_property(graph, symbols, spec)
+        declared = prop.attrs.get("generic") if prop is not None else None
+        if declared is None:
+            return None
+        owner = _generic_value(graph, symbols, spec["property"]["receiver"], depth + 1) \
+            if declared.get("parameters") else None
+        return _bind(declared, [], (owner or {}).get("entities") or [])
+    if "call" not in spec:
+        return None
+    inner = spec["call"]
+    returned = [r for m in resolve_call(graph, symbols, inner).methods
+                if (r := symbols.nodes[m].attrs.get("returns_generic"))]
+    if not returned:
+        return None
+    owner = _generic_value(graph, symbols, inner["receiver"], depth + 1) or inner.get("data") or {}
+    return _bind(returned[0], inner.get("type_arguments") or [], owner.get("entities") or [])
+
+
+def _bind(declared: dict, method_arguments: list[list[str]], type_arguments: list[list[str]]) -> dict:
+    """A declared generic with each type parameter replaced by what binds it, where known."""
+    given = {"method": method_arguments, "type": type_arguments}
+    entities = [given[p[0]][p[1]] if p and p[1] < len(given[p[0]]) else written
+                for written, p in zip(declared["entities"], declared.get("parameters") or [None] * len(declared["entities"]))]
+    return {"generic": declared["generic"], "entities": entities}
 
 
 def _table_key(source: str, generic: str, entities: list[list[str]]) -> tuple[str, str, str]:

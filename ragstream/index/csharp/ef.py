@@ -228,7 +228,16 @@ class _Entity:
 
 
 def _is_db_context(decl: TypeDecl) -> bool:
-    return any(base.rsplit(".", 1)[-1].endswith("DbContext") for base in decl.bases)
+    """A DbContext: named so in its bases, or by what only a context declares (a `DbSet<T>`
+    property, an `OnModelCreating(ModelBuilder)` override) when it derives from a context of the
+    repository's own (`BlazorHeroContext : AuditableContext : IdentityDbContext<...>`), which
+    one file cannot see."""
+    if any(base.rsplit(".", 1)[-1].endswith("DbContext") for base in decl.bases):
+        return True
+    return bool(decl.bases) and any(
+        (member.type == "property_declaration" and _dbset_entity(member))
+        or (member.type == "method_declaration" and node_text(member.child_by_field_name("name")) == "OnModelCreating")
+        for member in body_members(decl.syntax))
 
 
 def _context_entities(context: TypeDecl) -> list[_Entity]:
@@ -287,15 +296,18 @@ def _table_attribute(syntax: tree_sitter.Node) -> str | None:
 
 
 def _table_from_arguments(arguments: tree_sitter.Node | None) -> str | None:
-    """`("X", "s")`, `("X", schema: "s")` or `("X", Schema = "s")` -> `s.X`."""
+    """`("X", "s")`, `("X", schema: "s")`, `(name: "X", "s")` or `("X", Schema = "s")` -> `s.X`.
+    An argument without a name takes its position's parameter (`name`, then `schema`), as C#
+    binds a positional argument after a named one in its own position."""
     if arguments is None:
         return None
-    values = [(name, string_value(value, {})) for name, value in call_arguments(arguments)]
-    positional = [value for name, value in values if not name]
-    named = {name.lower(): value for name, value in values if name}
-    table = positional[0] if positional else None
-    schema = named.get("schema") or (positional[1] if len(positional) > 1 else None)
-    return table and qualify(schema or "", table)
+    said: dict[str, str | None] = {}
+    for position, (name, value) in enumerate(call_arguments(arguments)):
+        parameter = name.lower() if name else ("name", "schema")[position] if position < 2 else None
+        if parameter is not None:
+            said[parameter] = string_value(value, {})
+    table = said.get("name")
+    return table and qualify(said.get("schema") or "", table)
 
 
 def _local_type(entity: _Entity, declared: dict[str, TypeDecl],

@@ -31,7 +31,8 @@ from ragstream.index.csharp.inline_sql import (
 from ragstream.index.csharp.strings import string_fields, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.csharp.variables import element_type, member_elements, member_generics, member_types
+from ragstream.index.csharp.variables import (element_type, generic_of, member_elements, member_generics, member_types,
+                                              parameter_binding)
 
 # Wrappers whose type argument is what an awaited call gives.
 AWAITABLES = frozenset({"Task", "ValueTask"})
@@ -85,6 +86,14 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
         attrs["returns_type_parameter"] = type_parameters_declared.index(returned)
     elif returned:
         attrs["returns"] = list(scope.type_guesses(returned))
+    returned_generic = generic_of(_awaited(syntax.child_by_field_name("returns")))
+    binding = parameter_binding(returned_generic, own_type_parameters, type_parameters_declared) \
+        if returned_generic is not None else None
+    if returned_generic is not None and binding is not None:
+        # `IRepositoryAsync<TEntity, TId> Repository<TEntity>()`: what a call binds them to is
+        # the carrier of the call made on its result (`data_access`)
+        attrs["returns_generic"] = {"generic": returned_generic.name, "parameters": binding, "entities": [
+            list(scope.type_guesses(argument)) for argument in returned_generic.arguments]}
     element = _returned_element(syntax.child_by_field_name("returns"))
     if element and element not in own_type_parameters and element not in type_parameters_declared:
         # `List<Tag> GetTags()`: what `foreach (var tag in GetTags())` holds

@@ -17,11 +17,11 @@ import tree_sitter
 from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
-from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.strings import string_value, type_parameters
 from ragstream.index.csharp.syntax import (LANGUAGE, attribute_arguments, body_members, call_arguments, node_text,
                                          type_arguments, type_name)
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
-from ragstream.index.csharp.variables import generic_of
+from ragstream.index.csharp.variables import generic_of, parameter_binding
 
 
 def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
@@ -45,8 +45,12 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         if column:  # `[Column("FirstName")] FirstMidName`: the ORM fills it from that column (ef_graph)
             attrs["column"] = column
         if generic is not None:  # `DbSet<Order> Orders`: a call on it reaches `Order` (data_access)
-            attrs["generic"] = {"generic": generic.name, "entities": [
+            carried: dict[str, object] = {"generic": generic.name, "entities": [
                 list(names.type_candidates(argument, decl.name)) for argument in generic.arguments]}
+            binding = parameter_binding(generic, [], type_parameters(decl.syntax))
+            if binding is not None:  # `IQueryable<T> Entities` of `IRepository<T>`: the receiver's argument
+                carried["parameters"] = binding
+            attrs["generic"] = carried
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
         if table_type is not None:
             out.refer(_rainbow_table(decl, names, member, name, table_type))

@@ -159,6 +159,19 @@ def _typed_declarations(scope: tree_sitter.Node,
     return found
 
 
+def parameter_binding(generic: Generic, method_parameters: list[str],
+                      type_parameters: list[str]) -> list[list[object] | None] | None:
+    """Which type parameter each of a declared generic's arguments is: `["method", i]` (the
+    method's own, bound by the call's type arguments: `IRepositoryAsync<TEntity, TId>
+    Repository<TEntity>()`), `["type", i]` (the declaring type's, bound by the receiver's:
+    `IQueryable<T> Entities` of `IRepositoryAsync<T, TId>`), None for a type; None when no
+    argument is a type parameter."""
+    bound = [["method", method_parameters.index(a)] if a in method_parameters
+             else ["type", type_parameters.index(a)] if a in type_parameters else None
+             for a in generic.arguments]
+    return bound if any(bound) else None
+
+
 def generic_of(syntax: tree_sitter.Node | None) -> Generic | None:
     """`IRepository<Order>` -> Generic("IRepository", ("Order",)); None when not generic."""
     while syntax is not None and syntax.type == "nullable_type":
