@@ -327,6 +327,40 @@ def test_expand_and_fetch_actions_write_only_their_fields(acl_backend):
     assert changed == {"graph_seed_nodes", "graph_expanded_nodes", "graph_edges", "graph_debug", "node_texts", "budget"}
 
 
+def test_a_constructor_seed_stands_for_its_type_once(acl_backend):
+    from ragstream.stages.expand import expand_graph
+    from ragstream.super_prompt import SuperPrompt
+
+    ctor, service = "cs:Billing.Services.InvoiceService.InvoiceService|METHOD", "cs:Billing.Services.InvoiceService|TYPE"
+    sp = SuperPrompt(repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]},
+                     views_by_stage={"relate": [service]}, retrieval_seed_nodes=[ctor])
+    step = {"id": "expand", "max_depth_from_settings": "d", "max_nodes_from_settings": "n",
+            "edge_allowlist_from_settings": "e"}
+    expand_graph(sp, acl_backend, step, {"d": 0, "n": 20, "e": {"CALLS": "both"}})
+    assert sp.graph_seed_nodes == [service]  # the constructor beside its type repeats it
+    sp.views_by_stage = {}
+    expand_graph(sp, acl_backend, step, {"d": 0, "n": 20, "e": {"CALLS": "both"}})
+    assert sp.graph_seed_nodes == [service]  # alone, it is named by its type
+
+
+def test_an_interface_member_beside_its_implementation_is_not_a_seed_again(acl_backend):
+    from ragstream.stages.expand import expand_graph
+    from ragstream.super_prompt import SuperPrompt
+
+    declared = "cs:Billing.Services.IInvoiceService.RecordPayment|METHOD"
+    code, other = "cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "cs:Billing.Services.IInvoiceService.CreateInvoice|METHOD"
+    sp = SuperPrompt(repository="sample_repo", branch="default", retrieval_filters={"acl_tags_any": ["public"]},
+                     retrieval_seed_nodes=[declared, other, code])
+    step = {"id": "expand", "max_depth_from_settings": "d", "max_nodes_from_settings": "n",
+            "edge_allowlist_from_settings": "e"}
+    expand_graph(sp, acl_backend, step, {"d": 0, "n": 20, "e": {"CALLS": "both"}})
+    # its implementation is a seed; the other declaration's (`CreateInvoice`) is not
+    assert sp.graph_seed_nodes == [other, code]
+    sp.retrieval_seed_nodes = [declared]
+    expand_graph(sp, acl_backend, step, {"d": 0, "n": 20, "e": {"CALLS": "both"}})
+    assert sp.graph_seed_nodes == [declared]  # alone, the declaration is what was found
+
+
 def test_the_backend_hands_out_only_visible_nodes(acl_backend):
     public = acl_backend.graph("sample_repo", "default", {"acl_tags_any": ["public"]})
     assert "py:billing.util.log_event|FUNCTION" in public and "sql:dbo.Invoices|TABLE" not in public

@@ -167,6 +167,19 @@ def asked_words(question: str) -> frozenset[str]:
     return frozenset(keyword_tokens(question))
 
 
+# Words of how a question is put, not of what it asks about.
+QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
+                           "please explain show tell me find about".split())
+_DONE = re.compile(r"\b[A-Za-z]{3,}ed\b")
+
+
+def asked_done(question: str) -> frozenset[str]:
+    """The keyword tokens of what the question says is done to its subject, its words in `-ed`
+    ("how are requests validated", "results cached", "errors logged"): what code run around
+    every request (a behaviour, an interceptor, a filter) is named for."""
+    return frozenset(token for word in _DONE.findall(question) for token in keyword_tokens(word))
+
+
 # Where a walk is asked to start: "walk me from the scheduled job to the tables", "trace it from the
 # controller action down to ...", "from X down to". Bounded, so a long text stays linear.
 _START = re.compile(r"\b(?:walk|trace|follow|start)\w*\b[^.?!]{0,80}?\b(?:from|at)\s+(?:the\s+|a\s+|an\s+)?"

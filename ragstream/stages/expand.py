@@ -14,6 +14,7 @@ import networkx as nx
 from ragstream.excerpt import line_numbers
 from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
+from ragstream.graph.stand_ins import named_by_types, without_declarations_of
 from ragstream.graph.node_texts import budget_from, declarations_of, fetch_node_texts, resolved_mode
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
@@ -46,8 +47,11 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
     filters = RetrievalFilters.parse(sp.retrieval_filters)
     graph = graph_for(backend.graph(sp.repository, sp.branch, filters, sp.active_index), settings)
-    # What the relate stage found in the graph goes before the search's seeds.
-    seeds = list(dict.fromkeys(node_of(s) for s in [*sp.views_by_stage.get("relate", []), *sp.retrieval_seed_nodes]))
+    # What the relate stage found in the graph goes before the search's seeds; a constructor the
+    # search found stands for its type (`named_by_types`), once: beside its type it repeats it, as
+    # an interface's member does beside its implementation (`without_declarations_of`).
+    seeds = without_declarations_of(graph, named_by_types(
+        graph, [node_of(s) for s in [*sp.views_by_stage.get("relate", []), *sp.retrieval_seed_nodes]]))
     result = expand_dependency_tree(graph, seeds, filters, limits)
     sp.graph_seed_nodes = result.seeds
     sp.graph_expanded_nodes = result.nodes

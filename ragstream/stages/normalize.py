@@ -24,6 +24,7 @@ import yaml
 
 from ragstream.config import PROJECT_ROOT
 from ragstream.errors import ConfigError, ProtocolError
+from ragstream.graph.questions import QUESTION_WORDS
 from ragstream.keyword_tokens import STOPWORDS, identifier_parts
 from ragstream.llm.client import LLMClient
 from ragstream.llm.grammars import choice, object_schema, text_list
@@ -57,8 +58,6 @@ DB_WORDS = frozenset("table tables column columns sql procedure procedures store
                      "databases join joins foreign dbo".split())
 CODE_WORDS = frozenset("function functions method methods class classes module modules call calls code api "
                        "service services python csharp c# entity entities repository".split())
-QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
-                           "please explain show tell me find about".split())
 
 
 @dataclass(frozen=True)

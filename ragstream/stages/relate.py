@@ -17,7 +17,9 @@ X or the subjects. Without a graph answer the best hits follow (in the rerank's 
 their texts against the question), each followed by the tables it reads or writes, the best
 method also by the procedures and tables its calls reach, a procedure among them by what runs it,
 then the later hits an edge joins to them: where the code that was found keeps its data and what
-makes it run (`graph/relations.with_their_tables`). The search's own fields are left
+makes it run (`graph/relations.with_their_tables`); after all of them what goes beside them (a
+class's named methods, the best method's callers in its class, behaviours named for what is done,
+a named table's described properties: `graph/beside.py`). The search's own fields are left
 as they are, so re-running this stage gives the same result. No model is involved: this stage
 is deterministic.
 """
@@ -26,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragstream.graph.beside import beside
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
-from ragstream.graph.questions import asked_words
+from ragstream.graph.questions import asked_done, asked_words
 from ragstream.graph.relations import connected_hits, procedure_context, with_their_tables
 from ragstream.graph.stand_ins import named_by_types
 from ragstream.graph.relations_view import graph_answer_data
@@ -86,10 +89,11 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         words = asked_words(question)
         procedure = next((h for h in best[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
                          None)
-        first = list(dict.fromkeys([*first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST,
-                                                                   words, searched),
-                                    *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
-                                    *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
+        first = list(dict.fromkeys([
+            *first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST, words, searched),
+            *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
+            *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
+        first = [*first, *beside(graph, first, words, asked_done(question))]
     record: dict[str, Any] = {"path": "deterministic", "named": [{"id": n.id, "kind": n.kind, "cue": n.cue}
                                                                  for n in named]}
     if answer is not None:
