@@ -24,6 +24,7 @@ from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.data_access import SAVES
+from ragstream.index.csharp.ef_graph import configuring_code
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
@@ -385,7 +386,13 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         column = subject.name.rsplit(".", 1)[-1]
         keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
                 for other, data in _foreign_keys_on(graph, table, column)]
+        # the key's other side changes with it (`Orders.CustomerID` when `Customers.CustomerID` does)
+        keys += [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "", indirect=True)
+                 for other, data in _foreign_key_columns(graph, table, column)]
         mapped = _mapped_properties(graph, table, subject.id, column)
+        mapped += [Related(item.id, "maps column", other, item.resolution, indirect=True)
+                   for other, data in _foreign_key_columns(graph, table, column)
+                   for item in _mapped_properties(graph, graph.nodes[other]["parent"], other, graph.nodes[other]["name"].rsplit(".", 1)[-1])]
         # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
         owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
@@ -444,11 +451,12 @@ def _shadow_key_navigations(graph: nx.MultiDiGraph, table: str, column: str) -> 
 def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     """The mapping code that configures a property (`builder.Property(c => c.Name).HasMaxLength(100)`,
     FluentNHibernate's `Map(x => x.Name)`: its REFERENCES to the property's type name the property
-    in `members`): a change to the column changes what it says."""
+    in `members`; an `IEntityTypeConfiguration`'s `Configure`, where its calls are): a change to
+    the column changes what it says."""
     owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
     if owner not in graph:
         return []
-    return [Related(source, "configures", prop, resolution_of(data), via=data.get("via") or "")
+    return [Related(configuring_code(graph, source), "configures", prop, resolution_of(data), via=data.get("via") or "")
             for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
             if key == "REFERENCES" and name in (data.get("members") or {})]
 
@@ -1197,6 +1205,19 @@ def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tu
              if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("ref_columns", ()))]
     found += [(t, d) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
               if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("columns", ()))]
+    return found
+
+
+def _foreign_key_columns(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
+    """The COLUMN nodes on the other side of each foreign key `column` of `table` is part of."""
+    found = []
+    for other, data in _foreign_keys_on(graph, table, column):
+        here, there = (data.get("ref_columns", ()), data.get("columns", ())) \
+            if graph.has_edge(other, table, key="FOREIGN_KEY") else (data.get("columns", ()), data.get("ref_columns", ()))
+        for mine, theirs in zip(here, there):
+            node = f"sql:{graph.nodes[other].get('name')}.{theirs}|COLUMN"
+            if mine.lower() == column.lower() and graph.nodes.get(node, {}).get("kind") == "COLUMN":
+                found.append((node, data))
     return found
 
 

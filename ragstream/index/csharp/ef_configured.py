@@ -73,6 +73,18 @@ def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str,
     return found
 
 
+def configured_columns(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, str]]:
+    """{"columns": {property: column}} from `Property(x => x.P).HasColumnName("col")`, when any."""
+    columns = {}
+    for call in calls:
+        member = _lambda_member(call) if called_name(call) == "Property" else None
+        column = next((_string_argument(c) for c in fluent_chain(call) if called_name(c) == "HasColumnName"), None) \
+            if member else None
+        if member and column:
+            columns[member] = column
+    return {"columns": columns} if columns else {}
+
+
 def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
     """REFERENCES from each method of `decl` that takes a `ModelBuilder` to the entities its
     `Entity<T>(...)` calls configure, their named properties, and the types it registers by
@@ -89,20 +101,24 @@ def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
         name = node_text(method.child_by_field_name("name"))
         source = node_id(LANGUAGE, f"{decl.name}.{name}"
                          + (parameter_signature(method) if overloads[name] > 1 else ""), "METHOD")
-        configured: dict[str, tuple[int, dict[str, dict[str, object]]]] = {}  # entity -> (line, members)
+        # entity -> (line, members, columns)
+        configured: dict[str, tuple[int, dict[str, dict[str, object]], dict[str, str]]] = {}
         for call in descendants(method.child_by_field_name("body")):
             entity = _entity_argument(call)
             if entity is not None:
-                line, members = configured.setdefault(entity, (line_of(call), {}))
-                members.update({k: v for k, v in configured_members(_entity_calls(call)).items() if k not in members})
+                line, members, columns = configured.setdefault(entity, (line_of(call), {}, {}))
+                calls = _entity_calls(call)
+                members.update({k: v for k, v in configured_members(calls).items() if k not in members})
+                columns.update(configured_columns(calls).get("columns", {}))
             elif call.type == "typeof_expression":
                 written = type_name(call.child_by_field_name("type"))
                 if written:
                     found.append(_type_reference(source, written, names, decl.scope, line_of(call),
                                                  {"via": "model_builder", "registers": "subtypes"}))
         found += [_type_reference(source, entity, names, decl.scope, line,
-                                  {"via": "model_builder", **({"members": members} if members else {})})
-                  for entity, (line, members) in configured.items()]
+                                  {"via": "model_builder", **({"members": members} if members else {}),
+                                   **({"columns": columns} if columns else {})})
+                  for entity, (line, members, columns) in configured.items()]
     return found
 
 

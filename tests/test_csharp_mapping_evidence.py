@@ -1,0 +1,143 @@
+"""What an ORM mapping says where the code does not spell the table out: configurations without
+`ToTable`, mapping classes that are no persistence mappings, the other side of a foreign key.
+Each test names the edge that must be made and the one that must not."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.graph.named import Named
+from ragstream.graph.relations import impact_of
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+ENTITIES = """
+namespace Shop.Domain;
+public class Customer { public string CustomerId { get; set; } public string Name { get; set; } }
+public class Order { public int OrderId { get; set; } public string CustomerId { get; set; } public Customer Customer { get; set; } }
+public class Invoice { public int Id { get; set; } }
+"""
+
+CONTEXT = """
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext
+{
+    public DbSet<Customer> Customers { get; set; }
+    public DbSet<Order> Orders { get; set; }
+    public DbSet<Invoice> Invoices { get; set; }
+}
+"""
+
+CONFIGURATIONS = """
+using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Metadata.Builders;
+using Shop.Domain;
+namespace Shop.Data.Configurations;
+public class CustomerConfiguration : IEntityTypeConfiguration<Customer>
+{
+    public void Configure(EntityTypeBuilder<Customer> builder)
+    {
+        builder.Property(e => e.CustomerId).HasColumnName("CustomerID").HasMaxLength(5);
+        builder.Property(e => e.Name).HasMaxLength(40);
+    }
+}
+public class OrderConfiguration : IEntityTypeConfiguration<Order>
+{
+    public void Configure(EntityTypeBuilder<Order> builder)
+    {
+        builder.Property(e => e.CustomerId).HasColumnName("CustomerID");
+        builder.HasOne(d => d.Customer).WithMany().HasForeignKey(d => d.CustomerId);
+    }
+}
+"""
+
+SCHEMA = """
+CREATE TABLE dbo.Customers (CustomerID nchar(5) NOT NULL PRIMARY KEY, Name nvarchar(40));
+CREATE TABLE dbo.Orders (OrderID int NOT NULL, CustomerID nchar(5) NULL
+    CONSTRAINT FK_Orders_Customers FOREIGN KEY REFERENCES dbo.Customers (CustomerID));
+CREATE TABLE dbo.Invoices (Id int);
+"""
+
+CSV_MAP = """
+using CsvHelper.Configuration;
+using Shop.Domain;
+namespace Shop.Files;
+public sealed class InvoiceRecordMap : ClassMap<Invoice>
+{
+    public InvoiceRecordMap() { AutoMap(); Map(m => m.Id).Name("Invoice number"); }
+}
+"""
+
+NHIBERNATE_MAP_WITHOUT_USING = """
+namespace Shop.Data.Mappings;
+public class OrderLineMap : ClassMap<OrderLine>
+{
+    public OrderLineMap() { Id(x => x.Id); Map(x => x.Quantity); }
+}
+public class OrderLine { public int Id { get; set; } public int Quantity { get; set; } }
+"""
+
+
+def graph_of(files: dict[str, str]) -> nx.MultiDiGraph:
+    return build_graph([parse_sql(path, text) if path.endswith(".sql") else parse_csharp(path, text)
+                        for path, text in files.items()])[0]
+
+
+def edge(graph: nx.MultiDiGraph, source: str, target: str, key: str) -> dict | None:
+    return (graph.get_edge_data(source, target) or {}).get(key)
+
+
+FILES = {"src/Domain/Entities.cs": ENTITIES, "src/Data/ShopContext.cs": CONTEXT,
+         "src/Data/Configurations.cs": CONFIGURATIONS, "db/schema.sql": SCHEMA}
+CUSTOMER_CONFIGURE = "cs:Shop.Data.Configurations.CustomerConfiguration.Configure|METHOD"
+ORDER_CONFIGURE = "cs:Shop.Data.Configurations.OrderConfiguration.Configure|METHOD"
+
+
+def test_a_configuration_without_to_table_links_its_entitys_conventional_table_and_columns():
+    graph = graph_of(FILES)
+    # the configure method references the table the DbSet names, a convention: marked a guess
+    table = edge(graph, CUSTOMER_CONFIGURE, "sql:dbo.Customers|TABLE", "REFERENCES")
+    assert table and table["via"] == "entity_type_configuration" and table["guess"] is True
+    assert table["mapping"] == "by_convention" and table["entity"] == "cs:Shop.Domain.Customer|TYPE"
+    # `HasColumnName("CustomerID")` maps the property to that column of that table
+    column = edge(graph, "cs:Shop.Domain.Customer|TYPE", "sql:dbo.Customers.CustomerID|COLUMN", "MAPS_TO")
+    assert column and column["property"] == "CustomerId" and column["mapped_by"] == CUSTOMER_CONFIGURE
+    # a property configured without a column name gets no column edge of its own (matched by name)
+    assert edge(graph, "cs:Shop.Domain.Customer|TYPE", "sql:dbo.Customers.Name|COLUMN", "MAPS_TO") is None
+    # nor does a configuration reach a table its entity does not map to
+    assert edge(graph, CUSTOMER_CONFIGURE, "sql:dbo.Orders|TABLE", "REFERENCES") is None
+
+
+def test_a_column_impact_reaches_the_foreign_keys_other_side_and_its_configuration():
+    graph = graph_of(FILES)
+    column = "sql:dbo.Customers.CustomerID|COLUMN"
+    found = {item.id: item for item in impact_of(
+        graph, Named(column, "COLUMN", "dbo.Customers.CustomerID", "column", "sql:dbo.Customers|TABLE"),
+        lambda ids: {})}
+    assert "cs:Shop.Domain.Customer.CustomerId|PROPERTY" in found and CUSTOMER_CONFIGURE in found
+    # the foreign key's column in Orders, the property filled from it and the code configuring it
+    assert found["sql:dbo.Orders.CustomerID|COLUMN"].relation == "FOREIGN_KEY"
+    assert found["cs:Shop.Domain.Order.CustomerId|PROPERTY"].indirect
+    assert ORDER_CONFIGURE in found
+    # the order's own key is no part of it
+    assert "cs:Shop.Domain.Order.OrderId|PROPERTY" not in found
+
+
+def test_a_csv_class_map_is_no_table_mapping():
+    graph = graph_of({**FILES, "src/Files/InvoiceRecordMap.cs": CSV_MAP})
+    invoice = {t for _, t, k in graph.out_edges("cs:Shop.Domain.Invoice|TYPE", keys=True) if k == "MAPS_TO"}
+    assert invoice == {"sql:dbo.Invoices|TABLE"}  # the DbSet's, not one of the CSV map
+    assert "attrs" not in graph.nodes["cs:Shop.Files.InvoiceRecordMap|TYPE"] \
+        or "ef_role" not in graph.nodes["cs:Shop.Files.InvoiceRecordMap|TYPE"]["attrs"]
+    # a CSV map of a type nothing persists makes no table at all
+    alone = graph_of({"src/Domain/Entities.cs": ENTITIES, "src/Files/InvoiceRecordMap.cs": CSV_MAP})
+    assert not [t for t in alone if t.startswith("sql:") or t.startswith("ext:Invoice")]
+
+
+def test_a_mapping_class_whose_constructor_names_a_key_maps_without_an_orm_using():
+    graph = graph_of({"src/Mappings.cs": NHIBERNATE_MAP_WITHOUT_USING})
+    maps = {t: d for _, t, k, d in graph.out_edges("cs:Shop.Data.Mappings.OrderLine|TYPE", keys=True, data=True)
+            if k == "MAPS_TO"}
+    assert list(maps) == ["sql:dbo.OrderLine|TABLE"] and maps["sql:dbo.OrderLine|TABLE"]["guess"] is True
