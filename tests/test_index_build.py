@@ -584,3 +584,21 @@ def test_generated_code_nested_hundreds_deep_is_indexed_not_a_stopped_build(tmp_
     returns = next(r for r in parse_python("bench.py", (repo / "bench.py").read_text(), "bench").flow
                    if r["name"] == "bench.system")["returns"]
     assert returns[0][0] == "u" and len(returns[0][1]) == 400  # one flat union, not 399 nested ones
+
+
+def test_a_file_over_the_size_limit_is_said_in_the_summary_and_the_manifest(tmp_path: Path, capsys):
+    """A source file skipped for its size is named with its size and the setting, not only counted."""
+    repo = tmp_path / "repo"
+    (repo / "Data").mkdir(parents=True)
+    (repo / "Data" / "Orders.cs").write_text("namespace Shop; public class Orders { public int Id { get; set; } }\n")
+    seeder = "namespace Shop; public class Seeder { public string[] Rows = {" + '"row",' * 500 + "}; }\n"
+    (repo / "Data" / "Seeder.cs").write_text(seeder)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n  max_file_bytes: 2000\n")
+    assert main(["--config", str(config), "index", str(repo), "--name", "demo"]) == 0
+    out = capsys.readouterr().out
+    said = f"Data/Seeder.cs ({len(seeder)} bytes > index.max_file_bytes=2000)"
+    assert f"warning: not indexed, too large: {said}; raise index.max_file_bytes" in " ".join(out.split())
+    manifest = store.load_index(store.IndexLocation(tmp_path / "data", "repo", "demo")).manifest
+    assert manifest["counts"]["too_large"] == [said]
+    assert "Data/Orders.cs" in manifest["files"] and "Data/Seeder.cs" not in manifest["files"]
