@@ -141,3 +141,47 @@ def test_a_mapping_class_whose_constructor_names_a_key_maps_without_an_orm_using
     maps = {t: d for _, t, k, d in graph.out_edges("cs:Shop.Data.Mappings.OrderLine|TYPE", keys=True, data=True)
             if k == "MAPS_TO"}
     assert list(maps) == ["sql:dbo.OrderLine|TABLE"] and maps["sql:dbo.OrderLine|TABLE"]["guess"] is True
+
+
+AUTOMAPPER = """
+using AutoMapper;
+using Shop.Domain;
+namespace Shop.App;
+public class Category { public int CategoryId { get; set; } public string CategoryName { get; set; } }
+public class Product { public string ProductName { get; set; } public Category Category { get; set; }
+                       public int CategoryId { get; set; } }
+public class ProductDto
+{
+    public string Name { get; set; }
+    public string CategoryName { get; set; }
+    public string Label { get; set; }
+    public void Mapping(Profile profile)
+    {
+        profile.CreateMap<Product, ProductDto>()
+            .ForMember(d => d.Name, o => o.MapFrom(s => s.ProductName.Trim()))
+            .ForMember(d => d.CategoryName, o => o.MapFrom(s => s.Category != null ? s.Category.CategoryName : ""))
+            .ForMember(d => d.Label, o => o.MapFrom(s => Labels.Default.Text));
+    }
+}
+public static class Labels { public static readonly Label Default = new(); }
+public class Label { public string Text { get; set; } }
+"""
+
+
+def test_automapper_member_options_reference_what_they_read_and_fill():
+    graph = graph_of({"src/App/ProductDto.cs": AUTOMAPPER})
+    mapping = "cs:Shop.App.ProductDto.Mapping|METHOD"
+    used = {t: d for _, t, k, d in graph.out_edges(mapping, keys=True, data=True)
+            if k == "REFERENCES" and graph.nodes[t].get("kind") == "PROPERTY"}
+    # the destination members, the source members, and through the navigation its property
+    assert used["cs:Shop.App.ProductDto.CategoryName|PROPERTY"]["side"] == "destination"
+    assert used["cs:Shop.App.Product.ProductName|PROPERTY"]["side"] == "source"
+    reached = used["cs:Shop.App.Category.CategoryName|PROPERTY"]
+    assert reached["through"] == "cs:Shop.App.Product.Category|PROPERTY" and reached["via"] == "object_mapping"
+    # not the method called on a member, nor what a lambda reads from anything but its parameter
+    assert not [t for t in used if t.endswith(".Trim|PROPERTY") or t.startswith("cs:Shop.App.Label")]
+    assert "cs:Shop.App.Product.CategoryId|PROPERTY" not in used and "cs:Shop.App.Category.CategoryId|PROPERTY" not in used
+    # renaming the property finds the mapping that reads it
+    found = impact_of(graph, Named("cs:Shop.App.Category.CategoryName|PROPERTY", "PROPERTY",
+                                   "Shop.App.Category.CategoryName", "property", None), lambda ids: {})
+    assert mapping in {item.id for item in found if item.relation == "maps member"}

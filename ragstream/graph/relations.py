@@ -370,7 +370,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         # the table holding the property's column changes with it, as a column's table is cited with the column
         stored = [Related(t, STORED_IN, subject.id, "inferred") for t in tables if graph.nodes[t].get("kind") in TABLE_KINDS]
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
-        twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id)]
+        twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id), *mapping_uses(graph, subject.id)]
         if not columns:  # a column no script declares: the code that names the property, by its tables
             naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
             naming += property_users(graph, subject.id, text_of)
@@ -400,8 +400,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
-        twins += [related for item in mapped
-                  for related in (*foreign_key_navigations(graph, item.id), *configuring(graph, item.id))]
+        twins += [related for item in mapped for related in (
+            *foreign_key_navigations(graph, item.id), *configuring(graph, item.id), *mapping_uses(graph, item.id))]
         return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
@@ -459,6 +459,14 @@ def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     return [Related(configuring_code(graph, source), "configures", prop, resolution_of(data), via=data.get("via") or "")
             for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
             if key == "REFERENCES" and name in (data.get("members") or {})]
+
+
+def mapping_uses(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
+    """The object mappings that read or fill a property in a member option (`ForMember(d => d.X,
+    o => o.MapFrom(s => s.Category.CategoryName))`: REFERENCES `via="object_mapping"` to it)."""
+    return [Related(source, "maps member", prop, resolution_of(data), via="object_mapping")
+            for source, _, key, data in sorted(graph.in_edges(prop, keys=True, data=True))
+            if key == "REFERENCES" and data.get("via") == "object_mapping"]
 
 
 def joining(graph: nx.MultiDiGraph, table: str) -> list[Related]:

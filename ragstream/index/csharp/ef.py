@@ -37,13 +37,12 @@ import tree_sitter
 from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.ef_configured import (
-    called_name, configured_columns, configured_members, converter_references, fluent_chain, model_builder_references,
-    receiver_root,
+    configured_columns, configured_members, converter_references, model_builder_references, receiver_root,
 )
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, attribute_arguments, body_members, call_arguments, callee_of, child_of_type,
+    LANGUAGE, attribute_arguments, body_members, call_arguments, called_name, callee_of, child_of_type, fluent_chain,
     descendants, line_of, node_text, qualify, required_child, type_arguments, type_name,
 )
 from ragstream.index.csharp.table_refs import maps_to, table_candidates

@@ -31,7 +31,8 @@ from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.methods import parameter_signature
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, call_arguments, callee_of, child_of_type, descendants, line_of, node_text, type_arguments, type_name,
+    LANGUAGE, call_arguments, called_name, callee_of, child_of_type, descendants, fluent_chain, lambda_parameter, line_of,
+    node_text, type_arguments, type_name,
 )
 from ragstream.index.model import Reference, node_id
 
@@ -167,7 +168,7 @@ def _entity_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
     calls = list(fluent_chain(entity_call))
     arguments = entity_call.child_by_field_name("arguments")
     for _, value in call_arguments(arguments) if arguments else ():
-        parameter = _lambda_parameter(value)
+        parameter = lambda_parameter(value)
         if parameter:
             calls += [c for c in descendants(value.child_by_field_name("body")) if receiver_root(c) == parameter]
     return calls
@@ -179,25 +180,13 @@ def _lambda_member(call: tree_sitter.Node) -> str | None:
     values = [value for _, value in call_arguments(arguments)] if arguments else []
     if not values or values[0].type != "lambda_expression":
         return None
-    parameter, body = _lambda_parameter(values[0]), values[0].child_by_field_name("body")
+    parameter, body = lambda_parameter(values[0]), values[0].child_by_field_name("body")
     while body is not None and body.type in ("postfix_unary_expression", "cast_expression"):
         body = body.named_children[-1] if body.type == "cast_expression" else body.named_children[0]
     if body is None or body.type != "member_access_expression":
         return None
     expression = body.child_by_field_name("expression")
     return node_text(body.child_by_field_name("name")) if node_text(expression) == parameter else None
-
-
-def _lambda_parameter(value: tree_sitter.Node) -> str | None:
-    if value.type != "lambda_expression":
-        return None
-    parameters = value.child_by_field_name("parameters")
-    if parameters is None:
-        return None
-    if parameters.type in ("identifier", "implicit_parameter"):
-        return node_text(parameters)
-    first = next((p for p in parameters.named_children if p.type == "parameter"), None)
-    return node_text(first.child_by_field_name("name")) if first else None
 
 
 def receiver_root(call: tree_sitter.Node) -> str | None:
@@ -208,20 +197,6 @@ def receiver_root(call: tree_sitter.Node) -> str | None:
             return node_text(callee[0])
         callee = callee_of(callee[0])
     return None
-
-
-def called_name(call: tree_sitter.Node) -> str | None:
-    callee = callee_of(call)
-    return type_name(callee[1]) if callee else None
-
-
-def fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    """The calls chained onto `call`: `call.A().B()` yields A's then B's invocation."""
-    access = call.parent
-    while access is not None and access.type == "member_access_expression" \
-            and access.parent is not None and access.parent.type == "invocation_expression":
-        yield access.parent
-        access = access.parent.parent
 
 
 def _string_argument(call: tree_sitter.Node) -> str | None:

@@ -97,7 +97,7 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> None:
             continue
         line = {"line": attrs.get("line", 0), "mapped_by": source}
         for member, said in sorted(attrs["members"].items()):
-            prop = _declared_property(graph, entity, member)
+            prop = declared_property(graph, entity, member)
             if prop is None:
                 continue
             owned = property_type(graph, prop) if said.get("owned") else None
@@ -108,7 +108,7 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> None:
                                        resolution="inferred", **line)
 
 
-def _declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
+def declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
     """The PROPERTY node `member` of the entity or of its nearest base that declares it."""
     seen, queue = set(), [entity]
     while queue:
