@@ -185,3 +185,31 @@ def test_automapper_member_options_reference_what_they_read_and_fill():
     found = impact_of(graph, Named("cs:Shop.App.Category.CategoryName|PROPERTY", "PROPERTY",
                                    "Shop.App.Category.CategoryName", "property", None), lambda ids: {})
     assert mapping in {item.id for item in found if item.relation == "maps member"}
+
+
+SEED_SCRIPT = """
+CREATE TABLE dbo.Customers (Id int, Name nvarchar(10));
+GO
+INSERT INTO dbo.Customers (Id, Name) VALUES (1, 'a');
+INSERT INTO dbo.Customers (Id, Name) VALUES (2, 'b');
+UPDATE Customers SET Name = 'c' WHERE Id = 2;
+IF NOT EXISTS (SELECT 1 FROM dbo.Orders) BEGIN INSERT INTO dbo.Orders (Id) VALUES (1) END
+GO
+CREATE PROCEDURE dbo.Purge AS BEGIN DELETE FROM dbo.Logs END
+GO
+SELECT * FROM dbo.Invoices;
+"""
+
+
+def test_a_sql_data_script_writes_the_tables_its_statements_write_and_no_other():
+    graph = graph_of({"db/schema.sql": SCHEMA + "CREATE TABLE dbo.Logs (Id int);",
+                      "db/seed.sql": SEED_SCRIPT})
+    script = "file:db/seed.sql|FILE"
+    writes = {t: d for _, t, k, d in graph.out_edges(script, keys=True, data=True) if k == "WRITES"}
+    assert set(writes) == {"sql:dbo.Customers|TABLE", "sql:dbo.Orders|TABLE"}
+    customers = writes["sql:dbo.Customers|TABLE"]  # one edge for three statements, written and unqualified
+    assert customers["via"] == "data_script" and customers["operations"] == ["INSERT", "UPDATE"]
+    assert customers["statements"] == 3
+    # the procedure's DELETE is the procedure's; a SELECT writes nothing
+    assert graph.has_edge("sql:dbo.Purge|PROCEDURE", "sql:dbo.Logs|TABLE", key="WRITES")
+    assert not graph.has_edge(script, "sql:dbo.Logs|TABLE") and not graph.has_edge(script, "sql:dbo.Invoices|TABLE")
