@@ -208,7 +208,8 @@ def test_a_classmap_names_its_properties_and_its_collections_join_table():
     graph = graph_of(FILES)
     mapped = edges(graph, "cs:Shop.Mappings.OrderLabelMapping|TYPE", "REFERENCES")
     assert mapped["cs:Shop.Domain.OrderLabel|TYPE"]["members"] == {
-        "Id": {"configured": "Id"}, "Orders": {"configured": "HasManyToMany", "table": "LabelOrder"}}
+        "Id": {"configured": "Id"},
+        "Orders": {"configured": "HasManyToMany", "table": "LabelOrder", "many_to_many": True}}
     # a join table is named by the mapping, not mapped: writing a label writes no LabelOrder row by itself
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, "cs:Shop.Domain.OrderLabel|TYPE", "MAPS_TO")
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, ORDER, "MAPS_TO")

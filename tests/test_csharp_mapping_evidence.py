@@ -213,3 +213,61 @@ def test_a_sql_data_script_writes_the_tables_its_statements_write_and_no_other()
     # the procedure's DELETE is the procedure's; a SELECT writes nothing
     assert graph.has_edge("sql:dbo.Purge|PROCEDURE", "sql:dbo.Logs|TABLE", key="WRITES")
     assert not graph.has_edge(script, "sql:dbo.Logs|TABLE") and not graph.has_edge(script, "sql:dbo.Invoices|TABLE")
+
+
+BLOG = """
+using System.Collections.Generic;
+using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Metadata.Builders;
+namespace Blog;
+public class Post { public int Id { get; set; } public ICollection<Tag> Tags { get; set; }
+                    public ICollection<Author> Authors { get; set; } public ICollection<Comment> Comments { get; set; } }
+public class Tag { public int Id { get; set; } public ICollection<Post> Posts { get; set; } }
+public class Author { public int Id { get; set; } public ICollection<Post> Posts { get; set; } }
+public class Comment { public int Id { get; set; } public Post Post { get; set; } }
+public class BlogContext : DbContext
+{
+    public DbSet<Post> Posts { get; set; }
+    public DbSet<Tag> Tags { get; set; }
+    public DbSet<Author> Authors { get; set; }
+    public DbSet<Comment> Comments { get; set; }
+}
+public class PostConfiguration : IEntityTypeConfiguration<Post>
+{
+    public void Configure(EntityTypeBuilder<Post> builder)
+    {
+        builder.HasMany(p => p.Tags).WithMany(t => t.Posts);
+        builder.HasMany(p => p.Authors).WithMany(a => a.Posts).UsingEntity(j => j.ToTable("PostAuthors"));
+        builder.HasMany(p => p.Comments).WithOne(c => c.Post);
+    }
+}
+public class Editor
+{
+    private readonly BlogContext db;
+    public void Tag(Post post, Tag tag) { post.Tags.Add(tag); db.SaveChanges(); }
+    public void Credit(Post post, Author author) { post.Authors.Add(author); db.SaveChanges(); }
+    public void Reply(Post post, Comment comment) { post.Comments.Add(comment); db.SaveChanges(); }
+}
+"""
+
+BLOG_SCHEMA = """
+CREATE TABLE dbo.Posts (Id int); CREATE TABLE dbo.Tags (Id int); CREATE TABLE dbo.Authors (Id int);
+CREATE TABLE dbo.Comments (Id int, PostId int); CREATE TABLE dbo.PostTag (PostsId int, TagsId int);
+CREATE TABLE dbo.PostAuthors (PostsId int, AuthorsId int);
+"""
+
+
+def test_adding_to_a_many_to_many_navigation_writes_its_join_table():
+    graph = graph_of({"src/Blog.cs": BLOG, "db/schema.sql": BLOG_SCHEMA})
+
+    def join_writes(method: str) -> dict[str, dict]:
+        return {t: d for _, t, k, d in graph.out_edges(f"cs:Blog.Editor.{method}|METHOD", keys=True, data=True)
+                if k == "WRITES" and d.get("via") == "join_table"}
+    # EF Core's convention (`PostTag`, the two names in order), a guess; the table `UsingEntity` names
+    tagged = join_writes("Tag")
+    assert set(tagged) == {"sql:dbo.PostTag|TABLE"} and tagged["sql:dbo.PostTag|TABLE"]["how"] == "by_convention"
+    assert tagged["sql:dbo.PostTag|TABLE"]["guess"] is True and tagged["sql:dbo.PostTag|TABLE"]["navigation"] == "Tags"
+    credited = join_writes("Credit")
+    assert set(credited) == {"sql:dbo.PostAuthors|TABLE"} and credited["sql:dbo.PostAuthors|TABLE"]["how"] == "mapping"
+    # a one-to-many collection has no join table
+    assert join_writes("Reply") == {}

@@ -54,7 +54,8 @@ CONVERTER_ATTRIBUTES = frozenset({"EfCoreConverter", "ValueConverter"})
 
 def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, object]]:
     """{property: what the mapping says of it} for each property of the entity that the member
-    calls among `calls` name: the call (`configured`), `owned`, `conversion`, a join `table`."""
+    calls among `calls` name: the call (`configured`), `owned`, `conversion`, `many_to_many`
+    (`HasMany(...).WithMany(...)`, `HasManyToMany`) with its join `table` or `join_entity`."""
     found: dict[str, dict[str, object]] = {}
     for call in calls:
         called = called_name(call)
@@ -68,10 +69,32 @@ def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str,
         if CONVERSION_CALLS & {called_name(c) for c in chain}:
             said["conversion"] = True
         table = next((_string_argument(c) for c in chain if called_name(c) in ("Table", "ToTable")), None)
+        if called in ("HasMany", "HasManyToMany") and (called == "HasManyToMany" or "WithMany" in map(called_name, chain)):
+            said["many_to_many"] = True
+            said.update(_join(chain))
         if table:
             said["table"] = table
         found[member] = said
     return found
+
+
+def _join(chain: list[tree_sitter.Node]) -> dict[str, str]:
+    """What EF Core's `UsingEntity` says of a many-to-many relation's join: its entity type
+    (`UsingEntity<PostTag>(...)`, `join_entity`), its table (`UsingEntity("PostTags", ...)` or
+    `UsingEntity(j => j.ToTable("PostTags"))`, `table`)."""
+    said: dict[str, str] = {}
+    for call in (c for c in chain if called_name(c) == "UsingEntity"):
+        callee = callee_of(call)
+        written = type_arguments(callee[1]) if callee and callee[1].type == "generic_name" else []
+        if written and not written[0].startswith("Dictionary"):  # a property bag is no entity of the model
+            said["join_entity"] = written[0]
+        arguments = call.child_by_field_name("arguments")
+        table = _string_argument(call) or next(
+            (_string_argument(inner) for inner in descendants(arguments) if inner.type == "invocation_expression"
+             and called_name(inner) == "ToTable"), None)
+        if table:
+            said["table"] = table
+    return said
 
 
 def configured_columns(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, str]]:
