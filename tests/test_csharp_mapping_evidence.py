@@ -119,7 +119,7 @@ def test_a_column_impact_reaches_the_foreign_keys_other_side_and_its_configurati
     assert "cs:Shop.Domain.Customer.CustomerId|PROPERTY" in found and CUSTOMER_CONFIGURE in found
     # the foreign key's column in Orders, the property filled from it and the code configuring it
     assert found["sql:dbo.Orders.CustomerID|COLUMN"].relation == "FOREIGN_KEY"
-    assert found["cs:Shop.Domain.Order.CustomerId|PROPERTY"].indirect
+    assert found["cs:Shop.Domain.Order.CustomerId|PROPERTY"].relation == "FOREIGN_KEY"
     assert ORDER_CONFIGURE in found
     # the order's own key is no part of it
     assert "cs:Shop.Domain.Order.OrderId|PROPERTY" not in found

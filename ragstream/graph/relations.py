@@ -386,13 +386,14 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         column = subject.name.rsplit(".", 1)[-1]
         keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
                 for other, data in _foreign_keys_on(graph, table, column)]
-        # the key's other side changes with it (`Orders.CustomerID` when `Customers.CustomerID` does)
-        keys += [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "", indirect=True)
-                 for other, data in _foreign_key_columns(graph, table, column)]
+        # the key's other side changes with it (`Orders.CustomerID` when `Customers.CustomerID` does),
+        # and so do the properties filled from it (`Order.CustomerId`)
+        other_side = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
+                      for other, data in _foreign_key_columns(graph, table, column)]
+        other_side += [Related(item.id, "FOREIGN_KEY", subject.id, item.resolution, via="foreign_key")
+                       for key in list(other_side) for item in _mapped_properties(
+                           graph, graph.nodes[key.id]["parent"], key.id, graph.nodes[key.id]["name"].rsplit(".", 1)[-1])]
         mapped = _mapped_properties(graph, table, subject.id, column)
-        mapped += [Related(item.id, "maps column", other, item.resolution, indirect=True)
-                   for other, data in _foreign_key_columns(graph, table, column)
-                   for item in _mapped_properties(graph, graph.nodes[other]["parent"], other, graph.nodes[other]["name"].rsplit(".", 1)[-1])]
         # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
         owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
@@ -402,7 +403,9 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
                  for twin in mapped_twins(graph, item.id)]
         twins += [related for item in mapped for related in (
             *foreign_key_navigations(graph, item.id), *configuring(graph, item.id), *mapping_uses(graph, item.id))]
-        return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
+        twins += [related for item in other_side if graph.nodes[item.id].get("kind") == "PROPERTY"
+                  for related in configuring(graph, item.id)]
+        return _unique([*mapped, *other_side, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
