@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.named import Named
-from ragstream.graph.relations import impact_of
+from ragstream.graph.relations import by_relevance, impact_of, related
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
+from ragstream.retrieval.filters import RetrievalFilters
 
 ENTITIES = """
 namespace Shop.Domain;
@@ -271,3 +273,31 @@ def test_adding_to_a_many_to_many_navigation_writes_its_join_table():
     assert set(credited) == {"sql:dbo.PostAuthors|TABLE"} and credited["sql:dbo.PostAuthors|TABLE"]["how"] == "mapping"
     # a one-to-many collection has no join table
     assert join_writes("Reply") == {}
+
+
+WRITERS = """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Customer { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Customer> Customers { get; set; } }
+public interface ICustomerStore { void Add(Customer c); }
+public class CustomerStore : ICustomerStore
+{
+    private readonly ShopContext db;
+    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+}
+public class CustomersController { private readonly ICustomerStore store; public void Post(Customer c) => store.Add(c); }
+"""
+
+
+def test_a_data_script_is_listed_after_the_code_and_is_no_neighbourhood_of_it():
+    seed = "INSERT INTO dbo.Customers (CustomerID, Name) VALUES ('ALFKI', 'Alfreds');"
+    graph = graph_of({"src/Shop.cs": WRITERS, "db/schema.sql": SCHEMA, "db/seed.sql": seed})
+    table = "sql:dbo.Customers|TABLE"
+    items = related(graph, Named(table, "TABLE", "dbo.Customers", "table", None), ("WRITES",))
+    order = [item.id for item in by_relevance(graph, items, (), ("WRITES",), [])]
+    # the code writing it, then the code calling that (one hop), then the script
+    assert order == ["cs:Shop.CustomerStore.Add|METHOD", "cs:Shop.CustomersController.Post|METHOD", "file:db/seed.sql|FILE"]
+    limits = ExpansionLimits(max_depth=2, max_nodes=50, edges={"WRITES": "both", "DEFINES": "both"})
+    reached = expand_dependency_tree(graph, ["cs:Shop.CustomerStore.Add|METHOD"], RetrievalFilters(), limits).nodes
+    assert table in reached and "file:db/seed.sql|FILE" not in reached

@@ -281,9 +281,9 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
     """Every item still, best first: production code before tests (which exercise the code
-    rather than being it), direct before one more hop and that before two (`THROUGH_REPOSITORY`),
-    the repository's code before
-    scripts and before what lies outside it (a library's function), a mapped property (and the
+    rather than being it), the repository's code (also one hop further) before scripts (a seed
+    script writing every table) and before what lies outside it (a library's function), direct
+    before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
     table it is stored in) before the code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
@@ -294,7 +294,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (in_tests(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY, place_rank(graph, item.id),
+        return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)

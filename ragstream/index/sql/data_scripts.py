@@ -4,19 +4,20 @@ A `.sql` file of INSERT / UPDATE / DELETE / MERGE / TRUNCATE statements (seed da
 the rows a migration script adds after its CREATE TABLE) changes the tables it names although
 no procedure holds the statements. The file itself WRITES each such table (attrs
 `via="data_script"`, `operations`: how, `statements`: how many), one edge per table however
-many rows the script inserts. Statements inside a view, procedure, function or trigger are
+many rows the script inserts. A walk around search hits leaves these edges out
+(`model.not_walked`: a sample-data script writes every table); lists and impact answers name
+the script after the code. Statements inside a view, procedure, function or trigger are
 that routine's (`routines`), never the file's.
 """
 from __future__ import annotations
 
 from sqlglot import exp
 
-from ragstream.index.model import ParsedFile, Reference
+from ragstream.index.model import DATA_SCRIPT as VIA, ParsedFile, Reference
 from ragstream.index.sql.access import statement_writes
 from ragstream.index.sql.refs import sql_reference
 
 DATA_STATEMENTS = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)
-VIA = "data_script"
 
 
 def add_script_writes(out: ParsedFile, tree: exp.Expr, line: int, dialect: str | None) -> bool:
