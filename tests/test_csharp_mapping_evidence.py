@@ -7,7 +7,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.named import Named
-from ragstream.graph.relations import by_relevance, impact_of, related
+from ragstream.graph.relations import by_relevance, impact_of, related, with_their_tables
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -301,3 +301,6 @@ def test_a_data_script_is_listed_after_the_code_and_is_no_neighbourhood_of_it():
     limits = ExpansionLimits(max_depth=2, max_nodes=50, edges={"WRITES": "both", "DEFINES": "both"})
     reached = expand_dependency_tree(graph, ["cs:Shop.CustomerStore.Add|METHOD"], RetrievalFilters(), limits).nodes
     assert table in reached and "file:db/seed.sql|FILE" not in reached
+    # a search hit on the script is not followed by the tables it fills, the code's by its own
+    assert with_their_tables(graph, ["file:db/seed.sql|FILE", "cs:Shop.CustomerStore.Add|METHOD"]) == [
+        "file:db/seed.sql|FILE", "cs:Shop.CustomerStore.Add|METHOD", table]

@@ -785,13 +785,15 @@ def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0, 
 
 
 def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], words: Collection[str]) -> list[str]:
-    """The tables and views `node` (or a procedure it calls) reads or writes: those the asked
+    """The tables and views `node` (or a procedure it calls) reads or writes, not a data script's
+    (`model.not_walked`): those the asked
     keyword tokens (`words`) name first, then those among the search's `hits`, then those it
     writes, then by name."""
     touched: dict[str, bool] = {}  # table -> written
     for source in [node, *_called_procedures(graph, node)]:
-        for _, table, key in graph.out_edges(source, keys=True):
-            if key in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS:
+        for _, table, key, data in graph.out_edges(source, keys=True, data=True):
+            # a data script's rows (`not_walked`) say nothing of where the code's data lives
+            if key in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS and not not_walked(data):
                 touched[table] = touched.get(table, False) or key == "WRITES"
     rank = {hit: i for i, hit in enumerate(hits)}
 
