@@ -127,6 +127,27 @@ def test_a_column_impact_reaches_the_foreign_keys_other_side_and_its_configurati
     assert "cs:Shop.Domain.Order.OrderId|PROPERTY" not in found
 
 
+def test_a_columns_impact_names_the_mapping_code_configuring_it_before_code_using_the_property():
+    profile = """
+using AutoMapper;
+using Shop.Domain;
+namespace Shop.App;
+public class CustomerDto { public string Id { get; set; } }
+public class CustomerProfile : Profile
+{
+    public CustomerProfile() { CreateMap<Customer, CustomerDto>().ForMember(d => d.Id, o => o.MapFrom(s => s.CustomerId)); }
+}
+"""
+    graph = graph_of({**FILES, "src/App/CustomerProfile.cs": profile})
+    column = "sql:dbo.Customers.CustomerID|COLUMN"
+    items = impact_of(graph, Named(column, "COLUMN", "dbo.Customers.CustomerID", "column", "sql:dbo.Customers|TABLE"),
+                      lambda ids: {})
+    order = [item.id for item in by_relevance(graph, items, (), ("READS", "WRITES", "FOREIGN_KEY"), [])]
+    uses = "cs:Shop.App.CustomerProfile.CustomerProfile|METHOD"  # reads the property in a member option
+    assert order.index(CUSTOMER_CONFIGURE) < order.index(uses)
+    assert order.index("cs:Shop.Domain.Order.CustomerId|PROPERTY") < order.index(CUSTOMER_CONFIGURE)
+
+
 def test_a_csv_class_map_is_no_table_mapping():
     graph = graph_of({**FILES, "src/Files/InvoiceRecordMap.cs": CSV_MAP})
     invoice = {t for _, t, k in graph.out_edges("cs:Shop.Domain.Invoice|TYPE", keys=True) if k == "MAPS_TO"}

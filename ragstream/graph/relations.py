@@ -36,6 +36,7 @@ MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
 STORED_IN = "stored in"  # the table a mapped property's column is in
+CONFIGURES = "configures"  # the mapping code that configures a property
 THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
@@ -284,11 +285,13 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     rather than being it), the repository's code (also one hop further) before scripts (a seed
     script writing every table) and before what lies outside it (a library's function), direct
     before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
-    table it is stored in) before the code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
+    table it is stored in) before the code, the asked relations in their order (`relations`), the
+    mapping code configuring the property (it states the column's name, type and length) before
+    code found otherwise, then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
     asked = set(words)
-    order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations))}
+    order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations, CONFIGURES))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
 
     def key(item: Related) -> tuple:
@@ -459,7 +462,7 @@ def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
     if owner not in graph:
         return []
-    return [Related(configuring_code(graph, source), "configures", prop, resolution_of(data), via=data.get("via") or "")
+    return [Related(configuring_code(graph, source), CONFIGURES, prop, resolution_of(data), via=data.get("via") or "")
             for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
             if key == "REFERENCES" and name in (data.get("members") or {})]
 
