@@ -226,6 +226,9 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         # the entities OnModelCreating's `Entity<T>()` calls configure (ef_configured)
         ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.Invoice|TYPE"),
         ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.InvoiceLine|TYPE"),
+        # ... and the tables those entities map to (ef_graph: the configuring code reaches its tables)
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "sql:dbo.InvoiceLines|TABLE"),
         # inline SQL in C# (Dapper, ADO.NET, EF raw SQL, a const string) reads and writes tables
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Payments|TABLE"),
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Invoices|TABLE"),
