@@ -325,3 +325,27 @@ def test_a_data_script_is_listed_after_the_code_and_is_no_neighbourhood_of_it():
     # a search hit on the script is not followed by the tables it fills, the code's by its own
     assert with_their_tables(graph, ["file:db/seed.sql|FILE", "cs:Shop.CustomerStore.Add|METHOD"]) == [
         "file:db/seed.sql|FILE", "cs:Shop.CustomerStore.Add|METHOD", table]
+
+
+def test_a_configuration_names_its_composite_key_parts_and_the_foreign_key_it_holds():
+    configuration = """
+using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Metadata.Builders;
+using Shop.Domain;
+namespace Shop.Data.Configurations;
+public class OrderLineConfiguration : IEntityTypeConfiguration<OrderLine>
+{
+    public void Configure(EntityTypeBuilder<OrderLine> builder)
+    {
+        builder.HasKey(e => new { e.OrderId, e.LineNo });
+        builder.HasOne(d => d.Product).WithMany(p => p.Lines).HasForeignKey(d => d.ProductRef);
+        builder.HasMany(d => d.Notes).WithOne(n => n.Line).HasForeignKey(n => n.LineRef);
+    }
+}
+"""
+    graph = graph_of({"src/Data/OrderLineConfiguration.cs": configuration})
+    members = next(d["members"] for _, _, k, d in graph.out_edges(
+        "cs:Shop.Data.Configurations.OrderLineConfiguration|TYPE", keys=True, data=True) if k == "REFERENCES")
+    assert {name: said["configured"] for name, said in members.items()} == {
+        "OrderId": "HasKey", "LineNo": "HasKey", "Product": "HasOne", "ProductRef": "HasForeignKey", "Notes": "HasMany"}
+    # `LineRef` is the key the notes hold (the other entity's property), not this entity's

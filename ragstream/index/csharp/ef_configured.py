@@ -55,14 +55,23 @@ CONVERTER_ATTRIBUTES = frozenset({"EfCoreConverter", "ValueConverter"})
 def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, object]]:
     """{property: what the mapping says of it} for each property of the entity that the member
     calls among `calls` name: the call (`configured`), `owned`, `conversion`, `many_to_many`
-    (`HasMany(...).WithMany(...)`, `HasManyToMany`) with its join `table` or `join_entity`."""
+    (`HasMany(...).WithMany(...)`, `HasManyToMany`) with its join `table` or `join_entity`; also the
+    parts of a composite key (`HasKey(e => new { e.A, e.B })`) and the foreign key of a
+    `HasOne(...).WithMany(...).HasForeignKey(d => d.ShipVia)` (this entity's property)."""
     found: dict[str, dict[str, object]] = {}
     for call in calls:
         called = called_name(call)
+        if called in MEMBER_CALLS:  # `HasKey(e => new { e.OrderId, e.ProductId })`: each part of a composite key
+            for part in _composite_members(call):
+                found.setdefault(part, {"configured": called})
         member = _lambda_member(call) if called in MEMBER_CALLS else None
         if member is None or member in found:
             continue
         chain = list(fluent_chain(call))
+        if called == "HasOne" and "WithMany" in map(called_name, chain):  # this entity holds the key
+            for key in (_lambda_member(c) for c in chain if called_name(c) == "HasForeignKey"):
+                if key:
+                    found.setdefault(key, {"configured": "HasForeignKey"})
         said: dict[str, object] = {"configured": called}
         if called in OWNED_CALLS:
             said["owned"] = True
@@ -195,6 +204,19 @@ def _entity_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
         if parameter:
             calls += [c for c in descendants(value.child_by_field_name("body")) if receiver_root(c) == parameter]
     return calls
+
+
+def _composite_members(call: tree_sitter.Node) -> list[str]:
+    """`A`, `B` of a call whose first argument is `x => new { x.A, x.B }`."""
+    arguments = call.child_by_field_name("arguments")
+    values = [value for _, value in call_arguments(arguments)] if arguments else []
+    if not values or values[0].type != "lambda_expression":
+        return []
+    parameter, body = lambda_parameter(values[0]), values[0].child_by_field_name("body")
+    if body is None or body.type != "anonymous_object_creation_expression":
+        return []
+    return [node_text(part.child_by_field_name("name")) for part in descendants(body)
+            if part.type == "member_access_expression" and node_text(part.child_by_field_name("expression")) == parameter]
 
 
 def _lambda_member(call: tree_sitter.Node) -> str | None:
