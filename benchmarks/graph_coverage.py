@@ -22,7 +22,7 @@ from ragstream.config import load_settings
 from ragstream.index.graph_build import build_graph
 from ragstream.index.parse import parse_source
 from ragstream.index.python.parser import module_names
-from ragstream.index.walk import walk_repository
+from ragstream.index.walk import too_large, walk_repository
 
 
 def coverage(path: str) -> dict:
@@ -46,6 +46,7 @@ def coverage(path: str) -> dict:
         "path": path,
         "files": Counter(f.language for f in walked.files),
         "degraded_files": sum(1 for p in parsed if p.error),
+        "too_large": too_large(walked.skipped),  # files over index.max_file_bytes: in no graph
         "nodes_by_kind": Counter(data.get("kind", "<bare>") for _, data in nodes(data=True)),
         "edges_by_type": Counter(data["type"] for _, _, data in edges),
         "calls_by_resolution": Counter(

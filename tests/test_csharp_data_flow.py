@@ -585,7 +585,8 @@ public class OrderQueries
         return {t: d for _, t, d in graph.out_edges(source, data=True) if d["type"] == "REFERENCES"}
     dto, order = "cs:Shop.Domain.OrderDto|TYPE", "cs:Shop.Domain.Order|TYPE"
     profile = references("cs:Shop.App.OrderProfile.OrderProfile|METHOD")
-    assert set(profile) == {order, dto} and profile[dto]["via"] == "object_mapping"
+    assert set(profile) == {order, dto, "cs:Shop.Domain.Order.Id|PROPERTY", "cs:Shop.Domain.OrderDto.Id|PROPERTY"}
+    assert profile[dto]["via"] == "object_mapping"  # the types, and the members `ForMember` names
     between = references(order)
     assert between[dto]["mapped_by"] == "cs:Shop.App.OrderProfile.OrderProfile|METHOD"
     assert set(references("cs:Shop.App.OrderQueries.One|METHOD")) == {dto}

@@ -161,8 +161,9 @@ def test_a_configuration_names_the_properties_it_configures_and_not_the_other_si
     assert members["Delivery"] == {"configured": "OwnsOne", "owned": True}
     assert members["Code"]["conversion"] is True
     assert members["Buyer"] == {"configured": "HasOne"}
+    assert members["BuyerId"] == {"configured": "HasForeignKey"}  # the key this side of `HasOne().WithMany()` holds
     # `WithMany(c => c.Orders)` names the other side, the owned builder's lambda the owned type's member
-    assert {"Orders", "Street", "Comment", "BuyerId"}.isdisjoint(members)
+    assert {"Orders", "Street", "Comment"}.isdisjoint(members)
     # attributes, not edges: a walk of the graph does not reach each configured property
     assert "cs:Shop.Domain.Order.Delivery|PROPERTY" not in edges(graph, "cs:Shop.Data.Config.OrderConfiguration|TYPE",
                                                                  "REFERENCES")
@@ -208,7 +209,8 @@ def test_a_classmap_names_its_properties_and_its_collections_join_table():
     graph = graph_of(FILES)
     mapped = edges(graph, "cs:Shop.Mappings.OrderLabelMapping|TYPE", "REFERENCES")
     assert mapped["cs:Shop.Domain.OrderLabel|TYPE"]["members"] == {
-        "Id": {"configured": "Id"}, "Orders": {"configured": "HasManyToMany", "table": "LabelOrder"}}
+        "Id": {"configured": "Id"},
+        "Orders": {"configured": "HasManyToMany", "table": "LabelOrder", "many_to_many": True}}
     # a join table is named by the mapping, not mapped: writing a label writes no LabelOrder row by itself
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, "cs:Shop.Domain.OrderLabel|TYPE", "MAPS_TO")
     assert "sql:dbo.LabelOrder|TABLE" not in edges(graph, ORDER, "MAPS_TO")

@@ -226,6 +226,9 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         # the entities OnModelCreating's `Entity<T>()` calls configure (ef_configured)
         ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.Invoice|TYPE"),
         ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "cs:Billing.Models.InvoiceLine|TYPE"),
+        # ... and the tables those entities map to (ef_graph: the configuring code reaches its tables)
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Data.BillingContext.OnModelCreating|METHOD", "REFERENCES", "sql:dbo.InvoiceLines|TABLE"),
         # inline SQL in C# (Dapper, ADO.NET, EF raw SQL, a const string) reads and writes tables
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Payments|TABLE"),
         ("cs:Billing.Services.InvoiceService.RecordPayment|METHOD", "WRITES", "sql:dbo.Invoices|TABLE"),
@@ -584,3 +587,21 @@ def test_generated_code_nested_hundreds_deep_is_indexed_not_a_stopped_build(tmp_
     returns = next(r for r in parse_python("bench.py", (repo / "bench.py").read_text(), "bench").flow
                    if r["name"] == "bench.system")["returns"]
     assert returns[0][0] == "u" and len(returns[0][1]) == 400  # one flat union, not 399 nested ones
+
+
+def test_a_file_over_the_size_limit_is_said_in_the_summary_and_the_manifest(tmp_path: Path, capsys):
+    """A source file skipped for its size is named with its size and the setting, not only counted."""
+    repo = tmp_path / "repo"
+    (repo / "Data").mkdir(parents=True)
+    (repo / "Data" / "Orders.cs").write_text("namespace Shop; public class Orders { public int Id { get; set; } }\n")
+    seeder = "namespace Shop; public class Seeder { public string[] Rows = {" + '"row",' * 500 + "}; }\n"
+    (repo / "Data" / "Seeder.cs").write_text(seeder)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n  max_file_bytes: 2000\n")
+    assert main(["--config", str(config), "index", str(repo), "--name", "demo"]) == 0
+    out = capsys.readouterr().out
+    said = f"Data/Seeder.cs ({len(seeder)} bytes > index.max_file_bytes=2000)"
+    assert f"warning: not indexed, too large: {said}; raise index.max_file_bytes" in " ".join(out.split())
+    manifest = store.load_index(store.IndexLocation(tmp_path / "data", "repo", "demo")).manifest
+    assert manifest["counts"]["too_large"] == [said]
+    assert "Data/Orders.cs" in manifest["files"] and "Data/Seeder.cs" not in manifest["files"]

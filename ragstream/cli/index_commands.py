@@ -253,6 +253,7 @@ def _status(args: argparse.Namespace, settings) -> int:
 
 def _print_summary(report) -> None:
     from ragstream.index.fill import describe
+    from ragstream.index.walk import too_large
 
     if report.unchanged:
         console.print(f"[bold]unchanged[/] {report.info.repository} @ {report.info.branch}: {report.files} files, "
@@ -284,6 +285,9 @@ def _print_summary(report) -> None:
         console.print(f"[yellow]parse failed, indexed as text:[/] {path}: {error}", highlight=False)
     for warning in report.parse_warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for line in too_large(report.skipped):
+        console.print(f"[yellow]warning: not indexed, too large:[/] {line}; raise index.max_file_bytes to index it",
+                      highlight=False, soft_wrap=True)
     for skipped in report.skipped:
         if skipped.reason == "unreadable":
             console.print(f"[yellow]warning: skipped an unreadable folder:[/] {skipped.path} ({skipped.detail})",

@@ -18,6 +18,7 @@ from ragstream.eval.checkout import PYTHON_FILES, checkout_files, mirror_path, r
 from ragstream.index import store
 from ragstream.index.build import build_index
 from ragstream.index.embeddings import Embedder
+from ragstream.index.walk import too_large
 
 EVAL_BRANCH = "eval"
 COMMIT_NAME_LENGTH = 12
@@ -54,6 +55,7 @@ def commit_index(source: IndexSource, repo: str, commit: str, settings: Settings
     if on_build:
         on_build({"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
                   "reparsed": report.reparsed, "embedded_new": report.embedded_new,
+                  "too_large": too_large(report.skipped),
                   "seconds": round(time.perf_counter() - started, 2)})
     return report.location
 

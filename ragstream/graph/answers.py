@@ -15,7 +15,7 @@ from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_oper
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
                                        without_namesake_types)
-from ragstream.graph.relations import (DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
+from ragstream.graph.relations import (CONFIGURES, DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
                                        sql_runners, table_paths, undeclared_column_impact)
 
@@ -43,7 +43,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         items = [item for p in lengths for item in length_holders(graph, p.id, text_of)]
         if items:
             return GraphAnswer("impact", lengths, DATA_EDGES, by_relevance(graph, items, asked_words(question),
-                                                                           ("configures", VALIDATES), entry_hits))
+                                                                           (CONFIGURES, VALIDATES), entry_hits))
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits))

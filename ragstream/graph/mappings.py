@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
-from ragstream.graph.relations import TABLE_KINDS, Related, resolution_of
+from ragstream.graph.relations import CONFIGURES, TABLE_KINDS, Related, resolution_of
 from ragstream.index.csharp.ef_graph import property_type
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
@@ -140,12 +140,12 @@ def configuring_code(graph: nx.MultiDiGraph, entity: str) -> list[_Code]:
             continue
         named = frozenset(data.get("members") or ())
         if graph.nodes[source].get("kind") == "METHOD":
-            items.append(_Code(source, "configures", entity, resolution_of(data), via=via, members=named))
+            items.append(_Code(source, CONFIGURES, entity, resolution_of(data), via=via, members=named))
         else:
-            items += [_Code(m, "configures", entity, "static", via=via, members=named)
+            items += [_Code(m, CONFIGURES, entity, "static", via=via, members=named)
                       for m in _members(graph, source, "METHOD")]
             if via in CLASS_IS_MAPPING:
-                items.append(_Code(source, "configures", entity, "static", via=via, members=named))
+                items.append(_Code(source, CONFIGURES, entity, "static", via=via, members=named))
     return items
 
 
@@ -155,12 +155,12 @@ def _model_code(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
     no DbContext names, the model-building methods that register it by a base type
     (`modelBuilder.Entity(type)` over `typeof(EntityBase)`), with that base."""
     contexts = _holding_contexts(graph, entity)
-    items = [Related(m, "configures", entity, "inferred", via="model_builder")
+    items = [Related(m, CONFIGURES, entity, "inferred", via="model_builder")
              for context in contexts for m in _model_building_methods(graph, context)]
     for base in [] if contexts else _bases(graph, entity):
         registering = sorted(s for s, _, k, d in graph.in_edges(base, keys=True, data=True)
                              if k == "REFERENCES" and d.get("registers") == "subtypes")
-        items += [Related(m, "configures", entity, "inferred", via="model_builder") for method in registering
+        items += [Related(m, CONFIGURES, entity, "inferred", via="model_builder") for method in registering
                   for m in [method, *_model_building_methods(graph, graph.nodes[method].get("parent") or "")]]
         if registering:
             items.append(Related(base, "base registered", entity, "inferred", via="model_builder"))

@@ -24,6 +24,7 @@ from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.data_access import SAVES
+from ragstream.index.csharp.ef_graph import configuring_code
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
@@ -35,6 +36,7 @@ MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
 STORED_IN = "stored in"  # the table a mapped property's column is in
+CONFIGURES = "configures"  # the mapping code that configures a property
 THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
 ENTRY_SEARCH_HITS = 3  # the best method hits whose callers may hold a flow's entry point
 
@@ -280,20 +282,22 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
                  relations: tuple[str, ...], hits: list[str]) -> list[Related]:
     """Every item still, best first: production code before tests (which exercise the code
-    rather than being it), direct before one more hop and that before two (`THROUGH_REPOSITORY`),
-    the repository's code before
-    scripts and before what lies outside it (a library's function), a mapped property (and the
-    table it is stored in) before the code, the asked relations in their order (`relations`), then what the search ranked (`hits`,
+    rather than being it), the repository's code (also one hop further) before scripts (a seed
+    script writing every table) and before what lies outside it (a library's function), direct
+    before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
+    table it is stored in) before the code, the asked relations in their order (`relations`), the
+    mapping code configuring the property (it states the column's name, type and length) before
+    code found otherwise, then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
     asked = set(words)
-    order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations))}
+    order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations, CONFIGURES))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
 
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (in_tests(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY, place_rank(graph, item.id),
+        return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
     return sorted(items, key=key)
@@ -369,7 +373,7 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         # the table holding the property's column changes with it, as a column's table is cited with the column
         stored = [Related(t, STORED_IN, subject.id, "inferred") for t in tables if graph.nodes[t].get("kind") in TABLE_KINDS]
         twins = [Related(twin, "mapped from", subject.id, "by_name", via="object_mapping") for twin in mapped_twins(graph, subject.id)]
-        twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id)]
+        twins += [*foreign_key_navigations(graph, subject.id), *configuring(graph, subject.id), *mapping_uses(graph, subject.id)]
         if not columns:  # a column no script declares: the code that names the property, by its tables
             naming = _naming(graph, tables, [subject.name.rsplit(".", 1)[-1]], subject.id, text_of)
             naming += property_users(graph, subject.id, text_of)
@@ -385,6 +389,13 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         column = subject.name.rsplit(".", 1)[-1]
         keys = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
                 for other, data in _foreign_keys_on(graph, table, column)]
+        # the key's other side changes with it (`Orders.CustomerID` when `Customers.CustomerID` does),
+        # and so do the properties filled from it (`Order.CustomerId`)
+        other_side = [Related(other, "FOREIGN_KEY", subject.id, resolution_of(data), via=data.get("via") or "")
+                      for other, data in _foreign_key_columns(graph, table, column)]
+        other_side += [Related(item.id, "FOREIGN_KEY", subject.id, item.resolution, via="foreign_key")
+                       for key in list(other_side) for item in _mapped_properties(
+                           graph, graph.nodes[key.id]["parent"], key.id, graph.nodes[key.id]["name"].rsplit(".", 1)[-1])]
         mapped = _mapped_properties(graph, table, subject.id, column)
         # code names the column, or the property an ORM fills from it (`[Column("FirstName")] FirstMidName`)
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
@@ -393,9 +404,11 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
-        twins += [related for item in mapped
-                  for related in (*foreign_key_navigations(graph, item.id), *configuring(graph, item.id))]
-        return _unique([*mapped, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
+        twins += [related for item in mapped for related in (
+            *foreign_key_navigations(graph, item.id), *configuring(graph, item.id), *mapping_uses(graph, item.id))]
+        twins += [related for item in other_side if graph.nodes[item.id].get("kind") == "PROPERTY"
+                  for related in configuring(graph, item.id)]
+        return _unique([*mapped, *other_side, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
     if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
@@ -444,13 +457,22 @@ def _shadow_key_navigations(graph: nx.MultiDiGraph, table: str, column: str) -> 
 def configuring(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
     """The mapping code that configures a property (`builder.Property(c => c.Name).HasMaxLength(100)`,
     FluentNHibernate's `Map(x => x.Name)`: its REFERENCES to the property's type name the property
-    in `members`): a change to the column changes what it says."""
+    in `members`; an `IEntityTypeConfiguration`'s `Configure`, where its calls are): a change to
+    the column changes what it says."""
     owner, name = graph.nodes[prop].get("parent"), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
     if owner not in graph:
         return []
-    return [Related(source, "configures", prop, resolution_of(data), via=data.get("via") or "")
+    return [Related(configuring_code(graph, source), CONFIGURES, prop, resolution_of(data), via=data.get("via") or "")
             for source, _, key, data in graph.in_edges(owner, keys=True, data=True)
             if key == "REFERENCES" and name in (data.get("members") or {})]
+
+
+def mapping_uses(graph: nx.MultiDiGraph, prop: str) -> list[Related]:
+    """The object mappings that read or fill a property in a member option (`ForMember(d => d.X,
+    o => o.MapFrom(s => s.Category.CategoryName))`: REFERENCES `via="object_mapping"` to it)."""
+    return [Related(source, "maps member", prop, resolution_of(data), via="object_mapping")
+            for source, _, key, data in sorted(graph.in_edges(prop, keys=True, data=True))
+            if key == "REFERENCES" and data.get("via") == "object_mapping"]
 
 
 def joining(graph: nx.MultiDiGraph, table: str) -> list[Related]:
@@ -766,13 +788,15 @@ def with_their_tables(graph: nx.MultiDiGraph, nodes: list[str], reach: int = 0, 
 
 
 def _touched_tables(graph: nx.MultiDiGraph, node: str, hits: Sequence[str], words: Collection[str]) -> list[str]:
-    """The tables and views `node` (or a procedure it calls) reads or writes: those the asked
+    """The tables and views `node` (or a procedure it calls) reads or writes, not a data script's
+    (`model.not_walked`): those the asked
     keyword tokens (`words`) name first, then those among the search's `hits`, then those it
     writes, then by name."""
     touched: dict[str, bool] = {}  # table -> written
     for source in [node, *_called_procedures(graph, node)]:
-        for _, table, key in graph.out_edges(source, keys=True):
-            if key in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS:
+        for _, table, key, data in graph.out_edges(source, keys=True, data=True):
+            # a data script's rows (`not_walked`) say nothing of where the code's data lives
+            if key in ("READS", "WRITES") and graph.nodes[table].get("kind") in TABLE_KINDS and not not_walked(data):
                 touched[table] = touched.get(table, False) or key == "WRITES"
     rank = {hit: i for i, hit in enumerate(hits)}
 
@@ -1197,6 +1221,19 @@ def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tu
              if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("ref_columns", ()))]
     found += [(t, d) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
               if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("columns", ()))]
+    return found
+
+
+def _foreign_key_columns(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
+    """The COLUMN nodes on the other side of each foreign key `column` of `table` is part of."""
+    found = []
+    for other, data in _foreign_keys_on(graph, table, column):
+        here, there = (data.get("ref_columns", ()), data.get("columns", ())) \
+            if graph.has_edge(other, table, key="FOREIGN_KEY") else (data.get("columns", ()), data.get("ref_columns", ()))
+        for mine, theirs in zip(here, there):
+            node = f"sql:{graph.nodes[other].get('name')}.{theirs}|COLUMN"
+            if mine.lower() == column.lower() and graph.nodes.get(node, {}).get("kind") == "COLUMN":
+                found.append((node, data))
     return found
 
 

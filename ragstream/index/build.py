@@ -49,7 +49,9 @@ from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
-from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
+from ragstream.index.walk import (
+    SkippedFile, SourceFile, WalkResult, check_repository_path, too_large, walk_repository,
+)
 from ragstream.index.warm_state import chunks_jsonl, has_warm_state, parsed_json, warm_state
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
@@ -508,7 +510,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 43
+PARSER_VERSION = 45
 
 
 def cache_prefix() -> str:
@@ -634,6 +636,7 @@ def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
             "nodes_by_kind": dict(sorted(report.nodes_by_kind.items())),
             "edges_by_type": dict(sorted(report.edges_by_type.items())),
             "skipped_by_reason": dict(sorted(Counter(s.reason for s in report.skipped).items())),
+            "too_large": too_large(report.skipped),
             "parse_failures": len(report.parse_failures),
             "past_changes": report.past_changes,
         },

@@ -19,6 +19,7 @@ from ragstream.index.csharp.call_resolution import (
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
+from ragstream.index.csharp.mapping_members import link_member_paths
 from ragstream.index.csharp.messages import link_messages
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
@@ -71,6 +72,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         _link(graph, symbols, ref, stats)
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
+    stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
     stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself

@@ -38,12 +38,17 @@ def runs_around(attrs: Mapping[str, Any]) -> bool:
 
 # Edges that say where code is wired in (a registration naming the type), not what it does.
 WIRING_VIAS = frozenset({"registration"})
+# Edges from a script's data statements (seed rows, a data fix): answers of their own (which
+# code writes a table), no neighbourhood of the code (a sample-data script writes every table).
+DATA_SCRIPT = "data_script"
+SCRIPT_VIAS = frozenset({DATA_SCRIPT})
 
 
 def not_walked(attrs: Mapping[str, Any]) -> bool:
-    """A walk around the seeds leaves the edge out: code run around every save or request, or
-    the start-up method that registers a type (one method names every service)."""
-    return runs_around(attrs) or attrs.get("via") in WIRING_VIAS
+    """A walk around the seeds leaves the edge out: code run around every save or request, the
+    start-up method that registers a type (one method names every service), or a data script's
+    writes."""
+    return runs_around(attrs) or attrs.get("via") in WIRING_VIAS | SCRIPT_VIAS
 
 
 def node_id(language: str, name: str, kind: str) -> str:

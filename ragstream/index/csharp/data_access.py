@@ -32,7 +32,9 @@ guess: its properties then name the table's columns). A method that loads an ent
 saves the unit of work later), may write what it changed (EF's change tracking): a WRITES beside
 the READS, a guess, `via="change_tracking"`. A write of an entity also writes the entities it holds in collection
 properties (`ICollection<OrderItem> Items`: EF inserts, updates and cascades them with their
-owner), a guess, `via="aggregate"`, attrs `navigation`. Edges: attrs `resolution="inferred"`,
+owner), a guess, `via="aggregate"`, attrs `navigation`. Adding to or removing from a many-to-many
+navigation (`post.Tags.Add(tag)`) writes its join table too, where the model says which
+(`join_tables`), a guess, `via="join_table"`, attrs `how`. Edges: attrs `resolution="inferred"`,
 `via="type_argument"`, `entity` (the TYPE node), `member` (the method called), `carrier` (the
 generic type or property) and, for a receiver reached through a property (`db.Orders`), `property`
 (its PROPERTY node: the context member the access goes through). `SaveChanges` carries no
@@ -50,6 +52,7 @@ import networkx as nx
 
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
 from ragstream.index.csharp.calls import TABLE_OF_TYPE
+from ragstream.index.csharp.join_tables import join_tables
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -89,6 +92,7 @@ class _Carrier:
     passed: bool = False  # the entity is the call's argument (`session.Save(entry)`), not its receiver's
     navigation: bool = False  # passed to a mapped entity's collection (`order.Lines.Add(line)`): a guess
     property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
+    joins: tuple[tuple[str, str, str], ...] = ()  # a many-to-many navigation's join tables: (table, how, navigation)
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -139,6 +143,10 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                         added["WRITES"] += add_edge(graph, ref.source, table, "WRITES", {
                             "line": ref.line, "resolution": "inferred", "via": "aggregate", "guess": True,
                             "entity": held, "navigation": navigation, "member": call["member"]})
+        for table, how, navigation in carrier.joins if edge_type == "WRITES" else ():  # `post.Tags.Add(tag)`
+            added["WRITES"] += add_edge(graph, ref.source, table, "WRITES", {  # a row of the join table
+                "line": ref.line, "resolution": "inferred", "via": "join_table", "guess": True, "how": how,
+                "navigation": navigation, "member": call["member"]})
     # loaded, changed, saved: EF writes what it tracks (after every stated write, which wins)
     added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
     added["WRITES"] += _forwarded_writes(graph, symbols, refs)
@@ -216,7 +224,9 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what
         # is passed, when the entity is saved (for many-to-many, the join table): a guess
         carrier = _argument_carrier(graph, symbols, call)
-        return replace(carrier, generic="navigation", navigation=True) if carrier is not None else None
+        return replace(carrier, generic="navigation", navigation=True,
+                       joins=tuple((table, how, prop.name.rsplit(".", 1)[-1]) for table, how in join_tables(graph, symbols, prop.id))) \
+            if carrier is not None else None
     if generic in NOT_DATA or (chained and not (query or data.get("inherited"))):
         return None  # a chain goes on from a query only: `repo.Get(id).Rename()` is the entity's
     return _Carrier(generic, data["entities"], query, bool(symbols.short("csharp", generic, ("TYPE",))),

@@ -17,7 +17,10 @@
 - A mapping class that maps its type argument in its constructor (FluentNHibernate's
   `ClassMap<T>`, NHibernate's `ClassMapping<T>`, EF6's `EntityTypeConfiguration<T>`) REFERENCES
   `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names, else to `T`'s own name
-  by the ORM's convention (a guess; attrs `via="mapping_class"`).
+  by the ORM's convention (a guess; attrs `via="mapping_class"`). Only with evidence that the
+  class maps to a database: its file imports an ORM's namespace (or qualifies the base with it),
+  or its constructor names a table or key (`Table`, `Id`, `HasKey`, ...). The base's name alone is
+  no evidence: CsvHelper's `ClassMap<T>` maps CSV columns, and its `T` has no table.
 - `UseTptMappingStrategy()` / `UseTpcMappingStrategy()` / `HasDiscriminator()` on an entity
   are recorded as `inheritance` ("tpt", "tpc", "tph") in the attrs of its MAPS_TO, which
   `ef_graph` reads to map subclasses (TPH, EF's default: the base type's table).
@@ -34,12 +37,12 @@ import tree_sitter
 from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.ef_configured import (
-    called_name, configured_members, converter_references, fluent_chain, model_builder_references, receiver_root,
+    configured_columns, configured_members, converter_references, model_builder_references, receiver_root,
 )
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, attribute_arguments, body_members, call_arguments, callee_of, child_of_type,
+    LANGUAGE, attribute_arguments, body_members, call_arguments, called_name, callee_of, child_of_type, fluent_chain,
     descendants, line_of, node_text, qualify, required_child, type_arguments, type_name,
 )
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
@@ -64,7 +67,7 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
     mapping = EfMapping()
     for decl in types:
         attribute = _table_attribute(decl.syntax)
-        role = _ef_role(decl, attribute is not None or decl.id in entity_ids)
+        role = _ef_role(decl, names, attribute is not None or decl.id in entity_ids)
         if role:
             mapping.roles[decl.id] = role
         if attribute and decl.id not in entity_ids:  # else its DbContext's MAPS_TO covers it
@@ -74,7 +77,7 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
         mapping.references.extend(_entity_references(entity, local, names))
     for decl in types:
         configured = _configured_entity(decl)
-        mapped = _constructor_mapped_entity(decl)
+        mapped = _constructor_mapped_entity(decl, names)
         if configured:
             mapping.references.extend(_configuration_references(decl, configured, names))
         elif mapped:
@@ -89,10 +92,10 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
     return mapping
 
 
-def _ef_role(decl: TypeDecl, is_entity: bool) -> str | None:
+def _ef_role(decl: TypeDecl, names: Names, is_entity: bool) -> str | None:
     if _is_db_context(decl):
         return "dbcontext"
-    if _configured_entity(decl) or _constructor_mapped_entity(decl):
+    if _configured_entity(decl) or _constructor_mapped_entity(decl, names):
         return "configuration"
     if is_migration(decl):
         return "migration"
@@ -107,12 +110,28 @@ def _configured_entity(decl: TypeDecl) -> str | None:
                               for base in bases)), None)
 
 
-def _constructor_mapped_entity(decl: TypeDecl) -> str | None:
-    """`T` of a mapping class that maps its entity in its constructor (`ClassMap<T>`)."""
+def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
+    """`T` of a mapping class that maps its entity to a table in its constructor (`ClassMap<T>`),
+    when something says the mapping is an ORM's (see the module's docstring)."""
     base_list = child_of_type(decl.syntax, "base_list")
     bases = base_list.named_children if base_list else []
-    return next(filter(None, (_type_argument(base, name) for base in bases
-                              for name in CONSTRUCTOR_MAPPINGS)), None)
+    found = next(((base, entity) for base in bases for name in CONSTRUCTOR_MAPPINGS
+                  if (entity := _type_argument(_unqualified(base), name))), None)
+    if found is None:
+        return None
+    base, entity = found
+    imported = [*names.usings, *names.aliases.values(), node_text(base)]
+    if any(written.startswith(ORM_NAMESPACES) for written in imported):
+        return entity
+    own_calls = {called_name(call) for method in decl.methods if method.type == "constructor_declaration"
+                 for call in descendants(method) if call.type == "invocation_expression" and _on_this(call)}
+    return entity if own_calls & PERSISTENCE_CALLS else None
+
+
+def _unqualified(base: tree_sitter.Node) -> tree_sitter.Node:
+    """`ClassMap<T>` of `FluentNHibernate.Mapping.ClassMap<T>`."""
+    name = base.child_by_field_name("name") if base.type == "qualified_name" else None
+    return name if name is not None else base
 
 
 def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) -> list[Reference]:
@@ -159,13 +178,14 @@ def _configuration_references(decl: TypeDecl, written: str, names: Names) -> lis
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(configure)
+    columns = configured_columns(calls)  # also on the REFERENCES: `ef_graph` maps them without a ToTable
     references = [Reference(
         source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
         candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-        attrs={"via": "entity_type_configuration", **_members(calls)})]
+        attrs={"via": "entity_type_configuration", **_members(calls), **columns})]
     if table:
         attrs = {"source_candidates": sources, "via": "entity_type_configuration",
-                 **_inheritance(calls), **_column_names(calls)}
+                 **_inheritance(calls), **columns}
         references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
     return references
 
@@ -174,24 +194,6 @@ def _members(calls: list[tree_sitter.Node]) -> dict[str, dict]:
     """{"members": ...} of the properties the calls configure (`ef_configured`), when any."""
     members = configured_members(calls)
     return {"members": members} if members else {}
-
-
-def _column_names(calls: list[tree_sitter.Node]) -> dict[str, dict[str, str]]:
-    """{"columns": {property: column}} from `Property(x => x.P).HasColumnName("col")`."""
-    columns = {}
-    for call in calls:
-        arguments = call.child_by_field_name("arguments")
-        lambdas = [value for _, value in call_arguments(arguments)] if arguments else []
-        member = lambdas[0].child_by_field_name("body") if called_name(call) == "Property" \
-            and lambdas and lambdas[0].type == "lambda_expression" else None
-        if member is None or member.type != "member_access_expression":
-            continue
-        for chained in fluent_chain(call):
-            if called_name(chained) == "HasColumnName":
-                column = _table_from_arguments(chained.child_by_field_name("arguments"))
-                if column:
-                    columns[node_text(member.child_by_field_name("name"))] = column
-    return {"columns": columns} if columns else {}
 
 
 def _first_parameter(method: tree_sitter.Node) -> str | None:
@@ -204,6 +206,10 @@ def _first_parameter(method: tree_sitter.Node) -> str | None:
 # mapping by code, Entity Framework 6.
 CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
                         "UnionSubclassMapping", "EntityTypeConfiguration")
+# Namespaces of the ORMs whose mapping classes these are: a file importing one maps to a database.
+ORM_NAMESPACES = ("NHibernate", "FluentNHibernate", "System.Data.Entity", "Microsoft.EntityFrameworkCore")
+# What only a persistence mapping's constructor says: its table, schema or key.
+PERSISTENCE_CALLS = frozenset({"Table", "ToTable", "Schema", "Id", "CompositeId", "ComposedId", "HasKey"})
 INHERITANCE_STRATEGIES = {"UseTptMappingStrategy": "tpt", "UseTpcMappingStrategy": "tpc",
                           "UseTphMappingStrategy": "tph", "HasDiscriminator": "tph"}
 

@@ -31,7 +31,8 @@ from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.methods import parameter_signature
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, call_arguments, callee_of, child_of_type, descendants, line_of, node_text, type_arguments, type_name,
+    LANGUAGE, call_arguments, called_name, callee_of, child_of_type, descendants, fluent_chain, lambda_parameter, line_of,
+    node_text, type_arguments, type_name,
 )
 from ragstream.index.model import Reference, node_id
 
@@ -53,24 +54,68 @@ CONVERTER_ATTRIBUTES = frozenset({"EfCoreConverter", "ValueConverter"})
 
 def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, object]]:
     """{property: what the mapping says of it} for each property of the entity that the member
-    calls among `calls` name: the call (`configured`), `owned`, `conversion`, a join `table`."""
+    calls among `calls` name: the call (`configured`), `owned`, `conversion`, `many_to_many`
+    (`HasMany(...).WithMany(...)`, `HasManyToMany`) with its join `table` or `join_entity`; also the
+    parts of a composite key (`HasKey(e => new { e.A, e.B })`) and the foreign key of a
+    `HasOne(...).WithMany(...).HasForeignKey(d => d.ShipVia)` (this entity's property)."""
     found: dict[str, dict[str, object]] = {}
     for call in calls:
         called = called_name(call)
+        if called in MEMBER_CALLS:  # `HasKey(e => new { e.OrderId, e.ProductId })`: each part of a composite key
+            for part in _composite_members(call):
+                found.setdefault(part, {"configured": called})
         member = _lambda_member(call) if called in MEMBER_CALLS else None
         if member is None or member in found:
             continue
         chain = list(fluent_chain(call))
+        if called == "HasOne" and "WithMany" in map(called_name, chain):  # this entity holds the key
+            for key in (_lambda_member(c) for c in chain if called_name(c) == "HasForeignKey"):
+                if key:
+                    found.setdefault(key, {"configured": "HasForeignKey"})
         said: dict[str, object] = {"configured": called}
         if called in OWNED_CALLS:
             said["owned"] = True
         if CONVERSION_CALLS & {called_name(c) for c in chain}:
             said["conversion"] = True
         table = next((_string_argument(c) for c in chain if called_name(c) in ("Table", "ToTable")), None)
+        if called in ("HasMany", "HasManyToMany") and (called == "HasManyToMany" or "WithMany" in map(called_name, chain)):
+            said["many_to_many"] = True
+            said.update(_join(chain))
         if table:
             said["table"] = table
         found[member] = said
     return found
+
+
+def _join(chain: list[tree_sitter.Node]) -> dict[str, str]:
+    """What EF Core's `UsingEntity` says of a many-to-many relation's join: its entity type
+    (`UsingEntity<PostTag>(...)`, `join_entity`), its table (`UsingEntity("PostTags", ...)` or
+    `UsingEntity(j => j.ToTable("PostTags"))`, `table`)."""
+    said: dict[str, str] = {}
+    for call in (c for c in chain if called_name(c) == "UsingEntity"):
+        callee = callee_of(call)
+        written = type_arguments(callee[1]) if callee and callee[1].type == "generic_name" else []
+        if written and not written[0].startswith("Dictionary"):  # a property bag is no entity of the model
+            said["join_entity"] = written[0]
+        arguments = call.child_by_field_name("arguments")
+        table = _string_argument(call) or next(
+            (_string_argument(inner) for inner in descendants(arguments) if inner.type == "invocation_expression"
+             and called_name(inner) == "ToTable"), None)
+        if table:
+            said["table"] = table
+    return said
+
+
+def configured_columns(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, str]]:
+    """{"columns": {property: column}} from `Property(x => x.P).HasColumnName("col")`, when any."""
+    columns = {}
+    for call in calls:
+        member = _lambda_member(call) if called_name(call) == "Property" else None
+        column = next((_string_argument(c) for c in fluent_chain(call) if called_name(c) == "HasColumnName"), None) \
+            if member else None
+        if member and column:
+            columns[member] = column
+    return {"columns": columns} if columns else {}
 
 
 def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
@@ -89,20 +134,24 @@ def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:
         name = node_text(method.child_by_field_name("name"))
         source = node_id(LANGUAGE, f"{decl.name}.{name}"
                          + (parameter_signature(method) if overloads[name] > 1 else ""), "METHOD")
-        configured: dict[str, tuple[int, dict[str, dict[str, object]]]] = {}  # entity -> (line, members)
+        # entity -> (line, members, columns)
+        configured: dict[str, tuple[int, dict[str, dict[str, object]], dict[str, str]]] = {}
         for call in descendants(method.child_by_field_name("body")):
             entity = _entity_argument(call)
             if entity is not None:
-                line, members = configured.setdefault(entity, (line_of(call), {}))
-                members.update({k: v for k, v in configured_members(_entity_calls(call)).items() if k not in members})
+                line, members, columns = configured.setdefault(entity, (line_of(call), {}, {}))
+                calls = _entity_calls(call)
+                members.update({k: v for k, v in configured_members(calls).items() if k not in members})
+                columns.update(configured_columns(calls).get("columns", {}))
             elif call.type == "typeof_expression":
                 written = type_name(call.child_by_field_name("type"))
                 if written:
                     found.append(_type_reference(source, written, names, decl.scope, line_of(call),
                                                  {"via": "model_builder", "registers": "subtypes"}))
         found += [_type_reference(source, entity, names, decl.scope, line,
-                                  {"via": "model_builder", **({"members": members} if members else {})})
-                  for entity, (line, members) in configured.items()]
+                                  {"via": "model_builder", **({"members": members} if members else {}),
+                                   **({"columns": columns} if columns else {})})
+                  for entity, (line, members, columns) in configured.items()]
     return found
 
 
@@ -151,10 +200,23 @@ def _entity_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
     calls = list(fluent_chain(entity_call))
     arguments = entity_call.child_by_field_name("arguments")
     for _, value in call_arguments(arguments) if arguments else ():
-        parameter = _lambda_parameter(value)
+        parameter = lambda_parameter(value)
         if parameter:
             calls += [c for c in descendants(value.child_by_field_name("body")) if receiver_root(c) == parameter]
     return calls
+
+
+def _composite_members(call: tree_sitter.Node) -> list[str]:
+    """`A`, `B` of a call whose first argument is `x => new { x.A, x.B }`."""
+    arguments = call.child_by_field_name("arguments")
+    values = [value for _, value in call_arguments(arguments)] if arguments else []
+    if not values or values[0].type != "lambda_expression":
+        return []
+    parameter, body = lambda_parameter(values[0]), values[0].child_by_field_name("body")
+    if body is None or body.type != "anonymous_object_creation_expression":
+        return []
+    return [node_text(part.child_by_field_name("name")) for part in descendants(body)
+            if part.type == "member_access_expression" and node_text(part.child_by_field_name("expression")) == parameter]
 
 
 def _lambda_member(call: tree_sitter.Node) -> str | None:
@@ -163,25 +225,13 @@ def _lambda_member(call: tree_sitter.Node) -> str | None:
     values = [value for _, value in call_arguments(arguments)] if arguments else []
     if not values or values[0].type != "lambda_expression":
         return None
-    parameter, body = _lambda_parameter(values[0]), values[0].child_by_field_name("body")
+    parameter, body = lambda_parameter(values[0]), values[0].child_by_field_name("body")
     while body is not None and body.type in ("postfix_unary_expression", "cast_expression"):
         body = body.named_children[-1] if body.type == "cast_expression" else body.named_children[0]
     if body is None or body.type != "member_access_expression":
         return None
     expression = body.child_by_field_name("expression")
     return node_text(body.child_by_field_name("name")) if node_text(expression) == parameter else None
-
-
-def _lambda_parameter(value: tree_sitter.Node) -> str | None:
-    if value.type != "lambda_expression":
-        return None
-    parameters = value.child_by_field_name("parameters")
-    if parameters is None:
-        return None
-    if parameters.type in ("identifier", "implicit_parameter"):
-        return node_text(parameters)
-    first = next((p for p in parameters.named_children if p.type == "parameter"), None)
-    return node_text(first.child_by_field_name("name")) if first else None
 
 
 def receiver_root(call: tree_sitter.Node) -> str | None:
@@ -192,20 +242,6 @@ def receiver_root(call: tree_sitter.Node) -> str | None:
             return node_text(callee[0])
         callee = callee_of(callee[0])
     return None
-
-
-def called_name(call: tree_sitter.Node) -> str | None:
-    callee = callee_of(call)
-    return type_name(callee[1]) if callee else None
-
-
-def fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    """The calls chained onto `call`: `call.A().B()` yields A's then B's invocation."""
-    access = call.parent
-    while access is not None and access.type == "member_access_expression" \
-            and access.parent is not None and access.parent.type == "invocation_expression":
-        yield access.parent
-        access = access.parent.parent
 
 
 def _string_argument(call: tree_sitter.Node) -> str | None:

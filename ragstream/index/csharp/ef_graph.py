@@ -10,6 +10,11 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
 - A property mapped to a column by name (`Property(x => x.P).HasColumnName("col")`, or
   `[Column("col")]` on the property) gets a MAPS_TO from the entity to that COLUMN node, attrs
   `property`, when the table's node has it.
+- The code configuring an entity (an `IEntityTypeConfiguration<T>`'s `Configure`, a model-building
+  method's `Entity<T>(...)`) REFERENCES each table the entity maps to once settled, `ToTable` or
+  not (attrs `via` of the configuration, `entity`; `guess`, `mapping="by_convention"` where the
+  entity's table is EF's convention), and its `HasColumnName` columns are mapped as above on
+  that table (same marks): a configuration without `ToTable` still says where its columns are.
 - A table that no SQL or migration creates, but the model maps an entity to, is a TABLE node
   of its own (`via="ef_model"`, a guess), not an EXTERNAL name.
 - An owned type (`OwnsOne(o => o.ShippingAddress)`, a `Component`) is stored in its owner's
@@ -49,7 +54,40 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
         _map_to_base_table(graph, entity)
     _map_columns(graph)
     _model_tables(graph)
+    _link_configurations(graph)
     _map_owned_types(graph)
+
+
+CONFIGURATIONS = frozenset({"entity_type_configuration", "model_builder"})
+
+
+def _link_configurations(graph: nx.MultiDiGraph) -> None:
+    """REFERENCES from the code configuring an entity to the entity's settled tables, and the
+    columns it names (`HasColumnName`) mapped there."""
+    for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
+        if key != "REFERENCES" or attrs.get("via") not in CONFIGURATIONS or graph.nodes[entity].get("kind") != "TYPE":
+            continue
+        code = configuring_code(graph, source)
+        for table, mapping in _maps_to(graph, entity):
+            if graph.nodes[table].get("kind") not in ("TABLE", "VIEW") or mapping.get("via") not in MODEL_MAPPINGS:
+                continue
+            marks = {"guess": True, "mapping": "by_convention"} if mapping.get("guess") else {}
+            if not graph.has_edge(code, table, key="REFERENCES"):
+                graph.add_edge(code, table, key="REFERENCES", type="REFERENCES", via=attrs["via"], entity=entity,
+                               line=attrs.get("line", 0), resolution="inferred", **marks)
+            for prop, column in sorted((attrs.get("columns") or {}).items()):
+                column_id = f"sql:{graph.nodes[table]['name']}.{column}|COLUMN"
+                if graph.nodes.get(column_id, {}).get("kind") == "COLUMN" \
+                        and not graph.has_edge(entity, column_id, key="MAPS_TO"):
+                    graph.add_edge(entity, column_id, key="MAPS_TO", type="MAPS_TO", property=prop, via=attrs["via"],
+                                   mapped_by=code, line=attrs.get("line", 0), resolution="inferred", **marks)
+
+
+def configuring_code(graph: nx.MultiDiGraph, source: str) -> str:
+    """The `Configure` method of a configuration class (where its builder calls are), else `source`."""
+    return next((child for _, child, key in sorted(graph.out_edges(source, keys=True)) if key == "DEFINES"
+                 and graph.nodes[child].get("kind") == "METHOD"
+                 and graph.nodes[child].get("name", "").rsplit(".", 1)[-1] == "Configure"), source)
 
 
 def _map_owned_types(graph: nx.MultiDiGraph) -> None:
@@ -59,7 +97,7 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> None:
             continue
         line = {"line": attrs.get("line", 0), "mapped_by": source}
         for member, said in sorted(attrs["members"].items()):
-            prop = _declared_property(graph, entity, member)
+            prop = declared_property(graph, entity, member)
             if prop is None:
                 continue
             owned = property_type(graph, prop) if said.get("owned") else None
@@ -70,7 +108,7 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> None:
                                        resolution="inferred", **line)
 
 
-def _declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
+def declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
     """The PROPERTY node `member` of the entity or of its nearest base that declares it."""
     seen, queue = set(), [entity]
     while queue:

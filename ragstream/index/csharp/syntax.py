@@ -168,3 +168,31 @@ def line_of(node: tree_sitter.Node) -> int:
 
 def end_line_of(node: tree_sitter.Node) -> int:
     return node.end_point.row + 1
+
+
+def lambda_parameter(value: tree_sitter.Node) -> str | None:
+    """`x` of `x => ...` or `(x, y) => ...`; None for anything else."""
+    if value.type != "lambda_expression":
+        return None
+    parameters = value.child_by_field_name("parameters")
+    if parameters is None:
+        return None
+    if parameters.type in ("identifier", "implicit_parameter"):
+        return node_text(parameters)
+    first = next((p for p in parameters.named_children if p.type == "parameter"), None)
+    return node_text(first.child_by_field_name("name")) if first else None
+
+
+def called_name(call: tree_sitter.Node) -> str | None:
+    """`M` of `x.M(...)`, `M<T>(...)` or `M(...)`."""
+    callee = callee_of(call)
+    return type_name(callee[1]) if callee else None
+
+
+def fluent_chain(call: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """The calls chained onto `call`: `call.A().B()` yields A's then B's invocation."""
+    access = call.parent
+    while access is not None and access.type == "member_access_expression" \
+            and access.parent is not None and access.parent.type == "invocation_expression":
+        yield access.parent
+        access = access.parent.parent

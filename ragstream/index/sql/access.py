@@ -135,6 +135,12 @@ def _collect(sql: str, dialect: str | None) -> _Found:
     return found
 
 
+def statement_writes(tree: exp.Expr) -> dict[str, set[str]]:
+    """{table as written: how it is written} for one parsed statement (INSERT, UPDATE, ...)."""
+    found = _tree_access(tree, set())
+    return {name: found.operations.get(name, set()) for name in found.writes}
+
+
 @dataclass(frozen=True)
 class FoundStatement:
     """A statement found inside control flow: its first and last token and its parse."""

@@ -22,6 +22,7 @@ from ragstream.index.model import ParsedFile, file_node
 from ragstream.index.sql.access import (
     PARSE_ERRORS, SQL_DIALECTS, control_flow_statements, is_statement, quiet_sqlglot, tokenize,
 )
+from ragstream.index.sql.data_scripts import add_script_writes, merge_script_writes
 from ragstream.index.sql.refs import in_default_schema
 from ragstream.index.sql.routines import add_definition, definition
 from ragstream.index.sql.split import (
@@ -52,6 +53,7 @@ def parse_sql(path: str, text: str, dialect: str = "auto") -> ParsedFile:
     if parsed == 0 and (statements or problems):
         raise IndexingError("no SQL statement in the file could be parsed", where=path,
                             hint=f"check the {DIALECT_SETTING} setting")
+    merge_script_writes(out)
     return in_default_schema(out, read)
 
 
@@ -120,6 +122,8 @@ def _add_tree(out: ParsedFile, st: TableStatement, tree: exp.Expr) -> None:
         add_drop(out, st, tree)
     elif isinstance(tree, exp.Execute):
         add_rename(out, st, tree)
+    else:
+        add_script_writes(out, tree, st.statement.start_line, st.dialect)
 
 
 def _add_statements(out: ParsedFile, statement: Statement, tokens: list[Token],
