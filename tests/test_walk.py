@@ -1,6 +1,7 @@
 """Walking: gitignore (nested, negation), skip rules, secret files and inline secret redaction."""
 from __future__ import annotations
 
+import codecs
 import os
 import socket
 from pathlib import Path
@@ -230,3 +231,24 @@ def test_texts_read_by_worker_processes_are_those_a_serial_walk_reads(messy_repo
     write(messy_repo, "app/ghp_" + "c" * 36 + ".py", "x = 1\n")
     walked = walk.walk_repository(messy_repo, settings)
     assert walked == serial() and any("[REDACTED" in f.path for f in walked.files)
+
+
+def test_text_with_a_byte_order_mark_is_decoded_by_it_and_binaries_stay_out(tmp_path: Path):
+    """SSMS saves scripts as UTF-16 with a mark: their NUL bytes are text, and a secret in them is
+    redacted like one in UTF-8; a mark does not let a binary in, nor does a NUL byte without one."""
+    root = tmp_path / "repo"
+    script = "CREATE TABLE dbo.be_Posts (PostID INT);\r\n-- password = 'hunter2secret'\r\n"
+    write(root, "db/utf16le.sql", codecs.BOM_UTF16_LE + script.encode("utf-16-le"))
+    write(root, "db/utf16be.sql", codecs.BOM_UTF16_BE + script.encode("utf-16-be"))
+    write(root, "db/utf32.sql", codecs.BOM_UTF32_LE + script.encode("utf-32-le"))
+    write(root, "db/utf8sig.sql", codecs.BOM_UTF8 + script.encode("utf-8"))
+    write(root, "db/nomark16.sql", script.encode("utf-16-le"))                    # NUL bytes, no mark
+    write(root, "db/marked_blob.sql", codecs.BOM_UTF16_LE + b"\x00\x00\x01\x02")  # NUL characters
+    write(root, "db/odd_length.sql", codecs.BOM_UTF16_LE + b"A\x00B")             # not UTF-16
+    result = walk_repository(root, make_settings(tmp_path / "data").index)
+    texts = {f.path: f.text for f in result.files}
+    assert sorted(texts) == ["db/utf16be.sql", "db/utf16le.sql", "db/utf32.sql", "db/utf8sig.sql"]
+    expected = redact(script.replace("\r\n", "\n"), "sql")[0]
+    assert "hunter2secret" not in expected and set(texts.values()) == {expected}
+    assert {s.path: s.reason for s in result.skipped} == {
+        "db/nomark16.sql": "binary", "db/marked_blob.sql": "binary", "db/odd_length.sql": "binary"}

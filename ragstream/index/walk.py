@@ -8,6 +8,7 @@ credential-looking strings are redacted from the text of every file that is kept
 """
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import hashlib
 import os
@@ -261,12 +262,9 @@ def _special_kind(mode: int) -> str:
 
 def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,
                       with_text: bool = True) -> SourceFile | SkippedFile:
-    if b"\x00" in data[:8192]:
-        return SkippedFile(rel, "binary", "NUL byte in the first 8 KiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return SkippedFile(rel, "binary", f"not UTF-8 (byte {exc.start})")
+    text, not_text = _decoded(data)
+    if not_text:
+        return SkippedFile(rel, "binary", not_text)
     marker = _generated_marker(text, settings.generated_markers)
     if marker:
         return SkippedFile(rel, "generated", f"header says {marker!r}")
@@ -278,6 +276,29 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     clean, fired = redact(text, language)
     return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
+
+
+# UTF-32 before UTF-16: the UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+                     (codecs.BOM_UTF8, "utf-8"))
+
+
+def _decoded(data: bytes) -> tuple[str, str]:
+    """(text, "") by the file's byte-order mark when it has one (SQL Server Management Studio
+    saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8; ("", why) when
+    it is no text: a NUL byte in a file without a mark, a NUL character in one with a mark, or
+    bytes its encoding cannot decode."""
+    mark, encoding = next(((m, e) for m, e in _BYTE_ORDER_MARKS if data.startswith(m)), (b"", "utf-8"))
+    if not mark and b"\x00" in data[:8192]:
+        return "", "NUL byte in the first 8 KiB"
+    try:
+        text = data[len(mark):].decode(encoding)
+    except UnicodeDecodeError as exc:
+        return "", f"not {encoding.upper()} (byte {exc.start + len(mark)})"
+    if "\x00" in text[:8192]:
+        return "", f"NUL character in the first 8 KiB ({encoding.upper()} with a byte-order mark)"
+    return text, ""
 
 
 _COMMENT_STARTS = ("#", "//", "--", "/*", "*", "<!--", '"' * 3, "'" * 3, ";")
