@@ -26,6 +26,7 @@ from ragstream.index.csharp.setters import link_setters
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
+from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
@@ -65,11 +66,14 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
+    prefixed = [r for r in refs if has_unknown_prefix(r)]  # `{0}Posts`: matched once all names are known
     # Bases first: method lookups below walk the inheritance edges they create. Guesses
     # last: when a stated reference and a guess make the same edge, the first one's attributes
     # are kept.
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
-        _link(graph, symbols, ref, stats)
+        if not has_unknown_prefix(ref):
+            _link(graph, symbols, ref, stats)
+    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed))
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
