@@ -532,7 +532,7 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     """Everything a file's parse result depends on: its bytes, how it is read, which parser
     version and which redaction patterns produced it."""
-    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}:{source.generated}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,

@@ -88,6 +88,9 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch.update(link_dispatch(graph))
     # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
     graph.graph["code_root"] = code_root(parsed.path for parsed in files)
+    # files a generator wrote (`walk.GENERATED_INDEXED`): retrieval ranks them after hand-written code
+    graph.graph["generated_files"] = sorted(parsed.path for parsed in files
+                                            if graph.nodes[parsed.root_id]["attrs"].get("generated"))
     return graph, stats
 
 

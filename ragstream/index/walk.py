@@ -35,6 +35,7 @@ class SourceFile:
     sha256: str  # of the file's bytes as on disk
     text: str  # decoded and redacted
     redactions: tuple[str, ...] = ()  # names of the secret patterns that fired
+    generated: str = ""  # the generator's marker in its header, for a generated file still indexed
 
 
 @dataclass(frozen=True)
@@ -265,17 +266,25 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
     text, not_text = _decoded(data)
     if not_text:
         return SkippedFile(rel, "binary", not_text)
-    marker = _generated_marker(text, settings.generated_markers)
-    if marker:
+    marker = _generated_marker(text, settings.generated_markers) or ""
+    if marker and language not in GENERATED_INDEXED:
         return SkippedFile(rel, "generated", f"header says {marker!r}")
     lines = text.count("\n") + 1
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
     if not with_text:
-        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "")
+        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "", generated=marker)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     clean, fired = redact(text, language)
-    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
+    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired), marker)
+
+
+# Languages whose files with a generator's header are indexed all the same, marked `generated`
+# (the FILE node's attrs; retrieval ranks them after hand-written code, `generated_penalty`): a
+# LINQ to SQL designer file or an EF model snapshot holds the only mapping of some tables, and a
+# mapping being generated does not make it less of an answer. Elsewhere (Python's protobuf
+# modules, bundled JavaScript) generated code is noise, and stays out.
+GENERATED_INDEXED = frozenset({"csharp", "sql"})
 
 
 # UTF-32 before UTF-16: the UTF-32 LE mark begins with the UTF-16 LE one.
