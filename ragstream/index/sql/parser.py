@@ -41,7 +41,6 @@ _TSQL_HINTS = re.compile(r"^[ \t]*GO[ \t]*$|\[\w+\]\.|\bNVARCHAR\b|\bIDENTITY\b|
 _TSQL_STORAGE_OPTIONS = re.compile(
     r"\bROWGUIDCOL\b|\b(?:SPARSE|FILESTREAM)\b(?=\s*(?:NOT\s+NULL|NULL|,|\)|CONSTRAINT|DEFAULT))"
     r"|(?<=\bCHECK)\s+NOT\s+FOR\s+REPLICATION\b"
-    r"|(?:(?<=\bKEY)|(?<=\bUNIQUE))\s+(?:NON)?CLUSTERED\b(?!\s*\()"  # a column's `PRIMARY KEY NONCLUSTERED`
     r"|\b(?:MASKED|ENCRYPTED)\s+WITH\s*\((?:[^()']|'[^']*')*\)",
     re.IGNORECASE)
 _POSTGRES_HINTS = re.compile(r"\bSERIAL\b|\$\$|\bplpgsql\b|::|\bRETURNING\b", re.IGNORECASE)
