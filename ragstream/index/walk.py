@@ -226,7 +226,7 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     except OSError as exc:
         raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
                             hint="fix its permissions, or add it to index.ignore") from exc
-    return _classify_content(rel, language, data, settings, with_text)
+    return _classify_content(rel, language, data, settings, with_text, _template_beside(abs_path, settings))
 
 
 def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> SourceFile | None:
@@ -238,7 +238,8 @@ def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> Sour
         return None
     if len(data) > settings.max_file_bytes:
         return None
-    found = _classify_content(source.path, source.language, data, settings)
+    found = _classify_content(source.path, source.language, data, settings,
+                              template=_template_beside(root / source.path, settings))
     return found if isinstance(found, SourceFile) and found.sha256 == source.sha256 else None
 
 
@@ -262,13 +263,15 @@ def _special_kind(mode: int) -> str:
 
 
 def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,
-                      with_text: bool = True) -> SourceFile | SkippedFile:
+                      with_text: bool = True, template: str | None = None) -> SourceFile | SkippedFile:
     text, not_text = _decoded(data)
     if not_text:
         return SkippedFile(rel, "binary", not_text)
     marker = _generated_marker(text, settings.generated_markers) or ""
     if marker and language not in GENERATED_INDEXED:
         return SkippedFile(rel, "generated", f"header says {marker!r}")
+    if marker and template:
+        return SkippedFile(rel, "generated", f"header says {marker!r}, made from {template}, which is indexed")
     lines = text.count("\n") + 1
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
@@ -283,8 +286,17 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
 # (the FILE node's attrs; retrieval ranks them after hand-written code, `generated_penalty`): a
 # LINQ to SQL designer file or an EF model snapshot holds the only mapping of some tables, and a
 # mapping being generated does not make it less of an answer. Elsewhere (Python's protobuf
-# modules, bundled JavaScript) generated code is noise, and stays out.
+# modules, bundled JavaScript) generated code is noise, and stays out; so is a file generated
+# from a template indexed beside it (RazorGenerator's `HomePage.cshtml.cs`: Hangfire's 23 views
+# cost two development questions a gold item each when indexed).
 GENERATED_INDEXED = frozenset({"csharp", "sql"})
+
+
+def _template_beside(path: Path, settings: IndexSettings) -> str | None:
+    """The file a generated one was made from, when it lies beside it and is indexed too
+    (`HomePage.cshtml.cs` from `HomePage.cshtml`): the generated copy only repeats it."""
+    template = path.with_suffix("")
+    return template.name if template.suffix.lower() in settings.languages and template.is_file() else None
 
 
 # UTF-32 before UTF-16: the UTF-32 LE mark begins with the UTF-16 LE one.
