@@ -71,6 +71,7 @@ LIMITS: dict[str, Bound] = {
     "route_lookup_max_words": ints(1, 100_000),
     "entry_tests_share": SHARE,
     "tests_penalty": numbers(0, 100),
+    "generated_penalty": numbers(0, 100),
     "mixed_domain_share": SHARE,
     "max_turn_loops": ints(0, 10),
     "history_summary_share": Bound(0, 0.99, integer=False),  # the summary shares the budget with recent turns

@@ -134,6 +134,7 @@ class LimitSettings:
     route_lookup_max_words: int
     entry_tests_share: float
     tests_penalty: float
+    generated_penalty: float
     mixed_domain_share: float
     max_turn_loops: int
     history_summary_share: float

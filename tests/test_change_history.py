@@ -182,5 +182,5 @@ def test_the_retrieve_trace_lists_the_hits_the_change_history_ranked(ledger_back
                      retrieval_query="refunds are not rounded", retrieval_mode="hybrid")
     retrieve.run(sp, ledger_backend, {"id": "retrieve"},
                   {"top_k": 8, "N0_QUERY_PIECES": 1, "N1_RETR_MAX_CANDIDATES": 10, "logavgexp_tau": 9,
-                   "entry_tests_share": 0.7, "tests_penalty": 0.5, "mixed_domain_share": 0.25})
+                   "entry_tests_share": 0.7, "tests_penalty": 0.5, "generated_penalty": 0.5, "mixed_domain_share": 0.25})
     assert "py:books.ledger.refund|FUNCTION" in sp.extras["retrieve"]["attempts"][0]["from_change_history"]

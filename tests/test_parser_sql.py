@@ -509,3 +509,26 @@ CREATE PROCEDURE dbo.SyncLines AS MERGE dbo.Lines AS t USING dbo.Lines AS s ON t
                                                                  "dbo.SyncLines"}
     assert listed("Which procedures write to the Lines table?") == {"dbo.AddLine", "dbo.FixLine", "dbo.PurgeLines",
                                                                    "dbo.SyncLines"}
+
+
+def test_tsql_storage_options_sqlglot_cannot_read_do_not_lose_the_table():
+    """`ROWGUIDCOL`, `SPARSE`, `FILESTREAM`, `MASKED WITH (...)` and `CHECK NOT FOR REPLICATION`
+    once dropped the whole CREATE TABLE (BlogEngine's scripts); blanked, the table and every
+    column stay, on their own lines."""
+    text = ("CREATE TABLE [dbo].[be_Pages](\n"
+            "\t[PageID] [uniqueidentifier] ROWGUIDCOL  NOT NULL CONSTRAINT [DF_be_Pages_PageID] DEFAULT (newid()),\n"
+            "\t[Doc] varbinary(max) FILESTREAM NULL,\n"
+            "\t[Extra] int SPARSE NULL,\n"
+            "\t[Email] varchar(90) MASKED WITH (FUNCTION = 'email()') NULL,\n"
+            "\t[Rank] int CHECK NOT FOR REPLICATION ([Rank] > 0),\n"
+            "\tCONSTRAINT [PK_be_Pages] PRIMARY KEY CLUSTERED ([PageID] ASC)\n"
+            ") ON [PRIMARY]\nGO\n")
+    parsed = parse_sql("setup.sql", text)
+    assert parsed.warnings == []
+    columns = {n.name: n.start_line for n in parsed.nodes if n.kind == "COLUMN"}
+    assert columns == {"dbo.be_Pages.PageID": 2, "dbo.be_Pages.Doc": 3, "dbo.be_Pages.Extra": 4,
+                       "dbo.be_Pages.Email": 5, "dbo.be_Pages.Rank": 6}
+    assert node(parsed, "sql:dbo.be_Pages|TABLE").signature == "CREATE TABLE dbo.be_Pages"
+    # outside T-SQL nothing is blanked: a column named `sparse` stays a column
+    assert {n.name for n in parse_sql("pg.sql", "CREATE TABLE t (sparse int, x SERIAL);\n").nodes
+            if n.kind == "COLUMN"} == {"t.sparse", "t.x"}

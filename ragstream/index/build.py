@@ -510,7 +510,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 45
+PARSER_VERSION = 46
 
 
 def cache_prefix() -> str:
@@ -534,7 +534,7 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     """Everything a file's parse result depends on: its bytes, how it is read, which parser
     version and which redaction patterns produced it."""
-    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}"
+    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}:{source.generated}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,

@@ -27,6 +27,7 @@ from ragstream.index.csharp.setters import link_setters
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
+from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
@@ -66,11 +67,14 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
+    prefixed = [r for r in refs if has_unknown_prefix(r)]  # `{0}Posts`: matched once all names are known
     # Bases first: method lookups below walk the inheritance edges they create. Guesses
     # last: when a stated reference and a guess make the same edge, the first one's attributes
     # are kept.
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
-        _link(graph, symbols, ref, stats)
+        if not has_unknown_prefix(ref):
+            _link(graph, symbols, ref, stats)
+    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed))
     settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
@@ -86,6 +90,9 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch.update(link_dispatch(graph))
     # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
     graph.graph["code_root"] = code_root(parsed.path for parsed in files)
+    # files a generator wrote (`walk.GENERATED_INDEXED`): retrieval ranks them after hand-written code
+    graph.graph["generated_files"] = sorted(parsed.path for parsed in files
+                                            if graph.nodes[parsed.root_id]["attrs"].get("generated"))
     return graph, stats
 
 

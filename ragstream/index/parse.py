@@ -22,7 +22,15 @@ PARSER_MODULES = {"python": "ragstream.index.python.parser", "sql": "ragstream.i
 
 
 def parse_source(source: SourceFile, module: str | None, sql_dialect: str) -> ParsedFile:
-    """Nodes, edges and references of one file; never raises for bad file content."""
+    """Nodes, edges and references of one file, its FILE node marked `generated` (the generator's
+    header marker) when it is; never raises for bad file content."""
+    parsed = _parsed(source, module, sql_dialect)
+    if source.generated:
+        next(node for node in parsed.nodes if node.id == parsed.root_id).attrs["generated"] = source.generated
+    return parsed
+
+
+def _parsed(source: SourceFile, module: str | None, sql_dialect: str) -> ParsedFile:
     try:
         if source.language not in PARSER_MODULES:
             return text_file(source.path, source.text)

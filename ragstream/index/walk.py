@@ -8,6 +8,7 @@ credential-looking strings are redacted from the text of every file that is kept
 """
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import hashlib
 import os
@@ -34,6 +35,7 @@ class SourceFile:
     sha256: str  # of the file's bytes as on disk
     text: str  # decoded and redacted
     redactions: tuple[str, ...] = ()  # names of the secret patterns that fired
+    generated: str = ""  # the generator's marker in its header, for a generated file still indexed
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,7 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     except OSError as exc:
         raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
                             hint="fix its permissions, or add it to index.ignore") from exc
-    return _classify_content(rel, language, data, settings, with_text)
+    return _classify_content(rel, language, data, settings, with_text, _template_beside(abs_path, settings))
 
 
 def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> SourceFile | None:
@@ -242,7 +244,8 @@ def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> Sour
         return None
     if len(data) > settings.max_file_bytes:
         return None
-    found = _classify_content(source.path, source.language, data, settings)
+    found = _classify_content(source.path, source.language, data, settings,
+                              template=_template_beside(root / source.path, settings))
     return found if isinstance(found, SourceFile) and found.sha256 == source.sha256 else None
 
 
@@ -266,24 +269,63 @@ def _special_kind(mode: int) -> str:
 
 
 def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,
-                      with_text: bool = True) -> SourceFile | SkippedFile:
-    if b"\x00" in data[:8192]:
-        return SkippedFile(rel, "binary", "NUL byte in the first 8 KiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return SkippedFile(rel, "binary", f"not UTF-8 (byte {exc.start})")
-    marker = _generated_marker(text, settings.generated_markers)
-    if marker:
+                      with_text: bool = True, template: str | None = None) -> SourceFile | SkippedFile:
+    text, not_text = _decoded(data)
+    if not_text:
+        return SkippedFile(rel, "binary", not_text)
+    marker = _generated_marker(text, settings.generated_markers) or ""
+    if marker and language not in GENERATED_INDEXED:
         return SkippedFile(rel, "generated", f"header says {marker!r}")
+    if marker and template:
+        return SkippedFile(rel, "generated", f"header says {marker!r}, made from {template}, which is indexed")
     lines = text.count("\n") + 1
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
     if not with_text:
-        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "")
+        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "", generated=marker)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     clean, fired = redact(text, language)
-    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired))
+    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired), marker)
+
+
+# Languages whose files with a generator's header are indexed all the same, marked `generated`
+# (the FILE node's attrs; retrieval ranks them after hand-written code, `generated_penalty`): a
+# LINQ to SQL designer file or an EF model snapshot holds the only mapping of some tables, and a
+# mapping being generated does not make it less of an answer. Elsewhere (Python's protobuf
+# modules, bundled JavaScript) generated code is noise, and stays out; so is a file generated
+# from a template indexed beside it (RazorGenerator's `HomePage.cshtml.cs`: Hangfire's 23 views
+# cost two development questions a gold item each when indexed).
+GENERATED_INDEXED = frozenset({"csharp", "sql"})
+
+
+def _template_beside(path: Path, settings: IndexSettings) -> str | None:
+    """The file a generated one was made from, when it lies beside it and is indexed too
+    (`HomePage.cshtml.cs` from `HomePage.cshtml`): the generated copy only repeats it."""
+    template = path.with_suffix("")
+    return template.name if template.suffix.lower() in settings.languages and template.is_file() else None
+
+
+# UTF-32 before UTF-16: the UTF-32 LE mark begins with the UTF-16 LE one.
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+                     (codecs.BOM_UTF8, "utf-8"))
+
+
+def _decoded(data: bytes) -> tuple[str, str]:
+    """(text, "") by the file's byte-order mark when it has one (SQL Server Management Studio
+    saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8; ("", why) when
+    it is no text: a NUL byte in a file without a mark, a NUL character in one with a mark, or
+    bytes its encoding cannot decode."""
+    mark, encoding = next(((m, e) for m, e in _BYTE_ORDER_MARKS if data.startswith(m)), (b"", "utf-8"))
+    if not mark and b"\x00" in data[:8192]:
+        return "", "NUL byte in the first 8 KiB"
+    try:
+        text = data[len(mark):].decode(encoding)
+    except UnicodeDecodeError as exc:
+        return "", f"not {encoding.upper()} (byte {exc.start + len(mark)})"
+    if "\x00" in text[:8192]:
+        return "", f"NUL character in the first 8 KiB ({encoding.upper()} with a byte-order mark)"
+    return text, ""
 
 
 _COMMENT_STARTS = ("#", "//", "--", "/*", "*", "<!--", '"' * 3, "'" * 3, ";")

@@ -12,7 +12,10 @@ per chunk the piece scores (each scaled by its piece's best) are aggregated by L
 counts: chunks several pieces agree on rise. Unless the question is about tests (it says test,
 fixture, sample, example, ...), hits under test or sample paths lose `tests_penalty` (the best hit
 of a piece scores 1) before the best `top_k` are kept: their code repeats the words of what they
-test, and a question about how something works wants the implementation. A long node split into
+test, and a question about how something works wants the implementation. Hits in files a generator
+wrote (the graph's `generated_files`: an EF model snapshot, a LINQ to SQL designer) lose
+`generated_penalty` likewise: they are indexed for the mappings only they may hold, not to crowd
+out the code people wrote. A long node split into
 parts keeps only its best part, so its parts do not fill the `top_k` slots of distinct entry points.
 Then an entry-point check: do the hits name the question's concepts, are there hits of
 the asked domain, are they not mostly (`entry_tests_share`) tests or samples. A failed check
@@ -98,6 +101,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
               "logavgexp_tau": number(settings, "logavgexp_tau", step, integer=False, minimum=1e-6),
               "entry_tests_share": number(settings, "entry_tests_share", step, integer=False, minimum=0),
               "tests_penalty": number(settings, "tests_penalty", step, integer=False, minimum=0),
+              "generated_penalty": number(settings, "generated_penalty", step, integer=False, minimum=0),
               "mixed_domain_share": number(settings, "mixed_domain_share", step, integer=False, minimum=0)}
     clear_retrieval(sp)
     plan = plan_search(sp, dict(step), dict(settings))
@@ -174,6 +178,8 @@ def _aggregate(sp: SuperPrompt, backend: RetrievalBackend, plan: SearchPlan, pie
     if limits["tests_penalty"] and not about_tests(sp.question_en or sp.question_raw or sp.retrieval_query):
         demoted = _test_ids(sp, backend, list(found))
         ranked = demote(ranked, demoted, limits["tests_penalty"])
+    if limits["generated_penalty"]:
+        ranked = demote(ranked, _generated_ids(sp, backend, list(found)), limits["generated_penalty"])
     ranked = best_part_per_node(ranked)
     seeds = min(plan.top_k, int(limits["N1_RETR_MAX_CANDIDATES"]))
     scored = (_with_both_domains(ranked, seeds, limits["mixed_domain_share"]) if sp.domain == "mixed"
@@ -194,6 +200,16 @@ def _test_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set
     spans = backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
     root = _code_root(sp, backend)
     return {cid for cid, span in spans.items() if is_test_path(span.rsplit(":", 1)[0], root)}
+
+
+def _generated_ids(sp: SuperPrompt, backend: RetrievalBackend, ids: list[str]) -> set[str]:
+    """The ids among `ids` whose chunks lie in files a generator wrote (the graph's `generated_files`)."""
+    generated = set(backend.graph(sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+                    .graph.get("generated_files", ()))
+    if not generated:
+        return set()
+    spans = backend.locations(ids, sp.repository, sp.branch, sp.retrieval_filters, sp.active_index)
+    return {cid for cid, span in spans.items() if span.rsplit(":", 1)[0] in generated}
 
 
 def _code_root(sp: SuperPrompt, backend: RetrievalBackend) -> str:

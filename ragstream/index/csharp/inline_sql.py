@@ -17,7 +17,8 @@ tables and procedures are linked only where the repository defines them (a value
 what the code names, not a statement of it); several values make each edge a guess that lists
 the tables the other values give (`candidates`).
 Table and procedure names are given as written (brackets dropped), an unqualified one also in
-`dbo`.
+`dbo`; one whose start is composed at run time (`{0}Posts`) is matched by its end in the graph
+(`prefixed_names`).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import tree_sitter
 from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.sql_builder import built_sql
 from ragstream.index.csharp.argument_values import ParameterValues
-from ragstream.index.csharp.strings import is_format, string_bindings, string_value
+from ragstream.index.csharp.strings import UNKNOWN_PREFIX, is_format, string_bindings, string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, call_arguments, callee_of, created_type, descendants, line_of, node_text, required_child,
     type_arguments, type_name,
@@ -255,6 +256,7 @@ def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...
         attrs.update(parameter=found.bound.parameter, value=found.bound.value, values=list(found.bound.values))
         if alternatives:
             attrs.update(guess=True, candidates=list(alternatives))
+    # a name with an unknown prefix (`{0}Posts`) is matched in the graph, never kept external
     return Reference(source=source, edge_type=edge_type, target=name, target_language="sql",
                      candidates=table_candidates([name]), target_kinds=kinds, by_name=False,
-                     external=found.bound is None, line=found.line, attrs=attrs)
+                     external=found.bound is None and UNKNOWN_PREFIX not in name, line=found.line, attrs=attrs)

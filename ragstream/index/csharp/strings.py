@@ -191,8 +191,8 @@ def _interpolated_text(expression: tree_sitter.Node, strings: dict[str, str]) ->
 
 def _with_parameters(text: str) -> str:
     """Holes of unknown value as SQL parameters (`@p0`, ...), a hole that qualifies a name
-    dropped with its dot."""
-    text = _QUALIFYING_HOLE.sub("", text)
+    dropped with its dot, one that starts a name marked as its unknown prefix."""
+    text = _PREFIXING_HOLE.sub(UNKNOWN_PREFIX, _QUALIFYING_HOLE.sub("", text))
     holes = 0
     while _HOLE in text:
         text = text.replace(_HOLE, f"@p{holes}", 1)
@@ -205,6 +205,9 @@ STRING_LITERALS = frozenset({"string_literal", "verbatim_string_literal", "raw_s
 _HOLE = "\x00"
 # A hole (optionally bracketed or quoted) right before a dot: it qualifies the name after it.
 _QUALIFYING_HOLE = re.compile(r'[\["`]?\x00[\]"`]?\s*\.\s*')
+# A hole that starts a name (`{0}Posts`; not `@{0}`, a parameter's): the name's unknown prefix.
+_PREFIXING_HOLE = re.compile(r"(?<![\w@$#])\x00(?=[A-Za-z_])")
+UNKNOWN_PREFIX = "__prefix__"  # an identifier to SQL, so the name parses as one
 
 
 def _unescape(piece: tree_sitter.Node) -> str:

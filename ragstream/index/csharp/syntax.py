@@ -49,6 +49,8 @@ def type_name(node: tree_sitter.Node | None) -> str | None:
         return f"{qualifier}.{name}" if qualifier and name else None
     if node.type == "nullable_type":
         return type_name(node.child_by_field_name("type"))
+    if node.type == "alias_qualified_name":  # `global::System` (generated code writes it): the name
+        return type_name(node.child_by_field_name("name"))
     return None
 
 

@@ -36,6 +36,14 @@ from ragstream.index.sql.tables import (
 _TSQL_HINTS = re.compile(r"^[ \t]*GO[ \t]*$|\[\w+\]\.|\bNVARCHAR\b|\bIDENTITY\b|\bdbo\.|\bEXEC\b"
                          r"|\bsp_\w+|\bOBJECT_ID\s*\(|@@\w+|\bNOCOUNT\b",
                          re.IGNORECASE | re.MULTILINE)
+# T-SQL column options that sqlglot cannot read, each of which loses the whole CREATE TABLE
+# (BlogEngine's scripts: `[PostID] [uniqueidentifier] ROWGUIDCOL NOT NULL`): they say how a
+# column is stored, not what it holds, so they are blanked (same length: offsets and lines stay).
+_TSQL_STORAGE_OPTIONS = re.compile(
+    r"\bROWGUIDCOL\b|\b(?:SPARSE|FILESTREAM)\b(?=\s*(?:NOT\s+NULL|NULL|,|\)|CONSTRAINT|DEFAULT))"
+    r"|(?<=\bCHECK)\s+NOT\s+FOR\s+REPLICATION\b"
+    r"|\b(?:MASKED|ENCRYPTED)\s+WITH\s*\((?:[^()']|'[^']*')*\)",
+    re.IGNORECASE)
 _POSTGRES_HINTS = re.compile(r"\bSERIAL\b|\$\$|\bplpgsql\b|::|\bRETURNING\b", re.IGNORECASE)
 DIALECT_SETTING = "index.sql_dialect"
 
@@ -45,7 +53,7 @@ def parse_sql(path: str, text: str, dialect: str = "auto") -> ParsedFile:
     read = SQL_DIALECTS[resolve_dialect(text, dialect)]
     root = file_node(path, text.rstrip("\n").count("\n") + 1, "sql")
     out = ParsedFile(path=path, language="sql", root_id=root.id, nodes=[root])
-    statements, problems = split_statements(text, read)
+    statements, problems = split_statements(_readable_column_options(text, read), read)
     out.warnings.extend(f"{path}:{line}: skipped SQL that cannot be tokenized: {message}"
                         for line, message in problems)
     lines = text.split("\n")  # indexed like the offsets-based line numbers
@@ -74,6 +82,13 @@ def detect_dialect(text: str) -> str:
     if tsql == postgres == 0:
         return "generic"
     return "tsql" if tsql >= postgres else "postgres"
+
+
+def _readable_column_options(text: str, dialect: str | None) -> str:
+    """The text with T-SQL storage options sqlglot cannot read blanked out (`_TSQL_STORAGE_OPTIONS`)."""
+    if dialect != "tsql":
+        return text
+    return _TSQL_STORAGE_OPTIONS.sub(lambda found: re.sub(r"[^\n]", " ", found.group()), text)
 
 
 def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,

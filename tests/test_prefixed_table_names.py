@@ -1,0 +1,77 @@
+"""SQL whose table names code composes with a prefix chosen at run time (BlogEngine's
+`string.Format("INSERT INTO {0}Posts ...", this.tablePrefix)`, the prefix read from
+configuration): each name is linked to the tables it can be, by its known end, as a guess that
+lists its candidates; the prefix that explains the most composed names wins a tie; no match, no
+edge and no external table."""
+from __future__ import annotations
+
+from tests.test_csharp_sql_values import graph_of, table_edges
+
+SCHEMA = """
+CREATE TABLE [dbo].[be_Posts] (PostID INT, BlogID INT);
+CREATE TABLE [dbo].[be_Roles] (RoleID INT);
+CREATE TABLE [dbo].[be_UserRoles] (UserRoleID INT);
+CREATE TABLE [dbo].[be_Settings] (Name NVARCHAR(50));
+CREATE TABLE [dbo].[old_Settings] (Name NVARCHAR(50));
+CREATE TABLE [dbo].[be_Users] (UserID INT);
+"""
+
+PROVIDER = '''using System;
+using System.Collections.Specialized;
+namespace BlogEngine.Core.Providers { public class DbBlogProvider {
+    private string tablePrefix;
+    private string parmPrefix;
+    public void Initialize(string name, NameValueCollection config) {
+        if (config["tablePrefix"] == null) { config["tablePrefix"] = "be_"; }
+        this.tablePrefix = config["tablePrefix"];
+    }
+    public void InsertPost(Post post) {
+        var sqlQuery = string.Format("INSERT INTO {0}Posts (BlogID, PostID) VALUES ({1}BlogID, {1}PostID)",
+            this.tablePrefix, this.parmPrefix);
+        using (var cmd = conn.CreateTextCommand(sqlQuery)) { cmd.ExecuteNonQuery(); }
+    }
+    public string[] GetRoles() {
+        var sqlQuery = string.Format("SELECT RoleID FROM {0}Roles r JOIN {0}Users u ON 1 = 1", tablePrefix);
+        return Read(sqlQuery);
+    }
+    public void SaveSettings() {
+        var sqlQuery = $"DELETE FROM {tablePrefix}Settings WHERE BlogId = {parmPrefix}blogid";
+        Run(sqlQuery);
+    }
+    public void LoadTags() {
+        var sqlQuery = string.Format("SELECT Tag FROM {0}Tags", tablePrefix);
+        Run(sqlQuery);
+    }
+} }'''
+
+
+def test_a_name_composed_with_a_configured_prefix_links_the_table_it_ends_as():
+    graph = graph_of({"DbBlogProvider.cs": PROVIDER}, SCHEMA)
+    insert = table_edges(graph, "InsertPost")
+    assert list(insert) == [("WRITES", "sql:dbo.be_Posts|TABLE")]
+    edge = insert[("WRITES", "sql:dbo.be_Posts|TABLE")]
+    assert edge["via"] == "unknown_prefix" and edge["sql_via"] == "sql_literal" and edge["guess"] is True
+    assert edge["written"] == "{?}Posts" and edge["candidates"] == ["sql:dbo.be_Posts|TABLE"]
+    assert edge["operations"] == ["INSERT"]
+
+
+def test_the_prefix_most_names_share_decides_between_tables_that_end_alike():
+    """`{0}Roles` ends both be_Roles and be_UserRoles; `be_` explains Posts, Users, Settings too."""
+    roles = table_edges(graph_of({"DbBlogProvider.cs": PROVIDER}, SCHEMA), "GetRoles")
+    assert set(roles) == {("READS", "sql:dbo.be_Roles|TABLE"), ("READS", "sql:dbo.be_Users|TABLE")}
+    assert roles[("READS", "sql:dbo.be_Roles|TABLE")]["candidates"] == [
+        "sql:dbo.be_Roles|TABLE", "sql:dbo.be_UserRoles|TABLE"]
+
+
+def test_a_name_two_tables_end_as_equally_is_a_guess_at_both_and_one_no_table_ends_as_has_no_edge():
+    graph = graph_of({"DbBlogProvider.cs": PROVIDER}, SCHEMA.replace("be_Users", "old_Users"))
+    # be_ (Posts, Roles, Settings) against old_ (Settings, Users): Settings goes to be_ alone
+    assert set(table_edges(graph, "SaveSettings")) == {("WRITES", "sql:dbo.be_Settings|TABLE")}
+    settings_only = PROVIDER.split("    public void InsertPost")[0] + "    public void SaveSettings()" \
+        + PROVIDER.split("    public void SaveSettings()")[1]
+    tied = table_edges(graph_of({"DbBlogProvider.cs": settings_only}, SCHEMA), "SaveSettings")
+    assert set(tied) == {("WRITES", "sql:dbo.be_Settings|TABLE"), ("WRITES", "sql:dbo.old_Settings|TABLE")}
+    assert all(edge["guess"] and edge["candidates"] == ["sql:dbo.be_Settings|TABLE", "sql:dbo.old_Settings|TABLE"]
+               for edge in tied.values())
+    assert table_edges(graph, "LoadTags") == {}
+    assert not [n for n in graph if "__prefix__" in n or n.startswith(("sql:", "ext:")) and "Tags" in n]
