@@ -87,6 +87,22 @@ def test_a_package_interface_implemented_once_runs_its_implementer() -> None:
     assert calls[SEND]["via"] == "implementer" and calls[SEND]["implements"] == "IMediatorHandler"
 
 
+DECORATOR = """
+using NetDevPack.Mediator;
+namespace Shop.Bus;
+public sealed class LoggingBus : IMediatorHandler
+{
+    private readonly IMediatorHandler _inner;
+    public Task SendCommand<T>(T command) where T : Command { return _inner.SendCommand(command); }
+}
+"""
+
+
+def test_a_decorator_calling_what_it_wraps_is_not_linked_to_itself() -> None:
+    graph = _graph(("Decorator.cs", DECORATOR))
+    assert not _calls(graph, "cs:Shop.Bus.LoggingBus.SendCommand|METHOD")
+
+
 def test_a_package_interface_implemented_twice_links_neither() -> None:
     calls = _calls(_graph(("Bus.cs", BUS), ("Second.cs", SECOND_BUS), ("Commands.cs", COMMANDS), ("App.cs", APP)),
                    REGISTER)

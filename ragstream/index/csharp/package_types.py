@@ -7,7 +7,9 @@ its bases (the usings of both files agree on a qualified name for it) and declar
 called, or a base of it in the repository does, the call is linked to that method: CALLS, attrs
 `resolution="inferred"`, `via="implementer"`, `implements` (the package type as written). It is
 inferred, not certain: the package may ship an implementation of its own that the application
-registers instead. With two or more implementers nothing is linked: a package type the
+registers instead. Not linked: a call through `base.` (the package's own method) and one made
+in the implementer itself (a decorator calls the instance it wraps). With two or more
+implementers nothing is linked: a package type the
 repository implements several times is mostly a framework contract (`IDisposable`,
 `IComparer<T>`, `IHostedService`) that the framework calls, and fanning each call out to every
 implementer would say more than the code does.
@@ -37,8 +39,9 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
-        if not call or call["member"] not in members or ref.source not in graph or untyped(call["receiver"]):
-            continue
+        if not call or call["member"] not in members or ref.source not in graph or untyped(call["receiver"]) \
+                or ref.attrs.get("via_base"):
+            continue  # `base.Initialize(...)` runs the package's own method
         guesses = receiver_types(graph, symbols, call["receiver"])
         if not guesses or symbols.first("csharp", guesses, ("TYPE",)) is not None:
             continue  # unknown, or a type of the repository: the resolver's
@@ -46,6 +49,8 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
         if len(matched) != 1:
             continue
         implementer, name = next(iter(matched.items()))
+        if implementer == graph.nodes[ref.source].get("parent"):
+            continue  # a decorator calls the instance it wraps (`_wrapped.ExecuteStart()`), not itself
         for method in _declared(graph, symbols, implementer, call):
             added += add_edge(graph, ref.source, method, "CALLS", {
                 "line": ref.line, "resolution": "inferred", "via": "implementer",
