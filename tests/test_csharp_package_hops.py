@@ -134,6 +134,19 @@ def test_a_package_base_classes_member_is_named_by_the_base() -> None:
     assert "ext:Command.RegisterCustomerCommand|EXTERNAL" not in graph
 
 
+def test_a_delegate_invoked_is_no_call_of_a_method() -> None:
+    source = """
+namespace Shop.Commands;
+public class Retrier : RetryBase
+{
+    private readonly Func<bool> _attempt;
+    public bool Run(Action onDone) { onDone(); return _attempt(); }
+}
+"""
+    graph = _graph(("Retrier.cs", source))
+    assert not _calls(graph, "cs:Shop.Commands.Retrier.Run|METHOD")
+
+
 ACTIVE_RECORD = """
 namespace Blog.Core;
 public abstract class BusinessBase<T, TKey> where T : BusinessBase<T, TKey>

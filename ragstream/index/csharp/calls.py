@@ -242,8 +242,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if callee is None or depth > 5:
         return None
     receiver, name = callee[0], type_name(callee[1]) or ""
-    if receiver is None and (name == "nameof" or name in body.local_functions):
-        return None  # `nameof(x)` parses as a call; local functions belong to the method
+    if receiver is None and (name == "nameof" or name in body.local_functions or name in body.variables):
+        # `nameof(x)` parses as a call; local functions belong to the method; `onDone()` on a
+        # field, parameter or local invokes the delegate it holds, no method of that name
+        return None
     if receiver is None or receiver.type == "this":
         spec = _call_spec({"types": (scope.decl.name,)}, name, node, body, depth)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
