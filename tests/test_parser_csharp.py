@@ -481,7 +481,7 @@ def test_calls_from_every_overload_and_receiver_kind():
     # What the resolver needs to pick an overload: the receiver's types and the argument count.
     assert reference(parsed, run, "CALLS", "Billing.Api.Outer.Run").attrs["call"] == {
         "receiver": {"types": ("Billing.Api.Outer",)}, "member": "Run", "arguments": 1,
-        "kinds": ["number"]}
+        "kinds": ["number"], "receiver_parameter": -1}  # made on `this`: the caller's own object
     save = reference(parsed, run, "CALLS", "Repository.Save")
     assert save.candidates[:4] == (
         "Billing.Api.Outer.Repository.Save", "Billing.Api.Repository.Save",

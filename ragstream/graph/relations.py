@@ -23,6 +23,7 @@ import networkx as nx
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
+from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.csharp.ef_graph import configuring_code
 from ragstream.index.model import not_walked, runs_around
@@ -617,7 +618,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     receiver a `receiver_type` edge says: `ICipherRepository.CreateAsync` runs `Cipher_Create`,
     not `Folder_Create`). A dispatch of a call made on a parameter (`query.Execute()` in
     `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
-    along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`).
+    along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`),
+    and one made on `this` in a base (`this.DataInsert()`) only to the override of the type the
+    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`).
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
@@ -724,7 +727,8 @@ def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:
     and dispatched (`receiver_parameter`), or one it forwards to another call (`forwards`)."""
     found = set()
     for _, _, data in graph.out_edges(method, data=True):
-        if data.get("resolution") == "dispatch" and data.get("receiver_parameter") is not None:
+        if (data.get("resolution") == "dispatch" and data.get("receiver_parameter") is not None) \
+                or data.get("receiver_parameter") == THIS:  # a call on `this` passes the object on
             found.add(data["receiver_parameter"])
         found.update(parameter for _, parameter in data.get("forwards", ()))
     return frozenset(found)
@@ -733,11 +737,17 @@ def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:
 def _passed_arguments(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
     """The types a call edge passes to its target's parameters, by position: what the caller's
     parameter it forwards was bound to (`forwards`), else the argument's own (`argument_types`:
-    a parameter's declared type says less than what was passed to it)."""
+    a parameter's declared type says less than what was passed to it); and the object it is
+    called on (`THIS`): the subclass a base's method was called on (`receiver_type`: `post.Save()`
+    on a `Post`), or the caller's own object passed on by a call on `this`."""
     passed = {position: tuple(types) for position, types in enumerate(data.get("argument_types", ())) if types}
     for position, parameter in data.get("forwards", ()):
         if parameter in bound:
             passed[position] = bound[parameter]
+    if data.get("receiver_type"):
+        passed[THIS] = (data["receiver_type"],)
+    elif data.get("receiver_parameter") == THIS and THIS in bound:
+        passed[THIS] = bound[THIS]
     return passed
 
 

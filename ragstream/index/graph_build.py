@@ -21,6 +21,7 @@ from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
 from ragstream.index.csharp.messages import link_messages
+from ragstream.index.csharp.package_types import link_package_implementers
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
@@ -82,6 +83,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself
     stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
+    stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs)  # a package's interface, implemented once
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
@@ -144,6 +146,13 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)
     call = ref.attrs["call"]
+    if target is None and found.outside_base is not None:
+        # `Commit(uow)` a package's base class declares: unresolved, but known to be the base's
+        base = graph.nodes[found.outside_base]["name"]
+        ref = replace(ref, target=f"{base}.{call['member']}", external=True,
+                      attrs={**ref.attrs, "via": "external_base"})
+        _add_resolved(graph, symbols, ref, source, None, "external", stats)
+        return
     if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:
         # a receiver no type was found for (a query chain, what a library returns): the
         # repository's one extension method of that name taking the call's arguments after

@@ -1,7 +1,8 @@
 """C# calls resolved through their receiver's type: the member on the type or, breadth-first, on
 its bases and interfaces in the repository; receivers typed by what a call returns or by a
 property's declared type (also of other types, and through a type's static properties), an
-element of what a call returns, what a generic method's arguments bind; the overloads the
+element of what a call returns, what a generic method's arguments bind; a member no type of the
+family declares, the repository's one extension method for that type; the overloads the
 arguments admit (count, literal kinds, known types); and, for a receiver the syntax does not type, the root of the one
 interface family that declares the member. Pure lookups over the symbols and the graph's
 inheritance edges; `graph_build` turns what they find into edges.
@@ -34,6 +35,10 @@ class CallResolution:
     # how overloads were chosen when several had the call's argument count: "argument_types" (the
     # arguments' types left one), "ambiguous" (several remain)
     overload: str | None = None
+    # the member is on none of the repository's types of the receiver's family, and this base
+    # outside the repository (an EXTERNAL node) is where it is: `Commit(uow)` of a package's
+    # `CommandHandler`
+    outside_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,14 +70,50 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
             types = [n.id for n in (symbols.find("csharp", g, ("TYPE",)) for g in chain.guesses) if n][:1]
         inferred = bool(types)
     if not types:
+        # `_bus.PublishDomainEvents(this)` on a package's `IMediatorHandler`: an extension for it
+        extension = _extension(symbols, {g.rsplit(".", 1)[-1] for g in guesses}, call)
+        if extension is not None:
+            return CallResolution((extension,), inferred=True, through=through, guessed=guessed,
+                                  via="extension")
         return CallResolution(receiver_outside=not inferred, through=through)
-    methods, external_base = _members(graph, symbols, types[0], call["member"])
+    methods, external_bases = _members(graph, symbols, types[0], call["member"])
+    if not methods:  # `model.ToRegisterCommand()`: the repository's extension method for that type
+        family = {types[0], *ancestors(graph, types[0])}
+        extension = _extension(symbols, {symbols.nodes[t].name.rsplit(".", 1)[-1] for t in family
+                                         if t in symbols.nodes}, call)
+        if extension is not None:
+            return CallResolution((extension,), inferred=True, through=through, guessed=guessed,
+                                  via="extension", typed=True)
     inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
     chosen, overload = _overloads(graph, symbols, methods, call)
-    return CallResolution(chosen, receiver_outside=not methods and external_base,
+    return CallResolution(chosen, receiver_outside=not methods and bool(external_bases),
                           inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
-                          via=found.via, typed=True, overload=overload)
+                          via=found.via, typed=True, overload=overload,
+                          outside_base=_declaring_base(graph, external_bases)
+                          if not methods and call["member"] != symbols.nodes[types[0]].name.rsplit(".", 1)[-1]
+                          else None)  # a constructor the type does not declare is its own, not a base's
+
+
+def _declaring_base(graph: nx.MultiDiGraph, bases: list[str]) -> str | None:
+    """Of the bases outside the repository a type's family reaches, the one a member no
+    repository type declares is on: the only one, or else the only class among them (C# names
+    interfaces `I...`); None when that cannot be told."""
+    if len(bases) == 1:
+        return bases[0]
+    classes = [b for b in bases if not re.match(r"I[A-Z]", graph.nodes[b].get("name", "").rsplit(".", 1)[-1])]
+    return classes[0] if len(classes) == 1 else None
+
+
+def _extension(symbols: SymbolTable, names: set[str], call: dict) -> str | None:
+    """The one extension method of the repository named as the call whose `this` parameter's
+    type has one of `names` (the receiver's type and its bases, short) and which takes the call's
+    arguments after it; None when none or several do (C# would need the usings to choose)."""
+    found = [m.id for m in symbols.short("csharp", call["member"], ("METHOD",))
+             if m.attrs.get("extension") and m.attrs.get("parameters")
+             and _generic_parts(m.attrs["parameters"][0])[0].rsplit(".", 1)[-1] in names
+             and accepts(m, call["arguments"] + 1, ["", *call.get("kinds", ())])]
+    return found[0] if len(found) == 1 else None
 
 
 def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, depth: int) -> _Receiver:
@@ -241,26 +282,26 @@ def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) ->
 
 
 def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str,
-             table: dict[tuple[str, str], list[Node]] | None = None) -> tuple[list[Node], bool]:
+             table: dict[tuple[str, str], list[Node]] | None = None) -> tuple[list[Node], list[str]]:
     """`member`'s overloads (or, with `symbols.properties`, its property) on the type or on the
-    nearest of its ancestors that declares it, and whether the ancestry reaches a base outside
-    the repository."""
+    nearest of its ancestors that declares it, and the bases outside the repository the ancestry
+    reaches (EXTERNAL node ids)."""
     table = symbols.members if table is None else table
-    queue, seen, external_base = [type_id], {type_id}, False
+    queue, seen, external_bases = [type_id], {type_id}, list[str]()
     while queue:
         current = queue.pop(0)
         found = table.get((current, member))
         if found:
-            return found, external_base
+            return found, external_bases
         for _, base, key in sorted(graph.out_edges(current, keys=True)):
             if key not in ("INHERITS", "IMPLEMENTS") or base in seen:
                 continue
+            seen.add(base)
             if base in symbols.nodes:
-                seen.add(base)
                 queue.append(base)
             else:
-                external_base = True
-    return [], external_base
+                external_bases.append(base)
+    return [], external_bases
 
 
 def _overloads(graph: nx.MultiDiGraph, symbols: SymbolTable, methods: list[Node],

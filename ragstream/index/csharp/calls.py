@@ -44,6 +44,11 @@ OBJECT_METHODS = frozenset({
 })
 
 
+# `receiver_parameter` of a call made on `this` (or on nothing): the caller's own object, which a
+# walk binds to the type a caller's call was made on (`relations._walk_to_tables`).
+THIS = -1
+
+
 # ORM methods that return the queryable table of their type argument: EF's `Set<T>()`,
 # NHibernate's `Query<T>()` / `QueryOver<T>()`, linq2db's `GetTable<T>()`.
 TABLE_OF_TYPE = frozenset({"Set", "Query", "QueryOver", "GetTable"})
@@ -127,14 +132,16 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
-                receiver = callee_of(node)
-                if receiver is not None and receiver[0] is not None and receiver[0].type == "identifier" \
-                        and _type_path(receiver[0], body.variables) is not None:
+                if _named_receiver(node, body):
                     found.attrs["call"]["named_receiver"] = True  # a type's name or a base's member
             else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
+                    if _sends(node, body) and not _named_receiver(node, body):
+                        # `bus.SendCommand(command)`, `command` what `model.ToCommand()` returned:
+                        # the message is the type the resolver finds for it (`messages`)
+                        found.attrs["call"]["message_returned"] = True
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -223,6 +230,8 @@ def _root_identifier(expression: tree_sitter.Node) -> str | None:
 def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target | None:
     """Where an invocation or `new T(...)` goes; None when the call is not followed."""
     scope = body.scope
+    if node.type == "query_expression":
+        return _query_source(node, body, depth)
     created = created_type(node)
     if created is not None:
         constructor = created.rsplit(".", 1)[-1]
@@ -233,8 +242,10 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     if callee is None or depth > 5:
         return None
     receiver, name = callee[0], type_name(callee[1]) or ""
-    if receiver is None and (name == "nameof" or name in body.local_functions):
-        return None  # `nameof(x)` parses as a call; local functions belong to the method
+    if receiver is None and (name == "nameof" or name in body.local_functions or name in body.variables):
+        # `nameof(x)` parses as a call; local functions belong to the method; `onDone()` on a
+        # field, parameter or local invokes the delegate it holds, no method of that name
+        return None
     if receiver is None or receiver.type == "this":
         spec = _call_spec({"types": (scope.decl.name,)}, name, node, body, depth)
         return _Target(f"{scope.decl.name}.{name}", scope.own_candidates(name),
@@ -258,6 +269,27 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
     return _Target(f"{node_text(receiver)}.{name}", (), False,
                    {"call": _call_spec(inferred, name, node, body, depth)})
+
+
+def _query_source(query: tree_sitter.Node, body: _Body, depth: int) -> _Target | None:
+    """`from e in db.StoredEvent where ... select e`: what the compiler makes of it, a call of
+    `Where` (`Select` without a `where`) on the collection, so that it reads what the method
+    syntax reads (`data_access`). Only the first `from`: a later one is a nested collection."""
+    clause = child_of_type(query, "from_clause")
+    collection = clause.named_children[-1] if clause is not None and clause.named_children else None
+    if collection is None or depth > 5:
+        return None
+    member = "Where" if child_of_type(query, "where_clause") is not None else "Select"
+    written = _written_type(collection, body)
+    receiver = _typed(written, collection, body) if written else \
+        _inferred_receiver(collection, body, depth + 1, through_call=True)
+    if receiver is None:
+        return None
+    spec = _call_spec(receiver, member, query, body, depth)
+    carrier = _carrier_of(collection, body, depth)
+    if carrier is not None:
+        spec["data"] = carrier
+    return _Target(f"{node_text(collection)}.{member}", (), False, {"call": spec})
 
 
 def _method_type_arguments(call: tree_sitter.Node) -> list[str]:
@@ -296,11 +328,14 @@ def _data_carrier(call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict |
     method returns (`db.Set<Order>().Add(o)`). A receiver reached through another type's
     property (`db.Orders.Add(o)`) is the resolver's to tell."""
     callee = callee_of(call)
-    receiver = callee[0] if callee else None
-    while receiver is not None and receiver.type in ("await_expression", "parenthesized_expression") \
-            and receiver.named_children:
+    return _carrier_of(callee[0], body, depth) if callee is not None and callee[0] is not None else None
+
+
+def _carrier_of(receiver: tree_sitter.Node, body: _Body, depth: int = 0) -> dict | None:
+    """`_data_carrier` of the expression a call is made on."""
+    while receiver.type in ("await_expression", "parenthesized_expression") and receiver.named_children:
         receiver = receiver.named_children[0]
-    if receiver is None or depth > 5:
+    if depth > 5:
         return None
     if receiver.type == "invocation_expression" and not _table_of_type(receiver):
         # `db.Orders.Include(...).Where(...)`: a query chained on a carrier reads what its root does
@@ -401,6 +436,9 @@ def _argument_facts(call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict
     receiver = callee[0] if callee is not None else None
     if receiver is not None and receiver.type == "identifier" and node_text(receiver) in parameters:
         facts["receiver_parameter"] = parameters.index(node_text(receiver))
+    elif callee is not None and (receiver is None or receiver.type == "this"):
+        # `this.DataInsert()` in a base: the object the caller was called on decides the override
+        facts["receiver_parameter"] = THIS
     return facts
 
 
@@ -440,10 +478,8 @@ def parameter_names(method: tree_sitter.Node) -> list[str]:
 def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
     """The type of an invocation's first argument when the syntax states it (`new X(...)`, or a
     variable declared `X`): what `messages` dispatches a request or event by."""
-    callee = callee_of(call)
-    if callee is None or (callee[0] is not None and callee[0].type != "identifier"
-                          and _type_path(callee[0], body.variables) is not None):
-        return None  # a static helper (`Newtonsoft.Json.JsonConvert.SerializeObject(command)`) dispatches nothing
+    if not _sends(call, body):
+        return None
     # a bare name (`JsonConvert.Serialize(x)`, or `Mediator.Send(x)` through a property a base
     # declares) is told apart by the resolver (`messages`: only a member dispatches)
     value = next(iter(_argument_values(call)), None)
@@ -451,6 +487,22 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
         return None
     return _written_type(value, body) if value.type in (
         "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
+
+
+def _sends(call: tree_sitter.Node, body: _Body) -> bool:
+    """An invocation that may pass its first argument to a bus: not a static helper named by a
+    dotted type (`Newtonsoft.Json.JsonConvert.SerializeObject(command)`)."""
+    callee = callee_of(call)
+    return callee is not None and (callee[0] is None or callee[0].type == "identifier"
+                                   or _type_path(callee[0], body.variables) is None)
+
+
+def _named_receiver(call: tree_sitter.Node, body: _Body) -> bool:
+    """The receiver is a bare capitalised name that is no variable: a type's name or a member a
+    base declares (`Mediator.Send(x)`), which the resolver tells apart (`messages`)."""
+    callee = callee_of(call)
+    return callee is not None and callee[0] is not None and callee[0].type == "identifier" \
+        and _type_path(callee[0], body.variables) is not None
 
 
 def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:

@@ -4,7 +4,9 @@
 command or query bus) finds `GetMyOrdersHandler.Handle` at run time because the handler's type
 binds the message type as a type argument of a generic base (`IRequestHandler<GetMyOrders, T>`,
 `INotificationHandler<OrderPlaced>`, `ICommandHandler<T>`, `CommandHandler<T>`). Whatever the
-bus, that binding is the link: a call whose first argument's type is a message `X` is linked to
+bus, that binding is the link: a call whose first argument's type is a message `X` (as written,
+or declared by the call the argument's value came from: `var command = model.ToRegisterCommand()`
+then `_bus.SendCommand(command)`) is linked to
 each handler of `X` — a type with a generic base bound to `X` (not the type itself, as
 `IEquatable<T>` is) and exactly one method named as handler contracts name it (`Handle...`,
 `On...`, `Execute`, `Consume`, ...) whose first parameter, and no other, is an `X` (a
@@ -28,7 +30,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import receiver_property, settled_in_repository
+from ragstream.index.csharp.call_resolution import receiver_property, receiver_types, settled_in_repository
 from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
@@ -45,10 +47,14 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
-        guesses = call.get("message") if call else None
-        if not call or not guesses or ref.source not in graph or _in_memory(call) \
+        if not call or not (call.get("message") or call.get("message_returned")) or ref.source not in graph \
+                or _in_memory(call) \
                 or (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None):
             continue  # a bare name that is no member (`JsonConvert.Serialize(command)`) sends nothing
+        # as written, or what the call that returned it declares (`model.ToRegisterCommand()`)
+        guesses = call.get("message") or receiver_types(graph, symbols, call["argument"])
+        if not guesses:
+            continue
         keys = message_keys(symbols, guesses)
         # each handler under the most qualified name the two agree on
         targets = {method: key for key in sorted(keys, key=len) for method in handlers.get(key, ())
