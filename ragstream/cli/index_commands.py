@@ -106,7 +106,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
     from ragstream.index.watch import changed_files
 
     shared = settings.retrieval.backend != "local"
-    events = EventWriter(sys.stdout) if args.events else None
+    events = EventWriter(sys.stdout, args.events_file) if args.events else None
     fills = args.wait or shared or events is not None  # here, after each refresh
     if events is not None:
         stop_with_parent()  # the workbench's watcher: it ends with the workbench
