@@ -49,8 +49,10 @@ from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
-from ragstream.index.walk import SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository
-from ragstream.index.warm_state import chunks_jsonl, has_warm_state, parsed_json, warm_state
+from ragstream.index.walk import (SkippedFile, SourceFile, WalkResult, check_repository_path, walk_repository,
+                                  walk_told)
+from ragstream.index.warm_state import (chunks_jsonl, has_warm_state, keep_walk, parsed_json, take_walk,
+                                        warm_state)
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
 
@@ -160,18 +162,20 @@ def locate(info: RepositoryInfo, settings: Settings, name: str | None = None) ->
 def build_index(path: str | Path, settings: Settings, *, name: str | None = None,
                 branch: str | None = None, rebuild: bool = False,
                 progress: Progress | None = None, embedder: Embedder | None = None,
-                fill: bool = True) -> BuildReport:
+                fill: bool = True, changed: list[str] | None = None) -> BuildReport:
     """Build or incrementally update the index of the repository at `path`: publish it
     keyword-ready (graph, chunks, BM25, change history, the vectors the cache already holds),
     then, with `fill`, embed the rest in priority order, publishing as it goes (`index/fill.py`).
-    Without `fill` the caller runs `fill_index` later (or in another process)."""
+    Without `fill` the caller runs `fill_index` later (or in another process). `changed`: the
+    repository-relative paths that are all that changed since this process's last build of
+    this index (a watcher's word, `index --watch`): only they are walked again (`walk.walk_told`)."""
     progress = progress or Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
     key = build_key(info, settings, embedder.model_name)
-    same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key)
+    same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key, changed)
     if same is not None:
         progress.published(same.vectors)  # what a follower waits for: the live index can be asked
         if fill and same.stage != "complete":  # resume the fill a killed or stopped one left
@@ -307,6 +311,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     if previous is not None:
                         store.keep_parse_records(location, Path(previous.manifest.get("keyword_generation", "")),
                                                  records)
+                    keep_walk(location, settings.index, walked)
                     if fill:  # the fill's plan, which its windows' word pieces are most of; nothing embedded
                         pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
                         TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
@@ -314,6 +319,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     return report
                 store.publish(location, generation)
                 store.keep_parse_records(location, generation, records)
+                keep_walk(location, settings.index, walked)
                 progress.advance("write")
                 progress.finish("write")
                 clock.lap("keyword-ready")
@@ -471,11 +477,13 @@ def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str
-               ) -> tuple[BuildReport | None, WalkResult | None]:
+def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str,
+               changed: list[str] | None = None) -> tuple[BuildReport | None, WalkResult | None]:
     """The report of a re-index with nothing to do -- the live index was built under `key` from
     the files a text-less walk finds now, with the same files skipped for the same reasons --
-    or None when something is to be built, with that walk when one was made (the build reuses it)."""
+    or None when something is to be built, with that walk when one was made (the build reuses it).
+    With `changed` (`build_index`), the walk is told what changed since this process's last one."""
+    last = take_walk(location, settings.index)
     if store.current_generation(location) is None:
         return None, None
     started = time.perf_counter()
@@ -485,7 +493,10 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
         return None, None  # the build says why it starts over
     if manifest.get("build_key") != key:
         return None, None
-    walked = walk_repository(info.root, settings.index, with_text=False)
+    told = None
+    if changed is not None and last is not None and not _inside(location.data_dir, info.root):
+        told = walk_told(last, settings.index, changed)
+    walked = told or walk_repository(info.root, settings.index, with_text=False)
     changes = diff_files(manifest["files"], walked.files)
     counts = manifest["counts"]
     if changes.stale or counts["skipped_by_reason"] != walked.skipped_by_reason():
@@ -495,7 +506,13 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
                          edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
                          past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True)
     report.seconds = {"walk": round(time.perf_counter() - started, 3)}
+    keep_walk(location, settings.index, walked)
     return report, walked
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    """Whether `folder` lies in the repository at `root` (a watcher leaves the data folder out; a walk may not)."""
+    return folder == root or root in folder.parents
 
 
 def index_status(path: str | Path, settings: Settings, *, name: str | None = None,

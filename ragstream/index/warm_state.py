@@ -12,18 +12,20 @@ the caches on disk.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
+from ragstream.config import IndexSettings
 from ragstream.index.chunk_reuse import BuiltChunks
 from ragstream.index.fill import ChunkTexts
 from ragstream.index.graph_reuse import BuiltGraph
 from ragstream.index.keyword_scores import Terms
 from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
-from ragstream.index.walk import SourceFile
+from ragstream.index.walk import SourceFile, WalkResult
 
 
 @dataclass
@@ -40,6 +42,20 @@ class WarmState:
 
 
 _STATES: dict[Path, WarmState] = {}
+_WALKS: dict[Path, tuple[IndexSettings, WalkResult]] = {}  # index folder -> the last walk of its files
+
+
+def keep_walk(location: IndexLocation, settings: IndexSettings, walked: WalkResult) -> None:
+    """Remember what a build of the index at `location` walked (files without text will do), for
+    the next build to take it and be told what changed since (`walk.walk_told`)."""
+    _WALKS[location.index_dir] = (copy.deepcopy(settings), walked)
+
+
+def take_walk(location: IndexLocation, settings: IndexSettings) -> WalkResult | None:
+    """The walk `keep_walk` kept under these settings, taken: a build that fails after it leaves
+    none, so the next one walks everything (the changes it was told of are not lost)."""
+    kept = _WALKS.pop(location.index_dir, None)
+    return kept[1] if kept is not None and kept[0] == settings else None
 
 
 def warm_state(location: IndexLocation, start_over: bool) -> WarmState:
@@ -58,6 +74,7 @@ def forget(location: IndexLocation) -> None:
     """Drop all this process keeps for the index (the parse records included): its next build
     runs as one in a new process would."""
     _STATES.pop(location.index_dir, None)
+    _WALKS.pop(location.index_dir, None)
     forget_parse_records(location)
 
 
