@@ -283,7 +283,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
 
                 progress.start("write", 5)
                 write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                           cache_prefix(), warm.keyword_terms)
+                           cache_prefix(), warm.keyword_terms, warm.token_numbers)
                 progress.advance("write")
                 store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
                 progress.advance("write")

@@ -1,7 +1,8 @@
 """What a process that indexes the same repository again (`ragstream index --watch`) keeps
 between its builds, per index folder, so a re-index after an edit redoes only what the edit
-changed: each file's redacted text, each chunk's keyword terms and embedding texts, the word pieces of each file line,
-each chunk text's token count, each parse record's JSON, and the last build's parse records, graph and chunks.
+changed: each file's redacted text, each chunk's keyword terms (their tokens numbered) and
+embedding texts, the word pieces of each file line, each chunk text's token count, each parse
+record's JSON, and the last build's parse records, graph and chunks.
 
 Every entry is keyed by what it is made from (a text, a line, a parse key, the settings that
 shape it) or checked against it (a chunk, against its node's neighbourhood in the new graph),
@@ -22,7 +23,7 @@ from ragstream.config import IndexSettings
 from ragstream.index.chunk_reuse import BuiltChunks
 from ragstream.index.fill import ChunkTexts
 from ragstream.index.graph_reuse import BuiltGraph
-from ragstream.index.keyword_scores import Terms
+from ragstream.index.keyword_scores import Terms, TokenNumbers
 from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
 from ragstream.index.walk import SourceFile, WalkResult
@@ -32,6 +33,7 @@ from ragstream.index.walk import SourceFile, WalkResult
 class WarmState:
     texts: dict[str, SourceFile] = field(default_factory=dict)  # text key -> a walked file, its text redacted
     keyword_terms: dict[str, Terms] = field(default_factory=dict)  # keyword key -> the text's terms
+    token_numbers: TokenNumbers = field(default_factory=TokenNumbers)  # those terms' tokens, numbered
     chunk_texts: dict[tuple, ChunkTexts] = field(default_factory=dict)  # what `TextPlan.of` keeps
     line_pieces: dict[str, int] = field(default_factory=dict)  # file or header line -> word pieces
     token_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # encoding -> chunk text -> tokens
