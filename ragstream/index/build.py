@@ -43,6 +43,7 @@ from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.graph_reuse import BuiltGraph, moved_graph
+from ragstream.index.graph_text import GraphText, graph_text
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
@@ -250,7 +251,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
                 guesses = settings.index.python_call_guesses
-                moved = moved_graph(warm.linked, records, guesses)
+                linked_before = warm.linked
+                moved = moved_graph(linked_before, records, guesses)
                 if moved is None:
                     graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                            python_guesses=guesses, python_memo=solved)
@@ -278,7 +280,10 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     raise IndexingError("nothing to index: no supported file with content was found",
                                         where=str(info.root),
                                         hint="run `ragstream index --dry-run PATH` to see why files were skipped")
-                store.write_graph(generation / store.GRAPH, graph)
+                text = _graph_text(graph, warm.graph_text, linked_before if moved else None, records,
+                                   settings.acl == warm.graph_acl)
+                warm.graph_text, warm.graph_acl = text, settings.acl
+                store.write_graph(generation / store.GRAPH, graph, text)
                 clock.lap("parse")
 
                 progress.start("write", 5)
@@ -291,7 +296,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
                 report.past_changes = len(changes_read)
                 progress.advance("write")
-                write_compact_forms(generation, graph, chunks)
+                write_compact_forms(generation, graph, chunks, text)
                 # Counting the windows' word pieces is the fill's work (most of a cold plan): the
                 # keyword-ready index carries the vectors of the texts planned without counting --
                 # each chunk's own text, and the windows this process planned before (`kept`).
@@ -431,6 +436,17 @@ def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, em
     progress.finish("embed")
     report.embedded_new = result.embedded
     report.fill_stopped = result.stopped
+
+
+def _graph_text(graph, kept: GraphText | None, moved_from: BuiltGraph | None, records: dict[str, store.ParseRecord],
+                same_policy: bool) -> GraphText:
+    """The texts of the graph (`graph_text`): when it was moved from the graph this process built
+    last (`moved_from`) and labelled under the same access policy, made from that graph's texts
+    (`kept`) with the moved files' nodes and edges encoded again; else from scratch."""
+    if moved_from is None or kept is None or kept.graph is not moved_from.graph or not same_policy:
+        return graph_text(graph)
+    moved = [path for path, record in records.items() if moved_from.records[path].key != record.key]
+    return graph_text(graph, kept, moved)
 
 
 def label_access(graph, policy: AclPolicy) -> None:

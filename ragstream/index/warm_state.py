@@ -19,10 +19,11 @@ from pathlib import Path
 
 import orjson
 
-from ragstream.config import IndexSettings
+from ragstream.config import AclSettings, IndexSettings
 from ragstream.index.chunk_reuse import BuiltChunks
 from ragstream.index.fill import ChunkTexts
 from ragstream.index.graph_reuse import BuiltGraph
+from ragstream.index.graph_text import GraphText
 from ragstream.index.keyword_scores import Terms, TokenNumbers
 from ragstream.index.model import Chunk
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
@@ -40,6 +41,8 @@ class WarmState:
     parse_json: dict[str, bytes] = field(default_factory=dict)  # parse key -> the parse result's JSON
     chunked: BuiltChunks | None = None  # the last build's graph, texts and chunks (`chunk_reuse`)
     linked: BuiltGraph | None = None  # the last build's parse records and graph (`graph_reuse`)
+    graph_text: GraphText | None = None  # the texts written of that graph, labelled (`graph_text`)
+    graph_acl: AclSettings | None = None  # the access settings it was labelled under
     chunk_json: dict[str, tuple[Chunk, bytes]] = field(default_factory=dict)  # chunk id -> the chunk written, its line
 
 
