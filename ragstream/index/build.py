@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
 import orjson
 
 from ragstream.config import Settings
@@ -305,7 +306,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
                 write_vectors(generation, plan, vectors)
                 progress.advance("write")
-                _fill_counts(report, graph, chunks)
+                _fill_counts(report, graph, chunks, text)
                 manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
                 manifest["build_key"] = key
                 manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(previous))
@@ -638,11 +639,12 @@ def _known_counts(previous: store.StoredIndex | None, encoding: str) -> dict[str
     return {chunk.text: chunk.metadata["tokens"] for chunk in previous.chunks()}
 
 
-def _fill_counts(report: BuildReport, graph, chunks) -> None:
+def _fill_counts(report: BuildReport, graph, chunks, text: GraphText) -> None:
     report.chunks = len(chunks)
     report.split_chunks = sum(1 for c in chunks if "parent_chunk" in c.metadata)
     report.nodes_by_kind = Counter(kind for _, kind in graph.nodes(data="kind"))
-    report.edges_by_type = Counter(key for _, _, key in graph.edges(keys=True))
+    # each edge's key by its number in the graph's texts (keys in order of first use, as the edges' own)
+    report.edges_by_type = Counter(dict(zip(text.keys, np.bincount(text.edge_key, minlength=len(text.keys)).tolist())))
 
 
 def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
