@@ -511,7 +511,7 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
     if manifest.get("build_key") != key:
         return None, None
     told = None
-    if changed is not None and last is not None and not _inside(location.data_dir, info.root):
+    if changed is not None and last is not None and last.root == info.root and not _inside(location.data_dir, info.root):
         told = walk_told(last, settings.index, changed)
     walked = told or walk_repository(info.root, settings.index, with_text=False)
     changes = diff_files(manifest["files"], walked.files)

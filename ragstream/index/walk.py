@@ -192,19 +192,22 @@ def walk_told(last: WalkResult, settings: IndexSettings, changed: list[str]) -> 
     met = sum(1 for s in last.skipped if not s.path.endswith("/")) + len(last.files)
     user_ignore = _user_ignore(root, settings)
     layers_of: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]] | None] = {}
-    for rel in sorted(_with_stub_partners(changed)):
+    told = set(changed)
+    for rel in sorted(_with_stub_partners(told)):
         path = root / rel
         if PurePosixPath(rel).name in _WALK_RULES or not _utf8(rel) or redact_path(rel) != rel:
             return None
         if path.is_dir():  # a folder, or a link to one (listed by no walk)
             return None
         if not os.path.lexists(path):
-            if rel not in by_path and rel in changed:  # a folder that went, perhaps
+            if rel not in by_path and rel in told:  # a folder that went, perhaps
                 return None
             met -= by_path.pop(rel, None) is not None
             continue
         layers = _entered(root, PurePosixPath(rel).parent.as_posix(), user_ignore, settings, layers_of)
-        if layers is None:  # in a folder the walk does not enter
+        if layers is None:  # in a folder the walk does not enter (and did not: else that folder changed)
+            if rel in by_path:
+                return None
             continue
         met += rel not in by_path
         by_path[rel] = _visit_file(path, rel, PurePosixPath(rel).name, layers, user_ignore, settings, False)
@@ -215,7 +218,7 @@ def walk_told(last: WalkResult, settings: IndexSettings, changed: list[str]) -> 
                       [e for e in entries if isinstance(e, SkippedFile)])
 
 
-def _with_stub_partners(changed: list[str]) -> set[str]:
+def _with_stub_partners(changed: set[str]) -> set[str]:
     """`changed` and the stub or module beside each: a `.pyi` is skipped while its `.py` exists."""
     paths = set(changed)
     paths.update(p + "i" for p in changed if p.endswith(".py"))
