@@ -8,7 +8,8 @@ fill=False)`, then re-indexed `--runs` times with nothing changed, `--runs` time
 one-line edit of the largest file (a comment line appended: no flow fact changes, so a Python
 call solve is reused) and `--runs` times after a code edit of it (a function that calls two
 builtins appended to a Python file: its flow facts change, so Python calls are solved again),
-each timed until the call returns (the garbage of the build before collected first, as
+each told which file changed, as `index --watch` tells it (`build_index(..., changed=...)`), and
+timed until the call returns (the garbage of the build before collected first, as
 `index --watch` does while the files are quiet), i.e. the new generation is keyword-ready -- askable by
 keywords and by the vectors the embedding cache already held; the changed chunks' vectors come
 after, from the fill -- or, with nothing changed, nothing was published. A fixed pure-Python loop is timed before and after
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import inspect
 import os
 import re
 import resource
@@ -47,6 +49,7 @@ from ragstream.config import load_settings
 from ragstream.index import store
 from ragstream.index.build import build_index
 
+TAKES_CHANGED = "changed" in inspect.signature(build_index).parameters  # a tree before the told walk does not
 COMMENTS = {".py": "#", ".sql": "--", ".cshtml": "@*", ".razor": "@*"}
 
 
@@ -85,8 +88,10 @@ def timed_edits(copy: Path, settings, runs: int, edit) -> dict:
         if target is None:
             return {}
         gc.collect()  # as `index --watch` does between refreshes, while the files are quiet
+        # Told what changed, as `index --watch` tells it (where the tree measured takes it).
+        told = {"changed": [target.relative_to(copy).as_posix()]} if TAKES_CHANGED else {}
         started, used = time.perf_counter(), cpu_seconds()
-        report = build_index(copy, settings, fill=False)
+        report = build_index(copy, settings, fill=False, **told)
         seconds.append(time.perf_counter() - started)
         cpu.append(round(cpu_seconds() - used, 2))
         assert report.changes.changed == [target.relative_to(copy).as_posix()], report.changes

@@ -77,7 +77,14 @@ def snapshot(settings, repo: Path) -> dict:
         "bm25": {p.name: p.read_bytes() for p in sorted(stored.bm25_dir.iterdir())},
         "change_history": stored.change_history(),
         "counts": stored.manifest["counts"],
+        "files": {path.relative_to(stored.generation).as_posix(): path.read_bytes() for folder in WRITTEN_AS_MADE
+                  for path in sorted((stored.generation / folder).rglob("*")) if path.is_file()},
     }
+
+
+# Files of a generation that a build writes from what it made (or kept) -- not from vectors or
+# timestamps -- compared byte for byte: the graph's forms, the chunks' and the parse records.
+WRITTEN_AS_MADE = (store.GRAPH, "graph_compact", "mentions", "chunk_table", store.CHUNKS, store.PARSED)
 
 
 def shift_lines(work: Path) -> bool:

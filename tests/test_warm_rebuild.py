@@ -21,7 +21,8 @@ from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.index.fill import TextPlan
 from ragstream.index.graph_build import build_graph
-from ragstream.index.keyword_scores import EMPTY_TOKEN, Terms, save_matrix, score_matrix
+from ragstream.index.keyword_scores import (EMPTY_TOKEN, FORGOTTEN_TOKENS, Terms, TokenNumbers, save_matrix,
+                                            score_matrix)
 from ragstream.index.search_artifacts import keyword_documents, write_bm25
 from ragstream.index.warm_state import forget, has_warm_state, parsed_json
 from ragstream.token_count import TokenCounter
@@ -61,6 +62,27 @@ def test_kept_keyword_terms_give_the_files_made_from_scratch(tmp_path: Path):
     for path in (tmp_path / "cold").iterdir():
         assert filecmp.cmp(path, tmp_path / "warm" / path.name, shallow=False), path.name
     assert len(kept) == 4 and sum(kept[k] is first_terms.get(k) for k in kept) == 2  # two taken as they were
+
+
+def test_kept_token_numbers_give_the_matrix_made_from_scratch(sample_repo: Path, tmp_path: Path):
+    _, _, stored = indexed(sample_repo, tmp_path / "data")
+    chunks = [Terms.of(d) for d in keyword_documents([keyword_text(c) for c in stored.chunks()], None, "")]
+    new_token, no_token = Terms.of(["zzz_only_here", "alpha"]), Terms.of([])
+    builds = [chunks, chunks[:-1] + [new_token], chunks[1:], [no_token, *chunks[5:]], chunks[:3], chunks]
+    kept = TokenNumbers()
+    for documents in builds:  # vocabulary the same, grown, shrunk, an empty text, most documents gone
+        warm, cold = score_matrix(documents, kept), score_matrix(documents)
+        assert warm.vocabulary == cold.vocabulary and warm.documents == cold.documents
+        for name in ("data", "indices", "indptr"):
+            assert np.array_equal(getattr(warm, name), getattr(cold, name)), name
+            assert getattr(warm, name).dtype == getattr(cold, name).dtype
+        assert len(kept.of) == len(documents)  # only these documents' numbers are kept
+    many = [Terms.of([f"t{i}"]) for i in range(FORGOTTEN_TOKENS + 10)]
+    score_matrix(many, kept)
+    score_matrix(chunks[:2], kept)
+    assert len(kept.number) > FORGOTTEN_TOKENS
+    score_matrix(chunks[:2], kept)  # the forgotten tokens' numbers are dropped
+    assert len(kept.number) == len(kept.vocabulary) == len(score_matrix(chunks[:2]).vocabulary)
 
 
 def test_a_kept_plan_is_the_plan_made_from_scratch(sample_repo: Path, tmp_path: Path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from ragstream.bounds import TOKENS, TOP_K, Bound, ints
 from ragstream.cli.changed_command import changed_command
@@ -49,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     waiting.add_argument("--events", action="store_true",
                          help="print the build's progress as JSON lines on stdout and stay until every vector "
                               "is embedded (what the workbench follows)")
+    # A followed watch's events file (its stdout), which it starts afresh as it grows (`rotate_events`).
+    index.add_argument("--events-file", type=Path, help=argparse.SUPPRESS)
     index.add_argument("--if-stale", action="store_true",
                        help="build only when the index is missing, unusable, has changed files or its fill stopped")
     index.set_defaults(handler=index_command)

@@ -106,7 +106,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
     from ragstream.index.watch import changed_files
 
     shared = settings.retrieval.backend != "local"
-    events = EventWriter(sys.stdout) if args.events else None
+    events = EventWriter(sys.stdout, args.events_file) if args.events else None
     fills = args.wait or shared or events is not None  # here, after each refresh
     if events is not None:
         stop_with_parent()  # the workbench's watcher: it ends with the workbench
@@ -118,7 +118,7 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
             events.changed(changed)
         try:
             report = build_index(info.root, settings, name=args.name, branch=args.branch, progress=events,
-                                 fill=fills)
+                                 fill=fills, changed=changed)
         except RagstreamError as exc:  # a broken moment in an edit: say so and keep watching
             if events is not None:
                 events.error(exc)
@@ -141,7 +141,8 @@ def _watch(args: argparse.Namespace, settings, info, location) -> int:
 
     data_dir = Path(settings.index.data_dir).expanduser().resolve()
     try:
-        for refreshes, changed in enumerate(changed_files(info.root, data_dir, settings.index.watch_debounce_ms)):
+        for refreshes, changed in enumerate(changed_files(info.root, data_dir, settings.index.watch_debounce_ms,
+                                                               settings.index.vendored_dirs)):
             unchanged = refresh(changed)  # the first: the build every watch starts with, the watcher already up
             if refreshes:
                 continue

@@ -98,7 +98,8 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
     else written out for it), its events going to a file the caller follows
     (`catalog.BuildJob`); `rebuild` None: only if the index is stale (`--if-stale`); `watch`:
     `--watch` too, a child that stays and re-indexes each burst of file changes (`rebuild` is
-    then not used). The child
+    then not used), whose events go on in a new file beside the first as each grows past a
+    limit (`build_events.rotate_events`; the follower deletes those it read). The child
     stays in this process group, so the Ctrl-C that stops the workbench stops it too (a killed
     build keeps the previous index; its fill resumes next time); a server stopped any other way
     stops it too: its stdin is a pipe whose end this process holds (`process.stdin`, kept open
@@ -108,7 +109,7 @@ def start_followed_build(settings: Settings, path: Path, name: str | None, rebui
         config = str(scratch / "settings.json")
         Path(config).write_text(json.dumps(asdict(settings)), encoding="utf-8")
     events = scratch / "events.jsonl"
-    when = ["--watch"] if watch else ["--if-stale"] if rebuild is None else ["--rebuild"] if rebuild else []
+    when = ["--watch", "--events-file", str(events)] if watch else ["--if-stale"] if rebuild is None else ["--rebuild"] if rebuild else []
     command = [sys.executable, "-m", "ragstream", "--config", config, "index", str(path), "--events",
                *(["--name", name] if name else []), *when]
     with open(events, "wb") as out:

@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
 import orjson
 
 from ragstream.config import Settings
@@ -43,16 +44,17 @@ from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.graph_reuse import BuiltGraph, moved_graph
+from ragstream.index.graph_text import GraphText, graph_text
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
-from ragstream.index.walk import (
-    SkippedFile, SourceFile, WalkResult, check_repository_path, too_large, walk_repository,
-)
-from ragstream.index.warm_state import chunks_jsonl, has_warm_state, parsed_json, warm_state
+from ragstream.index.walk import (SkippedFile, SourceFile, WalkResult, check_repository_path, too_large,
+                                  walk_repository, walk_told)
+from ragstream.index.warm_state import (chunks_jsonl, has_warm_state, keep_walk, parsed_json, take_walk,
+                                        warm_state)
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
 
@@ -162,18 +164,20 @@ def locate(info: RepositoryInfo, settings: Settings, name: str | None = None) ->
 def build_index(path: str | Path, settings: Settings, *, name: str | None = None,
                 branch: str | None = None, rebuild: bool = False,
                 progress: Progress | None = None, embedder: Embedder | None = None,
-                fill: bool = True) -> BuildReport:
+                fill: bool = True, changed: list[str] | None = None) -> BuildReport:
     """Build or incrementally update the index of the repository at `path`: publish it
     keyword-ready (graph, chunks, BM25, change history, the vectors the cache already holds),
     then, with `fill`, embed the rest in priority order, publishing as it goes (`index/fill.py`).
-    Without `fill` the caller runs `fill_index` later (or in another process)."""
+    Without `fill` the caller runs `fill_index` later (or in another process). `changed`: the
+    repository-relative paths that are all that changed since this process's last build of
+    this index (a watcher's word, `index --watch`): only they are walked again (`walk.walk_told`)."""
     progress = progress or Silent()
     info = repository_info(path, branch)
     location = locate(info, settings, name)
     embedder = embedder or Embedder(settings.embedding.dtype, settings.embedding.batch_size,
                                     settings.embedding.onnx_below)
     key = build_key(info, settings, embedder.model_name)
-    same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key)
+    same, hashed = (None, None) if rebuild else _unchanged(info, location, settings, key, changed)
     if same is not None:
         progress.published(same.vectors)  # what a follower waits for: the live index can be asked
         if fill and same.stage != "complete":  # resume the fill a killed or stopped one left
@@ -248,7 +252,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 store.write_bytes(generation / store.PARSED, parsed_json(records, warm.parse_json))
                 solved = GenerationMemo(store.PYTHON_CALLS, previous.generation if previous else None, generation)
                 guesses = settings.index.python_call_guesses
-                moved = moved_graph(warm.linked, records, guesses)
+                linked_before = warm.linked
+                moved = moved_graph(linked_before, records, guesses)
                 if moved is None:
                     graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                            python_guesses=guesses, python_memo=solved)
@@ -276,12 +281,15 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     raise IndexingError("nothing to index: no supported file with content was found",
                                         where=str(info.root),
                                         hint="run `ragstream index --dry-run PATH` to see why files were skipped")
-                store.write_graph(generation / store.GRAPH, graph)
+                text = _graph_text(graph, warm.graph_text, linked_before if moved else None, records,
+                                   settings.acl == warm.graph_acl)
+                warm.graph_text, warm.graph_acl = text, settings.acl
+                store.write_graph(generation / store.GRAPH, graph, text)
                 clock.lap("parse")
 
                 progress.start("write", 5)
                 write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                           cache_prefix(), warm.keyword_terms)
+                           cache_prefix(), warm.keyword_terms, warm.token_numbers)
                 progress.advance("write")
                 store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
                 progress.advance("write")
@@ -289,7 +297,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
                 report.past_changes = len(changes_read)
                 progress.advance("write")
-                write_compact_forms(generation, graph, chunks)
+                write_compact_forms(generation, graph, chunks, text)
                 # Counting the windows' word pieces is the fill's work (most of a cold plan): the
                 # keyword-ready index carries the vectors of the texts planned without counting --
                 # each chunk's own text, and the windows this process planned before (`kept`).
@@ -298,7 +306,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
                 write_vectors(generation, plan, vectors)
                 progress.advance("write")
-                _fill_counts(report, graph, chunks)
+                _fill_counts(report, graph, chunks, text)
                 manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
                 manifest["build_key"] = key
                 manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(previous))
@@ -309,6 +317,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     if previous is not None:
                         store.keep_parse_records(location, Path(previous.manifest.get("keyword_generation", "")),
                                                  records)
+                    keep_walk(location, settings.index, walked)
                     if fill:  # the fill's plan, which its windows' word pieces are most of; nothing embedded
                         pieces = LinePieces((f.text for f in walked.files), warm.line_pieces)
                         TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
@@ -316,6 +325,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     return report
                 store.publish(location, generation)
                 store.keep_parse_records(location, generation, records)
+                keep_walk(location, settings.index, walked)
                 progress.advance("write")
                 progress.finish("write")
                 clock.lap("keyword-ready")
@@ -429,6 +439,17 @@ def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, em
     report.fill_stopped = result.stopped
 
 
+def _graph_text(graph, kept: GraphText | None, moved_from: BuiltGraph | None, records: dict[str, store.ParseRecord],
+                same_policy: bool) -> GraphText:
+    """The texts of the graph (`graph_text`): when it was moved from the graph this process built
+    last (`moved_from`) and labelled under the same access policy, made from that graph's texts
+    (`kept`) with the moved files' nodes and edges encoded again; else from scratch."""
+    if moved_from is None or kept is None or kept.graph is not moved_from.graph or not same_policy:
+        return graph_text(graph)
+    moved = [path for path, record in records.items() if moved_from.records[path].key != record.key]
+    return graph_text(graph, kept, moved)
+
+
 def label_access(graph, policy: AclPolicy) -> None:
     """Give every graph node with a file the policy's labels for its path (`acl`); its chunks
     copy them. Labels are not embedded text, so a policy change re-embeds only the headers
@@ -473,11 +494,13 @@ def build_key(info: RepositoryInfo, settings: Settings, model_name: str) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str
-               ) -> tuple[BuildReport | None, WalkResult | None]:
+def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Settings, key: str,
+               changed: list[str] | None = None) -> tuple[BuildReport | None, WalkResult | None]:
     """The report of a re-index with nothing to do -- the live index was built under `key` from
     the files a text-less walk finds now, with the same files skipped for the same reasons --
-    or None when something is to be built, with that walk when one was made (the build reuses it)."""
+    or None when something is to be built, with that walk when one was made (the build reuses it).
+    With `changed` (`build_index`), the walk is told what changed since this process's last one."""
+    last = take_walk(location, settings.index)
     if store.current_generation(location) is None:
         return None, None
     started = time.perf_counter()
@@ -487,7 +510,10 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
         return None, None  # the build says why it starts over
     if manifest.get("build_key") != key:
         return None, None
-    walked = walk_repository(info.root, settings.index, with_text=False)
+    told = None
+    if changed is not None and last is not None and last.root == info.root and not _inside(location.data_dir, info.root):
+        told = walk_told(last, settings.index, changed)
+    walked = told or walk_repository(info.root, settings.index, with_text=False)
     changes = diff_files(manifest["files"], walked.files)
     counts = manifest["counts"]
     if changes.stale or counts["skipped_by_reason"] != walked.skipped_by_reason():
@@ -497,7 +523,13 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
                          edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
                          past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True)
     report.seconds = {"walk": round(time.perf_counter() - started, 3)}
+    keep_walk(location, settings.index, walked)
     return report, walked
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    """Whether `folder` lies in the repository at `root` (a watcher leaves the data folder out; a walk may not)."""
+    return folder == root or root in folder.parents
 
 
 def index_status(path: str | Path, settings: Settings, *, name: str | None = None,
@@ -607,11 +639,12 @@ def _known_counts(previous: store.StoredIndex | None, encoding: str) -> dict[str
     return {chunk.text: chunk.metadata["tokens"] for chunk in previous.chunks()}
 
 
-def _fill_counts(report: BuildReport, graph, chunks) -> None:
+def _fill_counts(report: BuildReport, graph, chunks, text: GraphText) -> None:
     report.chunks = len(chunks)
     report.split_chunks = sum(1 for c in chunks if "parent_chunk" in c.metadata)
     report.nodes_by_kind = Counter(kind for _, kind in graph.nodes(data="kind"))
-    report.edges_by_type = Counter(key for _, _, key in graph.edges(keys=True))
+    # each edge's key by its number in the graph's texts (keys in order of first use, as the edges' own)
+    report.edges_by_type = Counter(dict(zip(text.keys, np.bincount(text.edge_key, minlength=len(text.keys)).tolist())))
 
 
 def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -25,6 +26,8 @@ from ragstream.index.build import BuildReport, Progress
 from ragstream.index.store import pid_alive
 
 FOLLOW_POLL_SECONDS = 0.1
+EVENTS_FILE_LIMIT = 1 << 20  # bytes: a watching child's events go on in a new file past this
+ROTATED = "rotated"  # the event that ends a file: the events go on in the file it names (`rotate_events`)
 
 
 @dataclass
@@ -47,11 +50,15 @@ class BuildSummary:
 class EventWriter:
     """A `Progress` that writes each event as a line on `stream`. Once the index is first
     published it can be asked, and the rest of the build (the fill) yields the CPU to the
-    questions of whoever watches it."""
+    questions of whoever watches it. With `rotate` (the path of the file `stream` writes to, a
+    watching child's, which would otherwise grow for as long as the watch runs), the events go on
+    in a new file once it holds more than `limit` bytes (`rotate_events`)."""
 
-    def __init__(self, stream: TextIO):
+    def __init__(self, stream: TextIO, rotate: Path | None = None, limit: int = EVENTS_FILE_LIMIT):
         self.stream = stream
         self._published = False
+        self._file = rotate
+        self._limit = limit
 
     def start(self, phase: str, total: int | None) -> None:
         self._write({"event": "start", "phase": phase, "total": total})
@@ -87,6 +94,44 @@ class EventWriter:
     def _write(self, event: dict) -> None:
         self.stream.write(json.dumps(event) + "\n")
         self.stream.flush()
+        if self._file is not None and self.stream.tell() > self._limit:
+            self._file = rotate_events(self.stream, self._file)
+
+
+def rotate_events(stream: TextIO, path: Path) -> Path:
+    """Go on writing the events of `stream`, which writes to the file at `path`, in a new file
+    beside it (returned), losing no line: the new file is made, the stream's descriptor (and
+    stderr's, when it is the same file: a child's warnings and tracebacks go there too) moved
+    onto it, and only then is a `ROTATED` event naming it written as the old file's last line.
+    The follower reads on in the new file and deletes the old one (`follow_lines`), so the files
+    on disk are those it has not read yet."""
+    stream.flush()
+    stem, _, number = path.name.partition("~")
+    new_path = path.with_name(f"{stem}~{int(number or 0) + 1}")
+    old = os.dup(stream.fileno())
+    try:
+        errors_too = _same_file(sys.stderr, old)
+        if errors_too:
+            sys.stderr.flush()
+        new = os.open(new_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.dup2(new, stream.fileno())
+        if errors_too:
+            os.dup2(new, sys.stderr.fileno())
+        os.close(new)
+        os.write(old, (json.dumps({"event": ROTATED, "next": new_path.name}) + "\n").encode())
+    finally:
+        os.close(old)
+    stream.seek(0, os.SEEK_END)  # where the new file's writes begin, for the next `tell`
+    return new_path
+
+
+def _same_file(stream: TextIO, descriptor: int) -> bool:
+    """Whether `stream` writes to the open file `descriptor` is (not a pipe or terminal of its own)."""
+    try:
+        mine, theirs = os.fstat(stream.fileno()), os.fstat(descriptor)
+    except (OSError, ValueError):
+        return False
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
 
 
 class BuildFollower(Progress, Protocol):
@@ -142,23 +187,43 @@ def replay(line: str, follower: BuildFollower) -> bool:
 
 
 def follow_lines(events: Path, exit_code: Callable[[], int | None], take: Callable[[str], None]) -> int:
-    """Hand each whole line a child writes to `events` to `take` until it exits; its exit code."""
+    """Hand each whole line a child writes to `events` to `take` until it exits; its exit code.
+    A `ROTATED` event is not handed on: the child's lines go on in the file it names
+    (`rotate_events`), read next, and the file read to its end is deleted."""
     pending = ""
-    with open(events, encoding="utf-8") as stream:
+    ended: int | None = None
+    stream = open(events, encoding="utf-8")
+    try:
         while True:
             chunk = stream.readline()
             if chunk:
                 pending += chunk
-                if pending.endswith("\n"):
+                if (following := _rotated_to(pending)) is not None:
+                    stream.close()
+                    Path(stream.name).unlink()
+                    stream = open(events.with_name(following), encoding="utf-8")
+                    pending = ""
+                elif pending.endswith("\n"):
                     take(pending)
                     pending = ""
                 continue
-            code = exit_code()
-            if code is not None:
-                for line in (pending + stream.read()).splitlines():
-                    take(line)
-                return code
-            time.sleep(FOLLOW_POLL_SECONDS)
+            if ended is not None:  # the child is gone and all it wrote was read
+                if pending:
+                    take(pending)
+                return ended
+            ended = exit_code()
+            if ended is None:
+                time.sleep(FOLLOW_POLL_SECONDS)
+    finally:
+        stream.close()
+
+
+def _rotated_to(line: str) -> str | None:
+    """The file a `ROTATED` event names (None: `line` is another line)."""
+    if not (line.startswith('{"event": "rotated"') and line.endswith("\n")):
+        return None
+    event = json.loads(line)
+    return event["next"] if event.get("event") == ROTATED else None
 
 
 def child_exit_code(pid: int) -> Callable[[], int | None]:

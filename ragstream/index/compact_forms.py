@@ -11,11 +11,14 @@ import networkx as nx
 
 from ragstream.index import compact_graph, mention_table
 from ragstream.index.chunk_table import write_chunk_table
+from ragstream.index.graph_text import GraphText
 from ragstream.index.model import Chunk
 
 
-def write_compact_forms(generation: Path, graph: nx.MultiDiGraph, chunks: Sequence[Chunk]) -> None:
-    """The compact forms of `graph` and `chunks`, into `generation` (its chunks.jsonl written already)."""
-    compact_graph.write_compact_graph(generation / compact_graph.FOLDER, graph)
+def write_compact_forms(generation: Path, graph: nx.MultiDiGraph, chunks: Sequence[Chunk],
+                        text: GraphText | None = None) -> None:
+    """The compact forms of `graph` and `chunks`, into `generation` (its chunks.jsonl written
+    already); `text`: the graph's texts when made already (`graph_text`)."""
+    compact_graph.write_compact_graph(generation / compact_graph.FOLDER, graph, text)
     write_chunk_table(generation, chunks)
     mention_table.MentionTable.build(chunks).write(generation / mention_table.FOLDER)

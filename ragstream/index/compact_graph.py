@@ -24,6 +24,7 @@ import networkx as nx
 import numpy as np
 import orjson
 
+from ragstream.index.graph_text import GraphText, graph_text
 from ragstream.index.store import write_bytes
 
 FOLDER = "graph_compact"  # inside a generation; absent in indexes built before it (graph.json is read then)
@@ -36,13 +37,17 @@ _EDGE_TEXT = "edge_attrs.json"  # one JSON array of the distinct edge attribute 
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS  # as `store.write_json` writes graph.json
 
 
-def write_compact_graph(folder: Path, graph: nx.MultiDiGraph) -> None:
-    """The compact form of `graph` in `folder` (made here), in node-link data's order."""
+def write_compact_graph(folder: Path, graph: nx.MultiDiGraph, text: GraphText | None = None) -> None:
+    """The compact form of `graph` in `folder` (made here), in node-link data's order; `text`:
+    the graph's texts when made already (`graph_text`)."""
+    text = text or graph_text(graph)
     folder.mkdir(parents=True, exist_ok=True)
-    nodes = list(graph)
-    node_items = [orjson.dumps(_without(data, ("id",)), option=_JSON_OPTIONS) for _, data in graph.nodes(data=True)]
-    arrays, keys, attr_texts = _edge_arrays(graph, {node: i for i, node in enumerate(nodes)})
-    arrays["node_offsets"] = _write_array_text(folder / _NODE_TEXT, node_items)
+    edge_attrs, attr_texts = text.edge_attrs()
+    in_order = np.argsort(text.target, kind="stable").astype(np.int32)
+    arrays = {"edge_source": text.source, "edge_target": text.target, "edge_key": text.edge_key,
+              "edge_attrs": edge_attrs, "out_start": _starts(text.source, len(text.nodes)), "in_order": in_order,
+              "in_start": _starts(text.target[in_order], len(text.nodes))}
+    arrays["node_offsets"] = _write_array_text(folder / _NODE_TEXT, text.node_items)
     arrays["attr_offsets"] = _write_array_text(folder / _EDGE_TEXT, attr_texts)
     shorts, arrays["named_nodes"], arrays["named_start"] = _name_arrays(graph)
     write_bytes(folder / _NAMES, orjson.dumps(shorts))
@@ -51,37 +56,8 @@ def write_compact_graph(folder: Path, graph: nx.MultiDiGraph) -> None:
         np.save(buffer, array, allow_pickle=False)
         write_bytes(folder / f"{name}.npy", buffer.getvalue())
     # Last: a folder with its meta is whole (the manifest's sizes vouch for each file too).
-    write_bytes(folder / _META, orjson.dumps({"graph": graph.graph, "nodes": nodes, "keys": keys},
+    write_bytes(folder / _META, orjson.dumps({"graph": graph.graph, "nodes": text.nodes, "keys": text.keys},
                                               option=_JSON_OPTIONS))
-
-
-def _edge_arrays(graph: nx.MultiDiGraph, number: dict[Hashable, int]) -> tuple[dict[str, np.ndarray], list, list[bytes]]:
-    """The edges as arrays (ends, key and attribute numbers, CSR starts both ways), the distinct
-    keys and the distinct attribute texts."""
-    keys: dict[Any, int] = {}
-    attr_texts: dict[bytes, int] = {}  # edges alike share one text
-    dumps, fields = orjson.dumps, ("source", "target", "key")
-    sources, targets, edge_keys, edge_attrs = [], [], [], []
-    for u, successors in graph.adjacency():  # node-link data's edge order
-        source_number = number[u]
-        for v, by_key in successors.items():
-            target_number = number[v]
-            for key, data in by_key.items():
-                sources.append(source_number)
-                targets.append(target_number)
-                edge_keys.append(keys.setdefault(key, len(keys)))
-                if "source" in data or "target" in data or "key" in data:
-                    data = _without(data, fields)
-                text = dumps(data, option=_JSON_OPTIONS)
-                edge_attrs.append(attr_texts.setdefault(text, len(attr_texts)))
-    source, target = np.array(sources, dtype=np.int32), np.array(targets, dtype=np.int32)
-    assert (np.diff(source) >= 0).all(), "networkx lists edges grouped by source, in node order"
-    in_order = np.argsort(target, kind="stable").astype(np.int32)
-    arrays = {"edge_source": source, "edge_target": target,
-              "edge_key": np.array(edge_keys, dtype=np.int32), "edge_attrs": np.array(edge_attrs, dtype=np.int32),
-              "out_start": _starts(source, len(number)), "in_order": in_order,
-              "in_start": _starts(target[in_order], len(number))}
-    return arrays, list(keys), list(attr_texts)
 
 
 def _name_arrays(graph: nx.MultiDiGraph) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -243,11 +219,6 @@ class _Adjacency(_ByNode):
         if made is None:
             made = self._made[i] = self._tables.adjacency(i, self._outgoing)
         return made
-
-
-def _without(data: dict, names: tuple[str, ...]) -> dict:
-    """`data` less the attributes node-link data cannot carry (they name its own fields)."""
-    return {k: v for k, v in data.items() if k not in names} if any(n in data for n in names) else data
 
 
 def _starts(sorted_ends: np.ndarray, n: int) -> np.ndarray:

@@ -56,7 +56,9 @@ class TextPlan:
         its own text only (no word piece is counted): the plan a keyword-ready index publishes,
         whose windows its fill plans."""
         known = kept if kept is not None else {}
-        keys = [(window_tokens, chunk.embedding_text, chunk.text) for chunk in chunks]
+        # What a chunk's texts are made of: its header and text make its embedding text (strings
+        # a reused chunk holds as they were, their hashes cached, unlike an embedding text made anew).
+        keys = [(window_tokens, chunk.metadata.get("header", ""), chunk.text) for chunk in chunks]
         fresh = [i for i, key in enumerate(keys) if key not in known]
         found: dict[tuple, ChunkTexts] = {}
         if windows:

@@ -49,19 +49,67 @@ class ScoreMatrix:
     documents: int
 
 
-def score_matrix(documents: list[Terms]) -> ScoreMatrix:
+FORGOTTEN_TOKENS = 50_000  # numbered tokens no document has any more, beyond twice the vocabulary, kept at most
+
+
+class TokenNumbers:
+    """A number for each token met (never renumbered), each document's tokens as those numbers,
+    and the last vocabulary: what a process that builds again keeps (`WarmState`), so that the
+    matrix of an edit is made by array operations over kept numbers, with a pass over the tokens
+    of the new documents only. A fresh one makes the matrix from scratch."""
+
+    def __init__(self) -> None:
+        self.number: dict[str, int] = {}  # in order of numbering: its keys are the tokens by number
+        self.of: dict[int, tuple[Terms, np.ndarray]] = {}  # id(a document) -> it, its tokens' numbers
+        self.present: np.ndarray = np.zeros(0, dtype=bool)  # by number: in the last vocabulary
+        self.column: np.ndarray = np.zeros(0, dtype=np.int32)  # by number: the last vocabulary's column
+        self.vocabulary: dict[str, int] = {}
+
+    def numbers(self, documents: list[Terms]) -> list[np.ndarray]:
+        """Each document's tokens' numbers (kept for the next call: only these documents')."""
+        if len(self.number) > 2 * len(self.vocabulary) + FORGOTTEN_TOKENS:  # most numbered tokens are gone
+            self.__init__()  # type: ignore[misc]  # numbered afresh
+        kept, number, made = self.of, self.number, {}
+        for document in documents:
+            found = kept.get(id(document))
+            if found is None or found[0] is not document:
+                found = (document, np.fromiter((number.setdefault(t, len(number)) for t in document.tokens),
+                                               dtype=np.int32, count=len(document.tokens)))
+            made[id(document)] = found
+        self.of = made
+        return [made[id(document)][1] for document in documents]
+
+    def columns(self, numbers: np.ndarray) -> np.ndarray:
+        """The vocabulary's column of each number: the tokens present, in sorted order (made
+        again only when the tokens present changed)."""
+        present = np.zeros(len(self.number), dtype=bool)
+        present[numbers] = True
+        if not np.array_equal(present, self.present):
+            tokens = list(self.number)
+            self.vocabulary = {token: column for column, token in
+                               enumerate(sorted(tokens[i] for i in np.flatnonzero(present)))}
+            self.column = np.full(len(tokens), -1, dtype=np.int32)
+            self.column[[self.number[t] for t in self.vocabulary]] = np.arange(len(self.vocabulary), dtype=np.int32)
+            self.present = present
+        return self.column[numbers]
+
+
+def score_matrix(documents: list[Terms], kept: TokenNumbers | None = None) -> ScoreMatrix:
     """The matrix bm25s's `BM25().index((token ids, vocabulary))` makes for these documents,
-    the vocabulary being their tokens in sorted order."""
-    vocabulary = {token: column for column, token in enumerate(sorted({t for d in documents for t in d.tokens}))}
-    columns = np.fromiter((vocabulary[t] for d in documents for t in d.tokens), dtype=np.int32,
-                          count=sum(len(d.tokens) for d in documents))
-    rows = np.repeat(np.arange(len(documents), dtype=np.int32), [len(d.tokens) for d in documents])
+    the vocabulary being their tokens in sorted order; `kept`: the numbers a previous call kept."""
+    numbering = kept if kept is not None else TokenNumbers()
+    numbers = numbering.numbers(documents)
+    sizes = np.fromiter(map(len, numbers), dtype=np.int64, count=len(numbers))
+    columns = numbering.columns(np.concatenate(numbers) if numbers else np.zeros(0, np.int32))
+    vocabulary = numbering.vocabulary
+    rows = np.repeat(np.arange(len(documents), dtype=np.int32), sizes)
     term_counts = np.concatenate([d.counts for d in documents]) if documents else np.zeros(0, np.float32)
     # bm25s: the mean of a NumPy array of lengths; per document k1 * ((1 - b) + b * l_d / l_avg),
-    # in Python floats then float64; tf (float32) / (that + tf) in float64; idf (float32) times it,
-    # stored as float32
-    average_length = np.array([d.length for d in documents]).mean()
-    norms = np.array([K1 * ((1 - B) + B * d.length / average_length) for d in documents], dtype=np.float64)
+    # in Python floats then float64 (here element-wise, the same operations in the same order);
+    # tf (float32) / (that + tf) in float64; idf (float32) times it, stored as float32
+    lengths = np.array([d.length for d in documents])
+    average_length = lengths.mean()
+    norms = K1 * ((1 - B) + B * lengths / average_length)
     frequencies = np.bincount(columns, minlength=len(vocabulary))
     idf = np.zeros(len(vocabulary), dtype=np.float32)
     for frequency in np.unique(frequencies):
@@ -69,7 +117,9 @@ def score_matrix(documents: list[Terms]) -> ScoreMatrix:
             idf[frequencies == frequency] = _lucene_idf(int(frequency), len(documents))
     tf = term_counts.astype(np.float64)
     scores = (idf[columns].astype(np.float64) * (tf / (norms[rows] + tf))).astype(np.float32)
-    order = np.argsort((columns.astype(np.int64) << 32) | rows.astype(np.int64))
+    # By column, rows in order within one (a document's tokens are distinct, its rows ascending):
+    # a stable sort of the columns, a radix sort when they fit 16 bits.
+    order = np.argsort(columns.astype(np.uint16) if len(vocabulary) <= 1 << 16 else columns, kind="stable")
     indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(frequencies, out=indptr[1:])
     return ScoreMatrix(scores[order], rows[order], indptr, vocabulary, len(documents))

@@ -14,6 +14,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -138,7 +139,8 @@ def _module_depth(parts: tuple[str, ...], module: tuple[str, ...]) -> int:
     return next((k for k in range(min(len(parts), len(module)), 0, -1) if parts[:k] == module[-k:]), 0)
 
 
-def _bound_names(module_text: str) -> set[str]:
+@lru_cache(maxsize=1 << 14)  # a re-index finds most module texts as they were
+def _bound_names(module_text: str) -> frozenset[str]:
     """Names a module's top level imports or assigns (its defs and classes are symbols)."""
     names = set(_ASSIGNED.findall(module_text))
     for from_list, imports in _IMPORTED.findall(module_text):
@@ -146,4 +148,4 @@ def _bound_names(module_text: str) -> set[str]:
             words = item.split()
             if words:  # `a as b` binds b; `import a.b` binds a
                 names.add(words[-1] if len(words) == 3 and words[1] == "as" else words[0].split(".")[0])
-    return names
+    return frozenset(names)

@@ -16,7 +16,7 @@ import orjson
 
 from ragstream import keyword_tokens as tokeniser
 from ragstream.index.blob_cache import BlobCache
-from ragstream.index.keyword_scores import Terms, save_matrix, score_matrix
+from ragstream.index.keyword_scores import Terms, TokenNumbers, save_matrix, score_matrix
 from ragstream.keyword_tokens import keyword_tokens
 
 # The tokeniser's own code: tokens kept by another version of it are not reused.
@@ -45,18 +45,19 @@ def rows_path(faiss_path: Path) -> Path:
 
 
 def write_bm25(directory: Path, texts: list[str], cache: BlobCache | None = None, prefix: str = "",
-               kept: dict[str, Terms] | None = None) -> None:
+               kept: dict[str, Terms] | None = None, numbers: TokenNumbers | None = None) -> None:
     """BM25 over the texts' keyword tokens (`keyword_scores`); with a `cache` (under keys starting
     with `prefix`), the tokens of a text tokenised before are read back rather than made again.
     `kept` (text key -> its terms, what a process that re-indexes keeps between builds) answers
-    first, and is left holding these texts' terms only."""
+    first, and is left holding these texts' terms only; `numbers`, kept beside it, holds their
+    tokens' numbers (`TokenNumbers`)."""
     keys = [keyword_key(prefix, text) for text in texts]
     known = kept if kept is not None else {}
     missing = sorted({key: i for i, key in enumerate(keys) if key not in known}.values())
     found = dict(zip((keys[i] for i in missing),
                      map(Terms.of, keyword_documents([texts[i] for i in missing], cache, prefix))))
     documents = [known[key] if key in known else found[key] for key in keys]
-    save_matrix(directory, score_matrix(documents))
+    save_matrix(directory, score_matrix(documents, numbers))
     if kept is not None:
         kept.clear()
         kept.update(zip(keys, documents))

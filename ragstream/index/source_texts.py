@@ -32,8 +32,9 @@ def walk_with_texts(root: Path, settings: IndexSettings, cache: BlobCache, prefi
     files: list[SourceFile] = []
     new: dict[str, bytes] = {}
     for source, key in zip(hashed.files, keys):
-        if key in known:
-            files.append(replace(source, text=known[key].text, redactions=known[key].redactions))
+        if key in known:  # the file as walked before when it is at the same path (its hash and language are the key's)
+            was = known[key]
+            files.append(was if was.path == source.path else replace(source, text=was.text, redactions=was.redactions))
             continue
         if key in cached:
             text, fired = orjson.loads(cached[key])

@@ -24,6 +24,7 @@ import orjson
 
 from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index.change_history import PastChange
+from ragstream.index.graph_text import GraphText, graph_text
 from ragstream.index.model import ParsedFile
 from ragstream.index.model import Chunk
 
@@ -250,8 +251,9 @@ def write_bytes(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def write_graph(path: Path, graph: nx.MultiDiGraph) -> None:
-    write_json(path, nx.node_link_data(graph, edges="edges"))
+def write_graph(path: Path, graph: nx.MultiDiGraph, text: GraphText | None = None) -> None:
+    """`graph.json`: node-link data (`text`: the graph's texts when made already, `graph_text`)."""
+    write_bytes(path, (text or graph_text(graph)).graph_json())
 
 
 def _fsync_dir(path: Path) -> None:

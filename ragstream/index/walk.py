@@ -126,12 +126,7 @@ def walk_entries(root: str | Path, settings: IndexSettings, *,
     sorted): a caller can show the first at once. Past `index.max_files` files it stops with an
     error, since a tree that large is rarely the repository that was meant."""
     root = check_repository_path(root)
-    own = root / IGNORE_FILE  # the repository's own list of what to keep out of its index
-    patterns, where = list(settings.ignore), "index.ignore"
-    if own.is_file():
-        patterns += own.read_text(encoding="utf-8", errors="replace").splitlines()
-        where += f" or {own}"
-    user_ignore = compile_globs(patterns, where, ConfigError)
+    user_ignore = _user_ignore(root, settings)
     layers: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (directory, its .gitignore)
     unlisted: list[SkippedFile] = []
 
@@ -175,6 +170,93 @@ def walk_entries(root: str | Path, settings: IndexSettings, *,
                                   with_text)
             yield replace(outcome, path=redact_path(outcome.path))  # a token in a file name is stored redacted
     yield from unlisted
+
+
+def _user_ignore(root: Path, settings: IndexSettings):
+    """`index.ignore` and the repository's own list of what to keep out of its index."""
+    own = root / IGNORE_FILE
+    patterns, where = list(settings.ignore), "index.ignore"
+    if own.is_file():
+        patterns += own.read_text(encoding="utf-8", errors="replace").splitlines()
+        where += f" or {own}"
+    return compile_globs(patterns, where, ConfigError)
+
+
+# A change to one of these changes what the walk keeps elsewhere: a told walk walks everything.
+_WALK_RULES = {".gitignore", IGNORE_FILE, "pyvenv.cfg"}
+
+
+def walk_told(last: WalkResult, settings: IndexSettings, changed: list[str]) -> WalkResult | None:
+    """What a walk without text (`walk_repository(..., with_text=False)`) would find now, when
+    the repository-relative paths in `changed` are all that changed since `last` was walked
+    (a watcher's word, `index/watch.py`): only those paths are looked at again, as the walk would
+    meet them -- their folders' skip rules and .gitignore files applied -- and the rest taken
+    from `last`. None when that cannot be told without the whole walk: a folder (or an
+    ignore rule, or a virtualenv's marker) changed, a path unknown to `last` is gone, a file
+    name is stored redacted, or the walk would now pass `index.max_files`."""
+    root = last.root
+    by_path: dict[str, SourceFile | SkippedFile] = {f.path: f for f in last.files}
+    by_path.update((s.path, s) for s in last.skipped)
+    met = sum(1 for s in last.skipped if not s.path.endswith("/")) + len(last.files)
+    user_ignore = _user_ignore(root, settings)
+    layers_of: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]] | None] = {}
+    told = set(changed)
+    for rel in sorted(_with_stub_partners(told)):
+        path = root / rel
+        if PurePosixPath(rel).name in _WALK_RULES or not _utf8(rel) or redact_path(rel) != rel:
+            return None
+        if path.is_dir():  # a folder, or a link to one (listed by no walk)
+            return None
+        if not os.path.lexists(path):
+            if rel not in by_path and rel in told:  # a folder that went, perhaps
+                return None
+            met -= by_path.pop(rel, None) is not None
+            continue
+        layers = _entered(root, PurePosixPath(rel).parent.as_posix(), user_ignore, settings, layers_of)
+        if layers is None:  # in a folder the walk does not enter (and did not: else that folder changed)
+            if rel in by_path:
+                return None
+            continue
+        met += rel not in by_path
+        by_path[rel] = _visit_file(path, rel, PurePosixPath(rel).name, layers, user_ignore, settings, False)
+    if met > settings.max_files:
+        return None
+    entries = sorted(by_path.values(), key=lambda e: e.path)
+    return WalkResult(root, [e for e in entries if isinstance(e, SourceFile)],
+                      [e for e in entries if isinstance(e, SkippedFile)])
+
+
+def _with_stub_partners(changed: set[str]) -> set[str]:
+    """`changed` and the stub or module beside each: a `.pyi` is skipped while its `.py` exists."""
+    paths = set(changed)
+    paths.update(p + "i" for p in changed if p.endswith(".py"))
+    paths.update(p[:-1] for p in changed if p.endswith(".pyi"))
+    return paths
+
+
+def _entered(root: Path, rel_dir: str, user_ignore, settings: IndexSettings,
+             known: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]] | None]
+             ) -> list[tuple[str, pathspec.GitIgnoreSpec]] | None:
+    """The .gitignore layers a walk applies in the folder `rel_dir` ("." the root), or None when
+    the walk does not enter it (it or a folder above it is skipped, or a link); `known` keeps
+    each folder's answer."""
+    if rel_dir in known:
+        return known[rel_dir]
+    if rel_dir == ".":
+        parent: list[tuple[str, pathspec.GitIgnoreSpec]] | None = []
+    else:
+        parent = _entered(root, PurePosixPath(rel_dir).parent.as_posix(), user_ignore, settings, known)
+        path = root / rel_dir
+        if parent is not None and (path.is_symlink() or _directory_skip_reason(
+                path, rel_dir, path.name, parent, user_ignore, settings)):
+            parent = None
+    layers = parent
+    if layers is not None:
+        base = "" if rel_dir == "." else rel_dir
+        if (gitignore := root / base / ".gitignore").is_file():
+            layers = [*layers, (base, _read_gitignore(gitignore))]
+    known[rel_dir] = layers
+    return layers
 
 
 def _unreadable_detail(exc: OSError) -> str:
