@@ -72,3 +72,15 @@ def test_a_writer_without_a_file_to_rotate_leaves_the_stream_alone(tmp_path: Pat
         for _ in range(50):
             writer.watching()
     assert events.read_text(encoding="utf-8").count("\n") == 50
+
+
+def test_a_rotation_after_an_unfinished_line_puts_its_event_on_a_line_of_its_own(tmp_path: Path):
+    # a child's stderr (the same file) left "partial" without its newline: the event still names the next file
+    events = tmp_path / "events.jsonl"
+    with open(events, "w", encoding="utf-8") as stream:
+        stream.write("partial")
+        stream.flush()
+        writer = EventWriter(stream, events, limit=10)
+        writer.watching()
+    lines = events.read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == '{"event": "rotated", "next": "events.jsonl~1"}'

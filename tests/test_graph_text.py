@@ -56,3 +56,12 @@ def test_the_texts_of_a_moved_graph_are_made_from_the_previous_ones_as_from_scra
     assert_same_texts(made, graph_text(moved))
     assert made.graph_json() == node_link_bytes(moved) != kept.graph_json()
     assert made.node_items[2] is kept.node_items[2]  # b.py's node: taken as it was
+
+
+def test_texts_said_moved_whose_edges_are_not_those_they_were_moved_from_are_made_whole():
+    # same nodes and edge count from `f`, but one edge now goes elsewhere: never the old slots
+    before = sample_graph()
+    after = sample_graph()
+    after.remove_edge("f", "g", key="REFERENCES")
+    after.add_edge("f", "bare", key="REFERENCES", line=4)
+    assert_same_texts(graph_text(after, graph_text(before), ["a.py"]), graph_text(after))

@@ -313,6 +313,7 @@ public class Audit { public int Id { get; set; } }
 public class AppUser { public string Id { get; set; } }
 public class Order { public int Id { get; set; } }
 public class Helper : AuditableContextHelper { public Order Make() => new Order(); }
+public interface IShopContext : IDisposable { DbSet<Order> Orders { get; } }
 '''
     context = '''
 using Microsoft.EntityFrameworkCore;
@@ -331,3 +332,5 @@ public class ShopContext : AuditableContext
     assert set(maps_to(graph, "cs:Shop.Data.AppUser|TYPE")) == {"sql:Identity.Users|TABLE"}
     assert set(maps_to(graph, "cs:Shop.Data.Audit|TYPE")) == {"sql:dbo.AuditTrails|TABLE"}
     assert graph.nodes["cs:Shop.Data.Helper|TYPE"].get("attrs", {}).get("ef_role") != "dbcontext"
+    # an interface declaring DbSets is what a context implements, not one: no mapping of its own
+    assert graph.nodes["cs:Shop.Data.IShopContext|TYPE"].get("attrs", {}).get("ef_role") != "dbcontext"

@@ -96,8 +96,8 @@ def own_chain(graph: nx.MultiDiGraph, method: str, limit: int = OWN_CHAIN) -> li
         return []
     mine = set(_methods_of(graph, owner)) - {method}
 
-    def line(node: str) -> int:
-        return int(graph.nodes[node].get("start_line") or 0)
+    def line(node: str) -> tuple[int, str]:  # the id breaks a tie (parts of a partial class)
+        return int(graph.nodes[node].get("start_line") or 0), node
 
     callers = sorted({s for s, _, key, d in graph.in_edges(method, keys=True, data=True)
                       if key == "CALLS" and s in mine and not not_walked(d)}, key=line)

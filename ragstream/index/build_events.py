@@ -118,11 +118,22 @@ def rotate_events(stream: TextIO, path: Path) -> Path:
         if errors_too:
             os.dup2(new, sys.stderr.fileno())
         os.close(new)
-        os.write(old, (json.dumps({"event": ROTATED, "next": new_path.name}) + "\n").encode())
+        unfinished = _ends_unfinished(path)  # a child's stderr (the same file) may have left a partial line
+        os.write(old, (("\n" if unfinished else "") + json.dumps({"event": ROTATED, "next": new_path.name})
+                       + "\n").encode())
     finally:
         os.close(old)
     stream.seek(0, os.SEEK_END)  # where the new file's writes begin, for the next `tell`
     return new_path
+
+
+def _ends_unfinished(path: Path) -> bool:
+    """Whether the file's last line has no newline yet (its writer's descriptor may not read)."""
+    with open(path, "rb") as written:
+        if written.seek(0, os.SEEK_END) == 0:
+            return False
+        written.seek(-1, os.SEEK_END)
+        return written.read(1) != b"\n"
 
 
 def _same_file(stream: TextIO, descriptor: int) -> bool:

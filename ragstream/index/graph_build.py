@@ -150,7 +150,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         # `Commit(uow)` a package's base class declares: unresolved, but known to be the base's
         base = graph.nodes[found.outside_base]["name"]
         ref = replace(ref, target=f"{base}.{call['member']}", external=True,
-                      attrs={**ref.attrs, "via": "external_base"})
+                      attrs={**ref.attrs, "via": "external_base", **({"guess": True} if found.outside_guessed else {})})
         _add_resolved(graph, symbols, ref, source, None, "external", stats)
         return
     if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:

@@ -59,7 +59,10 @@ def graph_text(graph: nx.MultiDiGraph, before: GraphText | None = None, moved: C
     `line_shift.shift_graph` and `moved` the paths whose lines it moved, made from those: only
     the moved files' nodes and the edges from them are encoded again."""
     if before is not None:
-        return _moved(graph, before, moved)
+        try:
+            return _moved(graph, before, moved)
+        except ValueError:  # not the edges it was moved from after all: encoded whole, as a full build does
+            pass
     nodes = list(graph)
     number = {node: i for i, node in enumerate(nodes)}
     ids = [_dumps(node) for node in nodes]
@@ -104,6 +107,8 @@ def _moved(graph: nx.MultiDiGraph, before: GraphText, moved: Collection[str]) ->
         for v, by_key in graph._succ[node].items():  # type: ignore[attr-defined]
             target = ids.get(v) or _dumps(v)
             for key, data in by_key.items():
+                if e >= starts[i + 1] or before.nodes[before.target[e]] != v or before.keys[before.edge_key[e]] != key:
+                    raise ValueError(f"the edges from {node!r} are not the graph's they were moved from")
                 edge_texts[e], link_edges[e] = _edge_texts(data, ids[node], target, key, keys)
                 e += 1
         if e != starts[i + 1]:

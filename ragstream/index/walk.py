@@ -194,14 +194,22 @@ def walk_told(last: WalkResult, settings: IndexSettings, changed: list[str]) -> 
     from `last`. None when that cannot be told without the whole walk: a folder (or an
     ignore rule, or a virtualenv's marker) changed, a path unknown to `last` is gone, a file
     name is stored redacted, or the walk would now pass `index.max_files`."""
+    try:
+        return _told(last, settings, set(changed))
+    except OSError:  # a folder it may not read, a file gone half-way: the whole walk says what it is
+        return None
+
+
+def _told(last: WalkResult, settings: IndexSettings, told: set[str]) -> WalkResult | None:
+    """`walk_told` over the told paths and the files beside them whose walk they decide; an
+    OSError passes up."""
     root = last.root
     by_path: dict[str, SourceFile | SkippedFile] = {f.path: f for f in last.files}
     by_path.update((s.path, s) for s in last.skipped)
     met = sum(1 for s in last.skipped if not s.path.endswith("/")) + len(last.files)
     user_ignore = _user_ignore(root, settings)
     layers_of: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]] | None] = {}
-    told = set(changed)
-    for rel in sorted(_with_stub_partners(told)):
+    for rel in sorted(_with_partners(told, settings)):
         path = root / rel
         if PurePosixPath(rel).name in _WALK_RULES or not _utf8(rel) or redact_path(rel) != rel:
             return None
@@ -226,11 +234,14 @@ def walk_told(last: WalkResult, settings: IndexSettings, changed: list[str]) -> 
                       [e for e in entries if isinstance(e, SkippedFile)])
 
 
-def _with_stub_partners(changed: set[str]) -> set[str]:
-    """`changed` and the stub or module beside each: a `.pyi` is skipped while its `.py` exists."""
+def _with_partners(changed: set[str], settings: IndexSettings) -> set[str]:
+    """`changed` and the file beside each whose walk depends on it: a `.pyi` is skipped while its
+    `.py` exists, and a generated `X.cshtml.cs` while its template `X.cshtml` is indexed."""
     paths = set(changed)
     paths.update(p + "i" for p in changed if p.endswith(".py"))
     paths.update(p[:-1] for p in changed if p.endswith(".pyi"))
+    paths.update(p + ".cs" for p in changed if PurePosixPath(p).suffix.lower() in settings.languages
+                 and not p.endswith((".cs", ".py", ".pyi")))
     return paths
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from ragstream.index.csharp.calls import OBJECT_METHODS
 from ragstream.index.model import Node
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -39,6 +40,7 @@ class CallResolution:
     # outside the repository (an EXTERNAL node) is where it is: `Commit(uow)` of a package's
     # `CommandHandler`
     outside_base: str | None = None
+    outside_guessed: bool = False  # the base was told from several by C#'s `I...` naming of interfaces
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,8 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
     if not types:
         # `_bus.PublishDomainEvents(this)` on a package's `IMediatorHandler`: an extension for it
         extension = _extension(symbols, {g.rsplit(".", 1)[-1] for g in guesses}, call)
-        if extension is not None:
-            return CallResolution((extension,), inferred=True, through=through, guessed=guessed,
+        if extension is not None:  # matched by the short names alone: a guess
+            return CallResolution((extension,), inferred=True, through=through, guessed=True,
                                   via="extension")
         return CallResolution(receiver_outside=not inferred, through=through)
     methods, external_bases = _members(graph, symbols, types[0], call["member"])
@@ -81,9 +83,9 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
         family = {types[0], *ancestors(graph, types[0])}
         extension = _extension(symbols, {symbols.nodes[t].name.rsplit(".", 1)[-1] for t in family
                                          if t in symbols.nodes}, call)
-        if extension is not None:
-            return CallResolution((extension,), inferred=True, through=through, guessed=guessed,
-                                  via="extension", typed=True)
+        if extension is not None:  # an instance member of a base outside would win in C#: then a guess
+            return CallResolution((extension,), inferred=True, through=through,
+                                  guessed=guessed or bool(external_bases), via="extension", typed=True)
     inherited = types[0] if methods and methods[0].parent != types[0] else None
     # Not declared in the repository but the type has a base outside it: the member is there.
     chosen, overload = _overloads(graph, symbols, methods, call)
@@ -91,8 +93,10 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
                           inferred=inferred, through=through, guessed=guessed, receiver_type=inherited,
                           via=found.via, typed=True, overload=overload,
                           outside_base=_declaring_base(graph, external_bases)
+                          # a constructor the type does not declare is its own, and `ToString` is object's
                           if not methods and call["member"] != symbols.nodes[types[0]].name.rsplit(".", 1)[-1]
-                          else None)  # a constructor the type does not declare is its own, not a base's
+                          and call["member"] not in OBJECT_METHODS else None,
+                          outside_guessed=len(external_bases) > 1)
 
 
 def _declaring_base(graph: nx.MultiDiGraph, bases: list[str]) -> str | None:

@@ -240,7 +240,8 @@ def _is_db_context(decl: TypeDecl) -> bool:
     one file cannot see."""
     if any(base.rsplit(".", 1)[-1].endswith("DbContext") for base in decl.bases):
         return True
-    return bool(decl.bases) and any(
+    # a class only: an interface declaring DbSets (`IApplicationDbContext`) is what a context implements
+    return decl.syntax.type == "class_declaration" and bool(decl.bases) and any(
         (member.type == "property_declaration" and _dbset_entity(member))
         or (member.type == "method_declaration" and node_text(member.child_by_field_name("name")) == "OnModelCreating")
         for member in body_members(decl.syntax))
