@@ -222,3 +222,21 @@ def test_linq_query_syntax_over_a_dbset_reads_its_table() -> None:
     assert reads[0][1]["member"] == "Where" and reads[0][1]["carrier"] == "DbSet"
     assert not [key for _, _, key in graph.out_edges("cs:Shop.Data.EventRepository.Cached|METHOD", keys=True)
                 if key in ("READS", "WRITES")]
+
+
+def test_the_one_implementer_is_reached_through_its_nearest_override():
+    # `Store : Middle, IPackageStore`, `Middle : Aaa` both declare Save: C# runs Middle's, whatever the names sort as
+    source = """
+using Vendor.Storage;
+namespace Shop.Store;
+public class Aaa { public virtual void Save() { } }
+public class Middle : Aaa { public override void Save() { } }
+public class Store : Middle, IPackageStore { }
+public class Saver
+{
+    private readonly IPackageStore _store;
+    public void Run() { _store.Save(); }
+}
+"""
+    calls = _calls(_graph(("Store.cs", source)), "cs:Shop.Store.Saver.Run|METHOD")
+    assert "cs:Shop.Store.Middle.Save|METHOD" in calls and "cs:Shop.Store.Aaa.Save|METHOD" not in calls

@@ -419,11 +419,18 @@ def settled_in_repository(graph: nx.MultiDiGraph, symbols: SymbolTable, call: di
 
 def ancestors(graph: nx.MultiDiGraph, type_id: str) -> set[str]:
     """Every type `type_id` inherits from or implements, transitively."""
-    seen: set[str] = set()
-    queue = [type_id]
+    return set(nearest_ancestors(graph, type_id))
+
+
+def nearest_ancestors(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
+    """Every type `type_id` inherits from or implements, transitively, nearest first (a parent
+    before a grandparent: the override C# calls is the nearest one)."""
+    order: list[str] = []
+    seen, queue = {type_id}, [type_id]
     while queue:
-        for _, base, key in graph.out_edges(queue.pop(), keys=True):
+        for _, base, key in sorted(graph.out_edges(queue.pop(0), keys=True)):
             if key in ("INHERITS", "IMPLEMENTS") and base not in seen:
                 seen.add(base)
+                order.append(base)
                 queue.append(base)
-    return seen
+    return order

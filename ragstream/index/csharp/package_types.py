@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import accepts, ancestors, receiver_types, untyped
+from ragstream.index.csharp.call_resolution import accepts, ancestors, nearest_ancestors, receiver_types, untyped
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -75,7 +75,7 @@ def _implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[
 def _declared(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, call: dict) -> list[str]:
     """The overloads of the member called that the type, or its nearest repository base that
     declares it, has and that take the call's arguments."""
-    for owner in (type_id, *sorted(ancestors(graph, type_id))):
+    for owner in (type_id, *nearest_ancestors(graph, type_id)):
         methods = [m for m in symbols.members.get((owner, call["member"]), ())
                    if accepts(m, call["arguments"], call.get("kinds", ()))]
         if methods:
