@@ -349,3 +349,15 @@ public class OrderLineConfiguration : IEntityTypeConfiguration<OrderLine>
     assert {name: said["configured"] for name, said in members.items()} == {
         "OrderId": "HasKey", "LineNo": "HasKey", "Product": "HasOne", "ProductRef": "HasForeignKey", "Notes": "HasMany"}
     # `LineRef` is the key the notes hold (the other entity's property), not this entity's
+
+
+def test_two_maps_through_one_navigation_keep_every_member_they_read_through_it():
+    # a second map reads `Category.CategoryId` through the navigation the first one used: both reached
+    source = AUTOMAPPER.replace(
+        '''            .ForMember(d => d.Label, o => o.MapFrom(s => Labels.Default.Text));''',
+        '''            .ForMember(d => d.Label, o => o.MapFrom(s => Labels.Default.Text));
+        profile.CreateMap<Product, Label>()
+            .ForMember(d => d.Text, o => o.MapFrom(s => s.Category.CategoryId));''')
+    graph = graph_of({"src/App/ProductDto.cs": source})
+    used = {t for _, t, k in graph.out_edges("cs:Shop.App.ProductDto.Mapping|METHOD", keys=True) if k == "REFERENCES"}
+    assert {"cs:Shop.App.Category.CategoryName|PROPERTY", "cs:Shop.App.Category.CategoryId|PROPERTY"} <= used

@@ -36,6 +36,7 @@ MEMBER_OPTIONS = frozenset({"ForMember", "ForPath", "ForSourceMember"})
 def mapping_references(method: tree_sitter.Node, source: str, scope: TypeScope) -> list[Reference]:
     """REFERENCES from the method to each type its mapping calls name, and between mapped types."""
     found: list[Reference] = []
+    members: dict[tuple[str, str, str], tuple[int, str, list[list[str]]]] = {}  # across the method's maps
     for node in descendants(method):
         callee = callee_of(node)
         if callee is None or callee[1].type != "generic_name":
@@ -50,16 +51,15 @@ def mapping_references(method: tree_sitter.Node, source: str, scope: TypeScope) 
             sources = [node_id(LANGUAGE, guess, "TYPE") for guess in scope.type_guesses(written[0])]
             found.append(_reference(sources[0], written[1], scope, line, {
                 "mapping": name, "mapped_by": source, "source_candidates": sources, "source_in_repository": True}))
-            found += _member_references(node, source, written[0], written[1], scope)
-    return found
+            _member_paths_of(node, written[0], written[1], members)
+    return found + _member_references(source, members, scope)
 
 
-def _member_references(create_map: tree_sitter.Node, source: str, mapped_from: str, mapped_to: str,
-                       scope: TypeScope) -> list[Reference]:
-    """REFERENCES from the method to the properties the map's member options name (see above):
-    one per property first named, with the longer paths through it (`member_paths`)."""
-    found: list[Reference] = []
-    grouped: dict[tuple[str, str, str], tuple[int, str, list[list[str]]]] = {}  # one edge per property
+def _member_paths_of(create_map: tree_sitter.Node, mapped_from: str, mapped_to: str,
+                     grouped: dict[tuple[str, str, str], tuple[int, str, list[list[str]]]]) -> None:
+    """The member paths the map's member options name (see above), added to `grouped` by
+    (side, type, first member): one edge per property for the whole method, whichever of its maps
+    named it first, with every longer path through it (two maps through one navigation)."""
     for option in fluent_chain(create_map):
         called = called_name(option)
         if called not in MEMBER_OPTIONS:
@@ -74,6 +74,13 @@ def _member_references(create_map: tree_sitter.Node, source: str, mapped_from: s
                       for argument in _arguments(call) for path in _member_paths(argument)]
         for (side, written), path in paths:
             grouped.setdefault((side, written, path[0]), (line_of(option), str(called), []))[2].append(path)
+
+
+def _member_references(source: str, grouped: dict[tuple[str, str, str], tuple[int, str, list[list[str]]]],
+                       scope: TypeScope) -> list[Reference]:
+    """REFERENCES from the method to each property its maps' member options name, with the
+    longer paths through it (`member_paths`)."""
+    found: list[Reference] = []
     for (side, written, member), (line, called, paths_of) in grouped.items():
         longer = [path for path in paths_of if len(path) > 1]
         found.append(Reference(
