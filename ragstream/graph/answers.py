@@ -72,7 +72,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     items = [item for s in subjects for item in related(graph, s, relations, wants_tables, operations)]
     if asks_for_classes(question) and not wants_tables and set(relations) & {"READS", "WRITES"}:
         items += [item for s in subjects if s.kind in TABLE_KINDS for item in mapping_classes(graph, s.id)]
-    if asks_what_is_stored(question):  # "which class is stored in T, and which code writes it"
+    if asks_what_is_stored(question):  # "which class is stored in T, and ...": T's mapping is listed too
         items = [*(item for s in subjects if s.kind in TABLE_KINDS for item in mapping_of(graph, s, words)), *items]
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:

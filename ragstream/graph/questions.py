@@ -147,7 +147,7 @@ _STORED_CLASS = re.compile(r"\b(?:class(?:es)?|entit(?:y|ies)|types?)\s+(?:is|ar
 
 
 def asks_what_is_stored(question: str) -> bool:
-    """Whether a list question asks which class a table stores: its mapping leads the answer."""
+    """Whether a list question asks which class a table stores: its mapping joins the answer."""
     return bool(_STORED_CLASS.search(question))
 
 

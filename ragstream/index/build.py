@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+import networkx as nx
 import numpy as np
 import orjson
 
@@ -439,7 +440,7 @@ def _run_fill(location: store.IndexLocation, plan: TextPlan, chunks, vectors, em
     report.fill_stopped = result.stopped
 
 
-def _graph_text(graph, kept: GraphText | None, moved_from: BuiltGraph | None, records: dict[str, store.ParseRecord],
+def _graph_text(graph: nx.MultiDiGraph, kept: GraphText | None, moved_from: BuiltGraph | None, records: dict[str, store.ParseRecord],
                 same_policy: bool) -> GraphText:
     """The texts of the graph (`graph_text`): when it was moved from the graph this process built
     last (`moved_from`) and labelled under the same access policy, made from that graph's texts

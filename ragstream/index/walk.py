@@ -172,7 +172,7 @@ def walk_entries(root: str | Path, settings: IndexSettings, *,
     yield from unlisted
 
 
-def _user_ignore(root: Path, settings: IndexSettings):
+def _user_ignore(root: Path, settings: IndexSettings) -> pathspec.GitIgnoreSpec:
     """`index.ignore` and the repository's own list of what to keep out of its index."""
     own = root / IGNORE_FILE
     patterns, where = list(settings.ignore), "index.ignore"
