@@ -620,7 +620,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
     along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`),
     and one made on `this` in a base (`this.DataInsert()`) only to the override of the type the
-    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`).
+    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`). A bus's send
+    (`message_parameter`) is followed only to the handler of the message passed to it, and a
+    sender's direct edge to a handler is left for the way through the bus (`through`).
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
@@ -699,6 +701,7 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
         for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
             kind = graph.nodes[target].get("kind")
             if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
+                    or data.get("through") in graph \
                     or not _bound_for(graph, data.get("bound_by"), receivers.get(state)) \
                     or not _dispatched_to_argument(graph, data, bound, target):
                 continue
@@ -731,6 +734,8 @@ def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:
                 or data.get("receiver_parameter") == THIS:  # a call on `this` passes the object on
             found.add(data["receiver_parameter"])
         found.update(parameter for _, parameter in data.get("forwards", ()))
+        if data.get("message_parameter") is not None:  # a bus: the message passed picks the handler
+            found.add(data["message_parameter"])
     return frozenset(found)
 
 
@@ -757,6 +762,10 @@ def _dispatched_to_argument(graph: nx.MultiDiGraph, data: Mapping[str, Any], bou
     in `Find(IQuery query)`) may run `target` for the argument the walk passed to that parameter:
     the implementation's type is the argument's, one of its bases, or one of its subtypes. Without
     a bound argument, every implementation may run."""
+    message = data.get("message_parameter")
+    if message is not None and message in bound:  # a bus's send: only the handler of what was passed
+        return any(data["message"] == passed or data["message"] in ancestors(graph, passed)
+                   for passed in bound[message])
     parameter = data.get("receiver_parameter")
     if data.get("resolution") != "dispatch" or parameter is None or parameter not in bound:
         return True
