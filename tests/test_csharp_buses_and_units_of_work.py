@@ -18,11 +18,14 @@ using NetDevPack.Mediator;
 using NetDevPack.Messaging;
 using MediatR;
 namespace Shop.Bus;
+public interface IEventStore { void Save<T>(T @event) where T : Event; }
+public class SqlEventStore : IEventStore { public void Save<T>(T @event) where T : Event { } }
 public sealed class InMemoryBus : IMediatorHandler
 {
     private readonly IMediator _mediator;
     public Task<bool> SendCommand<T>(T command) where T : Command { return _mediator.Send(command); }
-    public Task PublishEvent<T>(T @event) where T : Event { return _mediator.Publish(@event); }
+    private readonly IEventStore _store;
+    public Task PublishEvent<T>(T @event) where T : Event { _store.Save(@event); return _mediator.Publish(@event); }
     public Task Forward<T>(T anything) { return _mediator.Send(anything); }
 }
 """
@@ -110,7 +113,9 @@ def test_a_bus_method_passing_its_constrained_parameter_on_reaches_the_handlers_
     assert {REGISTER_HANDLER, REMOVE_HANDLER} <= set(sends)
     assert sends[REGISTER_HANDLER]["message_parameter"] == 0 and sends[REGISTER_HANDLER]["resolution"] == "dispatch"
     assert EVENT_HANDLER not in sends  # an event is no `Command`: its handler is never linked to the send
-    assert set(_calls(graph, PUBLISH)) == {EVENT_HANDLER}
+    published = _calls(graph, PUBLISH)
+    assert published[EVENT_HANDLER]["member"] == "Publish"  # not the event store's `Save` it also passes the event to
+    assert set(published) == {EVENT_HANDLER, "cs:Shop.Bus.IEventStore.Save|METHOD", "cs:Shop.Bus.SqlEventStore.Save|METHOD"}
     # an unconstrained `T` says nothing of what it carries: no handler
     assert not _calls(graph, "cs:Shop.Bus.InMemoryBus.Forward|METHOD")
 

@@ -32,7 +32,8 @@ from ragstream.test_paths import is_test_path
 
 TABLE_KINDS = ("TABLE", "VIEW")
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
-MAX_FLOW_DEPTH = 8
+# calls from an entry to a table access: a bus, the unit of work and an event store each add a hop
+MAX_FLOW_DEPTH = 10
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}

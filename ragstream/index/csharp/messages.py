@@ -25,7 +25,8 @@ qualified names the sender's and the handler's usings give it, and the edge is a
 
 A bus of the repository's own that hands its generic parameter on (`SendCommand<T>(T command)
 where T : Command { return _mediator.Send(command); }`) sends whatever its caller passed: the
-method is linked to the handlers of every message that derives from each type its `where`
+method is linked, for a call on a type outside the repository (a mediator; `_store.Save(@event)` on
+the repository's own interface is the resolver's), to the handlers of every message that derives from each type its `where`
 constraint names (a message of another base is never linked; an unconstrained `T` links
 nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
 a walk that knows what its caller passed follows only that message's handler
@@ -45,6 +46,7 @@ from ragstream.index.csharp.call_resolution import (
     ancestors,
     receiver_property,
     receiver_types,
+    resolve_call,
     settled_in_repository,
 )
 from ragstream.index.csharp.data_access import NOT_DATA
@@ -100,8 +102,8 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
         if not call or ref.source not in graph:
             continue
         forwarded = _forwarded_parameter(graph, ref.source, call)
-        if forwarded is None or settled_in_repository(graph, symbols, call):
-            continue
+        if forwarded is None or resolve_call(graph, symbols, call).methods:
+            continue  # `_eventStore.Save(@event)`: the repository's own method, not a mediator
         position, required = forwarded
         for key, methods in handlers.items():
             if key.startswith(UNDECLARED) or not _derives(graph, key, required):
