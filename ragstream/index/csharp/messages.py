@@ -68,9 +68,8 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     for ref in refs:
         call = ref.attrs.get("call")
         if not call or not (call.get("message") or call.get("message_returned")) or ref.source not in graph \
-                or _in_memory(call) \
-                or (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None):
-            continue  # a bare name that is no member (`JsonConvert.Serialize(command)`) sends nothing
+                or not _may_send(graph, symbols, call):
+            continue
         # as written, or what the call that returned it declares (`model.ToRegisterCommand()`)
         guesses = call.get("message") or receiver_types(graph, symbols, call["argument"])
         if not guesses:
@@ -99,7 +98,7 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
-        if not call or ref.source not in graph:
+        if not call or ref.source not in graph or not _may_send(graph, symbols, call):
             continue
         forwarded = _forwarded_parameter(graph, ref.source, call)
         if forwarded is None or resolve_call(graph, symbols, call).methods:
@@ -116,6 +115,13 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
     for bus, reached in buses.items():
         _mark_through(graph, bus, reached)
     return added
+
+
+def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
+    """Not a call on an in-memory collection, nor on a bare name that is no member
+    (`JsonConvert.SerializeObject(command)`): those send nothing."""
+    return not _in_memory(call) \
+        and not (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None)
 
 
 def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tuple[int, list[str]] | None:
