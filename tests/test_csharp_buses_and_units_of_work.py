@@ -1,14 +1,16 @@
 """A home-made bus and a unit of work behind package types: a generic bus method that hands its
 message on to a mediator reaches the handlers of what its caller passed (`messages.
-link_forwarded_messages`, `relations.table_paths`), and a package base's `Commit(uow)` reaches the
+link_forwarded_messages`, `relations.table_paths`), a package base's `Commit(uow)` reaches the
 one repository class implementing the unit of work (`package_types.link_argument_implementers`,
-its property typed through the one implementer of the repository's interface); each with the
-edge it must not make."""
+its property typed through the one implementer of the repository's interface), and a table's
+writers go up a chain of interfaces (`relations._repository_callers`); each with the edge it
+must not make."""
 from __future__ import annotations
 
 import networkx as nx
 
-from ragstream.graph.relations import table_paths
+from ragstream.graph.named import Named
+from ragstream.graph.relations import related, table_paths
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -157,3 +159,47 @@ public sealed class AuditContext : DbContext, IUnitOfWork { public bool Commit()
                  "public class RemoveCustomerCommand : Command { public bool Validate() { return true; } }")
     graph = _graph(("Commands.cs", validating), ("Data.cs", DATA))
     assert "cs:Shop.Commands.RemoveCustomerCommand.Validate|METHOD" not in _calls(graph, REMOVE_HANDLER)
+
+
+EVENT_STORE = """
+using NetDevPack.Messaging;
+namespace Shop.Events;
+public class StoredEvent { public int Id { get; set; } }
+public interface IEventStore { void Save(Event e); }
+public interface IEventStoreRepository { void Store(StoredEvent e); }
+public class EventStoreRepository : IEventStoreRepository
+{
+    private readonly EventContext _context;
+    public void Store(StoredEvent e) { _context.StoredEvent.Add(e); _context.SaveChanges(); }
+}
+public class EventContext : DbContext { public DbSet<StoredEvent> StoredEvent { get; set; } }
+public class SqlEventStore : IEventStore
+{
+    private readonly IEventStoreRepository _repository;
+    public void Save(Event e) { _repository.Store(new StoredEvent()); }
+}
+public class Bus
+{
+    private readonly IEventStore _store;
+    public void PublishEvent(Event e) { _store.Save(e); }
+}
+"""
+
+
+def _writers(graph: nx.MultiDiGraph) -> dict[str, str]:
+    table = Named("sql:dbo.StoredEvent|TABLE", "TABLE", "dbo.StoredEvent", "table")
+    return {item.id: item.relation for item in related(graph, table, ("WRITES",))}
+
+
+def test_the_writers_of_a_table_go_up_a_chain_of_interfaces_to_the_code_that_starts_it() -> None:
+    schema = parse_sql("schema.sql", "CREATE TABLE dbo.StoredEvent (Id INT PRIMARY KEY);", "tsql")
+    writers = _writers(build_graph([parse_csharp("Events.cs", EVENT_STORE), schema])[0])
+    assert writers["cs:Shop.Events.EventStoreRepository.Store|METHOD"] == "WRITES"
+    assert writers["cs:Shop.Events.SqlEventStore.Save|METHOD"] == "CALLS"
+    assert writers["cs:Shop.Events.Bus.PublishEvent|METHOD"] == "calls a caller"
+    # a store also called directly, on its class, is no layer behind an interface: its callers stay out
+    direct = EVENT_STORE + """
+public class Replayer { private readonly SqlEventStore _store; public void Replay() { _store.Save(null); } }
+"""
+    writers = _writers(build_graph([parse_csharp("Events.cs", direct), schema])[0])
+    assert "cs:Shop.Events.Bus.PublishEvent|METHOD" not in writers and "cs:Shop.Events.Replayer.Replay|METHOD" not in writers

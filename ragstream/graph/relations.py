@@ -1170,11 +1170,25 @@ def _repository_callers(graph: nx.MultiDiGraph, items: list[Related], subject: s
     (`IPayeRepository.CreatePayeScheme` in a command handler): the repository pattern's
     caller, which reads or writes through it. Only dispatched calls (a repository behind its
     interface), only outside tests; a caller of a procedure's runner is two hops away
-    (`THROUGH_REPOSITORY`, after the one-hop items)."""
+    (`THROUGH_REPOSITORY`, after the one-hop items), and so is the dispatched caller of such a
+    caller when that caller is reached from nothing else (`InMemoryBus.PublishEvent` calls
+    `IEventStore.Save`, the one way to `SqlEventStore.Save`, which calls `IEventStoreRepository.Store`)."""
     methods = [i for i in items if graph.nodes[i.id].get("kind") == "METHOD" and not in_tests(graph, i.id)]
-    return [replace(caller, relation=THROUGH_REPOSITORY if item.indirect else caller.relation)
-            for item in methods for caller in _callers(graph, [item], subject)
-            if caller.resolution.startswith("dispatch") and not in_tests(graph, caller.id)]
+    found = [replace(caller, relation=THROUGH_REPOSITORY if item.indirect else caller.relation)
+             for item in methods for caller in _callers(graph, [item], subject)
+             if caller.resolution.startswith("dispatch") and not in_tests(graph, caller.id)]
+    layered = [caller for caller in found if caller.relation != THROUGH_REPOSITORY]
+    return found + [replace(caller, relation=THROUGH_REPOSITORY) for item in layered
+                    for caller in _dispatched_callers(graph, item.id, subject)]
+
+
+def _dispatched_callers(graph: nx.MultiDiGraph, method: str, subject: str) -> list[Related]:
+    """The callers of `method` when all of them reach it through its interface (it has no other
+    caller), outside tests."""
+    callers = _callers(graph, [Related(method, "CALLS", subject, "static")], subject)
+    if not callers or not all(c.resolution.startswith("dispatch") for c in callers):
+        return []
+    return [c for c in callers if not in_tests(graph, c.id)]
 
 
 def _called_procedures(graph: nx.MultiDiGraph, node: str) -> list[str]:
