@@ -1,4 +1,4 @@
-"""C# calls bound by their arguments (`call_resolution._overloads`, `graph_build._argument_binding`,
+"""C# calls bound by their arguments (`call_resolution._overloads`, `call_resolution.argument_binding`,
 `relations.table_paths`): an overload chosen by the type of the object passed, and a call made on
 a parameter (`query.Execute(...)` in `Find(IQuery<T> query)`) followed, along a walk, only to the
 implementation of the argument a caller passed; with the edges they must not make."""

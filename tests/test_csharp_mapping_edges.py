@@ -288,3 +288,12 @@ def test_how_two_entities_are_linked_in_the_database_is_a_mapping_question():
     assert question_shape("How is an order linked to its shipping and billing addresses in the database?") == "mapping"
     assert question_shape("How are tags linked to blog entries in the database mapping?") == "mapping"
     assert question_shape("How is an order created, from the controller down to the tables?") == "flow"
+
+
+def test_what_runs_when_something_is_stored_is_no_mapping_question():
+    assert question_shape("How are the domain events a handler raises dispatched and stored when the changes are "
+                          "committed?") is None
+    assert question_shape("Where is a session token generated and stored when a user logs in?") is None
+    # how an object itself is stored stays a mapping question
+    assert question_shape("How is a todo list's colour stored in the database?") == "mapping"
+    assert question_shape("How are an item's Priority and its assigned contributor stored in the Items table?") == "mapping"

@@ -83,6 +83,10 @@ _MAPPING = re.compile(rf"{_LEAD}(?:how|where)\b.*\b(?:mapped|mapping|stored|pers
                       # "how is an order linked to its addresses in the database": a relationship's mapping
                       rf"|{_LEAD}how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
                       re.IGNORECASE)
+# "how are the events dispatched and stored when the changes are committed": what runs on an
+# event (a `when` clause, a storing verb coordinated with another), not how an object is mapped
+_PROCESS = re.compile(r"\b(?:stored|persisted|mapped|kept)\b.*\bwhen\b|\b\w+ed\s+and\s+(?:stored|persisted|kept)\b",
+                      re.IGNORECASE)
 _PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
                          r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
 
@@ -93,7 +97,8 @@ def question_shape(question: str) -> str | None:
     # question ("how is X stored") before a flow, unless it asks for a path or lists tables
     if _IMPACT.search(question):
         return "impact"
-    if _MAPPING.search(question) and not _PATH_ASKED.search(question) and not _LIST.search(question):
+    if _MAPPING.search(question) and not _PATH_ASKED.search(question) and not _LIST.search(question) \
+            and not _PROCESS.search(question):
         return "mapping"  # "which class are rows of T mapped to" stays a list: its readers are asked too
     for shape, pattern in (("flow", _FLOW), ("list", _LIST)):
         if pattern.search(question):

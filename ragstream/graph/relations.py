@@ -32,7 +32,8 @@ from ragstream.test_paths import is_test_path
 
 TABLE_KINDS = ("TABLE", "VIEW")
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
-MAX_FLOW_DEPTH = 8
+# calls from an entry to a table access: a bus, the unit of work and an event store each add a hop
+MAX_FLOW_DEPTH = 10
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
@@ -620,7 +621,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
     along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`),
     and one made on `this` in a base (`this.DataInsert()`) only to the override of the type the
-    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`).
+    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`). A bus's send
+    (`message_parameter`) is followed only to the handler of the message passed to it, and a
+    sender's direct edge to a handler is left for the way through the bus (`through`).
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
@@ -699,6 +702,7 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
         for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
             kind = graph.nodes[target].get("kind")
             if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
+                    or data.get("through") in graph \
                     or not _bound_for(graph, data.get("bound_by"), receivers.get(state)) \
                     or not _dispatched_to_argument(graph, data, bound, target):
                 continue
@@ -731,6 +735,8 @@ def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:
                 or data.get("receiver_parameter") == THIS:  # a call on `this` passes the object on
             found.add(data["receiver_parameter"])
         found.update(parameter for _, parameter in data.get("forwards", ()))
+        if data.get("message_parameter") is not None:  # a bus: the message passed picks the handler
+            found.add(data["message_parameter"])
     return frozenset(found)
 
 
@@ -757,6 +763,10 @@ def _dispatched_to_argument(graph: nx.MultiDiGraph, data: Mapping[str, Any], bou
     in `Find(IQuery query)`) may run `target` for the argument the walk passed to that parameter:
     the implementation's type is the argument's, one of its bases, or one of its subtypes. Without
     a bound argument, every implementation may run."""
+    message = data.get("message_parameter")
+    if message is not None and message in bound:  # a bus's send: only the handler of what was passed
+        return any(data["message"] == passed or data["message"] in ancestors(graph, passed)
+                   for passed in bound[message])
     parameter = data.get("receiver_parameter")
     if data.get("resolution") != "dispatch" or parameter is None or parameter not in bound:
         return True
@@ -1160,11 +1170,25 @@ def _repository_callers(graph: nx.MultiDiGraph, items: list[Related], subject: s
     (`IPayeRepository.CreatePayeScheme` in a command handler): the repository pattern's
     caller, which reads or writes through it. Only dispatched calls (a repository behind its
     interface), only outside tests; a caller of a procedure's runner is two hops away
-    (`THROUGH_REPOSITORY`, after the one-hop items)."""
+    (`THROUGH_REPOSITORY`, after the one-hop items), and so is the dispatched caller of such a
+    caller when that caller is reached from nothing else (`InMemoryBus.PublishEvent` calls
+    `IEventStore.Save`, the one way to `SqlEventStore.Save`, which calls `IEventStoreRepository.Store`)."""
     methods = [i for i in items if graph.nodes[i.id].get("kind") == "METHOD" and not in_tests(graph, i.id)]
-    return [replace(caller, relation=THROUGH_REPOSITORY if item.indirect else caller.relation)
-            for item in methods for caller in _callers(graph, [item], subject)
-            if caller.resolution.startswith("dispatch") and not in_tests(graph, caller.id)]
+    found = [replace(caller, relation=THROUGH_REPOSITORY if item.indirect else caller.relation)
+             for item in methods for caller in _callers(graph, [item], subject)
+             if caller.resolution.startswith("dispatch") and not in_tests(graph, caller.id)]
+    layered = [caller for caller in found if caller.relation != THROUGH_REPOSITORY]
+    return found + [replace(caller, relation=THROUGH_REPOSITORY) for item in layered
+                    for caller in _dispatched_callers(graph, item.id, subject)]
+
+
+def _dispatched_callers(graph: nx.MultiDiGraph, method: str, subject: str) -> list[Related]:
+    """The callers of `method` when all of them reach it through its interface (it has no other
+    caller), outside tests."""
+    callers = _callers(graph, [Related(method, "CALLS", subject, "static")], subject)
+    if not callers or not all(c.resolution.startswith("dispatch") for c in callers):
+        return []
+    return [c for c in callers if not in_tests(graph, c.id)]
 
 
 def _called_procedures(graph: nx.MultiDiGraph, node: str) -> list[str]:

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, replace
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import (
-    accepts, argument_type_ids, interface_family_root, resolve_call, untyped,
+    accepts, argument_binding, interface_family_root, resolve_call, untyped,
 )
 from ragstream.index.csharp.data_access import link_data_access
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
-from ragstream.index.csharp.messages import link_messages
-from ragstream.index.csharp.package_types import link_package_implementers
+from ragstream.index.csharp.messages import link_forwarded_messages, link_messages
+from ragstream.index.csharp.package_types import link_argument_implementers, link_package_implementers
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
@@ -84,6 +84,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
     stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs)  # a package's interface, implemented once
+    stats.resolved["CALLS"] += link_argument_implementers(graph, symbols, refs)  # `Commit(uow)`: uow's one implementer
+    stats.dispatch["message"] += link_forwarded_messages(graph, symbols, refs)  # a bus passing its `T` on
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
@@ -130,7 +132,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         how = "inferred" if found.via or (found.inferred and not found.guessed) else \
             "by_name" if found.guessed else "static"
         extra: dict = {"overload": found.overload} if found.overload else {}
-        extra |= _argument_binding(graph, symbols, ref.attrs["call"])
+        extra |= argument_binding(graph, symbols, ref.attrs["call"])
         if found.via:  # typed by the carrier's type argument: say so, and whether it is a guess
             extra |= {"via": found.via, **({"guess": True} if found.guessed else {})}
         if found.receiver_type:  # a base's method on a subclass's receiver: what binds its type parameters
@@ -164,22 +166,6 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         else:
             target = None
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
-
-
-def _argument_binding(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> dict:
-    """What a call edge says of its arguments, for a walk that binds a dispatch by them
-    (`relations.table_paths`): the repository types each argument is known to have
-    (`argument_types`, by position, empty where unknown), which arguments are the caller's own
-    parameters (`forwards`: [argument, parameter] pairs) and the caller's parameter the call is
-    made on (`receiver_parameter`)."""
-    binding: dict = {}
-    types = [list(ids) for ids in argument_type_ids(graph, symbols, call)]
-    if any(types):
-        binding["argument_types"] = types
-    for key in ("forwards", "receiver_parameter"):
-        if key in call:
-            binding[key] = call[key]
-    return binding
 
 
 def _merge_binding(edge: dict, other: dict) -> None:

@@ -153,6 +153,9 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
         if found:
             return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed)
+        implemented = _implemented_property(graph, symbols, types[0], spec["member"]) if types else None
+        if implemented is not None:  # declared on the interface's package base: the one implementer's
+            return _Receiver(list(implemented.attrs.get("returns", ())), implemented, owner.guessed, via="implementer")
         return _wrapped_value(owner, spec["member"]) if not types else _Receiver([])
     guesses = list(receiver["types"])
     if guesses and not any(symbols.find("csharp", g, ("TYPE",)) for g in guesses):
@@ -160,6 +163,31 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         if inherited is not None:
             return inherited
     return _Receiver(guesses)
+
+
+def _implemented_property(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str) -> Node | None:
+    """A property of a repository interface that none of its repository bases declares (a
+    package's `IRepository<T>` does: `_customers.UnitOfWork` on an `ICustomerRepository`), read
+    on the interface's one implementer in the repository (`CustomerRepository.UnitOfWork`)."""
+    implementer = sole_implementer(graph, symbols, type_id)
+    found = _members(graph, symbols, implementer, member, symbols.properties)[0] if implementer else []
+    return found[0] if found else None
+
+
+def sole_implementer(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str) -> str | None:
+    """The one class or struct of the repository that implements the repository interface
+    `type_id`, directly or through other interfaces; None for a class or when several do."""
+    if not is_interface(symbols.nodes.get(type_id)):
+        return None
+    found, seen, queue = set(), {type_id}, [type_id]
+    while queue:
+        for child, _, key in graph.in_edges(queue.pop(), keys=True):
+            if key in ("INHERITS", "IMPLEMENTS") and child not in seen and child in symbols.nodes:
+                seen.add(child)
+                queue.append(child)
+                if not is_interface(symbols.nodes[child]):
+                    found.add(child)
+    return found.pop() if len(found) == 1 else None
 
 
 def _inherited_member(graph: nx.MultiDiGraph, symbols: SymbolTable, guess: str) -> _Receiver | None:
@@ -336,6 +364,22 @@ def argument_type_ids(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
         node = symbols.first("csharp", guesses, ("TYPE",))
         found.append((node.id,) if node is not None else ())
     return found
+
+
+def argument_binding(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> dict:
+    """What a call edge says of its arguments, for a walk that binds a dispatch by them
+    (`relations.table_paths`): the repository types each argument is known to have
+    (`argument_types`, by position, empty where unknown), which arguments are the caller's own
+    parameters (`forwards`: [argument, parameter] pairs) and the caller's parameter the call is
+    made on (`receiver_parameter`)."""
+    binding: dict = {}
+    types = [list(ids) for ids in argument_type_ids(graph, symbols, call)]
+    if any(types):
+        binding["argument_types"] = types
+    for key in ("forwards", "receiver_parameter"):
+        if key in call:
+            binding[key] = call[key]
+    return binding
 
 
 def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument: tuple[str, ...]) -> bool:

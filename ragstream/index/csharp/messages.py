@@ -22,16 +22,36 @@ attrs `resolution="dispatch"`, `via="message"`, `message` (the message's TYPE no
 (the method called, `Send` / `Publish` / ...). A handler of another message is never linked. A
 message type the index does not declare (its project left out, a package) is matched by the
 qualified names the sender's and the handler's usings give it, and the edge is a guess.
+
+A bus of the repository's own that hands its generic parameter on (`SendCommand<T>(T command)
+where T : Command { return _mediator.Send(command); }`) sends whatever its caller passed: the
+method is linked, for a call on a type outside the repository (a mediator; `_store.Save(@event)` on
+the repository's own interface is the resolver's), to the handlers of every message that derives from each type its `where`
+constraint names (a message of another base is never linked; an unconstrained `T` links
+nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
+a walk that knows what its caller passed follows only that message's handler
+(`relations.table_paths`). A sender's direct edge to a handler that such a bus method, reached
+by the same call, also links gets `through` (the bus method): the call goes through the bus,
+and a walk takes that way.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import receiver_property, receiver_types, settled_in_repository
+from ragstream.index.csharp.call_resolution import (
+    ancestors,
+    receiver_property,
+    receiver_types,
+    resolve_call,
+    settled_in_repository,
+)
 from ragstream.index.csharp.data_access import NOT_DATA
+from ragstream.index.csharp.interceptors import short_name
+from ragstream.index.csharp.pipeline_behaviours import constraints
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable, is_interface
@@ -48,9 +68,8 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
     for ref in refs:
         call = ref.attrs.get("call")
         if not call or not (call.get("message") or call.get("message_returned")) or ref.source not in graph \
-                or _in_memory(call) \
-                or (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None):
-            continue  # a bare name that is no member (`JsonConvert.Serialize(command)`) sends nothing
+                or not _may_send(graph, symbols, call):
+            continue
         # as written, or what the call that returned it declares (`model.ToRegisterCommand()`)
         guesses = call.get("message") or receiver_types(graph, symbols, call["argument"])
         if not guesses:
@@ -68,6 +87,79 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
                 attrs["guess"] = True  # a message type outside the index: matched by its qualified name
             added += add_edge(graph, ref.source, method, "CALLS", attrs)
     return added
+
+
+def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
+    """CALLS from each generic bus method that hands its message parameter on to a mediator to
+    the handlers of every message its constraint admits, and `through` on the direct edges its
+    callers' sends have; how many edges were added."""
+    handlers = handlers_by_message(graph, symbols)
+    buses: dict[str, set[str]] = defaultdict(set)  # bus method -> the handlers it now reaches
+    added = 0
+    for ref in refs:
+        call = ref.attrs.get("call")
+        if not call or ref.source not in graph or not _may_send(graph, symbols, call):
+            continue
+        forwarded = _forwarded_parameter(graph, ref.source, call)
+        if forwarded is None or resolve_call(graph, symbols, call).methods:
+            continue  # `_eventStore.Save(@event)`: the repository's own method, not a mediator
+        position, required = forwarded
+        for key, methods in handlers.items():
+            if key.startswith(UNDECLARED) or not _derives(graph, key, required):
+                continue
+            for method in methods:
+                buses[ref.source].add(method)
+                added += add_edge(graph, ref.source, method, "CALLS", {
+                    "line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
+                    "member": call["member"], "message_parameter": position})
+    for bus, reached in buses.items():
+        _mark_through(graph, bus, reached)
+    return added
+
+
+def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
+    """Not a call on an in-memory collection, nor on a bare name that is no member
+    (`JsonConvert.SerializeObject(command)`): those send nothing."""
+    return not _in_memory(call) \
+        and not (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None)
+
+
+def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tuple[int, list[str]] | None:
+    """(the parameter, the types its `where` clause names) when the call passes on, as its first
+    argument, a parameter of the calling method typed by the method's own constrained type parameter."""
+    node = graph.nodes[method]
+    position = next((parameter for argument, parameter in call.get("forwards", ()) if argument == 0), None)
+    parameters = (node.get("attrs") or {}).get("parameters") or []
+    if not call.get("message") or position is None or position >= len(parameters):
+        return None
+    signature = node.get("signature", "")
+    written = parameters[position]
+    own = _TYPE_PARAMETERS.search(signature.split("(", 1)[0])
+    if own is None or written not in [t.strip() for t in own.group(1).split(",")]:
+        return None
+    required = constraints(signature, written)
+    return (position, required) if required else None
+
+
+_TYPE_PARAMETERS = re.compile(r"<([^<>]*)>\s*$")  # `SendCommand<T>` before its `(`
+
+
+def _derives(graph: nx.MultiDiGraph, message: str, required: list[str]) -> bool:
+    """The message type derives from every type named (in the repository or a package's)."""
+    names = {short_name(graph, base) for base in ancestors(graph, message)} if message in graph else set()
+    return all(name in names for name in required)
+
+
+def _mark_through(graph: nx.MultiDiGraph, bus: str, reached: set[str]) -> None:
+    """`through` on each direct message edge of a caller of `bus` whose call `bus` also serves."""
+    member = short_name(graph, bus)
+    for caller, _, key in list(graph.in_edges(bus, keys=True)):
+        if key != "CALLS":
+            continue
+        for _, handler, edge, data in graph.out_edges(caller, keys=True, data=True):
+            if edge == "CALLS" and handler in reached and data.get("via") == "message" \
+                    and data.get("member") == member and "message_parameter" not in data:
+                data["through"] = bus
 
 
 # A message type the index does not declare (another project, a package) is keyed by each

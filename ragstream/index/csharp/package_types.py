@@ -13,6 +13,17 @@ implementers nothing is linked: a package type the
 repository implements several times is mostly a framework contract (`IDisposable`,
 `IComparer<T>`, `IHostedService`) that the framework calls, and fanning each call out to every
 implementer would say more than the code does.
+
+An argument of that kind passed to a package's base method: `Commit(_customers.UnitOfWork)` in a
+handler deriving from a package's `CommandHandler`, whose `Commit(IUnitOfWork uow)` the index
+cannot read. When the argument's type is an interface (of the repository or of a package) that
+exactly one repository class implements, and that class (or its nearest repository base)
+declares a method named as the one called, the caller is linked to it: CALLS,
+`resolution="inferred"`, `via="argument_implementer"`, `guess` (that the package's `Commit`
+calls `uow.Commit()` is read from the name alone), `package_method` (`CommandHandler.Commit`),
+`implements`, `argument` (its position). Not linked: an argument of a class type (`Validate(command)`
+of a validator does not call `command.Validate()`), an interface implemented twice, a call
+the repository resolves itself.
 """
 from __future__ import annotations
 
@@ -21,10 +32,18 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import accepts, ancestors, nearest_ancestors, receiver_types, untyped
+from ragstream.index.csharp.call_resolution import (
+    accepts,
+    ancestors,
+    argument_binding,
+    nearest_ancestors,
+    receiver_types,
+    sole_implementer,
+    untyped,
+)
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
-from ragstream.index.symbols import SymbolTable
+from ragstream.index.symbols import SymbolTable, is_interface
 
 
 def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
@@ -54,8 +73,66 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
         for method in _declared(graph, symbols, implementer, call):
             added += add_edge(graph, ref.source, method, "CALLS", {
                 "line": ref.line, "resolution": "inferred", "via": "implementer",
-                "implements": name.rsplit(".", 1)[-1]})
+                "implements": name.rsplit(".", 1)[-1], **argument_binding(graph, symbols, call)})
     return added
+
+
+def link_argument_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
+    """CALLS from each call of a package base's method to the same-named method of the one
+    repository class implementing an interface passed to it; how many were added."""
+    refs = list(refs)
+    implementers = _implementers(symbols, refs)
+    added = 0
+    for ref in refs:
+        call = ref.attrs.get("call")
+        if not call or not any(call.get("argument_types") or ()) or ref.source not in graph:
+            continue
+        base = _outside_base(graph, ref.source, ref.line, call["member"])
+        if base is None:
+            continue
+        for position, spec in enumerate(call["argument_types"]):
+            found = _argument_implementer(graph, symbols, receiver_types(graph, symbols, spec), implementers) \
+                if spec else None
+            if found is None:
+                continue
+            implementer, name = found
+            for method in _named(graph, symbols, implementer, call["member"]):
+                added += add_edge(graph, ref.source, method, "CALLS", {
+                    "line": ref.line, "resolution": "inferred", "via": "argument_implementer", "guess": True,
+                    "package_method": base, "implements": name.rsplit(".", 1)[-1], "argument": position})
+    return added
+
+
+def _outside_base(graph: nx.MultiDiGraph, source: str, line: int, member: str) -> str | None:
+    """The package base method (`CommandHandler.Commit`) the call at `line` was linked to, if it was."""
+    for _, target, key, data in graph.out_edges(source, keys=True, data=True):
+        name = graph.nodes[target].get("name", "")
+        if key == "CALLS" and data.get("via") == "external_base" and data.get("line") == line \
+                and name.rsplit(".", 1)[-1] == member:
+            return name
+    return None
+
+
+def _argument_implementer(graph: nx.MultiDiGraph, symbols: SymbolTable, guesses: list[str],
+                          implementers: dict[str, set[str]]) -> tuple[str, str] | None:
+    """(the one repository class, the interface as named) for an argument typed by an interface
+    of the repository or of a package that exactly one repository class implements."""
+    declared = symbols.first("csharp", guesses, ("TYPE",))
+    if declared is not None:
+        implementer = sole_implementer(graph, symbols, declared.id)
+        return (implementer, declared.name) if implementer else None
+    classes = {(t, guess) for guess in guesses for t in implementers.get(guess, ())
+               if not is_interface(symbols.nodes.get(t))}
+    return next(iter(classes)) if len({t for t, _ in classes}) == 1 else None
+
+
+def _named(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str) -> list[str]:
+    """The methods named `member` the type, or its nearest repository base that has any, declares."""
+    for owner in (type_id, *nearest_ancestors(graph, type_id)):
+        methods = symbols.members.get((owner, member))
+        if methods:
+            return [m.id for m in methods]
+    return []
 
 
 def _implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:

@@ -39,8 +39,8 @@ def link_pipeline_behaviours(graph: nx.MultiDiGraph, symbols: SymbolTable) -> in
     added = 0
     for source, data in sends:
         message = data["message"]
-        for handle, constraints in behaviours:
-            if all(_met(graph, symbols, message, constraint) for constraint in constraints):
+        for handle, required in behaviours:
+            if all(_met(graph, symbols, message, constraint) for constraint in required):
                 added += add_edge(graph, source, handle, "CALLS", {
                     "line": data.get("line", 0), "resolution": "dispatch", "via": "pipeline",
                     "message": message, "member": data["member"], "guess": True})
@@ -61,11 +61,11 @@ def _behaviours(graph: nx.MultiDiGraph) -> list[tuple[str, list[str]]]:
         handles = [m for _, m, key in sorted(graph.out_edges(node, keys=True))
                    if key == "DEFINES" and short_name(graph, m) in ("Handle", "HandleAsync")]
         if handles:
-            found.append((handles[0], _constraints(data.get("signature", ""), request)))
+            found.append((handles[0], constraints(data.get("signature", ""), request)))
     return found
 
 
-def _constraints(signature: str, parameter: str) -> list[str]:
+def constraints(signature: str, parameter: str) -> list[str]:
     """The type names `where parameter : ...` demands, type arguments dropped (`IRequest<T>`: `IRequest`)."""
     names = []
     for name, clause in _CONSTRAINT.findall(signature):
