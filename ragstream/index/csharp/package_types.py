@@ -31,7 +31,7 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
     """CALLS from each call on a package type to its one repository implementer's method; how
     many were added."""
     refs = list(refs)
-    implementers = _implementers(symbols, refs)
+    implementers = package_implementers(symbols, refs)
     if not implementers:
         return 0
     owners = {o for types in implementers.values() for t in types for o in (t, *ancestors(graph, t))}
@@ -58,7 +58,7 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
     return added
 
 
-def _implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:
+def package_implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:
     """Qualified guess of a package type (one the index does not declare) -> the repository
     types whose base list names it."""
     found: dict[str, set[str]] = defaultdict(set)
