@@ -40,8 +40,8 @@ def link_facades(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Re
         by_namespace[base.rsplit(".", 1)[0]].append(base)
     added = 0
     for ref in refs:
-        call = ref.attrs.get("call")
-        guesses = call["receiver"].get("types") if call else None
+        call: dict = ref.attrs.get("call") or {}
+        guesses = call.get("receiver", {}).get("types")
         if not guesses or ref.source not in graph or ref.attrs.get("via_base") \
                 or symbols.first("csharp", guesses, ("TYPE",)) is not None:
             continue  # not a call on a named type, or on one of the repository's: the resolver's
