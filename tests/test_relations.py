@@ -748,3 +748,31 @@ def test_a_flow_reaches_a_table_ten_calls_below_its_entry():
     g.remove_edge(chain[MAX_FLOW_DEPTH - 1], "sql:dbo.PostTag|TABLE", key="WRITES")
     g.add_edge(chain[MAX_FLOW_DEPTH], "sql:dbo.PostTag|TABLE", key="WRITES")
     assert table_paths(g, [chain[0]]) == []
+
+
+def test_a_flow_asked_to_create_leads_with_the_path_that_inserts():
+    """"When an author creates a new post": the save runs an insert and, beside it, an update the
+    update branch makes; the path that inserts comes first, though longer. Asked to delete, the
+    delete leads; asked nothing of the kind, the shorter path does."""
+    import networkx as nx
+
+    from ragstream.graph.answers import flow_paths
+
+    g = nx.MultiDiGraph()
+    for name in ("Api.Post", "Record.Save", "Record.Update", "Record.Insert", "Provider.InsertPost", "Provider.Purge"):
+        g.add_node(f"cs:{name}|METHOD", kind="METHOD", name=f"App.{name}")
+    g.add_node("sql:dbo.Posts|TABLE", kind="TABLE", name="dbo.Posts")
+    g.add_node("sql:dbo.Tags|TABLE", kind="TABLE", name="dbo.Tags")
+    for source, target in (("Api.Post", "Record.Save"), ("Record.Save", "Record.Update"), ("Record.Save", "Record.Insert"),
+                           ("Record.Insert", "Provider.InsertPost"), ("Record.Save", "Provider.Purge")):
+        g.add_edge(f"cs:{source}|METHOD", f"cs:{target}|METHOD", key="CALLS")
+    g.add_edge("cs:Record.Update|METHOD", "sql:dbo.Posts|TABLE", key="WRITES", operations=["UPDATE"])
+    g.add_edge("cs:Provider.InsertPost|METHOD", "sql:dbo.Tags|TABLE", key="WRITES", operations=["INSERT"])
+    g.add_edge("cs:Provider.Purge|METHOD", "sql:dbo.Tags|TABLE", key="WRITES", operations=["DELETE"])
+    entry = ["cs:Api.Post|METHOD"]
+    created = flow_paths(g, entry, "When an author creates a new entry, which code runs down to the tables?")
+    assert created[0].nodes[-2:] == ("cs:Provider.InsertPost|METHOD", "sql:dbo.Tags|TABLE")
+    deleted = flow_paths(g, entry, "When an entry is deleted, which code runs down to the tables?")
+    assert deleted[0].nodes[-2:] == ("cs:Provider.Purge|METHOD", "sql:dbo.Tags|TABLE")
+    plain = flow_paths(g, entry, "When an entry is saved, which code runs down to the tables?")
+    assert len(plain[0].nodes) == 4 and plain[-1].nodes[-2] == "cs:Provider.InsertPost|METHOD"

@@ -613,7 +613,8 @@ def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
-                verbs: Sequence[str] = (), cascades: bool = False, writes_only: bool = False) -> list[Path]:
+                verbs: Sequence[str] = (), cascades: bool = False, writes_only: bool = False,
+                operations: Collection[str] = ()) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
@@ -628,7 +629,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
-    the writes first; a cascade counts as a write), then shortest first, then paths without a
+    the writes first; a cascade counts as a write), then those whose write is of an asked
+    operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
+    before an update a side path makes; `written_as`), then shortest first, then paths without a
     guess; with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
@@ -645,9 +648,18 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         last = _last_relation(path)
         return verbs.index(last) if last in verbs else len(verbs)
 
+    def not_as_operated(path: Path) -> bool:  # "creates" asks for the path that inserts
+        if not operations:
+            return False
+        if path.edges[-1].startswith(CASCADE):  # the database deletes the rows that cascade
+            return "DELETE" not in operations
+        return not (path.edges[-1].startswith("WRITES")
+                    and written_as(graph, path.nodes[-2], path.nodes[-1]) & set(operations))
+
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+                              p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
