@@ -631,9 +631,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then those whose write is of an asked
     operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
-    before an update a side path makes; `written_as`), then those to a table the words name ("a
-    new post": `be_Posts`, `be_PostTag` before `be_Categories`), then shortest first, then paths
-    without a guess; with `writes_only` ("which tables get written"), only the paths that write when some
+    before an update a side path makes; `written_as`), then shortest first, then paths without a
+    guess; with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths = [path for entry in dict.fromkeys(entries) if entry in graph for path in _walk_to_tables(graph, entry)]
@@ -659,11 +658,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
 
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    def unnamed_table(path: Path) -> bool:  # "a new post": the posts' tables before the categories'
-        return not asked & set(keyword_tokens(_short_name(graph, path.nodes[-1])))
-
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), unnamed_table(p),
-                              len(p.nodes), p.guess, p.nodes))
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+                              p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
