@@ -349,10 +349,7 @@ class Solver:
         if op == "?":  # what the parse could not model
             return set()
         if op == "l":
-            indices: list[int] | tuple[int, ...] = expr[2] if expr[2] is not None \
-                else self.p.binds[scope].get(expr[1], ())
-            if len(indices) == 1:  # most names: the set itself (no caller changes what `ev` gives)
-                return self.bindval.get((scope, indices[0]))
+            indices = expr[2] if expr[2] is not None else self.p.binds[scope].get(expr[1], ())
             out: set = set()
             for index in indices:
                 out |= self.bindval.get((scope, index))

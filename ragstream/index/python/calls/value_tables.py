@@ -7,7 +7,6 @@ exactly the items (a binding, a call, a return, ...) that read it.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 EMPTY: frozenset = frozenset()
@@ -92,14 +91,18 @@ class Table:
 
     def __init__(self, tracker: Tracker, cap: int):
         self.values: dict = {}
-        self.readers: defaultdict = defaultdict(set)  # key -> who read it (made on a first read)
+        self.readers: dict = {}
         self.tracker = tracker
         self.cap = cap
 
     def get(self, key) -> set | frozenset:
         reader = self.tracker.current
         if reader is not None:  # `note_reader`, inline: this runs millions of times
-            self.readers[key].add(reader)
+            readers = self.readers.get(key)
+            if readers is None:
+                self.readers[key] = {reader}
+            else:
+                readers.add(reader)
         return self.values.get(key, EMPTY)
 
     def has(self, key) -> bool:
