@@ -25,7 +25,7 @@ from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
-from ragstream.index.csharp.ef_graph import configuring_code
+from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
@@ -1184,14 +1184,18 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
 
 
 def property_columns(graph: nx.MultiDiGraph, prop: str) -> list[str]:
-    """The columns an ORM fills a property from: named by the mapping (`HasColumnName`), else the
-    column of that name in each table its type maps to."""
+    """The columns an ORM fills a property from: its own MAPS_TO edges (EF's conventions,
+    `[Column]`, `HasColumnName`, settled by `ef_columns`); else named by the mapping, else the
+    column of that name in each table its type maps to (not where EF's model settled the type's
+    columns: a property it left without one is stored in none)."""
+    settled = sorted(c for _, c, key in graph.out_edges(prop, keys=True)
+                     if key == "MAPS_TO" and graph.nodes[c].get("kind") == "COLUMN")
     owner = graph.nodes[prop].get("parent")
     short = graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
-    if owner not in graph:
-        return []
+    if settled or owner not in graph:
+        return settled
     mappings = [(table, data) for _, table, key, data in graph.out_edges(owner, keys=True, data=True)
-                if key == "MAPS_TO"]
+                if key == "MAPS_TO" and data.get("via") not in MODEL_MAPPINGS]
     named = [table for table, data in mappings
              if graph.nodes[table].get("kind") == "COLUMN" and data.get("property") == short]
     if named:
@@ -1203,16 +1207,19 @@ def property_columns(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def _mapped_properties(graph: nx.MultiDiGraph, table: str, column_id: str, column: str) -> list[Related]:
-    """The C# properties an ORM fills from the column: mapped to it by name (`HasColumnName`),
-    or named as the column in a type mapped to its table (Dapper, EF conventions)."""
+    """The C# properties an ORM fills from the column: EF's settled MAPS_TO from each property
+    (`ef_columns`), an entity's mapped by name (`HasColumnName`), or named as the column in a
+    type mapped to its table by anything but EF's model (Dapper row types)."""
     found = []
     for source, _, key, data in graph.in_edges(column_id, keys=True, data=True):
         prop = data.get("property") and f"{graph.nodes[source].get('name')}.{data['property']}"
-        if key == "MAPS_TO" and prop:
+        if key == "MAPS_TO" and graph.nodes[source].get("kind") == "PROPERTY":
+            found.append(Related(source, "maps column", column_id, resolution_of(data), via=data.get("via") or ""))
+        elif key == "MAPS_TO" and prop:
             found += [Related(n, "maps column", column_id, resolution_of(data))
                       for n in _properties(graph, source) if graph.nodes[n]["name"] == prop]
     for source, _, key, data in graph.in_edges(table, keys=True, data=True):
-        if key == "MAPS_TO":
+        if key == "MAPS_TO" and data.get("via") not in MODEL_MAPPINGS:
             found += [Related(n, "maps column", column_id, "by_name" if data.get("guess") else "inferred")
                       for n in _properties(graph, source)
                       if graph.nodes[n]["name"].rsplit(".", 1)[-1].lower() == column.lower()]

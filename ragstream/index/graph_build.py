@@ -76,7 +76,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
         if not has_unknown_prefix(ref):
             _link(graph, symbols, ref, stats)
     stats.resolved.update(link_prefixed_names(graph, symbols, prefixed))
-    settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
+    stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
