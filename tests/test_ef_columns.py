@@ -2,6 +2,8 @@
 make; and column impact reaching a property and the code that uses it."""
 from __future__ import annotations
 
+from collections import Counter
+
 import networkx as nx
 import pytest
 
@@ -151,3 +153,30 @@ def test_a_property_rename_reaches_its_column(graph):
     assert property_columns(graph, "cs:Shop.Domain.Order.Cache|PROPERTY") == []
     assert property_columns(graph, "cs:Shop.Domain.Entity.CreatedOn|PROPERTY") == [
         "sql:dbo.Customers.CreatedOn|COLUMN", "sql:dbo.Orders.CreatedOn|COLUMN"]
+
+
+EMPLOYEES = '''
+CREATE TABLE dbo.Employees (EmployeeID INT PRIMARY KEY, ReportsTo INT,
+    CONSTRAINT FK_Employees_Employees FOREIGN KEY (ReportsTo) REFERENCES dbo.Employees (EmployeeID));
+'''
+
+
+@pytest.mark.parametrize("column, other", [("ReportsTo", "EmployeeID"), ("EmployeeID", "ReportsTo")])
+def test_a_self_referencing_key_names_the_other_column_of_the_same_table(column, other):
+    graph = build_graph([parse_sql("db/employees.sql", EMPLOYEES)])[0]
+    subject = Named(f"sql:dbo.Employees.{column}|COLUMN", "COLUMN", f"dbo.Employees.{column}", "column",
+                    "sql:dbo.Employees|TABLE")
+    found = {item.id for item in impact_of(graph, subject, lambda ids: {}) if item.relation == "FOREIGN_KEY"}
+    assert f"sql:dbo.Employees.{other}|COLUMN" in found
+    assert subject.id not in found  # a column is not the other side of its own key
+
+
+def test_the_edges_settling_the_model_adds_are_counted_with_the_resolved_ones():
+    """The configuring code's REFERENCES to its entity's table and each property's column are in
+    the resolver's counts (`graph_coverage`), as every other resolved edge is."""
+    parsed = [parse_sql(path, text) if path.endswith(".sql") else parse_csharp(path, text) for path, text in FILES.items()]
+    graph, stats = build_graph(parsed)
+    edges = Counter(key for _, _, key in graph.edges(keys=True))
+    assert graph.has_edge("cs:Shop.Data.ShopContext.OnModelCreating|METHOD", "sql:dbo.Orders|TABLE", key="REFERENCES")
+    assert stats.resolved["REFERENCES"] == edges["REFERENCES"]
+    assert stats.resolved["MAPS_TO"] == edges["MAPS_TO"]

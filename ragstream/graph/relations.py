@@ -1233,10 +1233,17 @@ def _properties(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
 
 def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
     """Tables whose foreign keys use `column` of `table`, or that `column` points to."""
+    return [(other, data) for other, data, _ in _key_sides(graph, table, column)]
+
+
+def _key_sides(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict, bool]]:
+    """(other table, key, whether `column` is the referenced side) for each foreign key using
+    `column` of `table`: a self-referencing key (`Employees.ReportsTo` -> `Employees.EmployeeID`)
+    is one edge from the table to itself, its side told by the column, not by the edge."""
     low = column.lower()
-    found = [(s, d) for s, _, k, d in graph.in_edges(table, keys=True, data=True)
+    found = [(s, d, True) for s, _, k, d in graph.in_edges(table, keys=True, data=True)
              if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("ref_columns", ()))]
-    found += [(t, d) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
+    found += [(t, d, False) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
               if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("columns", ()))]
     return found
 
@@ -1244,9 +1251,9 @@ def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tu
 def _foreign_key_columns(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
     """The COLUMN nodes on the other side of each foreign key `column` of `table` is part of."""
     found = []
-    for other, data in _foreign_keys_on(graph, table, column):
-        here, there = (data.get("ref_columns", ()), data.get("columns", ())) \
-            if graph.has_edge(other, table, key="FOREIGN_KEY") else (data.get("columns", ()), data.get("ref_columns", ()))
+    for other, data, referenced in _key_sides(graph, table, column):
+        here, there = (data.get("ref_columns", ()), data.get("columns", ())) if referenced \
+            else (data.get("columns", ()), data.get("ref_columns", ()))
         for mine, theirs in zip(here, there):
             node = f"sql:{graph.nodes[other].get('name')}.{theirs}|COLUMN"
             if mine.lower() == column.lower() and graph.nodes.get(node, {}).get("kind") == "COLUMN":

@@ -75,7 +75,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         if not has_unknown_prefix(ref):
             _link(graph, symbols, ref, stats)
-    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed))
+    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
