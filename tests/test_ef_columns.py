@@ -8,7 +8,7 @@ import networkx as nx
 import pytest
 
 from ragstream.graph.named import Named
-from ragstream.graph.relations import impact_of, property_columns
+from ragstream.graph.relations import impact_of, property_columns, property_users
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -17,7 +17,7 @@ SCHEMA = '''
 CREATE TABLE dbo.Orders (Id INT PRIMARY KEY, Number NVARCHAR(20), FullName NVARCHAR(50), Name NVARCHAR(50),
     Status INT, Total DECIMAL(9,2), CustomerId INT, Customer INT, Lines INT, Cache INT, Computed INT,
     Remark NVARCHAR(200), Note NVARCHAR(200), ShipTo_Street NVARCHAR(80), ShipTo NVARCHAR(80),
-    Discriminator NVARCHAR(40), Express BIT, CreatedOn DATETIME);
+    Discriminator NVARCHAR(40), Express BIT, CreatedOn DATETIME, Price_Amount DECIMAL(9,2), Price DECIMAL(9,2));
 CREATE TABLE dbo.Customers (Id INT PRIMARY KEY, Name NVARCHAR(50), CreatedOn DATETIME);
 CREATE TABLE dbo.OrderLines (Id INT PRIMARY KEY, OrderId INT, Quantity INT);
 '''
@@ -29,6 +29,7 @@ namespace Shop.Domain;
 public enum OrderStatus { Open, Shipped }
 public abstract class Entity { public int Id { get; set; } public DateTime CreatedOn { get; set; } }
 public class Address { public string Street { get; set; } }
+[Owned] public class Money { public decimal Amount { get; set; } }
 public class Customer : Entity { public string Name { get; set; } }
 public class OrderLine : Entity { public int OrderId { get; set; } public int Quantity { get; set; } }
 public class Order : Entity
@@ -44,6 +45,7 @@ public class Order : Entity
     public int Computed => Total > 0 ? 1 : 0;
     public string Note { get; set; }
     public Address ShipTo { get; set; }
+    public Money Price { get; set; }
 }
 public class ExpressOrder : Order { public bool Express { get; set; } }
 '''
@@ -76,6 +78,7 @@ public class OrderService
     private readonly ShopContext _db;
     public void Rename(int id, string name) { var o = _db.Orders.Find(id); o.Name = name; _db.SaveChanges(); }
     public int Count() => _db.Customers.Count();
+    public void Stamp(int id) { var o = _db.Orders.Find(id); o.CreatedOn = DateTime.UtcNow; _db.SaveChanges(); }
 }
 '''
 
@@ -96,7 +99,7 @@ def columns_of(graph: nx.MultiDiGraph, prop: str) -> dict[str, dict]:
 
 def test_a_scalar_property_is_stored_in_the_column_of_its_name(graph):
     assert columns_of(graph, "Order.CustomerId") == {"sql:dbo.Orders.CustomerId|COLUMN": {
-        "type": "MAPS_TO", "via": "ef_convention", "entity": "cs:Shop.Domain.Order|TYPE", "line": 16,
+        "type": "MAPS_TO", "via": "ef_convention", "entity": "cs:Shop.Domain.Order|TYPE", "line": 17,
         "resolution": "inferred", "mapping": "by_convention", "guess": True}}
     assert set(columns_of(graph, "Order.Status")) == {"sql:dbo.Orders.Status|COLUMN"}  # an enum is a column
     assert set(columns_of(graph, "Order.Total")) == {"sql:dbo.Orders.Total|COLUMN"}  # a private setter still maps
@@ -123,6 +126,9 @@ def test_navigations_ignored_and_read_only_properties_are_no_column(graph):
 def test_an_owned_type_is_stored_as_owner_underscore_property(graph):
     assert set(columns_of(graph, "Address.Street")) == {"sql:dbo.Orders.ShipTo_Street|COLUMN"}
     assert columns_of(graph, "Order.ShipTo") == {}  # the owner's property is no column itself
+    # a type marked [Owned] is owned wherever an entity holds it
+    assert set(columns_of(graph, "Money.Amount")) == {"sql:dbo.Orders.Price_Amount|COLUMN"}
+    assert columns_of(graph, "Order.Price") == {}
 
 
 def test_inherited_properties_are_stored_in_each_table_and_tph_in_the_base_table(graph):
@@ -146,6 +152,22 @@ def test_column_impact_reaches_the_property_and_the_code_that_writes_it(graph):
     # and a [NotMapped] property of a column's name is no user of that column
     cache = Named("sql:dbo.Orders.Cache|COLUMN", "COLUMN", "dbo.Orders.Cache", "column", "sql:dbo.Orders|TABLE")
     assert "cs:Shop.Domain.Order.Cache|PROPERTY" not in {i.id for i in impact_of(graph, cache, lambda ids: {})}
+
+
+def test_column_impact_reaches_the_code_writing_a_property_the_entity_inherits(graph):
+    subject = Named("sql:dbo.Orders.CreatedOn|COLUMN", "COLUMN", "dbo.Orders.CreatedOn", "column", "sql:dbo.Orders|TABLE")
+    texts = {"cs:Shop.App.OrderService.Stamp|METHOD": "var o = _db.Orders.Find(id); o.CreatedOn = DateTime.UtcNow;",
+             "cs:Shop.App.OrderService.Rename|METHOD": "var o = _db.Orders.Find(id); o.Name = name;"}
+    found = {item.id: item for item in impact_of(graph, subject, lambda ids: {i: texts.get(i, "") for i in ids})}
+    assert found["cs:Shop.Domain.Entity.CreatedOn|PROPERTY"].via == "ef_convention"
+    assert "cs:Shop.App.OrderService.Stamp|METHOD" in found
+    assert "cs:Shop.App.OrderService.Rename|METHOD" not in found  # holds an order, names no CreatedOn
+    # the users of the base's property, found through the entity whose table stores it
+    inherited = "cs:Shop.Domain.Entity.CreatedOn|PROPERTY"
+    text_of = lambda ids: {i: texts.get(i, "") for i in ids}  # noqa: E731
+    assert [u.id for u in property_users(graph, inherited, text_of, "cs:Shop.Domain.Order|TYPE")] == [
+        "cs:Shop.App.OrderService.Stamp|METHOD"]
+    assert property_users(graph, inherited, text_of) == []  # the abstract base maps to no table
 
 
 def test_a_property_rename_reaches_its_column(graph):

@@ -402,7 +402,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
         owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
-        naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
+        naming += [user for item in mapped for user in property_users(
+            graph, item.id, text_of, (graph.get_edge_data(item.id, subject.id, key="MAPS_TO") or {}).get("entity"))]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
         twins += [related for item in mapped for related in (
@@ -511,15 +512,18 @@ def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
 
 
-def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[str]], dict[str, str]],
+                   holder: str | None = None) -> list[Related]:
     """The methods that use an entity's property (`product.StockQuantity -= quantity`), found
     without typing every member access: those that hold the entity (read or write its table, or
     the table of an entity with a navigation to it: `cartItem.Product.StockQuantity`; or take or
     return it, or name it as a type argument of their signature: a projection over its query) and
     whose code accesses a member of that name (`.StockQuantity`). By name, so a
     guess (`via="member_name"`); tests, the entity's own code and the mapping code are left to
-    the other relations."""
-    owner, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    the other relations. `holder`: the entity whose table stores a property it inherits
+    (`AuditableEntity.LastModifiedBy` of `Order`), standing for the type that declares it."""
+    declared, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    owner = holder if holder is not None and holder in graph else declared
     if not _mapped(graph, owner):
         return []
     short = graph.nodes[owner].get("name", "").rsplit(".", 1)[-1]
@@ -539,7 +543,7 @@ def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[st
                    or bool(argument.search(data.get("signature") or "")))}
     through = table_users(navigations) - users  # hold the entity only through a navigation: must name it
     names = sorted({nav for navs in navigations.values() for nav in navs})
-    users = {u for u in users | through if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
+    users = {u for u in users | through if graph.nodes[u].get("parent") not in (owner, declared) and not in_tests(graph, u)}
     texts = text_of(sorted(users))
     access = re.compile(rf"\.\s*{re.escape(name)}(?![\w(])")
     navigated = re.compile(rf"\.\s*(?:{'|'.join(map(re.escape, names))})(?!\w)") if names else None

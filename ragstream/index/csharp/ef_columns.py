@@ -10,8 +10,9 @@ in the entity's table. Run by `ef_graph.settle_ef_mappings` once the entity's ta
 - `[Column("x")]` (`via="column_attribute"`) or `Property(p => p.P).HasColumnName("x")`
   (`via="has_column_name"`): column `x` only, never the column of the property's own name.
 - A navigation (its type, or a collection's element, is an entity of the model) is no column.
-- An owned type (`OwnsOne(o => o.Address)`) is no column itself: the owned type's properties are,
-  as `Address_Street` (EF Core's naming), or their own `[Column]` name.
+- An owned type (`OwnsOne(o => o.Address)`, or a type marked `[Owned]` / `[ComplexType]`) is no
+  column itself: the owned type's properties are, as `Address_Street` (EF Core's and EF6's
+  naming), or their own `[Column]` name.
 - Otherwise the column of the property's name (`via="ef_convention"`, `mapping="by_convention"`),
   compared without case as SQL Server does.
 
@@ -33,6 +34,7 @@ from ragstream.index.model import node_id
 CONFIGURING = frozenset({"entity_type_configuration", "model_builder", "mapping_class"})
 NOT_STORED = frozenset({"Ignore"})
 OWNED_SEPARATOR = "_"  # EF Core's owned-type column: `Owner_Property`
+OWNED_ATTRIBUTES = frozenset({"Owned", "OwnedAttribute", "ComplexType", "ComplexTypeAttribute"})
 
 
 def map_property_columns(graph: nx.MultiDiGraph, entities: list[str], model_mappings: frozenset) -> int:
@@ -82,7 +84,7 @@ def _stored(graph: nx.MultiDiGraph, chain: list[str], said: dict[str, dict], nam
                 yield prop, str(attrs["column"]), "column_attribute"
             elif short in named:
                 yield prop, named[short], "has_column_name"
-            elif told.get("owned"):
+            elif told.get("owned") or _marked_owned(graph, prop):
                 yield from _owned_columns(graph, prop, short)
             elif not _navigation(graph, prop, attrs):
                 yield prop, short, "ef_convention"
@@ -107,6 +109,12 @@ def _owned_columns(graph: nx.MultiDiGraph, prop: str, short: str) -> Iterator[tu
             yield inner, str(attrs["column"]), "column_attribute"
         else:
             yield inner, f"{short}{OWNED_SEPARATOR}{graph.nodes[inner]['name'].rsplit('.', 1)[-1]}", "ef_convention"
+
+
+def _marked_owned(graph: nx.MultiDiGraph, prop: str) -> bool:
+    """The property holds a type marked `[Owned]` (EF Core) or `[ComplexType]` (EF6, EF Core 8)."""
+    held = _held_type(graph, prop)
+    return held is not None and bool(OWNED_ATTRIBUTES & set((graph.nodes[held].get("attrs") or {}).get("attributes", ())))
 
 
 def _navigation(graph: nx.MultiDiGraph, prop: str, attrs: dict) -> bool:
