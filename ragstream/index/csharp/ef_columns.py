@@ -1,9 +1,10 @@
 """The column each property of an EF entity is stored in: PROPERTY -MAPS_TO-> COLUMN.
 
 EF Core and EF6 store every mapped scalar property of an entity in the column of its own name
-in the entity's table. Run by `ef_graph.settle_ef_mappings` once the entity's tables are settled
-(explicit over convention, TPH onto the base's table), over each type with a model mapping
-(`ef_graph.MODEL_MAPPINGS`) to a TABLE or VIEW. Per property, the first rule that applies:
+in the entity's table. Run by `graph_build.build_graph` after `ef_graph.settle_ef_mappings` has
+settled the entities' tables (explicit over convention, TPH onto the base's table), over each
+type with a model mapping (`ef_graph.MODEL_MAPPINGS`) to a TABLE or VIEW, bases first (an
+inherited property's edge names the base's entity). Per property, the first rule that applies:
 
 - `[NotMapped]`, `Ignore(p => p.P)`, static, non-public, or read-only (no `set`/`init`) and named
   by no mapping call: no column (EF's conventions map public read-write properties only).
@@ -29,6 +30,7 @@ from collections.abc import Iterator
 
 import networkx as nx
 
+from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, mapped_by_depth, property_type
 from ragstream.index.model import node_id
 
 CONFIGURING = frozenset({"entity_type_configuration", "model_builder", "mapping_class"})
@@ -37,13 +39,13 @@ OWNED_SEPARATOR = "_"  # EF Core's owned-type column: `Owner_Property`
 OWNED_ATTRIBUTES = frozenset({"Owned", "OwnedAttribute", "ComplexType", "ComplexTypeAttribute"})
 
 
-def map_property_columns(graph: nx.MultiDiGraph, entities: list[str], model_mappings: frozenset) -> int:
-    """MAPS_TO from each mapped property of `entities` to its column in their model tables; how
-    many edges that added."""
+def link_property_columns(graph: nx.MultiDiGraph) -> int:
+    """MAPS_TO from each mapped property of the model's entities to its column in their tables;
+    how many edges that added."""
     added = 0
-    for entity in entities:
+    for entity in mapped_by_depth(graph):
         tables = [(table, attrs) for _, table, key, attrs in graph.out_edges(entity, keys=True, data=True)
-                  if key == "MAPS_TO" and attrs.get("via") in model_mappings
+                  if key == "MAPS_TO" and attrs.get("via") in MODEL_MAPPINGS
                   and graph.nodes[table].get("kind") in ("TABLE", "VIEW")]
         if not tables:
             continue
@@ -100,7 +102,7 @@ def _mappable(attrs: dict, configured: bool) -> bool:
 
 def _owned_columns(graph: nx.MultiDiGraph, prop: str, short: str) -> Iterator[tuple[str, str, str]]:
     """The owned type's properties, stored in the owner's table as `Owner_Property`."""
-    owned = _held_type(graph, prop)
+    owned = property_type(graph, prop)
     for inner in _properties(graph, owned) if owned else ():
         attrs = graph.nodes[inner].get("attrs") or {}
         if attrs.get("not_mapped") or not _mappable(attrs, False):
@@ -113,7 +115,7 @@ def _owned_columns(graph: nx.MultiDiGraph, prop: str, short: str) -> Iterator[tu
 
 def _marked_owned(graph: nx.MultiDiGraph, prop: str) -> bool:
     """The property holds a type marked `[Owned]` (EF Core) or `[ComplexType]` (EF6, EF Core 8)."""
-    held = _held_type(graph, prop)
+    held = property_type(graph, prop)
     return held is not None and bool(OWNED_ATTRIBUTES & set((graph.nodes[held].get("attrs") or {}).get("attributes", ())))
 
 
@@ -131,11 +133,6 @@ def _is_entity(graph: nx.MultiDiGraph, node: str) -> bool:
     return any(key == "MAPS_TO" for _, _, key in graph.out_edges(node, keys=True)) or any(
         key == "REFERENCES" and (graph.nodes[source].get("attrs") or {}).get("ef_role") in ("dbcontext", "configuration")
         for source, _, key in graph.in_edges(node, keys=True))
-
-
-def _held_type(graph: nx.MultiDiGraph, prop: str) -> str | None:
-    attrs = graph.nodes[prop].get("attrs") or {}
-    return next((t for t in (node_id("csharp", g, "TYPE") for g in attrs.get("returns", ())) if t in graph), None)
 
 
 def _members_said(graph: nx.MultiDiGraph, chain: list[str]) -> dict[str, dict]:

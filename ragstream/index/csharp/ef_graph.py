@@ -33,7 +33,6 @@ from collections import Counter
 
 import networkx as nx
 
-from ragstream.index.csharp.ef_columns import map_property_columns
 from ragstream.index.model import Node, node_id
 
 
@@ -59,9 +58,12 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> Counter:
     _model_tables(graph)
     added.update(_link_configurations(graph))
     added["MAPS_TO"] += _map_owned_types(graph)
-    added["MAPS_TO"] += map_property_columns(  # a base's properties said of the base first
-        graph, sorted(_mapped_types(graph), key=lambda node: _by_depth(graph, node)), MODEL_MAPPINGS)
     return added
+
+
+def mapped_by_depth(graph: nx.MultiDiGraph) -> list[str]:
+    """The nodes with a MAPS_TO, bases before the types deriving from them."""
+    return sorted(_mapped_types(graph), key=lambda node: _by_depth(graph, node))
 
 
 CONFIGURATIONS = frozenset({"entity_type_configuration", "model_builder"})
