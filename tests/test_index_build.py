@@ -210,7 +210,21 @@ RELATIONS = {"INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY", "READS", "WR
 def test_one_graph_links_python_sql_and_csharp(built_sample):
     repo, settings, _ = built_sample
     graph = load(settings, repo).graph()
-    relations = {(u, k, v) for u, v, k in graph.edges(keys=True) if k in RELATIONS}
+    relations = {(u, k, v) for u, v, k in graph.edges(keys=True) if k in RELATIONS
+                 and graph.nodes[u].get("kind") != "PROPERTY"}
+    # each scalar property of an entity is stored in the column of its name (ef_columns); the
+    # navigations `Invoice.Customer`, `Invoice.Lines` and `Customer.Invoices` in none
+    columns = {(tuple(graph.nodes[u]["name"].rsplit(".", 2)[-2:]), v) for u, v, k in graph.edges(keys=True)
+               if k == "MAPS_TO" and graph.nodes[u].get("kind") == "PROPERTY"}
+    assert sorted((".".join(prop), column) for prop, column in columns) == [
+        ("Customer.CustomerId", "sql:dbo.Customers.CustomerId|COLUMN"), ("Customer.Email", "sql:dbo.Customers.Email|COLUMN"),
+        ("Customer.Name", "sql:dbo.Customers.Name|COLUMN"), ("Invoice.CustomerId", "sql:dbo.Invoices.CustomerId|COLUMN"),
+        ("Invoice.InvoiceId", "sql:dbo.Invoices.InvoiceId|COLUMN"), ("Invoice.IssuedAt", "sql:dbo.Invoices.IssuedAt|COLUMN"),
+        ("Invoice.Status", "sql:dbo.Invoices.Status|COLUMN"), ("Invoice.Total", "sql:dbo.Invoices.Total|COLUMN"),
+        ("InvoiceLine.Description", "sql:dbo.InvoiceLines.Description|COLUMN"),
+        ("InvoiceLine.InvoiceId", "sql:dbo.InvoiceLines.InvoiceId|COLUMN"),
+        ("InvoiceLine.InvoiceLineId", "sql:dbo.InvoiceLines.InvoiceLineId|COLUMN"),
+    ]  # not `Amount()`, a method beside the `Amount` column
     assert relations == {
         # C# inheritance; the interface base becomes IMPLEMENTS once resolved
         ("cs:Billing.Services.InvoiceService|TYPE", "INHERITS", "cs:Billing.Services.ServiceBase|TYPE"),

@@ -77,6 +77,37 @@ def test_a_name_two_tables_end_as_equally_is_a_guess_at_both_and_one_no_table_en
     assert not [n for n in graph if "__prefix__" in n or n.startswith(("sql:", "ext:")) and "Tags" in n]
 
 
+def test_the_sql_a_method_shows_writes_the_unknown_prefix_as_users_read_it():
+    graph = graph_of({"DbBlogProvider.cs": PROVIDER}, SCHEMA)
+    shown = graph.nodes["cs:BlogEngine.Core.Providers.DbBlogProvider.InsertPost|METHOD"]["attrs"]["inline_sql"]
+    assert shown == ["INSERT INTO {?}Posts (BlogID, PostID) VALUES ({?}BlogID, {?}PostID)"]
+    assert not any("__prefix__" in sql for sql in shown)
+
+
+ENTITY = '''namespace Blog.Domain { public class Post { public int PostID { get; set; } } }'''
+
+CONTEXT = '''using Microsoft.EntityFrameworkCore;
+using Blog.Domain;
+namespace Blog.Data { public class BlogContext : DbContext {
+    private readonly string _prefix;
+    public DbSet<Post> Posts { get; set; }
+    protected override void OnModelCreating(ModelBuilder modelBuilder) {
+        modelBuilder.Entity<Post>().ToTable($"{_prefix}Posts");
+    }
+} }'''
+
+
+def test_a_prefixed_mapping_of_an_entity_declared_elsewhere_starts_at_the_entity():
+    """The entity's id is guessed from the context's namespaces: the prefixed MAPS_TO picks the
+    guess that exists, as every other MAPS_TO does, not the first guess (no edge at all)."""
+    graph = graph_of({"Post.cs": ENTITY, "BlogContext.cs": CONTEXT}, SCHEMA)
+    mapped = {target: data for _, target, key, data in graph.out_edges("cs:Blog.Domain.Post|TYPE", keys=True, data=True)
+              if key == "MAPS_TO"}
+    assert mapped["sql:dbo.be_Posts|TABLE"]["via"] == "unknown_prefix"
+    assert "sql:dbo.be_Settings|TABLE" not in mapped
+    assert not any(node.startswith("cs:Blog.Data.Post") for node in graph)
+
+
 COPIER = '''namespace BlogEngine.Core.Providers { public class DbBlogProvider {
     private string tablePrefix;
     private string parmPrefix;

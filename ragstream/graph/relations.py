@@ -25,7 +25,7 @@ from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
-from ragstream.index.csharp.ef_graph import configuring_code
+from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import is_test_path
@@ -406,7 +406,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         words = [column, *(graph.nodes[item.id]["name"].rsplit(".", 1)[-1] for item in mapped)]
         owners = {graph.nodes[item.id].get("parent") for item in mapped}  # a mapped property stands for its type
         naming = [item for item in _naming(graph, [table], words, subject.id, text_of) if item.id not in owners]
-        naming += [user for item in mapped for user in property_users(graph, item.id, text_of)]
+        naming += [user for item in mapped for user in property_users(
+            graph, item.id, text_of, (graph.get_edge_data(item.id, subject.id, key="MAPS_TO") or {}).get("entity"))]
         twins = [Related(twin, "mapped from", item.id, "by_name", via="object_mapping") for item in mapped
                  for twin in mapped_twins(graph, item.id)]
         twins += [related for item in mapped for related in (
@@ -515,15 +516,18 @@ def _naming(graph: nx.MultiDiGraph, tables: list[str], words: list[str], subject
             if pattern.search(texts.get(u.id, "")) or _names_in_attrs(graph, u.id, pattern)]
 
 
-def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[str]], dict[str, str]]) -> list[Related]:
+def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[str]], dict[str, str]],
+                   holder: str | None = None) -> list[Related]:
     """The methods that use an entity's property (`product.StockQuantity -= quantity`), found
     without typing every member access: those that hold the entity (read or write its table, or
     the table of an entity with a navigation to it: `cartItem.Product.StockQuantity`; or take or
     return it, or name it as a type argument of their signature: a projection over its query) and
     whose code accesses a member of that name (`.StockQuantity`). By name, so a
     guess (`via="member_name"`); tests, the entity's own code and the mapping code are left to
-    the other relations."""
-    owner, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    the other relations. `holder`: the entity whose table stores a property it inherits
+    (`AuditableEntity.LastModifiedBy` of `Order`), standing for the type that declares it."""
+    declared, name = str(graph.nodes[prop].get("parent")), graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
+    owner = holder if holder is not None and holder in graph else declared
     if not _mapped(graph, owner):
         return []
     short = graph.nodes[owner].get("name", "").rsplit(".", 1)[-1]
@@ -543,7 +547,7 @@ def property_users(graph: nx.MultiDiGraph, prop: str, text_of: Callable[[list[st
                    or bool(argument.search(data.get("signature") or "")))}
     through = table_users(navigations) - users  # hold the entity only through a navigation: must name it
     names = sorted({nav for navs in navigations.values() for nav in navs})
-    users = {u for u in users | through if graph.nodes[u].get("parent") != owner and not in_tests(graph, u)}
+    users = {u for u in users | through if graph.nodes[u].get("parent") not in (owner, declared) and not in_tests(graph, u)}
     texts = text_of(sorted(users))
     access = re.compile(rf"\.\s*{re.escape(name)}(?![\w(])")
     navigated = re.compile(rf"\.\s*(?:{'|'.join(map(re.escape, names))})(?!\w)") if names else None
@@ -1228,14 +1232,18 @@ def _callers(graph: nx.MultiDiGraph, items: list[Related], subject: str) -> list
 
 
 def property_columns(graph: nx.MultiDiGraph, prop: str) -> list[str]:
-    """The columns an ORM fills a property from: named by the mapping (`HasColumnName`), else the
-    column of that name in each table its type maps to."""
+    """The columns an ORM fills a property from: its own MAPS_TO edges (EF's conventions,
+    `[Column]`, `HasColumnName`, settled by `ef_columns`); else named by the mapping, else the
+    column of that name in each table its type maps to (not where EF's model settled the type's
+    columns: a property it left without one is stored in none)."""
+    settled = sorted(c for _, c, key in graph.out_edges(prop, keys=True)
+                     if key == "MAPS_TO" and graph.nodes[c].get("kind") == "COLUMN")
     owner = graph.nodes[prop].get("parent")
     short = graph.nodes[prop].get("name", "").rsplit(".", 1)[-1]
-    if owner not in graph:
-        return []
+    if settled or owner not in graph:
+        return settled
     mappings = [(table, data) for _, table, key, data in graph.out_edges(owner, keys=True, data=True)
-                if key == "MAPS_TO"]
+                if key == "MAPS_TO" and data.get("via") not in MODEL_MAPPINGS]
     named = [table for table, data in mappings
              if graph.nodes[table].get("kind") == "COLUMN" and data.get("property") == short]
     if named:
@@ -1247,16 +1255,19 @@ def property_columns(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def _mapped_properties(graph: nx.MultiDiGraph, table: str, column_id: str, column: str) -> list[Related]:
-    """The C# properties an ORM fills from the column: mapped to it by name (`HasColumnName`),
-    or named as the column in a type mapped to its table (Dapper, EF conventions)."""
+    """The C# properties an ORM fills from the column: EF's settled MAPS_TO from each property
+    (`ef_columns`), an entity's mapped by name (`HasColumnName`), or named as the column in a
+    type mapped to its table by anything but EF's model (Dapper row types)."""
     found = []
     for source, _, key, data in graph.in_edges(column_id, keys=True, data=True):
         prop = data.get("property") and f"{graph.nodes[source].get('name')}.{data['property']}"
-        if key == "MAPS_TO" and prop:
+        if key == "MAPS_TO" and graph.nodes[source].get("kind") == "PROPERTY":
+            found.append(Related(source, "maps column", column_id, resolution_of(data), via=data.get("via") or ""))
+        elif key == "MAPS_TO" and prop:
             found += [Related(n, "maps column", column_id, resolution_of(data))
                       for n in _properties(graph, source) if graph.nodes[n]["name"] == prop]
     for source, _, key, data in graph.in_edges(table, keys=True, data=True):
-        if key == "MAPS_TO":
+        if key == "MAPS_TO" and data.get("via") not in MODEL_MAPPINGS:
             found += [Related(n, "maps column", column_id, "by_name" if data.get("guess") else "inferred")
                       for n in _properties(graph, source)
                       if graph.nodes[n]["name"].rsplit(".", 1)[-1].lower() == column.lower()]
@@ -1270,10 +1281,17 @@ def _properties(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
 
 def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
     """Tables whose foreign keys use `column` of `table`, or that `column` points to."""
+    return [(other, data) for other, data, _ in _key_sides(graph, table, column)]
+
+
+def _key_sides(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict, bool]]:
+    """(other table, key, whether `column` is the referenced side) for each foreign key using
+    `column` of `table`: a self-referencing key (`Employees.ReportsTo` -> `Employees.EmployeeID`)
+    is one edge from the table to itself, its side told by the column, not by the edge."""
     low = column.lower()
-    found = [(s, d) for s, _, k, d in graph.in_edges(table, keys=True, data=True)
+    found = [(s, d, True) for s, _, k, d in graph.in_edges(table, keys=True, data=True)
              if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("ref_columns", ()))]
-    found += [(t, d) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
+    found += [(t, d, False) for _, t, k, d in graph.out_edges(table, keys=True, data=True)
               if k == "FOREIGN_KEY" and low in (c.lower() for c in d.get("columns", ()))]
     return found
 
@@ -1281,9 +1299,9 @@ def _foreign_keys_on(graph: nx.MultiDiGraph, table: str, column: str) -> list[tu
 def _foreign_key_columns(graph: nx.MultiDiGraph, table: str, column: str) -> list[tuple[str, dict]]:
     """The COLUMN nodes on the other side of each foreign key `column` of `table` is part of."""
     found = []
-    for other, data in _foreign_keys_on(graph, table, column):
-        here, there = (data.get("ref_columns", ()), data.get("columns", ())) \
-            if graph.has_edge(other, table, key="FOREIGN_KEY") else (data.get("columns", ()), data.get("ref_columns", ()))
+    for other, data, referenced in _key_sides(graph, table, column):
+        here, there = (data.get("ref_columns", ()), data.get("columns", ())) if referenced \
+            else (data.get("columns", ()), data.get("ref_columns", ()))
         for mine, theirs in zip(here, there):
             node = f"sql:{graph.nodes[other].get('name')}.{theirs}|COLUMN"
             if mine.lower() == column.lower() and graph.nodes.get(node, {}).get("kind") == "COLUMN":

@@ -32,6 +32,7 @@ from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
+from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
@@ -76,8 +77,9 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         if not has_unknown_prefix(ref):
             _link(graph, symbols, ref, stats)
-    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed))
-    settle_ef_mappings(graph)  # EF: explicit mappings over conventions, TPH subclasses
+    stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
+    stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
+    stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter

@@ -12,11 +12,12 @@ match, no edge."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.index.csharp.strings import UNKNOWN_PREFIX
+from ragstream.index.csharp.strings import UNKNOWN_PREFIX, shown_sql
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Node, Reference
 from ragstream.index.symbols import SymbolTable
@@ -46,8 +47,11 @@ class _Written:
         return bare[:len(bare) - len(self.end)]
 
 
-def link_prefixed_names(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference]) -> Counter:
-    """Edges for the references whose SQL name has an unknown prefix; counts per edge type."""
+def link_prefixed_names(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference],
+                        source_of: Callable[[Reference], str | None]) -> Counter:
+    """Edges for the references whose SQL name has an unknown prefix; counts per edge type.
+    `source_of` finds a reference's source as every other reference's (a guessed entity's
+    `source_candidates`: `[Table("{0}Posts")]` on a type another file declares)."""
     sql_nodes = [node for node in symbols.nodes.values() if node.language == "sql"]
     matches = {ref.target: _matches(_Written.of(ref.target), sql_nodes, ref.target_kinds) for ref in refs}
     # how many distinct known ends each prefix explains, over the whole repository
@@ -56,16 +60,17 @@ def link_prefixed_names(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list
     linked: Counter = Counter()
     for ref in refs:
         found = matches[ref.target]
-        if not found or ref.source not in graph:
+        source = source_of(ref) if found else None
+        if source is None:
             continue
         best = max(votes[prefix] for prefix, _ in found)
         attrs = {**ref.attrs, "line": ref.line, "resolution": "inferred", "via": "unknown_prefix",
                  "sql_via": ref.attrs.get("via", "data_access_call"),
-                 "written": ref.target.replace(UNKNOWN_PREFIX, "{?}"), "guess": True,
+                 "written": shown_sql(ref.target), "guess": True,
                  "candidates": sorted(node_id for _, node_id in found)}
         for prefix, node_id in found:
             if votes[prefix] == best:
-                linked[ref.edge_type] += add_edge(graph, ref.source, node_id, ref.edge_type, attrs)
+                linked[ref.edge_type] += add_edge(graph, source, node_id, ref.edge_type, attrs)
     return linked
 
 

@@ -325,7 +325,8 @@ def _visit_file(abs_path: Path, rel: str, name: str, layers, user_ignore,
     except OSError as exc:
         raise IndexingError(f"cannot read file: {exc.strerror}", where=str(abs_path),
                             hint="fix its permissions, or add it to index.ignore") from exc
-    return _classify_content(rel, language, data, settings, with_text, _template_beside(abs_path, settings))
+    return _classify_content(rel, language, data, settings, with_text,
+                             partial(_template_beside, abs_path, rel, layers, user_ignore, settings))
 
 
 def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> SourceFile | None:
@@ -338,7 +339,7 @@ def read_source(root: Path, source: SourceFile, settings: IndexSettings) -> Sour
     if len(data) > settings.max_file_bytes:
         return None
     found = _classify_content(source.path, source.language, data, settings,
-                              template=_template_beside(root / source.path, settings))
+                              template=partial(_template_walked, root, source.path, settings))
     return found if isinstance(found, SourceFile) and found.sha256 == source.sha256 else None
 
 
@@ -362,15 +363,19 @@ def _special_kind(mode: int) -> str:
 
 
 def _classify_content(rel: str, language: str, data: bytes, settings: IndexSettings,
-                      with_text: bool = True, template: str | None = None) -> SourceFile | SkippedFile:
+                      with_text: bool = True, template: Callable[[], str | None] = lambda: None
+                      ) -> SourceFile | SkippedFile:
+    """The file as the walk keeps it (`template`: the indexed template it was generated from,
+    asked only of a file with a generator's header)."""
     text, not_text = _decoded(data)
     if not_text:
         return SkippedFile(rel, "binary", not_text)
     marker = _generated_marker(text, settings.generated_markers) or ""
     if marker and language not in GENERATED_INDEXED:
         return SkippedFile(rel, "generated", f"header says {marker!r}")
-    if marker and template:
-        return SkippedFile(rel, "generated", f"header says {marker!r}, made from {template}, which is indexed")
+    made_from = template() if marker else None
+    if made_from:
+        return SkippedFile(rel, "generated", f"header says {marker!r}, made from {made_from}, which is indexed")
     lines = text.count("\n") + 1
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
@@ -391,11 +396,22 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
 GENERATED_INDEXED = frozenset({"csharp", "sql"})
 
 
-def _template_beside(path: Path, settings: IndexSettings) -> str | None:
-    """The file a generated one was made from, when it lies beside it and is indexed too
-    (`HomePage.cshtml.cs` from `HomePage.cshtml`): the generated copy only repeats it."""
+def _template_beside(path: Path, rel: str, layers, user_ignore, settings: IndexSettings) -> str | None:
+    """The file a generated one was made from, when it lies beside it and the walk indexes it too
+    (`HomePage.cshtml.cs` from `HomePage.cshtml`): the generated copy only repeats it. A template
+    the walk skips (ignored, too large, ...) leaves the generated copy the only one indexed."""
     template = path.with_suffix("")
-    return template.name if template.suffix.lower() in settings.languages and template.is_file() else None
+    if template.suffix.lower() not in settings.languages or not template.is_file():
+        return None
+    walked = _visit_file(template, rel[:-len(path.suffix)], template.name, layers, user_ignore, settings, False)
+    return template.name if isinstance(walked, SourceFile) else None
+
+
+def _template_walked(root: Path, rel: str, settings: IndexSettings) -> str | None:
+    """`_template_beside` for a file read again outside a walk: its folder's ignore rules found anew."""
+    user_ignore = _user_ignore(root, settings)
+    layers = _entered(root, PurePosixPath(rel).parent.as_posix(), user_ignore, settings, {})
+    return _template_beside(root / rel, rel, layers or [], user_ignore, settings)
 
 
 # UTF-32 before UTF-16: the UTF-32 LE mark begins with the UTF-16 LE one.

@@ -29,6 +29,8 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import networkx as nx
 
 from ragstream.index.model import Node, node_id
@@ -40,9 +42,9 @@ TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
 MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "mapping_class", "tph"})
 
 
-def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
+def settle_ef_mappings(graph: nx.MultiDiGraph) -> Counter:
     """Explicit mappings over conventions, TPH subclasses onto their base's table, then the
-    columns that mappings name."""
+    columns that mappings name; the edges added, by type (the resolver's coverage counts)."""
     for source in _mapped_types(graph):
         edges = _maps_to(graph, source)
         if any(not _conventional(attrs) for _, attrs in edges):
@@ -50,20 +52,27 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> None:
                 if _conventional(attrs):
                     _remove_edge(graph, source, target)
     # Bases first, so a subclass of a subclass finds its base's settled table.
-    for entity in sorted(_entities(graph), key=lambda node: (_depth(graph, node, set()), node)):
+    for entity in sorted(_entities(graph), key=lambda node: _by_depth(graph, node)):
         _map_to_base_table(graph, entity)
-    _map_columns(graph)
+    added = Counter({"MAPS_TO": _map_columns(graph)})
     _model_tables(graph)
-    _link_configurations(graph)
-    _map_owned_types(graph)
+    added.update(_link_configurations(graph))
+    added["MAPS_TO"] += _map_owned_types(graph)
+    return added
+
+
+def mapped_by_depth(graph: nx.MultiDiGraph) -> list[str]:
+    """The nodes with a MAPS_TO, bases before the types deriving from them."""
+    return sorted(_mapped_types(graph), key=lambda node: _by_depth(graph, node))
 
 
 CONFIGURATIONS = frozenset({"entity_type_configuration", "model_builder"})
 
 
-def _link_configurations(graph: nx.MultiDiGraph) -> None:
+def _link_configurations(graph: nx.MultiDiGraph) -> Counter:
     """REFERENCES from the code configuring an entity to the entity's settled tables, and the
-    columns it names (`HasColumnName`) mapped there."""
+    columns it names (`HasColumnName`) mapped there; the edges added, by type."""
+    added: Counter = Counter()
     for source, entity, _, attrs in edges_of_type(graph, "REFERENCES"):
         if attrs.get("via") not in CONFIGURATIONS or graph.nodes[entity].get("kind") != "TYPE":
             continue
@@ -75,12 +84,15 @@ def _link_configurations(graph: nx.MultiDiGraph) -> None:
             if not graph.has_edge(code, table, key="REFERENCES"):
                 graph.add_edge(code, table, key="REFERENCES", type="REFERENCES", via=attrs["via"], entity=entity,
                                line=attrs.get("line", 0), resolution="inferred", **marks)
+                added["REFERENCES"] += 1
             for prop, column in sorted((attrs.get("columns") or {}).items()):
                 column_id = f"sql:{graph.nodes[table]['name']}.{column}|COLUMN"
                 if graph.nodes.get(column_id, {}).get("kind") == "COLUMN" \
                         and not graph.has_edge(entity, column_id, key="MAPS_TO"):
                     graph.add_edge(entity, column_id, key="MAPS_TO", type="MAPS_TO", property=prop, via=attrs["via"],
                                    mapped_by=code, line=attrs.get("line", 0), resolution="inferred", **marks)
+                    added["MAPS_TO"] += 1
+    return added
 
 
 def configuring_code(graph: nx.MultiDiGraph, source: str) -> str:
@@ -90,8 +102,10 @@ def configuring_code(graph: nx.MultiDiGraph, source: str) -> str:
                  and graph.nodes[child].get("name", "").rsplit(".", 1)[-1] == "Configure"), source)
 
 
-def _map_owned_types(graph: nx.MultiDiGraph) -> None:
-    """Owned types onto their owner's tables (the `members` of a mapping's REFERENCES to its entity)."""
+def _map_owned_types(graph: nx.MultiDiGraph) -> int:
+    """Owned types onto their owner's tables (the `members` of a mapping's REFERENCES to its
+    entity); how many edges that added."""
+    added = 0
     for source, entity, _, attrs in edges_of_type(graph, "REFERENCES"):
         if not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
             continue
@@ -106,6 +120,8 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> None:
                     if graph.nodes[target].get("kind") in ("TABLE", "VIEW"):
                         graph.add_edge(owned, target, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=entity,
                                        resolution="inferred", **line)
+                        added += 1
+    return added
 
 
 def declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
@@ -167,11 +183,12 @@ def _conventional(attrs: dict) -> bool:
     return attrs.get("mapping") == "by_convention"
 
 
-def _map_columns(graph: nx.MultiDiGraph) -> None:
+def _map_columns(graph: nx.MultiDiGraph) -> int:
     """MAPS_TO from an entity to each COLUMN its mapping names, attrs `property`: by the fluent
     API (`Property(x => x.P).HasColumnName("col")`, the mapping's `columns`) or by an attribute
     on the property (`[Column("col")] P`, the property's `column`): what answers "which C#
-    property maps to column Y"."""
+    property maps to column Y". How many edges that added."""
+    added = 0
     for source, target, _, attrs in edges_of_type(graph, "MAPS_TO", ordered=False):
         if graph.nodes[target].get("kind") not in ("TABLE", "VIEW"):
             continue
@@ -184,6 +201,8 @@ def _map_columns(graph: nx.MultiDiGraph) -> None:
                 graph.add_edge(source, column_id, key="MAPS_TO", type="MAPS_TO", property=prop,
                                via=attrs.get("via"), line=attrs.get("line", 0),
                                resolution="static")
+                added += 1
+    return added
 
 
 def _annotated_columns(graph: nx.MultiDiGraph, entity: str) -> dict[str, str]:
@@ -232,6 +251,10 @@ def _entities(graph: nx.MultiDiGraph) -> set[str]:
 def _bases(graph: nx.MultiDiGraph, node: str) -> list[str]:
     return [base for _, base, key in graph.out_edges(node, keys=True)
             if key == "INHERITS" and graph.nodes[base].get("kind") == "TYPE"]
+
+
+def _by_depth(graph: nx.MultiDiGraph, node: str) -> tuple[int, str]:
+    return _depth(graph, node, set()), node
 
 
 def _depth(graph: nx.MultiDiGraph, node: str, seen: set[str]) -> int:

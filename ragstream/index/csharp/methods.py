@@ -28,7 +28,7 @@ from ragstream.index.csharp.registrations import registration_references
 from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
-from ragstream.index.csharp.strings import string_fields, type_parameters
+from ragstream.index.csharp.strings import shown_sql, string_fields, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
 from ragstream.index.csharp.variables import (element_type, generic_of, member_elements, member_generics, member_types,
@@ -109,7 +109,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
         if attributes:  # `[FunnelWebRequest]`: a filter that runs around this entry point (`request_filters`)
             attrs["attributes"] = attributes
     if sql:
-        attrs["inline_sql"] = [found.text for found in sql]
+        attrs["inline_sql"] = [shown_sql(found.text) for found in sql]
     procedures = stored_procedures(sql)
     if procedures:
         attrs["stored_procedures"] = procedures

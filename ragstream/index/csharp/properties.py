@@ -18,8 +18,8 @@ from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
 from ragstream.index.csharp.strings import string_value, type_parameters
-from ragstream.index.csharp.syntax import (LANGUAGE, attribute_arguments, body_members, call_arguments, node_text,
-                                         type_arguments, type_name)
+from ragstream.index.csharp.syntax import (LANGUAGE, attribute_arguments, body_members, call_arguments, child_of_type,
+                                         children_of_type, has_attribute, node_text, type_arguments, type_name)
 from ragstream.index.csharp.table_refs import maps_to, table_candidates
 from ragstream.index.csharp.variables import generic_of, parameter_binding
 
@@ -44,6 +44,10 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         column = _column_attribute(member)
         if column:  # `[Column("FirstName")] FirstMidName`: the ORM fills it from that column (ef_graph)
             attrs["column"] = column
+        if has_attribute(member, ("NotMapped",)):  # EF stores it nowhere (ef_columns)
+            attrs["not_mapped"] = True
+        if not _settable(member):  # `{ get; }`, `=> ...`: no column by EF's convention (ef_columns)
+            attrs["read_only"] = True
         if generic is not None:  # `DbSet<Order> Orders`: a call on it reaches `Order` (data_access)
             carried: dict[str, object] = {"generic": generic.name, "entities": [
                 list(names.type_candidates(argument, decl.name)) for argument in generic.arguments]}
@@ -54,6 +58,14 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         out.add(declaration_node(member, "PROPERTY", f"{decl.name}.{name}", path, decl.id, attrs))
         if table_type is not None:
             out.refer(_rainbow_table(decl, names, member, name, table_type))
+
+
+def _settable(member: tree_sitter.Node) -> bool:
+    """The property has a `set` or `init` accessor."""
+    accessors = child_of_type(member, "accessor_list")
+    return accessors is not None and any(
+        child.type in ("set", "init") for accessor in children_of_type(accessors, "accessor_declaration")
+        for child in accessor.children)
 
 
 def _column_attribute(member: tree_sitter.Node) -> str | None:

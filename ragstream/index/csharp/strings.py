@@ -208,6 +208,13 @@ _QUALIFYING_HOLE = re.compile(r'[\["`]?\x00[\]"`]?\s*\.\s*')
 # A hole that starts a name (`{0}Posts`; not `@{0}`, a parameter's): the name's unknown prefix.
 _PREFIXING_HOLE = re.compile(r"(?<![\w@$#])\x00(?=[A-Za-z_])")
 UNKNOWN_PREFIX = "__prefix__"  # an identifier to SQL, so the name parses as one
+UNKNOWN_SHOWN = "{?}"  # the unknown prefix as users see it (`{?}Posts`)
+
+
+def shown_sql(text: str) -> str:
+    """SQL as users see it: the unknown prefix of a composed name written `{?}`, not as the
+    placeholder the SQL parser was given."""
+    return text.replace(UNKNOWN_PREFIX, UNKNOWN_SHOWN)
 
 
 def _unescape(piece: tree_sitter.Node) -> str:

@@ -132,6 +132,13 @@ def attribute_arguments(declaration: tree_sitter.Node, names: tuple[str, ...]) -
     return None
 
 
+def has_attribute(declaration: tree_sitter.Node, names: tuple[str, ...]) -> bool:
+    """The declaration carries an attribute of one of `names` (`NotMapped` or `NotMappedAttribute`)."""
+    return any((type_name(attribute.child_by_field_name("name")) or "").rsplit(".", 1)[-1].removesuffix("Attribute")
+               in names for attribute_list in children_of_type(declaration, "attribute_list")
+               for attribute in children_of_type(attribute_list, "attribute"))
+
+
 def first_error_line(root: tree_sitter.Node) -> int:
     return next((line_of(node) for node in descendants(root) if node.is_error or node.is_missing),
                 line_of(root))
