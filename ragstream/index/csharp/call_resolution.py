@@ -133,6 +133,9 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             methods, guessed = ((root,), True) if root else ((), False)
         returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())] \
             or _method_type_argument_returned(graph, symbols, receiver["call"], methods)
+        located = _service_located(receiver["call"], methods)
+        if not returned and located:
+            return _Receiver(located, via="service_locator")
         # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
         carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
         if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
@@ -220,6 +223,24 @@ def _bound_by_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, method: No
             if found is not None:
                 return list(found[arguments.index(names[position])])
     return []
+
+
+# A dependency-injection container's service locator: `provider.GetRequiredService<IOrderRepository>()`
+# (Microsoft.Extensions.DependencyInjection), Autofac's `Resolve<T>()`, Simple Injector's `GetInstance<T>()`.
+SERVICE_LOCATORS = frozenset({"GetService", "GetRequiredService", "GetKeyedService", "GetRequiredKeyedService",
+                              "Resolve", "GetInstance"})
+
+
+def _service_located(call: dict, methods: tuple[str, ...]) -> list[str]:
+    """What a container's service locator the repository does not declare returns: the service
+    type its one type argument names (a background job's `scope.ServiceProvider.GetRequiredService<
+    INotificationRepository>()`, then `.GetNotifications(...)` on it); the container's contract says
+    so, the method's name tells the container. Empty for any other call, or one the repository
+    declares (its declared return type speaks)."""
+    written = call.get("type_arguments") or []
+    if methods or call["member"] not in SERVICE_LOCATORS or len(written) != 1:
+        return []
+    return list(written[0])
 
 
 # What a library's query or repository method named so returns: one entity of its type argument.
