@@ -706,22 +706,3 @@ def test_a_described_entry_point_starts_the_flow_alone_unless_another_is_describ
     g.nodes["AdminController.Settings"]["attrs"] = {"entry": {"verb": "POST", "route": "admin/settings"}}
     words = {"moderator", "save", "post", "admin", "editor", "edit", "wiki"}
     assert entry_methods(g, ["AdminController.Settings", "WikiAdminController.Edit"], words) == ["WikiAdminController.Edit"]
-
-
-def test_the_callers_of_a_service_many_actions_share_start_no_flow_of_it():
-    """"How does logging an event end up in the database": the logger every action calls is the
-    hit; which of its many callers a walk up meets first says nothing, so the flow starts at the
-    logger. A service two actions share still brings the action the question describes."""
-    from ragstream.graph.relations import SHARED_BY_ENTRIES, entry_methods
-
-    actions = [f"Web.Controller{i}.Delete" for i in range(SHARED_BY_ENTRIES + 1)]
-    g = _code_graph([*[(a, "METHOD") for a in actions], ("Infra.LogManager.Log", "METHOD"), ("Repo.AddLog", "METHOD")],
-                    [*[(a, "Infra.LogManager.Log", "CALLS", {}) for a in actions],
-                     ("Infra.LogManager.Log", "Repo.AddLog", "CALLS", {})])
-    for action in actions:
-        g.nodes[action]["attrs"] = {"entry": {"verb": "DELETE", "kind": "action"}}
-    words = {"log", "event", "databas"}
-    assert entry_methods(g, ["Infra.LogManager.Log", "Repo.AddLog"], words)[0] == "Infra.LogManager.Log"
-    # shared by fewer actions: the action above the hit is where the flow starts, as before
-    g.remove_nodes_from(actions[2:])
-    assert entry_methods(g, ["Infra.LogManager.Log", "Repo.AddLog"], words)[0] in actions[:2]

@@ -955,8 +955,7 @@ def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tupl
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
                   http_verbs: Collection[str] = (), start: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
-    methods upstream of the best of them (not of a service many entry points share,
-    `_shared_service`) that are HTTP entry points (attrs `entry`: an action, a
+    methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
     describes (`described_entries`: actions and message handlers the search missed). Entry points
@@ -985,8 +984,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
                       if len(parts) == 3 else set())
         return bool(type_words) and type_words <= asked
 
-    starts = [h for h in methods[:ENTRY_SEARCH_HITS] if not _shared_service(graph, h, entry_verb)]
-    upstream = [m for m in _callers_within(graph, starts) if of_named_type(m) or entry_verb(m)]
+    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
@@ -1024,15 +1022,6 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
 
 
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
-SHARED_BY_ENTRIES = 8  # entry points above a method that make it a service many flows share
-
-
-def _shared_service(graph: nx.MultiDiGraph, method: str, entry_verb: Callable[[str], str | None]) -> bool:
-    """A method more than SHARED_BY_ENTRIES HTTP entry points reach (logging, the current tenant, a
-    cache): its callers start as many unrelated flows, and which of them a walk up meets first says
-    nothing of the question; "how does logging an event end up in the database" is about the
-    logger, not about the first action that happens to log."""
-    return sum(1 for caller in _callers_within(graph, [method]) if entry_verb(caller)) > SHARED_BY_ENTRIES
 
 
 def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
