@@ -1304,6 +1304,11 @@ public class OrderStore
         db.Entry(customer).State = Microsoft.EntityFrameworkCore.EntityState.Deleted;
         db.SaveChanges();
     }
+    public List<Order> Big()
+    {
+        using var db = _factory.CreateDbContext();
+        return db.Orders.Where(o => o.Total > 100).AsNoTracking().ToList();
+    }
     public void Detach(ShopContext db, Order order) { db.Entry(order).State = EntityState.Detached; }
     public bool IsChanged(ShopContext db, Order order) => db.Entry(order).State == EntityState.Modified;
 }
@@ -1355,3 +1360,23 @@ public class PurgeJob
     # a locator returning a collection (`GetServices<T>`) is not read as the service itself
     assert not [t for _, t, d in graph.out_edges("cs:Shop.App.PurgeJob.Unknown|METHOD", data=True)
                 if d["type"] == "CALLS" and "AddOrder" in t]
+
+
+def test_a_context_a_factory_creates_reads_its_tables_through_its_dbsets():
+    """`using var db = _factory.CreateDbContext()` on an `IDbContextFactory<ShopContext>`: the
+    context is the factory's type argument, so a query on its DbSet reads that set's table only;
+    a `Create...` of a generic that is no factory types nothing."""
+    graph = build({"Store.cs": ENTRY_STATES, "Cache.cs": """
+using Shop.Data;
+namespace Shop.App;
+public class Warm
+{
+    private readonly ICache<ShopContext> _cache;
+    public Warm(ICache<ShopContext> cache) { _cache = cache; }
+    public int Count() { var db = _cache.CreateEntry(); return db.Customers.Count(); }
+}
+"""})
+    reads = tables(graph, "Shop.App.OrderStore.Big", "READS")
+    assert set(reads) == {ORDERS} and reads[ORDERS]["property"] == "cs:Shop.Data.ShopContext.Orders|PROPERTY"
+    # a library's `ICache<ShopContext>` is no factory: what its `CreateEntry` returns is not known
+    assert tables(graph, "Shop.App.Warm.Count", "READS") == {}

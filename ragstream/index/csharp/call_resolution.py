@@ -253,7 +253,8 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
     of the repository says it: the type argument the method returns, bound by position (`T
     GetById(int id)` of `IRepository<T>`: `Order`, inferred); for a library's method, only one
     that returns an entity by its name (`FirstOrDefaultAsync`, `GetByIdAsync`, `Find`), read as
-    the first type argument, a guess. None when neither holds (`int Count()`, `ILogger<T>`)."""
+    the first type argument, a guess, or a factory's `Create...` (`_factory_creates`). None when
+    neither holds (`int Count()`, `ILogger<T>`)."""
     entities = carrier.get("entities") or []
     if methods:
         positions = {symbols.nodes[m].attrs.get("returns_type_parameter") for m in methods}
@@ -261,9 +262,20 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
         if position is None or position >= len(entities):
             return None
         return _Receiver(list(entities[position]), guessed=guessed, via="type_argument")
+    if entities and _factory_creates(carrier, member):
+        return _Receiver(list(entities[0]), guessed=True, via="factory")
     if not entities or not _ENTITY_GETTERS.match(member):
         return None
     return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def _factory_creates(carrier: dict, member: str) -> bool:
+    """A library factory of one type argument asked to create (`IDbContextFactory<ShopContext>
+    .CreateDbContext()`, EF Core's pooled or per-unit-of-work contexts; `IFactory<T>.Create()`):
+    what it creates is that type, by the factory convention (a guess, `via="factory"`), so
+    `using var db = _factory.CreateDbContext(); db.Orders.Where(...)` reads the context's table."""
+    generic = (carrier.get("generic") or "").rsplit(".", 1)[-1]
+    return generic.endswith("Factory") and member.startswith("Create") and len(carrier.get("entities") or []) == 1
 
 
 def untyped(receiver: dict) -> bool:
