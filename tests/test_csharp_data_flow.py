@@ -1281,3 +1281,102 @@ public class Expirer
 }
 """})
     assert {ORDERS, CUSTOMERS} <= set(tables(graph, "Shop.App.Expirer.Run", "READS"))
+
+
+ENTRY_STATES = """
+using Microsoft.EntityFrameworkCore;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public class OrderStore
+{
+    private readonly IDbContextFactory<ShopContext> _factory;
+    public OrderStore(IDbContextFactory<ShopContext> factory) { _factory = factory; }
+    public Order UpdateOrder(Order order)
+    {
+        using var db = _factory.CreateDbContext();
+        db.Entry(order).State = EntityState.Modified;
+        db.SaveChanges();
+        return order;
+    }
+    public void DeleteCustomer(ShopContext db, Customer customer)
+    {
+        db.Entry(customer).State = Microsoft.EntityFrameworkCore.EntityState.Deleted;
+        db.SaveChanges();
+    }
+    public List<Order> Big()
+    {
+        using var db = _factory.CreateDbContext();
+        return db.Orders.Where(o => o.Total > 100).AsNoTracking().ToList();
+    }
+    public void Detach(ShopContext db, Order order) { db.Entry(order).State = EntityState.Detached; }
+    public bool IsChanged(ShopContext db, Order order) => db.Entry(order).State == EntityState.Modified;
+}
+"""
+
+
+def test_setting_a_written_entity_state_on_an_entry_writes_that_entitys_table():
+    graph = build({"Store.cs": ENTRY_STATES})
+    update = tables(graph, "Shop.App.OrderStore.UpdateOrder", "WRITES")
+    assert set(update) == {ORDERS}  # the entry's entity, not another of the context's tables
+    assert update[ORDERS]["member"] == "Entry" and update[ORDERS]["state"] == "Modified"
+    assert set(tables(graph, "Shop.App.OrderStore.DeleteCustomer", "WRITES")) == {CUSTOMERS}
+
+
+def test_an_entity_state_that_saves_nothing_or_is_only_compared_writes_no_table():
+    graph = build({"Store.cs": ENTRY_STATES})
+    assert tables(graph, "Shop.App.OrderStore.Detach", "WRITES") == {}
+    assert tables(graph, "Shop.App.OrderStore.IsChanged", "WRITES") == {}
+
+
+def test_a_service_the_container_locates_is_called_through_its_type_argument():
+    graph = build({"Job.cs": """
+using Microsoft.Extensions.DependencyInjection;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.App;
+public interface IOrderRepository { void AddOrder(Order order); }
+public class OrderRepository : IOrderRepository
+{
+    private readonly ShopContext _db;
+    public OrderRepository(ShopContext db) { _db = db; }
+    public void AddOrder(Order order) { _db.Orders.Add(order); }
+}
+public interface ICustomerRepository { void AddOrder(Order order); }
+public class PurgeJob
+{
+    public void Run(IServiceProvider provider)
+    {
+        var orders = provider.GetRequiredService<IOrderRepository>();
+        orders.AddOrder(new Order());
+    }
+    public void Unknown(IServiceProvider provider) { provider.GetServices<IOrderRepository>().AddOrder(new Order()); }
+}
+"""})
+    calls = {t: d for _, t, d in graph.out_edges("cs:Shop.App.PurgeJob.Run|METHOD", data=True) if d["type"] == "CALLS"}
+    assert calls["cs:Shop.App.IOrderRepository.AddOrder|METHOD"]["via"] == "service_locator"
+    assert "cs:Shop.App.OrderRepository.AddOrder|METHOD" in calls  # dispatched to the one implementer
+    assert "cs:Shop.App.ICustomerRepository.AddOrder|METHOD" not in calls  # another service of the same member
+    # a locator returning a collection (`GetServices<T>`) is not read as the service itself
+    assert not [t for _, t, d in graph.out_edges("cs:Shop.App.PurgeJob.Unknown|METHOD", data=True)
+                if d["type"] == "CALLS" and "AddOrder" in t]
+
+
+def test_a_context_a_factory_creates_reads_its_tables_through_its_dbsets():
+    """`using var db = _factory.CreateDbContext()` on an `IDbContextFactory<ShopContext>`: the
+    context is the factory's type argument, so a query on its DbSet reads that set's table only;
+    a `Create...` of a generic that is no factory types nothing."""
+    graph = build({"Store.cs": ENTRY_STATES, "Cache.cs": """
+using Shop.Data;
+namespace Shop.App;
+public class Warm
+{
+    private readonly ICache<ShopContext> _cache;
+    public Warm(ICache<ShopContext> cache) { _cache = cache; }
+    public int Count() { var db = _cache.CreateEntry(); return db.Customers.Count(); }
+}
+"""})
+    reads = tables(graph, "Shop.App.OrderStore.Big", "READS")
+    assert set(reads) == {ORDERS} and reads[ORDERS]["property"] == "cs:Shop.Data.ShopContext.Orders|PROPERTY"
+    # a library's `ICache<ShopContext>` is no factory: what its `CreateEntry` returns is not known
+    assert tables(graph, "Shop.App.Warm.Count", "READS") == {}

@@ -133,6 +133,9 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
             methods, guessed = ((root,), True) if root else ((), False)
         returned = [g for m in methods for g in symbols.nodes[m].attrs.get("returns", ())] \
             or _method_type_argument_returned(graph, symbols, receiver["call"], methods)
+        located = _service_located(receiver["call"], methods)
+        if not returned and located:
+            return _Receiver(located, via="service_locator")
         # the generic the inner call is made on: a variable's (parsed) or a property's (`db.Orders`)
         carrier = receiver["call"].get("data") or (inner.through.attrs.get("generic") if inner.through else None)
         if carrier and not any(symbols.find("csharp", g, ("TYPE",)) for g in returned):
@@ -250,6 +253,24 @@ def _bound_by_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, method: No
     return []
 
 
+# A dependency-injection container's service locator: `provider.GetRequiredService<IOrderRepository>()`
+# (Microsoft.Extensions.DependencyInjection), Autofac's `Resolve<T>()`, Simple Injector's `GetInstance<T>()`.
+SERVICE_LOCATORS = frozenset({"GetService", "GetRequiredService", "GetKeyedService", "GetRequiredKeyedService",
+                              "Resolve", "GetInstance"})
+
+
+def _service_located(call: dict, methods: tuple[str, ...]) -> list[str]:
+    """What a container's service locator the repository does not declare returns: the service
+    type its one type argument names (a background job's `scope.ServiceProvider.GetRequiredService<
+    INotificationRepository>()`, then `.GetNotifications(...)` on it); the container's contract says
+    so, the method's name tells the container. Empty for any other call, or one the repository
+    declares (its declared return type speaks)."""
+    written = call.get("type_arguments") or []
+    if methods or call["member"] not in SERVICE_LOCATORS or len(written) != 1:
+        return []
+    return list(written[0])
+
+
 # What a library's query or repository method named so returns: one entity of its type argument.
 _ENTITY_GETTERS = re.compile(r"^(?:First|Single|Last|Find|Get)(?:OrDefault)?(?:By\w+)?(?:Async)?$")
 
@@ -260,7 +281,8 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
     of the repository says it: the type argument the method returns, bound by position (`T
     GetById(int id)` of `IRepository<T>`: `Order`, inferred); for a library's method, only one
     that returns an entity by its name (`FirstOrDefaultAsync`, `GetByIdAsync`, `Find`), read as
-    the first type argument, a guess. None when neither holds (`int Count()`, `ILogger<T>`)."""
+    the first type argument, a guess, or a factory's `Create...` (`_factory_creates`). None when
+    neither holds (`int Count()`, `ILogger<T>`)."""
     entities = carrier.get("entities") or []
     if methods:
         positions = {symbols.nodes[m].attrs.get("returns_type_parameter") for m in methods}
@@ -268,9 +290,20 @@ def _type_argument_returned(symbols: SymbolTable, carrier: dict, methods: tuple[
         if position is None or position >= len(entities):
             return None
         return _Receiver(list(entities[position]), guessed=guessed, via="type_argument")
+    if entities and _factory_creates(carrier, member):
+        return _Receiver(list(entities[0]), guessed=True, via="factory")
     if not entities or not _ENTITY_GETTERS.match(member):
         return None
     return _Receiver(list(entities[0]), guessed=True, via="type_argument")
+
+
+def _factory_creates(carrier: dict, member: str) -> bool:
+    """A library factory of one type argument asked to create (`IDbContextFactory<ShopContext>
+    .CreateDbContext()`, EF Core's pooled or per-unit-of-work contexts; `IFactory<T>.Create()`):
+    what it creates is that type, by the factory convention (a guess, `via="factory"`), so
+    `using var db = _factory.CreateDbContext(); db.Orders.Where(...)` reads the context's table."""
+    generic = (carrier.get("generic") or "").rsplit(".", 1)[-1]
+    return generic.endswith("Factory") and member.startswith("Create") and len(carrier.get("entities") or []) == 1
 
 
 def untyped(receiver: dict) -> bool:

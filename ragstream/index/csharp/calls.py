@@ -129,6 +129,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             navigation = _navigation(node)
             if navigation:
                 found.attrs["call"]["navigation"] = navigation
+            state = _entry_state_set(node)
+            if state:
+                found.attrs["call"]["state"] = state
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
@@ -192,6 +195,31 @@ def _projects(call: tree_sitter.Node) -> bool:
             return False
         call = produced
     return False
+
+
+# The entity states that make EF write the entity at the next save: `db.Entry(user).State =
+# EntityState.Modified` is an UPDATE of its row, `Added` an INSERT, `Deleted` a DELETE.
+WRITTEN_STATES = frozenset({"Added", "Modified", "Deleted"})
+
+
+def _entry_state_set(call: tree_sitter.Node) -> str | None:
+    """The state an assignment sets on what the call returns (`Modified` of `db.Entry(user).State =
+    EntityState.Modified`), when it is one EF writes; None for any other call or state (`Unchanged`,
+    `Detached`, a state read)."""
+    access = call.parent
+    if access is None or access.type != "member_access_expression" \
+            or node_text(access.child_by_field_name("name")) != "State":
+        return None
+    assignment = access.parent
+    if assignment is None or assignment.type != "assignment_expression" \
+            or required_child(assignment, "left").start_byte != access.start_byte:
+        return None
+    value = required_child(assignment, "right")  # `EntityState.Modified`, also namespace-qualified
+    if value.type != "member_access_expression" \
+            or node_text(required_child(value, "expression")).rsplit(".", 1)[-1] != "EntityState":
+        return None
+    state = node_text(value.child_by_field_name("name"))
+    return state if state in WRITTEN_STATES else None
 
 
 def _changed_member(node: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -18,7 +18,8 @@ that the entity MAPS_TO (so run after `ef_graph.settle_ef_mappings`):
   whose type names the navigation (a guess);
   a call chained on a query (`db.Orders.Include(...).Where(...).ToList()`) reads what it does.
 - A write verb of a persistence API outside the repository passed a mapped entity
-  (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table.
+  (`context.Remove(order)`, `session.SaveOrUpdate(entry)`) writes the entity's table, and so does
+  setting a written state on its entry (`db.Entry(user).State = EntityState.Modified`; attrs `state`).
 - On any other generic type that is not an in-memory collection or a framework helper
   (`List<T>`, `ILogger<T>`, `IOptions<T>`), only a data verb counts: a write verb writes, a read
   verb (`Get`, `List`, `Find`, `Count`, `Any`, ...) reads, and other calls (`Validate`) touch
@@ -109,7 +110,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         if call is None or ref.source not in graph:
             continue
         carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
-        edge_type = _access(carrier, call["member"]) if carrier is not None else None
+        edge_type = _access(carrier, _verb(call)) if carrier is not None else None
         if carrier is None or edge_type is None:
             continue
         entities = _entities(symbols, carrier)
@@ -124,6 +125,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                          "via": "navigation" if carrier.navigation else "type_argument",
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
                          **({"property": carrier.property} if carrier.property else {}),
+                         **({"state": call["state"]} if call.get("state") else {}),
                          **({"guess": True} if carrier.navigation or entity in projected else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
@@ -304,7 +306,7 @@ def _argument_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) 
     """`context.Remove(order)`, `session.SaveOrUpdate(entry)`: a write verb whose method the
     repository does not declare (an ORM's session or context), passed a mapped entity. A method
     the repository declares (`orders.Add(order)` on its own repository) does its access in its body."""
-    if not call["member"].startswith(WRITE_VERBS) or not (call.get("message") or call.get("argument")) \
+    if not _verb(call).startswith(WRITE_VERBS) or not (call.get("message") or call.get("argument")) \
             or resolve_call(graph, symbols, call).methods:
         return None  # passing an entity to a read (`GetFilters(job)`) says nothing of its table
     # the argument typed as written, else by the resolver (`foreach (var s in settings) session.Save(s)`)
@@ -345,6 +347,17 @@ def _tracks(carrier: _Carrier, member: str) -> bool:
     """What the call reads is tracked by the unit of work: any call on a query type, or a
     repository's read verb that returns entities (not a count, a test or an id)."""
     return carrier.query or (member.startswith(TRACKED_READS) and not _SCALAR_READ.search(member))
+
+
+# EF's entity states that write, as the verbs that do the same: `db.Entry(user).State =
+# EntityState.Modified` updates the user's row at the next save, as `db.Update(user)` would.
+STATE_VERBS = {"Added": "Add", "Modified": "Update", "Deleted": "Remove"}
+
+
+def _verb(call: dict) -> str:
+    """The data verb of a call: its method's name, or the write the entity state it sets stands
+    for (`calls.WRITTEN_STATES`; the edge keeps `member="Entry"` and says the `state`)."""
+    return STATE_VERBS.get(call.get("state", ""), call["member"])
 
 
 def _access(carrier: _Carrier, member: str) -> str | None:

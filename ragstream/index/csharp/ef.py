@@ -24,7 +24,7 @@
 - `UseTptMappingStrategy()` / `UseTpcMappingStrategy()` / `HasDiscriminator()` on an entity
   are recorded as `inheritance` ("tpt", "tpc", "tph") in the attrs of its MAPS_TO, which
   `ef_graph` reads to map subclasses (TPH, EF's default: the base type's table).
-- A `Migration` class: see `ef_migrations`.
+- A `Migration` class: see `ef_migrations`; a FluentMigrator `[Migration(n)]` class: see `fluent_migrations`.
 Types of the file get an `ef_role`: "dbcontext", "configuration", "migration", or "entity" for
 an entity of a DbContext of the file or a type with `[Table]`.
 """
@@ -40,6 +40,7 @@ from ragstream.index.csharp.ef_configured import (
     configured_columns, configured_members, converter_references, model_builder_references, receiver_root,
 )
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
+from ragstream.index.csharp.fluent_migrations import fluent_migration_parts, is_fluent_migration
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, attribute_arguments, body_members, call_arguments, called_name, callee_of, child_of_type, fluent_chain,
@@ -82,6 +83,10 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
             mapping.references.extend(_configuration_references(decl, configured, names))
         elif mapped:
             mapping.references.extend(_constructor_mapping_references(decl, mapped, names))
+        elif is_fluent_migration(decl, names):
+            parts = fluent_migration_parts(decl, path)
+            mapping.nodes.extend(parts.nodes)
+            mapping.references.extend(parts.references)
         elif is_migration(decl):
             parts = migration_parts(decl, path)
             mapping.nodes.extend(parts.nodes)
@@ -97,7 +102,7 @@ def _ef_role(decl: TypeDecl, names: Names, is_entity: bool) -> str | None:
         return "dbcontext"
     if _configured_entity(decl) or _constructor_mapped_entity(decl, names):
         return "configuration"
-    if is_migration(decl):
+    if is_migration(decl) or is_fluent_migration(decl, names):
         return "migration"
     return "entity" if is_entity else None
 

@@ -14,7 +14,7 @@ from the migration class to the table, attrs `via="ef_migration"`, `operation` a
 applies, `column` and `new_name`.
 
 Across files (`settle_migrations`, run by `graph_build.build_graph` before linking): the
-operations are replayed in migration order (file name: EF names them `<timestamp>_<Name>.cs`),
+operations, FluentMigrator's (`fluent_migrations`) with EF's, are replayed in migration order (file name: EF names them `<timestamp>_<Name>.cs`),
 so the graph holds the schema as it stands after the last migration: a dropped table or column
 has no node, a renamed one has its new id (its node still spans the call that created it).
 A table that a .sql file defines stays one node, the .sql one: .sql wins for the definition, so
@@ -41,6 +41,8 @@ from ragstream.index.csharp.table_refs import DEFAULT_SQL_SCHEMA
 
 
 VIA = "ef_migration"
+FLUENT_VIA = "fluent_migration"  # FluentMigrator's migrations (`fluent_migrations`), settled here with EF's
+MIGRATION_VIAS = frozenset({VIA, FLUENT_VIA})
 
 
 OPERATIONS = {
@@ -238,7 +240,7 @@ def table_key(name: str) -> str:
 
 
 def _made_by_migration(node: Node) -> bool:
-    return node.attrs.get("via") == VIA
+    return node.attrs.get("via") in MIGRATION_VIAS
 
 
 @dataclass
@@ -259,7 +261,7 @@ class _Schema:
 
 def settle_migrations(files: list[ParsedFile]) -> list[ParsedFile]:
     """Files with their migration-made tables and columns as the last migration leaves them."""
-    migration_files = [f for f in files if any(r.attrs.get("via") == VIA for r in f.references)]
+    migration_files = [f for f in files if any(r.attrs.get("via") in MIGRATION_VIAS for r in f.references)]
     if not migration_files:
         return files
     from_sql = {table_key(n.name): n for f in files for n in f.nodes
@@ -281,7 +283,7 @@ def _replay(migration_files: list[ParsedFile]) -> _Schema:
     schema = _Schema()
     for parsed in migration_files:
         made = {n.id: n for n in parsed.nodes if _made_by_migration(n)}
-        operations = sorted((r for r in parsed.references if r.attrs.get("via") == VIA
+        operations = sorted((r for r in parsed.references if r.attrs.get("via") in MIGRATION_VIAS
                              and r.edge_type == "REFERENCES"), key=lambda r: r.line)
         for operation in operations:
             _apply(schema, operation, made)
@@ -346,7 +348,7 @@ def _settled(parsed: ParsedFile, kept: dict[str, Node],
     edges += [Edge(n.parent, n.id, "DEFINES") for n in own if n.parent]
     references = []
     for reference in parsed.references:
-        if reference.attrs.get("via") != VIA:
+        if reference.attrs.get("via") not in MIGRATION_VIAS:
             references.append(reference)
             continue
         if reference.edge_type == "FOREIGN_KEY":
