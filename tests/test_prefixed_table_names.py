@@ -75,3 +75,26 @@ def test_a_name_two_tables_end_as_equally_is_a_guess_at_both_and_one_no_table_en
                for edge in tied.values())
     assert table_edges(graph, "LoadTags") == {}
     assert not [n for n in graph if "__prefix__" in n or n.startswith(("sql:", "ext:")) and "Tags" in n]
+
+
+COPIER = '''namespace BlogEngine.Core.Providers { public class DbBlogProvider {
+    private string tablePrefix;
+    private string parmPrefix;
+    public void CopyBlog(Blog from, Blog to) {
+        using (var cmd = conn.CreateTextCommand(string.Format(
+            " INSERT INTO {0}Posts ( BlogID, PostID ) " +
+            " SELECT {1}newblogid, PostID FROM {0}Posts WHERE BlogID = {1}existingblogid ", this.tablePrefix, this.parmPrefix)))
+        {
+            cmd.ExecuteNonQuery();
+        }
+        Log(string.Format("DELETE FROM {0}Users WHERE BlogID = {1}id", this.tablePrefix, this.parmPrefix));
+    }
+} }'''
+
+
+def test_sql_handed_straight_to_a_command_helper_is_run_and_sql_handed_to_a_logger_is_not():
+    """`conn.CreateTextCommand(string.Format("INSERT INTO {0}Posts ... SELECT ... FROM {0}Posts"))`:
+    the repository's own helper makes the command, so the copy writes and reads be_Posts; the
+    same text handed to `Log(...)` touches no table."""
+    copy = table_edges(graph_of({"DbBlogProvider.cs": COPIER}, SCHEMA), "CopyBlog")
+    assert set(copy) == {("WRITES", "sql:dbo.be_Posts|TABLE"), ("READS", "sql:dbo.be_Posts|TABLE")}

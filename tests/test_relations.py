@@ -706,3 +706,73 @@ def test_a_described_entry_point_starts_the_flow_alone_unless_another_is_describ
     g.nodes["AdminController.Settings"]["attrs"] = {"entry": {"verb": "POST", "route": "admin/settings"}}
     words = {"moderator", "save", "post", "admin", "editor", "edit", "wiki"}
     assert entry_methods(g, ["AdminController.Settings", "WikiAdminController.Edit"], words) == ["WikiAdminController.Edit"]
+
+
+def test_an_action_of_another_verb_yields_only_to_one_of_an_asked_verb():
+    """"A post is deleted for good from the trash ... from the API call": the application purges
+    with a PUT, and no DELETE action is among the candidates, so the PUT action starts the flow,
+    not a non-HTTP handler whose name says delete; with a DELETE action there, that one does."""
+    from ragstream.graph.relations import entry_methods
+
+    def graph(*methods: str):
+        g = _code_graph([(m, "METHOD") for m in ("TrashController.Purge", "MetaWeblogHandler.DeletePost", *methods)], [])
+        g.nodes["TrashController.Purge"]["attrs"] = {"entry": {"verb": "PUT", "route": "api/trash/purge"}}
+        for method in methods:
+            g.nodes[method]["attrs"] = {"entry": {"verb": "DELETE", "route": "api/posts"}}
+        return g
+
+    words = {"post", "delet", "trash", "api", "call"}
+    hits = ["TrashController.Purge", "MetaWeblogHandler.DeletePost"]
+    assert entry_methods(graph(), hits, words, {"DELETE", "POST"})[0] == "TrashController.Purge"
+    ranked = entry_methods(graph("PostsController.Delete"), hits, words, {"DELETE", "POST"})
+    assert ranked[0] == "PostsController.Delete" and "TrashController.Purge" not in ranked[:2]
+
+
+def test_a_flow_reaches_a_table_ten_calls_below_its_entry():
+    """Controller -> repository -> an active record's Save -> its template method -> the override
+    -> a static service -> the configured provider -> the helper that runs the SQL: the table the
+    helper writes is reached; one call further is not."""
+    import networkx as nx
+
+    from ragstream.graph.relations import MAX_FLOW_DEPTH, table_paths
+
+    g = nx.MultiDiGraph()
+    chain = [f"cs:Step{i}.Run|METHOD" for i in range(MAX_FLOW_DEPTH + 1)]
+    for node in chain:
+        g.add_node(node, kind="METHOD", name=node)
+    g.add_node("sql:dbo.PostTag|TABLE", kind="TABLE", name="dbo.PostTag")
+    for source, target in zip(chain, chain[1:]):
+        g.add_edge(source, target, key="CALLS", resolution="static")
+    g.add_edge(chain[MAX_FLOW_DEPTH - 1], "sql:dbo.PostTag|TABLE", key="WRITES")
+    assert [p.nodes[-1] for p in table_paths(g, [chain[0]])] == ["sql:dbo.PostTag|TABLE"]
+    g.remove_edge(chain[MAX_FLOW_DEPTH - 1], "sql:dbo.PostTag|TABLE", key="WRITES")
+    g.add_edge(chain[MAX_FLOW_DEPTH], "sql:dbo.PostTag|TABLE", key="WRITES")
+    assert table_paths(g, [chain[0]]) == []
+
+
+def test_a_flow_asked_to_create_leads_with_the_path_that_inserts():
+    """"When an author creates a new post": the save runs an insert and, beside it, an update the
+    update branch makes; the path that inserts comes first, though longer. Asked to delete, the
+    delete leads; asked nothing of the kind, the shorter path does."""
+    import networkx as nx
+
+    from ragstream.graph.answers import flow_paths
+
+    g = nx.MultiDiGraph()
+    for name in ("Api.Post", "Record.Save", "Record.Update", "Record.Insert", "Provider.InsertPost", "Provider.Purge"):
+        g.add_node(f"cs:{name}|METHOD", kind="METHOD", name=f"App.{name}")
+    g.add_node("sql:dbo.Posts|TABLE", kind="TABLE", name="dbo.Posts")
+    g.add_node("sql:dbo.Tags|TABLE", kind="TABLE", name="dbo.Tags")
+    for source, target in (("Api.Post", "Record.Save"), ("Record.Save", "Record.Update"), ("Record.Save", "Record.Insert"),
+                           ("Record.Insert", "Provider.InsertPost"), ("Record.Save", "Provider.Purge")):
+        g.add_edge(f"cs:{source}|METHOD", f"cs:{target}|METHOD", key="CALLS")
+    g.add_edge("cs:Record.Update|METHOD", "sql:dbo.Posts|TABLE", key="WRITES", operations=["UPDATE"])
+    g.add_edge("cs:Provider.InsertPost|METHOD", "sql:dbo.Tags|TABLE", key="WRITES", operations=["INSERT"])
+    g.add_edge("cs:Provider.Purge|METHOD", "sql:dbo.Tags|TABLE", key="WRITES", operations=["DELETE"])
+    entry = ["cs:Api.Post|METHOD"]
+    created = flow_paths(g, entry, "When an author creates a new entry, which code runs down to the tables?")
+    assert created[0].nodes[-2:] == ("cs:Provider.InsertPost|METHOD", "sql:dbo.Tags|TABLE")
+    deleted = flow_paths(g, entry, "When an entry is deleted, which code runs down to the tables?")
+    assert deleted[0].nodes[-2:] == ("cs:Provider.Purge|METHOD", "sql:dbo.Tags|TABLE")
+    plain = flow_paths(g, entry, "When an entry is saved, which code runs down to the tables?")
+    assert len(plain[0].nodes) == 4 and plain[-1].nodes[-2] == "cs:Provider.InsertPost|METHOD"

@@ -83,10 +83,12 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
     """The paths from each entry down to the tables (`relations.table_paths`), those that name
     the question's words and end in the relation its verb asks for first (only those that write
-    when what gets written is what it asks: `asks_for_writes`); a delete goes on along the
-    foreign keys that cascade."""
+    when what gets written is what it asks: `asks_for_writes`), then those writing with the
+    operation it asks for ("creates": an INSERT); a delete goes on along the foreign keys that
+    cascade."""
     return table_paths(graph, entries, asked_words(question), asked_verbs(question),
-                       cascades="DELETE" in asked_http_verbs(question), writes_only=asks_for_writes(question))
+                       cascades="DELETE" in asked_http_verbs(question), writes_only=asks_for_writes(question),
+                       operations=asked_operations(question))
 
 
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:

@@ -32,8 +32,11 @@ from ragstream.test_paths import is_test_path
 
 TABLE_KINDS = ("TABLE", "VIEW")
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
-# calls from an entry to a table access: a bus, the unit of work and an event store each add a hop
+# calls from an entry point down to a table: a layered application goes controller -> repository
+# -> an active record's template method -> its override -> a static service -> the configured
+# provider -> the helper that runs the SQL, ten calls deep
 MAX_FLOW_DEPTH = 10
+MAX_ENTRY_DEPTH = 8  # calls between a search hit and an entry point above it (or a hit below one)
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
@@ -610,7 +613,8 @@ def mapped_twins(graph: nx.MultiDiGraph, prop: str) -> list[str]:
 
 
 def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collection[str] = (),
-                verbs: Sequence[str] = (), cascades: bool = False, writes_only: bool = False) -> list[Path]:
+                verbs: Sequence[str] = (), cascades: bool = False, writes_only: bool = False,
+                operations: Collection[str] = ()) -> list[Path]:
     """Paths from each entry along CALLS (dispatch included) to every table reached by READS or
     WRITES (also through procedures): the shortest path to each method, then one path per method
     and table it touches, so a table a side path (a cleanup) reaches first is still reached by
@@ -629,7 +633,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
-    the writes first; a cascade counts as a write), then shortest first, then paths without a
+    the writes first; a cascade counts as a write), then those whose write is of an asked
+    operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
+    before an update a side path makes; `written_as`), then shortest first, then paths without a
     guess; with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
@@ -646,9 +652,18 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
         last = _last_relation(path)
         return verbs.index(last) if last in verbs else len(verbs)
 
+    def not_as_operated(path: Path) -> bool:  # "creates" asks for the path that inserts
+        if not operations:
+            return False
+        if path.edges[-1].startswith(CASCADE):  # the database deletes the rows that cascade
+            return "DELETE" not in operations
+        return not (path.edges[-1].startswith("WRITES")
+                    and written_as(graph, path.nodes[-2], path.nodes[-1]) & set(operations))
+
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), len(p.nodes), p.guess, p.nodes))
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+                              p.nodes))
     return paths[:MAX_FLOW_PATHS]
 
 
@@ -993,7 +1008,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     describes (`described_entries`: actions and message handlers the search missed). Entry points
     and methods of controllers, pages, handlers and of types the words name first (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
-    verb last among them, then those of a type the words the question starts its walk from name
+    verb last among them when an entry point of an asked verb is there to take their place (an
+    application may purge with a PUT what the question calls deleted), then those of a type the words the question starts its walk from name
     (`start`: "walk me from the scheduled job to the tables" -> `ImportLevyDeclarationsJob.Run`),
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
@@ -1032,10 +1048,14 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         return len(parts) == 3 and shared_words(start, {t for part in identifier_parts(parts[1])
                                                         for t in keyword_tokens(part)}) > 0
 
+    # an action of another verb goes last only when one of an asked verb is there to take its place:
+    # "deleted for good" may be an app's PUT `Purge`, and then it is the action asked about
+    asked_verb_found = any(entry_verb(h) in http_verbs for h in candidates)
+
     def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
-        other_verb = bool(http_verbs) and verb not in (None, "ANY") and verb not in http_verbs
+        other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
         said = entries.get(hit, set())
         shared = shared_words(asked, said)
         # an entity's method is a step of a flow, not where it starts, whatever names its type
@@ -1126,12 +1146,12 @@ def _dispatched_to(graph: nx.MultiDiGraph, method: str) -> bool:
 
 
 def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
-    """The methods that reach `starts` along CALLS within MAX_FLOW_DEPTH, nearest first."""
+    """The methods that reach `starts` along CALLS within MAX_ENTRY_DEPTH, nearest first."""
     depth = dict.fromkeys(starts, 0)
     queue = deque(starts)
     while queue and len(depth) < MAX_FLOW_VISITS:
         node = queue.popleft()
-        if depth[node] >= MAX_FLOW_DEPTH:
+        if depth[node] >= MAX_ENTRY_DEPTH:
             continue
         for source, _, key, data in sorted(graph.in_edges(node, keys=True, data=True), key=lambda e: e[:3]):
             if key == "CALLS" and source not in depth and not runs_around(data):
@@ -1141,12 +1161,12 @@ def _callers_within(graph: nx.MultiDiGraph, starts: list[str]) -> list[str]:
 
 
 def _called_from(graph: nx.MultiDiGraph, start: str) -> set[str]:
-    """The methods `start` reaches along CALLS within MAX_FLOW_DEPTH."""
+    """The methods `start` reaches along CALLS within MAX_ENTRY_DEPTH."""
     depth = {start: 0}
     queue = deque([start])
     while queue:
         node = queue.popleft()
-        if depth[node] >= MAX_FLOW_DEPTH:
+        if depth[node] >= MAX_ENTRY_DEPTH:
             continue
         for _, target, key, data in graph.out_edges(node, keys=True, data=True):
             if key == "CALLS" and target not in depth and not runs_around(data):

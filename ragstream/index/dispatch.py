@@ -4,7 +4,10 @@ abstract one, may run any implementation in the repository, so it also links to 
 A pure pass over the built graph, after every reference is linked: the INHERITS / IMPLEMENTS
 edges give each type its descendants, and a call to `Base.M` gets a CALLS edge (attrs
 resolution="dispatch", via=the called method) to every descendant's own `M`: any method of
-an interface's implementer, only an `override` of a class's. Calls made through `base.`
+an interface's implementer, only an `override` of a class's. A virtual or abstract member with
+several overrides (`BlogProvider.InsertPost`: the database's and the XML file's) runs one of them,
+chosen by the object at run time (often by configuration): each of those edges is a guess and
+names them all (`candidates`); one override is a firm edge. Calls made through `base.`
 (attrs via_base) are not dispatched: they run the base's method itself. A dispatch edge keeps
 what the call says of its arguments and of the parameter it is made on (`BINDING_KEYS`): a walk
 binds the implementation by the argument a caller passed.
@@ -42,10 +45,13 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
                  # what binds the implementation a walk may follow (`relations.table_paths`)
                  **{key: data[key] for key in BINDING_KEYS if key in data}}
         # sorted: a set's order changes with the process, and so would the order edges are added in
-        for implementer in sorted(descendants[owner]):
-            for method in _implementations(graph, methods, implementer, called, interface):
-                if method != source and add_edge(graph, source, method, "CALLS", attrs):
-                    added["CALLS"] += 1
+        targets = [method for implementer in sorted(descendants[owner])
+                   for method in _implementations(graph, methods, implementer, called, interface) if method != source]
+        if not interface and len(targets) > 1:  # which override runs, the object decides: each is a guess
+            attrs = {**attrs, "guess": True, "candidates": targets}
+        for method in targets:
+            if add_edge(graph, source, method, "CALLS", attrs):
+                added["CALLS"] += 1
     return added
 
 

@@ -21,6 +21,7 @@ from ragstream.index.csharp.data_access import link_data_access, type_parameter_
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
+from ragstream.index.csharp.facades import link_facades
 from ragstream.index.csharp.messages import link_forwarded_messages, link_messages
 from ragstream.index.csharp.package_types import link_argument_implementers, link_package_implementers
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
@@ -87,6 +88,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs)  # a package's interface, implemented once
     stats.resolved["CALLS"] += link_argument_implementers(graph, symbols, refs)  # `Commit(uow)`: uow's one implementer
     stats.dispatch["message"] += link_forwarded_messages(graph, symbols, refs)  # a bus passing its `T` on
+    stats.resolved["CALLS"] += link_facades(graph, symbols, refs)  # `Membership.ValidateUser` -> the provider's override
     # a generic base's accesses through its type parameters, bound by each subclass's base list
     stats.resolved.update(link_bound_accesses(graph, symbols, type_parameter_accesses(graph, symbols, refs)))
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent

@@ -64,8 +64,8 @@ CONFIGURATIONS = frozenset({"entity_type_configuration", "model_builder"})
 def _link_configurations(graph: nx.MultiDiGraph) -> None:
     """REFERENCES from the code configuring an entity to the entity's settled tables, and the
     columns it names (`HasColumnName`) mapped there."""
-    for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
-        if key != "REFERENCES" or attrs.get("via") not in CONFIGURATIONS or graph.nodes[entity].get("kind") != "TYPE":
+    for source, entity, _, attrs in edges_of_type(graph, "REFERENCES"):
+        if attrs.get("via") not in CONFIGURATIONS or graph.nodes[entity].get("kind") != "TYPE":
             continue
         code = configuring_code(graph, source)
         for table, mapping in _maps_to(graph, entity):
@@ -92,8 +92,8 @@ def configuring_code(graph: nx.MultiDiGraph, source: str) -> str:
 
 def _map_owned_types(graph: nx.MultiDiGraph) -> None:
     """Owned types onto their owner's tables (the `members` of a mapping's REFERENCES to its entity)."""
-    for source, entity, key, attrs in sorted(graph.edges(keys=True, data=True)):
-        if key != "REFERENCES" or not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
+    for source, entity, _, attrs in edges_of_type(graph, "REFERENCES"):
+        if not attrs.get("members") or graph.nodes[entity].get("kind") != "TYPE":
             continue
         line = {"line": attrs.get("line", 0), "mapped_by": source}
         for member, said in sorted(attrs["members"].items()):
@@ -141,9 +141,9 @@ def _model_tables(graph: nx.MultiDiGraph) -> None:
     entity to it (`EnsureCreated()` makes it from the model): its EXTERNAL stand-in becomes a
     TABLE node, `dbo` when no schema is named, on the entity's declaration line, marked a
     guess with `via="ef_model"`. Code reading or writing the entity then reaches a table."""
-    for source, target, key, attrs in sorted(graph.edges(keys=True, data=True)):
+    for source, target, _, attrs in edges_of_type(graph, "MAPS_TO"):
         node = graph.nodes[target]
-        if key != "MAPS_TO" or node.get("kind") != "EXTERNAL" or node.get("language") != "sql" \
+        if node.get("kind") != "EXTERNAL" or node.get("language") != "sql" \
                 or graph.nodes[source].get("kind") != "TYPE" or attrs.get("via") not in MODEL_MAPPINGS:
             continue
         name = node["name"] if "." in node["name"] else f"dbo.{node['name']}"
@@ -172,8 +172,8 @@ def _map_columns(graph: nx.MultiDiGraph) -> None:
     API (`Property(x => x.P).HasColumnName("col")`, the mapping's `columns`) or by an attribute
     on the property (`[Column("col")] P`, the property's `column`): what answers "which C#
     property maps to column Y"."""
-    for source, target, key, attrs in list(graph.edges(keys=True, data=True)):
-        if key != "MAPS_TO" or graph.nodes[target].get("kind") not in ("TABLE", "VIEW"):
+    for source, target, _, attrs in edges_of_type(graph, "MAPS_TO", ordered=False):
+        if graph.nodes[target].get("kind") not in ("TABLE", "VIEW"):
             continue
         columns = dict(attrs.get("columns") or {})
         if attrs.get("via") in MODEL_MAPPINGS:
@@ -194,6 +194,14 @@ def _annotated_columns(graph: nx.MultiDiGraph, entity: str) -> dict[str, str]:
         if key == "DEFINES" and data.get("kind") == "PROPERTY" and data.get("attrs", {}).get("column"):
             found[data["name"].rsplit(".", 1)[-1]] = data["attrs"]["column"]
     return found
+
+
+def edges_of_type(graph: nx.MultiDiGraph, edge_type: str, ordered: bool = True) -> list[tuple[str, str, str, dict]]:
+    """The graph's edges of one type, with keys and attributes, sorted (else in the graph's
+    order): taken before a linker adds to the graph, and filtered before sorting, as sorting
+    every edge of a large graph was most of settling a repository without EF."""
+    found = [edge for edge in graph.edges(keys=True, data=True) if edge[2] == edge_type]
+    return sorted(found) if ordered else found
 
 
 def _mapped_types(graph: nx.MultiDiGraph) -> list[str]:

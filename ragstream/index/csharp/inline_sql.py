@@ -151,7 +151,8 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
     """Whole string expressions (a literal, a `+` chain of them, a `String.Format`) that read as
     SQL, neither passed to a data-access call nor handed straight to another call
     (`Log("select ...")` logs text; a lambda's body, as in `GetQuery(s => "select ...")`, is not
-    handed over). The format of a `String.Format` counts only as formatted: `[{0}]` is no table."""
+    handed over) unless that call is named for making or running a command from it (a helper of
+    the repository's own: `conn.CreateTextCommand(string.Format("INSERT INTO {0}Posts ...", ...))`). The format of a `String.Format` counts only as formatted: `[{0}]` is no table."""
     found = []
     formats: list[tuple[int, int]] = []  # String.Format calls read whole
     for node in descendants(method):
@@ -163,12 +164,26 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
             formats.append(span)
         elif node.type not in STRING_EXPRESSIONS:
             continue
-        if span in passed or parent is not None and parent.type in ("binary_expression", "argument"):
+        if span in passed or parent is not None and (
+                parent.type == "binary_expression" or parent.type == "argument" and not _command_helper_argument(parent)):
             continue
         text = string_value(node, strings)
         if text and _SQL_LIKE.match(text):
             found.append(SqlText(text, line_of(node), via="sql_literal"))
     return found
+
+
+# A call whose name says it makes or runs a command from its text: the repository's own ADO.NET
+# helpers (`conn.CreateTextCommand(sql)`, `db.GetSqlStringCommand(sql)`), which no list can name.
+_COMMAND_HELPER = re.compile(r"Command|Sql|Query")
+
+
+def _command_helper_argument(argument: tree_sitter.Node) -> bool:
+    """Whether `argument` is passed to a call named like a command helper (`_COMMAND_HELPER`):
+    SQL handed to it is run, SQL handed to `Log(...)` is not."""
+    call = argument.parent.parent if argument.parent is not None else None
+    callee = callee_of(call) if call is not None else None
+    return callee is not None and bool(_COMMAND_HELPER.search(type_name(callee[1]) or ""))
 
 
 def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:

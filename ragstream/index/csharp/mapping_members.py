@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ragstream.index.csharp.ef_graph import declared_property, property_type
+from ragstream.index.csharp.ef_graph import declared_property, edges_of_type, property_type
 
 
 def link_member_paths(graph: nx.MultiDiGraph) -> int:
     """REFERENCES from mapping methods to the properties their member paths reach; how many."""
     added = 0
-    for source, first, key, attrs in sorted(graph.edges(keys=True, data=True)):
-        if key != "REFERENCES" or attrs.get("via") != "object_mapping" or not attrs.get("member_paths"):
+    for source, first, _, attrs in edges_of_type(graph, "REFERENCES"):
+        if attrs.get("via") != "object_mapping" or not attrs.get("member_paths"):
             continue
         for path in attrs["member_paths"]:
             prop: str | None = first

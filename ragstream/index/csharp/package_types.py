@@ -50,7 +50,7 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
     """CALLS from each call on a package type to its one repository implementer's method; how
     many were added."""
     refs = list(refs)
-    implementers = _implementers(symbols, refs)
+    implementers = package_implementers(symbols, refs)
     if not implementers:
         return 0
     owners = {o for types in implementers.values() for t in types for o in (t, *ancestors(graph, t))}
@@ -81,7 +81,7 @@ def link_argument_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, ref
     """CALLS from each call of a package base's method to the same-named method of the one
     repository class implementing an interface passed to it; how many were added."""
     refs = list(refs)
-    implementers = _implementers(symbols, refs)
+    implementers = package_implementers(symbols, refs)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
@@ -135,7 +135,7 @@ def _named(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: s
     return []
 
 
-def _implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:
+def package_implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:
     """Qualified guess of a package type (one the index does not declare) -> the repository
     types whose base list names it."""
     found: dict[str, set[str]] = defaultdict(set)

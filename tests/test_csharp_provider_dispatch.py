@@ -1,0 +1,138 @@
+"""The provider model: a call on an abstract base with several overrides (`dispatch`: each a guess
+naming its candidates, one override a firm edge) and a call through a package's static facade to
+the repository's overrides of the provider base it fronts (`facades`); each with the edge it must
+not make (an unrelated subclass's override, an overload with other parameters, a facade whose name
+does not front the base)."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+
+PROVIDERS = """
+namespace Blog.Providers;
+public abstract class BlogProvider
+{
+    public abstract void InsertPost(Post post);
+    public abstract void InsertPost(Post post, bool draft);
+    public abstract void DeletePost(Post post);
+}
+public class DbBlogProvider : BlogProvider
+{
+    public override void InsertPost(Post post) { }
+    public override void InsertPost(Post post, bool draft) { }
+    public override void DeletePost(Post post) { }
+}
+public class XmlBlogProvider : BlogProvider
+{
+    public override void InsertPost(Post post) { }
+    public override void InsertPost(Post post, bool draft) { }
+}
+public abstract class FeedProvider
+{
+    public abstract void InsertPost(Post post);
+}
+public class RssFeedProvider : FeedProvider
+{
+    public override void InsertPost(Post post) { }
+}
+public class Post { }
+public static class BlogService
+{
+    private static BlogProvider Provider { get; set; }
+    public static void InsertPost(Post post) { Provider.InsertPost(post); }
+    public static void DeletePost(Post post) { Provider.DeletePost(post); }
+}
+"""
+
+MEMBERSHIP = """
+using System.Web.Security;
+namespace Blog.Providers;
+public class DbMembershipProvider : MembershipProvider
+{
+    public override bool ValidateUser(string username, string password) { return true; }
+    public override bool ValidateUser(string username) { return true; }
+    public bool UnlockUser(string username, string password) { return true; }
+}
+public class DbRoleProvider : RoleProvider
+{
+    public override string[] GetRolesForUser(string username) { return new string[0]; }
+    public override bool ValidateUser(string username, string password) { return true; }
+}
+public class CachedProfileProvider : ProfileProvider
+{
+    public override bool ValidateUser(string username, string password) { return true; }
+}
+"""
+
+SECURITY = """
+using System.Web;
+using System.Web.Security;
+namespace Blog;
+public static class Security
+{
+    public static bool AuthenticateUser(string username, string password)
+    {
+        return Membership.ValidateUser(username, password) && Membership.UnlockUser(username, password);
+    }
+    public static string[] CurrentRoles() { return Roles.GetRolesForUser(); }
+    public static void Forget(string key) { Cache.ValidateUser(key, key); }
+}
+"""
+
+
+def _calls(graph: nx.MultiDiGraph, source: str) -> dict[str, dict]:
+    return {target: data for _, target, key, data in graph.out_edges(source, keys=True, data=True) if key == "CALLS"}
+
+
+def _graph(*sources: tuple[str, str]) -> nx.MultiDiGraph:
+    return build_graph([parse_csharp(path, text) for path, text in sources])[0]
+
+
+DB_INSERT = "cs:Blog.Providers.DbBlogProvider.InsertPost(Post)|METHOD"
+XML_INSERT = "cs:Blog.Providers.XmlBlogProvider.InsertPost(Post)|METHOD"
+
+
+def test_an_abstract_member_with_several_overrides_links_each_as_a_guess_naming_them_all() -> None:
+    calls = _calls(_graph(("Providers.cs", PROVIDERS)), "cs:Blog.Providers.BlogService.InsertPost|METHOD")
+    for override in (DB_INSERT, XML_INSERT):
+        assert calls[override]["resolution"] == "dispatch" and calls[override]["guess"] is True
+        assert calls[override]["candidates"] == [DB_INSERT, XML_INSERT]
+    # an unrelated base's override of the same name, and the overload taking other parameters
+    assert "cs:Blog.Providers.RssFeedProvider.InsertPost|METHOD" not in calls
+    assert "cs:Blog.Providers.DbBlogProvider.InsertPost(Post,bool)|METHOD" not in calls
+    assert "cs:Blog.Providers.XmlBlogProvider.InsertPost(Post,bool)|METHOD" not in calls
+
+
+def test_an_abstract_member_with_one_override_is_a_firm_edge() -> None:
+    calls = _calls(_graph(("Providers.cs", PROVIDERS)), "cs:Blog.Providers.BlogService.DeletePost|METHOD")
+    edge = calls["cs:Blog.Providers.DbBlogProvider.DeletePost|METHOD"]
+    assert edge["resolution"] == "dispatch" and "guess" not in edge and "candidates" not in edge
+
+
+AUTHENTICATE = "cs:Blog.Security.AuthenticateUser|METHOD"
+
+
+def test_a_package_facade_reaches_the_override_of_the_provider_base_it_fronts() -> None:
+    graph = _graph(("Membership.cs", MEMBERSHIP), ("Security.cs", SECURITY))
+    calls = _calls(graph, AUTHENTICATE)
+    validate = "cs:Blog.Providers.DbMembershipProvider.ValidateUser(string,string)|METHOD"
+    assert calls[validate] == {"type": "CALLS", "line": 9, "resolution": "inferred", "via": "facade", "guess": True,
+                               "facade": "Membership", "base": "MembershipProvider", "candidates": [validate]}
+    # not the overload with other parameters, not a method that overrides nothing, not the
+    # overrides of a base the facade does not front (`RoleProvider`, `ProfileProvider`)
+    assert "cs:Blog.Providers.DbMembershipProvider.ValidateUser(string)|METHOD" not in calls
+    assert "cs:Blog.Providers.DbMembershipProvider.UnlockUser|METHOD" not in calls
+    assert "cs:Blog.Providers.DbRoleProvider.ValidateUser|METHOD" not in calls
+    assert "cs:Blog.Providers.CachedProfileProvider.ValidateUser|METHOD" not in calls
+
+
+def test_a_plural_facade_whose_overload_fills_the_arguments_reaches_every_override() -> None:
+    calls = _calls(_graph(("Membership.cs", MEMBERSHIP), ("Security.cs", SECURITY)), "cs:Blog.Security.CurrentRoles|METHOD")
+    assert calls["cs:Blog.Providers.DbRoleProvider.GetRolesForUser|METHOD"]["base"] == "RoleProvider"
+
+
+def test_a_package_type_whose_name_fronts_no_base_links_nothing() -> None:
+    calls = _calls(_graph(("Membership.cs", MEMBERSHIP), ("Security.cs", SECURITY)), "cs:Blog.Security.Forget|METHOD")
+    assert not any(data.get("via") == "facade" for data in calls.values())
