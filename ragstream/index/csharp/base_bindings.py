@@ -64,8 +64,8 @@ def link_bound_accesses(graph: nx.MultiDiGraph, symbols: SymbolTable, accesses: 
     for (source, table, edge_type), subclasses in bound_by.items():
         added[edge_type] += add_edge(graph, source, table, edge_type, {**first[(source, table, edge_type)],
                                                             "bound_by": sorted(subclasses)})
-        for subclass in subclasses:
-            graph.nodes[subclass].setdefault("attrs", {})["binds_type_parameters"] = True
+        for subclass in subclasses:  # a new dict: the parsed node's own attrs stay as parsed (reused)
+            graph.nodes[subclass]["attrs"] = {**(graph.nodes[subclass].get("attrs") or {}), "binds_type_parameters": True}
     return added
 
 
