@@ -629,7 +629,9 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     `Find(IQuery query)`) is followed only to the implementations of the argument passed to it
     along the walk (`new EntryByNameQuery(..)`, also through forwarding calls; `_passed_arguments`),
     and one made on `this` in a base (`this.DataInsert()`) only to the override of the type the
-    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`). A bus's send
+    walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`). A table access a
+    generic type makes through its type parameter, bound by subclasses' base lists (`walk_bound`),
+    is followed only once the walk has passed through one of those subclasses. A bus's send
     (`message_parameter`) is followed only to the handler of the message passed to it, and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
@@ -702,15 +704,34 @@ def _bound_for(graph: nx.MultiDiGraph, bound_by: str | None, receiver: str | Non
     return bound_by in hierarchy and receiver in nx.descendants(hierarchy, bound_by)
 
 
+def _binding_runs(graph: nx.MultiDiGraph, data: Mapping[str, Any], receiver: str | None,
+                  passed: tuple[str, ...]) -> bool:
+    """Whether an edge a subclass's type arguments made runs on this walk: one bound on the walk
+    (`walk_bound`, `base_bindings`) once the walk has passed through one of its subclasses or a
+    descendant of one (`passed`); else as `_bound_for` says for the receiver."""
+    if data.get("walk_bound"):
+        return any(_bound_for(graph, subclass, through) for subclass in data["bound_by"] for through in passed)
+    return _bound_for(graph, data.get("bound_by"), receiver)
+
+
+def _passing(graph: nx.MultiDiGraph, passed: tuple[str, ...], method: str, receiver: str | None) -> tuple[str, ...]:
+    """The binding subclasses (`binds_type_parameters`, or a descendant of one) the walk has passed
+    through, with the type `method` is declared in or called on, when it is one."""
+    found = {t for t in (receiver, graph.nodes[method].get("parent")) if isinstance(t, str) and t in graph
+             and any((graph.nodes[b].get("attrs") or {}).get("binds_type_parameters") for b in {t, *ancestors(graph, t)})}
+    return tuple(sorted({*passed, *found})) if found - set(passed) else passed
+
+
 # A method as the walk reaches it: with the types bound to those of its parameters that decide
-# where its calls go (`_deciding`), by position; a method bound otherwise is walked again.
-_State = tuple[str, tuple[tuple[int, tuple[str, ...]], ...]]
+# where its calls go (`_deciding`), by position, and the binding subclasses passed through
+# (`_passing`); a method bound otherwise is walked again.
+_State = tuple[str, tuple[tuple[int, tuple[str, ...]], ...], tuple[str, ...]]
 
 
 def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
     """`table_paths` from one entry: breadth-first, the shortest path to each method (to each
     method with each binding of its deciding parameters), then one path per method and table."""
-    start: _State = (entry, ())
+    start: _State = (entry, (), _passing(graph, (), entry, None))
     parent: dict[_State, tuple[_State, str] | None] = {start: None}
     receivers: dict[_State, str] = {}  # the receiver type a method was called on, when that binds it
     deciding: dict[str, frozenset[int]] = {}
@@ -722,7 +743,7 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
             kind = graph.nodes[target].get("kind")
             if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
                     or data.get("through") in graph \
-                    or not _bound_for(graph, data.get("bound_by"), receivers.get(state)) \
+                    or not _binding_runs(graph, data, receivers.get(state), state[2]) \
                     or not _dispatched_to_argument(graph, data, bound, target):
                 continue
             resolution = resolution_of(data)
@@ -733,7 +754,8 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
             if target not in deciding:
                 deciding[target] = _deciding(graph, target)
             passed = _passed_arguments(data, bound)
-            reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items() if k in deciding[target])))
+            reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items() if k in deciding[target])),
+                               _passing(graph, state[2], target, data.get("receiver_type")))
             if reached not in parent:
                 parent[reached] = (state, how)
                 if data.get("receiver_type"):

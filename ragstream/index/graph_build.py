@@ -16,7 +16,8 @@ import networkx as nx
 from ragstream.index.csharp.call_resolution import (
     accepts, argument_binding, interface_family_root, resolve_call, untyped,
 )
-from ragstream.index.csharp.data_access import link_data_access
+from ragstream.index.csharp.base_bindings import link_bound_accesses
+from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
@@ -90,6 +91,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.resolved["CALLS"] += link_argument_implementers(graph, symbols, refs)  # `Commit(uow)`: uow's one implementer
     stats.dispatch["message"] += link_forwarded_messages(graph, symbols, refs)  # a bus passing its `T` on
     stats.resolved["CALLS"] += link_facades(graph, symbols, refs)  # `Membership.ValidateUser` -> the provider's override
+    # a generic base's accesses through its type parameters, bound by each subclass's base list
+    stats.resolved.update(link_bound_accesses(graph, symbols, type_parameter_accesses(graph, symbols, refs)))
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)

@@ -115,7 +115,7 @@ def _extension(symbols: SymbolTable, names: set[str], call: dict) -> str | None:
     arguments after it; None when none or several do (C# would need the usings to choose)."""
     found = [m.id for m in symbols.short("csharp", call["member"], ("METHOD",))
              if m.attrs.get("extension") and m.attrs.get("parameters")
-             and _generic_parts(m.attrs["parameters"][0])[0].rsplit(".", 1)[-1] in names
+             and generic_parts(m.attrs["parameters"][0])[0].rsplit(".", 1)[-1] in names
              and accepts(m, call["arguments"] + 1, ["", *call.get("kinds", ())])]
     return found[0] if len(found) == 1 else None
 
@@ -240,7 +240,7 @@ def _bound_by_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, method: No
             continue
         if parameter == names[position]:
             return [symbols.nodes[argument[0]].name]
-        generic, arguments = _generic_parts(parameter)
+        generic, arguments = generic_parts(parameter)
         if names[position] not in arguments:
             continue
         for type_id in (argument[0], *sorted(ancestors(graph, argument[0]))):
@@ -422,7 +422,7 @@ def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument
     anything; a predefined one (`string`, `int`) no type of the repository."""
     if not argument:
         return True
-    name, arguments = _generic_parts(parameter)
+    name, arguments = generic_parts(parameter)
     if name in _PREDEFINED:
         return False
     if not symbols.short("csharp", name, ("TYPE",)):
@@ -433,7 +433,7 @@ def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument
                for t in family if t in symbols.nodes)
 
 
-def _generic_parts(written: str) -> tuple[str, list[str]]:
+def generic_parts(written: str) -> tuple[str, list[str]]:
     """A parameter type's name and its type arguments: `IQuery<TEntity>` is ("IQuery", ["TEntity"])."""
     name, _, rest = written.rstrip("?").removesuffix("[]").partition("<")
     parts, depth, current = [], 0, ""

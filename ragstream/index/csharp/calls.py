@@ -135,6 +135,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
+                arguments = _message_arguments(node, body)
+                if arguments:  # `new Cmd<TEntity>(..)`: what binds a generic handler's parameters
+                    found.attrs["call"]["message_arguments"] = arguments
                 if _named_receiver(node, body):
                     found.attrs["call"]["named_receiver"] = True  # a type's name or a base's member
             else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
@@ -515,6 +518,21 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
         return None
     return _written_type(value, body) if value.type in (
         "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
+
+
+def _message_arguments(call: tree_sitter.Node, body: _Body) -> list[str]:
+    """The type arguments of the message a call passes, as written and in place (`new
+    Cmd<int, TEntity>(..)`, or the `Cmd<TEntity> command` passed on): what binds the type
+    parameters of a generic message's handler (`base_bindings`)."""
+    value = next(iter(_argument_values(call)), None)
+    if value is not None and value.type == "object_creation_expression":
+        written = value.child_by_field_name("type")
+        generic = written.child_by_field_name("name") if written is not None and written.type == "qualified_name" \
+            else written
+        return type_arguments(generic, positional=True) if generic is not None and generic.type == "generic_name" else []
+    variable = _variable(value, body) if value is not None else None
+    declared = body.generics.get(variable) if variable else None
+    return list(declared.arguments) if declared else []
 
 
 def _sends(call: tree_sitter.Node, body: _Body) -> bool:

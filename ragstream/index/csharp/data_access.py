@@ -118,7 +118,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             entities += _navigated(graph, symbols, entities, call["navigation"])
         projected = _projected(graph, symbols, entities, call) if edge_type == "READS" else []
         for entity in [*entities, *projected]:
-            mapped = _tables(graph, entity)
+            mapped = entity_tables(graph, entity)
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred",
@@ -141,7 +141,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
             if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
                 for held, navigation in _held_collections(graph, symbols, entity):
-                    for table in _tables(graph, held) or by_name.get(_short(graph, held), []):
+                    for table in entity_tables(graph, held) or by_name.get(_short(graph, held), []):
                         added["WRITES"] += add_edge(graph, ref.source, table, "WRITES", {
                             "line": ref.line, "resolution": "inferred", "via": "aggregate", "guess": True,
                             "entity": held, "navigation": navigation, "member": call["member"]})
@@ -153,6 +153,43 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
     added["WRITES"] += _forwarded_writes(graph, symbols, refs)
     return added
+
+
+@dataclass(frozen=True)
+class ParametricAccess:
+    """A table access through a type parameter of the calling method's type
+    (`_unitOfWork.Repository<TExtendedAttribute>().AddAsync(..)` in a generic handler): no table
+    until a subclass binds the parameter (`base_bindings`)."""
+    source: str  # the METHOD making the call
+    owner: str  # its TYPE, whose type parameter the entity is
+    parameter: str  # the type parameter as written
+    edge_type: str  # READS or WRITES
+    member: str  # the method called
+    carrier: str  # the generic type (or generic method) as written
+    line: int
+    guess: bool  # a package's repository, known by its type argument and the verb alone
+
+
+def type_parameter_accesses(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> list[ParametricAccess]:
+    """Each call in a generic type's method whose receiver carries one of the type's own
+    parameters as its entity, with the access its verb makes."""
+    found = []
+    for ref in refs:
+        call = ref.attrs.get("call")
+        owner = graph.nodes[ref.source].get("parent") if call is not None and ref.source in graph else None
+        parameters = symbols.nodes[owner].attrs.get("type_parameters") if owner in symbols.nodes else None
+        if call is None or not parameters:
+            continue
+        carrier = _carrier(graph, symbols, call)
+        edge_type = _access(carrier, call["member"]) if carrier is not None else None
+        if carrier is None or edge_type is None:
+            continue
+        for guesses in carrier.entities:
+            written = guesses[-1] if guesses else ""
+            if written in parameters and symbols.first("csharp", guesses, ("TYPE",)) is None:
+                found.append(ParametricAccess(ref.source, str(owner), written, edge_type, call["member"],
+                                              carrier.generic, ref.line, not carrier.declared_here and not carrier.query))
+    return found
 
 
 def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference]) -> int:
@@ -179,7 +216,7 @@ def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[R
         call = ref.attrs.get("call") or {}
         guesses = call.get("message") or (receiver_types(graph, symbols, call["argument"]) if call.get("argument") else [])
         entity = symbols.first("csharp", guesses, ("TYPE",)) if guesses else None
-        if entity is None or ref.source not in graph or not _tables(graph, entity.id):
+        if entity is None or ref.source not in graph or not entity_tables(graph, entity.id):
             continue
         for method in resolve_call(graph, symbols, call).methods if call.get("member") else ():
             if method not in forwarding:
@@ -187,8 +224,8 @@ def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[R
             member, forwarder = forwarding[method]
             attrs = {"line": ref.line, "resolution": "inferred", "via": "forwarded", "entity": entity.id,
                      "member": member, "forwarder": forwarder}
-            held = [table for other, _ in _held_collections(graph, symbols, entity.id) for table in _tables(graph, other)]
-            added += sum(add_edge(graph, ref.source, table, "WRITES", attrs) for table in _tables(graph, entity.id))
+            held = [table for other, _ in _held_collections(graph, symbols, entity.id) for table in entity_tables(graph, other)]
+            added += sum(add_edge(graph, ref.source, table, "WRITES", attrs) for table in entity_tables(graph, entity.id))
             added += sum(add_edge(graph, ref.source, table, "WRITES", {**attrs, "via": "aggregate", "guess": True})
                          for table in held)
     return added
@@ -216,8 +253,11 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     prop = receiver_property(graph, symbols, through) if through is not None else None
     if through is not None:
         data = _generic_value(graph, symbols, through) if prop is not None else None
-    if data is None and not chained and "call" in call["receiver"]:
-        data = _generic_value(graph, symbols, call["receiver"])  # `uow.Repository<Order>().Add(o)`
+    if (data is None or (chained and through is None)) and "call" in call["receiver"]:
+        # `uow.Repository<Order>().Add(o)`: what the generic method returns, its parameters bound (on a
+        # generic unit of work, `IUnitOfWork<TId> uow`, too: the chain's root is not the carrier)
+        returned = _generic_value(graph, symbols, call["receiver"])
+        data, chained = (returned, False) if returned is not None else (data, chained)
     if data is None:
         return None if chained else _argument_carrier(graph, symbols, call) or _inherited_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
@@ -436,7 +476,7 @@ def _projected(graph: nx.MultiDiGraph, symbols: SymbolTable, entities: list[str]
                        if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"}
         for navigation in sorted(n for n in navigations if any(_flattens(w, n) for w in wanted)):
             found += [e for e in _navigated(graph, symbols, [entity], navigation)
-                      if e not in entities and e not in found and _tables(graph, e)]
+                      if e not in entities and e not in found and entity_tables(graph, e)]
     return found
 
 
@@ -478,7 +518,7 @@ def _singulars(name: str) -> set[str]:
     return forms
 
 
-def _tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
+def entity_tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
     """The tables (or views, or EXTERNAL names) the entity maps to; not those a Dapper row type
     is read from, which are the query's, not the type's."""
     return sorted(target for _, target, key, attrs in graph.out_edges(entity, keys=True, data=True)

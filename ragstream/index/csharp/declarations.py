@@ -177,7 +177,7 @@ def _generic_bases(decl: TypeDecl, names: Names) -> list[dict]:
         generic = base.child_by_field_name("name") if base.type == "qualified_name" else base
         if generic is not None and generic.type == "generic_name" and type_name(base):
             found.append({"name": type_name(base), "arguments": [
-                list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic)]})
+                list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic, positional=True)]})
     return found
 
 

@@ -82,7 +82,9 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
             continue
         for method, key in targets.items():
             attrs = {"line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                     "member": call["member"]}
+                     "member": call["member"],
+                     # `Cmd<TEntity>` as the sender wrote it: binds a generic handler (`base_bindings`)
+                     **({"message_arguments": call["message_arguments"]} if call.get("message_arguments") else {})}
             if key.startswith(UNDECLARED):
                 attrs["guess"] = True  # a message type outside the index: matched by its qualified name
             added += add_edge(graph, ref.source, method, "CALLS", attrs)

@@ -54,10 +54,15 @@ def type_name(node: tree_sitter.Node | None) -> str | None:
     return None
 
 
-def type_arguments(generic: tree_sitter.Node) -> list[str]:
+def type_arguments(generic: tree_sitter.Node, positional: bool = False) -> list[str]:
+    """The named type arguments of a generic name; with `positional`, every argument in its place
+    (a built-in one, `int` of `Base<int, Order>`, as written), so they line up with the type's
+    parameters (`type_bindings`, `base_bindings`)."""
     argument_list = child_of_type(generic, "type_argument_list")
-    names = (type_name(child) for child in argument_list.named_children) if argument_list else ()
-    return [name for name in names if name]
+    children = argument_list.named_children if argument_list else []
+    if positional:
+        return [type_name(child) or node_text(child) for child in children]
+    return [name for name in (type_name(child) for child in children) if name]
 
 
 def call_arguments(argument_list: tree_sitter.Node) -> list[tuple[str | None, tree_sitter.Node]]:
