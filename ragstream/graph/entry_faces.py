@@ -1,0 +1,54 @@
+"""What an entry point serves, read from what its code is: an API for other programs, or a page
+people use in a browser.
+
+An application often has both over the same service: a Web API `CustomerController.Post` and an
+MVC site's `CustomerController.Create` both register a customer, and the page's route may share
+more words with the question ("register", "new") than the API's. A question that says which it
+means ("through the REST API", "from the MVC web site's remove page") decides between them by
+these facts of the code, never by the application's names:
+
+- API: a minimal API or an endpoint class (`entry.kind`); an action of a type that has
+  `[ApiController]` (itself or a base), or whose framework base is `ControllerBase` (ASP.NET
+  Core) or `ApiController` (ASP.NET Web API); an action whose own route starts with `api/`;
+- PAGE: a Razor Pages handler (`OnPost...`); an action of a type whose framework base is MVC's
+  `Controller` (views) and that no `[ApiController]` marks.
+
+Anything else (a message handler, an action whose base the graph does not reach) has no face.
+"""
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+
+from ragstream.index.csharp.call_resolution import ancestors
+
+API = "api"
+PAGE = "page"
+_API_KINDS = frozenset({"minimal_api", "endpoint"})
+_PAGE_KINDS = frozenset({"page_handler"})
+_API_BASES = frozenset({"ControllerBase", "ApiController"})  # ASP.NET Core / ASP.NET Web API
+_PAGE_BASES = frozenset({"Controller"})  # MVC: a controller with views
+_API_ATTRIBUTES = frozenset({"ApiController", "ApiControllerAttribute"})
+_API_ROUTE = re.compile(r"^[~/]*api(?:/|$)", re.IGNORECASE)
+
+
+def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
+    """API or PAGE for an HTTP entry point whose code says which; None otherwise."""
+    entry = (graph.nodes[method].get("attrs") or {}).get("entry") or {}
+    if not entry:
+        return None
+    if entry.get("kind") in _API_KINDS or _API_ROUTE.match(entry.get("route") or ""):
+        return API
+    if entry.get("kind") in _PAGE_KINDS:
+        return PAGE
+    owner = graph.nodes[method].get("parent")
+    if not isinstance(owner, str) or owner not in graph:
+        return None
+    types = {owner} | ancestors(graph, owner)
+    attributes = {a for t in types for a in (graph.nodes[t].get("attrs") or {}).get("attributes", ())}
+    # a base outside the repository is known by its short name (`Microsoft.AspNetCore.Mvc.ControllerBase`)
+    bases = {graph.nodes[t].get("name", "").rsplit(".", 1)[-1] for t in types if graph.nodes[t].get("kind") == "EXTERNAL"}
+    if attributes & _API_ATTRIBUTES or bases & _API_BASES:
+        return API
+    return PAGE if bases & _PAGE_BASES else None
