@@ -787,15 +787,18 @@ def _two_sites_graph():
                      ("Web.CustomerController.Create", "METHOD"), ("Web.CustomerController", "TYPE"),
                      ("Web.BaseController", "TYPE"), ("ext:Controller|EXTERNAL", "EXTERNAL"),
                      ("Pages.RegisterModel.OnPost", "METHOD"), ("Pages.RegisterModel", "TYPE"),
-                     ("App.CustomerAppService.Register", "METHOD")],
+                     ("App.CustomerAppService.Register", "METHOD"), ("ext:Controller.View|EXTERNAL", "EXTERNAL")],
                     [("Api.CustomerController", "Api.ApiController", "INHERITS", {}),
                      ("Api.ApiController", "ext:ControllerBase|EXTERNAL", "INHERITS", {}),
                      ("Web.CustomerController", "Web.BaseController", "INHERITS", {}),
                      ("Web.BaseController", "ext:Controller|EXTERNAL", "INHERITS", {}),
+                     ("Web.CustomerController", "Web.CustomerController.Create", "DEFINES", {}),
+                     ("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL", "CALLS", {}),
                      *[(m, "App.CustomerAppService.Register", "CALLS", {}) for m in
                        ("Api.CustomerController.Post", "Web.CustomerController.Create", "Pages.RegisterModel.OnPost")]])
     g.nodes["ext:ControllerBase|EXTERNAL"]["name"] = "ControllerBase"
     g.nodes["ext:Controller|EXTERNAL"]["name"] = "Controller"
+    g.nodes["ext:Controller.View|EXTERNAL"]["name"] = "Controller.View"
     g.nodes["Api.ApiController"]["attrs"] = {"attributes": ["ApiController"]}
     g.nodes["Api.CustomerController.Post"]["attrs"] = {"entry": {"verb": "POST", "kind": "action", "route": "customer"}}
     g.nodes["Web.CustomerController.Create"]["attrs"] = {
@@ -820,8 +823,9 @@ def test_a_flow_question_says_what_kind_of_entry_it_starts_at(question, face):
 
 def test_the_code_says_whether_an_entry_is_an_api_or_a_page():
     """What an entry point serves is read from its code: `[ApiController]` or `ControllerBase`
-    up its bases, an `api/` route, a minimal API: an API; MVC's `Controller`, a Razor page
-    handler: a page; a method that is no entry point, or whose bases say nothing: neither."""
+    up its bases, an `api/` route, a minimal API: an API; MVC's `Controller` returning views, a
+    Razor page handler: a page; a method that is no entry point, a `Controller` without views
+    (it may serve JSON under a route of its type's), or bases that say nothing: neither."""
     from ragstream.graph.entry_faces import API, PAGE, entry_face
 
     g = _two_sites_graph()
@@ -834,6 +838,10 @@ def test_the_code_says_whether_an_entry_is_an_api_or_a_page():
     g.nodes["Web.BaseController"]["attrs"] = {"attributes": ["ApiController"]}
     g.nodes["Web.CustomerController.Create"]["attrs"]["entry"]["route"] = "customers"
     assert entry_face(g, "Web.CustomerController.Create") == API  # `[ApiController]` over `Controller`
+    g.nodes["Web.BaseController"]["attrs"] = {}
+    g.remove_edge("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL")
+    assert entry_face(g, "Web.CustomerController.Create") is None  # no views
+    g.add_edge("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL", key="CALLS")
     g.remove_edge("Web.BaseController", "ext:Controller|EXTERNAL")
     g.nodes["Web.BaseController"]["attrs"] = {}
     assert entry_face(g, "Web.CustomerController.Create") is None

@@ -11,7 +11,8 @@ these facts of the code, never by the application's names:
   `[ApiController]` (itself or a base), or whose framework base is `ControllerBase` (ASP.NET
   Core) or `ApiController` (ASP.NET Web API); an action whose own route starts with `api/`;
 - PAGE: a Razor Pages handler (`OnPost...`); an action of a type whose framework base is MVC's
-  `Controller` (views) and that no `[ApiController]` marks.
+  `Controller`, that returns views (its methods call `View` or `PartialView`) and that no
+  `[ApiController]` marks (a `Controller` without views may well serve JSON under `api/`).
 
 Anything else (a message handler, an action whose base the graph does not reach) has no face.
 """
@@ -29,6 +30,7 @@ _API_KINDS = frozenset({"minimal_api", "endpoint"})
 _PAGE_KINDS = frozenset({"page_handler"})
 _API_BASES = frozenset({"ControllerBase", "ApiController"})  # ASP.NET Core / ASP.NET Web API
 _PAGE_BASES = frozenset({"Controller"})  # MVC: a controller with views
+_VIEW_RESULTS = frozenset({"View", "PartialView"})  # what MVC's `Controller` adds to `ControllerBase`
 _API_ATTRIBUTES = frozenset({"ApiController", "ApiControllerAttribute"})
 _API_ROUTE = re.compile(r"^[~/]*api(?:/|$)", re.IGNORECASE)
 
@@ -51,4 +53,12 @@ def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
     bases = {graph.nodes[t].get("name", "").rsplit(".", 1)[-1] for t in types if graph.nodes[t].get("kind") == "EXTERNAL"}
     if attributes & _API_ATTRIBUTES or bases & _API_BASES:
         return API
-    return PAGE if bases & _PAGE_BASES else None
+    return PAGE if bases & _PAGE_BASES and any(_returns_views(graph, t) for t in types) else None
+
+
+def _returns_views(graph: nx.MultiDiGraph, type_id: str) -> bool:
+    """Whether a method of the type calls MVC's `View` or `PartialView`."""
+    return any(key == "CALLS" and graph.nodes[target].get("kind") == "EXTERNAL"
+               and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] in _VIEW_RESULTS
+               for _, method, member in graph.out_edges(type_id, keys=True) if member == "DEFINES"
+               for _, target, key in graph.out_edges(method, keys=True))
