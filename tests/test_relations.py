@@ -850,8 +850,9 @@ def test_the_code_says_whether_an_entry_is_an_api_or_a_page():
 def test_a_flow_asked_through_the_api_starts_at_the_api_action_not_the_page_sharing_more_words():
     """"Registers a new customer through the REST API": the site's `Create`, whose route says
     "register" and "new", shares more words with the question, but the code says it serves
-    pages; the API's `Post` starts the flow. Asked for the site's page, the page's action does;
-    asked neither, the words decide as before."""
+    pages; the API's `Post`, which hands the request to the same service, starts the flow in its
+    place. Asked for the site's page, or neither, the words decide as before; an API action over
+    other code takes no page's place."""
     from ragstream.graph.relations import entry_methods
 
     g = _two_sites_graph()
@@ -860,22 +861,27 @@ def test_a_flow_asked_through_the_api_starts_at_the_api_action_not_the_page_shar
     words = {"client", "regist", "new", "custom", "rest", "api", "run", "controller", "databas"}
     unasked = entry_methods(g, hits, words - {"rest", "api"}, {"POST"}, {"controller"})
     assert unasked[0] == "Web.CustomerController.Create"
-    assert entry_methods(g, hits, words - {"rest", "api"}, {"POST"}, {"controller"}, None) == unasked
     api = entry_methods(g, hits, words, {"POST"}, {"controller"}, "api")
-    assert api[0] == "Api.CustomerController.Post" and api.index("Web.CustomerController.Create") > 0
+    assert api[0] == "Api.CustomerController.Post" and "Web.CustomerController.Create" not in api
     page = entry_methods(g, hits, words - {"rest", "api"} | {"mvc", "web", "site", "page"}, {"POST"}, {"controller"}, "page")
     assert page[0] == "Web.CustomerController.Create"
+    g.remove_edge("Api.CustomerController.Post", "App.CustomerAppService.Register")
+    g.add_node("App.AccountService.Register", kind="METHOD", name="App.AccountService.Register", parent="App.AccountService")
+    g.add_edge("Api.CustomerController.Post", "App.AccountService.Register", key="CALLS")
+    assert entry_methods(g, hits, words, {"POST"}, {"controller"}, "api")[0] == "Web.CustomerController.Create"
 
 
 def test_a_page_asked_starts_at_the_page_handler_and_an_api_asked_where_there_is_none_changes_nothing():
-    """"From the registration page": the Razor page's `OnPost` before the API action that shares as
-    many words; asked through an API where no candidate is one, the order is the words' order."""
+    """"From the registration page": the Razor page's `OnPost` over the same service takes the
+    place of the API action that shares as many words and comes first; asked through an API
+    where no entry point is one, the order is the words' order."""
     from ragstream.graph.relations import entry_methods
 
     g = _two_sites_graph()
     g.remove_node("Web.CustomerController.Create")
     hits = ["App.CustomerAppService.Register"]
     words = {"custom", "regist", "page"}
+    assert entry_methods(g, hits, words, {"POST"})[0] == "Api.CustomerController.Post"
     assert entry_methods(g, hits, words, {"POST"}, (), "page")[0] == "Pages.RegisterModel.OnPost"
     assert entry_methods(g, hits, words, {"POST"}, (), "api")[0] == "Api.CustomerController.Post"
     g.remove_node("Api.CustomerController.Post")

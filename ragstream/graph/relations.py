@@ -20,7 +20,7 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.entry_faces import entry_face
+from ragstream.graph.entry_faces import counterpart
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -988,12 +988,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     and methods of controllers, pages, handlers and of types the words name first (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them when an entry point of an asked verb is there to take their place (an
-    application may purge with a PUT what the question calls deleted), then, when the question
-    says what kind of entry point it starts at (`face`: "through the REST API" -> an API action,
-    "from the web site's page" -> a page's), those the code says are of that kind (`entry_face`),
-    those it says nothing of next and those of the other kind last -- when one of the asked kind
-    is there: an MVC site's `Create` may share more words with the question than the Web API's
-    `Post` --, then those of a type the words the question starts its walk from name
+    application may purge with a PUT what the question calls deleted), then those of a type the words the question starts its walk from name
     (`start`: "walk me from the scheduled job to the tables" -> `ImportLevyDeclarationsJob.Run`),
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
@@ -1002,7 +997,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     of a type the words name, then
     those upstream of more of the other hits (a flow is asked from the top down), then declared
     entry points, then those whose own name the words say ("created" -> `Create`), then search
-    order."""
+    order. Where the question says what kind of entry point it starts at (`face`: "through the
+    REST API", "from the web site's page") and the code says the first is of the other kind, the
+    entry point of the asked kind over the same code takes its place (`counterpart`: the Web
+    API's `Post` for the MVC site's `Create` whose route shares more words with the question)."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
@@ -1035,17 +1033,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     # an action of another verb goes last only when one of an asked verb is there to take its place:
     # "deleted for good" may be an app's PUT `Purge`, and then it is the action asked about
     asked_verb_found = any(entry_verb(h) in http_verbs for h in candidates)
-    faces = {h: entry_face(graph, h) for h in candidates} if face else {}
-    asked_face_found = face in faces.values()
 
-    def face_order(hit: str) -> int:
-        """0 for an entry point of the asked kind, 1 for one the code says nothing of, 2 for one of
-        the other kind; 0 for all when none of the asked kind is there."""
-        if not asked_face_found or faces[hit] == face:
-            return 0
-        return 1 if faces[hit] is None else 2
-
-    def rank(hit: str) -> tuple[bool, bool, bool, int, bool, int, int, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1054,7 +1043,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # an entity's method is a step of a flow, not where it starts, whatever names its type
         named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
         return (verb not in http_verbs, not (verb or outer.search(name) or named_type), other_verb,
-                face_order(hit), not starts_here(hit), -shared,
+                not starts_here(hit), -shared,
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
@@ -1062,8 +1051,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
-        ranked = [hit for hit in ranked if rank(hit)[:6] == rank(ranked[0])[:6]]
-    return ranked
+        ranked = [hit for hit in ranked if rank(hit)[:5] == rank(ranked[0])[:5]]
+    other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
+    return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 
 
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
