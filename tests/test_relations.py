@@ -776,3 +776,113 @@ def test_a_flow_asked_to_create_leads_with_the_path_that_inserts():
     assert deleted[0].nodes[-2:] == ("cs:Provider.Purge|METHOD", "sql:dbo.Tags|TABLE")
     plain = flow_paths(g, entry, "When an entry is saved, which code runs down to the tables?")
     assert len(plain[0].nodes) == 4 and plain[-1].nodes[-2] == "cs:Provider.InsertPost|METHOD"
+
+
+def _two_sites_graph():
+    """A Web API and an MVC site over one service: the API's `Post` (route `customer`) and the
+    site's `Create` (route `customer-management/register-new`) both call `Register`; a Razor
+    page's `OnPost` calls it as well."""
+    g = _code_graph([("Api.CustomerController.Post", "METHOD"), ("Api.CustomerController", "TYPE"),
+                     ("Api.ApiController", "TYPE"), ("ext:ControllerBase|EXTERNAL", "EXTERNAL"),
+                     ("Web.CustomerController.Create", "METHOD"), ("Web.CustomerController", "TYPE"),
+                     ("Web.BaseController", "TYPE"), ("ext:Controller|EXTERNAL", "EXTERNAL"),
+                     ("Pages.RegisterModel.OnPost", "METHOD"), ("Pages.RegisterModel", "TYPE"),
+                     ("App.CustomerAppService.Register", "METHOD"), ("ext:Controller.View|EXTERNAL", "EXTERNAL")],
+                    [("Api.CustomerController", "Api.ApiController", "INHERITS", {}),
+                     ("Api.ApiController", "ext:ControllerBase|EXTERNAL", "INHERITS", {}),
+                     ("Web.CustomerController", "Web.BaseController", "INHERITS", {}),
+                     ("Web.BaseController", "ext:Controller|EXTERNAL", "INHERITS", {}),
+                     ("Web.CustomerController", "Web.CustomerController.Create", "DEFINES", {}),
+                     ("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL", "CALLS", {}),
+                     *[(m, "App.CustomerAppService.Register", "CALLS", {}) for m in
+                       ("Api.CustomerController.Post", "Web.CustomerController.Create", "Pages.RegisterModel.OnPost")]])
+    g.nodes["ext:ControllerBase|EXTERNAL"]["name"] = "ControllerBase"
+    g.nodes["ext:Controller|EXTERNAL"]["name"] = "Controller"
+    g.nodes["ext:Controller.View|EXTERNAL"]["name"] = "Controller.View"
+    g.nodes["Api.ApiController"]["attrs"] = {"attributes": ["ApiController"]}
+    g.nodes["Api.CustomerController.Post"]["attrs"] = {"entry": {"verb": "POST", "kind": "action", "route": "customer"}}
+    g.nodes["Web.CustomerController.Create"]["attrs"] = {
+        "entry": {"verb": "POST", "kind": "action", "route": "customer-management/register-new"}}
+    g.nodes["Pages.RegisterModel.OnPost"]["attrs"] = {"entry": {"verb": "POST", "kind": "page_handler"}}
+    return g
+
+
+@pytest.mark.parametrize("question, face", [
+    ("When a client registers a new customer through the REST API, what runs?", "api"),
+    ("What happens when I POST to the endpoint?", "api"),
+    ("What happens when a customer is removed from the MVC web site's remove page?", "page"),
+    ("When I save the Edit Instructor form, which tables get written?", "page"),
+    ("Which code registers a new customer, down to the tables and views?", None),
+    ("Which API does the page call when a customer registers?", None),
+])
+def test_a_flow_question_says_what_kind_of_entry_it_starts_at(question, face):
+    from ragstream.graph.questions import asked_face
+
+    assert asked_face(question) == face
+
+
+def test_the_code_says_whether_an_entry_is_an_api_or_a_page():
+    """What an entry point serves is read from its code: `[ApiController]` or `ControllerBase`
+    up its bases, an `api/` route, a minimal API: an API; MVC's `Controller` returning views, a
+    Razor page handler: a page; a method that is no entry point, a `Controller` without views
+    (it may serve JSON under a route of its type's), or bases that say nothing: neither."""
+    from ragstream.graph.entry_faces import API, PAGE, entry_face
+
+    g = _two_sites_graph()
+    assert entry_face(g, "Api.CustomerController.Post") == API
+    assert entry_face(g, "Web.CustomerController.Create") == PAGE
+    assert entry_face(g, "Pages.RegisterModel.OnPost") == PAGE
+    assert entry_face(g, "App.CustomerAppService.Register") is None
+    g.nodes["Web.CustomerController.Create"]["attrs"]["entry"]["route"] = "api/customers"
+    assert entry_face(g, "Web.CustomerController.Create") == API  # its own route says so
+    g.nodes["Web.BaseController"]["attrs"] = {"attributes": ["ApiController"]}
+    g.nodes["Web.CustomerController.Create"]["attrs"]["entry"]["route"] = "customers"
+    assert entry_face(g, "Web.CustomerController.Create") == API  # `[ApiController]` over `Controller`
+    g.nodes["Web.BaseController"]["attrs"] = {}
+    g.remove_edge("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL")
+    assert entry_face(g, "Web.CustomerController.Create") is None  # no views
+    g.add_edge("Web.CustomerController.Create", "ext:Controller.View|EXTERNAL", key="CALLS")
+    g.remove_edge("Web.BaseController", "ext:Controller|EXTERNAL")
+    g.nodes["Web.BaseController"]["attrs"] = {}
+    assert entry_face(g, "Web.CustomerController.Create") is None
+
+
+def test_a_flow_asked_through_the_api_starts_at_the_api_action_not_the_page_sharing_more_words():
+    """"Registers a new customer through the REST API": the site's `Create`, whose route says
+    "register" and "new", shares more words with the question, but the code says it serves
+    pages; the API's `Post`, which hands the request to the same service, starts the flow in its
+    place. Asked for the site's page, or neither, the words decide as before; an API action over
+    other code takes no page's place."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _two_sites_graph()
+    g.remove_node("Pages.RegisterModel.OnPost")
+    hits = ["App.CustomerAppService.Register"]
+    words = {"client", "regist", "new", "custom", "rest", "api", "run", "controller", "databas"}
+    unasked = entry_methods(g, hits, words - {"rest", "api"}, {"POST"}, {"controller"})
+    assert unasked[0] == "Web.CustomerController.Create"
+    api = entry_methods(g, hits, words, {"POST"}, {"controller"}, "api")
+    assert api[0] == "Api.CustomerController.Post" and "Web.CustomerController.Create" not in api
+    page = entry_methods(g, hits, words - {"rest", "api"} | {"mvc", "web", "site", "page"}, {"POST"}, {"controller"}, "page")
+    assert page[0] == "Web.CustomerController.Create"
+    g.remove_edge("Api.CustomerController.Post", "App.CustomerAppService.Register")
+    g.add_node("App.AccountService.Register", kind="METHOD", name="App.AccountService.Register", parent="App.AccountService")
+    g.add_edge("Api.CustomerController.Post", "App.AccountService.Register", key="CALLS")
+    assert entry_methods(g, hits, words, {"POST"}, {"controller"}, "api")[0] == "Web.CustomerController.Create"
+
+
+def test_a_page_asked_starts_at_the_page_handler_and_an_api_asked_where_there_is_none_changes_nothing():
+    """"From the registration page": the Razor page's `OnPost` over the same service takes the
+    place of the API action that shares as many words and comes first; asked through an API
+    where no entry point is one, the order is the words' order."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _two_sites_graph()
+    g.remove_node("Web.CustomerController.Create")
+    hits = ["App.CustomerAppService.Register"]
+    words = {"custom", "regist", "page"}
+    assert entry_methods(g, hits, words, {"POST"})[0] == "Api.CustomerController.Post"
+    assert entry_methods(g, hits, words, {"POST"}, (), "page")[0] == "Pages.RegisterModel.OnPost"
+    assert entry_methods(g, hits, words, {"POST"}, (), "api")[0] == "Api.CustomerController.Post"
+    g.remove_node("Api.CustomerController.Post")
+    assert entry_methods(g, hits, words, {"POST"}, (), "api") == entry_methods(g, hits, words, {"POST"})

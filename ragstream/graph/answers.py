@@ -10,7 +10,7 @@ import networkx as nx
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
 from ragstream.graph.named import Named, tables_in_words, undeclared_columns
-from ragstream.graph.questions import (asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
+from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
@@ -94,4 +94,5 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
     """The entry points of a flow question that names none, among and above the search hits
     (`relations.entry_methods`)."""
-    return entry_methods(graph, hits, asked_words(question), asked_http_verbs(question), asked_start(question))
+    return entry_methods(graph, hits, asked_words(question), asked_http_verbs(question), asked_start(question),
+                         asked_face(question))

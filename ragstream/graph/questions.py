@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ragstream.graph.entry_faces import API, PAGE
 from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
@@ -267,6 +268,22 @@ def asked_http_verbs(question: str) -> frozenset[str]:
     if found & _ALSO_POSTED:
         found.add("POST")
     return frozenset(found)
+
+
+# What kind of entry point a flow question starts at (`entry_faces`): an API ("through the REST
+# API", "to the endpoint") or a page ("the MVC web site's remove page", "the Edit Instructor form").
+# "view" is left out: "the tables and views" are the database's.
+_ASKED_FACES = (
+    (API, re.compile(r"\b(?:api|apis|rest|restful|endpoints?)\b", re.IGNORECASE)),
+    (PAGE, re.compile(r"\b(?:pages?|forms?|screens?|ui|user\s+interface|web\s*sites?|browser|razor|mvc)\b", re.IGNORECASE)),
+)
+
+
+def asked_face(question: str) -> str | None:
+    """API or PAGE when the question says which kind of entry point it starts at; None when it
+    says neither or both ("the API the page calls")."""
+    found = [face for face, pattern in _ASKED_FACES if pattern.search(question)]
+    return found[0] if len(found) == 1 else None
 
 
 def main_subjects(named: list[Named]) -> list[Named]:

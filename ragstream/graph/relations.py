@@ -20,6 +20,7 @@ from typing import Any
 
 import networkx as nx
 
+from ragstream.graph.entry_faces import counterpart
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -1004,7 +1005,7 @@ def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tupl
 
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
-                  http_verbs: Collection[str] = (), start: Collection[str] = ()) -> list[str]:
+                  http_verbs: Collection[str] = (), start: Collection[str] = (), face: str | None = None) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
@@ -1022,7 +1023,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     of a type the words name, then
     those upstream of more of the other hits (a flow is asked from the top down), then declared
     entry points, then those whose own name the words say ("created" -> `Create`), then search
-    order."""
+    order. Where the question says what kind of entry point it starts at (`face`: "through the
+    REST API", "from the web site's page") and the code says the first is of the other kind, the
+    entry point of the asked kind over the same code takes its place (`counterpart`: the Web
+    API's `Post` for the MVC site's `Create` whose route shares more words with the question)."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
@@ -1074,7 +1078,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
         ranked = [hit for hit in ranked if rank(hit)[:5] == rank(ranked[0])[:5]]
-    return ranked
+    other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
+    return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 
 
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it

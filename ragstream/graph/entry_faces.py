@@ -1,0 +1,99 @@
+"""What an entry point serves, read from what its code is: an API for other programs, or a page
+people use in a browser.
+
+An application often has both over the same service: a Web API `CustomerController.Post` and an
+MVC site's `CustomerController.Create` both register a customer, and the page's route may share
+more words with the question ("register", "new") than the API's. A question that says which it
+means ("through the REST API", "from the MVC web site's remove page") decides between them by
+these facts of the code, never by the application's names (`counterpart`: the entry point of the
+asked kind that calls what the chosen one of the other kind calls):
+
+- API: a minimal API or an endpoint class (`entry.kind`); an action of a type that has
+  `[ApiController]` (itself or a base), or whose framework base is `ControllerBase` (ASP.NET
+  Core) or `ApiController` (ASP.NET Web API); an action whose own route starts with `api/`;
+- PAGE: a Razor Pages handler (`OnPost...`); an action of a type whose framework base is MVC's
+  `Controller`, that returns views (its methods call `View` or `PartialView`) and that no
+  `[ApiController]` marks (a `Controller` without views may well serve JSON under `api/`).
+
+Anything else (a message handler, an action whose base the graph does not reach) has no face.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+import networkx as nx
+
+from ragstream.index.csharp.call_resolution import ancestors
+from ragstream.index.model import runs_around
+
+API = "api"
+PAGE = "page"
+_API_KINDS = frozenset({"minimal_api", "endpoint"})
+_PAGE_KINDS = frozenset({"page_handler"})
+_API_BASES = frozenset({"ControllerBase", "ApiController"})  # ASP.NET Core / ASP.NET Web API
+_PAGE_BASES = frozenset({"Controller"})  # MVC: a controller with views
+_VIEW_RESULTS = frozenset({"View", "PartialView"})  # what MVC's `Controller` adds to `ControllerBase`
+_API_ATTRIBUTES = frozenset({"ApiController", "ApiControllerAttribute"})
+_API_ROUTE = re.compile(r"^[~/]*api(?:/|$)", re.IGNORECASE)
+
+
+def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
+    """API or PAGE for an HTTP entry point whose code says which; None otherwise."""
+    entry = (graph.nodes[method].get("attrs") or {}).get("entry") or {}
+    if not entry:
+        return None
+    if entry.get("kind") in _API_KINDS or _API_ROUTE.match(entry.get("route") or ""):
+        return API
+    if entry.get("kind") in _PAGE_KINDS:
+        return PAGE
+    owner = graph.nodes[method].get("parent")
+    if not isinstance(owner, str) or owner not in graph:
+        return None
+    types = {owner} | ancestors(graph, owner)
+    attributes = {a for t in types for a in (graph.nodes[t].get("attrs") or {}).get("attributes", ())}
+    # a base outside the repository is known by its short name (`Microsoft.AspNetCore.Mvc.ControllerBase`)
+    bases = {graph.nodes[t].get("name", "").rsplit(".", 1)[-1] for t in types if graph.nodes[t].get("kind") == "EXTERNAL"}
+    if attributes & _API_ATTRIBUTES or bases & _API_BASES:
+        return API
+    return PAGE if bases & _PAGE_BASES and any(_returns_views(graph, t) for t in types) else None
+
+
+def _returns_views(graph: nx.MultiDiGraph, type_id: str) -> bool:
+    """Whether a method of the type calls MVC's `View` or `PartialView`."""
+    return any(key == "CALLS" and graph.nodes[target].get("kind") == "EXTERNAL"
+               and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] in _VIEW_RESULTS
+               for _, method, member in graph.out_edges(type_id, keys=True) if member == "DEFINES"
+               for _, target, key in graph.out_edges(method, keys=True))
+
+
+def counterpart(graph: nx.MultiDiGraph, entry: str, face: str | None, http_verbs: Collection[str] = ()) -> str | None:
+    """The entry point of kind `face` over the same code as `entry` when the code says `entry` is
+    of the other kind: one that calls a method `entry` calls (a service both the site and the API
+    hand the request to), of an asked HTTP verb first, then calling more of them, then by id.
+    None when `entry` is of the asked kind or of none, or when no entry point of the asked kind
+    calls what it calls."""
+    own = entry_face(graph, entry)
+    if face is None or own is None or own == face:
+        return None
+    sharing: dict[str, int] = {}
+    for callee in _callees(graph, entry):
+        for caller, _, key, data in graph.in_edges(callee, keys=True, data=True):
+            if key == "CALLS" and caller != entry and not runs_around(data):
+                sharing[caller] = sharing.get(caller, 0) + 1
+    found = [caller for caller in sharing if entry_face(graph, caller) == face]
+
+    def verb(method: str) -> str | None:
+        return ((graph.nodes[method].get("attrs") or {}).get("entry") or {}).get("verb")
+
+    return min(found, key=lambda m: (verb(m) not in http_verbs, -sharing[m], m)) if found else None
+
+
+def _callees(graph: nx.MultiDiGraph, method: str) -> set[str]:
+    """What `method` calls in the repository: not the framework's (`View`, `Ok`) nor its own
+    type's or its bases' helpers (`ResponseHasErrors`)."""
+    owner = graph.nodes[method].get("parent")
+    own = {owner} | ancestors(graph, owner) if isinstance(owner, str) and owner in graph else {owner}
+    return {target for _, target, key, data in graph.out_edges(method, keys=True, data=True)
+            if key == "CALLS" and not runs_around(data) and graph.nodes[target].get("kind") != "EXTERNAL"
+            and graph.nodes[target].get("parent") not in own}
