@@ -129,16 +129,17 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             navigation = _navigation(node)
             if navigation:
                 found.attrs["call"]["navigation"] = navigation
+            named = _named_receiver(node, body)
+            if named:  # a type's name (a static call) or a base's member: `messages`, `facades`
+                found.attrs["call"]["named_receiver"] = True
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
-                if _named_receiver(node, body):
-                    found.attrs["call"]["named_receiver"] = True  # a type's name or a base's member
             else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
-                    if _sends(node, body) and not _named_receiver(node, body):
+                    if _sends(node, body) and not named:
                         # `bus.SendCommand(command)`, `command` what `model.ToCommand()` returned:
                         # the message is the type the resolver finds for it (`messages`)
                         found.attrs["call"]["message_returned"] = True
