@@ -168,8 +168,8 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
         elif node.type not in STRING_EXPRESSIONS:
             continue
         handed = parent is not None and parent.type == "argument"
-        if span in passed or parent is not None and parent.type == "binary_expression" \
-                or handed and not _command_helper(parent):
+        if span in passed or parent is not None and (
+                parent.type == "binary_expression" or handed and not _command_helper(parent)):
             continue
         text = string_value(node, strings)
         if text and _SQL_LIKE.match(text):
