@@ -184,3 +184,39 @@ public class Home { public void Go() { Report.Refresh(); } }
     # the same pair through a using both files share is linked
     imported = _graph(("Reports.cs", "using Acme.Reporting;\n" + reports), ("Home.cs", "using Acme.Reporting;\n" + home))
     assert _calls(imported, "cs:Shop.Web.Home.Go|METHOD")["cs:Shop.Web.CustomReport.Refresh|METHOD"]["via"] == "facade"
+
+
+STORES = """
+namespace Shop.Data;
+public interface IStore { void Save(Order order); void Load(Order order); }
+public class SqlStore : IStore { public void Save(Order order) { } public void Load(Order order) { } }
+public class FileStore : IStore { public void Save(Order order) { } }
+public class Cache { public virtual void Put(Order order) { } }
+public class RedisCache : Cache { public override void Put(Order order) { } }
+public class Order { }
+public class OrderService
+{
+    private IStore _store;
+    private Cache _cache;
+    public void Place(Order order) { _store.Save(order); _store.Load(order); _cache.Put(order); }
+}
+"""
+
+
+def test_an_interface_member_with_several_implementations_or_a_virtual_body_with_an_override_is_a_guess() -> None:
+    calls = _calls(_graph(("Stores.cs", STORES)), "cs:Shop.Data.OrderService.Place|METHOD")
+    saves = ["cs:Shop.Data.FileStore.Save|METHOD", "cs:Shop.Data.SqlStore.Save|METHOD"]
+    for save in saves:
+        assert calls[save]["guess"] is True and calls[save]["candidates"] == saves
+    # one implementation: firm; a virtual member's own body may run beside its one override: a guess
+    assert "guess" not in calls["cs:Shop.Data.SqlStore.Load|METHOD"]
+    assert calls["cs:Shop.Data.RedisCache.Put|METHOD"]["guess"] is True
+
+
+def test_a_call_with_many_implementations_names_the_first_eight_and_counts_them_all() -> None:
+    many = "\n".join(f"public class Store{i} : IStore {{ public void Save(Order order) {{ }} public void Load(Order order) {{ }} }}"
+                     for i in range(12))
+    calls = _calls(_graph(("Stores.cs", STORES), ("Many.cs", "namespace Shop.Data;\n" + many)),
+                   "cs:Shop.Data.OrderService.Place|METHOD")
+    edge = calls["cs:Shop.Data.Store0.Save|METHOD"]
+    assert len(edge["candidates"]) == 8 and edge["candidate_count"] == 14

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import accepts, receiver_property
-from ragstream.index.graph_edits import add_edge
+from ragstream.index.graph_edits import add_edge, named_candidates
 from ragstream.index.model import Node, Reference
 from ragstream.index.symbols import SymbolTable
 
@@ -56,11 +56,11 @@ def link_facades(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Refere
         overrides = _overrides(symbols, call, _fronted(imported, by_namespace, subclasses))
         if not overrides:
             continue
-        candidates = [m.id for m, _, _ in overrides]
+        candidates = named_candidates([m.id for m, _, _ in overrides])
         for method, facade, base in overrides:
             added += add_edge(graph, ref.source, method.id, "CALLS", {
                 "line": ref.line, "resolution": "inferred", "via": "facade", "guess": True,
-                "facade": facade, "base": base, "candidates": candidates})
+                "facade": facade, "base": base, **candidates})
     return added
 
 

@@ -30,10 +30,11 @@ the repository's own interface is the resolver's), to the handlers of every mess
 constraint names (a message of another base is never linked; an unconstrained `T` links
 nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
 a walk that knows what its caller passed follows only that message's handler
-(`relations.table_paths`); with several handlers each edge is a guess (`guess`, `candidates`:
-how many), which a walk that does not know what was passed does not follow. A sender's direct edge to a handler that such a bus method, reached
-by the same call, also links gets `through` (the bus method): the call goes through the bus,
-and a walk takes that way.
+(`relations.table_paths`); with several handlers each edge is a guess naming them (`guess`,
+`candidates`), which a walk that does not know what was passed does not follow. A sender's
+direct edge to a handler that such a bus method, reached by the same call (on the same line),
+also links gets `through` (the bus method): the call goes through the bus, and a walk takes
+that way.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ from ragstream.index.csharp.call_resolution import (
 from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.csharp.interceptors import short_name
 from ragstream.index.csharp.pipeline_behaviours import constraints
-from ragstream.index.graph_edits import add_edge
+from ragstream.index.graph_edits import add_edge, named_candidates
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -108,7 +109,7 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
         admitted = [(key, method) for key, methods in handlers.items()
                     if not key.startswith(UNDECLARED) and _derives(graph, key, required) for method in methods]
         # which handler runs, the message passed decides: with several, each is a guess
-        several = {"guess": True, "candidates": len(admitted)} if len(admitted) > 1 else {}
+        several = {"guess": True, **named_candidates([method for _, method in admitted])} if len(admitted) > 1 else {}
         for key, method in admitted:
             buses[ref.source].add(method)
             added += add_edge(graph, ref.source, method, "CALLS", {
