@@ -214,7 +214,7 @@ def test_an_interface_member_with_several_implementations_or_a_virtual_body_with
 
 
 def test_a_call_with_many_implementations_names_the_first_eight_and_counts_them_all() -> None:
-    many = "\n".join(f"public class Store{i} : IStore {{ public void Save(Order order) {{ }} public void Load(Order order) {{ }} }}"
+    many = "\n".join(f"public class Store{i} : IStore {{ public void Save(Order o) {{ }} public void Load(Order o) {{ }} }}"
                      for i in range(12))
     calls = _calls(_graph(("Stores.cs", STORES), ("Many.cs", "namespace Shop.Data;\n" + many)),
                    "cs:Shop.Data.OrderService.Place|METHOD")

@@ -88,8 +88,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
     implementers = package_implementers(symbols, refs)  # package type -> repository types deriving from it
     stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs, implementers)  # implemented once
-    # guesses, counted apart from what the resolver settles
-    stats.dispatch["argument_implementer"] += link_argument_implementers(graph, symbols, refs, implementers)  # `Commit(uow)`
+    # guesses, counted apart from what the resolver settles: `Commit(uow)` -> uow's one implementer
+    stats.dispatch["argument_implementer"] += link_argument_implementers(graph, symbols, refs, implementers)
     stats.dispatch["message"] += link_forwarded_messages(graph, symbols, refs)  # a bus passing its `T` on
     stats.dispatch["facade"] += link_facades(graph, symbols, refs, implementers)  # `Membership.ValidateUser` -> override
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
