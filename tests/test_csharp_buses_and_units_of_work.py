@@ -203,3 +203,80 @@ public class Replayer { private readonly SqlEventStore _store; public void Repla
 """
     writers = _writers(build_graph([parse_csharp("Events.cs", direct), schema])[0])
     assert "cs:Shop.Events.Bus.PublishEvent|METHOD" not in writers and "cs:Shop.Events.Replayer.Replay|METHOD" not in writers
+
+
+def _sending(body: str) -> str:
+    """An application service whose `Send` makes the sends `body` says."""
+    return f"""
+using NetDevPack.Mediator;
+using Shop.Commands;
+namespace Shop.App;
+public class Sender
+{{
+    private readonly IMediatorHandler _mediator;
+    private readonly IOtherBus _other;
+    private readonly IMapper _mapper;
+    public void Send(CustomerViewModel vm)
+    {{
+        {body}
+    }}
+}}
+"""
+
+
+# both handlers reach the table, so a walk to either shows in the paths
+REACHING = COMMANDS.replace("public Task<bool> Handle(RemoveCustomerCommand message, CancellationToken token) {",
+                            "public Task<bool> Handle(RemoveCustomerCommand message, CancellationToken token) { "
+                            "_customers.Add(new Customer());")
+SENDER = "cs:Shop.App.Sender.Send|METHOD"
+
+
+def _walked(graph: nx.MultiDiGraph) -> set[str]:
+    return {node for path in table_paths(graph, [SENDER]) for node in path.nodes}
+
+
+def test_a_bus_send_of_an_unknown_message_reaches_no_handler_of_its_several() -> None:
+    sending = _sending("_mediator.SendCommand(_mapper.Map<RegisterCustomerCommand>(vm));")
+    graph = _graph(("Bus.cs", BUS), ("Commands.cs", REACHING), ("App.cs", sending), ("Data.cs", DATA))
+    sends = _calls(graph, SEND)
+    assert sends[REMOVE_HANDLER]["guess"] is True
+    assert sends[REMOVE_HANDLER]["candidates"] == [REGISTER_HANDLER, REMOVE_HANDLER]
+    assert SEND in _calls(graph, SENDER)
+    # what was sent is unknown: neither command's handler is walked to, above all not the other command's
+    assert REMOVE_HANDLER not in _walked(graph) and REGISTER_HANDLER not in _walked(graph)
+
+
+def test_a_typed_and_an_untyped_send_from_one_method_walk_to_the_typed_messages_handler() -> None:
+    sending = _sending("_mediator.SendCommand(_mapper.Map<RegisterCustomerCommand>(vm));\n"
+                       "        _mediator.SendCommand(new RegisterCustomerCommand());")
+    graph = _graph(("Bus.cs", BUS), ("Commands.cs", REACHING), ("App.cs", sending), ("Data.cs", DATA))
+    assert _calls(graph, SENDER)[SEND]["argument_types"] == [["cs:Shop.Commands.RegisterCustomerCommand|TYPE"]]
+    assert REGISTER_HANDLER in _walked(graph) and REMOVE_HANDLER not in _walked(graph)
+
+
+def test_a_send_on_another_line_is_not_marked_as_going_through_the_bus() -> None:
+    sending = _sending("_mediator.SendCommand(_mapper.Map<RegisterCustomerCommand>(vm));\n"
+                       "        _other.SendCommand(new RemoveCustomerCommand());")
+    graph = _graph(("Bus.cs", BUS), ("Commands.cs", REACHING), ("App.cs", sending), ("Data.cs", DATA))
+    direct = _calls(graph, SENDER)[REMOVE_HANDLER]
+    assert direct["via"] == "message" and "through" not in direct  # `_other` is no call of the bus
+    assert REMOVE_HANDLER in _walked(graph)
+
+
+ORDERS = """
+using Acme.Framework;
+namespace Shop.Orders;
+public interface IOrder { bool Validate(); }
+public class Order : IOrder { public bool Validate() { return true; } public void Save() { } }
+public class OrderService : ServiceBase
+{
+    public void Place(IOrder order) { Validate(order); Save(order); }
+}
+"""
+
+
+def test_a_repository_interface_passed_to_a_package_base_links_only_the_members_it_declares() -> None:
+    calls = _calls(build_graph([parse_csharp("Orders.cs", ORDERS)])[0], "cs:Shop.Orders.OrderService.Place|METHOD")
+    assert calls["cs:Shop.Orders.Order.Validate|METHOD"]["via"] == "argument_implementer"
+    # `IOrder` declares no `Save`: that the package's `Save(order)` calls `order.Save()` rests on nothing
+    assert "cs:Shop.Orders.Order.Save|METHOD" not in calls

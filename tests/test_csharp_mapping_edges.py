@@ -297,3 +297,13 @@ def test_what_runs_when_something_is_stored_is_no_mapping_question():
     # how an object itself is stored stays a mapping question
     assert question_shape("How is a todo list's colour stored in the database?") == "mapping"
     assert question_shape("How are an item's Priority and its assigned contributor stored in the Items table?") == "mapping"
+
+
+def test_how_an_object_is_mapped_stays_a_mapping_question_beside_another_verb_or_a_when_of_no_event():
+    assert question_shape("How is the Address value object mapped and stored in the database?") == "mapping"
+    assert question_shape("How is an order's shipping address owned and stored in the database?") == "mapping"
+    assert question_shape("How is the Customer entity mapped when the table name differs from the class "
+                          "name?") == "mapping"
+    assert question_shape("How is a Customer persisted when using the EF Core mapping?") == "mapping"
+    # a `when` naming an event still asks what runs
+    assert question_shape("How is an order's status stored when it is shipped?") is None

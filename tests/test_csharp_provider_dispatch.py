@@ -136,3 +136,87 @@ def test_a_plural_facade_whose_overload_fills_the_arguments_reaches_every_overri
 def test_a_package_type_whose_name_fronts_no_base_links_nothing() -> None:
     calls = _calls(_graph(("Membership.cs", MEMBERSHIP), ("Security.cs", SECURITY)), "cs:Blog.Security.Forget|METHOD")
     assert not any(data.get("via") == "facade" for data in calls.values())
+
+
+WRITER = """
+using System.IO;
+namespace Shop.Logging;
+public class AuditWriter : StreamWriter
+{
+    public AuditWriter(Stream s) : base(s) { }
+    public override void Write(string value) { }
+}
+"""
+
+EXPORTER = """
+using System.IO;
+namespace Shop.Export;
+public class Exporter
+{
+    public void Export(byte[] bytes) { Stream.Write(bytes, 0, bytes.Length); }
+    public void Copy(Stream output, string text) { output.Write(text); }
+    public void Log(string text) { Stream.Write(text); }
+}
+"""
+
+
+def test_an_instance_call_or_one_passing_more_arguments_than_the_override_takes_links_no_facade() -> None:
+    graph = _graph(("Writer.cs", WRITER), ("Exporter.cs", EXPORTER))
+    write = "cs:Shop.Logging.AuditWriter.Write|METHOD"
+    assert _calls(graph, "cs:Shop.Export.Exporter.Log|METHOD")[write]["via"] == "facade"  # a static call that fits
+    # `output` is a stream: its own `Write` runs, whatever the facade pairing says
+    assert write not in _calls(graph, "cs:Shop.Export.Exporter.Copy|METHOD")
+    # three arguments: not what a `Write(string)` override takes, nor one the facade could fill
+    assert write not in _calls(graph, "cs:Shop.Export.Exporter.Export|METHOD")
+
+
+def test_a_facade_and_a_base_guessed_only_in_the_files_own_namespace_link_nothing() -> None:
+    reports = """
+namespace Shop.Web;
+public class CustomReport : ReportViewer { public override void Refresh() { } }
+"""
+    home = """
+namespace Shop.Web;
+public class Home { public void Go() { Report.Refresh(); } }
+"""
+    calls = _calls(_graph(("Reports.cs", reports), ("Home.cs", home)), "cs:Shop.Web.Home.Go|METHOD")
+    assert "cs:Shop.Web.CustomReport.Refresh|METHOD" not in calls
+    # the same pair through a using both files share is linked
+    imported = _graph(("Reports.cs", "using Acme.Reporting;\n" + reports), ("Home.cs", "using Acme.Reporting;\n" + home))
+    assert _calls(imported, "cs:Shop.Web.Home.Go|METHOD")["cs:Shop.Web.CustomReport.Refresh|METHOD"]["via"] == "facade"
+
+
+STORES = """
+namespace Shop.Data;
+public interface IStore { void Save(Order order); void Load(Order order); }
+public class SqlStore : IStore { public void Save(Order order) { } public void Load(Order order) { } }
+public class FileStore : IStore { public void Save(Order order) { } }
+public class Cache { public virtual void Put(Order order) { } }
+public class RedisCache : Cache { public override void Put(Order order) { } }
+public class Order { }
+public class OrderService
+{
+    private IStore _store;
+    private Cache _cache;
+    public void Place(Order order) { _store.Save(order); _store.Load(order); _cache.Put(order); }
+}
+"""
+
+
+def test_an_interface_member_with_several_implementations_or_a_virtual_body_with_an_override_is_a_guess() -> None:
+    calls = _calls(_graph(("Stores.cs", STORES)), "cs:Shop.Data.OrderService.Place|METHOD")
+    saves = ["cs:Shop.Data.FileStore.Save|METHOD", "cs:Shop.Data.SqlStore.Save|METHOD"]
+    for save in saves:
+        assert calls[save]["guess"] is True and calls[save]["candidates"] == saves
+    # one implementation: firm; a virtual member's own body may run beside its one override: a guess
+    assert "guess" not in calls["cs:Shop.Data.SqlStore.Load|METHOD"]
+    assert calls["cs:Shop.Data.RedisCache.Put|METHOD"]["guess"] is True
+
+
+def test_a_call_with_many_implementations_names_the_first_eight_and_counts_them_all() -> None:
+    many = "\n".join(f"public class Store{i} : IStore {{ public void Save(Order o) {{ }} public void Load(Order o) {{ }} }}"
+                     for i in range(12))
+    calls = _calls(_graph(("Stores.cs", STORES), ("Many.cs", "namespace Shop.Data;\n" + many)),
+                   "cs:Shop.Data.OrderService.Place|METHOD")
+    edge = calls["cs:Shop.Data.Store0.Save|METHOD"]
+    assert len(edge["candidates"]) == 8 and edge["candidate_count"] == 14

@@ -129,3 +129,21 @@ def test_sql_handed_straight_to_a_command_helper_is_run_and_sql_handed_to_a_logg
     same text handed to `Log(...)` touches no table."""
     copy = table_edges(graph_of({"DbBlogProvider.cs": COPIER}, SCHEMA), "CopyBlog")
     assert set(copy) == {("WRITES", "sql:dbo.be_Posts|TABLE"), ("READS", "sql:dbo.be_Posts|TABLE")}
+    # a guess the helper's name alone makes
+    assert copy[("WRITES", "sql:dbo.be_Posts|TABLE")]["sql_via"] == "command_helper"
+    assert copy[("WRITES", "sql:dbo.be_Posts|TABLE")]["guess"] is True
+
+
+HELPERS = '''namespace Shop.Data { public class Repo {
+    public void Purge() {
+        _logger.LogSql("DELETE FROM be_Users WHERE Id = 1");
+        Tracer.TraceQuery("UPDATE be_Roles SET RoleID = 1");
+        db.ExecuteSQL("DELETE FROM be_Settings WHERE Name = 'x'");
+    }
+} }'''
+
+
+def test_a_helper_named_for_sql_in_any_case_runs_it_and_one_named_for_showing_it_does_not():
+    edges = table_edges(graph_of({"Repo.cs": HELPERS}, SCHEMA), "Purge")
+    assert set(edges) == {("WRITES", "sql:dbo.be_Settings|TABLE")}  # `ExecuteSQL`, not `LogSql` / `TraceQuery`
+    assert edges[("WRITES", "sql:dbo.be_Settings|TABLE")]["guess"] is True

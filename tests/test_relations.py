@@ -731,23 +731,45 @@ def test_an_action_of_another_verb_yields_only_to_one_of_an_asked_verb():
 def test_a_flow_reaches_a_table_ten_calls_below_its_entry():
     """Controller -> repository -> an active record's Save -> its template method -> the override
     -> a static service -> the configured provider -> the helper that runs the SQL: the table the
-    helper writes is reached; one call further is not."""
+    ninth method below the entry writes (ten steps down) is reached; one call further is not."""
     import networkx as nx
 
-    from ragstream.graph.relations import MAX_FLOW_DEPTH, table_paths
+    from ragstream.graph.relations import table_paths
 
     g = nx.MultiDiGraph()
-    chain = [f"cs:Step{i}.Run|METHOD" for i in range(MAX_FLOW_DEPTH + 1)]
+    chain = [f"cs:Step{i}.Run|METHOD" for i in range(11)]
     for node in chain:
         g.add_node(node, kind="METHOD", name=node)
     g.add_node("sql:dbo.PostTag|TABLE", kind="TABLE", name="dbo.PostTag")
     for source, target in zip(chain, chain[1:]):
         g.add_edge(source, target, key="CALLS", resolution="static")
-    g.add_edge(chain[MAX_FLOW_DEPTH - 1], "sql:dbo.PostTag|TABLE", key="WRITES")
+    g.add_edge(chain[9], "sql:dbo.PostTag|TABLE", key="WRITES")
     assert [p.nodes[-1] for p in table_paths(g, [chain[0]])] == ["sql:dbo.PostTag|TABLE"]
-    g.remove_edge(chain[MAX_FLOW_DEPTH - 1], "sql:dbo.PostTag|TABLE", key="WRITES")
-    g.add_edge(chain[MAX_FLOW_DEPTH], "sql:dbo.PostTag|TABLE", key="WRITES")
+    g.remove_edge(chain[9], "sql:dbo.PostTag|TABLE", key="WRITES")
+    g.add_edge(chain[10], "sql:dbo.PostTag|TABLE", key="WRITES")
     assert table_paths(g, [chain[0]]) == []
+
+
+def test_an_entry_point_eight_calls_above_a_hit_is_found_and_nine_is_not():
+    """A POST action calling down a chain to the method the search found: eight calls up it is
+    an entry of the flow, nine calls up it is too far to say the hit is what it runs."""
+    import networkx as nx
+
+    from ragstream.graph.relations import entry_methods
+
+    def graph(above: int) -> nx.MultiDiGraph:
+        g = nx.MultiDiGraph()
+        chain = ["cs:Web.OrdersController.Post|METHOD", *(f"cs:Step{i}.Run|METHOD" for i in range(above))]
+        for node in chain:
+            entry = {"entry": {"verb": "POST"}} if "Controller" in node else {}
+            g.add_node(node, kind="METHOD", name=node[3:].split("|")[0], attrs=entry)
+        for source, target in zip(chain, chain[1:]):
+            g.add_edge(source, target, key="CALLS", resolution="static")
+        return g
+
+    action = "cs:Web.OrdersController.Post|METHOD"
+    assert action in entry_methods(graph(8), ["cs:Step7.Run|METHOD"], set())
+    assert action not in entry_methods(graph(9), ["cs:Step8.Run|METHOD"], set())
 
 
 def test_a_flow_asked_to_create_leads_with_the_path_that_inserts():

@@ -85,8 +85,14 @@ _MAPPING = re.compile(rf"{_LEAD}(?:how|where)\b.*\b(?:mapped|mapping|stored|pers
                       rf"|{_LEAD}how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
                       re.IGNORECASE)
 # "how are the events dispatched and stored when the changes are committed": what runs on an
-# event (a `when` clause, a storing verb coordinated with another), not how an object is mapped
-_PROCESS = re.compile(r"\b(?:stored|persisted|mapped|kept)\b.*\bwhen\b|\b\w+ed\s+and\s+(?:stored|persisted|kept)\b",
+# event (a `when` clause naming one: something is done, or someone does something; a storing
+# verb coordinated with one that is no mapping's), not how an object is mapped ("stored when
+# using the EF Core mapping", "mapped when the table name differs", "owned and stored")
+_PROCESS = re.compile(r"\b(?:stored|persisted|kept)\b.*\bwhen\b.*"
+                      r"(?:\b(?:is|are|was|were|gets?|got|been)\s+\w+(?:ed|en|t)\b"  # the changes are committed
+                      r"|\b[a-z]+s\s+(?:in|out|up|on|off|a|an|the)\b)"  # a user logs in, places an order
+                      # "calculated and stored": code doing something, then storing (not "mapped and stored")
+                      r"|\b(?!(?:mapp|own|configur|defin|declar|model+)ed\b)\w+ed\s+and\s+(?:stored|persisted|kept)\b",
                       re.IGNORECASE)
 _PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
                          r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)

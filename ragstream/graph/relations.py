@@ -804,11 +804,14 @@ def _dispatched_to_argument(graph: nx.MultiDiGraph, data: Mapping[str, Any], bou
     """Whether a dispatch edge of a call made on a parameter (`receiver_parameter`: `query.Execute()`
     in `Find(IQuery query)`) may run `target` for the argument the walk passed to that parameter:
     the implementation's type is the argument's, one of its bases, or one of its subtypes. Without
-    a bound argument, every implementation may run."""
+    a bound argument, every implementation may run; but a bus's send of an unknown message runs
+    none of its several handlers the walk can name (`messages`: each a guess)."""
     message = data.get("message_parameter")
     if message is not None and message in bound:  # a bus's send: only the handler of what was passed
         return any(data["message"] == passed or data["message"] in ancestors(graph, passed)
                    for passed in bound[message])
+    if message is not None:
+        return not data.get("guess")
     parameter = data.get("receiver_parameter")
     if data.get("resolution") != "dispatch" or parameter is None or parameter not in bound:
         return True

@@ -4,10 +4,13 @@ abstract one, may run any implementation in the repository, so it also links to 
 A pure pass over the built graph, after every reference is linked: the INHERITS / IMPLEMENTS
 edges give each type its descendants, and a call to `Base.M` gets a CALLS edge (attrs
 resolution="dispatch", via=the called method) to every descendant's own `M`: any method of
-an interface's implementer, only an `override` of a class's. A virtual or abstract member with
-several overrides (`BlogProvider.InsertPost`: the database's and the XML file's) runs one of them,
-chosen by the object at run time (often by configuration): each of those edges is a guess and
-names them all (`candidates`); one override is a firm edge. Calls made through `base.`
+an interface's implementer, only an `override` of a class's. An interface member with several
+implementations, or a virtual or abstract member with several overrides (`BlogProvider.InsertPost`:
+the database's and the XML file's), runs one of them, chosen by the object at run time (often by
+configuration): each of those edges is a guess and names them (`candidates`, the first
+MAX_CANDIDATES, and `candidate_count` when there are more); so is the one override of a virtual
+member with a body of its own, which may run instead. One implementation of an interface member
+or one override of an abstract one is a firm edge. Calls made through `base.`
 (attrs via_base) are not dispatched: they run the base's method itself. A dispatch edge keeps
 what the call says of its arguments and of the parameter it is made on (`BINDING_KEYS`): a walk
 binds the implementation by the argument a caller passed.
@@ -18,7 +21,7 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
-from ragstream.index.graph_edits import add_edge
+from ragstream.index.graph_edits import add_edge, named_candidates
 
 HIERARCHY_EDGES = frozenset({"INHERITS", "IMPLEMENTS"})
 # A call edge's facts of its arguments and receiver (`graph_build`), kept on its dispatch edges.
@@ -47,8 +50,10 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         # sorted: a set's order changes with the process, and so would the order edges are added in
         targets = [method for implementer in sorted(descendants[owner])
                    for method in _implementations(graph, methods, implementer, called, interface) if method != source]
-        if not interface and len(targets) > 1:  # which override runs, the object decides: each is a guess
-            attrs = {**attrs, "guess": True, "candidates": targets}
+        # which implementation runs, the object decides: with several (or the base's own body
+        # beside an override), each is a guess
+        if len(targets) > 1 or targets and not interface and not _abstract(graph, called):
+            attrs = {**attrs, "guess": True, **named_candidates(targets)}
         for method in targets:
             if add_edge(graph, source, method, "CALLS", attrs):
                 added["CALLS"] += 1
@@ -93,6 +98,11 @@ def _implementations(graph: nx.MultiDiGraph, methods: dict[tuple[str, str], list
     if interface:
         return chosen
     return [m for m in chosen if "override" in graph.nodes[m].get("attrs", {}).get("modifiers", ())]
+
+
+def _abstract(graph: nx.MultiDiGraph, method: str) -> bool:
+    """A method without a body of its own: only an override can run."""
+    return "abstract" in graph.nodes[method].get("attrs", {}).get("modifiers", ())
 
 
 def _signature(method_id: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import networkx as nx
 
 from ragstream.index.csharp.call_resolution import (
-    accepts, argument_binding, interface_family_root, resolve_call, untyped,
+    accepts, argument_binding, interface_family_root, merge_binding, resolve_call, untyped,
 )
 from ragstream.index.csharp.base_bindings import link_bound_accesses
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
@@ -23,7 +23,9 @@ from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
 from ragstream.index.csharp.facades import link_facades
 from ragstream.index.csharp.messages import link_forwarded_messages, link_messages
-from ragstream.index.csharp.package_types import link_argument_implementers, link_package_implementers
+from ragstream.index.csharp.package_types import (
+    link_argument_implementers, link_package_implementers, package_implementers,
+)
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
@@ -87,10 +89,12 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself
     stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers
-    stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs)  # a package's interface, implemented once
-    stats.resolved["CALLS"] += link_argument_implementers(graph, symbols, refs)  # `Commit(uow)`: uow's one implementer
+    implementers = package_implementers(symbols, refs)  # package type -> repository types deriving from it
+    stats.resolved["CALLS"] += link_package_implementers(graph, symbols, refs, implementers)  # implemented once
+    # guesses, counted apart from what the resolver settles: `Commit(uow)` -> uow's one implementer
+    stats.dispatch["argument_implementer"] += link_argument_implementers(graph, symbols, refs, implementers)
     stats.dispatch["message"] += link_forwarded_messages(graph, symbols, refs)  # a bus passing its `T` on
-    stats.resolved["CALLS"] += link_facades(graph, symbols, refs)  # `Membership.ValidateUser` -> the provider's override
+    stats.dispatch["facade"] += link_facades(graph, symbols, refs, implementers)  # `Membership.ValidateUser` -> override
     # a generic base's accesses through its type parameters, bound by each subclass's base list
     stats.resolved.update(link_bound_accesses(graph, symbols, type_parameter_accesses(graph, symbols, refs)))
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
@@ -146,7 +150,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
             extra["receiver_type"] = found.receiver_type
         for method in found.methods:
             if graph.has_edge(source, method, key="CALLS"):  # a second call of it: what both bind
-                _merge_binding(graph.edges[source, method, "CALLS"], extra)
+                merge_binding(graph.edges[source, method, "CALLS"], extra)
             _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
         return
     target = None
@@ -173,21 +177,6 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         else:
             target = None
     _add_resolved(graph, symbols, ref, source, target, "by_name", stats)
-
-
-def _merge_binding(edge: dict, other: dict) -> None:
-    """One edge for two calls: an argument keeps a type (both calls' types) or a forwarded
-    parameter only where both calls say so; the receiver parameter only if both are made on it."""
-    mine, theirs = edge.get("argument_types", []), other.get("argument_types", [])
-    types = [sorted({*a, *b}) if a and b else [] for a, b in zip(mine, theirs)]
-    forwards = [pair for pair in edge.get("forwards", []) if pair in other.get("forwards", [])]
-    for key, value in (("argument_types", types if any(types) else None), ("forwards", forwards or None),
-                       ("receiver_parameter", edge.get("receiver_parameter")
-                        if edge.get("receiver_parameter") == other.get("receiver_parameter") else None)):
-        if value is None:
-            edge.pop(key, None)
-        else:
-            edge[key] = value
 
 
 # A call on a table object reads or writes its table by the verb its name starts with.

@@ -24,3 +24,14 @@ def external_node(graph: nx.MultiDiGraph, language: str, name: str) -> str:
     if external not in graph:
         graph.add_node(external, **vars(Node(id=external, kind="EXTERNAL", language=language, name=name)))
     return external
+
+
+MAX_CANDIDATES = 8  # an edge names this many of the targets one call may run; more are counted
+
+
+def named_candidates(targets: list[str]) -> dict:
+    """`candidates`: the targets one call may run, the first MAX_CANDIDATES of them (a call that
+    may run a hundred implementations would copy the hundred onto each of its hundred edges),
+    and `candidate_count` when there are more."""
+    return {"candidates": targets[:MAX_CANDIDATES], **({"candidate_count": len(targets)}
+                                                        if len(targets) > MAX_CANDIDATES else {})}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import zip_longest
 
 import networkx as nx
 
@@ -413,6 +414,24 @@ def argument_binding(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -
         if key in call:
             binding[key] = call[key]
     return binding
+
+
+def merge_binding(edge: dict, other: dict) -> None:
+    """One edge for two calls: an argument keeps the types either call says it has (one
+    call's unknown argument does not unsay the other's); a forwarded parameter only where both
+    calls say so; the receiver parameter only if both are made on it."""
+    mine: list[list[str]] = edge.get("argument_types", [])
+    theirs: list[list[str]] = other.get("argument_types", [])
+    none: list[str] = []
+    types = [sorted({*a, *b}) for a, b in zip_longest(mine, theirs, fillvalue=none)]
+    forwards = [pair for pair in edge.get("forwards", []) if pair in other.get("forwards", [])]
+    for key, value in (("argument_types", types if any(types) else None), ("forwards", forwards or None),
+                       ("receiver_parameter", edge.get("receiver_parameter")
+                        if edge.get("receiver_parameter") == other.get("receiver_parameter") else None)):
+        if value is None:
+            edge.pop(key, None)
+        else:
+            edge[key] = value
 
 
 def _fits(graph: nx.MultiDiGraph, symbols: SymbolTable, parameter: str, argument: tuple[str, ...]) -> bool:

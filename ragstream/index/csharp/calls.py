@@ -132,19 +132,20 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             state = _entry_state_set(node)
             if state:
                 found.attrs["call"]["state"] = state
+            named = _named_receiver(node, body)
+            if named:  # a type's name (a static call) or a base's member: `messages`, `facades`
+                found.attrs["call"]["named_receiver"] = True
             message = _first_argument_type(node, body)
             if message:
                 found.attrs["call"]["message"] = list(scope.type_guesses(message))
                 arguments = _message_arguments(node, body)
                 if arguments:  # `new Cmd<TEntity>(..)`: what binds a generic handler's parameters
                     found.attrs["call"]["message_arguments"] = arguments
-                if _named_receiver(node, body):
-                    found.attrs["call"]["named_receiver"] = True  # a type's name or a base's member
             else:  # `repository.Add(entry)`, `entry` what a call returned: the resolver types it
                 argument = _first_argument_inferred(node, body)
                 if argument:
                     found.attrs["call"]["argument"] = argument
-                    if _sends(node, body) and not _named_receiver(node, body):
+                    if _sends(node, body) and not named:
                         # `bus.SendCommand(command)`, `command` what `model.ToCommand()` returned:
                         # the message is the type the resolver finds for it (`messages`)
                         found.attrs["call"]["message_returned"] = True

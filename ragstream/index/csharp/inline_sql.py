@@ -30,6 +30,7 @@ from functools import cached_property
 import tree_sitter
 
 from ragstream.index.model import Reference, node_id
+from ragstream.keyword_tokens import identifier_parts
 from ragstream.index.csharp.sql_builder import built_sql
 from ragstream.index.csharp.argument_values import ParameterValues
 from ragstream.index.csharp.strings import UNKNOWN_PREFIX, is_format, string_bindings, string_value
@@ -151,8 +152,10 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
     """Whole string expressions (a literal, a `+` chain of them, a `String.Format`) that read as
     SQL, neither passed to a data-access call nor handed straight to another call
     (`Log("select ...")` logs text; a lambda's body, as in `GetQuery(s => "select ...")`, is not
-    handed over) unless that call is named for making or running a command from it (a helper of
-    the repository's own: `conn.CreateTextCommand(string.Format("INSERT INTO {0}Posts ...", ...))`). The format of a `String.Format` counts only as formatted: `[{0}]` is no table."""
+    handed over) unless that call is named for making or running a command from it
+    (`_command_helper`: `conn.CreateTextCommand(string.Format("INSERT INTO {0}Posts ...", ...))`,
+    `via="command_helper"`). The format of a `String.Format` counts only as formatted: `[{0}]` is
+    no table."""
     found = []
     formats: list[tuple[int, int]] = []  # String.Format calls read whole
     for node in descendants(method):
@@ -164,26 +167,32 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
             formats.append(span)
         elif node.type not in STRING_EXPRESSIONS:
             continue
+        handed = parent is not None and parent.type == "argument"
         if span in passed or parent is not None and (
-                parent.type == "binary_expression" or parent.type == "argument" and not _command_helper_argument(parent)):
+                parent.type == "binary_expression" or handed and not _command_helper(parent)):
             continue
         text = string_value(node, strings)
         if text and _SQL_LIKE.match(text):
-            found.append(SqlText(text, line_of(node), via="sql_literal"))
+            found.append(SqlText(text, line_of(node), via="command_helper" if handed else "sql_literal"))
     return found
 
 
 # A call whose name says it makes or runs a command from its text: the repository's own ADO.NET
-# helpers (`conn.CreateTextCommand(sql)`, `db.GetSqlStringCommand(sql)`), which no list can name.
-_COMMAND_HELPER = re.compile(r"Command|Sql|Query")
+# helpers (`conn.CreateTextCommand(sql)`, `db.GetSqlStringCommand(sql)`, `ExecuteSQL(sql)`), which
+# no list can name; one whose name also says it only shows the text (`LogSql`, `TraceQuery`) runs
+# nothing. Only the name says so: each table such a call reaches is a guess.
+_COMMAND_WORDS = frozenset({"command", "sql", "query"})
+_SHOWING_WORDS = frozenset({"log", "trace", "debug", "print", "show"})
 
 
-def _command_helper_argument(argument: tree_sitter.Node) -> bool:
-    """Whether `argument` is passed to a call named like a command helper (`_COMMAND_HELPER`):
-    SQL handed to it is run, SQL handed to `Log(...)` is not."""
+def _command_helper(argument: tree_sitter.Node) -> bool:
+    """Whether `argument` is passed to a call named like a command helper (`_COMMAND_WORDS`,
+    any case, and none of `_SHOWING_WORDS`): SQL handed to it is run, SQL handed to `Log(...)`
+    or `LogSql(...)` is not."""
     call = argument.parent.parent if argument.parent is not None else None
     callee = callee_of(call) if call is not None else None
-    return callee is not None and bool(_COMMAND_HELPER.search(type_name(callee[1]) or ""))
+    words = set(identifier_parts(type_name(callee[1]) or "")) if callee is not None else set()
+    return bool(words & _COMMAND_WORDS) and not words & _SHOWING_WORDS
 
 
 def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -265,6 +274,8 @@ def stored_procedures(sql: list[SqlText]) -> list[str]:
 def _sql_reference(source: str, edge_type: str, name: str, kinds: tuple[str, ...],
                    found: SqlText, alternatives: tuple[str, ...] = ()) -> Reference:
     attrs: dict = {"via": found.via} if found.via != "data_access_call" else {}
+    if found.via == "command_helper":  # run by a call only its name says runs it (`_command_helper`)
+        attrs["guess"] = True
     if edge_type == "WRITES" and found.access.operations_of(name):
         attrs["operations"] = found.access.operations_of(name)  # INSERT, UPDATE, DELETE, ...
     if found.bound is not None:  # read with a value the type's calls pass: say which, and of what

@@ -30,9 +30,11 @@ the repository's own interface is the resolver's), to the handlers of every mess
 constraint names (a message of another base is never linked; an unconstrained `T` links
 nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
 a walk that knows what its caller passed follows only that message's handler
-(`relations.table_paths`). A sender's direct edge to a handler that such a bus method, reached
-by the same call, also links gets `through` (the bus method): the call goes through the bus,
-and a walk takes that way.
+(`relations.table_paths`); with several handlers each edge is a guess naming them (`guess`,
+`candidates`), which a walk that does not know what was passed does not follow. A sender's
+direct edge to a handler that such a bus method, reached by the same call (on the same line),
+also links gets `through` (the bus method): the call goes through the bus, and a walk takes
+that way.
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ from ragstream.index.csharp.call_resolution import (
 from ragstream.index.csharp.data_access import NOT_DATA
 from ragstream.index.csharp.interceptors import short_name
 from ragstream.index.csharp.pipeline_behaviours import constraints
-from ragstream.index.graph_edits import add_edge
+from ragstream.index.graph_edits import add_edge, named_candidates
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -106,14 +108,15 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
         if forwarded is None or resolve_call(graph, symbols, call).methods:
             continue  # `_eventStore.Save(@event)`: the repository's own method, not a mediator
         position, required = forwarded
-        for key, methods in handlers.items():
-            if key.startswith(UNDECLARED) or not _derives(graph, key, required):
-                continue
-            for method in methods:
-                buses[ref.source].add(method)
-                added += add_edge(graph, ref.source, method, "CALLS", {
-                    "line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                    "member": call["member"], "message_parameter": position})
+        admitted = [(key, method) for key, methods in handlers.items()
+                    if not key.startswith(UNDECLARED) and _derives(graph, key, required) for method in methods]
+        # which handler runs, the message passed decides: with several, each is a guess
+        several = {"guess": True, **named_candidates([method for _, method in admitted])} if len(admitted) > 1 else {}
+        for key, method in admitted:
+            buses[ref.source].add(method)
+            added += add_edge(graph, ref.source, method, "CALLS", {
+                "line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
+                "member": call["member"], "message_parameter": position, **several})
     for bus, reached in buses.items():
         _mark_through(graph, bus, reached)
     return added
@@ -153,14 +156,16 @@ def _derives(graph: nx.MultiDiGraph, message: str, required: list[str]) -> bool:
 
 
 def _mark_through(graph: nx.MultiDiGraph, bus: str, reached: set[str]) -> None:
-    """`through` on each direct message edge of a caller of `bus` whose call `bus` also serves."""
+    """`through` on each direct message edge of a caller of `bus` whose call, on the same line,
+    `bus` also serves."""
     member = short_name(graph, bus)
-    for caller, _, key in list(graph.in_edges(bus, keys=True)):
+    for caller, _, key, call in list(graph.in_edges(bus, keys=True, data=True)):
         if key != "CALLS":
             continue
         for _, handler, edge, data in graph.out_edges(caller, keys=True, data=True):
             if edge == "CALLS" and handler in reached and data.get("via") == "message" \
-                    and data.get("member") == member and "message_parameter" not in data:
+                    and data.get("member") == member and "message_parameter" not in data \
+                    and data.get("line") == call.get("line"):
                 data["through"] = bus
 
 

@@ -16,19 +16,20 @@ implementer would say more than the code does.
 
 An argument of that kind passed to a package's base method: `Commit(_customers.UnitOfWork)` in a
 handler deriving from a package's `CommandHandler`, whose `Commit(IUnitOfWork uow)` the index
-cannot read. When the argument's type is an interface (of the repository or of a package) that
-exactly one repository class implements, and that class (or its nearest repository base)
-declares a method named as the one called, the caller is linked to it: CALLS,
+cannot read. When the argument's type is an interface (of a package, or of the repository and
+declaring, itself or through a base, a method named as the one called) that exactly one
+repository class implements, and that class (or its nearest repository base) declares a method
+named as the one called, the caller is linked to it: CALLS,
 `resolution="inferred"`, `via="argument_implementer"`, `guess` (that the package's `Commit`
 calls `uow.Commit()` is read from the name alone), `package_method` (`CommandHandler.Commit`),
 `implements`, `argument` (its position). Not linked: an argument of a class type (`Validate(command)`
-of a validator does not call `command.Validate()`), an interface implemented twice, a call
-the repository resolves itself.
+of a validator does not call `command.Validate()`), an interface implemented twice, a
+repository interface without that method (`Save(order)` on an `IOrder` declaring no `Save`), a
+call the repository resolves itself.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 
 import networkx as nx
 
@@ -36,6 +37,7 @@ from ragstream.index.csharp.call_resolution import (
     accepts,
     ancestors,
     argument_binding,
+    merge_binding,
     nearest_ancestors,
     receiver_types,
     sole_implementer,
@@ -46,11 +48,10 @@ from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable, is_interface
 
 
-def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
-    """CALLS from each call on a package type to its one repository implementer's method; how
-    many were added."""
-    refs = list(refs)
-    implementers = package_implementers(symbols, refs)
+def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference],
+                              implementers: dict[str, set[str]]) -> int:
+    """CALLS from each call on a package type to its one repository implementer's method
+    (`implementers`: `package_implementers`); how many were added."""
     if not implementers:
         return 0
     owners = {o for types in implementers.values() for t in types for o in (t, *ancestors(graph, t))}
@@ -67,72 +68,72 @@ def link_package_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs
         matched = {t: guess for guess in guesses for t in implementers.get(guess, ())}
         if len(matched) != 1:
             continue
-        implementer, name = next(iter(matched.items()))
+        implementer, name = sorted(matched.items())[0]
         if implementer == graph.nodes[ref.source].get("parent"):
             continue  # a decorator calls the instance it wraps (`_wrapped.ExecuteStart()`), not itself
-        for method in _declared(graph, symbols, implementer, call):
+        binding = argument_binding(graph, symbols, call)
+        for method in _declared(graph, symbols, implementer, call, fitting=True):
+            if graph.has_edge(ref.source, method, key="CALLS"):  # a second call of it: what both bind
+                merge_binding(graph.edges[ref.source, method, "CALLS"], binding)
             added += add_edge(graph, ref.source, method, "CALLS", {
                 "line": ref.line, "resolution": "inferred", "via": "implementer",
-                "implements": name.rsplit(".", 1)[-1], **argument_binding(graph, symbols, call)})
+                "implements": name.rsplit(".", 1)[-1], **binding})
     return added
 
 
-def link_argument_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
+def link_argument_implementers(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference],
+                               implementers: dict[str, set[str]]) -> int:
     """CALLS from each call of a package base's method to the same-named method of the one
-    repository class implementing an interface passed to it; how many were added."""
-    refs = list(refs)
-    implementers = package_implementers(symbols, refs)
+    repository class implementing an interface passed to it (`implementers`:
+    `package_implementers`); how many were added."""
+    bases = _outside_bases(graph)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
         if not call or not any(call.get("argument_types") or ()) or ref.source not in graph:
             continue
-        base = _outside_base(graph, ref.source, ref.line, call["member"])
+        base = bases.get((ref.source, ref.line, call["member"]))
         if base is None:
             continue
         for position, spec in enumerate(call["argument_types"]):
-            found = _argument_implementer(graph, symbols, receiver_types(graph, symbols, spec), implementers) \
-                if spec else None
+            found = _argument_implementer(graph, symbols, receiver_types(graph, symbols, spec), implementers,
+                                          call["member"]) if spec else None
             if found is None:
                 continue
             implementer, name = found
-            for method in _named(graph, symbols, implementer, call["member"]):
+            for method in _declared(graph, symbols, implementer, call, fitting=False):
                 added += add_edge(graph, ref.source, method, "CALLS", {
                     "line": ref.line, "resolution": "inferred", "via": "argument_implementer", "guess": True,
                     "package_method": base, "implements": name.rsplit(".", 1)[-1], "argument": position})
     return added
 
 
-def _outside_base(graph: nx.MultiDiGraph, source: str, line: int, member: str) -> str | None:
-    """The package base method (`CommandHandler.Commit`) the call at `line` was linked to, if it was."""
-    for _, target, key, data in graph.out_edges(source, keys=True, data=True):
-        name = graph.nodes[target].get("name", "")
-        if key == "CALLS" and data.get("via") == "external_base" and data.get("line") == line \
-                and name.rsplit(".", 1)[-1] == member:
-            return name
-    return None
+def _outside_bases(graph: nx.MultiDiGraph) -> dict[tuple[str, int, str], str]:
+    """(caller, line, member called) -> the package base method (`CommandHandler.Commit`) that call
+    was linked to; built once, so a method making thousands of calls is not rescanned per call."""
+    found: dict[tuple[str, int, str], str] = {}
+    for source, target, key, data in graph.edges(keys=True, data=True):
+        if key == "CALLS" and data.get("via") == "external_base":
+            name = graph.nodes[target].get("name", "")
+            found.setdefault((source, data.get("line", 0), name.rsplit(".", 1)[-1]), name)
+    return found
 
 
 def _argument_implementer(graph: nx.MultiDiGraph, symbols: SymbolTable, guesses: list[str],
-                          implementers: dict[str, set[str]]) -> tuple[str, str] | None:
+                          implementers: dict[str, set[str]], member: str) -> tuple[str, str] | None:
     """(the one repository class, the interface as named) for an argument typed by an interface
-    of the repository or of a package that exactly one repository class implements."""
+    of the repository that declares `member` (itself or a base: an `IOrder` without `Save` says
+    nothing of `Save(order)`) or of a package, that exactly one repository class implements."""
     declared = symbols.first("csharp", guesses, ("TYPE",))
     if declared is not None:
         implementer = sole_implementer(graph, symbols, declared.id)
-        return (implementer, declared.name) if implementer else None
-    classes = {(t, guess) for guess in guesses for t in implementers.get(guess, ())
-               if not is_interface(symbols.nodes.get(t))}
-    return next(iter(classes)) if len({t for t, _ in classes}) == 1 else None
-
-
-def _named(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str) -> list[str]:
-    """The methods named `member` the type, or its nearest repository base that has any, declares."""
-    for owner in (type_id, *nearest_ancestors(graph, type_id)):
-        methods = symbols.members.get((owner, member))
-        if methods:
-            return [m.id for m in methods]
-    return []
+        if implementer is None or not any(symbols.members.get((owner, member))
+                                          for owner in (declared.id, *nearest_ancestors(graph, declared.id))):
+            return None
+        return implementer, declared.name
+    classes = sorted({(t, guess) for guess in guesses for t in implementers.get(guess, ())
+                      if not is_interface(symbols.nodes.get(t))})
+    return classes[0] if len({t for t, _ in classes}) == 1 else None
 
 
 def package_implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[str, set[str]]:
@@ -149,12 +150,13 @@ def package_implementers(symbols: SymbolTable, refs: list[Reference]) -> dict[st
     return found
 
 
-def _declared(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, call: dict) -> list[str]:
+def _declared(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, call: dict, fitting: bool) -> list[str]:
     """The overloads of the member called that the type, or its nearest repository base that
-    declares it, has and that take the call's arguments."""
+    declares it, has; only those taking the call's arguments when `fitting` (a package's
+    `Commit(uow)` calls `uow.Commit()` with arguments of its own)."""
     for owner in (type_id, *nearest_ancestors(graph, type_id)):
         methods = [m for m in symbols.members.get((owner, call["member"]), ())
-                   if accepts(m, call["arguments"], call.get("kinds", ()))]
+                   if not fitting or accepts(m, call["arguments"], call.get("kinds", ()))]
         if methods:
             return [m.id for m in methods]
     return []
