@@ -997,3 +997,14 @@ def test_an_action_of_the_asked_verb_on_a_named_type_is_described():
     assert entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})[0] == "Api.UserController.Post"
     assert "Api.UserRoleController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})
     assert "Api.UserController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words - {"control"}, {"POST"})
+
+
+@pytest.mark.parametrize("question, writes", [
+    ("When a new user registers, what happens? Which tables get rows?", True),
+    ("Which tables receive new rows when an order is placed?", True),
+    ("How do I get rows of the monthly report?", False),
+])
+def test_tables_that_get_rows_ask_for_the_paths_that_write(question, writes):
+    from ragstream.graph.questions import asks_for_writes
+
+    assert asks_for_writes(question) is writes

@@ -230,12 +230,13 @@ def asked_operations(question: str) -> frozenset[str]:
 
 # What was written is what is asked for: "which procedures and tables get written", "what gets
 # written to the database", "down to the tables that get written" (not "what happens when ... saved").
-_WRITTEN_ASKED = re.compile(r"\b(?:which|what)\b(?!\s+happens\b)(?:\s+\w+){0,4}?\s+(?:gets?|are|is)\s+(?:written|updated|modified)\b"
+_WRITTEN_ASKED = re.compile(r"\b(?:which|what)\b(?!\s+happens\b)(?:\s+\w+){0,4}?\s+(?:(?:gets?|are|is)\s+(?:written|updated|modified)|(?:gets?|receives?)\s+(?:new\s+)?rows)\b"
                             r"|\btables?\s+that\s+(?:gets?|are)\s+(?:written|updated|modified)\b", re.IGNORECASE)
 
 
 def asks_for_writes(question: str) -> bool:
-    """The question's object is what gets written: a flow then shows the paths that write."""
+    """The question's object is what gets written ("which tables get rows"): a flow then shows
+    the paths that write."""
     return bool(_WRITTEN_ASKED.search(question))
 
 
