@@ -984,7 +984,8 @@ def test_an_action_of_the_asked_verb_on_a_named_type_is_described():
     """"A new user registers through the user API ... from the controller": `UserController.Post`
     (POST, a type the words name) starts the flow though the search hit another controller, and
     before the type's other POST actions, whose names say what the question does not; a type the
-    words do not name (`UserRoleController`) brings none."""
+    words do not name (`UserRoleController`) brings none, and none comes where a POST action is
+    among the hits already (a page `Edit` the words name is no better than the hit's)."""
     from ragstream.graph.relations import entry_methods
 
     actions = ("UserController.Post", "UserController.AddLogin", "UserController.Login",
@@ -997,6 +998,8 @@ def test_an_action_of_the_asked_verb_on_a_named_type_is_described():
     assert entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})[0] == "Api.UserController.Post"
     assert "Api.UserRoleController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})
     assert "Api.UserController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words - {"control"}, {"POST"})
+    # an action of the asked verb near the hits keeps its place: the named type's come only in its absence
+    assert "Api.UserController.Post" not in entry_methods(g, ["Api.UserRoleController.Post"], words, {"POST"})
 
 
 @pytest.mark.parametrize("question, writes", [

@@ -1048,6 +1048,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
     candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
+    if http_verbs and not any(entry_verb(h) in http_verbs for h in candidates):
+        # nothing of the asked verb near the hits: the actions of that verb on a type the words
+        # name ("a new user registers through the user API ... from the controller": `UserController.Post`)
+        candidates += [m for m in described_entries(graph, asked, http_verbs, named_types=True) if m not in candidates]
     if face == JOB:  # the jobs above the hits and those the question describes, before any action
         candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked)]
                        if m not in candidates and entry_face(graph, m) == JOB]
@@ -1120,15 +1124,16 @@ def _of_named_type(graph: nx.MultiDiGraph, method: str, asked: Collection[str]) 
     return bool(type_words) and type_words <= set(asked)
 
 
-def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
+def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = (),
+                      named_types: bool = False) -> dict[str, int]:
     """The entry points of the asked verbs (any, when none is asked) that the question's words
     describe, with how many words they share (`entry_words`): HTTP entry points, and message
     handlers (the targets of a dispatched message: "when an account's payments are imported" is
     `ImportAccountPaymentsCommandHandler.Handle`, which no request reaches). The best
-    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS, or of an asked verb on a
-    type the words name, those saying fewer words the question does not first: an entry point the search
-    missed ("when an employer opens the finance transactions page for a given month") is still
-    found."""
+    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS (or, `named_types`, of an
+    asked verb on a type the words name), those saying fewer words the question does not first:
+    an entry point the search missed ("when an employer opens the finance transactions page for
+    a given month") is still found."""
     asked = set(words)
     declared = declared_type_names(graph)
     scored = []
@@ -1139,9 +1144,7 @@ def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs
         if (entry or _dispatched_to(graph, node)) and not in_tests(graph, node):
             said = entry_words(graph, node, declared)
             shared = shared_words(asked, said)
-            # an action of the asked verb on a type the words name ("a new user registers through
-            # the user API ... from the controller": `UserController.Post`) is described as well
-            if shared >= MIN_DESCRIBING_WORDS or (entry and http_verbs and _of_named_type(graph, node, asked)):
+            if shared >= MIN_DESCRIBING_WORDS or (named_types and entry and http_verbs and _of_named_type(graph, node, asked)):
                 # among as many shared words, the one saying least else (an action named for its
                 # verb, `Post`, says nothing more than the verb the question asks)
                 verb_named = set(keyword_tokens((entry or {}).get("verb") or ""))
