@@ -908,3 +908,106 @@ def test_a_page_asked_starts_at_the_page_handler_and_an_api_asked_where_there_is
     assert entry_methods(g, hits, words, {"POST"}, (), "api")[0] == "Api.CustomerController.Post"
     g.remove_node("Api.CustomerController.Post")
     assert entry_methods(g, hits, words, {"POST"}, (), "api") == entry_methods(g, hits, words, {"POST"})
+
+
+@pytest.mark.parametrize("question, verbs", [
+    ("When a new user registers through the user API, what happens? Which tables get rows?", {"POST"}),
+    ("Which tables get new rows when an order is placed?", {"POST"}),
+    ("How do I get the list of orders?", {"GET"}),  # a request's "get" is still one
+])
+def test_a_table_that_gets_rows_asks_for_no_http_get(question, verbs):
+    from ragstream.graph.questions import asked_http_verbs
+
+    assert asked_http_verbs(question) == verbs
+
+
+@pytest.mark.parametrize("question, face", [
+    ("Which repository methods does the background purge job call to delete old rows?", "job"),
+    ("What does the scheduled cleanup task delete?", "job"),
+    ("Which tables does the hosted service write?", "job"),
+    ("How does a worker fetch the next job from the SQL Server queue?", None),  # a job library's words
+    ("When a job is enqueued, which tables get written?", None),
+    ("Which API does the background job call?", None),
+])
+def test_a_question_asks_for_a_job_the_application_runs_by_itself(question, face):
+    from ragstream.graph.questions import asked_face
+
+    assert asked_face(question) == face
+
+
+def _job_graph():
+    """A purge job (`PurgeJob : HostedServiceBase : IHostedService`, its body `ExecuteJob`) and a
+    `JobController.Delete` (an HTTP DELETE) that deletes a job's row; both reach repositories."""
+    g = _code_graph([("Infra.PurgeJob.ExecuteJob", "METHOD"), ("Infra.PurgeJob.PurgeJob", "METHOD"),
+                     ("Infra.PurgeJob", "TYPE"), ("Infra.HostedServiceBase", "TYPE"),
+                     ("ext:IHostedService|EXTERNAL", "EXTERNAL"), ("Api.JobController.Delete", "METHOD"),
+                     ("Repo.LogRepository.DeleteLogs", "METHOD"), ("Repo.JobRepository.DeleteJob", "METHOD")],
+                    [("Infra.PurgeJob", "Infra.HostedServiceBase", "INHERITS", {}),
+                     ("Infra.HostedServiceBase", "ext:IHostedService|EXTERNAL", "IMPLEMENTS", {}),
+                     ("Infra.PurgeJob.ExecuteJob", "Repo.LogRepository.DeleteLogs", "CALLS", {}),
+                     ("Api.JobController.Delete", "Repo.JobRepository.DeleteJob", "CALLS", {})])
+    g.nodes["ext:IHostedService|EXTERNAL"]["name"] = "Microsoft.Extensions.Hosting.IHostedService"
+    g.nodes["Api.JobController.Delete"]["attrs"] = {"entry": {"verb": "DELETE", "kind": "action", "route": "api/job"}}
+    return g
+
+
+def test_the_code_says_which_method_is_a_jobs_body():
+    """A method named like a job's body of a type with a hosted service up its bases is a job;
+    its constructor is not, nor the same method once the type has no such base."""
+    from ragstream.graph.entry_faces import JOB, entry_face
+
+    g = _job_graph()
+    assert entry_face(g, "Infra.PurgeJob.ExecuteJob") == JOB
+    assert entry_face(g, "Infra.PurgeJob.PurgeJob") is None
+    assert entry_face(g, "Repo.LogRepository.DeleteLogs") is None
+    g.remove_edge("Infra.HostedServiceBase", "ext:IHostedService|EXTERNAL")
+    assert entry_face(g, "Infra.PurgeJob.ExecuteJob") is None
+
+
+def test_a_background_job_asked_starts_at_the_job_not_the_controller_of_the_asked_verb():
+    """"The background purge job ... delete old rows": the controller's DELETE action on a type
+    the words name comes first while no job is asked; asked for a job, the job's body the words
+    name starts the flow, found though the search hit neither."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _job_graph()
+    hits = ["Repo.JobRepository.DeleteJob"]
+    words = {"background", "purg", "job", "call", "delet", "old", "row", "repositori"}
+    assert entry_methods(g, hits, words, {"DELETE", "POST"})[0] == "Api.JobController.Delete"
+    jobs = entry_methods(g, hits, words, {"DELETE", "POST"}, (), "job")
+    assert jobs[0] == "Infra.PurgeJob.ExecuteJob"
+    g.remove_edge("Infra.HostedServiceBase", "ext:IHostedService|EXTERNAL")  # no job: as before
+    assert entry_methods(g, hits, words, {"DELETE", "POST"}, (), "job") == entry_methods(g, hits, words, {"DELETE", "POST"})
+
+
+def test_an_action_of_the_asked_verb_on_a_named_type_is_described():
+    """"A new user registers through the user API ... from the controller": `UserController.Post`
+    (POST, a type the words name) starts the flow though the search hit another controller, and
+    before the type's other POST actions, whose names say what the question does not; a type the
+    words do not name (`UserRoleController`) brings none, and none comes where a POST action is
+    among the hits already (a page `Edit` the words name is no better than the hit's)."""
+    from ragstream.graph.relations import entry_methods
+
+    actions = ("UserController.Post", "UserController.AddLogin", "UserController.Login",
+               "UserRoleController.Post", "UserRoleController.Get")
+    g = _code_graph([(f"Api.{a}", "METHOD") for a in actions], [])
+    for a in actions:
+        g.nodes[f"Api.{a}"]["attrs"] = {"entry": {"verb": a.rsplit(".", 1)[-1].upper().replace("ADDLOGIN", "POST")
+                                                  .replace("LOGIN", "POST"), "kind": "action"}}
+    words = {"new", "user", "regist", "api", "control", "row", "tabl"}
+    assert entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})[0] == "Api.UserController.Post"
+    assert "Api.UserRoleController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words, {"POST"})
+    assert "Api.UserController.Post" not in entry_methods(g, ["Api.UserRoleController.Get"], words - {"control"}, {"POST"})
+    # an action of the asked verb near the hits keeps its place: the named type's come only in its absence
+    assert "Api.UserController.Post" not in entry_methods(g, ["Api.UserRoleController.Post"], words, {"POST"})
+
+
+@pytest.mark.parametrize("question, writes", [
+    ("When a new user registers, what happens? Which tables get rows?", True),
+    ("Which tables receive new rows when an order is placed?", True),
+    ("How do I get rows of the monthly report?", False),
+])
+def test_tables_that_get_rows_ask_for_the_paths_that_write(question, writes):
+    from ragstream.graph.questions import asks_for_writes
+
+    assert asks_for_writes(question) is writes

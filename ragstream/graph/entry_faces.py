@@ -1,5 +1,5 @@
-"""What an entry point serves, read from what its code is: an API for other programs, or a page
-people use in a browser.
+"""What an entry point serves, read from what its code is: an API for other programs, a page
+people use in a browser, or a job the application runs by itself.
 
 An application often has both over the same service: a Web API `CustomerController.Post` and an
 MVC site's `CustomerController.Create` both register a customer, and the page's route may share
@@ -15,6 +15,13 @@ asked kind that calls what the chosen one of the other kind calls):
   `Controller`, that returns views (its methods call `View` or `PartialView`) and that no
   `[ApiController]` marks (a `Controller` without views may well serve JSON under `api/`).
 
+- JOB: the body of a background job, a method named like one (`ExecuteAsync`, `Execute`,
+  `Invoke`, `Run...`, `DoWork`, `StartAsync`) of a type that is a hosted service or a job of a
+  scheduling library up its bases (`IHostedService`, `BackgroundService`, Quartz's `IJob`,
+  Coravel's `IInvocable`): "the background purge job" is `PurgeJob.ExecuteJob`, not the
+  `JobController.Delete` whose type shares the word "job" and whose verb the question's "delete"
+  asks (`relations.entry_methods` puts such bodies first when a question asks for a job).
+
 Anything else (a message handler, an action whose base the graph does not reach) has no face.
 """
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ragstream.index.model import runs_around
 
 API = "api"
 PAGE = "page"
+JOB = "job"
 _API_KINDS = frozenset({"minimal_api", "endpoint"})
 _PAGE_KINDS = frozenset({"page_handler"})
 _API_BASES = frozenset({"ControllerBase", "ApiController"})  # ASP.NET Core / ASP.NET Web API
@@ -36,13 +44,17 @@ _PAGE_BASES = frozenset({"Controller"})  # MVC: a controller with views
 _VIEW_RESULTS = frozenset({"View", "PartialView"})  # what MVC's `Controller` adds to `ControllerBase`
 _API_ATTRIBUTES = frozenset({"ApiController", "ApiControllerAttribute"})
 _API_ROUTE = re.compile(r"^[~/]*api(?:/|$)", re.IGNORECASE)
+# what a job is by its bases: ASP.NET Core's hosted services, Quartz.NET's and Coravel's jobs
+_JOB_BASES = frozenset({"IHostedService", "BackgroundService", "IHostedLifecycleService", "IJob", "IInvocable"})
+_JOB_BODY = re.compile(r"^(?:Execute|Invoke|Run|DoWork|StartAsync)")
 
 
 def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
-    """API or PAGE for an HTTP entry point whose code says which; None otherwise."""
+    """API or PAGE for an HTTP entry point whose code says which, JOB for a job's body; None
+    otherwise."""
     entry = (graph.nodes[method].get("attrs") or {}).get("entry") or {}
     if not entry:
-        return None
+        return JOB if _is_job_body(graph, method) else None
     if entry.get("kind") in _API_KINDS or _API_ROUTE.match(entry.get("route") or ""):
         return API
     if entry.get("kind") in _PAGE_KINDS:
@@ -57,6 +69,16 @@ def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
     if attributes & _API_ATTRIBUTES or bases & _API_BASES:
         return API
     return PAGE if bases & _PAGE_BASES and any(_returns_views(graph, t) for t in types) else None
+
+
+def _is_job_body(graph: nx.MultiDiGraph, method: str) -> bool:
+    """Whether `method` is named like a job's body and its type is a job up its bases."""
+    name = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 1)[-1]
+    owner = graph.nodes[method].get("parent")
+    if not _JOB_BODY.match(name) or not isinstance(owner, str) or owner not in graph:
+        return False
+    return any(graph.nodes[t].get("name", "").split("<", 1)[0].rsplit(".", 1)[-1] in _JOB_BASES
+               for t in ancestors(graph, owner))
 
 
 def _returns_views(graph: nx.MultiDiGraph, type_id: str) -> bool:
@@ -74,7 +96,7 @@ def counterpart(graph: nx.MultiDiGraph, entry: str, face: str | None, http_verbs
     None when `entry` is of the asked kind or of none, or when no entry point of the asked kind
     calls what it calls."""
     own = entry_face(graph, entry)
-    if face is None or own is None or own == face:
+    if {own, face} != {API, PAGE}:  # a job has no counterpart: it is no other face of a request
         return None
     sharing: dict[str, int] = {}
     for callee in _callees(graph, entry):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ragstream.graph.entry_faces import API, PAGE
+from ragstream.graph.entry_faces import API, JOB, PAGE
 from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
@@ -230,12 +230,13 @@ def asked_operations(question: str) -> frozenset[str]:
 
 # What was written is what is asked for: "which procedures and tables get written", "what gets
 # written to the database", "down to the tables that get written" (not "what happens when ... saved").
-_WRITTEN_ASKED = re.compile(r"\b(?:which|what)\b(?!\s+happens\b)(?:\s+\w+){0,4}?\s+(?:gets?|are|is)\s+(?:written|updated|modified)\b"
+_WRITTEN_ASKED = re.compile(r"\b(?:which|what)\b(?!\s+happens\b)(?:\s+\w+){0,4}?\s+(?:(?:gets?|are|is)\s+(?:written|updated|modified)|(?:gets?|receives?)\s+(?:new\s+)?rows)\b"
                             r"|\btables?\s+that\s+(?:gets?|are)\s+(?:written|updated|modified)\b", re.IGNORECASE)
 
 
 def asks_for_writes(question: str) -> bool:
-    """The question's object is what gets written: a flow then shows the paths that write."""
+    """The question's object is what gets written ("which tables get rows"): a flow then shows
+    the paths that write."""
     return bool(_WRITTEN_ASKED.search(question))
 
 
@@ -252,7 +253,8 @@ _HTTP_VERBS = (
     ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
     # "which tables get written": a passive "get", not a read
-    ("GET", re.compile(r"\b(?:get\w*(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)"
+    # "which tables get rows": a table that gets rows is written, a request gets what it asks for
+    ("GET", re.compile(r"\b(?:(?<!\btable\s)(?<!\btables\s)(?<!\bdatabase\s)get\w*(?!\s+(?:new\s+)?rows?\b)(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)"
                        r"(?:\s*(?:[?.,;!]|$)|\s+(?:by|in|into|to|from|when|after|before|and|or|during|on|at|for|with|if|once|while|again|back|out|up)\b))|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
                        r"find\w*|brows\w*|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
 )
@@ -278,16 +280,20 @@ def asked_http_verbs(question: str) -> frozenset[str]:
 
 # What kind of entry point a flow question starts at (`entry_faces`): an API ("through the REST
 # API", "to the endpoint") or a page ("the MVC web site's remove page", "the Edit Instructor form").
-# "view" is left out: "the tables and views" are the database's.
+# "view" is left out: "the tables and views" are the database's. A job is asked as one the
+# application runs by itself ("the background purge job", "the scheduled task", "the hosted
+# service"), not by the word "job" alone: a job library's questions say it of every job.
 _ASKED_FACES = (
     (API, re.compile(r"\b(?:api|apis|rest|restful|endpoints?)\b", re.IGNORECASE)),
     (PAGE, re.compile(r"\b(?:pages?|forms?|screens?|ui|user\s+interface|web\s*sites?|browser|razor|mvc)\b", re.IGNORECASE)),
+    (JOB, re.compile(r"\b(?:background\s+(?:\w+\s+){0,2}(?:jobs?|tasks?|services?|workers?)|(?:scheduled|recurring|cron)"
+                     r"\s+(?:\w+\s+)?(?:jobs?|tasks?)|hosted\s+services?)\b", re.IGNORECASE)),
 )
 
 
 def asked_face(question: str) -> str | None:
-    """API or PAGE when the question says which kind of entry point it starts at; None when it
-    says neither or both ("the API the page calls")."""
+    """API, PAGE or JOB when the question says which kind of entry point it starts at; None when
+    it says none or more ("the API the page calls")."""
     found = [face for face, pattern in _ASKED_FACES if pattern.search(question)]
     return found[0] if len(found) == 1 else None
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.entry_faces import counterpart
+from ragstream.graph.entry_faces import JOB, counterpart, entry_face
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -1029,7 +1029,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     order. Where the question says what kind of entry point it starts at (`face`: "through the
     REST API", "from the web site's page") and the code says the first is of the other kind, the
     entry point of the asked kind over the same code takes its place (`counterpart`: the Web
-    API's `Post` for the MVC site's `Create` whose route shares more words with the question)."""
+    API's `Post` for the MVC site's `Create` whose route shares more words with the question).
+    Asked for a job ("the background purge job"), the bodies of jobs above the hits or that
+    the words name (`described_jobs`) come before all else: a controller calling the same
+    code, of the verb the question's "delete" asks, is not the job."""
     methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
@@ -1038,21 +1041,27 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         return (graph.nodes[method].get("attrs", {}).get("entry") or {}).get("verb")
 
     def of_named_type(method: str) -> bool:
-        parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
-        type_words = ({t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)}
-                      if len(parts) == 3 else set())
-        return bool(type_words) and type_words <= asked
+        return _of_named_type(graph, method, asked)
 
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
     candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
+    if http_verbs and not any(entry_verb(h) in http_verbs for h in candidates):
+        # nothing of the asked verb near the hits: the actions of that verb on a type the words
+        # name ("a new user registers through the user API ... from the controller": `UserController.Post`)
+        candidates += [m for m in described_entries(graph, asked, http_verbs, named_types=True) if m not in candidates]
+    if face == JOB:  # the jobs above the hits and those the question describes, before any action
+        candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked)]
+                       if m not in candidates and entry_face(graph, m) == JOB]
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
     # what the question says of an entry point or a handler (of other methods, a word or two of the
     # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
     declared = declared_type_names(graph)
-    entries = {h: entry_words(graph, h, declared) for h in candidates if entry_verb(h) or _dispatched_to(graph, h)}
+    jobs = {h for h in candidates if face == JOB and entry_face(graph, h) == JOB}
+    entries = {h: entry_words(graph, h, declared) for h in candidates
+               if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
 
     def starts_here(method: str) -> bool:
         parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
@@ -1063,7 +1072,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     # "deleted for good" may be an app's PUT `Purge`, and then it is the action asked about
     asked_verb_found = any(entry_verb(h) in http_verbs for h in candidates)
 
-    def rank(hit: str) -> tuple[bool, bool, bool, bool, int, int, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, bool, bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1071,7 +1080,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         shared = shared_words(asked, said)
         # an entity's method is a step of a flow, not where it starts, whatever names its type
         named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
-        return (verb not in http_verbs, not (verb or outer.search(name) or named_type), other_verb,
+        return (bool(jobs) and hit not in jobs, verb not in http_verbs, not (verb or outer.search(name) or named_type),
+                other_verb,
                 not starts_here(hit), -shared,
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
@@ -1080,7 +1090,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
-        ranked = [hit for hit in ranked if rank(hit)[:5] == rank(ranked[0])[:5]]
+        ranked = [hit for hit in ranked if rank(hit)[:6] == rank(ranked[0])[:6]]
     other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
     return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 
@@ -1088,14 +1098,42 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
 
 
-def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = ()) -> dict[str, int]:
+def described_jobs(graph: nx.MultiDiGraph, words: Collection[str]) -> list[str]:
+    """The bodies of the jobs (`entry_faces.JOB`) whose type or own name the question's words
+    name beyond what says it is a job ("the background purge job": `PurgeJob.ExecuteJob`, not
+    every hosted service), most words first; the best ENTRY_SEARCH_HITS."""
+    scored = []
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") == "METHOD" and not in_tests(graph, node) and entry_face(graph, node) == JOB:
+            said = {t for part in identifier_parts(".".join(data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]))
+                    for t in keyword_tokens(part)} - _JOB_WORDS
+            shared = shared_words(words, said)
+            if shared:
+                scored.append((-shared, node))
+    return [node for _, node in sorted(scored)[:ENTRY_SEARCH_HITS]]
+
+
+_JOB_WORDS = frozenset(keyword_tokens("job jobs task tasks service services hosted background worker execute run invoke async"))
+
+
+def _of_named_type(graph: nx.MultiDiGraph, method: str, asked: Collection[str]) -> bool:
+    """Whether the asked words name every word of the method's type (`UserController` in "from
+    the controller ... the user API")."""
+    parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
+    type_words = {t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)} if len(parts) == 3 else set()
+    return bool(type_words) and type_words <= set(asked)
+
+
+def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs: Collection[str] = (),
+                      named_types: bool = False) -> dict[str, int]:
     """The entry points of the asked verbs (any, when none is asked) that the question's words
     describe, with how many words they share (`entry_words`): HTTP entry points, and message
     handlers (the targets of a dispatched message: "when an account's payments are imported" is
     `ImportAccountPaymentsCommandHandler.Handle`, which no request reaches). The best
-    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS: an entry point the search
-    missed ("when an employer opens the finance transactions page for a given month") is still
-    found."""
+    ENTRY_SEARCH_HITS of those sharing at least MIN_DESCRIBING_WORDS (or, `named_types`, of an
+    asked verb on a type the words name), those saying fewer words the question does not first:
+    an entry point the search missed ("when an employer opens the finance transactions page for
+    a given month") is still found."""
     asked = set(words)
     declared = declared_type_names(graph)
     scored = []
@@ -1104,10 +1142,14 @@ def described_entries(graph: nx.MultiDiGraph, words: Collection[str], http_verbs
         if entry and http_verbs and entry.get("verb") not in http_verbs:
             continue
         if (entry or _dispatched_to(graph, node)) and not in_tests(graph, node):
-            shared = shared_words(asked, entry_words(graph, node, declared))
-            if shared >= MIN_DESCRIBING_WORDS:
-                scored.append((-shared, node))
-    return {node: -score for score, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
+            said = entry_words(graph, node, declared)
+            shared = shared_words(asked, said)
+            if shared >= MIN_DESCRIBING_WORDS or (named_types and entry and http_verbs and _of_named_type(graph, node, asked)):
+                # among as many shared words, the one saying least else (an action named for its
+                # verb, `Post`, says nothing more than the verb the question asks)
+                verb_named = set(keyword_tokens((entry or {}).get("verb") or ""))
+                scored.append((-shared, unasked_words(asked, said - verb_named), node))
+    return {node: -score for score, _, node in sorted(scored)[:ENTRY_SEARCH_HITS]}
 
 
 def entry_words(graph: nx.MultiDiGraph, method: str, declared: Collection[str] = ()) -> set[str]:
