@@ -361,3 +361,38 @@ def test_two_maps_through_one_navigation_keep_every_member_they_read_through_it(
     graph = graph_of({"src/App/ProductDto.cs": source})
     used = {t for _, t, k in graph.out_edges("cs:Shop.App.ProductDto.Mapping|METHOD", keys=True) if k == "REFERENCES"}
     assert {"cs:Shop.App.Category.CategoryName|PROPERTY", "cs:Shop.App.Category.CategoryId|PROPERTY"} <= used
+
+
+OVERLOADED_WRITERS = """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Customer { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Customer> Customers { get; set; } }
+public interface ICustomerStore { void Add(Customer c); }
+public class CustomerStore : ICustomerStore
+{
+    private readonly ShopContext db;
+    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+    public void Add(Customer c, bool save) { db.Customers.Add(c); if (save) db.SaveChanges(); }
+    public void Remove(Customer c) { db.Customers.Remove(c); db.SaveChanges(); }
+}
+public class ArchiveStore
+{
+    private readonly ShopContext db;
+    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+}
+public class CustomersController { private readonly ICustomerStore store; public void Post(Customer c) => store.Add(c); }
+"""
+
+
+def test_a_methods_other_overloads_follow_the_other_writers_of_their_tier():
+    graph = graph_of({"src/Shop.cs": OVERLOADED_WRITERS, "db/schema.sql": SCHEMA})
+    table = "sql:dbo.Customers|TABLE"
+    items = related(graph, Named(table, "TABLE", "dbo.Customers", "table", None), ("WRITES",))
+    first, second = "cs:Shop.CustomerStore.Add(Customer)|METHOD", "cs:Shop.CustomerStore.Add(Customer,bool)|METHOD"
+    # the search ranked both overloads first: the second one still goes after the other direct
+    # writers (another type's `Add` is no overload), not after the controller one hop further
+    hits = [first, second, "cs:Shop.ArchiveStore.Add|METHOD", "cs:Shop.CustomerStore.Remove|METHOD"]
+    order = [item.id for item in by_relevance(graph, items, (), ("WRITES",), hits)]
+    assert order == [first, "cs:Shop.ArchiveStore.Add|METHOD", "cs:Shop.CustomerStore.Remove|METHOD", second,
+                     "cs:Shop.CustomersController.Post|METHOD"]

@@ -217,10 +217,10 @@ def repeats_last(graph, seeds: list[str], ordered: list[str], depth: Mapping[str
     implementation has the body, the declaration only its signature), then the nodes that repeat
     a name already placed (another overload of a method, the same table in a template schema)
     after the first of each name."""
-    seen = {_name_key(graph, s) for s in seeds}
+    seen = {name_key(graph, s) for s in seeds}
     repeat = {}
     for node in ordered:
-        key = _name_key(graph, node)
+        key = name_key(graph, node)
         repeat[node] = key in seen
         seen.add(key)
     declared = _declarations_of(graph, set(seeds) | set(ordered))
@@ -234,7 +234,7 @@ def _declarations_of(graph, nodes: set[str]) -> set[str]:
             if key == "CALLS" and data.get("via") in nodes and target in nodes}
 
 
-def _name_key(graph, node: str) -> tuple[str, str]:
+def name_key(graph, node: str) -> tuple[str, str]:
     """A method without its parameter list; a SQL object without its schema."""
     data = graph.nodes[node]
     name = data.get("name", node)

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.entry_faces import counterpart
+from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -295,7 +296,9 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     mapping code configuring the property (it states the column's name, type and length) before
     code found otherwise, then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
-    keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
+    keyword tokens (`words`: "job details" -> `JobDetails`), then by id. Inside each of the
+    first four tiers a name already listed (another overload of a method) follows the other
+    items (`later_overloads_last`)."""
     asked = set(words)
     order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations, CONFIGURES))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
@@ -306,7 +309,22 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
         return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
-    return sorted(items, key=key)
+    return later_overloads_last(graph, sorted(items, key=key), lambda item: key(item)[:4])
+
+
+def later_overloads_last(graph: nx.MultiDiGraph, ranked: list[Related],
+                         tier: Callable[[Related], tuple]) -> list[Related]:
+    """`ranked` with, inside each tier, the items whose name an earlier item has (the other
+    overloads of a method: `M(int)` after `M(int,bool)`) after the others, in their order: an
+    overload says what the first one said, and the names it pushed down are news (issue 36)."""
+    seen: set[tuple[str, str]] = set()
+    repeat = []
+    for item in ranked:
+        name = name_key(graph, item.id) if item.id in graph else ("", item.id)
+        repeat.append(name in seen)
+        seen.add(name)
+    order = sorted(range(len(ranked)), key=lambda n: (tier(ranked[n]), repeat[n]))  # stable: rank within
+    return [ranked[n] for n in order]
 
 
 def in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
