@@ -7,7 +7,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.named import Named
-from ragstream.graph.relations import by_relevance, impact_of, related, with_their_tables
+from ragstream.graph.relations import GraphAnswer, by_relevance, impact_of, related, with_their_tables
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -385,14 +385,17 @@ public class CustomersController { private readonly ICustomerStore store; public
 """
 
 
-def test_a_methods_other_overloads_follow_the_other_writers_of_their_tier():
+def test_an_answer_ranks_a_methods_other_overloads_after_every_other_name():
     graph = graph_of({"src/Shop.cs": OVERLOADED_WRITERS, "db/schema.sql": SCHEMA})
     table = "sql:dbo.Customers|TABLE"
-    items = related(graph, Named(table, "TABLE", "dbo.Customers", "table", None), ("WRITES",))
     first, second = "cs:Shop.CustomerStore.Add(Customer)|METHOD", "cs:Shop.CustomerStore.Add(Customer,bool)|METHOD"
-    # the search ranked both overloads first: the second one still goes after the other direct
-    # writers (another type's `Add` is no overload), not after the controller one hop further
+    # the search ranked both overloads first; another type's `Add` is no overload of them
     hits = [first, second, "cs:Shop.ArchiveStore.Add|METHOD", "cs:Shop.CustomerStore.Remove|METHOD"]
-    order = [item.id for item in by_relevance(graph, items, (), ("WRITES",), hits)]
-    assert order == [first, "cs:Shop.ArchiveStore.Add|METHOD", "cs:Shop.CustomerStore.Remove|METHOD", second,
-                     "cs:Shop.CustomersController.Post|METHOD"]
+    items = by_relevance(graph, related(graph, Named(table, "TABLE", "dbo.Customers", "table", None), ("WRITES",)),
+                         (), ("WRITES",), hits)
+    answer = GraphAnswer("list", [Named(table, "TABLE", "dbo.Customers", "table", None)], ("WRITES",), items)
+    # the list itself keeps the overloads side by side; the ranking names each method once first
+    assert [item.id for item in items][:2] == [first, second]
+    assert answer.node_ids(graph) == [table, first, "cs:Shop.ArchiveStore.Add|METHOD",
+                                      "cs:Shop.CustomerStore.Remove|METHOD", "cs:Shop.CustomersController.Post|METHOD",
+                                      second]

@@ -89,9 +89,9 @@ class GraphAnswer:
     # what runs around a flow's saves: interceptors, the handlers of the events it raises (`around_saves`)
     around: list[Related] = field(default_factory=list)
 
-    def node_ids(self) -> list[str]:
+    def node_ids(self, graph: nx.MultiDiGraph) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
-        path nodes in order."""
+        path nodes in order, a method's other overloads last (`repeated_names_last`)."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
         # a flow's side calls are shown, not ranked: as evidence they cost the paths' nodes and the
@@ -101,7 +101,22 @@ class GraphAnswer:
         ids += [change.id for change in self.changes]  # what runs before where the code names the table
         ids += [step.id for step in self.around]  # what the save runs, and the events it publishes
         ids += [carrier.id for carrier in self.carriers]
-        return list(dict.fromkeys(ids))
+        return repeated_names_last(graph, list(dict.fromkeys(ids)))
+
+
+def repeated_names_last(graph: nx.MultiDiGraph, ids: list[str]) -> list[str]:
+    """`ids` with those whose name an earlier one has (another overload of a method: `M(int)`
+    after `M(int,bool)`; a table in another schema) after all the others, each part in its
+    order: a ranked answer names each method once before it names any twice, as a list of ten
+    filled with one method's overloads says less than ten methods (issue 36)."""
+    seen: set[tuple[str, str]] = set()
+    first: list[str] = []
+    repeated: list[str] = []
+    for node in ids:
+        name = name_key(graph, node) if node in graph else ("", node)
+        (repeated if name in seen else first).append(node)
+        seen.add(name)
+    return [*first, *repeated]
 
 
 def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:
@@ -296,9 +311,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     mapping code configuring the property (it states the column's name, type and length) before
     code found otherwise, then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
-    keyword tokens (`words`: "job details" -> `JobDetails`), then by id. Inside each of the
-    first four tiers a name already listed (another overload of a method) follows the other
-    items (`later_overloads_last`)."""
+    keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
     asked = set(words)
     order = {relation: n for n, relation in enumerate(("maps column", STORED_IN, *relations, CONFIGURES))}
     searched = {hit: rank for rank, hit in reversed(list(enumerate(hits)))}
@@ -309,22 +322,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
         return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
 
-    return later_overloads_last(graph, sorted(items, key=key), lambda item: key(item)[:4])
-
-
-def later_overloads_last(graph: nx.MultiDiGraph, ranked: list[Related],
-                         tier: Callable[[Related], tuple]) -> list[Related]:
-    """`ranked` with, inside each tier, the items whose name an earlier item has (the other
-    overloads of a method: `M(int)` after `M(int,bool)`) after the others, in their order: an
-    overload says what the first one said, and the names it pushed down are news (issue 36)."""
-    seen: set[tuple[str, str]] = set()
-    repeat = []
-    for item in ranked:
-        name = name_key(graph, item.id) if item.id in graph else ("", item.id)
-        repeat.append(name in seen)
-        seen.add(name)
-    order = sorted(range(len(ranked)), key=lambda n: (tier(ranked[n]), repeat[n]))  # stable: rank within
-    return [ranked[n] for n in order]
+    return sorted(items, key=key)
 
 
 def in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
