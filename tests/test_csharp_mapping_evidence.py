@@ -7,7 +7,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.named import Named
-from ragstream.graph.relations import GraphAnswer, by_relevance, impact_of, related, with_their_tables
+from ragstream.graph.relations import GraphAnswer, by_relevance, impact_of, related, repeated_names_last, with_their_tables
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -399,3 +399,9 @@ def test_an_answer_ranks_a_methods_other_overloads_after_every_other_name():
     assert answer.node_ids(graph) == [table, first, "cs:Shop.ArchiveStore.Add|METHOD",
                                       "cs:Shop.CustomerStore.Remove|METHOD", "cs:Shop.CustomersController.Post|METHOD",
                                       second]
+
+
+def test_a_column_of_another_table_is_no_repeat_of_a_column_of_its_name():
+    graph = graph_of(FILES)
+    ids = ["sql:dbo.Customers.CustomerID|COLUMN", "sql:dbo.Orders.CustomerID|COLUMN", "sql:dbo.Customers|TABLE"]
+    assert repeated_names_last(graph, ids) == ids

@@ -235,11 +235,13 @@ def _declarations_of(graph, nodes: set[str]) -> set[str]:
 
 
 def name_key(graph, node: str) -> tuple[str, str]:
-    """A method without its parameter list; a SQL object without its schema."""
+    """A method without its parameter list; a SQL object without its schema (a column with its
+    table: `Orders.CustomerID` is not `Customers.CustomerID`)."""
     data = graph.nodes[node]
     name = data.get("name", node)
     if data.get("language") == "sql":
-        return data.get("kind", ""), name.rsplit(".", 1)[-1].lower()
+        kept = 2 if data.get("kind") == "COLUMN" else 1
+        return data.get("kind", ""), ".".join(name.lower().split(".")[-kept:])
     return data.get("kind", ""), name.split("(", 1)[0]
 
 
