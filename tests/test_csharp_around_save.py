@@ -285,7 +285,7 @@ def test_a_flow_ranks_what_runs_around_its_save_after_its_changes_and_walks_no_p
     assert [(a.id, a.via) for a in found.around] == [(stamp, "interceptor"), (DISPATCH, "interceptor"),
                                                      (SHIPPED, "domain_event")]
     assert PAID not in {a.id for a in found.around}  # raised elsewhere, not by this flow
-    ranked = found.node_ids()
+    ranked = found.node_ids(graph)
     change = "cs:Shop.Domain.Order.Ship|METHOD"
     assert ranked.index("sql:dbo.Orders|TABLE") < ranked.index(change) < ranked.index(stamp) < ranked.index(SHIPPED)
     assert ranked.index(SHIPPED) < ranked.index("cs:Shop.Data.ShopContext.Orders|PROPERTY")  # the carrier after
@@ -304,7 +304,7 @@ def test_a_flow_setting_a_property_whose_setter_raises_an_event_ranks_the_setter
     assert found is not None
     assert "cs:Shop.Domain.Order.Paid|PROPERTY" in [c.id for c in found.changes]
     assert [a.id for a in found.around if a.via == "domain_event"] == [PAID]
-    assert SHIPPED not in found.node_ids()
+    assert SHIPPED not in found.node_ids(graph)
 
 
 def test_expansion_does_not_walk_from_a_hook_to_every_method_that_saves():

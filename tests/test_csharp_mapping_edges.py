@@ -219,7 +219,7 @@ def test_a_classmap_names_its_properties_and_its_collections_join_table():
 def answer(graph: nx.MultiDiGraph, question: str) -> list[str]:
     found = answer_from_graph(graph, question, find_named(graph, question), [], lambda ids: {})
     assert found is not None and found.shape == "mapping"
-    return found.node_ids()
+    return found.node_ids(graph)
 
 
 def test_how_an_entity_is_stored_names_its_configuration_model_code_table_and_dbset_first():

@@ -7,7 +7,7 @@ import networkx as nx
 
 from ragstream.graph.expansion import ExpansionLimits, expand_dependency_tree
 from ragstream.graph.named import Named
-from ragstream.graph.relations import by_relevance, impact_of, related, with_their_tables
+from ragstream.graph.relations import GraphAnswer, by_relevance, impact_of, related, repeated_names_last, with_their_tables
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -361,3 +361,47 @@ def test_two_maps_through_one_navigation_keep_every_member_they_read_through_it(
     graph = graph_of({"src/App/ProductDto.cs": source})
     used = {t for _, t, k in graph.out_edges("cs:Shop.App.ProductDto.Mapping|METHOD", keys=True) if k == "REFERENCES"}
     assert {"cs:Shop.App.Category.CategoryName|PROPERTY", "cs:Shop.App.Category.CategoryId|PROPERTY"} <= used
+
+
+OVERLOADED_WRITERS = """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Customer { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Customer> Customers { get; set; } }
+public interface ICustomerStore { void Add(Customer c); }
+public class CustomerStore : ICustomerStore
+{
+    private readonly ShopContext db;
+    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+    public void Add(Customer c, bool save) { db.Customers.Add(c); if (save) db.SaveChanges(); }
+    public void Remove(Customer c) { db.Customers.Remove(c); db.SaveChanges(); }
+}
+public class ArchiveStore
+{
+    private readonly ShopContext db;
+    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+}
+public class CustomersController { private readonly ICustomerStore store; public void Post(Customer c) => store.Add(c); }
+"""
+
+
+def test_an_answer_ranks_a_methods_other_overloads_after_every_other_name():
+    graph = graph_of({"src/Shop.cs": OVERLOADED_WRITERS, "db/schema.sql": SCHEMA})
+    table = "sql:dbo.Customers|TABLE"
+    first, second = "cs:Shop.CustomerStore.Add(Customer)|METHOD", "cs:Shop.CustomerStore.Add(Customer,bool)|METHOD"
+    # the search ranked both overloads first; another type's `Add` is no overload of them
+    hits = [first, second, "cs:Shop.ArchiveStore.Add|METHOD", "cs:Shop.CustomerStore.Remove|METHOD"]
+    items = by_relevance(graph, related(graph, Named(table, "TABLE", "dbo.Customers", "table", None), ("WRITES",)),
+                         (), ("WRITES",), hits)
+    answer = GraphAnswer("list", [Named(table, "TABLE", "dbo.Customers", "table", None)], ("WRITES",), items)
+    # the list itself keeps the overloads side by side; the ranking names each method once first
+    assert [item.id for item in items][:2] == [first, second]
+    assert answer.node_ids(graph) == [table, first, "cs:Shop.ArchiveStore.Add|METHOD",
+                                      "cs:Shop.CustomerStore.Remove|METHOD", "cs:Shop.CustomersController.Post|METHOD",
+                                      second]
+
+
+def test_a_column_of_another_table_is_no_repeat_of_a_column_of_its_name():
+    graph = graph_of(FILES)
+    ids = ["sql:dbo.Customers.CustomerID|COLUMN", "sql:dbo.Orders.CustomerID|COLUMN", "sql:dbo.Customers|TABLE"]
+    assert repeated_names_last(graph, ids) == ids

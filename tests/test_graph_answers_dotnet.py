@@ -344,7 +344,7 @@ def test_a_flow_ranks_the_changes_it_makes_to_the_entities_it_saves_and_shows_it
     note = "cs:Shop.Domain.Audit.Note|METHOD"
     # the order Handle writes is changed by Approve, which runs Recalculate on it
     assert [(c.id, c.subject) for c in found.changes] == [(approve, handle), (recalculate, approve)]
-    ranked = found.node_ids()
+    ranked = found.node_ids(built)
     assert ranked.index("sql:dbo.Orders|TABLE") < ranked.index(approve) < ranked.index(recalculate)
     # the table is reached through the context's DbSet: ranked after what runs
     orders, dbset = "sql:dbo.Orders|TABLE", "cs:Shop.Data.ShopContext.Orders|PROPERTY"

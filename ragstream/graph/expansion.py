@@ -217,10 +217,10 @@ def repeats_last(graph, seeds: list[str], ordered: list[str], depth: Mapping[str
     implementation has the body, the declaration only its signature), then the nodes that repeat
     a name already placed (another overload of a method, the same table in a template schema)
     after the first of each name."""
-    seen = {_name_key(graph, s) for s in seeds}
+    seen = {name_key(graph, s) for s in seeds}
     repeat = {}
     for node in ordered:
-        key = _name_key(graph, node)
+        key = name_key(graph, node)
         repeat[node] = key in seen
         seen.add(key)
     declared = _declarations_of(graph, set(seeds) | set(ordered))
@@ -234,12 +234,14 @@ def _declarations_of(graph, nodes: set[str]) -> set[str]:
             if key == "CALLS" and data.get("via") in nodes and target in nodes}
 
 
-def _name_key(graph, node: str) -> tuple[str, str]:
-    """A method without its parameter list; a SQL object without its schema."""
+def name_key(graph, node: str) -> tuple[str, str]:
+    """A method without its parameter list; a SQL object without its schema (a column with its
+    table: `Orders.CustomerID` is not `Customers.CustomerID`)."""
     data = graph.nodes[node]
     name = data.get("name", node)
     if data.get("language") == "sql":
-        return data.get("kind", ""), name.rsplit(".", 1)[-1].lower()
+        kept = 2 if data.get("kind") == "COLUMN" else 1
+        return data.get("kind", ""), ".".join(name.lower().split(".")[-kept:])
     return data.get("kind", ""), name.split("(", 1)[0]
 
 

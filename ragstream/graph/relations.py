@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.entry_faces import JOB, counterpart, entry_face
+from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -88,9 +89,9 @@ class GraphAnswer:
     # what runs around a flow's saves: interceptors, the handlers of the events it raises (`around_saves`)
     around: list[Related] = field(default_factory=list)
 
-    def node_ids(self) -> list[str]:
+    def node_ids(self, graph: nx.MultiDiGraph) -> list[str]:
         """Everything the answer ranks, subjects first (a column with its table), then items and
-        path nodes in order."""
+        path nodes in order, a method's other overloads last (`repeated_names_last`)."""
         ids = [i for s in self.subjects for i in (s.id, *([s.table] if s.table else []))]
         ids += [i.id for i in self.items]
         # a flow's side calls are shown, not ranked: as evidence they cost the paths' nodes and the
@@ -100,7 +101,22 @@ class GraphAnswer:
         ids += [change.id for change in self.changes]  # what runs before where the code names the table
         ids += [step.id for step in self.around]  # what the save runs, and the events it publishes
         ids += [carrier.id for carrier in self.carriers]
-        return list(dict.fromkeys(ids))
+        return repeated_names_last(graph, list(dict.fromkeys(ids)))
+
+
+def repeated_names_last(graph: nx.MultiDiGraph, ids: list[str]) -> list[str]:
+    """`ids` with those whose name an earlier one has (another overload of a method: `M(int)`
+    after `M(int,bool)`; a table in another schema) after all the others, each part in its
+    order: a ranked answer names each method once before it names any twice, as a list of ten
+    filled with one method's overloads says less than ten methods (issue 36)."""
+    seen: set[tuple[str, str]] = set()
+    first: list[str] = []
+    repeated: list[str] = []
+    for node in ids:
+        name = name_key(graph, node) if node in graph else ("", node)
+        (repeated if name in seen else first).append(node)
+        seen.add(name)
+    return [*first, *repeated]
 
 
 def path_nodes(paths: Sequence[Sequence[str]]) -> list[str]:

@@ -78,7 +78,7 @@ def graph_answer_data(answer: GraphAnswer, graph: nx.MultiDiGraph) -> dict[str, 
                   "where": _where(graph, c.id)} for c in calls]
            for key, calls in (("calls", answer.calls), ("changes", answer.changes), ("around", answer.around))},
         "carriers": [{"id": c.id, "table": c.subject, "where": _where(graph, c.id)} for c in answer.carriers],
-        "node_ids": answer.node_ids(),
+        "node_ids": answer.node_ids(graph),
         "markdown": render_graph_answer(answer, graph),
     }
 

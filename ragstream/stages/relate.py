@@ -82,7 +82,7 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
     first = [*[node_of(s) for s in sp.retrieval_seed_nodes[:1]], *subjects_named] if subjects_named else \
         [s for s in follow.get("subjects", []) if s in graph]
     if answer is not None:
-        first = answer.node_ids()
+        first = answer.node_ids(graph)
     else:  # the tables the best hits read or write say where their data lives, whatever was asked
         # in the order the rerank gave the seeds: it read their texts against the question
         best = list(dict.fromkeys(node_of(s) for s in sp.retrieval_seed_nodes)) or hits
