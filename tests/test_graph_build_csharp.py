@@ -505,3 +505,36 @@ public class Editor
     for method in ("Save", "Load"):
         assert calls(graph, f"cs:Blog.Editor.{method}|METHOD")["cs:Blog.Tag.Attach|METHOD"]["resolution"] == "inferred"
     assert set(calls(graph, "cs:Blog.Editor.Names|METHOD")) == {"cs:Blog.Editor.GetTags|METHOD"}  # `Select` makes strings
+
+
+def test_a_foreach_variable_takes_the_element_type_of_an_injected_collection():
+    """`foreach (var job in _jobs) job.Clean()` over an injected `IEnumerable<IJob>` (a field, a
+    parameter with LINQ chained, an array): the call reaches every implementation as a guess; a
+    loop over `IEnumerable<IOther>` reaches no `IJob` implementation; a string loop variable calls
+    nothing of the repository."""
+    graph = build({"Jobs.cs": '''
+namespace Jobs;
+public interface IJob { void Clean(); bool Due { get; } }
+public interface IOther { void Clean(); }
+public class TrimLogs : IJob { public void Clean() { } public bool Due => true; }
+public class PurgeCache : IJob { public void Clean() { } public bool Due => true; }
+public class Stray : IOther { public void Clean() { } }
+public class Runner
+{
+    private readonly IEnumerable<IJob> _jobs;
+    private readonly IEnumerable<IOther> _others;
+    public Runner(IEnumerable<IJob> jobs, IEnumerable<IOther> others) { _jobs = jobs; _others = others; }
+    public void Run() { foreach (var job in _jobs) { try { job.Clean(); } catch { } } }
+    public void Due(IReadOnlyList<IJob> jobs) { foreach (var job in jobs.Where(j => j.Due).OrderBy(j => j.Due)) job.Clean(); }
+    public void Listed(IJob[] jobs) { foreach (IJob job in jobs) job.Clean(); }
+    public void Other() { foreach (var other in _others) other.Clean(); }
+    public void Names(string[] names) { foreach (var name in names) name.Clean(); }
+}
+'''})
+    implementations = {"cs:Jobs.TrimLogs.Clean|METHOD", "cs:Jobs.PurgeCache.Clean|METHOD"}
+    for method in ("Run", "Due", "Listed"):
+        found = calls(graph, f"cs:Jobs.Runner.{method}|METHOD")
+        assert implementations <= set(found)
+        assert all(found[i]["resolution"] == "dispatch" and found[i]["guess"] for i in implementations)
+    assert set(calls(graph, "cs:Jobs.Runner.Other|METHOD")) == {"cs:Jobs.IOther.Clean|METHOD", "cs:Jobs.Stray.Clean|METHOD"}
+    assert not calls(graph, "cs:Jobs.Runner.Names|METHOD")
