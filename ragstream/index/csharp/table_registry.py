@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
+from ragstream.index.csharp.data_access import entity_tables
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -33,7 +34,7 @@ def link_registered_tables(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: I
         found = symbols.first("csharp", arguments[0], ("TYPE",))
         entity = found.id if found is not None else None
         named = tables.get(literal.rsplit(".", 1)[-1].lower(), [])
-        if entity is None or len(named) != 1 or _mapped(graph, entity):
+        if entity is None or len(named) != 1 or entity_tables(graph, entity):
             continue
         exact = graph.nodes[named[0]].get("name", "").rsplit(".", 1)[-1] == literal.rsplit(".", 1)[-1]
         added["MAPS_TO"] += add_edge(graph, entity, named[0], "MAPS_TO", {
@@ -49,10 +50,6 @@ def _tables_by_name(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
         if data.get("kind") in ("TABLE", "VIEW"):
             found.setdefault(data.get("name", "").rsplit(".", 1)[-1].lower(), []).append(node)
     return found
-
-
-def _mapped(graph: nx.MultiDiGraph, entity: str) -> bool:
-    return any(key == "MAPS_TO" for _, _, key in graph.out_edges(entity, keys=True))
 
 
 def _in_db_context(graph: nx.MultiDiGraph, method: str) -> bool:
