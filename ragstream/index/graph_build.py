@@ -17,6 +17,7 @@ from ragstream.index.csharp.call_resolution import (
     accepts, argument_binding, interface_family_root, merge_binding, resolve_call, untyped,
 )
 from ragstream.index.csharp.base_bindings import link_bound_accesses
+from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
@@ -81,6 +82,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
         if not has_unknown_prefix(ref):
             _link(graph, symbols, ref, stats)
     stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
+    stats.resolved.update(link_registered_tables(graph, symbols, refs))  # `Mapper.Entity<T>("Table")`
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`

@@ -347,11 +347,22 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body,
     written = _method_type_arguments(call)
     if written:  # `Get<Entry>(id)`: what a method returning its type parameter returns
         spec["type_arguments"] = [list(scope.type_guesses(t)) for t in written]
+        named = _literal_name(values) if len(written) == 1 else None
+        if named:  # `Mapper.Entity<History>("History")`: a registry may name the type's table
+            spec["literal"] = named
     kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
     return {**spec, **_argument_facts(call, body, depth)}
+
+
+def _literal_name(values: list[tree_sitter.Node]) -> str | None:
+    """The text of a call's one argument when it is a plain string literal."""
+    value = values[0].named_children[-1] if len(values) == 1 and values[0].named_children else None
+    if value is None or value.type != "string_literal" or values[0].child_by_field_name("name") is not None:
+        return None
+    return string_value(value, {})
 
 
 def _data_carrier(call: tree_sitter.Node, body: _Body, depth: int = 0) -> dict | None:

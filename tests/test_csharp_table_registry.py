@@ -1,0 +1,70 @@
+"""Type -> table registries (`table_registry`): `Mapper.Entity<AppIndexerMap>("ApplicationIndexerMapping")`
+maps the type to the table its literal names; a logger's `Log<T>("text")`, a literal naming no
+table, and a non-literal argument map nothing."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+CODE = """
+namespace Indexers.Datastore;
+public class AppIndexerMap { public int Id { get; set; } }
+public class History { public int Id { get; set; } }
+public class Note { public int Id { get; set; } }
+public class Tag { public int Id { get; set; } }
+public class TableMapper { public void Entity<T>(string table) { } }
+public class Logger { public void Log<T>(string text) { } }
+public static class TableMapping
+{
+    public static TableMapper Mapper = new TableMapper();
+    public static Logger Logs = new Logger();
+    public static void Map(string tagTable)
+    {
+        Mapper.Entity<AppIndexerMap>("ApplicationIndexerMapping");
+        Mapper.Entity<History>("history");
+        Mapper.Entity<Note>("Nowhere");
+        Mapper.Entity<Tag>(tagTable);
+        Logs.Log<Note>("Notes");
+    }
+}
+"""
+
+SCHEMA = """
+CREATE TABLE dbo.ApplicationIndexerMapping (Id INT PRIMARY KEY);
+CREATE TABLE dbo.History (Id INT PRIMARY KEY);
+CREATE TABLE dbo.Notes2 (Id INT PRIMARY KEY);
+CREATE TABLE dbo.Tags (Id INT PRIMARY KEY);
+"""
+
+MAP = "cs:Indexers.Datastore.TableMapping.Map|METHOD"
+
+
+def _graph() -> nx.MultiDiGraph:
+    return build_graph([parse_csharp("TableMapping.cs", CODE), parse_sql("schema.sql", SCHEMA, "tsql")])[0]
+
+
+def _maps(graph: nx.MultiDiGraph, name: str) -> dict[str, dict]:
+    return {target: data for _, target, key, data in
+            graph.out_edges(f"cs:Indexers.Datastore.{name}|TYPE", keys=True, data=True) if key == "MAPS_TO"}
+
+
+def test_a_registration_call_maps_the_type_to_the_table_its_literal_names() -> None:
+    maps = _maps(_graph(), "AppIndexerMap")
+    assert set(maps) == {"sql:dbo.ApplicationIndexerMapping|TABLE"}
+    edge = maps["sql:dbo.ApplicationIndexerMapping|TABLE"]
+    assert edge["via"] == "registry" and edge["mapped_by"] == MAP and edge["resolution"] == "inferred"
+    assert not edge.get("guess")  # the literal names the table exactly
+
+
+def test_a_literal_naming_the_table_in_another_case_is_a_guess() -> None:
+    edge = _maps(_graph(), "History")["sql:dbo.History|TABLE"]
+    assert edge["via"] == "registry" and edge["guess"] is True
+
+
+def test_no_mapping_from_a_literal_naming_no_table_a_logger_or_a_non_literal() -> None:
+    graph = _graph()
+    assert not any(data.get("via") == "registry" for data in _maps(graph, "Note").values())
+    assert not any(data.get("via") == "registry" for data in _maps(graph, "Tag").values())
