@@ -141,3 +141,24 @@ def test_a_sender_writing_concrete_type_arguments_binds_the_handler_for_its_walk
     assert writes[ORDER_NOTES]["bound_by"] == ["cs:Shop.Jobs.NightlyNotes|TYPE"]
     assert _tables(graph, "cs:Shop.Jobs.NightlyNotes.Run|METHOD") == {ORDER_NOTES}
     assert _tables(graph, HANDLE) == set()  # the handler alone binds nothing
+
+
+def test_a_type_met_deep_in_one_chain_still_binds_when_met_shallower_later() -> None:
+    """What a type binds is remembered per depth: `G0.Save` (its bases walked first, at depth) must
+    not leave `G5` bound to nothing for `G5.Keep`, one base below the concrete subclass's."""
+    chain = "\n".join(f"public class G{i}<T> : G{i - 1}<T> where T : class {{ }}" for i in range(1, 7) if i != 5)
+    code = f"""using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public interface IRepositoryAsync<T, in TId> where T : class {{ Task<T> AddAsync(T entity); }}
+public interface IUnitOfWork<TId> {{ IRepositoryAsync<TEntity, TId> Repository<TEntity>() where TEntity : class; }}
+public class G0<T> where T : class {{ protected IUnitOfWork<int> _uow; public void Save(T e) {{ _uow.Repository<T>().AddAsync(e); }} }}
+{chain}
+public class G5<T> : G4<T> where T : class {{ private IUnitOfWork<int> _w; public void Keep(T e) {{ _w.Repository<T>().AddAsync(e); }} }}
+public class Concrete : G6<Order> {{ }}
+public class Order {{ public int Id {{ get; set; }} }}
+public class ShopContext : DbContext {{ public DbSet<Order> Orders {{ get; set; }} }}
+"""
+    graph = build_graph([parse_csharp("G.cs", code), parse_sql("s.sql", "CREATE TABLE dbo.Orders (Id INT PRIMARY KEY);", "tsql")])[0]
+    bound = [(s, t, data.get("bound_by")) for s, t, key, data in graph.edges(keys=True, data=True)
+             if data.get("binding") == "base_list"]
+    assert ("cs:Shop.G5.Keep|METHOD", "sql:dbo.Orders|TABLE", ["cs:Shop.Concrete|TYPE"]) in bound

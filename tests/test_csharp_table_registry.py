@@ -1,6 +1,7 @@
 """Type -> table registries (`table_registry`): `Mapper.Entity<AppIndexerMap>("ApplicationIndexerMapping")`
-maps the type to the table its literal names; a logger's `Log<T>("text")`, a literal naming no
-table, and a non-literal argument map nothing."""
+maps the type to the table its literal names, always a guess; a logger's `Log<T>("text")`, a
+literal naming no table, a non-literal argument, a member called so for one type only (a cache
+key) and a registration inside an EF DbContext map nothing."""
 from __future__ import annotations
 
 import networkx as nx
@@ -56,7 +57,7 @@ def test_a_registration_call_maps_the_type_to_the_table_its_literal_names() -> N
     assert set(maps) == {"sql:dbo.ApplicationIndexerMapping|TABLE"}
     edge = maps["sql:dbo.ApplicationIndexerMapping|TABLE"]
     assert edge["via"] == "registry" and edge["mapped_by"] == MAP and edge["resolution"] == "inferred"
-    assert not edge.get("guess")  # the literal names the table exactly
+    assert edge["registry"] == "Entity" and edge["guess"] is True  # the call's shape is all it rests on
 
 
 def test_a_literal_naming_the_table_in_another_case_is_a_guess() -> None:
@@ -68,3 +69,37 @@ def test_no_mapping_from_a_literal_naming_no_table_a_logger_or_a_non_literal() -
     graph = _graph()
     assert not any(data.get("via") == "registry" for data in _maps(graph, "Note").values())
     assert not any(data.get("via") == "registry" for data in _maps(graph, "Tag").values())
+
+
+LONE = """
+namespace Shop;
+public class Customer { public int Id { get; set; } }
+public class Invoice { public int Id { get; set; } }
+public class Order { public int Id { get; set; } }
+public class Cache { public T Get<T>(string key) => default; }
+public class ShopContext : Microsoft.EntityFrameworkCore.DbContext
+{
+    protected override void OnModelCreating(ModelBuilder modelBuilder)
+    {
+        modelBuilder.Register<Invoice>("Invoices");
+        modelBuilder.Register<Order>("Orders");
+    }
+}
+public class CustomerService
+{
+    private readonly Cache _cache = new Cache();
+    public Customer Find() => _cache.Get<Customer>("Customers");
+}
+"""
+
+LONE_SCHEMA = """
+CREATE TABLE dbo.Customers (Id INT PRIMARY KEY);
+CREATE TABLE dbo.Invoices (Id INT PRIMARY KEY);
+CREATE TABLE dbo.Orders (Id INT PRIMARY KEY);
+"""
+
+
+def test_a_member_called_for_one_type_or_inside_a_db_context_registers_nothing() -> None:
+    graph = build_graph([parse_csharp("Shop.cs", LONE), parse_sql("schema.sql", LONE_SCHEMA, "tsql")])[0]
+    registry = [(s, t) for s, t, data in graph.edges(data=True) if data.get("via") == "registry"]
+    assert registry == []

@@ -47,7 +47,7 @@ def link_bound_accesses(graph: nx.MultiDiGraph, symbols: SymbolTable, accesses: 
     that parameter maps to; counts of the edges added, by type."""
     bound_by: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     first: dict[tuple[str, str, str], dict] = {}
-    memo: dict[str, list[_Binding]] = {}
+    memo: dict[tuple[str, int], list[_Binding]] = {}
     for access in accesses:
         for subclass, binding in _bindings(graph, symbols, access.owner, 0, memo):
             entity = _entity(symbols, binding.get(access.parameter, []))
@@ -70,11 +70,13 @@ def link_bound_accesses(graph: nx.MultiDiGraph, symbols: SymbolTable, accesses: 
 
 
 def _bindings(graph: nx.MultiDiGraph, symbols: SymbolTable, owner: str, depth: int,
-              memo: dict[str, list[_Binding]]) -> list[_Binding]:
+              memo: dict[tuple[str, int], list[_Binding]]) -> list[_Binding]:
     """Each concrete binding of `owner`'s type parameters, with the subclass that wrote it."""
-    if owner in memo:
-        return memo[owner]
-    memo[owner] = []  # a cycle binds nothing more
+    # keyed by depth too: what a type binds within the depth left to it (a type first met deep in
+    # one chain is met again shallower in another, and must not keep the shorter answer)
+    if (owner, depth) in memo:
+        return memo[(owner, depth)]
+    memo[(owner, depth)] = []  # a cycle binds nothing more
     node = symbols.nodes.get(owner)
     parameters = node.attrs.get("type_parameters") or [] if node is not None else []
     if node is None or not parameters or depth > MAX_BINDING_DEPTH:
@@ -96,7 +98,7 @@ def _bindings(graph: nx.MultiDiGraph, symbols: SymbolTable, owner: str, depth: i
                 continue
             bound = {parameter: [argument] for parameter, argument in zip(written, sent) if parameter in parameters}
             found += _passed_on(graph, symbols, str(graph.nodes[sender].get("parent")), bound, depth, memo)
-    memo[owner] = found
+    memo[(owner, depth)] = found
     return found
 
 
@@ -109,7 +111,7 @@ def _entity(symbols: SymbolTable, guesses: list[str]) -> Node | None:
 
 
 def _passed_on(graph: nx.MultiDiGraph, symbols: SymbolTable, writer: str, binding: dict[str, list[str]],
-               depth: int, memo: dict[str, list[_Binding]]) -> list[_Binding]:
+               depth: int, memo: dict[tuple[str, int], list[_Binding]]) -> list[_Binding]:
     """`binding` as `writer` wrote it: concrete, the writer's binding; naming the writer's own type
     parameters, each binding of those (by the writer's subclasses and senders)."""
     own = (symbols.nodes[writer].attrs.get("type_parameters") or []) if writer in symbols.nodes else []
