@@ -195,6 +195,12 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     # a module prefix before the first `_` need not be said
     assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
+    # unless the question calls it a table: the word after a module prefix (`Sales_History`)
+    prefixed = build_graph([parse_sql("db/p.sql", "CREATE TABLE dbo.Sales_History (Id INT); "
+                                      "CREATE TABLE dbo.Sales_HistoryLines (Id INT);", "tsql")])[0]
+    assert [n.id for n in tables_in_words(prefixed, "Which procedures change rows in the history table?")] == \
+        ["sql:dbo.Sales_History|TABLE"]
+    assert tables_in_words(prefixed, "Which procedures change the history?") == []
     # a key's kind may stand between a column's name and "column"
     assert [n.id for n in find_named(built, "What breaks if the Id primary key column on Orders is renamed?")] == \
         ["sql:dbo.Orders.Id|COLUMN"]

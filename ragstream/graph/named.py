@@ -165,8 +165,9 @@ def named_by_word(graph: nx.MultiDiGraph, word: str) -> list[Named]:
 def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The tables a question names in plain words ("which code writes todo items" ->
     `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed; with or
-    without a module prefix before the first `_`) the question says in a row, the most words
-    first; none when more than MAX_NAMED_BY_WORD tie."""
+    without a module prefix before the first `_`) the question says in a row, or whose one word
+    it says before "table" ("the issues table" -> `BugNet_Issues`), the most words first; none
+    when more than MAX_NAMED_BY_WORD tie."""
     said = " ".join(stems(question))
     fits: dict[int, list[str]] = defaultdict(list)
     for node, data in graph.nodes(data=True):
@@ -176,8 +177,10 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
         # the name, or the name after a module prefix (`Orders_OrderHistory`: "order history")
         for name in dict.fromkeys((short, short.split("_", 1)[-1])):
             words = stems(" ".join(identifier_parts(name)))
-            # one plain word ("queries", "orders") is too common to name a table by
-            if len(words) > 1 and f" {' '.join(words)} " in f" {said} ":
+            # one plain word ("queries", "orders") is too common to name a table by, unless the
+            # question calls it a table ("the issues table": `BugNet_Issues`, `be_Posts`)
+            if words and (len(words) > 1 or f" {words[0]} {_TABLE_WORD} " in f" {said} ") \
+                    and f" {' '.join(words)} " in f" {said} ":
                 fits[len(words)].append(node)
                 break
     best = without_template_copies(fits[max(fits)]) if fits else []
@@ -187,6 +190,9 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
 def stems(text: str) -> list[str]:
     """The text's words, lower-cased and stemmed, in order."""
     return [token for word in re.findall(r"[A-Za-z0-9]+", text) for token in keyword_tokens(word.lower())[:1]]
+
+
+_TABLE_WORD = stems("table")[0]  # "table", "tables" as `stems` says them
 
 
 def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str, ...]) -> list[str]:

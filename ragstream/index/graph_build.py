@@ -24,12 +24,14 @@ from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
 from ragstream.index.csharp.facades import link_facades
 from ragstream.index.csharp.messages import link_forwarded_messages, link_messages
+from ragstream.index.csharp.method_groups import link_method_groups
 from ragstream.index.csharp.package_types import (
     link_argument_implementers, link_package_implementers, package_implementers,
 )
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
+from ragstream.index.csharp.sql_parameters import VIA as SQL_PARAMETER, sql_parameter_references
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
@@ -81,7 +83,13 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
         if not has_unknown_prefix(ref):
             _link(graph, symbols, ref, stats)
+    for ref in sql_parameter_references(graph):  # SQL a caller hands to a helper that runs it
+        if has_unknown_prefix(ref):
+            prefixed.append(ref)
+        else:
+            _link(graph, symbols, ref, stats)
     stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
+    stats.dispatch["method_group"] += link_method_groups(graph)  # `Run(cmd, MapRow)`: the callee may run MapRow
     stats.resolved.update(link_registered_tables(graph, symbols, refs))  # `Mapper.Entity<T>("Table")`
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
@@ -126,7 +134,8 @@ def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,
         _link_bound_names(graph, symbols, ref, source, stats)
         return
     target = _resolve(graph, symbols, ref)
-    how = "inferred" if ref.attrs.get("via") == "argument" else "static"  # a name a call's value made
+    # a name a call's value made, or a caller passed to a helper that runs it
+    how = "inferred" if ref.attrs.get("via") in ("argument", SQL_PARAMETER) else "static"
     if target is None and ref.by_name:
         target = _resolve_by_name(symbols, ref, source)
         how = "by_name"

@@ -32,7 +32,7 @@ def parameter_values(syntax: tree_sitter.Node, methods: list[tree_sitter.Node],
     own_type = node_text(syntax.child_by_field_name("name"))
     by_name: dict[str, list[tree_sitter.Node]] = {}
     for method in methods:
-        if any(_is_string(parameter) for parameter in _parameters(method)):
+        if any(is_string_parameter(parameter) for parameter in _parameters(method)):
             by_name.setdefault(node_text(method.child_by_field_name("name")), []).append(method)
     if not by_name:
         return {}
@@ -122,7 +122,7 @@ def _passed(call: tree_sitter.Node, method: tree_sitter.Node, strings: dict[str,
     found = []
     for position, (named, value) in enumerate(arguments):
         index = names.index(named) if named in names else position if named is None else -1
-        if index < 0 or not _is_string(parameters[index]):
+        if index < 0 or not is_string_parameter(parameters[index]):
             continue
         found.append((names[index], _argument_values(value, call, strings, lists, own)))
     return found
@@ -132,7 +132,7 @@ def _parameters(method: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [child for child in required_child(method, "parameters").named_children if child.type == "parameter"]
 
 
-def _is_string(parameter: tree_sitter.Node) -> bool:
+def is_string_parameter(parameter: tree_sitter.Node) -> bool:
     return node_text(parameter.child_by_field_name("type")) in _STRING_TYPES
 
 

@@ -30,7 +30,8 @@ from ragstream.index.csharp.syntax import (
     LANGUAGE, callee_of, child_of_type, created_type, descendants, initializer, line_of, node_text, required_child,
     type_arguments, type_name, unique,
 )
-from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.sql_parameters import passed_strings
+from ragstream.index.csharp.strings import string_bindings, string_value
 from ragstream.index.csharp.variables import (
     ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
     generic_of,
@@ -115,9 +116,13 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     )
     calls = []
     changed = _changed_results(method)
+    strings = {**scope.strings, **string_bindings(method, scope.strings)}
+    known = {*body.variables, *body.parameters, *strings}  # names the file declares
     for node in descendants(method):
         found = _call_target(node, body)
         if found is not None:
+            # what a helper that runs its parameter as SQL would run (`sql_parameters`)
+            found.attrs.update(passed_strings(node, strings, known))
             carrier = _data_carrier(node, body)
             if carrier is not None:
                 found.attrs["call"]["data"] = carrier

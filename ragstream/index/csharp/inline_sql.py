@@ -107,6 +107,12 @@ class SqlText:
         return table_access(self.text, SQL_DIALECT)
 
 
+def reads_as_sql(text: str) -> bool:
+    """Whether a string could be what a data-access call runs: one (qualified) name, a
+    procedure's, or text that reads as a SQL statement."""
+    return _NAME_ONLY.fullmatch(text) is not None or _SQL_LIKE.match(text) is not None
+
+
 def inline_sql(method: tree_sitter.Node, fields: dict[str, str],
                parameters: ParameterValues | None = None) -> list[SqlText]:
     """Every SQL string (or procedure name) the method passes to a data-access API, then every
@@ -131,7 +137,7 @@ def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlTex
     passed: set[tuple[int, int]] = set()
     unread_rows: list[str | None] = []
     for node in descendants(method):
-        arguments = _sql_arguments(node)
+        arguments = sql_arguments(node)
         passed.update((a.start_byte, a.end_byte) for a in arguments)
         values = (string_value(expr, strings) for expr in arguments)
         text = next((value for value in values if value), None)
@@ -195,7 +201,7 @@ def _command_helper(argument: tree_sitter.Node) -> bool:
     return bool(words & _COMMAND_WORDS) and not words & _SHOWING_WORDS
 
 
-def _sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+def sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The expressions that may hold SQL when `node` is a data-access call or assignment."""
     if node.type == "assignment_expression":
         left = required_child(node, "left")

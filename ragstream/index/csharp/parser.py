@@ -12,6 +12,8 @@ The folder's other modules are listed in its `__init__`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import tree_sitter
 
 from ragstream.errors import IndexingError
@@ -23,6 +25,7 @@ from ragstream.index.csharp.ef import ef_mapping
 from ragstream.index.csharp.methods import add_methods
 from ragstream.index.csharp.preprocessor import first_branches
 from ragstream.index.csharp.properties import add_properties
+from ragstream.index.csharp.sql_parameters import sql_constants
 from ragstream.index.csharp.syntax import LANGUAGE, first_error_line, grammar
 
 __all__ = ["parse_csharp"]
@@ -40,7 +43,9 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
             raise IndexingError("not parseable as C#: no type declaration found", where=where,
                                 hint="the file is indexed as plain text")
         out.parsed.warnings.append(f"{where}: syntax error; declarations near it may be missing")
-    out.add(found.file)
+    # each type's SQL-like constants, by type: a partial type's other parts are other files (`sql_parameters`)
+    constants = {decl.id: values for decl in found.types if (values := sql_constants(decl.syntax))}
+    out.add(replace(found.file, attrs={**found.file.attrs, "string_constants": constants}) if constants else found.file)
     for namespace in found.namespaces:
         out.add(namespace)
     _add_types(found, out)

@@ -1,0 +1,143 @@
+"""SQL handed to a helper that runs it: a caller passes a procedure's name (a constant of another
+part of its partial type, or a literal) or SQL text to a method whose string parameter becomes the
+command's text; the caller runs that procedure / those tables (`via="sql_parameter"`, `helper`),
+the helper itself does not, and a string passed to a method that only logs it runs nothing."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+SCHEMA = """
+CREATE TABLE dbo.App_Comments (Id INT, Body NVARCHAR(100));
+CREATE TABLE dbo.App_Issues (Id INT, Title NVARCHAR(100));
+GO
+CREATE PROCEDURE dbo.App_Comment_Create @Body NVARCHAR(100) AS INSERT INTO App_Comments (Body) VALUES (@Body);
+GO
+CREATE PROCEDURE dbo.App_Issue_Get @Id INT AS SELECT * FROM App_Issues WHERE Id = @Id;
+"""
+
+# Three parts of one partial provider, in three files, as an ADO.NET data provider keeps them.
+CONSTANTS = '''namespace Data { public partial class SqlProvider {
+    private const string SP_COMMENT_CREATE = "App_Comment_Create";
+    private const string SP_ISSUE_GET = "App_Issue_Get";
+} }'''
+
+HELPERS = '''using System.Data;
+namespace Data { public partial class SqlProvider {
+    private static void SetCommandType(IDbCommand sqlCmd, CommandType cmdType, string cmdText) {
+        sqlCmd.CommandType = cmdType;
+        sqlCmd.CommandText = cmdText;
+    }
+    private static void Run(IDbCommand sqlCmd, string text) { SetCommandType(sqlCmd, CommandType.Text, text); }
+    private static void Describe(IDbCommand sqlCmd, string text) { sqlCmd.Site = null; Log(text); }
+    private static void Reassigned(IDbCommand sqlCmd, string text) { text = "select 1"; sqlCmd.CommandText = text; }
+    private static void Log(string message) { }
+} }'''
+
+METHODS = '''using System.Data;
+using System.Data.SqlClient;
+namespace Data { public partial class SqlProvider {
+    public int CreateComment(string body) {
+        using (var sqlCmd = new SqlCommand()) {
+            SetCommandType(sqlCmd, CommandType.StoredProcedure, SP_COMMENT_CREATE);
+            return 1;
+        }
+    }
+    public void GetIssue(int id) {
+        var sqlCmd = new SqlCommand();
+        Run(sqlCmd, "select Title from App_Issues where Id = @id");
+    }
+    public void LogsOnly() {
+        var sqlCmd = new SqlCommand();
+        Describe(sqlCmd, SP_ISSUE_GET);
+        Reassigned(sqlCmd, SP_ISSUE_GET);
+    }
+} }'''
+
+
+def graph_of(cs: dict[str, str]) -> nx.MultiDiGraph:
+    files = [parse_csharp(path, text) for path, text in cs.items()] + [parse_sql("Install.sql", SCHEMA, "tsql")]
+    graph, _ = build_graph(files)
+    return graph
+
+
+def edges_from(graph: nx.MultiDiGraph, method: str) -> dict[tuple[str, str], dict]:
+    return {(key, target): data for source, target, key, data in graph.edges(keys=True, data=True)
+            if source == f"cs:Data.SqlProvider.{method}|METHOD" and key in ("CALLS", "READS", "WRITES")
+            and target.startswith("sql:")}
+
+
+GRAPH = graph_of({"SqlProviderConstants.cs": CONSTANTS, "SqlProviderHelpers.cs": HELPERS,
+                  "SqlProvider.cs": METHODS})
+
+
+def test_a_constant_of_another_part_passed_to_a_helper_calls_the_procedure() -> None:
+    edge = edges_from(GRAPH, "CreateComment")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]
+    assert edge["via"] == "sql_parameter"
+    assert edge["helper"] == "cs:Data.SqlProvider.SetCommandType|METHOD"
+    assert edge["resolution"] == "inferred"
+
+
+def test_sql_text_forwarded_through_a_second_helper_reads_its_table() -> None:
+    edges = edges_from(GRAPH, "GetIssue")
+    assert edges[("READS", "sql:dbo.App_Issues|TABLE")]["helper"] == "cs:Data.SqlProvider.Run|METHOD"
+
+
+def test_the_helper_itself_runs_nothing_and_a_logged_or_reassigned_text_runs_nothing() -> None:
+    assert edges_from(GRAPH, "SetCommandType") == {}
+    assert edges_from(GRAPH, "Run") == {}
+    assert edges_from(GRAPH, "LogsOnly") == {}
+
+
+def test_a_name_the_type_does_not_declare_runs_nothing() -> None:
+    graph = graph_of({"SqlProviderHelpers.cs": HELPERS, "SqlProvider.cs": METHODS})  # no constants part
+    assert ("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE") not in edges_from(graph, "CreateComment")
+
+
+def test_the_helper_records_which_argument_it_runs() -> None:
+    parsed = parse_csharp("SqlProviderHelpers.cs", HELPERS)
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.SqlProvider.SetCommandType|METHOD"]["sql_parameters"] == [2]
+    assert "sql_parameters" not in attrs["cs:Data.SqlProvider.Describe|METHOD"]
+    assert "sql_parameters" not in attrs["cs:Data.SqlProvider.Reassigned|METHOD"]
+
+
+# A reader callback passed by name from one part of a partial type to a helper in another.
+READERS = '''using System.Collections.Generic;
+using System.Data;
+namespace Data {
+public delegate void FromReader<T>(IDataReader reader, ref List<T> list);
+public partial class SqlProvider {
+    private static void IssuesFromReader(IDataReader reader, ref List<string> list) { }
+    private void ReadInto<T>(IDbCommand cmd, FromReader<T> read, ref List<T> list) { }
+} }'''
+
+READS = '''using System.Collections.Generic;
+using System.Data;
+using System.Data.SqlClient;
+namespace Data { public partial class SqlProvider {
+    public void Issues() {
+        var list = new List<string>();
+        ReadInto(new SqlCommand(), IssuesFromReader, ref list);
+    }
+    public void Local() {
+        FromReader<string> IssuesFromReader = null;
+        var list = new List<string>();
+        ReadInto(new SqlCommand(), IssuesFromReader, ref list);
+    }
+}
+public class Other { public void Issues(SqlProvider p) { Log(IssuesFromReader); } void Log(object o) { } }
+}'''
+
+
+def test_a_method_passed_by_name_is_called_by_the_caller_as_a_guess() -> None:
+    graph = graph_of({"Readers.cs": READERS, "Reads.cs": READS})
+    edge = graph.get_edge_data("cs:Data.SqlProvider.Issues|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD", "CALLS")
+    assert edge is not None and edge["via"] == "method_group" and edge["guess"] is True
+    assert edge["passed_to"] == "cs:Data.SqlProvider.ReadInto|METHOD"
+    # a local of that name is no method group; another type's method is not in scope
+    assert not graph.has_edge("cs:Data.SqlProvider.Local|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
+    assert not graph.has_edge("cs:Data.Other.Issues|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
