@@ -201,6 +201,21 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     assert [n.id for n in tables_in_words(prefixed, "Which procedures change rows in the history table?")] == \
         ["sql:dbo.Sales_History|TABLE"]
     assert tables_in_words(prefixed, "Which procedures change the history?") == []
+    # a column of it named in words before "column", the table's own word in front of it unsaid
+    from ragstream.graph.named import columns_in_words
+    columns = build_graph([parse_sql("db/c.sql", "CREATE TABLE dbo.App_Issues (IssueId INT, IssueDueDate DATETIME, "
+                                     "DueDateSet BIT, Title NVARCHAR(10));", "tsql")])[0]
+    issues = tables_in_words(columns, "If we rename the due date column of the issues table, what breaks?")
+    assert [n.id for n in columns_in_words(columns, issues, "If we rename the due date column of the issues table?")] == \
+        ["sql:dbo.App_Issues.IssueDueDate|COLUMN"]
+    assert columns_in_words(columns, issues, "If we rename the issues table, what breaks?") == []
+    # a procedure named by what it does, when the question says "procedure"
+    from ragstream.graph.named import procedures_in_words
+    procedures = build_graph([parse_sql("db/d.sql", "CREATE PROCEDURE dbo.App_Project_DeleteProject AS SELECT 1;\nGO\n"
+                                        "CREATE PROCEDURE dbo.App_Project_GetProject AS SELECT 1;", "tsql")])[0]
+    assert [n.id for n in procedures_in_words(procedures, "If I change the stored procedure that deletes a project?")] == \
+        ["sql:dbo.App_Project_DeleteProject|PROCEDURE"]
+    assert procedures_in_words(procedures, "What breaks if the code that deletes a project changes?") == []
     # a key's kind may stand between a column's name and "column"
     assert [n.id for n in find_named(built, "What breaks if the Id primary key column on Orders is renamed?")] == \
         ["sql:dbo.Orders.Id|COLUMN"]

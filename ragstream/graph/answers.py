@@ -9,7 +9,8 @@ import networkx as nx
 
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
-from ragstream.graph.named import Named, tables_in_words, undeclared_columns
+from ragstream.graph.named import (Named, columns_in_words, procedures_in_words, tables_in_words,
+                                  undeclared_columns)
 from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
@@ -49,6 +50,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits))
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
+        if shape == "impact":  # "the due date column of the issues table": that column of it
+            named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
     if shape == "mapping" and not named:
         named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
     if shape not in ("list", "impact", "mapping") or not named:

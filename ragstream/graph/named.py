@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import takewhile
 from dataclasses import dataclass
 
 import networkx as nx
@@ -187,12 +188,60 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
 
 
+def procedures_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
+    """The procedures a question that says "procedure" names by what they do ("the stored
+    procedure that deletes a project" -> `Project_DeleteProject`): those whose name's last part
+    after `_` (or whole name) has two or more words the question says in a row, the most words
+    first; none when more than MAX_NAMED_BY_WORD tie."""
+    said = f" {' '.join(stems(question))} "
+    if f" {_PROCEDURE_WORD} " not in said:
+        return []
+    fits: dict[int, list[str]] = defaultdict(list)
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") != "PROCEDURE" or not data.get("name"):
+            continue
+        short = data["name"].rsplit(".", 1)[-1]
+        for name in dict.fromkeys((short, short.rsplit("_", 1)[-1])):
+            words = stems(" ".join(identifier_parts(name)))
+            if len(words) > 1 and f" {' '.join(words)} " in said:
+                fits[len(words)].append(node)
+                break
+    best = without_template_copies(fits[max(fits)]) if fits else []
+    return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+
+
+def columns_in_words(graph: nx.MultiDiGraph, tables: list[Named], question: str) -> list[Named]:
+    """The columns of `tables` a question names in plain words before "column" ("the due date
+    column of the issues table" -> `IssueDueDate` of `BugNet_Issues`): a column whose name's
+    words end with the words said right before "column", its table's own words in front of it
+    (`Issue`DueDate) need not be said; the most words first, none when more than
+    MAX_NAMED_BY_WORD tie."""
+    said = f" {' '.join(stems(question))} "
+    fits: dict[int, list[str]] = defaultdict(list)
+    wanted = {t.id for t in tables if t.kind in ("TABLE", "VIEW")}
+    for column, data in graph.nodes(data=True):
+        table = data.get("parent")
+        if data.get("kind") != "COLUMN" or table not in wanted:
+            continue
+        table_words = set(stems(" ".join(identifier_parts(graph.nodes[table]["name"].rsplit(".", 1)[-1]))))
+        words = stems(" ".join(identifier_parts(data["name"].rsplit(".", 1)[-1])))
+        own = len(list(takewhile(lambda w: w in table_words, words)))
+        said_words = next((words[start:] for start in range(own + 1)
+                           if words[start:] and f" {' '.join(words[start:])} {_COLUMN_WORD} " in said), None)
+        if said_words:
+            fits[len(said_words)].append(column)
+    best = fits[max(fits)] if fits else []
+    return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+
+
 def stems(text: str) -> list[str]:
     """The text's words, lower-cased and stemmed, in order."""
     return [token for word in re.findall(r"[A-Za-z0-9]+", text) for token in keyword_tokens(word.lower())[:1]]
 
 
 _TABLE_WORD = stems("table")[0]  # "table", "tables" as `stems` says them
+_COLUMN_WORD = stems("column")[0]
+_PROCEDURE_WORD = stems("procedure")[0]
 
 
 def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str, ...]) -> list[str]:
