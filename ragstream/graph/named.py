@@ -225,7 +225,7 @@ def columns_in_words(graph: nx.MultiDiGraph, tables: list[Named], question: str)
             continue
         table_words = set(stems(" ".join(identifier_parts(graph.nodes[table]["name"].rsplit(".", 1)[-1]))))
         words = stems(" ".join(identifier_parts(data["name"].rsplit(".", 1)[-1])))
-        own = len(list(takewhile(lambda w: w in table_words, words)))
+        own = len(list(takewhile(table_words.__contains__, words)))
         said_words = next((words[start:] for start in range(own + 1)
                            if words[start:] and f" {' '.join(words[start:])} {_COLUMN_WORD} " in said), None)
         if said_words:
