@@ -19,6 +19,7 @@ from ragstream.index.csharp.call_resolution import (
 from ragstream.index.csharp.base_bindings import link_bound_accesses
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
+from ragstream.index.csharp.data_records import link_reader_mappings
 from ragstream.index.csharp.domain_events import link_domain_events
 from ragstream.index.csharp.interceptors import link_interceptors
 from ragstream.index.csharp.mapping_members import link_member_paths
@@ -109,6 +110,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.resolved.update(link_bound_accesses(graph, symbols, type_parameter_accesses(graph, symbols, refs)))
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
+    # after EF's mappings are settled: a reader's rows are no EF convention to settle
+    stats.resolved["MAPS_TO"] += link_reader_mappings(graph)  # `new Issue { Id = reader["IssueId"] }`
     python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]

@@ -1,0 +1,152 @@
+"""Rows read by column name into an object: ADO.NET code that fills an entity from a data reader.
+
+`new Issue { DueDate = reader["IssueDueDate"], Id = reader.GetInt32(reader.GetOrdinal("IssueId")) }`
+reads columns by name: `IDataRecord.Item[String]` and `IDataRecord.GetOrdinal(String)` (and
+`DataRow.Item[String]`) get the column with that name of the row the command returned (.NET API
+reference, System.Data). The reader comes from a command a caller ran, so:
+
+- at parse time a METHOD records `reader_columns` (the names it reads from a parameter or local
+  typed as a data reader or record, or holding what `ExecuteReader` returned) and `reader_builds`
+  (the qualified guesses of each type it creates with `new`), when it has both;
+- once the graph is built (`link_reader_mappings`), the tables and views its callers' SQL reads
+  (up to READER_HOPS callers up, a method group passed counting as a call: the procedures they run
+  and the tables those read, or the tables they read themselves) are where the rows come from: the
+  created types MAP_TO the table(s) whose declared columns hold at least half the names read, else
+  the one most of those callers read; the method REFERENCES each type as the code that maps it.
+  Both edges `via="data_reader"`, marked as guesses (which command a reader came from is the
+  callers' business), with the columns read.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+
+import networkx as nx
+import tree_sitter
+
+from ragstream.index.csharp.syntax import LANGUAGE, call_arguments, callee_of, created_type, descendants, node_text, type_name
+from ragstream.index.graph_edits import add_edge
+from ragstream.index.model import node_id
+
+VIA = "data_reader"
+READER_TYPES = frozenset({
+    "IDataRecord", "IDataReader", "DbDataReader", "SqlDataReader", "SqliteDataReader", "NpgsqlDataReader",
+    "MySqlDataReader", "OracleDataReader", "OleDbDataReader", "OdbcDataReader", "DataRow",
+})
+_EXECUTES_READER = ("ExecuteReader", "ExecuteReaderAsync")
+READER_HOPS = 3  # how many callers up the command that returned the reader is looked for
+_MOST_TIED = 3  # more tables equally likely than this say nothing
+
+
+def reader_columns(method: tree_sitter.Node) -> list[str]:
+    """The column names the method reads by name from a data reader or record it is given or runs."""
+    readers = _readers(method)
+    found: list[str] = []
+    for node in descendants(method) if readers else ():
+        if node.type == "element_access_expression":
+            holder = node.child_by_field_name("expression")
+            subscript = node.child_by_field_name("subscript")
+            keys = [value for _, value in call_arguments(subscript)] if subscript is not None else []
+        elif node.type == "invocation_expression":
+            callee = callee_of(node)
+            holder = callee[0] if callee is not None and type_name(callee[1]) == "GetOrdinal" else None
+            arguments = node.child_by_field_name("arguments")
+            keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
+        else:
+            continue
+        if holder is not None and node_text(holder) in readers and len(keys) == 1 and keys[0].type == "string_literal":
+            found.append(node_text(keys[0]).strip('"'))
+    return list(dict.fromkeys(found))
+
+
+def _readers(method: tree_sitter.Node) -> set[str]:
+    """Parameters and locals typed as a reader or record, or holding what `ExecuteReader` returned."""
+    found = set()
+    for node in descendants(method):
+        if node.type == "parameter":
+            declared = type_name(node.child_by_field_name("type"))
+            if declared and declared.rsplit(".", 1)[-1] in READER_TYPES:
+                found.add(node_text(node.child_by_field_name("name")))
+        elif node.type == "variable_declarator":
+            declaration = node.parent
+            declared = type_name(declaration.child_by_field_name("type")) if declaration is not None else None
+            value = node.named_children[-1] if len(node.named_children) > 1 else None
+            runs = value is not None and value.type in ("invocation_expression", "await_expression") and any(
+                type_name(callee[1]) in _EXECUTES_READER for call in (value, *descendants(value))
+                if call.type == "invocation_expression" and (callee := callee_of(call)) is not None)
+            if (declared and declared.rsplit(".", 1)[-1] in READER_TYPES) or runs:
+                found.add(node_text(node.child_by_field_name("name")))
+    return found
+
+
+def built_types(method: tree_sitter.Node) -> list[str]:
+    """The types the method creates with `new`, as written."""
+    return list(dict.fromkeys(t for node in descendants(method)
+                              if node.type == "object_creation_expression" and (t := created_type(node))))
+
+
+def link_reader_mappings(graph: nx.MultiDiGraph) -> int:
+    """MAPS_TO from each type a reader-mapping method fills to the tables its rows come from, and
+    REFERENCES from the method to the type; how many edges were added."""
+    added = 0
+    for method, data in list(graph.nodes(data=True)):
+        attrs = data.get("attrs") or {}
+        if data.get("kind") != "METHOD" or not attrs.get("reader_columns"):
+            continue
+        entities = [found for guesses in attrs.get("reader_builds", ())
+                    if (found := next((node_id(LANGUAGE, guess, "TYPE") for guess in guesses
+                                       if node_id(LANGUAGE, guess, "TYPE") in graph), None))]
+        columns = attrs["reader_columns"]
+        tables = _source_tables(graph, method, columns) if entities else []
+        for entity in entities:
+            for table in tables:
+                added += add_edge(graph, entity, table, "MAPS_TO", {
+                    "via": VIA, "by": method, "reader_columns": columns, "resolution": "inferred", "guess": True})
+            if tables:
+                added += add_edge(graph, method, entity, "REFERENCES", {
+                    "via": VIA, "reader_columns": columns, "resolution": "inferred", "guess": True})
+    return added
+
+
+def _source_tables(graph: nx.MultiDiGraph, method: str, columns: list[str]) -> list[str]:
+    """The tables and views the rows the method reads come from (see the module's doc)."""
+    read: Counter = Counter()
+    seen, queue = {method}, deque([(method, 0)])
+    while queue:
+        current, depth = queue.popleft()
+        read.update(set(_tables_run(graph, current)))
+        if depth >= READER_HOPS:
+            continue
+        for caller, _, key in graph.in_edges(current, keys=True):
+            if key == "CALLS" and caller not in seen and graph.nodes[caller].get("kind") == "METHOD":
+                seen.add(caller)
+                queue.append((caller, depth + 1))
+    if not read:
+        return []
+    wanted = {column.lower() for column in columns}
+    holding = {table: len(wanted & _declared_columns(graph, table)) for table in read}
+    enough = [table for table, count in holding.items() if count and 2 * count >= len(wanted)]
+    if enough:
+        best = max(holding[table] for table in enough)
+        return sorted(table for table in enough if holding[table] == best)
+    most = max(read.values())
+    tied = sorted(table for table, count in read.items() if count == most)
+    return tied if len(tied) <= _MOST_TIED else []
+
+
+def _tables_run(graph: nx.MultiDiGraph, method: str) -> list[str]:
+    """The tables and views a method reads, itself or through the procedures it calls."""
+    found = []
+    for _, target, key in graph.out_edges(method, keys=True):
+        kind = graph.nodes[target].get("kind")
+        if key == "READS" and kind in ("TABLE", "VIEW"):
+            found.append(target)
+        elif key == "CALLS" and kind == "PROCEDURE":
+            found += [t for _, t, k in graph.out_edges(target, keys=True)
+                      if k == "READS" and graph.nodes[t].get("kind") in ("TABLE", "VIEW")]
+    return found
+
+
+def _declared_columns(graph: nx.MultiDiGraph, table: str) -> set[str]:
+    return {graph.nodes[column]["name"].rsplit(".", 1)[-1].lower()
+            for _, column, key in graph.out_edges(table, keys=True)
+            if key == "DEFINES" and graph.nodes[column].get("kind") == "COLUMN"}

@@ -1,0 +1,92 @@
+"""Rows read by column name into an entity (ADO.NET data readers): the entity maps to the table or
+view the callers' procedures read (`via="data_reader"`, a guess), the reading method is the code that
+maps it; a method reading no reader column, or whose callers run no SQL, maps nothing."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.graph.mappings import mapping_of
+from ragstream.graph.named import Named
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+SCHEMA = """
+CREATE TABLE dbo.App_Issues (IssueId INT, IssueTitle NVARCHAR(100), ProjectId INT);
+CREATE TABLE dbo.App_Projects (ProjectId INT, ProjectName NVARCHAR(100));
+GO
+CREATE VIEW dbo.App_IssuesView AS SELECT i.IssueId, i.IssueTitle, p.ProjectName FROM App_Issues i JOIN App_Projects p ON p.ProjectId = i.ProjectId;
+GO
+CREATE PROCEDURE dbo.App_Issue_GetById @Id INT AS SELECT * FROM App_IssuesView WHERE IssueId = @Id;
+GO
+CREATE PROCEDURE dbo.App_Project_GetById @Id INT AS SELECT * FROM App_Projects WHERE ProjectId = @Id;
+"""
+
+ENTITIES = '''namespace App { public class Issue { public int Id { get; set; } public string Title { get; set; } }
+public class Project { public int Id { get; set; } public string Name { get; set; } } }'''
+
+PROVIDER = '''using System.Collections.Generic;
+using System.Data;
+using System.Data.SqlClient;
+namespace App {
+public delegate void FromReader<T>(IDataReader reader, ref List<T> list);
+public class Provider {
+    private const string SP_ISSUE_GET = "App_Issue_GetById";
+    public Issue GetIssue(int id) {
+        var cmd = new SqlCommand();
+        cmd.CommandType = CommandType.StoredProcedure;
+        cmd.CommandText = SP_ISSUE_GET;
+        var list = new List<Issue>();
+        Read(cmd, IssuesFromReader, ref list);
+        return list[0];
+    }
+    public Project GetProject(int id) {
+        var cmd = new SqlCommand("App_Project_GetById");
+        using (var reader = cmd.ExecuteReader()) {
+            return new Project { Id = reader.GetInt32(reader.GetOrdinal("ProjectId")), Name = (string)reader["ProjectName"] };
+        }
+    }
+    private static void IssuesFromReader(IDataReader returnData, ref List<Issue> list) {
+        while (returnData.Read()) { list.Add(MapIssue(returnData)); }
+    }
+    private static Issue MapIssue(IDataRecord record) {
+        return new Issue { Id = (int)record["IssueId"], Title = (string)record["IssueTitle"] };
+    }
+    private static Issue NotRead(Dictionary<string, object> values) {
+        return new Issue { Id = (int)values["IssueId"] };
+    }
+    private void Read<T>(SqlCommand cmd, FromReader<T> read, ref List<T> list) { }
+} }'''
+
+
+def graph() -> nx.MultiDiGraph:
+    files = [parse_csharp("Entities.cs", ENTITIES), parse_csharp("Provider.cs", PROVIDER),
+             parse_sql("db.sql", SCHEMA, "tsql")]
+    return build_graph(files)[0]
+
+
+GRAPH = graph()
+
+
+def test_a_record_read_by_a_method_group_maps_its_type_to_the_view_the_procedure_reads() -> None:
+    edge = GRAPH.get_edge_data("cs:App.Issue|TYPE", "sql:dbo.App_IssuesView|VIEW", "MAPS_TO")
+    assert edge is not None and edge["via"] == "data_reader" and edge["guess"] is True
+    assert edge["by"] == "cs:App.Provider.MapIssue|METHOD" and edge["reader_columns"] == ["IssueId", "IssueTitle"]
+    assert not GRAPH.has_edge("cs:App.Issue|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
+
+
+def test_a_reader_run_in_the_method_maps_to_the_table_holding_its_columns() -> None:
+    assert GRAPH.has_edge("cs:App.Project|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
+    assert not GRAPH.has_edge("cs:App.Project|TYPE", "sql:dbo.App_IssuesView|VIEW", "MAPS_TO")
+
+
+def test_a_dictionary_indexed_by_name_is_no_reader() -> None:
+    parsed = parse_csharp("Provider.cs", PROVIDER)
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert "reader_columns" not in attrs["cs:App.Provider.NotRead|METHOD"]
+    assert attrs["cs:App.Provider.MapIssue|METHOD"]["reader_columns"] == ["IssueId", "IssueTitle"]
+
+
+def test_the_mapping_answer_names_the_view_and_the_code_filling_the_type() -> None:
+    items = {item.id for item in mapping_of(GRAPH, Named("cs:App.Issue|TYPE", "TYPE", "App.Issue", "words"), [])}
+    assert {"sql:dbo.App_IssuesView|VIEW", "cs:App.Provider.MapIssue|METHOD"} <= items
