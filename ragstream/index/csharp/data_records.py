@@ -23,7 +23,9 @@ from collections import Counter, deque
 import networkx as nx
 import tree_sitter
 
-from ragstream.index.csharp.syntax import LANGUAGE, call_arguments, callee_of, created_type, descendants, node_text, type_name
+from ragstream.index.csharp.syntax import (
+    LANGUAGE, call_arguments, callee_of, created_type, descendants, initializer, node_text, type_name,
+)
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import node_id
 
@@ -69,7 +71,7 @@ def _readers(method: tree_sitter.Node) -> set[str]:
         elif node.type == "variable_declarator":
             declaration = node.parent
             declared = type_name(declaration.child_by_field_name("type")) if declaration is not None else None
-            value = node.named_children[-1] if len(node.named_children) > 1 else None
+            value = initializer(node)
             runs = value is not None and value.type in ("invocation_expression", "await_expression") and any(
                 type_name(callee[1]) in _EXECUTES_READER for call in (value, *descendants(value))
                 if call.type == "invocation_expression" and (callee := callee_of(call)) is not None)
