@@ -55,7 +55,9 @@ public class Provider {
     private static Issue NotRead(Dictionary<string, object> values) {
         return new Issue { Id = (int)values["IssueId"] };
     }
-    private void Read<T>(SqlCommand cmd, FromReader<T> read, ref List<T> list) { }
+    private void Read<T>(SqlCommand cmd, FromReader<T> read, ref List<T> list) {
+        using (var reader = cmd.ExecuteReader()) { read(reader, ref list); }
+    }
 } }'''
 
 

@@ -112,7 +112,10 @@ namespace Data {
 public delegate void FromReader<T>(IDataReader reader, ref List<T> list);
 public partial class SqlProvider {
     private static void IssuesFromReader(IDataReader reader, ref List<string> list) { }
-    private void ReadInto<T>(IDbCommand cmd, FromReader<T> read, ref List<T> list) { }
+    private void ReadInto<T>(IDbCommand cmd, FromReader<T> read, ref List<T> list) {
+        using (var reader = cmd.ExecuteReader()) { read(reader, ref list); }
+    }
+    private void Register<T>(FromReader<T> read) { Handlers.Add(read); }
 } }'''
 
 READS = '''using System.Collections.Generic;
@@ -123,6 +126,7 @@ namespace Data { public partial class SqlProvider {
         var list = new List<string>();
         ReadInto(new SqlCommand(), IssuesFromReader, ref list);
     }
+    public void Registers() { Register<string>(IssuesFromReader); }
     public void Local() {
         FromReader<string> IssuesFromReader = null;
         var list = new List<string>();
@@ -133,11 +137,13 @@ public class Other { public void Issues(SqlProvider p) { Log(IssuesFromReader); 
 }'''
 
 
-def test_a_method_passed_by_name_is_called_by_the_caller_as_a_guess() -> None:
+def test_a_method_passed_by_name_where_the_callee_invokes_it_is_called_by_the_caller_as_a_guess() -> None:
     graph = graph_of({"Readers.cs": READERS, "Reads.cs": READS})
     edge = graph.get_edge_data("cs:Data.SqlProvider.Issues|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD", "CALLS")
     assert edge is not None and edge["via"] == "method_group" and edge["guess"] is True
     assert edge["passed_to"] == "cs:Data.SqlProvider.ReadInto|METHOD"
+    # handed to a method that only keeps it (a registration), it is not called
+    assert not graph.has_edge("cs:Data.SqlProvider.Registers|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
     # a local of that name is no method group; another type's method is not in scope
     assert not graph.has_edge("cs:Data.SqlProvider.Local|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
     assert not graph.has_edge("cs:Data.Other.Issues|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")

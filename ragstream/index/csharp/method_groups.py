@@ -1,25 +1,57 @@
-"""A method passed by name as an argument: `ExecuteReaderCmd(cmd, GenerateIssueListFromReader,
-ref list)`, `items.Select(ToDto)`, `new Thread(Work)`.
+"""A method passed by name to a method that invokes it: `ExecuteReaderCmd(cmd,
+GenerateIssueListFromReader, ref list)` where `ExecuteReaderCmd` runs `gcfr(reader, ref list)`.
 
-A method group converts to a delegate that the callee may invoke (C# spec, "Method group
-conversions"), so the code that runs when the caller's call runs includes that method. Each call
-records the plain names it passes that its file does not declare (`member_arguments`, from
-`sql_parameters.passed_strings`); once the graph is built, a name that is a method of the caller's
-type (any part of it), an enclosing type or a base (`member_scopes`) gives a CALLS edge from the
-caller to each method of that name, `via="method_group"`, with the call it was passed to
-(`passed_to`) and `resolution="inferred"`: whether and when the callee invokes it is the callee's
-business, so the edge is marked as a guess.
+A method group converts to a delegate (C# spec, "Method group conversions"), and invoking a
+delegate parameter (`handler(x)`, `handler.Invoke(x)`) calls the method it holds ("Delegate
+invocation"). So a METHOD records the argument positions of the parameters it invokes
+(`invoked_parameters`; an extension method's receiver is no argument), each call the plain names
+it passes that its file does not declare (`member_arguments`, from `sql_parameters.passed_strings`),
+and once the graph is built a name that is a method of the caller's type (any part of it), an
+enclosing type or a base (`member_scopes`), passed where the callee invokes it, gives a CALLS edge
+from the caller to each method of that name: `via="method_group"`, the call it was passed to
+(`passed_to`), `resolution="inferred"`, a guess (when the callee invokes it is the callee's
+business). A method group handed on to a framework (`MapPost(CreateTodoItem)`, an endpoint
+registered, not called) makes no edge: the repository's code does not invoke it.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 import networkx as nx
+import tree_sitter
 
 from ragstream.index.csharp.member_scopes import member_scopes
+from ragstream.index.csharp.syntax import callee_of, descendants, node_text, type_name
 from ragstream.index.graph_edits import add_edge
 
 VIA = "method_group"
+
+
+_INVOKES = frozenset({"Invoke", "BeginInvoke", "DynamicInvoke", "InvokeAsync"})
+
+
+def invoked_parameters(method: tree_sitter.Node, extension: bool) -> list[int]:
+    """Argument positions of the parameters the method invokes as delegates (`p(..)`, `p.Invoke(..)`,
+    `p?.Invoke(..)`)."""
+    parameters = method.child_by_field_name("parameters")
+    listed = [p for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
+    names = {node_text(p.child_by_field_name("name")): position - (1 if extension else 0)
+             for position, p in enumerate(listed)}
+    found = set()
+    for node in descendants(method):
+        if node.type != "invocation_expression":
+            continue
+        function = node.child_by_field_name("function")
+        callee = callee_of(node)
+        if function is not None and function.type == "identifier":
+            held = node_text(function)
+        elif callee is not None and callee[0] is not None and type_name(callee[1]) in _INVOKES:
+            held = node_text(callee[0])
+        else:
+            continue
+        if held in names:
+            found.add(names[held])
+    return sorted(position for position in found if position >= 0)
 
 
 def link_method_groups(graph: nx.MultiDiGraph) -> int:
@@ -31,7 +63,8 @@ def link_method_groups(graph: nx.MultiDiGraph) -> int:
     passed = [(caller, callee, name, data.get("line", 0))
               for caller, callee, key, data in graph.edges(keys=True, data=True)
               if key == "CALLS" and graph.nodes[caller].get("kind") == "METHOD"
-              for _, name in data.get("member_arguments", ())]
+              for position, name in data.get("member_arguments", ())
+              if position in (graph.nodes[callee].get("attrs") or {}).get("invoked_parameters", ())]
     added = 0
     for caller, callee, name, line in passed:
         targets = next((methods[(scope, name)] for scope in member_scopes(graph, graph.nodes[caller].get("parent"))

@@ -29,6 +29,7 @@ from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
 from ragstream.index.csharp.data_records import built_types, reader_columns
+from ragstream.index.csharp.method_groups import invoked_parameters
 from ragstream.index.csharp.sql_parameters import sql_parameters
 from ragstream.index.csharp.strings import shown_sql, string_fields, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
@@ -107,6 +108,9 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     if builds:  # `new Issue { Id = reader["IssueId"] }`: what it fills from which columns (`data_records`)
         attrs["reader_columns"] = columns
         attrs["reader_builds"] = [list(scope.type_guesses(written)) for written in builds]
+    invoked = invoked_parameters(syntax, _is_extension(syntax))
+    if invoked:  # `gcfr(reader, ref list)`: a method group passed there is called (`method_groups`)
+        attrs["invoked_parameters"] = invoked
     runs = sql_parameters(syntax, _is_extension(syntax))
     if runs:  # `SetCommandType(cmd, type, text)` runs `text`: its callers run what they pass (`sql_parameters`)
         attrs["sql_parameters"] = runs
