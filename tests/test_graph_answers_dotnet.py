@@ -182,6 +182,11 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
                  "When a brand is deleted, what does it check first, and which tables does it read and change?"):
         assert question_shape(flow) == "flow", flow
     assert question_shape("Which handlers write to the Department table?") == "list"
+    # rows or columns turned into an object: how a type is filled from a table, a mapping
+    assert question_shape("Which code copies the database columns into the Invoice object?") == "mapping"
+    assert question_shape("How is an invoice row read from the database turned into an Invoice object?") == "mapping"
+    assert question_shape("How is an invoice read from the database when the page opens?") == "flow"
+    assert question_shape("Which code copies the invoice into the archive table?") == "list"
     assert question_shape("Which query handlers read from the Enrollment table?") == "list"
     assert question_shape("Which tables do the handlers of orders read?") == "list"
     assert asked_http_verbs("How is a new order created?") == {"POST"}

@@ -94,6 +94,13 @@ _PROCESS = re.compile(r"\b(?:stored|persisted|kept)\b.*\bwhen\b.*"
                       # "calculated and stored": code doing something, then storing (not "mapped and stored")
                       r"|\b(?!(?:mapp|own|configur|defin|declar|model+)ed\b)\w+ed\s+and\s+(?:stored|persisted|kept)\b",
                       re.IGNORECASE)
+# Rows turned into objects: "which code copies the database columns into the Issue object", "how is a
+# project row read from the database turned into a Project object": how a type is filled from a table
+# (a mapping, even where a list's "which code" or a flow's "from the database" is said too).
+_ROWS_INTO_OBJECTS = re.compile(
+    r"\b(?:rows?|columns?|records?)\b.{0,60}?\b(?:turned|converted|copied|filled|read|mapped|loaded)\s+into\b.{0,40}?\bobjects?\b"
+    r"|\b(?:cop(?:y|ies)|fills?|turns?|converts?|maps?)\s+(?:the\s+)?(?:\w+\s+)?(?:rows?|columns?|records?)\s+"
+    r"into\b.{0,40}?\bobjects?\b", re.IGNORECASE)
 _PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
                          r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
 
@@ -104,6 +111,8 @@ def question_shape(question: str) -> str | None:
     # question ("how is X stored") before a flow, unless it asks for a path or lists tables
     if _IMPACT.search(question):
         return "impact"
+    if _ROWS_INTO_OBJECTS.search(question):
+        return "mapping"
     if _MAPPING.search(question) and not _PATH_ASKED.search(question) and not _LIST.search(question) \
             and not _PROCESS.search(question):
         return "mapping"  # "which class are rows of T mapped to" stays a list: its readers are asked too
