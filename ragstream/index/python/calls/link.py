@@ -25,6 +25,7 @@ import hashlib
 import io
 import pathlib
 from collections import Counter
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -58,16 +59,41 @@ class CallMemo(Protocol):
     def put(self, key: str, value: bytes) -> None: ...
 
 
-def resolve_calls(files: list[ParsedFile], by_name: bool = True,
-                  memo: CallMemo | None = None) -> tuple[Program, list[Call]]:
+@dataclass
+class LineFreeFacts:
+    """Each Python file's flow facts without lines (`_without_lines`) and their hash, kept by the
+    flow facts they were made from for the next build in the same process (`index --watch`): a
+    parse result is not changed once made, so the same list gives the same facts, and a code
+    edit makes only the changed files' again (all files' were ~0.1 CPU s of every edit on a
+    133k-line repository, docs/BENCHMARKS.md). Each use keeps only what it used."""
+
+    kept: dict[int, tuple[list[dict], list[dict], bytes]] = field(default_factory=dict)  # id -> (flow, facts, hash)
+
+    def of(self, flows: list[list[dict]]) -> list[tuple[list[dict], bytes]]:
+        """Each flow's line-free facts and their hash, in order."""
+        used: dict[int, tuple[list[dict], list[dict], bytes]] = {}
+        for flow in flows:
+            entry = self.kept.get(id(flow))
+            if entry is None or entry[0] is not flow:  # the flow kept holds its id: no other list has it
+                sited = [_without_lines(record) for record in flow]
+                entry = (flow, sited, hashlib.sha256(orjson.dumps(sited, option=orjson.OPT_SORT_KEYS)).digest())
+            used[id(flow)] = entry
+        self.kept = used
+        return [(used[id(flow)][1], used[id(flow)][2]) for flow in flows]
+
+
+def resolve_calls(files: list[ParsedFile], by_name: bool = True, memo: CallMemo | None = None,
+                  facts: LineFreeFacts | None = None) -> tuple[Program, list[Call]]:
     """Every call edge between the files' Python scopes (ids are scope ids of `Program`), and
     each unresolved call of a name imported from outside or a builtin (resolution `external`,
     callee the dotted name: `logging.getLogger`, `builtins.len`). With a `memo`, a solve of the
-    same facts made before is reused (the module docstring says why that is exact)."""
+    same facts made before is reused (the module docstring says why that is exact); `facts`
+    keeps each file's line-free facts for the next call."""
     records = [f.flow for f in files if f.language == "python" and f.flow]
-    sited = [[_without_lines(record) for record in scopes] for scopes in records]
+    made = (facts or LineFreeFacts()).of(records)
+    sited = [scopes for scopes, _ in made]
     program = Program.from_records(sited)  # what is solved and drawn reads no line
-    key = solve_key(sited, by_name) if memo is not None else ""
+    key = solve_key([digest for _, digest in made], by_name) if memo is not None else ""
     stored = memo.get(key) if memo is not None else None
     if stored is not None:
         by_site = [Call(*row) for row in orjson.loads(stored)]
@@ -103,11 +129,12 @@ def _without_lines(record: dict) -> dict:
 _RESOLVER_FILES = ("link.py", "program.py", "solver.py", "value_tables.py")
 
 
-def solve_key(sited: list[list[dict]], by_name: bool) -> str:
-    """The hash of everything a solve depends on: the line-free facts, guesses on or off, the
-    resolver's code."""
+def solve_key(file_hashes: list[bytes], by_name: bool) -> str:
+    """The hash of everything a solve depends on: each file's line-free facts (by their hashes,
+    in order: `LineFreeFacts`), guesses on or off, the resolver's code."""
     digest = hashlib.sha256(_resolver_code_hash().encode())
-    digest.update(orjson.dumps([by_name, sited], option=orjson.OPT_SORT_KEYS))
+    digest.update(orjson.dumps(by_name))
+    digest.update(b"".join(file_hashes))  # each 32 bytes: the files' bounds are kept
     return "calls:" + digest.hexdigest()
 
 
@@ -130,9 +157,9 @@ def _strongest(calls: list[Call]) -> list[Call]:
 
 
 def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True,
-                      memo: CallMemo | None = None) -> Counter:
+                      memo: CallMemo | None = None, facts: LineFreeFacts | None = None) -> Counter:
     """Add the CALLS edges of every Python file to `graph`; returns counts by resolution."""
-    program, calls = resolve_calls(files, by_name, memo)
+    program, calls = resolve_calls(files, by_name, memo, facts)
     nodes: dict[str, str | None] = {}
     counts: Counter = Counter()
     for call in calls:
