@@ -61,25 +61,37 @@ class CallMemo(Protocol):
 
 @dataclass
 class LineFreeFacts:
-    """Each Python file's flow facts without lines (`_without_lines`) and their hash, kept by the
-    flow facts they were made from for the next build in the same process (`index --watch`): a
-    parse result is not changed once made, so the same list gives the same facts, and a code
-    edit makes only the changed files' again (all files' were ~0.1 CPU s of every edit on a
-    133k-line repository, docs/BENCHMARKS.md). Each use keeps only what it used."""
+    """Each Python file's flow facts without lines (`_without_lines`), their hash and each
+    scope's call lines, kept by the flow facts they were made from for the next build in the
+    same process (`index --watch`): a parse result is not changed once made, so the same list
+    gives the same facts, and a code edit makes only the changed files' again (all files' were
+    ~0.1 CPU s of every edit on a 133k-line repository, docs/BENCHMARKS.md). Each use keeps
+    only what it used."""
 
-    kept: dict[int, tuple[list[dict], list[dict], bytes]] = field(default_factory=dict)  # id -> (flow, facts, hash)
+    kept: dict[int, tuple[list[dict], FileFacts]] = field(default_factory=dict)  # id of a flow -> it, its facts
 
-    def of(self, flows: list[list[dict]]) -> list[tuple[list[dict], bytes]]:
-        """Each flow's line-free facts and their hash, in order."""
-        used: dict[int, tuple[list[dict], list[dict], bytes]] = {}
+    def of(self, flows: list[list[dict]]) -> list[FileFacts]:
+        """Each flow's facts, in order."""
+        used: dict[int, tuple[list[dict], FileFacts]] = {}
         for flow in flows:
             entry = self.kept.get(id(flow))
             if entry is None or entry[0] is not flow:  # the flow kept holds its id: no other list has it
                 sited = [_without_lines(record) for record in flow]
-                entry = (flow, sited, hashlib.sha256(orjson.dumps(sited, option=orjson.OPT_SORT_KEYS)).digest())
+                entry = (flow, FileFacts(sited, hashlib.sha256(orjson.dumps(sited, option=orjson.OPT_SORT_KEYS)).digest(),
+                                         [[call[3] for call in record["calls"]] for record in flow]))
             used[id(flow)] = entry
         self.kept = used
-        return [(used[id(flow)][1], used[id(flow)][2]) for flow in flows]
+        return [used[id(flow)][1] for flow in flows]
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """One Python file's flow facts as the solve reads them: its scopes' facts without lines,
+    their hash, and each scope's call lines (what an edge is labelled with)."""
+
+    sited: list[dict]
+    digest: bytes
+    call_lines: list[list[int]]
 
 
 def resolve_calls(files: list[ParsedFile], by_name: bool = True, memo: CallMemo | None = None,
@@ -89,11 +101,9 @@ def resolve_calls(files: list[ParsedFile], by_name: bool = True, memo: CallMemo 
     callee the dotted name: `logging.getLogger`, `builtins.len`). With a `memo`, a solve of the
     same facts made before is reused (the module docstring says why that is exact); `facts`
     keeps each file's line-free facts for the next call."""
-    records = [f.flow for f in files if f.language == "python" and f.flow]
-    made = (facts or LineFreeFacts()).of(records)
-    sited = [scopes for scopes, _ in made]
-    program = Program.from_records(sited)  # what is solved and drawn reads no line
-    key = solve_key([digest for _, digest in made], by_name) if memo is not None else ""
+    made = (facts or LineFreeFacts()).of([f.flow for f in files if f.language == "python" and f.flow])
+    program = Program.from_records([file.sited for file in made])  # what is solved and drawn reads no line
+    key = solve_key([file.digest for file in made], by_name) if memo is not None else ""
     stored = memo.get(key) if memo is not None else None
     if stored is not None:
         by_site = [Call(*row) for row in orjson.loads(stored)]
@@ -104,10 +114,8 @@ def resolve_calls(files: list[ParsedFile], by_name: bool = True, memo: CallMemo 
             memo.put(key, orjson.dumps([tuple(vars(call).values()) for call in by_site]))
     # `line` holds the call's index in its scope until here: the edge gets the call's line now
     # (`from_records` makes one scope per record, in order)
-    lines = {scope: [call[3] for call in record["calls"]]
-             for scope, record in zip(program.scopes, (record for scopes in records for record in scopes))}
-    return program, _strongest([Call(c.caller, c.callee, lines[c.caller][c.line], c.how, c.constructor)
-                                for c in by_site])
+    lines = dict(zip(program.scopes, (scope for file in made for scope in file.call_lines)))
+    return program, _strongest(by_site, lines)
 
 
 def _solve(program: Program, by_name: bool) -> list[Call]:
@@ -144,16 +152,23 @@ def _resolver_code_hash() -> str:
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in _RESOLVER_FILES)).hexdigest()
 
 
-def _strongest(calls: list[Call]) -> list[Call]:
-    """One call per (caller, callee): the surest way it was found, at its first line; a
-    constructor call only when every site calling it is a call of its class."""
-    best: dict[tuple[str, str], Call] = {}
-    explicit = {(c.caller, c.callee) for c in calls if not c.constructor}
-    for call in sorted(calls, key=lambda c: (_STRENGTH[c.how], c.line)):
-        pair = (call.caller, call.callee)
-        if pair not in best:
-            best[pair] = Call(call.caller, call.callee, call.line, call.how) if pair in explicit else call
-    return sorted(best.values(), key=lambda c: (c.caller, c.callee))
+def _strongest(by_site: list[Call], lines: dict[str, list[int]]) -> list[Call]:
+    """One call per (caller, callee), sorted by the pair: the surest way it was found, at its
+    first line (`lines`: each scope's call lines, by the call's index, which `line` holds in
+    `by_site`); a constructor call only when every site calling it is a call of its class. Of
+    calls as sure at the same line, the first in `by_site` (as a stable sort would keep it)."""
+    best: dict[tuple[str, str], tuple[tuple[int, int], Call, int]] = {}
+    explicit: set[tuple[str, str]] = set()
+    for call in by_site:
+        pair, line = (call.caller, call.callee), lines[call.caller][call.line]
+        if not call.constructor:
+            explicit.add(pair)
+        rank = (_STRENGTH[call.how], line)
+        kept = best.get(pair)
+        if kept is None or rank < kept[0]:
+            best[pair] = (rank, call, line)
+    return [Call(pair[0], pair[1], line, call.how, call.constructor and pair not in explicit)
+            for pair, (_, call, line) in sorted(best.items(), key=lambda item: item[0])]
 
 
 def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True,
