@@ -34,7 +34,7 @@ from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
-from ragstream.index.python.calls.link import CallMemo, link_python_calls
+from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
@@ -57,11 +57,12 @@ class ResolutionStats:
     dispatch: Counter = field(default_factory=Counter)  # interface / virtual -> implementation
 
 
-def build_graph(files: list[ParsedFile], python_guesses: bool = True,
-                python_memo: CallMemo | None = None) -> tuple[nx.MultiDiGraph, ResolutionStats]:
+def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_memo: CallMemo | None = None,
+                python_facts: LineFreeFacts | None = None) -> tuple[nx.MultiDiGraph, ResolutionStats]:
     """Nodes and in-file edges of every file, then every reference resolved across files, then
     Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
-    name, as a guess; `python_memo`: where a solve of the same flow facts may be found)."""
+    name, as a guess; `python_memo`: where a solve of the same flow facts may be found;
+    `python_facts`: each file's line-free flow facts kept from the last build)."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
@@ -101,7 +102,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.resolved.update(link_bound_accesses(graph, symbols, type_parameter_accesses(graph, symbols, refs)))
     stats.dispatch["pipeline"] += link_pipeline_behaviours(graph, symbols)  # what runs around each request sent
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
-    python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
+    python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo,
+                                     facts=python_facts)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))
