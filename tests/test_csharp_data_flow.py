@@ -1380,3 +1380,31 @@ public class Warm
     assert set(reads) == {ORDERS} and reads[ORDERS]["property"] == "cs:Shop.Data.ShopContext.Orders|PROPERTY"
     # a library's `ICache<ShopContext>` is no factory: what its `CreateEntry` returns is not known
     assert tables(graph, "Shop.App.Warm.Count", "READS") == {}
+
+
+def test_an_extension_method_the_repository_declares_is_no_verb_of_its_receivers_entity():
+    graph = build({"Process.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Pipeline;
+public interface IProcess<T> { T Entity { get; } bool Successful { get; } }
+public interface IQueue<T> { void Add(T item); }
+public static class ProcessExtensions
+{
+    public static void AddError<T>(this IProcess<T> process, string message) { }
+}
+public class OrderPipe
+{
+    private readonly ShopContext _db;
+    private readonly IQueue<Order> _queue;
+    public void Fail(IProcess<Order> input) => input.AddError("no stock");
+    public void Save(IProcess<Order> input) => _db.Orders.Add(input.Entity);
+    public void Enqueue(Order order) => _queue.Add(order);
+}
+"""})
+    # `input.AddError(..)` binds to the static extension method: no write of Orders
+    assert tables(graph, "Shop.Pipeline.OrderPipe.Fail", "WRITES") == {}
+    assert graph.has_edge("cs:Shop.Pipeline.OrderPipe.Fail|METHOD", "cs:Shop.Pipeline.ProcessExtensions.AddError|METHOD")
+    # a member of the generic type itself still says its verb, and the DbSet's write stays
+    assert set(tables(graph, "Shop.Pipeline.OrderPipe.Enqueue", "WRITES")) == {ORDERS}
+    assert set(tables(graph, "Shop.Pipeline.OrderPipe.Save", "WRITES")) == {ORDERS}

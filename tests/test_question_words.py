@@ -1,0 +1,43 @@
+"""What a question asks about: a get-passive's `get` asks for no `Get` method."""
+from __future__ import annotations
+
+from ragstream.graph.answers import entry_points
+from ragstream.graph.questions import asked_words
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+
+QUESTION = ("What happens when a member starts a new topic? Walk me from the controller action "
+            "to the tables that get written.")
+
+CONTROLLERS = """
+using System.Web.Mvc;
+namespace Forum.Web.Controllers;
+public class MembersController : Controller
+{
+    [HttpPost]
+    public ActionResult GetMemberDiscussions(int id) { return View(); }
+}
+public class TopicController : Controller
+{
+    [HttpPost]
+    public ActionResult Create(CreateEditTopicViewModel model) { return View(); }
+}
+"""
+
+
+def test_the_auxiliary_of_a_get_passive_is_no_word_of_the_question():
+    assert "get" not in asked_words(QUESTION)
+    assert "get" not in asked_words("Which rows gets updated when an order ships?")
+    assert "written" in asked_words(QUESTION)
+
+
+def test_a_get_that_is_the_verb_asked_stays():
+    assert "get" in asked_words("How does the app get the orders of a customer?")
+    assert "get" in asked_words("How do we get a token for the API?")  # `token` is no participle
+
+
+def test_a_flow_asked_with_a_get_passive_starts_at_the_action_the_words_describe():
+    graph = build_graph([parse_csharp("Web/Controllers/Controllers.cs", CONTROLLERS)])[0]
+    hits = ["cs:Forum.Web.Controllers.MembersController.GetMemberDiscussions|METHOD",
+            "cs:Forum.Web.Controllers.TopicController.Create|METHOD"]
+    assert entry_points(graph, hits, QUESTION)[0] == "cs:Forum.Web.Controllers.TopicController.Create|METHOD"
