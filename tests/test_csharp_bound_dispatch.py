@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.relations import table_paths
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
 
 PIPELINE = """
 using System.Collections.Generic;
@@ -31,11 +33,27 @@ public class Relay<T> { private readonly IPipe<T> _pipe; public T Send(T input) 
 
 PIPES = """
 namespace Forum.Plugins;
+using System.Data.Entity;
 using Forum.Core;
-public class TopicSavePipe : IPipe<IProcess<Topic>> { public IProcess<Topic> Run(IProcess<Topic> input) => input; }
+public class ForumContext : DbContext
+{
+    public DbSet<Topic> Topic { get; set; }
+    public DbSet<Category> Category { get; set; }
+}
+public class TopicSavePipe : IPipe<IProcess<Topic>>
+{
+    private readonly ForumContext _db;
+    public IProcess<Topic> Run(IProcess<Topic> input) { _db.Topic.Add(input.Entity); return input; }
+}
 public class TopicSpamPipe : IPipe<IProcess<Topic>> { public IProcess<Topic> Run(IProcess<Topic> input) => input; }
-public class CategorySavePipe : IPipe<IProcess<Category>> { public IProcess<Category> Run(IProcess<Category> input) => input; }
+public class CategorySavePipe : IPipe<IProcess<Category>>
+{
+    private readonly ForumContext _db;
+    public IProcess<Category> Run(IProcess<Category> input) { _db.Category.Add(input.Entity); return input; }
+}
 """
+
+SCHEMA = "CREATE TABLE dbo.Topic (Id INT PRIMARY KEY);\nCREATE TABLE dbo.Category (Id INT PRIMARY KEY);\n"
 
 SERVICES = """
 namespace Forum.Core.Services;
@@ -63,7 +81,8 @@ public class Unbound
 
 def graph() -> nx.MultiDiGraph:
     files = {"Core/Pipeline.cs": PIPELINE, "Plugins/Pipes.cs": PIPES, "Core/Services.cs": SERVICES}
-    return build_graph([parse_csharp(path, text) for path, text in files.items()])[0]
+    return build_graph([*(parse_csharp(path, text) for path, text in files.items()),
+                        parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
 
 
 def calls(graph: nx.MultiDiGraph, method: str) -> dict[str, dict]:
@@ -94,3 +113,14 @@ def test_a_field_of_a_constructed_host_binds_as_a_local_does_and_one_pipe_is_a_f
 def test_type_arguments_naming_no_implementers_types_add_no_edge():
     unbound = calls(graph(), "Forum.Core.Services.Unbound.Send")
     assert not any(data.get("host") for data in unbound.values())
+
+
+def test_a_flow_goes_through_the_host_to_the_tables_of_the_bound_implementations_only():
+    g = graph()
+    paths = table_paths(g, ["cs:Forum.Core.Services.TopicService.Create|METHOD"])
+    assert {path.nodes[-1] for path in paths} == {"sql:dbo.Topic|TABLE"}  # never Category's
+    assert paths[0].nodes == ("cs:Forum.Core.Services.TopicService.Create|METHOD", "cs:Forum.Core.Pipeline.Process|METHOD",
+                              "cs:Forum.Plugins.TopicSavePipe.Run|METHOD", "sql:dbo.Topic|TABLE")
+    # a walk from the host itself, which no caller binds, still reaches every pipe's table
+    unbound = table_paths(g, ["cs:Forum.Core.Pipeline.Process|METHOD"])
+    assert {path.nodes[-1] for path in unbound} == {"sql:dbo.Topic|TABLE", "sql:dbo.Category|TABLE"}
