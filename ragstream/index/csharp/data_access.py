@@ -111,7 +111,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             continue
         carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
         edge_type = _access(carrier, _verb(call)) if carrier is not None else None
-        if carrier is None or edge_type is None:
+        if carrier is None or edge_type is None or _repository_extension(graph, symbols, carrier, call):
             continue
         entities = _entities(symbols, carrier)
         if call.get("navigation"):  # `.Include(o => o.Items)`: the navigation's entity is read too
@@ -392,6 +392,18 @@ def _tracks(carrier: _Carrier, member: str) -> bool:
 # EF's entity states that write, as the verbs that do the same: `db.Entry(user).State =
 # EntityState.Modified` updates the user's row at the next save, as `db.Update(user)` would.
 STATE_VERBS = {"Added": "Add", "Modified": "Update", "Deleted": "Remove"}
+
+
+def _repository_extension(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier: _Carrier, call: dict) -> bool:
+    """Whether a call on a generic type that is no query (`process.AddError("...")` on an
+    `IPipelineProcess<Topic>`) runs an extension method the repository declares: C# binds it to
+    that static method, the receiver only its first argument ("Extension methods are static
+    methods, but they're called as if they were instance methods", C# programming guide), so its
+    name is no verb of the receiver's entity; what its body does is linked from its body."""
+    if carrier.query or carrier.passed or carrier.navigation:
+        return False
+    resolution = resolve_call(graph, symbols, call)
+    return resolution.via == "extension" and bool(resolution.methods)
 
 
 def _verb(call: dict) -> str:
