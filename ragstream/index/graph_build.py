@@ -168,6 +168,12 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
                       attrs={**ref.attrs, "via": "external_base", **({"guess": True} if found.outside_guessed else {})})
         _add_resolved(graph, symbols, ref, source, None, "external", stats)
         return
+    if target is None and ref.attrs.get("via_base") and found.receiver_outside:
+        # `base.View(model)` in a subclass of a package's class (MVC's `Controller`): C#'s base
+        # access runs that class's member, `Controller.View` as the parser wrote it
+        _add_resolved(graph, symbols, replace(ref, external=True, attrs={**ref.attrs, "via": "external_base"}),
+                      source, None, "external", stats)
+        return
     if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:
         # a receiver no type was found for (a query chain, what a library returns): the
         # repository's one extension method of that name taking the call's arguments after
