@@ -27,10 +27,12 @@ namespace App.Data
     public interface IAdminConfigurationDbContext : IConfigurationDbContext
     {
         DbSet<ClientSecret> ClientSecrets { get; set; }
+        DbSet<Widget> Widgets { get; set; }
     }
     public class AdminConfigurationDbContext : ConfigurationDbContext<AdminConfigurationDbContext>, IAdminConfigurationDbContext
     {
         public DbSet<ClientSecret> ClientSecrets { get; set; }
+        public DbSet<Widget> Widgets { get; set; }
     }
     public class AppIdentityContext : IdentityDbContext<AppUser, AppRole, string>
     {
@@ -103,6 +105,7 @@ namespace App.Repositories
         private readonly IAdminConfigurationDbContext _db;
         public async Task Add(ClientSecret secret) { await _db.ClientSecrets.AddAsync(secret); }
         public List<ClientSecret> Cached(List<ClientSecret> secrets) { return secrets.Where(s => s.Id > 0).ToList(); }
+        public void AddWidget(Widget widget) { _db.Widgets.Add(widget); }
     }
 }
 """)
@@ -111,6 +114,8 @@ namespace App.Repositories
     assert found[("WRITES", SECRETS)]["entity"] == "ext:ClientSecret|EXTERNAL"
     # the same package entity in an in-memory list is no table access
     assert touched(graph, "App.Repositories.SecretRepository.Cached") == {}
+    # a package entity no table of the schema stands for (its mapping names an outside name only): nothing
+    assert touched(graph, "App.Repositories.SecretRepository.AddWidget") == {}
 
 
 def test_a_dbset_only_a_package_context_declares_is_the_table_of_its_name_a_guess():

@@ -432,7 +432,9 @@ def _entities(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier: _Carrier) -
         if node is not None:
             found.append(node.id)
             continue
-        mapped = [e for g in reversed(guesses) if _mapped(graph, e := node_id("csharp", g, "EXTERNAL"))]
+        # only to a table of the repository's schema: an entity outside the index maps to a name only
+        mapped = [e for g in reversed(guesses) if (e := node_id("csharp", g, "EXTERNAL")) in graph
+                  and any(graph.nodes[t].get("kind") in ("TABLE", "VIEW") for t in entity_tables(graph, e))]
         found += mapped[:1]
     return found
 
