@@ -35,7 +35,7 @@ from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, link_python_calls
-from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
+from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.csharp.ef_migrations import settle_migrations
@@ -356,7 +356,18 @@ def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
         near = [m for m in matches if scope and _within(symbols, m, scope)]
         if len(near) == 1:
             return near[0].id
+    if extensions_only:  # C# finds extension methods in the namespaces the caller's file imports
+        imported = _file_usings(symbols, source_node)
+        near = [m for m in matches if (namespace := _namespace_of(symbols, m)) and symbols.nodes[namespace].name in imported]
+        if len(near) == 1:
+            return near[0].id
     return None
+
+
+def _file_usings(symbols: SymbolTable, node: Node) -> set[str]:
+    """The namespaces the file of `node` imports (`using X.Y;`), as its FILE node keeps them."""
+    file = symbols.nodes.get(node_id(node.language, node.path, "FILE")) if node.path else None
+    return set(file.attrs.get("usings") or ()) if file is not None else set()
 
 
 def _namespace_of(symbols: SymbolTable, node: Node) -> str | None:
