@@ -36,7 +36,7 @@ from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_python_calls
-from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
+from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.csharp.ef_migrations import settle_migrations
@@ -172,6 +172,12 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         ref = replace(ref, target=f"{base}.{call['member']}", external=True,
                       attrs={**ref.attrs, "via": "external_base", **({"guess": True} if found.outside_guessed else {})})
         _add_resolved(graph, symbols, ref, source, None, "external", stats)
+        return
+    if target is None and ref.attrs.get("via_base") and found.receiver_outside:
+        # `base.View(model)` in a subclass of a package's class (MVC's `Controller`): C#'s base
+        # access runs that class's member, `Controller.View` as the parser wrote it
+        _add_resolved(graph, symbols, replace(ref, external=True, attrs={**ref.attrs, "via": "external_base"}),
+                      source, None, "external", stats)
         return
     if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:
         # a receiver no type was found for (a query chain, what a library returns): the
@@ -355,7 +361,18 @@ def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
         near = [m for m in matches if scope and _within(symbols, m, scope)]
         if len(near) == 1:
             return near[0].id
+    if extensions_only:  # C# finds extension methods in the namespaces the caller's file imports
+        imported = _file_usings(symbols, source_node)
+        near = [m for m in matches if (namespace := _namespace_of(symbols, m)) and symbols.nodes[namespace].name in imported]
+        if len(near) == 1:
+            return near[0].id
     return None
+
+
+def _file_usings(symbols: SymbolTable, node: Node) -> set[str]:
+    """The namespaces the file of `node` imports (`using X.Y;`), as its FILE node keeps them."""
+    file = symbols.nodes.get(node_id(node.language, node.path, "FILE")) if node.path else None
+    return set(file.attrs.get("usings") or ()) if file is not None else set()
 
 
 def _namespace_of(symbols: SymbolTable, node: Node) -> str | None:

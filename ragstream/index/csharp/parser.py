@@ -40,6 +40,8 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
             raise IndexingError("not parseable as C#: no type declaration found", where=where,
                                 hint="the file is indexed as plain text")
         out.parsed.warnings.append(f"{where}: syntax error; declarations near it may be missing")
+    if found.usings:  # what the file imports: which of several same-named extension methods a call means
+        found.file.attrs["usings"] = list(found.usings)
     out.add(found.file)
     for namespace in found.namespaces:
         out.add(namespace)
