@@ -38,7 +38,10 @@ STEPS = [(build, "build_graph"), (build, "_graph_text"), (build, "write_compact_
          (build, "label_access"), (graph_build, "link_python_calls"), (graph_build, "settle_ef_mappings"),
          (graph_build, "link_dispatch"), (link, "resolve_calls"), (link, "solve_key"), (link, "_strongest"),
          (link, "_guesses"), (link, "_externals"), (Solver, "solve"), (Solver, "calls"),
-         (Solver, "_solve_definitions"), (Solver, "__init__")]
+         (Solver, "_solve_definitions"), (Solver, "__init__"), (graph_build, "evolve_schema"),
+         (Program, "from_records")]
+if hasattr(link, "LineFreeFacts"):  # each file's line-free facts kept (seventh pass): what making them costs
+    STEPS.append((link.LineFreeFacts, "of"))
 
 
 def timed(owner, name: str) -> None:

@@ -60,6 +60,28 @@ EDITS = {
         "shop/base.py",
         FILES["shop/base.py"] + "\n    def run(self):\n        return self.describe()\n",
         None, ("report", "Base.run")),
+    # edits the other modules' facts do not see, whose line-free facts are kept from the last
+    # build (`calls.link.LineFreeFacts`): only the edited file's are made again
+    "a function added": (
+        "shop/factory.py",
+        FILES["shop/factory.py"] + "\n\ndef make_twice():\n    return [make(), make()]\n",
+        None, ("make_twice", "factory.make")),
+    "a function removed": (
+        "shop/factory.py",
+        "from shop.models import Order, Refund\n",
+        ("report", "factory.make"), None),
+    "a function renamed": (
+        "shop/factory.py",
+        FILES["shop/factory.py"].replace("def make", "def build"),
+        ("report", "factory.make"), None),
+    "an import changed": (
+        "shop/report.py",
+        FILES["shop/report.py"].replace("from shop.factory import make", "from shop.models import Refund as make"),
+        ("report", "factory.make"), ("report", "Refund.total")),
+    "a call's target moved to another module": (
+        "shop/factory.py",
+        "from shop.base import Base\n\n\ndef make():\n    return Base()\n",
+        ("make", "models.Order"), ("make", "base.Base")),
 }
 
 

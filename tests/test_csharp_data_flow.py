@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ragstream.graph.relations import Path, data_carriers
+from ragstream.graph.named import named_node
+from ragstream.graph.relations import Path, by_relevance, data_carriers, related
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -1380,3 +1381,53 @@ public class Warm
     assert set(reads) == {ORDERS} and reads[ORDERS]["property"] == "cs:Shop.Data.ShopContext.Orders|PROPERTY"
     # a library's `ICache<ShopContext>` is no factory: what its `CreateEntry` returns is not known
     assert tables(graph, "Shop.App.Warm.Count", "READS") == {}
+
+
+def test_an_extension_method_the_repository_declares_is_no_verb_of_its_receivers_entity():
+    graph = build({"Process.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Pipeline;
+public interface IProcess<T> { T Entity { get; } bool Successful { get; } }
+public interface IQueue<T> { void Add(T item); }
+public static class ProcessExtensions
+{
+    public static void AddError<T>(this IProcess<T> process, string message) { }
+}
+public class OrderPipe
+{
+    private readonly ShopContext _db;
+    private readonly IQueue<Order> _queue;
+    public void Fail(IProcess<Order> input) => input.AddError("no stock");
+    public void Save(IProcess<Order> input) => _db.Orders.Add(input.Entity);
+    public void Enqueue(Order order) => _queue.Add(order);
+}
+"""})
+    # `input.AddError(..)` binds to the static extension method: no write of Orders
+    assert tables(graph, "Shop.Pipeline.OrderPipe.Fail", "WRITES") == {}
+    assert graph.has_edge("cs:Shop.Pipeline.OrderPipe.Fail|METHOD", "cs:Shop.Pipeline.ProcessExtensions.AddError|METHOD")
+    # a member of the generic type itself still says its verb, and the DbSet's write stays
+    assert set(tables(graph, "Shop.Pipeline.OrderPipe.Enqueue", "WRITES")) == {ORDERS}
+    assert set(tables(graph, "Shop.Pipeline.OrderPipe.Save", "WRITES")) == {ORDERS}
+
+
+def test_a_table_s_stated_writers_come_before_those_guessed_from_an_aggregate():
+    files = [parse_csharp("Shop.cs", """
+using Microsoft.EntityFrameworkCore;
+namespace Shop;
+public class Order { public int Id { get; set; } public ICollection<OrderItem> Items { get; set; } }
+public class OrderItem { public int Id { get; set; } }
+public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } public DbSet<OrderItem> OrderItems { get; set; } }
+public class Checkout
+{
+    private readonly ShopContext _db;
+    public void Place(Order order) => _db.Orders.Add(order);
+    public void AddItem(OrderItem item) => _db.OrderItems.Add(item);
+}
+"""), parse_sql("db.sql", "CREATE TABLE dbo.Orders (Id INT); CREATE TABLE dbo.OrderItems (Id INT);", "tsql")]
+    graph, _ = build_graph(files)
+    items = related(graph, named_node(graph, "sql:dbo.OrderItems|TABLE", "table"), ("WRITES",))
+    place, add = "cs:Shop.Checkout.Place|METHOD", "cs:Shop.Checkout.AddItem|METHOD"
+    # the search ranked the aggregate's writer first; the stated writer still leads
+    ranked = [item.id for item in by_relevance(graph, items, ["item"], ("WRITES",), [place, add])]
+    assert ranked[:2] == [add, place]

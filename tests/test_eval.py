@@ -123,6 +123,18 @@ def test_checkout_writes_exactly_the_python_files_of_each_commit(mirrors, tmp_pa
     assert _git(tree, "rev-parse", "HEAD") == second
 
 
+def test_a_mirror_kept_as_a_clones_git_directory_is_found(mirrors, tmp_path: Path):
+    root, (first, _) = mirrors
+    bare = root / "acme+shop" / "repo"
+    kept = tmp_path / "other" / "acme+shop" / "repo"
+    kept.mkdir(parents=True)
+    shutil.copytree(bare, kept / ".git")  # a clone's git directory, its files not checked out
+    mirror = mirror_path(tmp_path / "other", "acme/shop")
+    assert mirror == kept / ".git"
+    tree = checkout_files(mirror, first, tmp_path / "wt2" / "acme+shop")
+    assert _git(tree, "rev-parse", "HEAD") == first
+
+
 def test_a_missing_mirror_is_named(tmp_path: Path):
     with pytest.raises(ConfigError, match="no bare git mirror of acme/none") as info:
         mirror_path(tmp_path, "acme/none")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.chunk_counts import RememberedCounts
-from ragstream.index.python.calls.link import resolve_calls
+from ragstream.index.python.calls.link import LineFreeFacts, resolve_calls
 from ragstream.index.python.parser import parse_python
 from ragstream.index.source_texts import remember_texts, walk_with_texts
 from ragstream.index.walk import walk_repository
@@ -109,6 +109,25 @@ def test_a_new_call_is_solved_again():
     changed = APP + "\n\ndef extra():\n    helper(2)\n"
     _, calls = resolve_calls([parse_python("app.py", changed, "app")], memo=memo)
     assert memo.hits == 0 and ("app.extra", "app.helper") in {(c.caller, c.callee) for c in calls}
+
+
+def test_kept_line_free_facts_are_made_again_for_the_changed_file_only():
+    """A warm build's solve inputs (`LineFreeFacts`): an unchanged file's facts are the ones kept
+    (the same objects), the edited file's are made anew, the calls are a solve's from scratch,
+    and a memo finds the solve of the same facts under the same key."""
+    other = parse_python("lib.py", "def helper(value):\n    return value\n", "lib")
+    app = parse_python("app.py", APP, "app")
+    facts, memo = LineFreeFacts(), DictMemo()
+    _, before = resolve_calls([other, app], memo=memo, facts=facts)
+    kept = {id(flow): made for flow, made in facts.kept.values()}
+    edited = parse_python("app.py", APP.replace("return helper(value)", "return helper(value) + str(value)"), "app")
+    _, after = resolve_calls([other, edited], memo=memo, facts=facts)
+    assert after == resolve_calls([other, edited])[1] and after != before
+    assert set(facts.kept) == {id(other.flow), id(edited.flow)}  # only what the last use used
+    assert facts.kept[id(other.flow)][1] is kept[id(other.flow)]  # kept, not made again
+    assert facts.kept[id(edited.flow)][1] is not kept.get(id(edited.flow))
+    _, again = resolve_calls([other, edited], memo=memo, facts=LineFreeFacts())  # a new process: same key
+    assert memo.hits == 1 and again == after
 
 
 class CountingCounter(TokenCounter):

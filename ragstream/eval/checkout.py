@@ -24,12 +24,15 @@ def repo_folder(repo: str) -> str:
 
 
 def mirror_path(mirrors: Path, repo: str) -> Path:
-    """The bare mirror of `owner/name`, or an error saying where it was looked for."""
+    """The git directory of `owner/name`'s mirror: a bare repository at `<owner>+<name>/repo`, or
+    the `.git` of a clone kept without its files there (as some snapshots are stored); else an
+    error saying where it was looked for."""
     path = mirrors / repo_folder(repo) / "repo"
-    if not (path / "HEAD").is_file():
-        raise ConfigError(f"no bare git mirror of {repo}", where=str(path),
-                          hint="lay mirrors out as <mirrors>/<owner>+<name>/repo")
-    return path
+    for git_dir in (path, path / ".git"):
+        if (git_dir / "HEAD").is_file():
+            return git_dir
+    raise ConfigError(f"no bare git mirror of {repo}", where=str(path),
+                      hint="lay mirrors out as <mirrors>/<owner>+<name>/repo (a bare repository, or a clone's .git in it)")
 
 
 def checkout_files(mirror: Path, commit: str, worktree: Path, pathspecs: tuple[str, ...] = PYTHON_FILES) -> Path:

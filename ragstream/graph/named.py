@@ -251,10 +251,37 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
     if not name or name.lower() in _NOT_NAMES:
         return []
     if column:
-        tables = index.lookup(name, ("TABLE", "VIEW"), schema)
+        tables = _tables_named(index, name, ("TABLE", "VIEW"), schema)
         return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables] \
             or _mapped_properties_named(index, tables, column)
-    return index.lookup(name, kinds, schema)
+    return _tables_named(index, name, kinds, schema) if "TABLE" in kinds else index.lookup(name, kinds, schema)
+
+
+def _tables_named(index: NameIndex, name: str, kinds: tuple[str, ...], schema: str | None) -> list[str]:
+    """The tables `name` names: by that name, else by its other English number ("the topics
+    table" is `Topic` where a schema names its tables in the singular, EF6 without its pluralizing
+    convention; "the order table" is `Orders`)."""
+    found = index.lookup(name, kinds, schema)
+    for other in ([] if found else _other_numbers(name)):
+        found = index.lookup(other, kinds, schema)
+        if found:
+            break
+    return found
+
+
+def _other_numbers(word: str) -> list[str]:
+    """A noun's singular forms if it reads as a plural (`categories` -> `category`, `boxes` ->
+    `box`, `topics` -> `topic`), else its plural forms."""
+    lowered = word.lower()
+    if lowered.endswith("ies") and len(word) > 4:
+        return [word[:-3] + "y"]
+    if lowered.endswith("es") and len(word) > 3:
+        return [word[:-1], word[:-2]]
+    if lowered.endswith("s") and not lowered.endswith("ss") and len(word) > 2:
+        return [word[:-1]]
+    if lowered.endswith("y") and len(word) > 2 and lowered[-2] not in "aeiou":
+        return [word[:-1] + "ies"]
+    return [word + "s", word + "es"]
 
 
 def undeclared_columns(graph: nx.MultiDiGraph, question: str) -> list[tuple[str, str]]:

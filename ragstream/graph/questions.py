@@ -184,8 +184,19 @@ def asks_for_tables(question: str) -> bool:
 
 
 def asked_words(question: str) -> frozenset[str]:
-    """The question's keyword tokens: what an answer's names are matched against."""
-    return frozenset(keyword_tokens(question))
+    """The question's keyword tokens: what an answer's names are matched against. A `get` that is
+    the auxiliary of a passive ("the tables that get written", "rows get updated") asks for no
+    `Get` method, so it is no word of the question."""
+    return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", question)))
+
+
+# English's get-passive: a form of "get" before a past participle (regular `-ed`, or a common
+# irregular one).
+_IRREGULAR_PARTICIPLES = ("written", "taken", "given", "chosen", "broken", "hidden", "forgotten", "driven", "shown",
+                          "known", "thrown", "drawn", "done", "made", "sent", "paid", "built", "kept", "set", "put",
+                          "run", "held", "found", "lost", "sold", "told", "read", "cut", "hit", "left", "shut", "spent")
+_PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:\w+ed|" + "|".join(_IRREGULAR_PARTICIPLES) + r")\b)",
+                          re.IGNORECASE)
 
 
 # Words of how a question is put, not of what it asks about.

@@ -309,7 +309,9 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
     table it is stored in) before the code, the asked relations in their order (`relations`), the
     mapping code configuring the property (it states the column's name, type and length) before
-    code found otherwise, then what the search ranked (`hits`,
+    code found otherwise, a write the code states before one guessed from an aggregate's
+    collections (`via="aggregate"`: adding a member "writes" its votes only if it holds new ones),
+    then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
     asked = set(words)
@@ -320,7 +322,8 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
         return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
-                order.get(item.relation, len(order)), searched.get(item.id, len(hits)), -shared, item.id)
+                order.get(item.relation, len(order)), item.via == "aggregate", searched.get(item.id, len(hits)), -shared,
+                item.id)
 
     return sorted(items, key=key)
 
@@ -756,12 +759,14 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
     while queue and len(parent) < MAX_FLOW_VISITS:
         state, depth = queue.popleft()
         node, bound = state[0], dict(state[1])
+        hosted = _hosted(graph, node)
         for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
             kind = graph.nodes[target].get("kind")
             if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
-                    or data.get("through") in graph \
+                    or data.get("through") in graph or data.get("host") \
                     or not _binding_runs(graph, data, receivers.get(state), state[2]) \
-                    or not _dispatched_to_argument(graph, data, bound, target):
+                    or not _dispatched_to_argument(graph, data, bound, target) \
+                    or not _bound_at_host(data, bound, target):
                 continue
             resolution = resolution_of(data)
             how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
@@ -771,7 +776,10 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
             if target not in deciding:
                 deciding[target] = _deciding(graph, target)
             passed = _passed_arguments(data, bound)
-            reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items() if k in deciding[target])),
+            if target in hosted:  # a generic host the caller's type arguments bind (`bound_dispatch`)
+                passed[HOST_BOUND] = hosted[target]
+            reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items()
+                                                    if k in deciding[target] or k == HOST_BOUND)),
                                _passing(graph, state[2], target, data.get("receiver_type")))
             if reached not in parent:
                 parent[reached] = (state, how)
@@ -782,6 +790,32 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
     found = (_path_to(parent, state, (how, table)) for state, how, table in dict.fromkeys(touches))
     return list(dict.fromkeys(Path(tuple(n if isinstance(n, str) else n[0] for n in path.nodes), path.edges)
                               for path in found))
+
+
+# The walk's binding of a generic host's dispatch (`bound_dispatch`): "<interface method> <implementation>"
+# of each implementation the caller's type arguments leave, kept where the other bindings are kept.
+HOST_BOUND = -2
+
+
+def _hosted(graph: nx.MultiDiGraph, method: str) -> dict[str, tuple[str, ...]]:
+    """Each generic host `method` calls with type arguments that narrow the host's dispatch
+    (`bound_dispatch`'s edges, attrs `host`), with the implementations they leave, by interface method."""
+    found: dict[str, set[str]] = {}
+    for _, target, data in graph.out_edges(method, data=True):
+        if data.get("host"):
+            found.setdefault(data["host"], set()).add(f"{data['via']} {target}")
+    return {host: tuple(sorted(pairs)) for host, pairs in found.items()}
+
+
+def _bound_at_host(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]], target: str) -> bool:
+    """Whether a generic host's dispatch edge runs for the caller that bound it (`HOST_BOUND`): to an
+    implementation its type arguments leave, when they narrow that interface method at all. The
+    caller's own edges past the host (attrs `host`) are not walked: the path goes through the host."""
+    pairs = bound.get(HOST_BOUND)
+    if not pairs or data.get("resolution") != "dispatch":
+        return True
+    vias = {pair.split(" ", 1)[0] for pair in pairs}
+    return data.get("via") not in vias or f"{data['via']} {target}" in pairs
 
 
 def _deciding(graph: nx.MultiDiGraph, method: str) -> frozenset[int]:

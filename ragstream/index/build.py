@@ -256,8 +256,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 linked_before = warm.linked
                 moved = moved_graph(linked_before, records, guesses)
                 if moved is None:
-                    graph, report.resolution = build_graph([r.parsed for r in records.values()],
-                                                           python_guesses=guesses, python_memo=solved)
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()], python_guesses=guesses,
+                                                           python_memo=solved, python_facts=warm.line_free)
                 else:
                     graph, report.resolution = moved
                     solved.carry()  # only lines of Python files moved: so did the solve's facts
@@ -543,7 +543,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 162
+PARSER_VERSION = 163
 
 
 def cache_prefix() -> str:

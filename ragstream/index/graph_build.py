@@ -17,6 +17,7 @@ from ragstream.index.csharp.call_resolution import (
     accepts, argument_binding, interface_family_root, merge_binding, resolve_call, untyped,
 )
 from ragstream.index.csharp.base_bindings import link_bound_accesses
+from ragstream.index.csharp.bound_dispatch import link_bound_dispatch
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.data_records import link_reader_mappings
@@ -37,8 +38,8 @@ from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
-from ragstream.index.python.calls.link import CallMemo, link_python_calls
-from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference
+from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_python_calls
+from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
 from ragstream.index.csharp.ef_migrations import settle_migrations
@@ -60,11 +61,12 @@ class ResolutionStats:
     dispatch: Counter = field(default_factory=Counter)  # interface / virtual -> implementation
 
 
-def build_graph(files: list[ParsedFile], python_guesses: bool = True,
-                python_memo: CallMemo | None = None) -> tuple[nx.MultiDiGraph, ResolutionStats]:
+def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_memo: CallMemo | None = None,
+                python_facts: LineFreeFacts | None = None) -> tuple[nx.MultiDiGraph, ResolutionStats]:
     """Nodes and in-file edges of every file, then every reference resolved across files, then
     Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
-    name, as a guess; `python_memo`: where a solve of the same flow facts may be found)."""
+    name, as a guess; `python_memo`: where a solve of the same flow facts may be found;
+    `python_facts`: each file's line-free flow facts kept from the last build)."""
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
@@ -112,10 +114,13 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True,
     stats.dispatch["request_filter"] += link_request_filters(graph, refs)  # what runs around an action or a page
     # after EF's mappings are settled: a reader's rows are no EF convention to settle
     stats.resolved["MAPS_TO"] += link_reader_mappings(graph)  # `new Issue { Id = reader["IssueId"] }`
-    python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo)
+    python_calls = link_python_calls(graph, files, by_name=python_guesses, memo=python_memo,
+                                     facts=python_facts)
     stats.resolved["CALLS"] += sum(python_calls.values())
     stats.by_name["CALLS"] += python_calls["by_name"]
     stats.dispatch.update(link_dispatch(graph))
+    # `new Pipeline<IProcess<Topic>, Topic>().Process(..)`: only the `IPipe<IProcess<Topic>>`s it dispatches to
+    stats.dispatch["bound_type_argument"] += link_bound_dispatch(graph, symbols, refs)
     # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
     graph.graph["code_root"] = code_root(parsed.path for parsed in files)
     # files a generator wrote (`walk.GENERATED_INDEXED`): retrieval ranks them after hand-written code
@@ -179,6 +184,12 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         ref = replace(ref, target=f"{base}.{call['member']}", external=True,
                       attrs={**ref.attrs, "via": "external_base", **({"guess": True} if found.outside_guessed else {})})
         _add_resolved(graph, symbols, ref, source, None, "external", stats)
+        return
+    if target is None and ref.attrs.get("via_base") and found.receiver_outside:
+        # `base.View(model)` in a subclass of a package's class (MVC's `Controller`): C#'s base
+        # access runs that class's member, `Controller.View` as the parser wrote it
+        _add_resolved(graph, symbols, replace(ref, external=True, attrs={**ref.attrs, "via": "external_base"}),
+                      source, None, "external", stats)
         return
     if target is None and not ref.by_name and not found.typed and "types" not in call["receiver"]:
         # a receiver no type was found for (a query chain, what a library returns): the
@@ -362,7 +373,18 @@ def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
         near = [m for m in matches if scope and _within(symbols, m, scope)]
         if len(near) == 1:
             return near[0].id
+    if extensions_only:  # C# finds extension methods in the namespaces the caller's file imports
+        imported = _file_usings(symbols, source_node)
+        near = [m for m in matches if (namespace := _namespace_of(symbols, m)) and symbols.nodes[namespace].name in imported]
+        if len(near) == 1:
+            return near[0].id
     return None
+
+
+def _file_usings(symbols: SymbolTable, node: Node) -> set[str]:
+    """The namespaces the file of `node` imports (`using X.Y;`), as its FILE node keeps them."""
+    file = symbols.nodes.get(node_id(node.language, node.path, "FILE")) if node.path else None
+    return set(file.attrs.get("usings") or ()) if file is not None else set()
 
 
 def _namespace_of(symbols: SymbolTable, node: Node) -> str | None:

@@ -26,6 +26,7 @@ from ragstream.index.graph_reuse import BuiltGraph
 from ragstream.index.graph_text import GraphText
 from ragstream.index.keyword_scores import Terms, TokenNumbers
 from ragstream.index.model import Chunk
+from ragstream.index.python.calls.link import LineFreeFacts
 from ragstream.index.store import IndexLocation, ParseRecord, forget_parse_records
 from ragstream.index.walk import SourceFile, WalkResult
 
@@ -41,6 +42,7 @@ class WarmState:
     parse_json: dict[str, bytes] = field(default_factory=dict)  # parse key -> the parse result's JSON
     chunked: BuiltChunks | None = None  # the last build's graph, texts and chunks (`chunk_reuse`)
     linked: BuiltGraph | None = None  # the last build's parse records and graph (`graph_reuse`)
+    line_free: LineFreeFacts = field(default_factory=LineFreeFacts)  # each Python file's solve inputs
     graph_text: GraphText | None = None  # the texts written of that graph, labelled (`graph_text`)
     graph_acl: AclSettings | None = None  # the access settings it was labelled under
     chunk_json: dict[str, tuple[Chunk, bytes]] = field(default_factory=dict)  # chunk id -> the chunk written, its line

@@ -20,7 +20,7 @@ short name: when the resolver cannot follow it, the call is not linked.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tree_sitter
 
@@ -31,7 +31,7 @@ from ragstream.index.csharp.syntax import (
     type_arguments, type_name, unique,
 )
 from ragstream.index.csharp.sql_parameters import passed_strings
-from ragstream.index.csharp.strings import string_bindings, string_value
+from ragstream.index.csharp.strings import string_bindings, string_value, type_constraints
 from ragstream.index.csharp.variables import (
     ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
     generic_of,
@@ -65,6 +65,8 @@ class TypeScope:
     elements: dict[str, str]  # field or property of a collection type -> element type
     strings: dict[str, str]  # fields initialised with a string -> that string
     generics: dict[str, Generic]  # field, property, constructor parameter of a generic type
+    # the type's type parameters -> the types their `where` clauses constrain them to
+    constraints: dict[str, list[str]] = field(default_factory=dict)
 
     def type_guesses(self, type_written: str) -> tuple[str, ...]:
         return self.names.type_candidates(type_written, self.decl.name)
@@ -93,6 +95,7 @@ class _Body:
     local_functions: set[str]
     generics: dict[str, Generic]
     parameters: list[str]  # the method's own, in order
+    constraints: dict[str, list[str]]  # the type's and the method's type parameters -> their constraints
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
          for node in descendants(method) if node.type == "local_function_statement"},
         {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
         parameter_names(method),
+        {**scope.constraints, **type_constraints(method)},
     )
     calls = []
     changed = _changed_results(method)
@@ -576,7 +580,13 @@ def _typed(written: str, receiver: tree_sitter.Node, body: _Body) -> dict:
     """A receiver spec typed as written, with the type arguments of a generic variable
     (`IRepository<Order, int> orders`: `arguments`), which bind what its members declare in
     the type's parameters (`IQueryable<T> Entities`: `data_access`)."""
-    spec: dict = {"types": list(body.scope.type_guesses(written))}
+    # a receiver typed by a type parameter (`TDbContext DbContext` of `Repository<TDbContext> where
+    # TDbContext : DbContext, IAdminDbContext`) has the members of the types it is constrained to
+    # (C# spec, "Type parameter constraints": member lookup on a type parameter searches its effective
+    # base class and interface set): those types, in the clause's order, are the guesses
+    constrained = body.constraints.get(written)
+    spec: dict = {"types": list(unique(g for t in constrained for g in body.scope.type_guesses(t)) if constrained
+                                else body.scope.type_guesses(written))}
     generic = body.generics.get(_variable(receiver, body) or "")
     if generic is not None:
         spec["arguments"] = _entity_guesses(generic.arguments, body)

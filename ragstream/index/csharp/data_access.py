@@ -54,8 +54,9 @@ import networkx as nx
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
 from ragstream.index.csharp.calls import TABLE_OF_TYPE
 from ragstream.index.csharp.join_tables import join_tables
+from ragstream.index.csharp.package_dbsets import dbset_tables, on_context, tables_by_short_name
 from ragstream.index.graph_edits import add_edge
-from ragstream.index.model import Reference
+from ragstream.index.model import Reference, node_id
 from ragstream.index.symbols import SymbolTable
 
 # Types whose every call runs a query on the entity's table.
@@ -94,6 +95,7 @@ class _Carrier:
     navigation: bool = False  # passed to a mapped entity's collection (`order.Lines.Add(line)`): a guess
     property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
     joins: tuple[tuple[str, str, str], ...] = ()  # a many-to-many navigation's join tables: (table, how, navigation)
+    dbset: str | None = None  # a package context's DbSet the receiver is (`db.Clients`): its table by its name
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -104,6 +106,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     refs = list(refs)
     saving = {ref.source for ref in refs if (ref.attrs.get("call") or {}).get("member") in SAVES}
     consumed = _consumed_tables_of_type(refs)
+    names: dict[str, list[str]] = {}  # tables by short name, built at the first package DbSet
     tracked: list[tuple[str, str, dict]] = []
     for ref in refs:
         call = ref.attrs.get("call")
@@ -111,9 +114,16 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             continue
         carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
         edge_type = _access(carrier, _verb(call)) if carrier is not None else None
-        if carrier is None or edge_type is None:
+        if carrier is None or edge_type is None or _repository_extension(graph, symbols, carrier, call):
             continue
-        entities = _entities(symbols, carrier)
+        if carrier.dbset is not None:  # no entity known: the table EF's DbSet-name convention gives, a guess
+            names = names or tables_by_short_name(graph)
+            for table in dbset_tables(names, carrier.dbset):
+                added[edge_type] += add_edge(graph, ref.source, table, edge_type, {
+                    "line": ref.line, "resolution": "inferred", "via": "dbset_name", "guess": True,
+                    "member": call["member"], "dbset": carrier.dbset})
+            continue
+        entities = _entities(graph, symbols, carrier)
         if call.get("navigation"):  # `.Include(o => o.Items)`: the navigation's entity is read too
             entities += _navigated(graph, symbols, entities, call["navigation"])
         projected = _projected(graph, symbols, entities, call) if edge_type == "READS" else []
@@ -258,6 +268,9 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         # generic unit of work, `IUnitOfWork<TId> uow`, too: the chain's root is not the carrier)
         returned = _generic_value(graph, symbols, call["receiver"])
         data, chained = (returned, False) if returned is not None else (data, chained)
+    if data is None and through is not None and prop is None and on_context(graph, symbols, through["property"]):
+        # `DbContext.Clients.Add(c)`: a DbSet only a package's context declares (`package_dbsets`)
+        return _Carrier("DbSet", [], query=True, declared_here=False, dbset=through["property"]["member"])
     if data is None:
         return None if chained else _argument_carrier(graph, symbols, call) or _inherited_carrier(graph, symbols, call)
     generic = (data.get("generic") or data.get("generic_call") or "").rsplit(".", 1)[-1]
@@ -394,6 +407,18 @@ def _tracks(carrier: _Carrier, member: str) -> bool:
 STATE_VERBS = {"Added": "Add", "Modified": "Update", "Deleted": "Remove"}
 
 
+def _repository_extension(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier: _Carrier, call: dict) -> bool:
+    """Whether a call on a generic type that is no query (`process.AddError("...")` on an
+    `IPipelineProcess<Topic>`) runs an extension method the repository declares: C# binds it to
+    that static method, the receiver only its first argument ("Extension methods are static
+    methods, but they're called as if they were instance methods", C# programming guide), so its
+    name is no verb of the receiver's entity; what its body does is linked from its body."""
+    if carrier.query or carrier.passed or carrier.navigation:
+        return False
+    resolution = resolve_call(graph, symbols, call)
+    return resolution.via == "extension" and bool(resolution.methods)
+
+
 def _verb(call: dict) -> str:
     """The data verb of a call: its method's name, or the write the entity state it sets stands
     for (`calls.WRITTEN_STATES`; the edge keeps `member="Entry"` and says the `state`)."""
@@ -409,13 +434,20 @@ def _access(carrier: _Carrier, member: str) -> str | None:
     return None
 
 
-def _entities(symbols: SymbolTable, carrier: _Carrier) -> list[str]:
-    """The TYPE node of each type argument that the repository declares."""
+def _entities(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier: _Carrier) -> list[str]:
+    """The TYPE node of each type argument that the repository declares, else the EXTERNAL node
+    of a package's entity that a context of the repository maps (`DbSet<ClientSecret>` of
+    IdentityServer4's `ClientSecret`: EF maps a DbSet's type whatever assembly declares it)."""
     found = []
     for guesses in carrier.entities:
         node = symbols.first("csharp", guesses, ("TYPE",))
         if node is not None:
             found.append(node.id)
+            continue
+        # only to a table of the repository's schema: an entity outside the index maps to a name only
+        mapped = [e for g in reversed(guesses) if (e := node_id("csharp", g, "EXTERNAL")) in graph
+                  and any(graph.nodes[t].get("kind") in ("TABLE", "VIEW") for t in entity_tables(graph, e))]
+        found += mapped[:1]
     return found
 
 

@@ -59,7 +59,7 @@ def collect(container: tree_sitter.Node, namespace: str, parent: str,
     """Record the usings, namespaces and types declared directly in `container`."""
     for child in container.named_children:
         if child.type == "using_directive":
-            _add_using(child, found)
+            _add_using(child, namespace, found)
         elif child.type in NAMESPACE_DECLARATIONS:
             node = _namespace_node(child, namespace, found.file)
             found.namespaces.append(node)
@@ -76,12 +76,18 @@ def collect(container: tree_sitter.Node, namespace: str, parent: str,
             collect(child, namespace, parent, found)
 
 
-def _add_using(directive: tree_sitter.Node, found: Declarations) -> None:
+def _add_using(directive: tree_sitter.Node, namespace: str, found: Declarations) -> None:
+    """A using directive inside `namespace` ("" at file level).
+
+    C# resolves the name a using directive inside a namespace body imports from that namespace
+    outwards (C# spec, "Using namespace directives": `namespace A.B { using C; }` imports `A.B.C`,
+    else `A.C`, else `C`), so each of those is a using; a file-level one is taken as written."""
     if any(child.type == "static" for child in directive.children):
         return  # `using static T;` imports members, not type names
     alias = directive.child_by_field_name("name")
     target = node_text(directive.named_children[-1])
     if alias is None:
+        found.usings.extend(f"{scope}.{target}" for scope in enclosing_scopes(namespace))
         found.usings.append(target)
     else:
         found.aliases[node_text(alias)] = target
@@ -177,7 +183,24 @@ def _generic_bases(decl: TypeDecl, names: Names) -> list[dict]:
         generic = base.child_by_field_name("name") if base.type == "qualified_name" else base
         if generic is not None and generic.type == "generic_name" and type_name(base):
             found.append({"name": type_name(base), "arguments": [
-                list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic, positional=True)]})
+                list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic, positional=True)],
+                # every type its arguments name, nested ones too (`Topic` of `IPipe<IProcess<Topic>>`):
+                # what `bound_dispatch` matches a generic host's type arguments against
+                "names": [list(names.type_candidates(name, decl.scope)) for name in _nested_type_names(generic)]})
+    return found
+
+
+def _nested_type_names(generic: tree_sitter.Node) -> list[str]:
+    """The type names among a generic name's type arguments, at every depth, as written."""
+    arguments = child_of_type(generic, "type_argument_list")
+    found = []
+    for argument in arguments.named_children if arguments is not None else ():
+        name = type_name(argument)
+        if name:
+            found.append(name)
+        inner = argument.child_by_field_name("name") if argument.type == "qualified_name" else argument
+        if inner is not None and inner.type == "generic_name":
+            found.extend(_nested_type_names(inner))
     return found
 
 

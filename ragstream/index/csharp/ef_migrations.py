@@ -13,6 +13,13 @@ class (not by `Up`, whose id is not this module's to guess) and carries attrs
 from the migration class to the table, attrs `via="ef_migration"`, `operation` and, where it
 applies, `column` and `new_name`.
 
+Entity Framework 6's `DbMigration` (System.Data.Entity.Migrations) has the same operations with
+positional parameters in its own order (`CreateTable(name, columnsAction)`, `AddColumn(table, name,
+columnAction)`, `RenameColumn(table, name, newName)`, ...), columns built by the `ColumnBuilder`
+(`c => new { Id = c.Guid(nullable: false), Name = c.String(maxLength: 50) }`: the method names the
+type) and keys chained onto the call (`CreateTable(...).PrimaryKey(t => t.Id).ForeignKey("dbo.T",
+t => t.T_Id)`); its table names are usually schema-qualified (`"dbo.Topic"`).
+
 Across files (`settle_migrations`, run by `graph_build.build_graph` before linking): the
 operations, FluentMigrator's (`fluent_migrations`) with EF's, are replayed in migration order (file name: EF names them `<timestamp>_<Name>.cs`),
 so the graph holds the schema as it stands after the last migration: a dropped table or column
@@ -34,7 +41,7 @@ from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.declarations import TypeDecl
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    call_arguments, callee_of, child_of_type, descendants, end_line_of, line_of, node_text,
+    call_arguments, callee_of, child_of_type, descendants, end_line_of, fluent_chain, line_of, node_text,
     qualify, required_child, type_name,
 )
 from ragstream.index.csharp.table_refs import DEFAULT_SQL_SCHEMA
@@ -60,8 +67,24 @@ class MigrationParts:
     references: list[Reference] = field(default_factory=list)
 
 
+MIGRATION_BASES = frozenset({"Migration", "DbMigration"})  # EF Core's, EF6's
+
+# EF6's `DbMigration` operations: their parameters in order, named as EF Core names them (EF Core's
+# migrations pass them by name; EF6's positionally). Documented signatures of
+# System.Data.Entity.Migrations.DbMigration.
+EF6_PARAMETERS = {
+    "create_table": ("name", "columns"), "drop_table": ("name",), "rename_table": ("name", "newName"),
+    "add_column": ("table", "name", "column"), "drop_column": ("table", "name"),
+    "alter_column": ("table", "name", "column"), "rename_column": ("table", "name", "newName"),
+}
+
+
 def is_migration(decl: TypeDecl) -> bool:
-    return any(base.rsplit(".", 1)[-1] == "Migration" for base in decl.bases)
+    return any(base.rsplit(".", 1)[-1] in MIGRATION_BASES for base in decl.bases)
+
+
+def _is_ef6(decl: TypeDecl) -> bool:
+    return any(base.rsplit(".", 1)[-1] == "DbMigration" for base in decl.bases)
 
 
 def migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
@@ -78,11 +101,12 @@ def migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
     return parts
 
 
-def _arguments(call: tree_sitter.Node) -> dict[str, tree_sitter.Node]:
-    """Named arguments by name; the first positional one is `name`."""
+def _arguments(call: tree_sitter.Node, positional: tuple[str, ...] = ("name",)) -> dict[str, tree_sitter.Node]:
+    """Named arguments by name; positional ones by the names `positional` gives them in order
+    (EF Core's calls: only the first, `name`), else `#<index>`."""
     found: dict[str, tree_sitter.Node] = {}
     for index, (name, value) in enumerate(call_arguments(required_child(call, "arguments"))):
-        found.setdefault(name or ("name" if index == 0 else f"#{index}"), value)
+        found.setdefault(name or (positional[index] if index < len(positional) else f"#{index}"), value)
     return found
 
 
@@ -93,7 +117,8 @@ def _text(arguments: dict[str, tree_sitter.Node], name: str) -> str | None:
 
 def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_sitter.Node,
                    operation: str) -> None:
-    arguments = _arguments(call)
+    ef6 = _is_ef6(decl)
+    arguments = _arguments(call, EF6_PARAMETERS[operation]) if ef6 else _arguments(call)
     on_table = operation.endswith("_table")
     table_name = _text(arguments, "name" if on_table else "table")
     if not table_name:
@@ -111,8 +136,14 @@ def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_
         candidates=(table,), target_kinds=("TABLE",), external=True, line=line_of(call),
         attrs=link))
     made = {"via": VIA, "migration": decl.name}
-    if operation == "create_table":
+    if operation == "create_table" and ef6:
+        _add_ef6_table(parts, decl.id, path, call, arguments, table, made)
+    elif operation == "create_table":
         _add_table(parts, decl.id, path, call, arguments, table, made)
+    elif operation == "add_column" and link["column"] and ef6:
+        built = _ef6_column(arguments.get("column"))
+        parts.nodes.append(column_node(table, link["column"], path, call, built[0] if built else "",
+                                       built[1] if built else True, False, made))
     elif operation == "add_column" and link["column"]:
         data_type = _text(arguments, "type") or _clr_type(call)
         parts.nodes.append(column_node(table, link["column"], path, call, data_type,
@@ -146,6 +177,56 @@ def _add_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.
             attrs={"columns": _lambda_members(key_arguments.get("column")),
                    "ref_columns": [c for c in [_text(key_arguments, "principalColumn")] if c],
                    "via": VIA, **_on_delete(key_arguments)}))
+
+
+def _add_ef6_table(parts: MigrationParts, parent: str, path: str, call: tree_sitter.Node,
+                   arguments: dict[str, tree_sitter.Node], table: str, made: dict) -> None:
+    """EF6's `CreateTable("dbo.T", c => new { Col = c.Int(nullable: false) }).PrimaryKey(t => t.Id)
+    .ForeignKey("dbo.P", t => t.P_Id, cascadeDelete: true)`."""
+    chained = list(fluent_chain(call))
+    primary_key = [column for key in chained if _called(key) == "PrimaryKey"
+                   for column in _lambda_members(_arguments(key, ("keyExpression",)).get("keyExpression"))]
+    parts.nodes.append(table_node(table, path, call, parent, primary_key, made))
+    for name, value in _column_definitions(arguments.get("columns")):
+        built = _ef6_column_call(value)
+        data_type, nullable = built if built else ("", True)
+        parts.nodes.append(column_node(table, name, path, value, data_type,
+                                       name not in primary_key and nullable, name in primary_key, made))
+    for key in chained:
+        key_arguments = _arguments(key, ("principalTable", "dependentKeyExpression", "cascadeDelete"))
+        principal = _text(key_arguments, "principalTable")
+        if _called(key) != "ForeignKey" or not principal:
+            continue
+        cascade = node_text(key_arguments.get("cascadeDelete")) == "true"
+        parts.references.append(Reference(
+            source=node_id("sql", table, "TABLE"), edge_type="FOREIGN_KEY", target=principal,
+            target_language="sql", candidates=(principal,), target_kinds=("TABLE",),
+            external=True, line=line_of(key),
+            attrs={"columns": _lambda_members(key_arguments.get("dependentKeyExpression")),
+                   "ref_columns": [], "via": VIA, **({"on_delete": "CASCADE"} if cascade else {})}))
+
+
+def _ef6_column(action: tree_sitter.Node | None) -> tuple[str, bool] | None:
+    """(type, nullable) of an EF6 column action `c => c.String(maxLength: 300)`."""
+    body = action.child_by_field_name("body") if action is not None \
+        and action.type == "lambda_expression" else None
+    return _ef6_column_call(body) if body is not None else None
+
+
+def _ef6_column_call(value: tree_sitter.Node | None) -> tuple[str, bool] | None:
+    """(type, nullable) of EF6's `c.String(nullable: false, maxLength: 50)` (under a fluent tail
+    such as `.Annotation(...)`): the `ColumnBuilder` method names the type, its first parameter
+    is `nullable`, `storeType:` overrides the type."""
+    while value is not None and value.type == "invocation_expression":
+        callee = callee_of(value)
+        if callee is None:
+            return None
+        receiver, name = callee
+        if receiver is not None and receiver.type == "identifier":
+            arguments = _arguments(value, ("nullable",))
+            return (_text(arguments, "storeType") or node_text(name).lower(), _nullable(arguments))
+        value = receiver
+    return None
 
 
 def _on_delete(arguments: dict[str, tree_sitter.Node]) -> dict[str, str]:

@@ -12,8 +12,6 @@ The folder's other modules are listed in its `__init__`.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import tree_sitter
 
 from ragstream.errors import IndexingError
@@ -43,9 +41,13 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
             raise IndexingError("not parseable as C#: no type declaration found", where=where,
                                 hint="the file is indexed as plain text")
         out.parsed.warnings.append(f"{where}: syntax error; declarations near it may be missing")
+    if found.usings:  # what the file imports: which of several same-named extension methods a call means
+        found.file.attrs["usings"] = list(found.usings)
     # each type's SQL-like constants, by type: a partial type's other parts are other files (`sql_parameters`)
     constants = {decl.id: values for decl in found.types if (values := sql_constants(decl.syntax))}
-    out.add(replace(found.file, attrs={**found.file.attrs, "string_constants": constants}) if constants else found.file)
+    if constants:
+        found.file.attrs["string_constants"] = constants
+    out.add(found.file)
     for namespace in found.namespaces:
         out.add(namespace)
     _add_types(found, out)

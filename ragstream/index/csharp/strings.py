@@ -11,7 +11,7 @@ import textwrap
 import tree_sitter
 
 from ragstream.index.csharp.syntax import (
-    body_members, call_arguments, child_of_type, descendants, initializer, node_text, required_child,
+    body_members, call_arguments, child_of_type, descendants, initializer, node_text, required_child, type_name,
 )
 
 
@@ -42,6 +42,22 @@ def type_parameters(syntax: tree_sitter.Node) -> list[str]:
     parameters = child_of_type(syntax, "type_parameter_list")
     return [node_text(child.child_by_field_name("name") or child) for child in parameters.named_children
             if child.type == "type_parameter"] if parameters is not None else []
+
+
+def type_constraints(syntax: tree_sitter.Node) -> dict[str, list[str]]:
+    """`{"TDbContext": ["DbContext", "IAdminDbContext"]}` of `where TDbContext : DbContext,
+    IAdminDbContext, new()`: the types each type parameter of a type or method is constrained to, as
+    written without type arguments (not `class`, `struct`, `notnull`, `new()`)."""
+    found: dict[str, list[str]] = {}
+    for clause in syntax.named_children:
+        if clause.type != "type_parameter_constraints_clause":
+            continue
+        names = [type_name(c.named_children[0]) for c in clause.named_children
+                 if c.type == "type_parameter_constraint" and c.named_children]
+        parameter = child_of_type(clause, "identifier")
+        if parameter is not None:
+            found[node_text(parameter)] = [n for n in names if n]
+    return found
 
 
 def _assigned_in(constructor: tree_sitter.Node, known: dict[str, str]) -> dict[str, str]:

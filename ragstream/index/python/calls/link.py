@@ -25,6 +25,7 @@ import hashlib
 import io
 import pathlib
 from collections import Counter
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -58,16 +59,51 @@ class CallMemo(Protocol):
     def put(self, key: str, value: bytes) -> None: ...
 
 
-def resolve_calls(files: list[ParsedFile], by_name: bool = True,
-                  memo: CallMemo | None = None) -> tuple[Program, list[Call]]:
+@dataclass
+class LineFreeFacts:
+    """Each Python file's flow facts without lines (`_without_lines`), their hash and each
+    scope's call lines, kept by the flow facts they were made from for the next build in the
+    same process (`index --watch`): a parse result is not changed once made, so the same list
+    gives the same facts, and a code edit makes only the changed files' again (all files' were
+    ~0.1 CPU s of every edit on a 133k-line repository, docs/BENCHMARKS.md). Each use keeps
+    only what it used."""
+
+    kept: dict[int, tuple[list[dict], FileFacts]] = field(default_factory=dict)  # id of a flow -> it, its facts
+
+    def of(self, flows: list[list[dict]]) -> list[FileFacts]:
+        """Each flow's facts, in order."""
+        used: dict[int, tuple[list[dict], FileFacts]] = {}
+        for flow in flows:
+            entry = self.kept.get(id(flow))
+            if entry is None or entry[0] is not flow:  # the flow kept holds its id: no other list has it
+                sited = [_without_lines(record) for record in flow]
+                entry = (flow, FileFacts(sited, hashlib.sha256(orjson.dumps(sited, option=orjson.OPT_SORT_KEYS)).digest(),
+                                         [[call[3] for call in record["calls"]] for record in flow]))
+            used[id(flow)] = entry
+        self.kept = used
+        return [used[id(flow)][1] for flow in flows]
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """One Python file's flow facts as the solve reads them: its scopes' facts without lines,
+    their hash, and each scope's call lines (what an edge is labelled with)."""
+
+    sited: list[dict]
+    digest: bytes
+    call_lines: list[list[int]]
+
+
+def resolve_calls(files: list[ParsedFile], by_name: bool = True, memo: CallMemo | None = None,
+                  facts: LineFreeFacts | None = None) -> tuple[Program, list[Call]]:
     """Every call edge between the files' Python scopes (ids are scope ids of `Program`), and
     each unresolved call of a name imported from outside or a builtin (resolution `external`,
     callee the dotted name: `logging.getLogger`, `builtins.len`). With a `memo`, a solve of the
-    same facts made before is reused (the module docstring says why that is exact)."""
-    records = [f.flow for f in files if f.language == "python" and f.flow]
-    sited = [[_without_lines(record) for record in scopes] for scopes in records]
-    program = Program.from_records(sited)  # what is solved and drawn reads no line
-    key = solve_key(sited, by_name) if memo is not None else ""
+    same facts made before is reused (the module docstring says why that is exact); `facts`
+    keeps each file's line-free facts for the next call."""
+    made = (facts or LineFreeFacts()).of([f.flow for f in files if f.language == "python" and f.flow])
+    program = Program.from_records([file.sited for file in made])  # what is solved and drawn reads no line
+    key = solve_key([file.digest for file in made], by_name) if memo is not None else ""
     stored = memo.get(key) if memo is not None else None
     if stored is not None:
         by_site = [Call(*row) for row in orjson.loads(stored)]
@@ -78,10 +114,8 @@ def resolve_calls(files: list[ParsedFile], by_name: bool = True,
             memo.put(key, orjson.dumps([tuple(vars(call).values()) for call in by_site]))
     # `line` holds the call's index in its scope until here: the edge gets the call's line now
     # (`from_records` makes one scope per record, in order)
-    lines = {scope: [call[3] for call in record["calls"]]
-             for scope, record in zip(program.scopes, (record for scopes in records for record in scopes))}
-    return program, _strongest([Call(c.caller, c.callee, lines[c.caller][c.line], c.how, c.constructor)
-                                for c in by_site])
+    lines = dict(zip(program.scopes, (scope for file in made for scope in file.call_lines)))
+    return program, _strongest(by_site, lines)
 
 
 def _solve(program: Program, by_name: bool) -> list[Call]:
@@ -103,11 +137,12 @@ def _without_lines(record: dict) -> dict:
 _RESOLVER_FILES = ("link.py", "program.py", "solver.py", "value_tables.py")
 
 
-def solve_key(sited: list[list[dict]], by_name: bool) -> str:
-    """The hash of everything a solve depends on: the line-free facts, guesses on or off, the
-    resolver's code."""
+def solve_key(file_hashes: list[bytes], by_name: bool) -> str:
+    """The hash of everything a solve depends on: each file's line-free facts (by their hashes,
+    in order: `LineFreeFacts`), guesses on or off, the resolver's code."""
     digest = hashlib.sha256(_resolver_code_hash().encode())
-    digest.update(orjson.dumps([by_name, sited], option=orjson.OPT_SORT_KEYS))
+    digest.update(orjson.dumps(by_name))
+    digest.update(b"".join(file_hashes))  # each 32 bytes: the files' bounds are kept
     return "calls:" + digest.hexdigest()
 
 
@@ -117,22 +152,29 @@ def _resolver_code_hash() -> str:
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in _RESOLVER_FILES)).hexdigest()
 
 
-def _strongest(calls: list[Call]) -> list[Call]:
-    """One call per (caller, callee): the surest way it was found, at its first line; a
-    constructor call only when every site calling it is a call of its class."""
-    best: dict[tuple[str, str], Call] = {}
-    explicit = {(c.caller, c.callee) for c in calls if not c.constructor}
-    for call in sorted(calls, key=lambda c: (_STRENGTH[c.how], c.line)):
-        pair = (call.caller, call.callee)
-        if pair not in best:
-            best[pair] = Call(call.caller, call.callee, call.line, call.how) if pair in explicit else call
-    return sorted(best.values(), key=lambda c: (c.caller, c.callee))
+def _strongest(by_site: list[Call], lines: dict[str, list[int]]) -> list[Call]:
+    """One call per (caller, callee), sorted by the pair: the surest way it was found, at its
+    first line (`lines`: each scope's call lines, by the call's index, which `line` holds in
+    `by_site`); a constructor call only when every site calling it is a call of its class. Of
+    calls as sure at the same line, the first in `by_site` (as a stable sort would keep it)."""
+    best: dict[tuple[str, str], tuple[tuple[int, int], Call, int]] = {}
+    explicit: set[tuple[str, str]] = set()
+    for call in by_site:
+        pair, line = (call.caller, call.callee), lines[call.caller][call.line]
+        if not call.constructor:
+            explicit.add(pair)
+        rank = (_STRENGTH[call.how], line)
+        kept = best.get(pair)
+        if kept is None or rank < kept[0]:
+            best[pair] = (rank, call, line)
+    return [Call(pair[0], pair[1], line, call.how, call.constructor and pair not in explicit)
+            for pair, (_, call, line) in sorted(best.items(), key=lambda item: item[0])]
 
 
 def link_python_calls(graph: nx.MultiDiGraph, files: list[ParsedFile], by_name: bool = True,
-                      memo: CallMemo | None = None) -> Counter:
+                      memo: CallMemo | None = None, facts: LineFreeFacts | None = None) -> Counter:
     """Add the CALLS edges of every Python file to `graph`; returns counts by resolution."""
-    program, calls = resolve_calls(files, by_name, memo)
+    program, calls = resolve_calls(files, by_name, memo, facts)
     nodes: dict[str, str | None] = {}
     counts: Counter = Counter()
     for call in calls:

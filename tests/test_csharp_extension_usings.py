@@ -1,0 +1,66 @@
+"""An extension method called on a receiver no type is known for (`db.Clients.WhereIf(...)` on a
+package's DbSet), when several static classes declare one of that name: the one in a namespace the
+caller's file imports (C# looks extension methods up in the imported namespaces), and none when the
+usings do not tell (`index/graph_build._resolve_by_name`)."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+
+HELPERS = {
+    "A/QueryableExtensions.cs": """
+namespace App.Data.Extensions
+{
+    public static class QueryableExtensions
+    {
+        public static IQueryable<T> WhereIf<T>(this IQueryable<T> query, bool condition, Expression<Func<T, bool>> p) => query;
+    }
+}
+""",
+    "B/QueryableExtensions.cs": """
+namespace App.Logic.Helpers
+{
+    public static class QueryableExtensions
+    {
+        public static IQueryable<T> WhereIf<T>(this IQueryable<T> query, bool condition, Expression<Func<T, bool>> p) => query;
+    }
+}
+""",
+}
+
+CALLERS = {
+    "Repo.cs": """
+using App.Data.Extensions;
+namespace App.Data.Repositories
+{
+    public class ClientRepository
+    {
+        private readonly ShopContext _db;
+        public object Find(string s) { return _db.Clients.WhereIf(s != null, x => true).ToList(); }
+    }
+}
+""",
+    "Other.cs": """
+namespace App.Web
+{
+    public class Finder
+    {
+        private readonly ShopContext _db;
+        public object Find(string s) { return _db.Clients.WhereIf(s != null, x => true).ToList(); }
+    }
+}
+""",
+}
+
+
+def calls(graph: nx.MultiDiGraph, method: str) -> set[str]:
+    return {target for _, target, key in graph.out_edges(f"cs:{method}|METHOD", keys=True) if key == "CALLS"}
+
+
+def test_the_extension_of_the_imported_namespace_is_the_one_called_and_none_when_nothing_imports_one():
+    graph, _ = build_graph([parse_csharp(path, text) for path, text in {**HELPERS, **CALLERS}.items()])
+    assert "cs:App.Data.Extensions.QueryableExtensions.WhereIf|METHOD" in calls(graph, "App.Data.Repositories.ClientRepository.Find")
+    assert "cs:App.Logic.Helpers.QueryableExtensions.WhereIf|METHOD" not in calls(graph, "App.Data.Repositories.ClientRepository.Find")
+    assert not any(".WhereIf|" in target for target in calls(graph, "App.Web.Finder.Find"))
