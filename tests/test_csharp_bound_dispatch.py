@@ -180,3 +180,14 @@ def test_implementations_are_matched_by_the_shape_of_their_type_argument_and_ope
     assert bound[topic]["guess"] is True and set(bound[topic]["candidates"]) == {topic, log}
     tables = {path.nodes[-1] for path in table_paths(g, ["cs:F.Svc.Go|METHOD"])}
     assert tables == {"sql:dbo.Topic|TABLE", "sql:dbo.Log|TABLE"}
+
+
+def test_a_base_with_generics_nested_a_thousand_deep_parses_with_its_shape():
+    written = "Topic"
+    for _ in range(1500):
+        written = f"IWrap<{written}>"
+    parsed = parse_csharp("D.cs", "namespace D { public interface IWrap<T> { } public class Topic { } "
+                                  f"public class Deep : IWrap<{written}> {{ }} }}")
+    deep = next(node for node in parsed.nodes if node.id == "cs:D.Deep|TYPE")
+    shape = deep.attrs["generic_bases"][0]["shapes"][0]
+    assert len(shape) == 1501 and shape[-1][-1] == "Topic"  # 1500 `IWrap`s, then `Topic`
