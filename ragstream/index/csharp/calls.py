@@ -118,7 +118,7 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
         {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method),
          **foreach_generics(method, {name: g for name, g in scope.element_generics.items() if name not in local})},
         parameter_names(method),
-        {**scope.constraints, **type_constraints(method)},
+        type_constraints(method, scope.constraints),
     )
     calls = []
     changed = _changed_results(method)
