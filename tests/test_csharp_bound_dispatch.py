@@ -191,3 +191,12 @@ def test_a_base_with_generics_nested_a_thousand_deep_parses_with_its_shape():
     deep = next(node for node in parsed.nodes if node.id == "cs:D.Deep|TYPE")
     shape = deep.attrs["generic_bases"][0]["shapes"][0]
     assert len(shape) == 1501 and shape[-1][-1] == "Topic"  # 1500 `IWrap`s, then `Topic`
+
+
+def test_a_host_constructed_with_the_callers_own_type_parameter_is_not_narrowed():
+    source = SHAPES.replace("public class Svc {", "public class Generic<TAny> { public void Go(TAny p) "
+                            "{ var pl = new Pipeline<TAny>(); pl.Process(p); } }\npublic class Svc {")
+    g = build_graph([parse_csharp("Core.cs", source), parse_sql("s.sql", SHOP_SCHEMA, "tsql")])[0]
+    # `TAny` may be any type: every pipe may run, not only the open generic `LogPipe<T>`
+    assert not any(data.get("host") for data in calls(g, "F.Generic.Go").values())
+    assert any(data.get("host") for data in calls(g, "F.Svc.Go").values())
