@@ -124,3 +124,79 @@ def test_a_flow_goes_through_the_host_to_the_tables_of_the_bound_implementations
     # a walk from the host itself, which no caller binds, still reaches every pipe's table
     unbound = table_paths(g, ["cs:Forum.Core.Pipeline.Process|METHOD"])
     assert {path.nodes[-1] for path in unbound} == {"sql:dbo.Topic|TABLE", "sql:dbo.Category|TABLE"}
+
+
+# Review 8 (B1, B4): a dispatch on a fixed type argument, a base of another shape, an open generic pipe.
+FIXED = """
+namespace Shop.Core;
+using System.Data.Entity;
+public class Order { }
+public class Customer { }
+public interface IHandler<T> { void Handle(); }
+public class ShopContext : DbContext { public DbSet<Order> Orders { get; set; } public DbSet<Customer> Customers { get; set; } }
+public class OrderHandler : IHandler<Order> { private readonly ShopContext _db; public void Handle() { _db.Orders.Add(new Order()); } }
+public class CustomerHandler : IHandler<Customer> { private readonly ShopContext _db; public void Handle() { _db.Customers.Add(new Customer()); } }
+public class Audit<T> { private readonly IHandler<Order> _orders; public void Run(T item) { _orders.Handle(); } }
+public class Caller { public void Go(Customer c) { var audit = new Audit<Customer>(); audit.Run(c); } }
+"""
+
+SHAPES = """
+namespace F;
+using System.Collections.Generic;
+using System.Data.Entity;
+public class Topic { } public class Category { } public class Log { }
+public interface IProcess<T> { }
+public class Ctx : DbContext { public DbSet<Topic> Topic { get; set; } public DbSet<Log> Log { get; set; } }
+public interface IPipe<TInput> { TInput Run(TInput input); }
+public class Pipeline<T>
+{
+    private readonly List<IPipe<T>> _pipes = new List<IPipe<T>>();
+    public T Process(T model) { foreach (var pipe in _pipes) { pipe.Run(model); } return model; }
+}
+public class TopicPipe : IPipe<IProcess<Topic>> { private readonly Ctx _db; public IProcess<Topic> Run(IProcess<Topic> i) { _db.Topic.Add(null); return i; } }
+public class RawTopicPipe : IPipe<Topic> { public Topic Run(Topic i) => i; }
+public class CategoryPipe : IPipe<IProcess<Category>> { public IProcess<Category> Run(IProcess<Category> i) => i; }
+public class LogPipe<T> : IPipe<T> { private readonly Ctx _db; public T Run(T i) { _db.Log.Add(new Log()); return i; } }
+public class Svc { public void Go(IProcess<Topic> p) { var pl = new Pipeline<IProcess<Topic>>(); pl.Process(p); } }
+"""
+
+SHOP_SCHEMA = "CREATE TABLE dbo.Orders (Id INT);\nCREATE TABLE dbo.Customers (Id INT);\n" \
+              "CREATE TABLE dbo.Topic (Id INT);\nCREATE TABLE dbo.Log (Id INT);\n"
+
+
+def test_a_host_dispatch_on_a_fixed_type_argument_is_not_narrowed_by_the_callers_type_arguments():
+    g = build_graph([parse_csharp("Core.cs", FIXED), parse_sql("s.sql", SHOP_SCHEMA, "tsql")])[0]
+    assert not any(data.get("host") for data in calls(g, "Shop.Core.Caller.Go").values())
+    # `IHandler<Order>` runs the Order handler whatever T is: the walk keeps the host's edge to it
+    tables = {path.nodes[-1] for path in table_paths(g, ["cs:Shop.Core.Caller.Go|METHOD"])}
+    assert "sql:dbo.Orders|TABLE" in tables
+
+
+def test_implementations_are_matched_by_the_shape_of_their_type_argument_and_open_generic_ones_are_kept():
+    g = build_graph([parse_csharp("Core.cs", SHAPES), parse_sql("s.sql", SHOP_SCHEMA, "tsql")])[0]
+    bound = {target: data for target, data in calls(g, "F.Svc.Go").items() if data.get("host")}
+    topic, log = "cs:F.TopicPipe.Run|METHOD", "cs:F.LogPipe.Run|METHOD"
+    assert set(bound) == {topic, log}  # never `RawTopicPipe : IPipe<Topic>`, nor Category's
+    assert bound[topic]["guess"] is True and set(bound[topic]["candidates"]) == {topic, log}
+    tables = {path.nodes[-1] for path in table_paths(g, ["cs:F.Svc.Go|METHOD"])}
+    assert tables == {"sql:dbo.Topic|TABLE", "sql:dbo.Log|TABLE"}
+
+
+def test_a_base_with_generics_nested_a_thousand_deep_parses_with_its_shape():
+    written = "Topic"
+    for _ in range(1500):
+        written = f"IWrap<{written}>"
+    parsed = parse_csharp("D.cs", "namespace D { public interface IWrap<T> { } public class Topic { } "
+                                  f"public class Deep : IWrap<{written}> {{ }} }}")
+    deep = next(node for node in parsed.nodes if node.id == "cs:D.Deep|TYPE")
+    shape = deep.attrs["generic_bases"][0]["shapes"][0]
+    assert len(shape) == 1501 and shape[-1][-1] == "Topic"  # 1500 `IWrap`s, then `Topic`
+
+
+def test_a_host_constructed_with_the_callers_own_type_parameter_is_not_narrowed():
+    source = SHAPES.replace("public class Svc {", "public class Generic<TAny> { public void Go(TAny p) "
+                            "{ var pl = new Pipeline<TAny>(); pl.Process(p); } }\npublic class Svc {")
+    g = build_graph([parse_csharp("Core.cs", source), parse_sql("s.sql", SHOP_SCHEMA, "tsql")])[0]
+    # `TAny` may be any type: every pipe may run, not only the open generic `LogPipe<T>`
+    assert not any(data.get("host") for data in calls(g, "F.Generic.Go").values())
+    assert any(data.get("host") for data in calls(g, "F.Svc.Go").values())

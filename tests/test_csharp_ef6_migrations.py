@@ -165,4 +165,30 @@ def test_a_file_level_using_is_not_qualified_by_the_namespace_below_it():
     context = "cs:Forum.Core.Data.Other.OtherContext|TYPE"
     reference = graph.get_edge_data(context, "cs:Forum.Core.Models.Entities.Topic|TYPE", "REFERENCES")
     # only the one type of that name, found by its name alone: a guess, not what the using says
-    assert reference is None or (reference["resolution"], reference["guess"]) == ("by_name", True)
+    assert reference is not None and (reference["resolution"], reference["guess"]) == ("by_name", True)
+
+
+RENAME_INITIAL = '''
+namespace M { using System.Data.Entity.Migrations;
+public partial class Initial : DbMigration { public override void Up() {
+    CreateTable("app.Topic", c => new { Id = c.Guid(nullable: false) }).PrimaryKey(t => t.Id);
+} } }
+'''
+RENAME = '''
+namespace M { using System.Data.Entity.Migrations;
+public partial class Rename : DbMigration { public override void Up() { RenameTable(name: "app.Topic", newName: "Topics"); } } }
+'''
+RENAMED_COLUMN = '''
+namespace M { using System.Data.Entity.Migrations;
+public partial class More : DbMigration { public override void Up() { AddColumn("app.Topics", "Views", c => c.Int()); } } }
+'''
+
+
+def test_an_ef6_rename_keeps_the_tables_schema_so_later_migrations_on_the_new_name_apply():
+    graph = graph_of({"Migrations/201501010000000_Initial.cs": RENAME_INITIAL,
+                      "Migrations/201502010000000_Rename.cs": RENAME,
+                      "Migrations/201503010000000_More.cs": RENAMED_COLUMN})
+    tables = {node for node, data in graph.nodes(data=True) if data.get("kind") == "TABLE"}
+    # `sp_rename` cannot move a table between schemas (EF6's `MoveTable` does that)
+    assert "sql:app.Topics|TABLE" in tables and "sql:Topics|TABLE" not in tables
+    assert "sql:app.Topics.Views|COLUMN" in graph

@@ -4,8 +4,10 @@ DbSet only a package's context declares; and the edges each must not make."""
 from __future__ import annotations
 
 import networkx as nx
+import tree_sitter
 
-from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.csharp.parser import grammar, parse_csharp
+from ragstream.index.csharp.strings import type_constraints
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
 
@@ -165,3 +167,29 @@ namespace App.Services
     assert set(touched(graph, "App.Services.RoleClaimService.Users")) == {("READS", "sql:dbo.AspNetUsers|TABLE")}
     # neither a table named UserTokens nor AspNetUserTokens: nothing
     assert touched(graph, "App.Services.RoleClaimService.Tokens") == {}
+
+
+def test_a_constraint_naming_another_type_parameter_has_its_types_and_a_method_parameter_hides_the_types():
+    graph = build("""
+using Microsoft.EntityFrameworkCore;
+using App.Data;
+namespace App.Repositories
+{
+    public class Chained<TBase, TDbContext> where TBase : DbContext, ILogDbContext where TDbContext : TBase
+    {
+        protected readonly TDbContext DbContext;
+        public void Delete(object old) { DbContext.Logs.RemoveRange(old); }
+        // a method's own `TDbContext` (legal, warning CS0693) has none of the type's constraints
+        public void Other<TDbContext>(TDbContext context, object old) { context.Logs.RemoveRange(old); }
+    }
+}
+""")
+    assert ("WRITES", LOG) in touched(graph, "App.Repositories.Chained.Delete")
+    assert touched(graph, "App.Repositories.Chained.Other") == {}
+
+
+def test_constraints_that_name_no_type_are_no_types():
+    tree = tree_sitter.Parser(grammar()).parse(b"class R<T, U, V, W> where T : notnull where U : unmanaged, IFoo<U> "
+                                               b"where V : class?, new() where W : default { }")
+    declaration = next(n for n in tree.root_node.named_children if n.type == "class_declaration")
+    assert type_constraints(declaration) == {"T": [], "U": ["IFoo"], "V": [], "W": []}

@@ -3,7 +3,7 @@ the other English number is still that table."""
 from __future__ import annotations
 
 from ragstream.graph.answers import entry_points
-from ragstream.graph.named import find_named
+from ragstream.graph.named import find_named, named_by_word
 from ragstream.graph.questions import asked_words
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
@@ -37,6 +37,10 @@ def test_the_auxiliary_of_a_get_passive_is_no_word_of_the_question():
 def test_a_get_that_is_the_verb_asked_stays():
     assert "get" in asked_words("How does the app get the orders of a customer?")
     assert "get" in asked_words("How do we get a token for the API?")  # `token` is no participle
+    # words in `-ed` that are no participle here: `GetFeedItems`, `GetSeedData` are asked for
+    assert "get" in asked_words("How do we get feed items?")
+    assert "get" in asked_words("Where do we get seed data from?")
+    assert "get" not in asked_words("Which records get imported nightly?")
 
 
 def test_a_flow_asked_with_a_get_passive_starts_at_the_action_the_words_describe():
@@ -72,3 +76,11 @@ def test_a_table_named_exactly_is_never_traded_for_its_other_number():
     assert named_ids("Which code writes the posts table?") == ["sql:dbo.Posts|TABLE"]
     assert named_ids("Which code writes the post table?") == ["sql:dbo.Post|TABLE"]
     assert named_ids("Which code writes the invoices table?") == []  # no such table in either number
+
+
+def test_the_other_english_number_is_tried_for_tables_only_never_for_code_names():
+    source = "namespace A; public class UserService { public void GetUser() { } } public class Process { }"
+    graph = build_graph([parse_csharp("A.cs", source), parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
+    for word in ("GetUsers", "UserServices", "Processes"):
+        assert named_by_word(graph, word) == []  # "who calls GetUsers" is not asked of `GetUser`
+    assert [named.id for named in named_by_word(graph, "Topics")] == ["sql:dbo.Topic|TABLE"]

@@ -258,12 +258,14 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
 
 
 def _tables_named(index: NameIndex, name: str, kinds: tuple[str, ...], schema: str | None) -> list[str]:
-    """The tables `name` names: by that name, else by its other English number ("the topics
-    table" is `Topic` where a schema names its tables in the singular, EF6 without its pluralizing
-    convention; "the order table" is `Orders`)."""
+    """The objects of `kinds` `name` names: by that name, else the tables and views its other
+    English number names ("the topics table" is `Topic` where a schema names its tables in the
+    singular, EF6 without its pluralizing convention; "the order table" is `Orders`). Code names
+    keep their number: `GetUsers` is not `GetUser`."""
     found = index.lookup(name, kinds, schema)
-    for other in ([] if found else _other_numbers(name)):
-        found = index.lookup(other, kinds, schema)
+    tables = tuple(kind for kind in kinds if kind in ("TABLE", "VIEW"))
+    for other in ([] if found or not tables else _other_numbers(name)):
+        found = index.lookup(other, tables, schema)
         if found:
             break
     return found

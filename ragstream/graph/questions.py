@@ -190,12 +190,20 @@ def asked_words(question: str) -> frozenset[str]:
     return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", question)))
 
 
-# English's get-passive: a form of "get" before a past participle (regular `-ed`, or a common
-# irregular one).
-_IRREGULAR_PARTICIPLES = ("written", "taken", "given", "chosen", "broken", "hidden", "forgotten", "driven", "shown",
-                          "known", "thrown", "drawn", "done", "made", "sent", "paid", "built", "kept", "set", "put",
-                          "run", "held", "found", "lost", "sold", "told", "read", "cut", "hit", "left", "shut", "spent")
-_PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:\w+ed|" + "|".join(_IRREGULAR_PARTICIPLES) + r")\b)",
+# English's get-passive: a form of "get" before a past participle. Only a closed list counts:
+# what code does to data ("tables that get written", "rows get updated") and common irregular
+# participles. Any word in `-ed` would be too loose: "get feed items", "get seed data", "get red
+# flags" ask for a `GetFeedItems`, `GetSeedData`, `GetRedFlags`.
+_PARTICIPLES = ("written", "taken", "given", "chosen", "broken", "hidden", "forgotten", "driven", "shown",
+                "known", "thrown", "drawn", "done", "made", "sent", "paid", "built", "kept", "set", "put",
+                "run", "held", "found", "lost", "sold", "told", "read", "cut", "hit", "left", "shut", "spent",
+                "updated", "inserted", "deleted", "created", "saved", "stored", "removed", "imported", "exported",
+                "added", "changed", "modified", "loaded", "processed", "called", "published", "archived",
+                "cleared", "filled", "populated", "purged", "copied", "moved", "renamed", "marked", "flagged",
+                "locked", "unlocked", "approved", "rejected", "cancelled", "canceled", "logged", "cached",
+                "indexed", "synced", "recorded", "registered", "assigned", "notified", "emailed", "queued",
+                "scheduled", "triggered", "validated", "verified", "banned", "blocked", "edited", "posted")
+_PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:" + "|".join(_PARTICIPLES) + r")\b)",
                           re.IGNORECASE)
 
 

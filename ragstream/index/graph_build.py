@@ -34,6 +34,7 @@ from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
 from ragstream.index.csharp.sql_parameters import VIA as SQL_PARAMETER, sql_parameter_references
+from ragstream.index.csharp.syntax import enclosing_scopes
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
 from ragstream.index.graph_edits import add_edge, external_node
@@ -373,11 +374,23 @@ def _resolve_by_name(symbols: SymbolTable, ref: Reference, source: str,
         near = [m for m in matches if scope and _within(symbols, m, scope)]
         if len(near) == 1:
             return near[0].id
-    if extensions_only:  # C# finds extension methods in the namespaces the caller's file imports
-        imported = _file_usings(symbols, source_node)
-        near = [m for m in matches if (namespace := _namespace_of(symbols, m)) and symbols.nodes[namespace].name in imported]
-        if len(near) == 1:
-            return near[0].id
+    if extensions_only:
+        return _extension_in_scope(symbols, matches, source_node)
+    return None
+
+
+def _extension_in_scope(symbols: SymbolTable, matches: list[Node], source: Node) -> str | None:
+    """The extension method C# binds among `matches` (C# spec, "Extension method invocations"):
+    the first namespace from the caller's outwards (`App.Web`, then `App`) that declares one, then
+    the namespaces the caller's file imports (the compilation unit's usings, looked at last). None
+    when the first place that has some has several: the graph does not tell them apart."""
+    namespaces = {m.id: symbols.nodes[n].name for m in matches if (n := _namespace_of(symbols, m))}
+    own = _namespace_of(symbols, source)
+    places: list[set[str]] = [{scope} for scope in enclosing_scopes(symbols.nodes[own].name if own else "")]
+    for names in [*places, _file_usings(symbols, source)]:
+        near = [m for m in matches if namespaces.get(m.id) in names]
+        if near:
+            return near[0].id if len(near) == 1 else None
     return None
 
 

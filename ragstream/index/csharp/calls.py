@@ -33,7 +33,7 @@ from ragstream.index.csharp.syntax import (
 from ragstream.index.csharp.sql_parameters import passed_strings
 from ragstream.index.csharp.strings import string_bindings, string_value, type_constraints
 from ragstream.index.csharp.variables import (
-    ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables,
+    ElementOf, Generic, Returned, VariableType, declared_elements, declared_generics, declared_variables, foreach_generics,
     generic_of,
 )
 
@@ -67,6 +67,8 @@ class TypeScope:
     generics: dict[str, Generic]  # field, property, constructor parameter of a generic type
     # the type's type parameters -> the types their `where` clauses constrain them to
     constraints: dict[str, list[str]] = field(default_factory=dict)
+    # field or property of a collection of a generic type (`List<IPipe<TOne>> _pipes`) -> that element type
+    element_generics: dict[str, Generic] = field(default_factory=dict)
 
     def type_guesses(self, type_written: str) -> tuple[str, ...]:
         return self.names.type_candidates(type_written, self.decl.name)
@@ -114,9 +116,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
         {**scope.elements, **declared_elements(method)},
         {node_text(node.child_by_field_name("name"))
          for node in descendants(method) if node.type == "local_function_statement"},
-        {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method)},
+        {**{name: g for name, g in scope.generics.items() if name not in local}, **declared_generics(method),
+         **foreach_generics(method, {name: g for name, g in scope.element_generics.items() if name not in local})},
         parameter_names(method),
-        {**scope.constraints, **type_constraints(method)},
+        type_constraints(method, scope.constraints),
     )
     calls = []
     changed = _changed_results(method)
@@ -415,7 +418,8 @@ def _receiver_carrier(receiver: tree_sitter.Node, body: _Body) -> dict | None:
     or a member a generic base declares."""
     generic = body.generics.get(_variable(receiver, body) or "")
     if generic is not None:
-        return {"generic": generic.name, "entities": _entity_guesses(generic.arguments, body)}
+        return {"generic": generic.name, "entities": _entity_guesses(generic.arguments, body),
+                "shapes": _shape_guesses(generic, body)}
     if receiver.type == "invocation_expression" and _table_of_type(receiver):
         # `Set<Order>()`, `Query<Entry>()`: the type argument alone picks the table (Dapper's
         # `Query<Row>(sql)` passes SQL, which names its tables itself)
@@ -576,6 +580,11 @@ def _entity_guesses(arguments: Iterable[str], body: _Body) -> list[list[str]]:
     return [list(body.scope.type_guesses(argument)) for argument in arguments]
 
 
+def _shape_guesses(generic: Generic, body: _Body) -> list[list[list[str]]]:
+    """`Generic.shapes` with each name's qualified guesses: what `bound_dispatch` matches."""
+    return [_entity_guesses(shape, body) for shape in generic.shapes]
+
+
 def _typed(written: str, receiver: tree_sitter.Node, body: _Body) -> dict:
     """A receiver spec typed as written, with the type arguments of a generic variable
     (`IRepository<Order, int> orders`: `arguments`), which bind what its members declare in
@@ -590,6 +599,7 @@ def _typed(written: str, receiver: tree_sitter.Node, body: _Body) -> dict:
     generic = body.generics.get(_variable(receiver, body) or "")
     if generic is not None:
         spec["arguments"] = _entity_guesses(generic.arguments, body)
+        spec["shapes"] = _shape_guesses(generic, body)
     return spec
 
 

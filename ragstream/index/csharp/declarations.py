@@ -11,7 +11,7 @@ from ragstream.index.csharp.attributes import attribute_names
 from ragstream.index.csharp.docs import doc_comment, header, modifiers
 from ragstream.index.csharp.strings import type_parameters
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, body_members, child_of_type, enclosing_scopes, end_line_of, line_of, node_text,
+    LANGUAGE, argument_shapes, body_members, child_of_type, enclosing_scopes, end_line_of, line_of, node_text,
     qualify, type_arguments, type_name, unique,
 )
 
@@ -184,23 +184,10 @@ def _generic_bases(decl: TypeDecl, names: Names) -> list[dict]:
         if generic is not None and generic.type == "generic_name" and type_name(base):
             found.append({"name": type_name(base), "arguments": [
                 list(names.type_candidates(argument, decl.scope)) for argument in type_arguments(generic, positional=True)],
-                # every type its arguments name, nested ones too (`Topic` of `IPipe<IProcess<Topic>>`):
+                # each argument's names at every depth, in order (`IProcess`, `Topic` of `IPipe<IProcess<Topic>>`):
                 # what `bound_dispatch` matches a generic host's type arguments against
-                "names": [list(names.type_candidates(name, decl.scope)) for name in _nested_type_names(generic)]})
-    return found
-
-
-def _nested_type_names(generic: tree_sitter.Node) -> list[str]:
-    """The type names among a generic name's type arguments, at every depth, as written."""
-    arguments = child_of_type(generic, "type_argument_list")
-    found = []
-    for argument in arguments.named_children if arguments is not None else ():
-        name = type_name(argument)
-        if name:
-            found.append(name)
-        inner = argument.child_by_field_name("name") if argument.type == "qualified_name" else argument
-        if inner is not None and inner.type == "generic_name":
-            found.extend(_nested_type_names(inner))
+                "shapes": [[list(names.type_candidates(name, decl.scope)) for name in shape]
+                           for shape in argument_shapes(generic)]})
     return found
 
 

@@ -128,9 +128,13 @@ def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_
     if not on_table:
         link["column"] = _text(arguments, "name")
     new_name = _text(arguments, "newName")
-    if new_name:
-        link["new_name"] = qualify(_text(arguments, "newSchema") or "", new_name) \
-            if on_table else new_name
+    if new_name and on_table:
+        # EF6's `RenameTable("app.Topic", "Topics")` runs `sp_rename`, which keeps the schema
+        # (a table moves between schemas by `MoveTable`); EF Core's names it (`newSchema`)
+        kept = table.rpartition(".")[0] if ef6 and "." not in new_name else ""
+        link["new_name"] = qualify(_text(arguments, "newSchema") or kept, new_name)
+    elif new_name:
+        link["new_name"] = new_name
     parts.references.append(Reference(
         source=decl.id, edge_type="REFERENCES", target=table, target_language="sql",
         candidates=(table,), target_kinds=("TABLE",), external=True, line=line_of(call),

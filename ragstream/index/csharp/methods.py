@@ -34,8 +34,8 @@ from ragstream.index.csharp.sql_parameters import sql_parameters
 from ragstream.index.csharp.strings import shown_sql, string_fields, type_constraints, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.csharp.variables import (element_type, generic_of, member_elements, member_generics, member_types,
-                                              parameter_binding)
+from ragstream.index.csharp.variables import (element_type, generic_of, member_element_generics, member_elements, member_generics,
+                                              member_types, parameter_binding)
 
 # Wrappers whose type argument is what an awaited call gives.
 AWAITABLES = frozenset({"Task", "ValueTask"})
@@ -46,7 +46,8 @@ _QUALIFIER = re.compile(r"\b[\w@]+\s*\.\s*")
 def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     """One METHOD node per method (per overload), with its calls and inline SQL."""
     scope = TypeScope(decl, names, member_types(decl.syntax), member_elements(decl.syntax),
-                      string_fields(decl.syntax), member_generics(decl.syntax), type_constraints(decl.syntax))
+                      string_fields(decl.syntax), member_generics(decl.syntax), type_constraints(decl.syntax),
+                      member_element_generics(decl.syntax))
     overloads: dict[str, list[tree_sitter.Node]] = {}
     for syntax in decl.methods:
         overloads.setdefault(node_text(syntax.child_by_field_name("name")), []).append(syntax)

@@ -44,11 +44,20 @@ def type_parameters(syntax: tree_sitter.Node) -> list[str]:
             if child.type == "type_parameter"] if parameters is not None else []
 
 
-def type_constraints(syntax: tree_sitter.Node) -> dict[str, list[str]]:
+# Constraints that name no type (`where T : class, new()`); `default` only overrides a nullable one.
+_NO_TYPE_CONSTRAINTS = frozenset({"class", "struct", "unmanaged", "notnull", "default", "new"})
+
+
+def type_constraints(syntax: tree_sitter.Node, outer: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """`{"TDbContext": ["DbContext", "IAdminDbContext"]}` of `where TDbContext : DbContext,
     IAdminDbContext, new()`: the types each type parameter of a type or method is constrained to, as
-    written without type arguments (not `class`, `struct`, `notnull`, `new()`)."""
-    found: dict[str, list[str]] = {}
+    written without type arguments (not `class`, `struct`, `unmanaged`, `notnull`, `default`,
+    `new()`). A parameter constrained to another (`where X : U`) has that one's types. `outer`: the
+    enclosing type's, which a method's type parameter of the same name hides (and their constraints)."""
+    own = set(type_parameters(syntax))
+    # each of its own parameters, unconstrained ones too: they hide the outer ones
+    found: dict[str, list[str]] = {**{name: types for name, types in (outer or {}).items() if name not in own},
+                                   **{name: [] for name in own}}
     for clause in syntax.named_children:
         if clause.type != "type_parameter_constraints_clause":
             continue
@@ -56,8 +65,22 @@ def type_constraints(syntax: tree_sitter.Node) -> dict[str, list[str]]:
                  if c.type == "type_parameter_constraint" and c.named_children]
         parameter = child_of_type(clause, "identifier")
         if parameter is not None:
-            found[node_text(parameter)] = [n for n in names if n]
-    return found
+            found[node_text(parameter)] = [n for n in names if n and n not in _NO_TYPE_CONSTRAINTS]
+    return {name: _followed(found, name) for name in found}
+
+
+def _followed(constraints: dict[str, list[str]], parameter: str) -> list[str]:
+    """`parameter`'s types, a constraint naming another type parameter replaced by that one's."""
+    found: list[str] = []
+    seen, stack = {parameter}, list(reversed(constraints[parameter]))
+    while stack:
+        name = stack.pop()
+        if name not in constraints:
+            found.append(name)
+        elif name not in seen:  # `where A : B where B : A` is an error C# reports; no loop here
+            seen.add(name)
+            stack.extend(reversed(constraints[name]))
+    return list(dict.fromkeys(found))
 
 
 def _assigned_in(constructor: tree_sitter.Node, known: dict[str, str]) -> dict[str, str]:

@@ -65,6 +65,25 @@ def type_arguments(generic: tree_sitter.Node, positional: bool = False) -> list[
     return [name for name in (type_name(child) for child in children) if name]
 
 
+def argument_shapes(generic: tree_sitter.Node) -> list[list[str]]:
+    """Each type argument of a generic name in its place, as the names it is written with at every
+    depth, outermost first (`IPipe<IProcess<Topic>, int>`: [["IProcess", "Topic"], ["int"]]):
+    what tells `IPipe<Topic>` from `IPipe<IProcess<Topic>>` (`bound_dispatch`). An explicit stack,
+    not recursion: generics nested a thousand deep are text, not a crash."""
+    argument_list = child_of_type(generic, "type_argument_list")
+    shapes = []
+    for argument in argument_list.named_children if argument_list else []:
+        shape, stack = [], [argument]
+        while stack:
+            node = stack.pop()
+            shape.append(type_name(node) or node_text(node))
+            inner = node.child_by_field_name("name") if node.type == "qualified_name" else node
+            nested = child_of_type(inner, "type_argument_list") if inner is not None and inner.type == "generic_name" else None
+            stack.extend(reversed(nested.named_children) if nested is not None else ())
+        shapes.append(shape)
+    return shapes
+
+
 def call_arguments(argument_list: tree_sitter.Node) -> list[tuple[str | None, tree_sitter.Node]]:
     """(name or None, value) of each argument of a call or an attribute."""
     out = []

@@ -15,7 +15,7 @@ from typing import TypeVar
 import tree_sitter
 
 from ragstream.index.csharp.syntax import (
-    body_members, child_of_type, children_of_type, created_type, descendants, initializer,
+    argument_shapes, body_members, child_of_type, children_of_type, created_type, descendants, initializer,
     node_text, parent_of, required_child, type_arguments, type_name,
 )
 
@@ -53,6 +53,8 @@ class Generic:
 
     name: str
     arguments: tuple[str, ...]
+    # each argument in its place, as the names it is written with at every depth (`argument_shapes`)
+    shapes: tuple[tuple[str, ...], ...] = ()
 
 
 def member_types(syntax: tree_sitter.Node) -> dict[str, VariableType]:
@@ -183,7 +185,39 @@ def generic_of(syntax: tree_sitter.Node | None) -> Generic | None:
     if generic is None or generic.type != "generic_name":
         return None
     written, arguments = type_name(syntax), type_arguments(generic)
-    return Generic(written, tuple(arguments)) if written and arguments else None
+    shapes = tuple(tuple(shape) for shape in argument_shapes(generic))
+    return Generic(written, tuple(arguments), shapes) if written and arguments else None
+
+
+def element_generic(syntax: tree_sitter.Node | None) -> Generic | None:
+    """`IPipe<TOne>` of `List<IPipe<TOne>>`: a collection's element, when it is generic."""
+    while syntax is not None and syntax.type == "nullable_type":
+        syntax = syntax.child_by_field_name("type")
+    if syntax is None or syntax.type != "generic_name" or type_name(syntax) not in COLLECTIONS:
+        return None
+    arguments = child_of_type(syntax, "type_argument_list")
+    return generic_of(arguments.named_children[0]) if arguments and len(arguments.named_children) == 1 else None
+
+
+def member_element_generics(syntax: tree_sitter.Node) -> dict[str, Generic]:
+    """Fields and properties of a collection of a generic type -> that element type."""
+    return _typed_members(syntax, element_generic)
+
+
+def foreach_generics(scope: tree_sitter.Node, collections: dict[str, Generic]) -> dict[str, Generic]:
+    """`pipe` of `foreach (var pipe in _pipes)`, `_pipes` a collection of `collections` (a variable or
+    member -> its generic element type): the variable -> that element type."""
+    found = {}
+    for loop in descendants(scope):
+        if loop.type != "foreach_statement" or loop.child_by_field_name("left") is None:
+            continue
+        walked = required_child(loop, "right")
+        if walked.type == "member_access_expression" and required_child(walked, "expression").type == "this":
+            walked = required_child(walked, "name")
+        element = collections.get(node_text(walked)) if walked.type == "identifier" else None
+        if element is not None and type_name(loop.child_by_field_name("type")) in (None, element.name):
+            found[node_text(required_child(loop, "left"))] = element
+    return found
 
 
 def element_type(syntax: tree_sitter.Node | None) -> str | None:
