@@ -1456,3 +1456,42 @@ public class CustomerRepository
     reads = tables(graph, "Shop.Data.CustomerRepository.Tagged", "READS")
     assert customers not in reads  # audit.Customers is another schema's table
     assert not [n for n in graph if n.startswith("ext:") and n.lower().startswith("ext:customers")]
+
+
+NAVIGATION_MODEL = """
+using Microsoft.EntityFrameworkCore;
+namespace Media.Domain;
+public class Metadata { public int Id { get; set; } public List<Genre> Genres { get; set; } public Anchor Anchor { get; set; } public Summary Summary { get; set; } }
+public class MovieMetadata : Metadata { public string Title { get; set; } }
+public class Genre { public int Id { get; set; } public string Name { get; set; } public List<Style> Styles { get; set; } }
+public class Style { public int StyleId { get; set; } }
+public class Anchor { public int Id { get; set; } }
+public class Summary { public string Text { get; set; } }
+public class MediaContext : DbContext
+{
+    public DbSet<MovieMetadata> MovieMetadata { get; set; }
+    protected override void OnModelCreating(ModelBuilder builder) =>
+        builder.Entity<MovieMetadata>(b => { b.ToTable("MovieMetadata"); b.OwnsOne(m => m.Anchor); });
+}
+public class SearchRepository
+{
+    private readonly System.Data.IDbConnection _db;
+    public Task<IEnumerable<int>> ByGenre(string g) => _db.QueryAsync<int>("SELECT MM.Id FROM MovieMetadata MM INNER JOIN Genre G ON MM.Id = G.MovieMetadataId WHERE G.Name = @g", new { g });
+}
+"""
+
+
+def test_types_reached_through_a_mapped_entitys_navigations_are_entities_of_the_model():
+    """EF Core discovers entity types through navigations (a collection's element, its own
+    navigations in turn, an unmapped base's properties): each maps to a table of its class name.
+    A class without a conventional key (`Summary`) or an owned type (`Anchor`) is no entity."""
+    graph, _ = build_graph([parse_csharp("Model.cs", NAVIGATION_MODEL)])
+    maps = {t: d for _, t, d in graph.out_edges("cs:Media.Domain.Genre|TYPE", data=True) if d["type"] == "MAPS_TO"}
+    assert set(maps) == {"sql:dbo.Genre|TABLE"}
+    assert maps["sql:dbo.Genre|TABLE"]["via"] == "navigation" and maps["sql:dbo.Genre|TABLE"]["guess"] is True
+    assert maps["sql:dbo.Genre|TABLE"]["owner"] == "cs:Media.Domain.MovieMetadata|TYPE"
+    assert "sql:dbo.Style|TABLE" in {t for _, t, k in graph.out_edges("cs:Media.Domain.Style|TYPE", keys=True) if k == "MAPS_TO"}
+    assert "sql:dbo.Summary|TABLE" not in graph and "sql:dbo.Anchor|TABLE" not in graph
+    assert "sql:dbo.Metadata|TABLE" not in graph  # the unmapped base is no entity of its own
+    assert set(tables(graph, "Media.Domain.SearchRepository.ByGenre", "READS")) == {
+        "sql:dbo.Genre|TABLE", "sql:dbo.MovieMetadata|TABLE"}
