@@ -33,14 +33,13 @@ from collections import Counter
 
 import networkx as nx
 
-from ragstream.index.graph_edits import external_node
 from ragstream.index.model import Node, node_id
 
 
 TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
 # How an ORM model maps an entity (a DbContext or `[Table]` say no `via`); a Dapper row type's
 # mapping names the tables its query reads, not a table of the model.
-MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "mapping_class", "tph", "navigation"})
+MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "mapping_class", "tph"})
 
 
 def settle_ef_mappings(graph: nx.MultiDiGraph) -> Counter:
@@ -55,7 +54,7 @@ def settle_ef_mappings(graph: nx.MultiDiGraph) -> Counter:
     # Bases first, so a subclass of a subclass finds its base's settled table.
     for entity in sorted(_entities(graph), key=lambda node: _by_depth(graph, node)):
         _map_to_base_table(graph, entity)
-    added = Counter({"MAPS_TO": _map_columns(graph) + _map_navigation_entities(graph)})
+    added = Counter({"MAPS_TO": _map_columns(graph)})
     _model_tables(graph)
     added.update(_link_configurations(graph))
     added["MAPS_TO"] += _map_owned_types(graph)
@@ -123,65 +122,6 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> int:
                                        resolution="inferred", **line)
                         added += 1
     return added
-
-
-def _map_navigation_entities(graph: nx.MultiDiGraph) -> int:
-    """EF Core's model also holds "any types that are found by recursively exploring the
-    navigation properties of other discovered entity types" (learn.microsoft.com/ef/core/modeling/
-    entity-types), in a table named after the type when no DbSet names it. A repository class
-    held by a mapped entity's property (its own or an unmapped base's; a collection's element or
-    a reference) maps to a table of its class name (`via="navigation"`, `owner`, `property`,
-    `mapping="by_convention"`, a guess) when it has a key by convention (`Id` or `<Type>Id`, EF's
-    key convention: a class without one is no entity), maps nowhere yet, is no owned type
-    (`OwnsOne`/`OwnsMany`) and derives from no mapped type (that is TPH's). Explored until no
-    new entity appears; how many edges that added."""
-    owned = {property_type(graph, prop) for _, entity, _, attrs in edges_of_type(graph, "REFERENCES")
-             if graph.nodes[entity].get("kind") == "TYPE"
-             for member, said in (attrs.get("members") or {}).items() if said.get("owned")
-             for prop in [declared_property(graph, entity, member)] if prop}
-    modelled = [source for source in _mapped_types(graph)
-                if any(attrs.get("via") in MODEL_MAPPINGS for _, attrs in _maps_to(graph, source))]
-    seen, added = set(modelled), 0
-    while modelled:
-        entity = modelled.pop(0)
-        for prop in _properties(graph, entity):
-            held = property_type(graph, prop)
-            if held is None or held in seen or held in owned or not _has_conventional_key(graph, held) \
-                    or any(base in seen or _maps_to(graph, base) for base in _all_bases(graph, held)):
-                continue
-            seen.add(held)
-            table = external_node(graph, "sql", graph.nodes[held]["name"].rsplit(".", 1)[-1])
-            graph.add_edge(held, table, key="MAPS_TO", type="MAPS_TO", via="navigation", owner=entity, property=prop,
-                           mapping="by_convention", guess=True, resolution="inferred",
-                           line=graph.nodes[held].get("start_line", 0))
-            modelled.append(held)
-            added += 1
-    return added
-
-
-def _properties(graph: nx.MultiDiGraph, entity: str) -> list[str]:
-    """The PROPERTY nodes of the entity and of its bases in the repository."""
-    return sorted(child for node in [entity, *_all_bases(graph, entity)]
-                  for _, child, key in graph.out_edges(node, keys=True)
-                  if key == "DEFINES" and graph.nodes[child].get("kind") == "PROPERTY")
-
-
-def _has_conventional_key(graph: nx.MultiDiGraph, entity: str) -> bool:
-    short = graph.nodes[entity]["name"].rsplit(".", 1)[-1]
-    return any(graph.nodes[prop]["name"].rsplit(".", 1)[-1] in ("Id", f"{short}Id")
-               for prop in _properties(graph, entity))
-
-
-def _all_bases(graph: nx.MultiDiGraph, node: str) -> list[str]:
-    """The node's bases in the repository, nearest first."""
-    found: list[str] = []
-    queue = _bases(graph, node)
-    while queue:
-        base = queue.pop(0)
-        if base not in found and base != node:
-            found.append(base)
-            queue.extend(_bases(graph, base))
-    return found
 
 
 def declared_property(graph: nx.MultiDiGraph, entity: str, member: str) -> str | None:
