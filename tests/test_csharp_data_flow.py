@@ -1431,3 +1431,28 @@ public class Checkout
     # the search ranked the aggregate's writer first; the stated writer still leads
     ranked = [item.id for item in by_relevance(graph, items, ["item"], ("WRITES",), [place, add])]
     assert ranked[:2] == [add, place]
+
+
+def test_raw_sql_on_a_table_only_the_ef_model_makes_reaches_that_table():
+    """Dapper beside EF Core on a database the model creates (SQLite, `EnsureCreated`/model
+    migrations): `UPDATE Customers` means the model's table, not an outside name; a name the
+    model has no table for, or a table of another schema, stays outside."""
+    files = [parse_csharp("Model.cs", MODEL), parse_csharp("Context.cs", CONTEXT), parse_csharp("Repo.cs", """
+using System.Data;
+using Dapper;
+namespace Shop.Data;
+public class CustomerRepository
+{
+    private readonly IDbConnection _db;
+    public Task Rename(int id) => _db.ExecuteAsync("UPDATE customers SET Name = 'x' WHERE Id = @id", new { id });
+    public Task<IEnumerable<int>> Tagged() => _db.QueryAsync<int>("SELECT T.Id FROM Tag T INNER JOIN audit.Customers A ON A.Id = T.Id");
+}
+""")]
+    graph, _ = build_graph(files)
+    customers = "sql:dbo.Customers|TABLE"
+    writes = tables(graph, "Shop.Data.CustomerRepository.Rename", "WRITES")
+    assert set(writes) == {customers}
+    assert writes[customers]["resolution"] == "inferred" and writes[customers]["table_via"] == "ef_model"
+    reads = tables(graph, "Shop.Data.CustomerRepository.Tagged", "READS")
+    assert customers not in reads  # audit.Customers is another schema's table
+    assert not [n for n in graph if n.startswith("ext:") and n.lower().startswith("ext:customers")]

@@ -187,17 +187,39 @@ def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[st
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
-        for guesses in (g for base in node.attrs.get("generic_bases", ()) for g in base["arguments"]):
+        bound = [(generic["name"], position, g) for generic in node.attrs.get("generic_bases", ())
+                 for position, g in enumerate(generic["arguments"])]
+        for base, position, guesses in bound:
             keys = [key for key in message_keys(symbols, guesses) if key != node.id]  # not `IEquatable<Self>`
             if not keys:
                 continue
             short = guesses[-1].rsplit(".", 1)[-1]
             taking = [method for method in _methods(graph, node.id)
-                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)]
+                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)] \
+                or _inherited_handler(graph, symbols, node.id, base, position)
             if len(taking) == 1:
                 for key in keys:
                     found[key].append(taking[0])
     return found
+
+
+def _inherited_handler(graph: nx.MultiDiGraph, symbols: SymbolTable, handler: str, base: str,
+                       position: int) -> list[str]:
+    """The handler method a closed subclass inherits (`GetStreamHandler : ProcessHandler<GetStream>`,
+    `abstract class ProcessHandler<T> : IRequestHandler<T, R>` declaring `Handle(T request, ...)`):
+    the repository base's one handler method taking, first, the type parameter the subclass binds
+    to the message. C# substitutes the argument for the parameter in the inherited member, so the
+    container's `IRequestHandler<GetStream, R>` is the subclass and its `Handle` is the base's."""
+    bases = [target for _, target, key in graph.out_edges(handler, keys=True) if key == "INHERITS"
+             and graph.nodes[target].get("kind") == "TYPE"
+             and graph.nodes[target].get("name", "").rsplit(".", 1)[-1] == base]
+    if len(bases) != 1:
+        return []
+    parameters = graph.nodes[bases[0]].get("attrs", {}).get("type_parameters") or []
+    if position >= len(parameters):
+        return []
+    return [method for method in _methods(graph, bases[0])
+            if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, parameters[position])]
 
 
 def _find_type(symbols: SymbolTable, guesses: Iterable[str]) -> str | None:
