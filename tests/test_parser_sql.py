@@ -511,6 +511,27 @@ CREATE PROCEDURE dbo.SyncLines AS MERGE dbo.Lines AS t USING dbo.Lines AS s ON t
                                                                    "dbo.SyncLines"}
 
 
+def test_ssms_template_parameters_and_textimage_on_keep_the_table_under_its_schema():
+    """SSMS scripts: `TEXTIMAGE_ON [PRIMARY]` once lost the whole CREATE TABLE, and a template
+    parameter `<dbUser,varchar,dbo>` stood as the schema of every object; the parameter is its
+    value, on the same lines. A comparison (`a < b`) is no parameter."""
+    text = ("CREATE TABLE [<dbUser,varchar,dbo>].[subtext_Content] (\n"
+            "\t[ID] [int] IDENTITY (1, 1) NOT NULL ,\n"
+            "\t[Text] [ntext] NULL\n"
+            ") ON [PRIMARY] TEXTIMAGE_ON [PRIMARY]\nGO\n"
+            "CREATE PROC [<dbUser,varchar,dbo>].[subtext_GetEntry] (@ID int)\nAS\n"
+            "SELECT [Text] FROM [<dbUser,varchar,dbo>].[subtext_Content] WHERE ID < @ID AND ID > 0\nGO\n")
+    parsed = parse_sql("install.sql", text)
+    assert parsed.warnings == []
+    assert node(parsed, "sql:dbo.subtext_Content|TABLE").start_line == 1
+    assert {n.name: n.start_line for n in parsed.nodes if n.kind == "COLUMN"} == {
+        "dbo.subtext_Content.ID": 2, "dbo.subtext_Content.Text": 3}
+    assert node(parsed, "sql:dbo.subtext_GetEntry|PROCEDURE").start_line == 6
+    assert not [n for n in parsed.nodes if "<" in n.name]
+    reads = {(r.source, r.target) for r in parsed.references if r.edge_type == "READS"}
+    assert reads == {("sql:dbo.subtext_GetEntry|PROCEDURE", "dbo.subtext_Content")}
+
+
 def test_tsql_storage_options_sqlglot_cannot_read_do_not_lose_the_table():
     """`ROWGUIDCOL`, `SPARSE`, `FILESTREAM`, `MASKED WITH (...)` and `CHECK NOT FOR REPLICATION`
     once dropped the whole CREATE TABLE (BlogEngine's scripts); blanked, the table and every

@@ -42,8 +42,16 @@ _TSQL_HINTS = re.compile(r"^[ \t]*GO[ \t]*$|\[\w+\]\.|\bNVARCHAR\b|\bIDENTITY\b|
 _TSQL_STORAGE_OPTIONS = re.compile(
     r"\bROWGUIDCOL\b|\b(?:SPARSE|FILESTREAM)\b(?=\s*(?:NOT\s+NULL|NULL|,|\)|CONSTRAINT|DEFAULT))"
     r"|(?<=\bCHECK)\s+NOT\s+FOR\s+REPLICATION\b"
-    r"|\b(?:MASKED|ENCRYPTED)\s+WITH\s*\((?:[^()']|'[^']*')*\)",
+    r"|\b(?:MASKED|ENCRYPTED)\s+WITH\s*\((?:[^()']|'[^']*')*\)"
+    # where a table's large values are filed (SSMS scripts every table with text, image or
+    # (max) columns with `) ON [PRIMARY] TEXTIMAGE_ON [PRIMARY]`)
+    r"|\b(?:TEXTIMAGE_ON|FILESTREAM_ON)\s+(?:\[[^\]\n]*\]|\"[^\"\n]*\"|\w+)",
     re.IGNORECASE)
+# An SSMS template parameter, `<name, type, value>` ("Specify Values for Template Parameters"
+# replaces each with its value: `[<dbUser,varchar,dbo>].[Entries]` is `[dbo].[Entries]`), optionally
+# inside the brackets of an identifier.
+_SSMS_TEMPLATE_PARAMETER = re.compile(
+    r"(?P<open>\[?)<\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_][\w ()]*?\s*,\s*(?P<value>[^<>,\n]*?)\s*>(?P<close>\]?)")
 _POSTGRES_HINTS = re.compile(r"\bSERIAL\b|\$\$|\bplpgsql\b|::|\bRETURNING\b", re.IGNORECASE)
 DIALECT_SETTING = "index.sql_dialect"
 
@@ -85,10 +93,20 @@ def detect_dialect(text: str) -> str:
 
 
 def _readable_column_options(text: str, dialect: str | None) -> str:
-    """The text with T-SQL storage options sqlglot cannot read blanked out (`_TSQL_STORAGE_OPTIONS`)."""
+    """The text with T-SQL storage options sqlglot cannot read blanked out (`_TSQL_STORAGE_OPTIONS`)
+    and SSMS template parameters replaced by their values, each padded to its length (offsets and
+    lines stay)."""
     if dialect != "tsql":
         return text
+    text = _SSMS_TEMPLATE_PARAMETER.sub(_template_value, text)
     return _TSQL_STORAGE_OPTIONS.sub(lambda found: re.sub(r"[^\n]", " ", found.group()), text)
+
+
+def _template_value(found: re.Match[str]) -> str:
+    """A template parameter written as its value (in its brackets, if it had them), padded with
+    spaces to the parameter's length."""
+    written = f"{found['open']}{found['value']}{found['close']}"
+    return written.ljust(len(found.group()))
 
 
 def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
