@@ -23,7 +23,9 @@ CREATE PROCEDURE dbo.App_Project_GetById @Id INT AS SELECT * FROM App_Projects W
 """
 
 ENTITIES = '''namespace App { public class Issue { public int Id { get; set; } public string Title { get; set; } }
-public class Project { public int Id { get; set; } public string Name { get; set; } } }'''
+public class Project { public int Id { get; set; } public string Name { get; set; } }
+public class MissingRowException : System.Exception { }
+public class Audit { public Audit(string what) { } } }'''
 
 PROVIDER = '''using System.Collections.Generic;
 using System.Data;
@@ -51,6 +53,13 @@ public class Provider {
     }
     private static Issue MapIssue(IDataRecord record) {
         return new Issue { Id = (int)record["IssueId"], Title = (string)record["IssueTitle"] };
+    }
+    private static Project MapProject(IDataRecord record) {
+        var project = new Project();
+        project.Id = (int)record["ProjectId"];
+        if (project.Id == 0) throw new MissingRowException();
+        var audit = new Audit("read");
+        return project;
     }
     private static Issue NotRead(Dictionary<string, object> values) {
         return new Issue { Id = (int)values["IssueId"] };
@@ -80,6 +89,17 @@ def test_a_record_read_by_a_method_group_maps_its_type_to_the_view_the_procedure
 def test_a_reader_run_in_the_method_maps_to_the_table_holding_its_columns() -> None:
     assert GRAPH.has_edge("cs:App.Project|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
     assert not GRAPH.has_edge("cs:App.Project|TYPE", "sql:dbo.App_IssuesView|VIEW", "MAPS_TO")
+
+
+def test_only_the_objects_filled_from_the_columns_are_rows() -> None:
+    """A local whose members are set from the columns is the row; what else the method creates (an
+    exception it throws, a note it makes) maps to nothing."""
+    parsed = parse_csharp("Provider.cs", PROVIDER)
+    builds = {n.id: n.attrs.get("reader_builds") for n in parsed.nodes}
+    built = builds["cs:App.Provider.MapProject|METHOD"]
+    assert len(built) == 1 and "App.Project" in built[0]  # the guesses of one type: not the exception nor the note
+    assert not GRAPH.has_edge("cs:App.MissingRowException|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
+    assert not any(key == "MAPS_TO" for _, _, key in GRAPH.out_edges("cs:App.Audit|TYPE", keys=True))
 
 
 def test_a_dictionary_indexed_by_name_is_no_reader() -> None:

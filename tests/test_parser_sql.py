@@ -530,6 +530,18 @@ def test_ssms_template_parameters_and_textimage_on_keep_the_table_under_its_sche
     assert not [n for n in parsed.nodes if "<" in n.name]
     reads = {(r.source, r.target) for r in parsed.references if r.edge_type == "READS"}
     assert reads == {("sql:dbo.subtext_GetEntry|PROCEDURE", "dbo.subtext_Content")}
+    # SSMS's stock procedure template; a comparison in IIF, and one over two lines, are no parameters
+    stock = ("CREATE PROCEDURE <Procedure_Name, sysname, ProcedureName>\n"
+             "\t<@Param1, sysname, @p1> <Datatype_For_Param1, , int> = <Default_Value_For_Param1, , 0>\nAS\n"
+             "SELECT @p1\nGO\n"
+             "CREATE PROC dbo.Level (@Qty int, @MinQty int, @MaxQty int) AS\n"
+             "SELECT IIF(Qty<MinQty, Low, IIF(Qty>MaxQty, 3, 2)) FROM dbo.Stock WHERE Qty <\nMinQty, 1 >\n0\nGO\n"
+             "CREATE PROC dbo.After AS SELECT 1\nGO\n")
+    parsed = parse_sql("stock.sql", stock)
+    assert node(parsed, "sql:dbo.ProcedureName|PROCEDURE").start_line == 1
+    assert node(parsed, "sql:dbo.Level|PROCEDURE").signature.startswith("CREATE PROC dbo.Level (@Qty int")
+    assert node(parsed, "sql:dbo.After|PROCEDURE").start_line == 11
+    assert parsed.warnings == []
 
 
 def test_tsql_storage_options_sqlglot_cannot_read_do_not_lose_the_table():

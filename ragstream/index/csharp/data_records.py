@@ -42,22 +42,31 @@ _MOST_TIED = 3  # more tables equally likely than this say nothing
 def reader_columns(method: tree_sitter.Node) -> list[str]:
     """The column names the method reads by name from a data reader or record it is given or runs."""
     readers = _readers(method)
-    found: list[str] = []
-    for node in descendants(method) if readers else ():
-        if node.type == "element_access_expression":
-            holder = node.child_by_field_name("expression")
-            subscript = node.child_by_field_name("subscript")
-            keys = [value for _, value in call_arguments(subscript)] if subscript is not None else []
-        elif node.type == "invocation_expression":
-            callee = callee_of(node)
-            holder = callee[0] if callee is not None and type_name(callee[1]) == "GetOrdinal" else None
-            arguments = node.child_by_field_name("arguments")
-            keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
-        else:
-            continue
-        if holder is not None and node_text(holder) in readers and len(keys) == 1 and keys[0].type == "string_literal":
-            found.append(node_text(keys[0]).strip('"'))
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(column for node in descendants(method) if readers
+                              for column in _column_read(node, readers)))
+
+
+def _column_read(node: tree_sitter.Node, readers: set[str]) -> list[str]:
+    """The column `node` reads by name from one of `readers` (`reader["IssueId"]`,
+    `reader.GetOrdinal("IssueId")`), as a list of at most one."""
+    if node.type == "element_access_expression":
+        holder = node.child_by_field_name("expression")
+        subscript = node.child_by_field_name("subscript")
+        keys = [value for _, value in call_arguments(subscript)] if subscript is not None else []
+    elif node.type == "invocation_expression":
+        callee = callee_of(node)
+        holder = callee[0] if callee is not None and type_name(callee[1]) == "GetOrdinal" else None
+        arguments = node.child_by_field_name("arguments")
+        keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
+    else:
+        return []
+    if holder is not None and node_text(holder) in readers and len(keys) == 1 and keys[0].type == "string_literal":
+        return [node_text(keys[0]).strip('"')]
+    return []
+
+
+def _reads_a_column(node: tree_sitter.Node, readers: set[str]) -> bool:
+    return any(_column_read(part, readers) for part in (node, *descendants(node)))
 
 
 def _readers(method: tree_sitter.Node) -> set[str]:
@@ -81,9 +90,26 @@ def _readers(method: tree_sitter.Node) -> set[str]:
 
 
 def built_types(method: tree_sitter.Node) -> list[str]:
-    """The types the method creates with `new`, as written."""
-    return list(dict.fromkeys(t for node in descendants(method)
-                              if node.type == "object_creation_expression" and (t := created_type(node))))
+    """The types, as written, of the objects the method fills from a reader's columns: created with
+    a column read among their arguments or initializer (`new Issue { Id = (int)reader["IssueId"] }`),
+    or kept in a local whose members are then set from one (`issue.Id = (int)reader["IssueId"]`).
+    What it creates otherwise (`throw new NotFoundException()`, `new Audit("read")`) is not a row."""
+    readers = _readers(method)
+    filled = {node_text(target.child_by_field_name("expression"))
+              for node in descendants(method) if node.type == "assignment_expression"
+              and (target := node.child_by_field_name("left")) is not None and target.type == "member_access_expression"
+              and (value := node.child_by_field_name("right")) is not None and _reads_a_column(value, readers)}
+    found = []
+    for node in descendants(method):
+        written = created_type(node)
+        if not written:
+            continue
+        holder = node.parent.parent if node.parent is not None and node.parent.type == "equals_value_clause" else node.parent
+        kept = node_text(holder.child_by_field_name("name")) if holder is not None and holder.type == "variable_declarator" else None
+        if any(_reads_a_column(part, readers) for part in node.named_children if part.type != "object_creation_expression") \
+                or (kept is not None and kept in filled):
+            found.append(written)
+    return list(dict.fromkeys(found))
 
 
 def link_reader_mappings(graph: nx.MultiDiGraph) -> int:

@@ -48,10 +48,13 @@ _TSQL_STORAGE_OPTIONS = re.compile(
     r"|\b(?:TEXTIMAGE_ON|FILESTREAM_ON)\s+(?:\[[^\]\n]*\]|\"[^\"\n]*\"|\w+)",
     re.IGNORECASE)
 # An SSMS template parameter, `<name, type, value>` ("Specify Values for Template Parameters"
-# replaces each with its value: `[<dbUser,varchar,dbo>].[Entries]` is `[dbo].[Entries]`), optionally
-# inside the brackets of an identifier.
+# replaces each with its value: `[<dbUser,varchar,dbo>].[Entries]` is `[dbo].[Entries]`,
+# `<@Param1, sysname, @p1>` is `@p1`), optionally inside the brackets of an identifier. On one line,
+# the type a type name or empty (`<Datatype_For_Param1, , int>`), the value a name or a number: a
+# comparison such as `IIF(Qty<MinQty, Low, IIF(Qty>MaxQty, ...))` is none.
 _SSMS_TEMPLATE_PARAMETER = re.compile(
-    r"(?P<open>\[?)<\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_][\w ()]*?\s*,\s*(?P<value>[^<>,\n]*?)\s*>(?P<close>\]?)")
+    r"(?P<open>\[?)<[ \t]*@?[A-Za-z_]\w*[ \t]*,[ \t]*(?:[A-Za-z_]\w*(?:[ \t]*\([ \t]*\w+[ \t]*\))?)?[ \t]*,"
+    r"[ \t]*(?P<value>[@#$\w.]+)[ \t]*>(?P<close>\]?)")
 _POSTGRES_HINTS = re.compile(r"\bSERIAL\b|\$\$|\bplpgsql\b|::|\bRETURNING\b", re.IGNORECASE)
 DIALECT_SETTING = "index.sql_dialect"
 
