@@ -363,16 +363,10 @@ def test_two_maps_through_one_navigation_keep_every_member_they_read_through_it(
     assert {"cs:Shop.App.Category.CategoryName|PROPERTY", "cs:Shop.App.Category.CategoryId|PROPERTY"} <= used
 
 
-OVERLOADED_WRITERS = """
-using Microsoft.EntityFrameworkCore;
-namespace Shop;
-public class Customer { public int Id { get; set; } }
-public class ShopContext : DbContext { public DbSet<Customer> Customers { get; set; } }
-public interface ICustomerStore { void Add(Customer c); }
-public class CustomerStore : ICustomerStore
-{
-    private readonly ShopContext db;
-    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
+# WRITERS with an overload and a sibling of `CustomerStore.Add`, and a second type writing the same table
+OVERLOADED_WRITERS = WRITERS.replace(
+    "    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }\n}\n",
+    """    public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
     public void Add(Customer c, bool save) { db.Customers.Add(c); if (save) db.SaveChanges(); }
     public void Remove(Customer c) { db.Customers.Remove(c); db.SaveChanges(); }
 }
@@ -381,8 +375,7 @@ public class ArchiveStore
     private readonly ShopContext db;
     public void Add(Customer c) { db.Customers.Add(c); db.SaveChanges(); }
 }
-public class CustomersController { private readonly ICustomerStore store; public void Post(Customer c) => store.Add(c); }
-"""
+""")
 
 
 def test_an_answer_ranks_a_methods_other_overloads_after_every_other_name():
