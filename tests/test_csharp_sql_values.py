@@ -204,3 +204,17 @@ def test_a_procedure_name_passed_to_a_helper_calls_that_procedure():
     edge = called["sql:dbo.Invoice_Create|PROCEDURE"]
     assert (edge["via"], edge["value"], edge["guess"]) == ("argument", "dbo.Invoice_Create", True)
     assert edge["candidates"] == ["dbo.Invoice_Create", "dbo.Invoice_Gone"]
+
+
+def test_a_concatenation_of_thousands_of_literals_is_one_sql_text_not_a_stack_overflow():
+    # generated code concatenates a long script line by line; `+` nests to the left, one level a term
+    terms = " +\n".join(f'"{word} "' for word in ["select Id from dbo.Invoice where Id in (0"]
+                        + [f", {i}" for i in range(5000)] + [")"])
+    source = f'''namespace N {{ class Big {{
+        public void Run(IDbConnection c) {{ c.Query<int>({terms}); }}
+    }} }}'''
+    parsed = parse_csharp("Big.cs", source)
+    [method] = [n for n in parsed.nodes if n.kind == "METHOD"]
+    [text] = method.attrs["inline_sql"]
+    assert text.startswith("select Id from dbo.Invoice where Id in (0 , 0 , 1 ") and text.endswith(", 4999 ) ")
+    assert {(r.edge_type, r.target) for r in sql_references(parsed, "Run")} == {("READS", "dbo.Invoice")}

@@ -123,10 +123,9 @@ def string_value(expression: tree_sitter.Node, strings: dict[str, str]) -> str |
         return _raw_text(node_text(content)) if content else ""
     if kind == "interpolated_string_expression":
         return _interpolated_text(expression, strings)
-    if kind == "binary_expression" and node_text(expression.child_by_field_name("operator")) == "+":
-        left = string_value(required_child(expression, "left"), strings)
-        right = string_value(required_child(expression, "right"), strings)
-        return left + right if left is not None and right is not None else None
+    if _is_concatenation(expression):
+        pieces = [string_value(term, strings) for term in _concatenated_terms(expression)]
+        return "".join(piece for piece in pieces if piece is not None) if None not in pieces else None
     if kind == "parenthesized_expression":
         return string_value(expression.named_children[0], strings)
     if kind == "binary_expression" and node_text(expression.child_by_field_name("operator")) == "??":
@@ -151,6 +150,22 @@ def string_value(expression: tree_sitter.Node, strings: dict[str, str]) -> str |
         if is_format(expression) and arguments is not None:
             return _formatted([value for _, value in call_arguments(arguments)], strings)
     return None
+
+
+def _is_concatenation(expression: tree_sitter.Node) -> bool:
+    return expression.type == "binary_expression" \
+        and node_text(expression.child_by_field_name("operator")) == "+"
+
+
+def _concatenated_terms(expression: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The terms of `a + b + c`, in order: `+` nests to the left, so the chain is walked as a loop,
+    not by recursion (a generated file concatenating thousands of literals overflowed the stack)."""
+    terms = []
+    while _is_concatenation(expression):
+        terms.append(required_child(expression, "right"))
+        expression = required_child(expression, "left")
+    terms.append(expression)
+    return terms[::-1]
 
 
 def is_format(expression: tree_sitter.Node) -> bool:
