@@ -48,20 +48,30 @@ def reader_columns(method: tree_sitter.Node) -> list[str]:
 
 def _column_read(node: tree_sitter.Node, readers: set[str]) -> list[str]:
     """The column `node` reads by name from one of `readers` (`reader["IssueId"]`,
-    `reader.GetOrdinal("IssueId")`), as a list of at most one."""
+    `reader.GetOrdinal("IssueId")`, `row.Field<int>("IssueId")`, `reader.ReadValue<string>(prefix +
+    "Author")`), as a list of at most one. IDataRecord takes a column by ordinal or by name (the
+    indexer, `GetOrdinal`); any other method called on a record with a name as its first argument is an
+    extension given the column's name (`DataRow.Field<T>(String)`, a repository's `ReadValue<T>(this
+    IDataReader, string column)`); a name built as `prefix + "Author"` reads the column the literal
+    names when the prefix is empty, as a helper's callers pass it by default."""
     if node.type == "element_access_expression":
         holder = node.child_by_field_name("expression")
         subscript = node.child_by_field_name("subscript")
         keys = [value for _, value in call_arguments(subscript)] if subscript is not None else []
     elif node.type == "invocation_expression":
         callee = callee_of(node)
-        holder = callee[0] if callee is not None and type_name(callee[1]) == "GetOrdinal" else None
+        holder = callee[0] if callee is not None else None
         arguments = node.child_by_field_name("arguments")
         keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
+        if callee is not None and type_name(callee[1]) != "GetOrdinal":
+            keys = keys[:1]  # an extension's column name, then what it needs besides
     else:
         return []
-    if holder is not None and node_text(holder) in readers and len(keys) == 1 and keys[0].type == "string_literal":
-        return [node_text(keys[0]).strip('"')]
+    key = keys[0] if len(keys) == 1 else None
+    if key is not None and key.type == "binary_expression" and node_text(key.child_by_field_name("operator")) == "+":
+        key = key.child_by_field_name("right")
+    if holder is not None and node_text(holder) in readers and key is not None and key.type == "string_literal":
+        return [node_text(key).strip('"')]
     return []
 
 
