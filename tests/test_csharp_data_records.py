@@ -126,14 +126,20 @@ public static class DataHelper {
     public static Project FromRow(DataRow row) { return new Project { Name = row.Field<string>("ProjectName") }; }
     public static Issue Counted(IDataReader reader) { return new Issue { Id = reader.GetInt32(0) }; }
 }
+public class Procedures {
+    public IDataReader GetProject(int id) { return new SqlCommand("App_Project_GetById").ExecuteReader(); }
+    public int CountIssues() { return (int)new SqlCommand("App_Issue_GetById").ExecuteScalar(); }  // no reader
+}
 public class Reads {
-    public Project Get() {
-        using (var reader = new SqlCommand("App_Project_GetById").ExecuteReader()) { return reader.ReadProject(""); }
+    Procedures _procedures = new Procedures();
+    public Project Get(int id) {
+        _procedures.CountIssues();
+        using (IDataReader reader = _procedures.GetProject(id)) { return reader.ReadProject(""); }
     }
 } }'''
 
 
-def test_a_column_named_to_an_extension_on_the_reader_is_read() -> None:
+def test_a_column_named_to_an_extension_on_the_reader_the_caller_was_returned_is_read() -> None:
     attrs = {n.id: n.attrs for n in parse_csharp("Helpers.cs", HELPERS).nodes}
     assert attrs["cs:App.DataHelper.ReadProject|METHOD"]["reader_columns"] == ["ProjectId", "ProjectName"]
     assert attrs["cs:App.DataHelper.FromRow|METHOD"]["reader_columns"] == ["ProjectName"]
