@@ -11,7 +11,9 @@ enclosing type or a base (`member_scopes`), passed where the callee invokes it, 
 from the caller to each method of that name: `via="method_group"`, the call it was passed to
 (`passed_to`), `resolution="inferred"`, a guess (when the callee invokes it is the callee's
 business). A method group handed on to a framework (`MapPost(CreateTodoItem)`, an endpoint
-registered, not called) makes no edge: the repository's code does not invoke it.
+registered, not called) makes no edge: the repository's code does not invoke it. Which of its own
+parameters a method invokes a delegate parameter with (`delegate_arguments`) tells `sql_parameters`
+what a lambda passed there runs (`query(sql, parameters)`).
 """
 from __future__ import annotations
 

@@ -8,9 +8,13 @@ ADO.NET code keeps the command plumbing in one helper and passes it the text:
 unknown (its text is a parameter); the caller's is known. So:
 
 - at parse time a METHOD records `sql_parameters`: the argument positions of its string
-  parameters handed as they are to a data-access sink (`CommandText = p`, `new SqlCommand(p, ..)`,
-  Dapper's / EF Core's SQL argument: `inline_sql.sql_arguments`); an extension method's
-  receiver is no argument (`conn.Create(sql)`: `sql` is argument 0);
+  parameters handed as they are to a data-access sink as its command text (`command_text`:
+  `CommandText = p`, `new SqlCommand(p, ..)`, the argument after a `CommandType`, Dapper's / EF
+  Core's SQL argument after the connection); `sql_parameters_guessed`, those only a sink's name
+  (`Execute(p)`) says are SQL; an extension method's receiver is no argument (`conn.Create(sql)`:
+  `sql` is argument 0); a lambda passed as an argument, the positions of its parameters its body
+  runs so (`lambda_sql` on the call), and a method invoking a delegate parameter with its own
+  parameters, which (`delegate_arguments`, `method_groups`);
 - each call records the SQL-like strings it passes (`string_arguments`: [position, text]) and
   the plain names it passes that the file does not declare (`member_arguments`: [position,
   name]): a constant of another part of a partial type (C# spec, "Partial types": the parts
@@ -21,14 +25,17 @@ unknown (its text is a parameter); the caller's is known. So:
   run the text it passes: CALLS to the procedure a name-only text names (SQL Server runs a batch
   that is only a name as that procedure, and `CommandType.StoredProcedure` says so outright), READS /
   WRITES of the tables SQL text uses; each edge `via="sql_parameter"` with the `helper` it went
-  through. A helper that forwards its own parameter to such a helper is one too (`forwards`).
+  through, a guess where only a sink's name said so. A helper that forwards its own parameter to
+  such a helper is one too (`forwards`), so is one handing it to a helper that invokes a lambda
+  running it with it, and so is the interface or base method such a method implements (the call
+  names that one). What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
 """
 from __future__ import annotations
 
 import re
 from collections import deque
-from itertools import dropwhile
 from dataclasses import replace
+from itertools import dropwhile
 
 import networkx as nx
 import tree_sitter
@@ -284,9 +291,10 @@ def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
     for node, data in graph.nodes(data=True):
         if data.get("kind") == "METHOD" and isinstance(data.get("parent"), str):
             by_type.setdefault((data["parent"], data["name"].rsplit(".", 1)[-1]), []).append(node)
+    bases = {owner: _bases(graph, owner) for owner, _ in by_type}
     found: dict[str, list[str]] = {}
     for (owner, name), methods in by_type.items():
-        for base in _bases(graph, owner):
+        for base in bases[owner]:
             for method in methods:
                 shape = (graph.nodes[method].get("attrs") or {}).get("parameters")
                 found.setdefault(method, []).extend(
