@@ -264,3 +264,21 @@ namespace Data { public partial class SqlProvider {
 } }'''})
     assert graph.has_edge("cs:Data.SqlProvider.Caller|METHOD", "cs:Data.SqlProvider.A|METHOD", "CALLS")
     assert graph.has_edge("cs:Data.SqlProvider.Caller|METHOD", "cs:Data.SqlProvider.B|METHOD", "CALLS")
+
+
+def test_the_text_follows_the_receiver_or_the_connection_a_static_form_passes_first() -> None:
+    """Dapper and EF Core run the text that follows the connection: the receiver of `conn.Query(sql)`,
+    the first argument of the static `SqlMapper.Query(conn, sql)` / `ExecuteSqlRaw(db.Database, sql)`."""
+    parsed = parse_csharp("Forms.cs", '''using Dapper;
+namespace Data { public class Forms {
+    void Instance(IDbConnection connection, string sql) { connection.Query(sql); }
+    void StaticDapper(IDbConnection connection, string sql) { SqlMapper.Query(connection, sql); }
+    void StaticEf(DbContext context, string sql) { RelationalDatabaseFacadeExtensions.ExecuteSqlRaw(context.Database, sql); }
+    void ConnectionOnly(string connectionString) { SqlMapper.Query(connectionString); }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Forms.Instance|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Forms.StaticDapper|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Forms.StaticEf|METHOD"]["sql_parameters"] == [1]
+    assert "sql_parameters_guessed" not in attrs["cs:Data.Forms.StaticEf|METHOD"]  # `ExecuteSqlRaw` says SQL
+    assert "sql_parameters" not in attrs["cs:Data.Forms.ConnectionOnly|METHOD"]
