@@ -112,3 +112,40 @@ def test_a_dictionary_indexed_by_name_is_no_reader() -> None:
 def test_the_mapping_answer_names_the_view_and_the_code_filling_the_type() -> None:
     items = {item.id for item in mapping_of(GRAPH, Named("cs:App.Issue|TYPE", "TYPE", "App.Issue", "words"), [])}
     assert {"sql:dbo.App_IssuesView|VIEW", "cs:App.Provider.MapIssue|METHOD"} <= items
+
+
+# Columns read through an extension taking the column's name (Subtext's `ReadValue<T>`), or `DataRow.Field<T>`.
+HELPERS = '''using System.Data;
+using System.Data.SqlClient;
+namespace App {
+public static class DataHelper {
+    public static T ReadValue<T>(this IDataReader reader, string columnName) { return (T)reader[columnName]; }
+    public static Project ReadProject(this IDataReader reader, string prefix) {
+        return new Project { Id = reader.ReadValue<int>(prefix + "ProjectId"), Name = reader.ReadValue<string>(prefix + "ProjectName") };
+    }
+    public static Project FromRow(DataRow row) { return new Project { Name = row.Field<string>("ProjectName") }; }
+    public static Issue Counted(IDataReader reader) { return new Issue { Id = reader.GetInt32(0) }; }
+}
+public class Procedures {
+    public IDataReader GetProject(int id) { return new SqlCommand("App_Project_GetById").ExecuteReader(); }
+    public int CountIssues() { return (int)new SqlCommand("App_Issue_GetById").ExecuteScalar(); }  // no reader
+}
+public class Reads {
+    Procedures _procedures = new Procedures();
+    public Project Get(int id) {
+        _procedures.CountIssues();
+        using (IDataReader reader = _procedures.GetProject(id)) { return reader.ReadProject(""); }
+    }
+} }'''
+
+
+def test_a_column_named_to_an_extension_on_the_reader_the_caller_was_returned_is_read() -> None:
+    attrs = {n.id: n.attrs for n in parse_csharp("Helpers.cs", HELPERS).nodes}
+    assert attrs["cs:App.DataHelper.ReadProject|METHOD"]["reader_columns"] == ["ProjectId", "ProjectName"]
+    assert attrs["cs:App.DataHelper.FromRow|METHOD"]["reader_columns"] == ["ProjectName"]
+    assert "reader_columns" not in attrs["cs:App.DataHelper.Counted|METHOD"]  # by ordinal: no name
+    files = [parse_csharp("Entities.cs", ENTITIES), parse_csharp("Helpers.cs", HELPERS), parse_sql("db.sql", SCHEMA, "tsql")]
+    graph = build_graph(files)[0]
+    edge = graph.get_edge_data("cs:App.Project|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
+    assert edge is not None and edge["by"] == "cs:App.DataHelper.ReadProject|METHOD"
+    assert not graph.has_edge("cs:App.Project|TYPE", "sql:dbo.App_IssuesView|VIEW", "MAPS_TO")

@@ -147,3 +147,138 @@ def test_a_method_passed_by_name_where_the_callee_invokes_it_is_called_by_the_ca
     # a local of that name is no method group; another type's method is not in scope
     assert not graph.has_edge("cs:Data.SqlProvider.Local|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
     assert not graph.has_edge("cs:Data.Other.Issues|METHOD", "cs:Data.SqlProvider.IssuesFromReader|METHOD")
+
+
+# The Data Access Application Block's order: the text follows the `CommandType`; a helper hands its
+# parameter to a lambda it passes on, the callee invokes the lambda with it (Subtext's StoredProcedures).
+DAAB = '''using System;
+using System.Data;
+using System.Data.SqlClient;
+namespace Data { public partial class SqlProvider {
+    string ConnectionString { get; set; }
+    private int NonQueryInt(string sql, SqlParameter[] parameters) {
+        return ExecuteQueryAndLogError((sqlStatement, sqlParams) =>
+            SqlHelper.ExecuteNonQuery(ConnectionString, CommandType.StoredProcedure, sqlStatement, sqlParams), sql, parameters);
+    }
+    private int LoggedOnly(string sql, SqlParameter[] parameters) {
+        return ExecuteQueryAndLogError((sqlStatement, sqlParams) => Log(sqlStatement), sql, parameters);
+    }
+    private int OtherArgument(string sql, string note) {
+        return KeepsText((sqlStatement, sqlParams) =>
+            SqlHelper.ExecuteNonQuery(ConnectionString, CommandType.StoredProcedure, sqlStatement, null), sql, note);
+    }
+    private static TResult ExecuteQueryAndLogError<TResult>(Func<string, SqlParameter[], TResult> query, string sql,
+                                                            SqlParameter[] parameters) {
+        return query(sql, parameters);
+    }
+    private static int KeepsText(Func<string, SqlParameter[], int> query, string sql, string note) {
+        return query(note, null);
+    }
+    private IDataReader GetReader(string spName) {
+        return SqlHelper.ExecuteReader(ConnectionString, CommandType.StoredProcedure, spName);
+    }
+    private IDataReader ByConnection(string connectionString, string spName) {
+        return SqlHelper.ExecuteReader(connectionString, spName);
+    }
+    private static int Log(string text) { return 0; }
+    public void CreateComment() { NonQueryInt("App_Comment_Create", null); }
+    public void GetIssueAndComment() { GetReader("App_Issue_Get"); GetReader("App_Comment_Create"); }
+    public void Logs() { LoggedOnly("App_Comment_Create", null); OtherArgument("App_Issue_Get", "App_Comment_Create"); }
+    public void Connects() { ByConnection("App_Comment_Create", "App_Issue_Get"); }
+} }'''
+
+
+def test_a_text_handed_to_a_lambda_the_callee_invokes_with_it_is_run_after_the_command_type() -> None:
+    graph = graph_of({"Daab.cs": DAAB})
+    edge = edges_from(graph, "CreateComment")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]
+    assert edge["via"] == "sql_parameter" and edge["helper"] == "cs:Data.SqlProvider.NonQueryInt|METHOD"
+    assert not edge.get("guess")  # the `CommandType` says it is the command's text
+    # a lambda that only logs its parameter runs nothing; a callee invoking it with another parameter runs that one
+    assert edges_from(graph, "Logs") == {("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE"): edges_from(graph, "Logs")[
+        ("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]}
+    assert edges_from(graph, "Logs")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]["helper"] \
+        == "cs:Data.SqlProvider.OtherArgument|METHOD"
+
+
+def test_two_calls_of_one_helper_run_both_texts() -> None:
+    edges = edges_from(graph_of({"Daab.cs": DAAB}), "GetIssueAndComment")
+    assert {target for _, target in edges} == {"sql:dbo.App_Issue_Get|PROCEDURE", "sql:dbo.App_Comment_Create|PROCEDURE"}
+
+
+def test_the_connection_a_static_helper_takes_first_is_no_sql() -> None:
+    parsed = parse_csharp("Daab.cs", DAAB)
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.SqlProvider.ByConnection|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.SqlProvider.ExecuteQueryAndLogError|METHOD"]["delegate_arguments"] == [[0, 0, 1], [0, 1, 2]]
+    edges = edges_from(graph_of({"Daab.cs": DAAB}), "Connects")
+    assert set(edges) == {("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE")}
+    assert edges[("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE")]["guess"] is True  # only `ExecuteReader`'s name says so
+
+
+# A call names the interface's method; the implementation runs the name (Cofoundry's EntityFrameworkSqlExecutor).
+EXECUTOR = '''using Microsoft.EntityFrameworkCore;
+namespace Data {
+public interface ISqlExecutor { Task<int> ExecuteCommandAsync(DbContext dbContext, string spName, params object[] p); }
+public class SqlExecutor : ISqlExecutor {
+    public Task<int> ExecuteCommandAsync(DbContext dbContext, string spName, params object[] p) {
+        return dbContext.Database.ExecuteSqlRawAsync(spName, p);
+    }
+}
+public static class Db {
+    public static int Run(this string connection, string sql) { return new SqlCommand(sql).ExecuteNonQuery(); }
+}
+public class Scheduler { public void Execute(string job) { } }
+public partial class SqlProvider {
+    ISqlExecutor _executor;
+    Scheduler _scheduler;
+    public void CreateComment() { _executor.ExecuteCommandAsync(null, "App_Comment_Create"); }
+    public void Static() { Db.Run("App_Comment_Create", "select Title from App_Issues"); }
+    void RunJob(string job) { _scheduler.Execute(job); }
+    public void Nightly() { RunJob("App_Issue_Get"); }
+} }'''
+
+
+def test_a_call_of_the_interface_runs_what_its_implementation_runs() -> None:
+    graph = graph_of({"Executor.cs": EXECUTOR})
+    edge = edges_from(graph, "CreateComment")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]
+    assert edge["helper"] == "cs:Data.ISqlExecutor.ExecuteCommandAsync|METHOD" and not edge.get("guess")
+
+
+def test_a_static_call_of_an_extension_runs_its_text_not_its_receiver() -> None:
+    edges = edges_from(graph_of({"Executor.cs": EXECUTOR}), "Static")
+    assert set(edges) == {("READS", "sql:dbo.App_Issues|TABLE")}
+
+
+def test_a_text_only_a_call_name_runs_is_a_guess() -> None:
+    edge = edges_from(graph_of({"Executor.cs": EXECUTOR}), "Nightly")[("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE")]
+    assert edge["guess"] is True and edge["helper"] == "cs:Data.SqlProvider.RunJob|METHOD"
+
+
+def test_two_method_groups_passed_to_one_invoker_are_both_called() -> None:
+    graph = graph_of({"Groups.cs": '''using System;
+namespace Data { public partial class SqlProvider {
+    void Use(Action f) { f(); }
+    void A() { }
+    void B() { }
+    public void Caller() { Use(A); Use(B); }
+} }'''})
+    assert graph.has_edge("cs:Data.SqlProvider.Caller|METHOD", "cs:Data.SqlProvider.A|METHOD", "CALLS")
+    assert graph.has_edge("cs:Data.SqlProvider.Caller|METHOD", "cs:Data.SqlProvider.B|METHOD", "CALLS")
+
+
+def test_the_text_follows_the_receiver_or_the_connection_a_static_form_passes_first() -> None:
+    """Dapper and EF Core run the text that follows the connection: the receiver of `conn.Query(sql)`,
+    the first argument of the static `SqlMapper.Query(conn, sql)` / `ExecuteSqlRaw(db.Database, sql)`."""
+    parsed = parse_csharp("Forms.cs", '''using Dapper;
+namespace Data { public class Forms {
+    void Instance(IDbConnection connection, string sql) { connection.Query(sql); }
+    void StaticDapper(IDbConnection connection, string sql) { SqlMapper.Query(connection, sql); }
+    void StaticEf(DbContext context, string sql) { RelationalDatabaseFacadeExtensions.ExecuteSqlRaw(context.Database, sql); }
+    void ConnectionOnly(string connectionString) { SqlMapper.Query(connectionString); }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Forms.Instance|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Forms.StaticDapper|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Forms.StaticEf|METHOD"]["sql_parameters"] == [1]
+    assert "sql_parameters_guessed" not in attrs["cs:Data.Forms.StaticEf|METHOD"]  # `ExecuteSqlRaw` says SQL
+    assert "sql_parameters" not in attrs["cs:Data.Forms.ConnectionOnly|METHOD"]

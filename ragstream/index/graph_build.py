@@ -33,7 +33,9 @@ from ragstream.index.csharp.package_types import (
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
-from ragstream.index.csharp.sql_parameters import VIA as SQL_PARAMETER, sql_parameter_references
+from ragstream.index.csharp.sql_parameters import (
+    VIA as SQL_PARAMETER, merge_passed, sql_parameter_references, without_receiver,
+)
 from ragstream.index.csharp.syntax import enclosing_scopes
 from ragstream.index.csharp.type_bindings import bound_names
 from ragstream.index.dispatch import link_dispatch
@@ -171,7 +173,8 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         for method in found.methods:
             if graph.has_edge(source, method, key="CALLS"):  # a second call of it: what both bind
                 merge_binding(graph.edges[source, method, "CALLS"], extra)
-            _add_resolved(graph, symbols, ref, source, method, how, stats, extra)
+            called = replace(ref, attrs=without_receiver(ref.attrs)) if _static_extension_call(graph, method, ref) else ref
+            _add_resolved(graph, symbols, called, source, method, how, stats, extra)
         return
     target = None
     if untyped(ref.attrs["call"]["receiver"]):
@@ -222,6 +225,15 @@ def _link_table_property(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Refe
              {"line": ref.line, "resolution": "inferred", "via": "dapper_rainbow", "property": through.name})
 
 
+def _static_extension_call(graph: nx.MultiDiGraph, method: str, ref: Reference) -> bool:
+    """`Db.Run(connection, sql)`: an extension method called on its own static class, the receiver
+    passed as the first argument."""
+    node = graph.nodes[method]
+    receiver = ref.attrs["call"]["receiver"]
+    owner = graph.nodes[node["parent"]]["name"] if node.get("parent") in graph else None
+    return bool((node.get("attrs") or {}).get("extension")) and owner in receiver.get("types", ())
+
+
 def _link_bound_names(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,
                       stats: ResolutionStats) -> None:
     """A SQL name composed from a type parameter (`dbo.{T}_Create`): the objects each subclass's
@@ -262,7 +274,8 @@ def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, 
         stats.by_name[edge_type] += 1
         attrs["guess"] = True  # a unique short name, not a resolved reference
     stats.resolved[edge_type] += 1
-    add_edge(graph, source, target, edge_type, attrs)
+    if not add_edge(graph, source, target, edge_type, attrs) and edge_type == "CALLS":
+        merge_passed(graph.edges[source, target, edge_type], attrs)  # a second call: what it passes too
 
 
 def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats) -> str | None:

@@ -10,7 +10,8 @@ reference, System.Data). The reader comes from a command a caller ran, so:
   (the qualified guesses of each type it creates with `new`), when it has both;
 - once the graph is built (`link_reader_mappings`), the tables and views its callers' SQL reads
   (up to READER_HOPS callers up, a method group passed counting as a call: the procedures they run
-  and the tables those read, or the tables they read themselves) are where the rows come from: the
+  and the tables those read, or the tables they read themselves, and the same of the calls they
+  make that return a reader: `reader = _procedures.GetBlog(id)`) are where the rows come from: the
   created types MAP_TO the table(s) whose declared columns hold at least half the names read, else
   the one most of those callers read; the method REFERENCES each type as the code that maps it.
   Both edges `via="data_reader"`, marked as guesses (which command a reader came from is the
@@ -48,20 +49,30 @@ def reader_columns(method: tree_sitter.Node) -> list[str]:
 
 def _column_read(node: tree_sitter.Node, readers: set[str]) -> list[str]:
     """The column `node` reads by name from one of `readers` (`reader["IssueId"]`,
-    `reader.GetOrdinal("IssueId")`), as a list of at most one."""
+    `reader.GetOrdinal("IssueId")`, `row.Field<int>("IssueId")`, `reader.ReadValue<string>(prefix +
+    "Author")`), as a list of at most one. IDataRecord takes a column by ordinal or by name (the
+    indexer, `GetOrdinal`); any other method called on a record with a name as its first argument is an
+    extension given the column's name (`DataRow.Field<T>(String)`, a repository's `ReadValue<T>(this
+    IDataReader, string column)`); a name built as `prefix + "Author"` reads the column the literal
+    names when the prefix is empty, as a helper's callers pass it by default."""
     if node.type == "element_access_expression":
         holder = node.child_by_field_name("expression")
         subscript = node.child_by_field_name("subscript")
         keys = [value for _, value in call_arguments(subscript)] if subscript is not None else []
     elif node.type == "invocation_expression":
         callee = callee_of(node)
-        holder = callee[0] if callee is not None and type_name(callee[1]) == "GetOrdinal" else None
+        holder = callee[0] if callee is not None else None
         arguments = node.child_by_field_name("arguments")
         keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
+        if callee is not None and type_name(callee[1]) != "GetOrdinal":
+            keys = keys[:1]  # an extension's column name, then what it needs besides
     else:
         return []
-    if holder is not None and node_text(holder) in readers and len(keys) == 1 and keys[0].type == "string_literal":
-        return [node_text(keys[0]).strip('"')]
+    key = keys[0] if len(keys) == 1 else None
+    if key is not None and key.type == "binary_expression" and node_text(key.child_by_field_name("operator")) == "+":
+        key = key.child_by_field_name("right")
+    if holder is not None and node_text(holder) in readers and key is not None and key.type == "string_literal":
+        return [node_text(key).strip('"')]
     return []
 
 
@@ -141,7 +152,10 @@ def _source_tables(graph: nx.MultiDiGraph, method: str, columns: list[str]) -> l
     seen, queue = {method}, deque([(method, 0)])
     while queue:
         current, depth = queue.popleft()
-        read.update(set(_tables_run(graph, current)))
+        # what it runs itself, and what the calls it makes that return a reader run (`using (var
+        # reader = _procedures.GetBlog(id)) { return reader.ReadBlog(); }`: that call ran the command)
+        read.update({table for runner in (current, *_reader_sources(graph, current))
+                     for table in _tables_run(graph, runner)})
         if depth >= READER_HOPS:
             continue
         for caller, _, key in graph.in_edges(current, keys=True):
@@ -159,6 +173,14 @@ def _source_tables(graph: nx.MultiDiGraph, method: str, columns: list[str]) -> l
     most = max(read.values())
     tied = sorted(table for table, count in read.items() if count == most)
     return tied if len(tied) <= _MOST_TIED else []
+
+
+def _reader_sources(graph: nx.MultiDiGraph, method: str) -> list[str]:
+    """The methods `method` calls that return a data reader or record."""
+    return [target for _, target, key in graph.out_edges(method, keys=True)
+            if key == "CALLS" and graph.nodes[target].get("kind") == "METHOD"
+            and any(returned.rsplit(".", 1)[-1] in READER_TYPES
+                    for returned in (graph.nodes[target].get("attrs") or {}).get("returns", ()))]
 
 
 def _tables_run(graph: nx.MultiDiGraph, method: str) -> list[str]:

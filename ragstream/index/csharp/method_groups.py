@@ -11,7 +11,9 @@ enclosing type or a base (`member_scopes`), passed where the callee invokes it, 
 from the caller to each method of that name: `via="method_group"`, the call it was passed to
 (`passed_to`), `resolution="inferred"`, a guess (when the callee invokes it is the callee's
 business). A method group handed on to a framework (`MapPost(CreateTodoItem)`, an endpoint
-registered, not called) makes no edge: the repository's code does not invoke it.
+registered, not called) makes no edge: the repository's code does not invoke it. Which of its own
+parameters a method invokes a delegate parameter with (`delegate_arguments`) tells `sql_parameters`
+what a lambda passed there runs (`query(sql, parameters)`).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import networkx as nx
 import tree_sitter
 
 from ragstream.index.csharp.member_scopes import member_scopes
-from ragstream.index.csharp.syntax import callee_of, descendants, node_text, type_name
+from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, node_text, type_name
 from ragstream.index.graph_edits import add_edge
 
 VIA = "method_group"
@@ -33,11 +35,34 @@ _INVOKES = frozenset({"Invoke", "BeginInvoke", "DynamicInvoke", "InvokeAsync"})
 def invoked_parameters(method: tree_sitter.Node, extension: bool) -> list[int]:
     """Argument positions of the parameters the method invokes as delegates (`p(..)`, `p.Invoke(..)`,
     `p?.Invoke(..)`)."""
+    return sorted({position for position, _ in _delegate_invocations(method, extension)})
+
+
+def delegate_arguments(method: tree_sitter.Node, extension: bool) -> list[list[int]]:
+    """[delegate, argument, parameter]: the method invokes its parameter `delegate` with its own
+    parameter `parameter` as the invocation's argument `argument` (`query(sql, parameters)`), all
+    as argument positions of the method (an extension's receiver excluded)."""
+    names = _parameter_positions(method, extension)
+    found = []
+    for position, invocation in _delegate_invocations(method, extension):
+        arguments = invocation.child_by_field_name("arguments")
+        for index, (named, value) in enumerate(call_arguments(arguments) if arguments is not None else ()):
+            if named is None and value.type == "identifier" and names.get(node_text(value), -1) >= 0:
+                found.append([position, index, names[node_text(value)]])
+    return sorted(found)
+
+
+def _parameter_positions(method: tree_sitter.Node, extension: bool) -> dict[str, int]:
     parameters = method.child_by_field_name("parameters")
     listed = [p for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
-    names = {node_text(p.child_by_field_name("name")): position - (1 if extension else 0)
-             for position, p in enumerate(listed)}
-    found = set()
+    return {node_text(p.child_by_field_name("name")): position - (1 if extension else 0)
+            for position, p in enumerate(listed)}
+
+
+def _delegate_invocations(method: tree_sitter.Node, extension: bool) -> list[tuple[int, tree_sitter.Node]]:
+    """Each invocation of one of the method's parameters as a delegate, with that parameter's position."""
+    names = _parameter_positions(method, extension)
+    found = []
     for node in descendants(method):
         if node.type != "invocation_expression":
             continue
@@ -49,9 +74,9 @@ def invoked_parameters(method: tree_sitter.Node, extension: bool) -> list[int]:
             held = node_text(callee[0])
         else:
             continue
-        if held in names:
-            found.add(names[held])
-    return sorted(position for position in found if position >= 0)
+        if names.get(held, -1) >= 0:
+            found.append((names[held], node))
+    return found
 
 
 def link_method_groups(graph: nx.MultiDiGraph) -> int:

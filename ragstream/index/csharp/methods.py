@@ -29,7 +29,7 @@ from ragstream.index.csharp.inline_sql import (
     inline_sql, procedure_references, row_type_references, stored_procedures, table_references,
 )
 from ragstream.index.csharp.data_records import built_types, reader_columns
-from ragstream.index.csharp.method_groups import invoked_parameters
+from ragstream.index.csharp.method_groups import delegate_arguments, invoked_parameters
 from ragstream.index.csharp.sql_parameters import sql_parameters
 from ragstream.index.csharp.strings import shown_sql, string_fields, type_constraints, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
@@ -114,7 +114,12 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
         attrs["invoked_parameters"] = invoked
     runs = sql_parameters(syntax, _is_extension(syntax))
     if runs:  # `SetCommandType(cmd, type, text)` runs `text`: its callers run what they pass (`sql_parameters`)
-        attrs["sql_parameters"] = runs
+        attrs["sql_parameters"] = sorted(runs)
+        if any(runs.values()):  # only a call's name (`Execute(text)`) says it is SQL
+            attrs["sql_parameters_guessed"] = sorted(position for position, guessed in runs.items() if guessed)
+    handed = delegate_arguments(syntax, _is_extension(syntax))
+    if handed:  # `query(sql, parameters)`: a lambda passed as `query` runs `sql` (`sql_parameters`)
+        attrs["delegate_arguments"] = handed
     if overloads > 1:
         attrs["overloads"] = overloads
     entry = entry_point(syntax, name, decl, registered)

@@ -8,9 +8,13 @@ ADO.NET code keeps the command plumbing in one helper and passes it the text:
 unknown (its text is a parameter); the caller's is known. So:
 
 - at parse time a METHOD records `sql_parameters`: the argument positions of its string
-  parameters handed as they are to a data-access sink (`CommandText = p`, `new SqlCommand(p, ..)`,
-  Dapper's / EF Core's SQL argument: `inline_sql.sql_arguments`); an extension method's
-  receiver is no argument (`conn.Create(sql)`: `sql` is argument 0);
+  parameters handed as they are to a data-access sink as its command text (`command_text`:
+  `CommandText = p`, `new SqlCommand(p, ..)`, the argument after a `CommandType`, Dapper's / EF
+  Core's SQL argument after the connection); `sql_parameters_guessed`, those only a sink's name
+  (`Execute(p)`) says are SQL; an extension method's receiver is no argument (`conn.Create(sql)`:
+  `sql` is argument 0); a lambda passed as an argument, the positions of its parameters its body
+  runs so (`lambda_sql` on the call), and a method invoking a delegate parameter with its own
+  parameters, which (`delegate_arguments`, `method_groups`);
 - each call records the SQL-like strings it passes (`string_arguments`: [position, text]) and
   the plain names it passes that the file does not declare (`member_arguments`: [position,
   name]): a constant of another part of a partial type (C# spec, "Partial types": the parts
@@ -21,12 +25,17 @@ unknown (its text is a parameter); the caller's is known. So:
   run the text it passes: CALLS to the procedure a name-only text names (SQL Server runs a batch
   that is only a name as that procedure, and `CommandType.StoredProcedure` says so outright), READS /
   WRITES of the tables SQL text uses; each edge `via="sql_parameter"` with the `helper` it went
-  through. A helper that forwards its own parameter to such a helper is one too (`forwards`).
+  through, a guess where only a sink's name said so. A helper that forwards its own parameter to
+  such a helper is one too (`forwards`), so is one handing it to a helper that invokes a lambda
+  running it with it, and so is the interface or base method such a method implements (the call
+  names that one). What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import replace
+from itertools import dropwhile
 
 import networkx as nx
 import tree_sitter
@@ -37,33 +46,95 @@ from ragstream.index.csharp.inline_sql import (
     SqlText, procedure_references, reads_as_sql, sql_arguments, table_references,
 )
 from ragstream.index.csharp.strings import string_fields, string_value
-from ragstream.index.csharp.syntax import call_arguments, descendants, node_text
+from ragstream.index.csharp.syntax import call_arguments, called_name, descendants, node_text, required_child
 from ragstream.index.csharp.table_refs import first_of_each
+from ragstream.index.dispatch import HIERARCHY_EDGES
 from ragstream.index.model import Reference
 
 VIA = "sql_parameter"
 
 
-def sql_parameters(method: tree_sitter.Node, extension: bool) -> list[int]:
+# A data-access call's command text follows the connection it runs on (the receiver of an instance
+# or extension call, `conn.Query(sql)`; the first argument of a static helper's,
+# `SqlHelper.ExecuteReader(connectionString, spName, values)`) and, where the call passes one, the
+# `CommandType` that says how to run it (the Data Access Application Block's `ExecuteNonQuery(conn,
+# CommandType.StoredProcedure, commandText, ..)`, Enterprise Library's `ExecuteReader(CommandType, text)`,
+# a repository's `SetCommandType(cmd, CommandType.StoredProcedure, text)`): the signatures all put it there.
+_CONNECTION = re.compile(r"conn|cnn|transaction|context|database|^_?(?:db|tx|tran|trans)$", re.IGNORECASE)
+
+
+def command_text(node: tree_sitter.Node) -> tuple[tree_sitter.Node, bool] | None:
+    """The expression a data-access call or assignment runs as its command text, and whether only
+    the call's name says it is one (`Execute(x)`, `Query(x)`: a guess); None for anything else."""
+    if node.type == "invocation_expression":
+        values = [value for named, value in call_arguments(required_child(node, "arguments")) if named is None]
+        after = next((values[i + 1] for i, value in enumerate(values[:-1]) if _is_command_type(value)), None)
+        if after is not None:
+            return after, False
+    arguments = sql_arguments(node)
+    if not arguments:
+        return None
+    if node.type != "invocation_expression":  # `CommandText = p`, `new SqlCommand(p, conn)`
+        return arguments[0], False
+    text = next(dropwhile(_names_connection, arguments), None)
+    # Dapper's `Execute(x)` / `Query(x)` are names any API may use; EF's `FromSqlRaw(x)` says SQL
+    return (text, "Sql" not in (called_name(node) or "")) if text is not None else None
+
+
+def _is_command_type(value: tree_sitter.Node) -> bool:
+    """`CommandType.StoredProcedure`, `System.Data.CommandType.Text`."""
+    return value.type == "member_access_expression" \
+        and node_text(required_child(value, "expression")).rsplit(".", 1)[-1] == "CommandType"
+
+
+def _names_connection(value: tree_sitter.Node) -> bool:
+    """An argument named for the connection or transaction a command runs on."""
+    name = value.child_by_field_name("name") if value.type == "member_access_expression" else value
+    return name is not None and name.type == "identifier" and bool(_CONNECTION.search(node_text(name)))
+
+
+def sql_parameters(method: tree_sitter.Node, extension: bool) -> dict[int, bool]:
     """Argument positions of the string parameters the method hands as they are to a data-access
-    sink (the first SQL argument of a call or command, or `CommandText = p`); a parameter the
-    method assigns anew first is another value, so it must not be reassigned."""
+    sink as its command text (`command_text`) -> whether only a call's name says so."""
     parameters = method.child_by_field_name("parameters")
     listed = [p for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
-    names = {node_text(p.child_by_field_name("name")): position - (1 if extension else 0)
-             for position, p in enumerate(listed) if is_string_parameter(p)}
-    if not names:
+    return _runs(method, {node_text(p.child_by_field_name("name")): position - (1 if extension else 0)
+                          for position, p in enumerate(listed) if is_string_parameter(p)})
+
+
+def lambda_sql(value: tree_sitter.Node) -> list[list[int]]:
+    """[position, guessed] of each parameter of a lambda or anonymous method that its body runs as a
+    command's text (`(sql, p) => SqlHelper.ExecuteNonQuery(conn, CommandType.StoredProcedure, sql, p)`);
+    its parameters' types are the delegate's, so an untyped one may be the string."""
+    parameters = value.child_by_field_name("parameters") \
+        if value.type in ("lambda_expression", "anonymous_method_expression") else None
+    if parameters is None:
         return []
-    reassigned = {node_text(node.child_by_field_name("left")) for node in descendants(method)
+    if parameters.type in ("identifier", "implicit_parameter"):
+        names = {node_text(parameters): 0}
+    else:
+        listed = [p for p in parameters.named_children if p.type == "parameter"]
+        names = {node_text(p.child_by_field_name("name")): position for position, p in enumerate(listed)
+                 if p.child_by_field_name("type") is None or is_string_parameter(p)}
+    return [[position, int(guessed)] for position, guessed in sorted(_runs(value, names).items())]
+
+
+def _runs(scope: tree_sitter.Node, names: dict[str, int]) -> dict[int, bool]:
+    """Positions of the names (parameters) the scope hands to a data-access sink as its command
+    text -> whether only by-name sinks take it; a parameter assigned anew first is another value."""
+    if not names:
+        return {}
+    reassigned = {node_text(node.child_by_field_name("left")) for node in descendants(scope)
                   if node.type == "assignment_expression"}
-    found = set()
-    for node in descendants(method):
-        arguments = sql_arguments(node)
-        first = arguments[0] if arguments else None
-        if first is not None and first.type == "identifier" and node_text(first) in names \
-                and node_text(first) not in reassigned:
-            found.add(names[node_text(first)])
-    return sorted(position for position in found if position >= 0)
+    found: dict[int, bool] = {}
+    for node in descendants(scope):
+        text = command_text(node)
+        if text is None or text[0].type != "identifier":
+            continue
+        name = node_text(text[0])
+        if name in names and name not in reassigned and names[name] >= 0:
+            found[names[name]] = found.get(names[name], True) and text[1]
+    return found
 
 
 def passed_strings(call: tree_sitter.Node, strings: dict[str, str], known: set[str]) -> dict:
@@ -75,6 +146,10 @@ def passed_strings(call: tree_sitter.Node, strings: dict[str, str], known: set[s
     found: dict[str, list] = {}
     for position, (named, value) in enumerate(call_arguments(arguments)):
         if named is not None:
+            continue
+        runs = lambda_sql(value)
+        if runs:  # a lambda that runs its parameter: what the callee invokes it with is run (`delegate_arguments`)
+            found.setdefault("lambda_sql", []).extend([position, *run] for run in runs)
             continue
         text = string_value(value, strings)
         if text:
@@ -104,49 +179,140 @@ def sql_constants(syntax: tree_sitter.Node) -> dict[str, str]:
             if not name.startswith("typeof(") and reads_as_sql(text)}
 
 
+# What a call passes that a helper may run; a second call of the same helper from the same method
+# adds its own to the one CALLS edge both make (`merge_passed`).
+PASSED_KEYS = ("string_arguments", "member_arguments", "lambda_sql")
+
+
+def merge_passed(edge: dict, attrs: dict) -> None:
+    """Add to a CALLS edge what another call of the same method from the same caller passes."""
+    for key in PASSED_KEYS:
+        added = [item for item in attrs.get(key, ()) if item not in edge.get(key, [])]
+        if added:
+            edge[key] = [*edge.get(key, []), *added]
+
+
+def without_receiver(attrs: dict) -> dict:
+    """A static call of an extension method (`Db.Run(connection, sql)`) passes the receiver as its
+    first argument: what it passes, by the positions the method's own facts use (receiver excluded)."""
+    shifted = {key: [[item[0] - 1, *item[1:]] for item in attrs.get(key, ()) if item[0] > 0] for key in PASSED_KEYS}
+    return {**{key: value for key, value in attrs.items() if key not in PASSED_KEYS},
+            **{key: items for key, items in shifted.items() if items}}
+
+
 def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
     """READS / WRITES / CALLS of each method that passes SQL or a procedure's name to a helper
-    that runs its parameter (`sql_parameters`, also through helpers forwarding it)."""
+    that runs its parameter (`sql_parameters`, also through helpers forwarding it, through a lambda
+    the helper invokes with it, and through the interface or base method a call names); each a
+    guess where only a call's name said a helper's parameter is SQL."""
     sinks = _sinks(graph)
     if not sinks:
         return []
     constants = _type_constants(graph)
     found: dict[str, list[Reference]] = {}
     for caller, helper, key, data in graph.edges(keys=True, data=True):
-        if key != "CALLS" or helper not in sinks or graph.nodes[caller].get("kind") != "METHOD":
+        if key != "CALLS" or graph.nodes[caller].get("kind") != "METHOD":
             continue
-        passed = {position: text for position, text in data.get("string_arguments", ())}
-        named = {position: name for position, name in data.get("member_arguments", ())}
-        for position in sinks[helper]:
-            text = passed.get(position) or (_constant(graph, constants, caller, named[position])
-                                            if position in named else None)
-            if not text:
+        runs = _call_runs(graph, sinks, helper, data)
+        if not runs:
+            continue
+        passed = [(position, text) for position, text in data.get("string_arguments", ())]
+        passed += [(position, _constant(graph, constants, caller, name))
+                   for position, name in data.get("member_arguments", ()) if position in runs]
+        for position, text in passed:
+            if position not in runs or not text:
                 continue
             sql = [SqlText(text, data.get("line", 0), via=VIA)]
+            attrs = {"helper": helper, **({"guess": True} if runs[position] else {})}
             found.setdefault(caller, []).extend(
-                replace(ref, attrs={**ref.attrs, "helper": helper})
+                replace(ref, attrs={**ref.attrs, **attrs})
                 for ref in (*procedure_references(caller, sql), *table_references(caller, sql)))
     return [ref for refs in found.values() for ref in first_of_each(refs)]
 
 
-def _sinks(graph: nx.MultiDiGraph) -> dict[str, set[int]]:
-    """Method -> the argument positions it runs as SQL: its own (`sql_parameters`), and those of
-    its parameters it forwards to a position another such method runs."""
-    sinks = {node: set(positions) for node, data in graph.nodes(data=True)
-             if (positions := (data.get("attrs") or {}).get("sql_parameters"))}
-    queue = deque(sinks)
+def _call_runs(graph: nx.MultiDiGraph, sinks: dict[str, dict[int, bool]], helper: str, call: dict) -> dict[int, bool]:
+    """The argument positions one call of `helper` runs as SQL -> guessed: those the helper always
+    runs, and those it hands to a delegate parameter that this call fills with a lambda running it."""
+    runs = dict(sinks.get(helper, {}))
+    lambdas = {(argument, parameter): bool(guessed) for argument, parameter, guessed in call.get("lambda_sql", ())}
+    for delegate, argument, parameter in (graph.nodes[helper].get("attrs") or {}).get("delegate_arguments", ()):
+        if (delegate, argument) in lambdas:
+            runs[parameter] = runs.get(parameter, True) and lambdas[(delegate, argument)]
+    return runs
+
+
+def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
+    """Method -> the argument positions it runs as SQL -> guessed: its own (`sql_parameters`), those
+    of its parameters it forwards to a position a call it makes runs, and an implementation's on the
+    interface or base method it implements (a call names that one; dispatch reaches this one)."""
+    sinks: dict[str, dict[int, bool]] = {}
+    for node, data in graph.nodes(data=True):
+        attrs = data.get("attrs") or {}
+        if attrs.get("sql_parameters"):
+            guessed = set(attrs.get("sql_parameters_guessed", ()))
+            sinks[node] = {position: position in guessed for position in attrs["sql_parameters"]}
+    declared = _declarations(graph)
+    queue = deque([*sinks, *(node for node, data in graph.nodes(data=True)
+                             if (data.get("attrs") or {}).get("delegate_arguments"))])
     while queue:
         helper = queue.popleft()
+        for method in declared.get(helper, ()):
+            if _add_runs(sinks, method, sinks.get(helper, {})):
+                queue.append(method)
         for caller, _, key, data in graph.in_edges(helper, keys=True, data=True):
             if key != "CALLS" or graph.nodes[caller].get("kind") != "METHOD":
                 continue
+            runs = _call_runs(graph, sinks, helper, data)
             shift = 1 if (graph.nodes[caller].get("attrs") or {}).get("extension") else 0
-            forwarded = {parameter - shift for argument, parameter in data.get("forwards", ())
-                         if argument in sinks[helper] and parameter - shift >= 0}
-            if forwarded - sinks.get(caller, set()):
-                sinks.setdefault(caller, set()).update(forwarded)
+            forwarded = {parameter - shift: runs[argument] for argument, parameter in data.get("forwards", ())
+                         if argument in runs and parameter - shift >= 0}
+            if _add_runs(sinks, caller, forwarded):
                 queue.append(caller)
     return sinks
+
+
+def _add_runs(sinks: dict[str, dict[int, bool]], method: str, runs: dict[int, bool]) -> bool:
+    """Add positions a method runs (a position known for sure stays sure); whether any changed."""
+    mine = sinks.setdefault(method, {})
+    changed = False
+    for position, guessed in runs.items():
+        if position not in mine or mine[position] and not guessed:
+            mine[position] = guessed
+            changed = True
+    if not mine:
+        del sinks[method]
+    return changed
+
+
+def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Method -> the methods of its type's interfaces and bases (transitively) it implements or
+    overrides: the same name and parameter types."""
+    by_type: dict[tuple[str, str], list[str]] = {}
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") == "METHOD" and isinstance(data.get("parent"), str):
+            by_type.setdefault((data["parent"], data["name"].rsplit(".", 1)[-1]), []).append(node)
+    bases = {owner: _bases(graph, owner) for owner, _ in by_type}
+    found: dict[str, list[str]] = {}
+    for (owner, name), methods in by_type.items():
+        for base in bases[owner]:
+            for method in methods:
+                shape = (graph.nodes[method].get("attrs") or {}).get("parameters")
+                found.setdefault(method, []).extend(
+                    other for other in by_type.get((base, name), ())
+                    if (graph.nodes[other].get("attrs") or {}).get("parameters") == shape)
+    return found
+
+
+def _bases(graph: nx.MultiDiGraph, owner: str) -> list[str]:
+    """The types `owner` inherits or implements, transitively."""
+    seen: list[str] = []
+    queue = [owner]
+    while queue:
+        for _, base, key in graph.out_edges(queue.pop(), keys=True):
+            if key in HIERARCHY_EDGES and base not in seen and base != owner:
+                seen.append(base)
+                queue.append(base)
+    return seen
 
 
 def _type_constants(graph: nx.MultiDiGraph) -> dict[str, dict[str, str]]:
