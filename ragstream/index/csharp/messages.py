@@ -28,7 +28,8 @@ where T : Command { return _mediator.Send(command); }`) sends whatever its calle
 method is linked, for a call on a type outside the repository (a mediator; `_store.Save(@event)` on
 the repository's own interface is the resolver's), to the handlers of every message that derives from each type its `where`
 constraint names (a message of another base is never linked; an unconstrained `T` links
-nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
+nothing), or, for a parameter of a type constructed over the method's type parameter
+(`RunQueryAsync<TResult>(IQuery<TResult> query)`), from that generic type; each edge marked `message_parameter` (the parameter whose argument decides it), so
 a walk that knows what its caller passed follows only that message's handler
 (`relations.table_paths`); with several handlers each edge is a guess naming them (`guess`,
 `candidates`), which a walk that does not know what was passed does not follow. A sender's
@@ -130,8 +131,10 @@ def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
 
 
 def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tuple[int, list[str]] | None:
-    """(the parameter, the types its `where` clause names) when the call passes on, as its first
-    argument, a parameter of the calling method typed by the method's own constrained type parameter."""
+    """(the parameter, the types a message passed to it must derive from) when the call passes on,
+    as its first argument, a parameter of the calling method typed by the method's own type
+    parameter: `T command` with `where T : Command` (the types the clause names), or a type
+    constructed over it, `IQuery<TResult> query` (the generic type itself: any query)."""
     node = graph.nodes[method]
     position = next((parameter for argument, parameter in call.get("forwards", ()) if argument == 0), None)
     parameters = (node.get("attrs") or {}).get("parameters") or []
@@ -139,14 +142,24 @@ def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tup
         return None
     signature = node.get("signature", "")
     written = parameters[position]
-    own = _TYPE_PARAMETERS.search(signature.split("(", 1)[0])
-    if own is None or written not in [t.strip() for t in own.group(1).split(",")]:
-        return None
-    required = constraints(signature, written)
+    own = own_type_parameters(signature)
+    if written in own:
+        required = constraints(signature, written)
+    else:
+        constructed = _CONSTRUCTED.fullmatch(written)
+        over_own = constructed is not None and set(re.findall(r"\w+", constructed.group(2))) & set(own)
+        required = [constructed.group(1).rsplit(".", 1)[-1]] if constructed is not None and over_own else []
     return (position, required) if required else None
 
 
 _TYPE_PARAMETERS = re.compile(r"<([^<>]*)>\s*$")  # `SendCommand<T>` before its `(`
+_CONSTRUCTED = re.compile(r"([\w.]+)<(.+)>\??")  # `IQuery<TResult>`: the generic type, its arguments
+
+
+def own_type_parameters(signature: str) -> list[str]:
+    """The type parameters a method declares itself (`RunCommandAsync<TCommand>(..)`: TCommand)."""
+    own = _TYPE_PARAMETERS.search(signature.split("(", 1)[0])
+    return [t.strip() for t in own.group(1).split(",")] if own is not None else []
 
 
 def _derives(graph: nx.MultiDiGraph, message: str, required: list[str]) -> bool:
@@ -194,8 +207,10 @@ def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[st
             if not keys:
                 continue
             short = guesses[-1].rsplit(".", 1)[-1]
+            # a private method implements no contract (`OnTransactionComplete(X)` beside `ExecuteAsync(X, ..)`)
             taking = [method for method in _methods(graph, node.id)
-                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)] \
+                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)
+                      and "private" not in symbols.nodes[method].attrs.get("modifiers", ())] \
                 or _inherited_handler(graph, symbols, node.id, base, position)
             if len(taking) == 1:
                 for key in keys:
