@@ -35,7 +35,9 @@ a walk that knows what its caller passed follows only that message's handler
 `candidates`), which a walk that does not know what was passed does not follow. A sender's
 direct edge to a handler that such a bus method, reached by the same call (on the same line),
 also links gets `through` (the bus method): the call goes through the bus, and a walk takes
-that way.
+that way. An edge to a handler method a generic base declares (`_inherited_handler`) carries
+`receiver_type`, the subclass that binds the message: the object the method runs on, which
+decides the base's own calls to its abstract members (`this.GetProcess(..)`).
 """
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ HANDLER_METHODS = frozenset({"Execute", "ExecuteAsync", "Consume", "ConsumeAsync
 
 def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
     """CALLS from each call that passes a message to the message's handlers; how many were added."""
-    handlers = handlers_by_message(graph, symbols)
+    handlers, inherited = handlers_by_message(graph, symbols), inherited_handler_types(graph, symbols)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
@@ -85,7 +87,7 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
             continue
         for method, key in targets.items():
             attrs = {"line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                     "member": call["member"],
+                     "member": call["member"], **_receiver_type(inherited, key, method),
                      # `Cmd<TEntity>` as the sender wrote it: binds a generic handler (`base_bindings`)
                      **({"message_arguments": call["message_arguments"]} if call.get("message_arguments") else {})}
             if key.startswith(UNDECLARED):
@@ -98,7 +100,7 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
     """CALLS from each generic bus method that hands its message parameter on to a mediator to
     the handlers of every message its constraint admits, and `through` on the direct edges its
     callers' sends have; how many edges were added."""
-    handlers = handlers_by_message(graph, symbols)
+    handlers, inherited = handlers_by_message(graph, symbols), inherited_handler_types(graph, symbols)
     buses: dict[str, set[str]] = defaultdict(set)  # bus method -> the handlers it now reaches
     added = 0
     for ref in refs:
@@ -117,10 +119,16 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
             buses[ref.source].add(method)
             added += add_edge(graph, ref.source, method, "CALLS", {
                 "line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                "member": call["member"], "message_parameter": position, **several})
+                "member": call["member"], "message_parameter": position, **_receiver_type(inherited, key, method),
+                **several})
     for bus, reached in buses.items():
         _mark_through(graph, bus, reached)
     return added
+
+
+def _receiver_type(inherited: dict[tuple[str, str], str], key: str, method: str) -> dict:
+    """`receiver_type`: the subclass an inherited handler method runs on (a walk binds its `this`)."""
+    return {"receiver_type": inherited[(key, method)]} if (key, method) in inherited else {}
 
 
 def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
@@ -197,6 +205,21 @@ def message_keys(symbols: SymbolTable, guesses: Iterable[str]) -> list[str]:
 def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[str, list[str]]:
     """Message key (`message_keys`) -> the handler METHOD ids (one per handler type)."""
     found: dict[str, list[str]] = defaultdict(list)
+    for key, method, _ in _handler_bindings(graph, symbols):
+        found[key].append(method)
+    return found
+
+
+def inherited_handler_types(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[tuple[str, str], str]:
+    """(message key, handler METHOD a base declares) -> the subclass that binds the message: the
+    object the container runs the inherited method on (its `this`, which decides the base's calls
+    to its own abstract or virtual members)."""
+    return {(key, method): handler for key, method, handler in _handler_bindings(graph, symbols)
+            if graph.nodes[method].get("parent") != handler}
+
+
+def _handler_bindings(graph: nx.MultiDiGraph, symbols: SymbolTable) -> Iterable[tuple[str, str, str]]:
+    """(message key, handler METHOD, the handler TYPE binding the message) for each handler."""
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
@@ -213,9 +236,7 @@ def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[st
                       and "private" not in symbols.nodes[method].attrs.get("modifiers", ())] \
                 or _inherited_handler(graph, symbols, node.id, base, position)
             if len(taking) == 1:
-                for key in keys:
-                    found[key].append(taking[0])
-    return found
+                yield from ((key, taking[0], node.id) for key in keys)
 
 
 def _inherited_handler(graph: nx.MultiDiGraph, symbols: SymbolTable, handler: str, base: str,
