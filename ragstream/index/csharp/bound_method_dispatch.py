@@ -55,8 +55,11 @@ def link_bound_method_dispatch(graph: nx.MultiDiGraph, symbols: SymbolTable, ref
     by_method: dict[str, list[tuple[int, dict]]] = defaultdict(list)
     for source, line, call in calls:
         by_method[source].append((line, call))
+    names = _sending_names(graph, calls)
     added = 0
     for source, line, call in calls:
+        if call.get("member") not in names:
+            continue
         unknown = type_parameters_at(graph, source)
         for host in _callees(graph, symbols, source, line, call):
             for parameter, passed in _passed(graph, symbols, host, call, unknown).items():
@@ -70,6 +73,18 @@ def link_bound_method_dispatch(graph: nx.MultiDiGraph, symbols: SymbolTable, ref
                         "host_parameter": parameter, "bound": passed[0], **({"sender": sender} if sender != host else {}),
                         **({"type_by_name": True} if passed[1] else {}), **several})
     return added
+
+
+def _sending_names(graph: nx.MultiDiGraph, calls: list[tuple[str, int, dict]]) -> set[str]:
+    """The short names of the methods whose sends a type passed to them may narrow: those with a
+    send decided by a parameter (`message_parameter`), and those forwarding a parameter to a call
+    of such a name (MAX_CHAIN deep). Only calls of these names are resolved again."""
+    names = {graph.nodes[source].get("name", "").rsplit(".", 1)[-1] for source, _, data in graph.edges(data=True)
+             if data.get("type") == "CALLS" and data.get("message_parameter") is not None}
+    for _ in range(MAX_CHAIN - 1):
+        names |= {graph.nodes[source].get("name", "").rsplit(".", 1)[-1] for source, _, call in calls
+                  if call.get("forwards") and call.get("member") in names}
+    return names
 
 
 def _callees(graph: nx.MultiDiGraph, symbols: SymbolTable, source: str, line: int, call: dict) -> list[str]:
