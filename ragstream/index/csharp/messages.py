@@ -9,7 +9,7 @@ or declared by the call the argument's value came from: `var command = model.ToR
 then `_bus.SendCommand(command)`) is linked to
 each handler of `X` — a type with a generic base bound to `X` (not the type itself, as
 `IEquatable<T>` is) and exactly one method named as handler contracts name it (`Handle...`,
-`On...`, `Execute`, `Consume`, ...) whose first parameter, and no other, is an `X` (a
+`On...`, `Execute`, `Consume`, ...; not a private one, which implements no contract) whose first parameter, and no other, is an `X` (a
 repository of `X` with `Add(X)` and `Remove(X)` handles nothing, nor does `Compare(X, X)`). A call
 on an in-memory collection (`filters.Add(filter)`), on a service bound to the message itself
 (`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing; a bare
