@@ -652,7 +652,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     walk's call was made on (`post.Save()` on a `Post`: `Post.DataInsert`). A table access a
     generic type makes through its type parameter, bound by subclasses' base lists (`walk_bound`),
     is followed only once the walk has passed through one of those subclasses. A bus's send
-    (`message_parameter`) is followed only to the handler of the message passed to it, and a
+    (`message_parameter`) is followed only to the handler of the message passed to it (also as a
+    generic method's caller binds it: `host_parameter`, `bound_method_dispatch`), and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
     At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
@@ -759,7 +760,7 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
     while queue and len(parent) < MAX_FLOW_VISITS:
         state, depth = queue.popleft()
         node, bound = state[0], dict(state[1])
-        hosted = _hosted(graph, node)
+        hosted, host_arguments = _hosted(graph, node), _host_arguments(graph, node)
         for _, target, edge_type, data in sorted(graph.out_edges(node, keys=True, data=True)):
             kind = graph.nodes[target].get("kind")
             if edge_type not in ("CALLS", "READS", "WRITES") or kind == "EXTERNAL" or runs_around(data) \
@@ -778,6 +779,8 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
             passed = _passed_arguments(data, bound)
             if target in hosted:  # a generic host the caller's type arguments bind (`bound_dispatch`)
                 passed[HOST_BOUND] = hosted[target]
+            for parameter, types in host_arguments.get(target, {}).items():  # `bound_method_dispatch`
+                passed.setdefault(parameter, types)
             reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items()
                                                     if k in deciding[target] or k == HOST_BOUND)),
                                _passing(graph, state[2], target, data.get("receiver_type")))
@@ -802,9 +805,19 @@ def _hosted(graph: nx.MultiDiGraph, method: str) -> dict[str, tuple[str, ...]]:
     (`bound_dispatch`'s edges, attrs `host`), with the implementations they leave, by interface method."""
     found: dict[str, set[str]] = {}
     for _, target, data in graph.out_edges(method, data=True):
-        if data.get("host"):
+        if data.get("host") and "host_parameter" not in data:
             found.setdefault(data["host"], set()).add(f"{data['via']} {target}")
     return {host: tuple(sorted(pairs)) for host, pairs in found.items()}
+
+
+def _host_arguments(graph: nx.MultiDiGraph, method: str) -> dict[str, dict[int, tuple[str, ...]]]:
+    """The types `method` passes to the parameters of each generic method it calls whose sends
+    they narrow (`bound_method_dispatch`'s edges, attrs `host_parameter`), by host and position."""
+    found: dict[str, dict[int, set[str]]] = {}
+    for _, _, data in graph.out_edges(method, data=True):
+        if data.get("host") and "host_parameter" in data:
+            found.setdefault(data["host"], {}).setdefault(data["host_parameter"], set()).add(data["bound"])
+    return {host: {p: tuple(sorted(types)) for p, types in by.items()} for host, by in found.items()}
 
 
 def _bound_at_host(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ...]], target: str) -> bool:

@@ -18,6 +18,7 @@ from ragstream.index.csharp.call_resolution import (
 )
 from ragstream.index.csharp.base_bindings import link_bound_accesses
 from ragstream.index.csharp.bound_dispatch import link_bound_dispatch
+from ragstream.index.csharp.bound_method_dispatch import link_bound_method_dispatch
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.data_records import link_reader_mappings
@@ -124,6 +125,8 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.dispatch.update(link_dispatch(graph))
     # `new Pipeline<IProcess<Topic>, Topic>().Process(..)`: only the `IPipe<IProcess<Topic>>`s it dispatches to
     stats.dispatch["bound_type_argument"] += link_bound_dispatch(graph, symbols, refs)
+    # `RunCommandAsync<TCommand>(command)` sending `command` on: only the handler of the caller's command
+    stats.dispatch["bound_method_type_argument"] += link_bound_method_dispatch(graph, symbols, refs)
     # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
     graph.graph["code_root"] = code_root(parsed.path for parsed in files)
     # files a generator wrote (`walk.GENERATED_INDEXED`): retrieval ranks them after hand-written code

@@ -55,7 +55,7 @@ def link_bound_dispatch(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list
                 continue
             positions = _host_positions(graph, symbols, calls_by_method.get(host, []), parameters)
             # a caller's own type parameter (`new Pipeline<T>()` in `Svc<T>`) may stand for any type
-            unknown = _type_parameters_at(graph, ref.source)
+            unknown = type_parameters_at(graph, ref.source)
             if any(p >= len(data["shapes"]) or any(name and name[-1] in unknown for name in data["shapes"][p])
                    for places in positions.values() for _, p in places):
                 continue
@@ -89,7 +89,7 @@ def _host_positions(graph: nx.MultiDiGraph, symbols: SymbolTable, calls: list[di
     return {method: next(iter(p)) for method, p in found.items() if len(p) == 1 and all(p)}
 
 
-def _type_parameters_at(graph: nx.MultiDiGraph, method: str) -> set[str]:
+def type_parameters_at(graph: nx.MultiDiGraph, method: str) -> set[str]:
     """The type parameters in scope in `method`: its own and its type's."""
     owner = graph.nodes[method].get("parent")
     return {*((graph.nodes[method].get("attrs") or {}).get("type_parameters") or ()),

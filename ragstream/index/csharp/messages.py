@@ -9,7 +9,7 @@ or declared by the call the argument's value came from: `var command = model.ToR
 then `_bus.SendCommand(command)`) is linked to
 each handler of `X` — a type with a generic base bound to `X` (not the type itself, as
 `IEquatable<T>` is) and exactly one method named as handler contracts name it (`Handle...`,
-`On...`, `Execute`, `Consume`, ...) whose first parameter, and no other, is an `X` (a
+`On...`, `Execute`, `Consume`, ...; not a private one, which implements no contract) whose first parameter, and no other, is an `X` (a
 repository of `X` with `Add(X)` and `Remove(X)` handles nothing, nor does `Compare(X, X)`). A call
 on an in-memory collection (`filters.Add(filter)`), on a service bound to the message itself
 (`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing; a bare
@@ -28,13 +28,16 @@ where T : Command { return _mediator.Send(command); }`) sends whatever its calle
 method is linked, for a call on a type outside the repository (a mediator; `_store.Save(@event)` on
 the repository's own interface is the resolver's), to the handlers of every message that derives from each type its `where`
 constraint names (a message of another base is never linked; an unconstrained `T` links
-nothing), each edge marked `message_parameter` (the parameter whose argument decides it), so
+nothing), or, for a parameter of a type constructed over the method's type parameter
+(`RunQueryAsync<TResult>(IQuery<TResult> query)`), from that generic type; each edge marked `message_parameter` (the parameter whose argument decides it), so
 a walk that knows what its caller passed follows only that message's handler
 (`relations.table_paths`); with several handlers each edge is a guess naming them (`guess`,
 `candidates`), which a walk that does not know what was passed does not follow. A sender's
 direct edge to a handler that such a bus method, reached by the same call (on the same line),
 also links gets `through` (the bus method): the call goes through the bus, and a walk takes
-that way.
+that way. An edge to a handler method a generic base declares (`_inherited_handler`) carries
+`receiver_type`, the subclass that binds the message: the object the method runs on, which
+decides the base's own calls to its abstract members (`this.GetProcess(..)`).
 """
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ HANDLER_METHODS = frozenset({"Execute", "ExecuteAsync", "Consume", "ConsumeAsync
 
 def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:
     """CALLS from each call that passes a message to the message's handlers; how many were added."""
-    handlers = handlers_by_message(graph, symbols)
+    handlers, inherited = handlers_by_message(graph, symbols), inherited_handler_types(graph, symbols)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call")
@@ -84,7 +87,7 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
             continue
         for method, key in targets.items():
             attrs = {"line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                     "member": call["member"],
+                     "member": call["member"], **_receiver_type(inherited, key, method),
                      # `Cmd<TEntity>` as the sender wrote it: binds a generic handler (`base_bindings`)
                      **({"message_arguments": call["message_arguments"]} if call.get("message_arguments") else {})}
             if key.startswith(UNDECLARED):
@@ -97,7 +100,7 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
     """CALLS from each generic bus method that hands its message parameter on to a mediator to
     the handlers of every message its constraint admits, and `through` on the direct edges its
     callers' sends have; how many edges were added."""
-    handlers = handlers_by_message(graph, symbols)
+    handlers, inherited = handlers_by_message(graph, symbols), inherited_handler_types(graph, symbols)
     buses: dict[str, set[str]] = defaultdict(set)  # bus method -> the handlers it now reaches
     added = 0
     for ref in refs:
@@ -116,10 +119,16 @@ def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: 
             buses[ref.source].add(method)
             added += add_edge(graph, ref.source, method, "CALLS", {
                 "line": ref.line, "resolution": "dispatch", "via": "message", "message": key,
-                "member": call["member"], "message_parameter": position, **several})
+                "member": call["member"], "message_parameter": position, **_receiver_type(inherited, key, method),
+                **several})
     for bus, reached in buses.items():
         _mark_through(graph, bus, reached)
     return added
+
+
+def _receiver_type(inherited: dict[tuple[str, str], str], key: str, method: str) -> dict:
+    """`receiver_type`: the subclass an inherited handler method runs on (a walk binds its `this`)."""
+    return {"receiver_type": inherited[(key, method)]} if (key, method) in inherited else {}
 
 
 def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
@@ -130,8 +139,10 @@ def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
 
 
 def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tuple[int, list[str]] | None:
-    """(the parameter, the types its `where` clause names) when the call passes on, as its first
-    argument, a parameter of the calling method typed by the method's own constrained type parameter."""
+    """(the parameter, the types a message passed to it must derive from) when the call passes on,
+    as its first argument, a parameter of the calling method typed by the method's own type
+    parameter: `T command` with `where T : Command` (the types the clause names), or a type
+    constructed over it, `IQuery<TResult> query` (the generic type itself: any query)."""
     node = graph.nodes[method]
     position = next((parameter for argument, parameter in call.get("forwards", ()) if argument == 0), None)
     parameters = (node.get("attrs") or {}).get("parameters") or []
@@ -139,14 +150,24 @@ def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tup
         return None
     signature = node.get("signature", "")
     written = parameters[position]
-    own = _TYPE_PARAMETERS.search(signature.split("(", 1)[0])
-    if own is None or written not in [t.strip() for t in own.group(1).split(",")]:
-        return None
-    required = constraints(signature, written)
+    own = own_type_parameters(signature)
+    if written in own:
+        required = constraints(signature, written)
+    else:
+        constructed = _CONSTRUCTED.fullmatch(written)
+        over_own = constructed is not None and set(re.findall(r"\w+", constructed.group(2))) & set(own)
+        required = [constructed.group(1).rsplit(".", 1)[-1]] if constructed is not None and over_own else []
     return (position, required) if required else None
 
 
 _TYPE_PARAMETERS = re.compile(r"<([^<>]*)>\s*$")  # `SendCommand<T>` before its `(`
+_CONSTRUCTED = re.compile(r"([\w.]+)<(.+)>\??")  # `IQuery<TResult>`: the generic type, its arguments
+
+
+def own_type_parameters(signature: str) -> list[str]:
+    """The type parameters a method declares itself (`RunCommandAsync<TCommand>(..)`: TCommand)."""
+    own = _TYPE_PARAMETERS.search(signature.split("(", 1)[0])
+    return [t.strip() for t in own.group(1).split(",")] if own is not None else []
 
 
 def _derives(graph: nx.MultiDiGraph, message: str, required: list[str]) -> bool:
@@ -184,6 +205,21 @@ def message_keys(symbols: SymbolTable, guesses: Iterable[str]) -> list[str]:
 def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[str, list[str]]:
     """Message key (`message_keys`) -> the handler METHOD ids (one per handler type)."""
     found: dict[str, list[str]] = defaultdict(list)
+    for key, method, _ in _handler_bindings(graph, symbols):
+        found[key].append(method)
+    return found
+
+
+def inherited_handler_types(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[tuple[str, str], str]:
+    """(message key, handler METHOD a base declares) -> the subclass that binds the message: the
+    object the container runs the inherited method on (its `this`, which decides the base's calls
+    to its own abstract or virtual members)."""
+    return {(key, method): handler for key, method, handler in _handler_bindings(graph, symbols)
+            if graph.nodes[method].get("parent") != handler}
+
+
+def _handler_bindings(graph: nx.MultiDiGraph, symbols: SymbolTable) -> Iterable[tuple[str, str, str]]:
+    """(message key, handler METHOD, the handler TYPE binding the message) for each handler."""
     for node in symbols.nodes.values():
         if node.kind != "TYPE" or is_interface(node):
             continue
@@ -194,13 +230,13 @@ def handlers_by_message(graph: nx.MultiDiGraph, symbols: SymbolTable) -> dict[st
             if not keys:
                 continue
             short = guesses[-1].rsplit(".", 1)[-1]
+            # a private method implements no contract (`OnTransactionComplete(X)` beside `ExecuteAsync(X, ..)`)
             taking = [method for method in _methods(graph, node.id)
-                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)] \
+                      if _handles(symbols.nodes[method].name) and _takes_one(symbols.nodes[method].attrs, short)
+                      and "private" not in symbols.nodes[method].attrs.get("modifiers", ())] \
                 or _inherited_handler(graph, symbols, node.id, base, position)
             if len(taking) == 1:
-                for key in keys:
-                    found[key].append(taking[0])
-    return found
+                yield from ((key, taking[0], node.id) for key in keys)
 
 
 def _inherited_handler(graph: nx.MultiDiGraph, symbols: SymbolTable, handler: str, base: str,
