@@ -2,7 +2,8 @@
 the whole declaration of its type (`member_fields`): a field of another part of a partial type
 (`_procedures.InsertEntry(..)`, also `this._procedures`), a protected field of a base in another
 file, one typed by the base's type parameter (bound by the subclass's base list), one typed by a
-constrained type parameter (`where TStore : IStore`), a capitalised field of a base. And the
+constrained type parameter (`where TStore : IStore`), a capitalised field of a base, a base's
+property typed by its type parameter, an enclosing type's private field. And the
 edges it must not make: a base's private field is not the subclass's, a field of a library type
 is no interface family's guess, a name no member has stays unknown."""
 from __future__ import annotations
@@ -19,6 +20,10 @@ public class StoredProcedures {
 }
 public interface ILog { void Write(string m); }
 public class FileLog : ILog { public void Write(string m) { } }
+public class Outer {
+    private static StoredProcedures _shared;
+    private class Inner { public void Go() { _shared.DeleteEntry(3); } }
+}
 }'''
 
 # the field is declared in one part; the methods calling on it are in another file
@@ -45,6 +50,7 @@ public abstract class ProviderBase<TStore, TCache> where TStore : IStore {
     protected TStore _store;
     protected TCache _cache;
     protected StoredProcedures Procedures;
+    protected TCache Current { get; set; }
     private ILog _secret;
     protected void Flush() { _store.Save(); }
 }
@@ -54,6 +60,7 @@ SUBCLASS = '''namespace Data { public partial class Provider {
     public void Save() { _store.Save(); }
     public void Clear() { _cache.Clear(); }
     public void Named() { Procedures.DeleteEntry(2); }
+    public void Reset() { Current.Clear(); }
     public void Secret() { _secret.Write("x"); }
 } }'''
 
@@ -94,6 +101,14 @@ def test_a_name_no_member_has_keeps_the_unknown_receivers_guess() -> None:
 def test_a_base_field_typed_by_a_type_parameter_is_bound_by_the_base_list() -> None:
     assert set(calls_of("Provider.Save")) == {"cs:Data.Store.Save|METHOD"}
     assert set(calls_of("Provider.Clear")) == {"cs:Data.Cache.Clear|METHOD"}  # not OtherCache's
+
+
+def test_a_base_property_typed_by_a_type_parameter_is_bound_too() -> None:
+    assert set(calls_of("Provider.Reset")) == {"cs:Data.Cache.Clear|METHOD"}
+
+
+def test_a_nested_type_sees_its_enclosing_types_private_field() -> None:
+    assert "cs:Data.StoredProcedures.DeleteEntry|METHOD" in calls_of("Outer.Inner.Go")
 
 
 def test_an_unbound_type_parameter_is_read_as_its_constraint() -> None:

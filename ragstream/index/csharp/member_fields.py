@@ -29,16 +29,17 @@ from ragstream.index.symbols import SymbolTable
 _PREDEFINED = frozenset({"bool", "byte", "sbyte", "char", "decimal", "double", "float", "int", "uint", "long",
                          "ulong", "short", "ushort", "string", "object", "String", "Object"})
 _NOT_PRIVATE = frozenset({"public", "protected", "internal"})
+_NESTED = frozenset({"class_declaration", "struct_declaration", "record_declaration", "interface_declaration"})
 MAX_HOPS = 8  # how far up the bases and enclosing types a member is looked for
 
 
 def declared_fields(decl: TypeDecl, names: Names) -> dict[str, list]:
     """name -> [type as written, qualified guesses, private] of the fields a method of another
-    file may name: every field of a partial type (its other parts are other files), the
-    non-private ones of any other type (its subclasses' and nested types'). A field typed by a
-    constrained type parameter is guessed as its constraints (`where T : X`: member lookup on T
-    searches X)."""
-    partial = "partial" in modifiers(decl.syntax)
+    type or file may name: every field of a partial type (its other parts are other files) or of
+    a type with nested types (they see its private members), the non-private ones of any other
+    type (its subclasses'). A field typed by a constrained type parameter is guessed as its
+    constraints (`where T : X`: member lookup on T searches X)."""
+    seen_elsewhere = "partial" in modifiers(decl.syntax) or any(member.type in _NESTED for member in body_members(decl.syntax))
     constraints = type_constraints(decl.syntax)
     found: dict[str, list] = {}
     for member in body_members(decl.syntax):
@@ -47,7 +48,7 @@ def declared_fields(decl: TypeDecl, names: Names) -> dict[str, list]:
         private = not _NOT_PRIVATE & set(modifiers(member))
         variable = child_of_type(member, "variable_declaration")
         written = type_name(variable.child_by_field_name("type")) if variable is not None else None
-        if variable is None or not written or written in _PREDEFINED or (private and not partial):
+        if variable is None or not written or written in _PREDEFINED or (private and not seen_elsewhere):
             continue
         bound = constraints.get(written)
         guesses = [g for t in bound for g in names.type_candidates(t, decl.name)] if bound else \
