@@ -180,7 +180,8 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
             _add_resolved(graph, symbols, called, source, method, how, stats, extra)
         return
     target = None
-    if untyped(ref.attrs["call"]["receiver"]):
+    if untyped(ref.attrs["call"]["receiver"]) and not found.receiver_outside:
+        # (a field declared of a type outside the repository is no interface family's)
         target = interface_family_root(graph, symbols, ref.attrs["call"]["member"])
     elif ref.by_name:
         target = _resolve_by_name(symbols, ref, source, extensions_only=found.receiver_outside)

@@ -1,5 +1,5 @@
 """The names of every parsed file, for linking references: qualified and short names per
-language, and a C# type's own methods and properties by name."""
+language, and a C# type's own methods, properties and fields by name."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -20,6 +20,9 @@ class SymbolTable:
         self.members: dict[tuple[str, str], list[Node]] = defaultdict(list)
         # (type id, property name) -> the type's own property of that name
         self.properties: dict[tuple[str, str], list[Node]] = defaultdict(list)
+        # (type id, field name) -> [type as written, qualified guesses, private], merged from every
+        # file a part of the type is declared in (`csharp.member_fields`)
+        self.fields: dict[tuple[str, str], list] = {}
         self.aliases: dict[str, dict[str, str]] = {}  # python module name -> its import aliases
         self.files: list[Node] = []  # FILE nodes, for names of files written in code
         for parsed in files:
@@ -31,6 +34,8 @@ class SymbolTable:
                 self.by_short[(node.language, _key(node.language, node.short_name))].append(node)
                 if node.kind == "FILE":
                     self.files.append(node)
+                    for type_id, fields in node.attrs.get("member_fields", {}).items():
+                        self.fields.update(((type_id, name), field) for name, field in fields.items())
                 if node.kind == "METHOD" and node.parent:
                     self.members[(node.parent, node.short_name)].append(node)
                 elif node.kind == "PROPERTY" and node.parent:

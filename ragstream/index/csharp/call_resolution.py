@@ -16,6 +16,7 @@ from itertools import zip_longest
 import networkx as nx
 
 from ragstream.index.csharp.calls import OBJECT_METHODS
+from ragstream.index.csharp.member_fields import member_type
 from ragstream.index.model import Node
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -62,6 +63,10 @@ def resolve_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict,
         return CallResolution()
     found = _receiver(graph, symbols, receiver, depth)
     guesses, through, guessed = found.guesses, found.through, found.guessed
+    if "member_of" in receiver:  # a field or property of the type's whole declaration: typed as declared
+        if not guesses:
+            return CallResolution()
+        inferred = False
     if inferred and not guesses:  # the inner call is unknown, or returns nothing declared here
         return CallResolution()
     types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in guesses) if node]
@@ -150,6 +155,10 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         inner = resolve_call(graph, symbols, spec["call"], depth + 1) if "call" in spec else CallResolution()
         return _Receiver([g for m in inner.methods for g in symbols.nodes[m].attrs.get("returns_element", ())],
                          guessed=inner.guessed)
+    if "member_of" in receiver:  # `_procedures` of another part of a partial type, or of a base
+        declaring = symbols.find("csharp", receiver["member_of"], ("TYPE",))
+        member = member_type(graph, symbols, declaring.id, receiver["name"]) if declaring is not None else None
+        return _Receiver(*member) if member is not None else _Receiver([])
     if "property" in receiver:
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
@@ -196,12 +205,13 @@ def sole_implementer(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str)
 
 def _inherited_member(graph: nx.MultiDiGraph, symbols: SymbolTable, guess: str) -> _Receiver | None:
     """A bare name no type has, read first as a type nested in the calling type
-    (`CategoriesController.Mediator`): a property or field of that type or of one of its bases
-    (`protected IMediator Mediator` on `BaseController`), typed as declared."""
+    (`CategoriesController.Mediator`): a property or field of that type (any part of it), of one
+    of its bases (`protected IMediator Mediator` on `BaseController`) or of an enclosing type,
+    typed as declared (`member_fields.member_type`)."""
     owner_name, _, member = guess.rpartition(".")
     owner = symbols.find("csharp", owner_name, ("TYPE",)) if owner_name else None
-    found = _members(graph, symbols, owner.id, member, symbols.properties)[0] if owner is not None else []
-    return _Receiver(list(found[0].attrs.get("returns", ())), found[0]) if found else None
+    found = member_type(graph, symbols, owner.id, member) if owner is not None else None
+    return _Receiver(*found) if found is not None else None
 
 
 def _wrapped_value(owner: _Receiver, member: str) -> _Receiver:
@@ -309,11 +319,11 @@ def _factory_creates(carrier: dict, member: str) -> bool:
 
 def untyped(receiver: dict) -> bool:
     """A receiver the syntax gives no type: unknown, an element of what a call returns (typed only
-    where the call declares a collection), or a property of either. When the resolver finds
+    where the call declares a collection), a member the file does not declare, or a property of either. When the resolver finds
     nothing for it, the interface family that declares the member is the guess left."""
     if "property" in receiver:
         return untyped(receiver["property"]["receiver"])
-    return "unknown" in receiver or "element_of" in receiver
+    return "unknown" in receiver or "element_of" in receiver or "member_of" in receiver
 
 
 def receiver_types(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> list[str]:

@@ -10,7 +10,8 @@ calls to local functions (part of their method) are not calls.
 
 Each call also carries, in attrs["call"], what the resolver needs to find the method through
 the type hierarchy: the receiver (`{"types": [qualified guesses]}`, or `{"call": ...}` when
-the receiver is what another call returns: `var x = await service.GetAsync(); x.M()`), the
+the receiver is what another call returns: `var x = await service.GetAsync(); x.M()`; `{"member_of":
+type, "name": field}` for a field or property the file does not declare, of another part or a base), the
 member name and the argument count, and each argument's type where the syntax or a call it comes
 from tells it (to choose among overloads; `_argument_facts`, also the caller's parameters it
 forwards and the parameter it is made on, for a walk that binds a dispatch). A receiver whose type is only
@@ -26,6 +27,7 @@ import tree_sitter
 
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.member_fields import undeclared_member
 from ragstream.index.csharp.syntax import (
     LANGUAGE, callee_of, child_of_type, created_type, descendants, initializer, line_of, node_text, required_child,
     type_arguments, type_name, unique,
@@ -305,9 +307,9 @@ def _call_target(node: tree_sitter.Node, body: _Body, depth: int = 0) -> _Target
         return _Target(f"{written}.{name}", scope.member_candidates(written, name),
                        name not in OBJECT_METHODS, {"call": spec})
     inferred = _inferred_receiver(receiver, body, depth, through_call=True)
+    if (inferred is None or "member_of" in inferred) and name in OBJECT_METHODS:
+        return None
     if inferred is None:
-        if name in OBJECT_METHODS:
-            return None
         # Unknown receiver: the resolver links it only to an interface method family's root.
         return _Target(name, (), False, {"call": _call_spec({"unknown": True}, name, node, body, depth)})
     # Only the resolver can tell the type: no qualified guesses, never a short-name guess.
@@ -664,7 +666,9 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
             return {"types": body.scope.type_guesses(element)}
         returned = _returned_collection(value.collection, body, depth, 0)
         return {"element_of": returned} if returned else None
-    return None
+    member = undeclared_member(receiver, body.variables)
+    # a field or property the file does not declare: another part's or a base's (`member_fields`)
+    return {"member_of": body.scope.decl.name, "name": member} if member is not None else None
 
 
 # LINQ operators whose result holds the elements of what they are called on.

@@ -20,6 +20,7 @@ from ragstream.index.csharp.declarations import (
     Declarations, Names, Output, collect, inherits, type_node,
 )
 from ragstream.index.csharp.ef import ef_mapping
+from ragstream.index.csharp.member_fields import declared_fields
 from ragstream.index.csharp.methods import add_methods
 from ragstream.index.csharp.preprocessor import first_branches
 from ragstream.index.csharp.properties import add_properties
@@ -47,15 +48,19 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
     constants = {decl.id: values for decl in found.types if (values := sql_constants(decl.syntax))}
     if constants:
         found.file.attrs["string_constants"] = constants
+    # the fields a method of another file may name: another part's, a subclass's (`member_fields`)
+    names = Names(tuple(found.usings), found.aliases)
+    fields = {decl.id: declared for decl in found.types if (declared := declared_fields(decl, names))}
+    if fields:
+        found.file.attrs["member_fields"] = fields
     out.add(found.file)
     for namespace in found.namespaces:
         out.add(namespace)
-    _add_types(found, out)
+    _add_types(found, names, out)
     return out.parsed
 
 
-def _add_types(found: Declarations, out: Output) -> None:
-    names = Names(tuple(found.usings), found.aliases)
+def _add_types(found: Declarations, names: Names, out: Output) -> None:
     ef = ef_mapping(found.types, names, found.file.path)
     for decl in found.types:
         out.add(type_node(decl, names, found.file.path, ef.roles.get(decl.id)))
