@@ -129,3 +129,23 @@ def test_a_scheduled_question_starts_at_the_registered_task_not_the_action_of_it
 ])
 def test_a_question_asks_for_what_the_framework_starts(question, face):
     assert asked_face(question) == face
+
+
+def test_a_question_for_the_scheduled_tasks_names_all_of_a_few_and_none_of_many():
+    """"Which scheduled background tasks delete old data": no task's name says "old data", and
+    an application with no more than ENTRY_SEARCH_HITS tasks has those asked about; of more, none
+    is picked by the question alone (the words must name it)."""
+    from ragstream.graph.relations import ENTRY_SEARCH_HITS, described_jobs
+
+    g = _recurring()
+    assert described_jobs(g, {"delet", "old", "data"}) == ["Tasks.CleanupTask.ExecuteAsync"]
+    for n in range(ENTRY_SEARCH_HITS):
+        task = f"Tasks.Task{n}"
+        g.add_node(f"{task}.ExecuteAsync", kind="METHOD", name=f"{task}.ExecuteAsync", path="src/Tasks.cs", parent=task)
+        g.add_node(task, kind="TYPE", name=task, path="src/Tasks.cs")
+        g.add_edge(task, f"{task}.ExecuteAsync", key="DEFINES")
+        g.add_edge(task, "Core.IAsyncRecurringBackgroundTask", key="IMPLEMENTS")
+        g.add_edge("Boot.Registration.Register", task, key="REFERENCES",
+                   via="registration", registered_by="RegisterAsyncRecurringTask")
+    assert described_jobs(g, {"delet", "old", "data"}) == []
+    assert described_jobs(g, {"delet", "old", "cleanup"}) == ["Tasks.CleanupTask.ExecuteAsync"]

@@ -1146,15 +1146,20 @@ MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this ma
 def described_jobs(graph: nx.MultiDiGraph, words: Collection[str], face: str = JOB) -> list[str]:
     """The bodies of the jobs (`entry_faces.JOB`; a hub's methods, `HUB`) whose type or own name
     the question's words name beyond what says it is a job ("the background purge job":
-    `PurgeJob.ExecuteJob`, not every hosted service), most words first; the best ENTRY_SEARCH_HITS."""
-    scored = []
+    `PurgeJob.ExecuteJob`, not every hosted service), most words first; the best ENTRY_SEARCH_HITS.
+    When the words name none and the application has no more than ENTRY_SEARCH_HITS jobs, all of
+    them: "which scheduled background tasks delete old data" asks for the jobs there are."""
+    scored, jobs = [], []
     for node, data in graph.nodes(data=True):
         if data.get("kind") == "METHOD" and not in_tests(graph, node) and entry_face(graph, node) == face:
+            jobs.append(node)
             said = {t for part in identifier_parts(".".join(data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]))
                     for t in keyword_tokens(part)} - _JOB_WORDS
             shared = shared_words(words, said)
             if shared:
                 scored.append((-shared, node))
+    if not scored and len(jobs) <= ENTRY_SEARCH_HITS:
+        return sorted(jobs)
     return [node for _, node in sorted(scored)[:ENTRY_SEARCH_HITS]]
 
 
