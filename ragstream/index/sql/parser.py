@@ -188,13 +188,17 @@ def _add_statements(out: ParsedFile, statement: Statement, tokens: list[Token],
     return parsed
 
 
+# what a CREATE makes that the graph holds (not `CREATE STATISTICS` or `CREATE INDEX`)
+_SCHEMA_OBJECTS = frozenset({"TABLE", "VIEW", "PROCEDURE", "PROC", "FUNCTION", "TRIGGER", "TYPE"})
+
+
 def _note_unparsed_create(out: ParsedFile, statement: Statement, tokens: list[Token], kept: bool, why: str) -> None:
     """Record on the file's node a CREATE statement sqlglot could not parse: `kept` when its
     definition was still read from its header (a routine's body read token by token), not when
     the statement made nothing (a CREATE TABLE read as a command: the table is in no graph).
     The index's coverage report counts them (`graph/sql_coverage`)."""
     kind = kind_index(tokens, 0) if tokens else None
-    if kind is None or tokens[0].token_type != TokenType.CREATE:
+    if kind is None or tokens[0].token_type != TokenType.CREATE or tokens[kind].text.upper() not in _SCHEMA_OBJECTS:
         return
     created = f"CREATE {tokens[kind].text.upper()} {dotted(tokens[kind + 1:name_end(tokens, kind + 1)])}".rstrip()
     out.nodes[0].attrs.setdefault(UNPARSED_SQL, []).append(
