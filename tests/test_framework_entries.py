@@ -149,3 +149,37 @@ def test_a_question_for_the_scheduled_tasks_names_all_of_a_few_and_none_of_many(
                    via="registration", registered_by="RegisterAsyncRecurringTask")
     assert described_jobs(g, {"delet", "old", "data"}) == []
     assert described_jobs(g, {"delet", "old", "cleanup"}) == ["Tasks.CleanupTask.ExecuteAsync"]
+
+
+HANGFIRE = '''using Hangfire;
+namespace Web { public class Startup {
+    public void Configuration() {
+        RecurringJob.AddOrUpdate<ReminderService>(x => x.SendReminders(), Cron.HourInterval(6));
+        BackgroundJob.Enqueue<ReminderService>(x => x.Purge(3));
+        BackgroundJob.Enqueue(() => Console.WriteLine("no type: nothing registered"));
+        services.AddScoped<ReminderService>();
+    }
+} }'''
+
+SERVICE = '''namespace Web { public class ReminderService {
+    public void SendReminders() { Format(); }
+    public void Purge(int days) { }
+    public void Format() { }
+} }'''
+
+
+def test_a_method_a_job_library_is_told_to_call_is_a_job():
+    """Hangfire: the method named in the lambda of `RecurringJob.AddOrUpdate<T>` / `BackgroundJob.Enqueue<T>`
+    is what the library calls, known by the registration (`invokes`); the type's other methods are not,
+    nor is anything of a registration without a type argument."""
+    from ragstream.index.csharp.parser import parse_csharp
+    from ragstream.index.graph_build import build_graph
+
+    g, _ = build_graph([parse_csharp("Web/Startup.cs", HANGFIRE), parse_csharp("Web/ReminderService.cs", SERVICE)])
+    method = "cs:Web.ReminderService.{}|METHOD".format
+    assert framework_contract(g, method("SendReminders")) == Contract(
+        "ReminderService.SendReminders", JOB, "registered by RecurringJob.AddOrUpdate")
+    assert framework_contract(g, method("Purge(int)") if method("Purge(int)") in g else method("Purge")) == Contract(
+        "ReminderService.Purge", JOB, "registered by BackgroundJob.Enqueue")
+    assert framework_contract(g, method("Format")) is None
+    assert entry_face(g, method("SendReminders")) == JOB

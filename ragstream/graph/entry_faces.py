@@ -125,6 +125,8 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
 
     - a member `FRAMEWORK_CONTRACTS` lists of a framework type up the method's type's bases
       (`SchedulerService : IHostedService` -> `StartAsync`; a hub's public methods);
+    - a method a job library's registration names in a lambda over the type
+      (`RecurringJob.AddOrUpdate<T>(x => x.M())`, `BackgroundJob.Enqueue<T>(..)`: attrs `invokes`);
     - a member of a contract the repository declares up its bases (an interface or base type
       naming a method of the same name) that no code of the repository calls, on a type that a
       registration call names (`REFERENCES`, `via="registration"`) when that call or the
@@ -144,8 +146,15 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
         public = "public" in (data.get("attrs") or {}).get("modifiers", ())
         if (members is None and public) or name in (members or ()):
             return Contract(f"{short}.{name}", face, "framework contract")
-    registrations = [d.get("registered_by") or "registration" for source, _, key, d in graph.in_edges(owner, keys=True, data=True)
-                     if key == "REFERENCES" and d.get("via") == "registration" and not in_tests(graph, source)]
+    registered = [d for source, _, key, d in graph.in_edges(owner, keys=True, data=True)
+                  if key == "REFERENCES" and d.get("via") == "registration" and not in_tests(graph, source)]
+    for d in registered:  # a job library told which method to call: `RecurringJob.AddOrUpdate<T>(x => x.M())`
+        by = (d.get("invokes") or {}).get(name)
+        if by:
+            said = {w.lower() for w in identifier_parts(by)}
+            return Contract(f"{owner.rsplit('|', 1)[0].rsplit('.', 1)[-1]}.{name}",
+                            JOB if said & _SCHEDULING_WORDS else None, f"registered by {by}")
+    registrations = [d.get("registered_by") or "registration" for d in registered]
     if not registrations or _called_in_repository(graph, method):
         return None
     for base in bases:
