@@ -23,6 +23,7 @@ from ragstream.index.background import start_followed_build
 from ragstream.index.build import diff_files, locate, repository_info
 from ragstream.index.build_events import BuildSummary, follow_lines, replay
 from ragstream.index.fill import describe, stage_of
+from ragstream.index.sql_coverage import SqlCoverage
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
 
@@ -49,6 +50,7 @@ class IndexSummary:
     vectors: dict = field(default_factory=dict)  # the semantic fill's stage and coverage (`fill.coverage`)
     builder: str | None = None  # who builds it now ("fill pid 12"), None when nobody does
     shared: bool = False  # published to the shared Milvus (milvus.uri), not a folder on this machine
+    sql_coverage: SqlCoverage | None = None  # how much of the database the C# reaches, as the build counted it
 
     @property
     def label(self) -> str:
@@ -105,7 +107,7 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
                         str(source), stale, "" if stale is not None else note, vectors=stage_of(manifest),
-                        builder=store.lock_holder(location))
+                        builder=store.lock_holder(location), sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
 
 
 def list_shared_indexes(client, uri: str) -> list[IndexSummary]:
@@ -126,7 +128,8 @@ def _manifest_summary(manifest: dict, uri: str) -> IndexSummary:
     return IndexSummary(manifest["repository"], manifest["active_index"], manifest["branch"], manifest.get("commit"),
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"], uri,
-                        stale_note="shared: published, not walked here", vectors=stage_of(manifest), shared=True)
+                        stale_note="shared: published, not walked here", vectors=stage_of(manifest), shared=True,
+                        sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
 
 
 def default_index() -> tuple[Path, str, str]:

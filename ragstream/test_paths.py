@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?|benchmarks?)/|(^|/)test_[^/]*$|_test\.\w+$")
 
@@ -13,6 +14,12 @@ TEST_PATH = re.compile(r"(^|/)(tests?|testing|samples?|examples?|fixtures?|bench
 def is_test_path(path: str, root: str = "") -> bool:
     """Whether the path, below `root` (`code_root`), is a test's, a fixture's, a sample's ..."""
     return bool(TEST_PATH.search(path[len(root):] if root and path.startswith(root) else path))
+
+
+def in_tests(graph: Any, node: str) -> bool:
+    """Whether a graph's node is code of a test, fixture, sample or benchmark (its `path` below
+    the graph's `code_root`)."""
+    return node in graph and is_test_path(graph.nodes[node].get("path") or "", graph.graph.get("code_root", ""))
 
 
 def code_root(paths: Iterable[str]) -> str:

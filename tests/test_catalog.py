@@ -25,6 +25,9 @@ def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path, monkeypatch)
     assert (summary.repository, summary.index, summary.stale, summary.problem) == ("sample_repo", "main", 0, None)
     assert (summary.files, summary.chunks) == (job.report.files, job.report.chunks) and summary.nodes > summary.chunks
     assert summary.source_root == str(sample_repo) and summary.age_seconds >= 0
+    # what the build counted of C# -> SQL, kept for every front end (`index.sql_coverage`)
+    assert summary.sql_coverage is not None and summary.sql_coverage.procedures_called > 0
+    assert summary.sql_coverage.lines()[0].startswith("C# -> SQL: ") and summary.sql_coverage.warning is None
     target = next(sample_repo.rglob("*.py"))
     target.write_text(target.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     (sample_repo / "new_module.py").write_text("def added():\n    return 1\n", encoding="utf-8")

@@ -199,9 +199,13 @@ def test_cli_builds_and_summarises(sample_repo: Path, tmp_path: Path, capsys):
     assert "MAPS_TO" in out and "FOREIGN_KEY" in out
     assert "parse failed, indexed as text: billing/legacy.py" in out
     assert "time per phase: walk" in out
+    # does the C# reach the SQL (`index.sql_coverage`): said at the end of the build and by --status
+    coverage = next(line for line in out.splitlines() if line.startswith("C# -> SQL: "))
+    assert "procedures have a C# caller" in coverage and "warning:" not in out
     assert (tmp_path / "data" / "indexes" / "sample_repo" / "demo" / store.CURRENT).is_file()
     assert main(["--config", str(config), "index", "--status", str(sample_repo), "--name", "demo"]) == 0
-    assert "0 stale file(s)" in capsys.readouterr().out
+    status = capsys.readouterr().out
+    assert "0 stale file(s)" in status and coverage in status
 
 
 RELATIONS = {"INHERITS", "IMPLEMENTS", "REFERENCES", "FOREIGN_KEY", "READS", "WRITES", "MAPS_TO"}

@@ -161,6 +161,9 @@ def test_every_tool_over_stdio_answers_as_the_cli_does(served):
 
             status = await _call(client, "index_status")
             assert status["stage"].startswith("complete") and status["counts"]["chunks"] > 0
+            # does the C# reach the SQL: the build's counts, as `ragstream index` prints them
+            assert status["sql_coverage"][0].startswith("C# -> SQL: ") and "procedures have a C# caller" in \
+                status["sql_coverage"][0]
 
             # a reply over its budget is cut, never silently: the cursor gives the rest, once
             walk = await _call(client, "expand", seeds=[METHOD], depth=2, max_tokens=300)
@@ -283,6 +286,7 @@ def test_nothing_the_server_filters_out_reaches_any_reply(served):
             assert "nothing in the index is named" in message
             status = await _call(client, "index_status")
             assert status["counts"] is None and status["stale_files"] is None  # they would say how much is hidden
+            assert status["sql_coverage"] is None  # counts of the whole index, as they
             replies.append(_visible(status))
             node = await client.read_resource(f"ragstream://node/{quote(METHOD, safe='')}")
             replies.append(node.contents[0].text)

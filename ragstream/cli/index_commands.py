@@ -237,6 +237,7 @@ def _status(args: argparse.Namespace, settings) -> int:
     from ragstream.index.build import index_status
 
     from ragstream.index.fill import describe, stage_of
+    from ragstream.index.sql_coverage import SqlCoverage
     from ragstream.index.store import lock_holder
 
     stored, changes = index_status(args.path, settings, name=args.name, branch=args.branch)
@@ -249,6 +250,7 @@ def _status(args: argparse.Namespace, settings) -> int:
             console.print(f"  {label:8} {path}")
     console.print(f"{changes.stale} stale file(s), {changes.unchanged} unchanged"
                   + ("" if not changes.stale else f"; run `ragstream index {args.path}` to update"))
+    _print_sql_coverage(SqlCoverage.from_dict(m["counts"].get("sql_coverage")))
     return 0
 
 
@@ -296,6 +298,13 @@ def _print_summary(report) -> None:
     if report.redactions:
         console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")
     console.print("time per phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.seconds.items()))
+    _print_sql_coverage(report.sql_coverage)
+
+
+def _print_sql_coverage(coverage) -> None:
+    """Does the C# reach the SQL: the build's counts (`index.sql_coverage`), the warning in yellow."""
+    for line in coverage.lines() if coverage else ():
+        console.print(f"[yellow]{line}[/]" if line.startswith("warning:") else line, highlight=False, soft_wrap=True)
 
 
 def _backends(backends: dict[str, int]) -> str:

@@ -20,7 +20,12 @@ asked kind that calls what the chosen one of the other kind calls):
   scheduling library up its bases (`IHostedService`, `BackgroundService`, Quartz's `IJob`,
   Coravel's `IInvocable`): "the background purge job" is `PurgeJob.ExecuteJob`, not the
   `JobController.Delete` whose type shares the word "job" and whose verb the question's "delete"
-  asks (`relations.entry_methods` puts such bodies first when a question asks for a job).
+  asks (`relations.entry_methods` puts such bodies first when a question asks for a job). Also a
+  job by its contract (`framework_contract`): the member of a scheduling contract the framework
+  calls, or of a contract the repository declares and registers its type for with a scheduling
+  call but never calls itself (Cofoundry's `RegisterAsyncRecurringTask<T>()` of an
+  `IAsyncRecurringBackgroundTask`, whose scheduler is a plugin outside the repository);
+- HUB: a public method of a SignalR hub (`Hub`, `Hub<T>` up its bases): clients call it.
 
 Anything else (a message handler, an action whose base the graph does not reach) has no face.
 """
@@ -28,15 +33,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import ancestors
+from ragstream.index.csharp.call_resolution import ancestors, nearest_ancestors
 from ragstream.index.model import runs_around
+from ragstream.keyword_tokens import identifier_parts
+from ragstream.test_paths import in_tests
 
 API = "api"
 PAGE = "page"
 JOB = "job"
+HUB = "hub"
+FRAMEWORK_FACES = (JOB, HUB)  # entry points the framework calls, not a request's route
 _API_KINDS = frozenset({"minimal_api", "endpoint"})
 _PAGE_KINDS = frozenset({"page_handler"})
 _API_BASES = frozenset({"ControllerBase", "ApiController"})  # ASP.NET Core / ASP.NET Web API
@@ -47,6 +57,32 @@ _API_ROUTE = re.compile(r"^[~/]*api(?:/|$)", re.IGNORECASE)
 # what a job is by its bases: ASP.NET Core's hosted services, Quartz.NET's and Coravel's jobs
 _JOB_BASES = frozenset({"IHostedService", "BackgroundService", "IHostedLifecycleService", "IJob", "IInvocable"})
 _JOB_BODY = re.compile(r"^(?:Execute|Invoke|Run|DoWork|StartAsync)")
+# the members a framework calls on a contract outside the repository, by the contract's short
+# name (documented: the generic host's `IHostedService`/`IHostedLifecycleService` and
+# `BackgroundService.ExecuteAsync`, Quartz.NET's `IJob.Execute`, Coravel's `IInvocable.Invoke`);
+# `None`: every public method (a SignalR hub's, which its clients call)
+_HOST_MEMBERS = ("StartAsync", "StopAsync")
+FRAMEWORK_CONTRACTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "IHostedService": (JOB, _HOST_MEMBERS),
+    "IHostedLifecycleService": (JOB, (*_HOST_MEMBERS, "StartingAsync", "StartedAsync", "StoppingAsync", "StoppedAsync")),
+    "BackgroundService": (JOB, ("ExecuteAsync", *_HOST_MEMBERS)),
+    "IJob": (JOB, ("Execute",)),
+    "IInvocable": (JOB, ("Invoke",)),
+    "Hub": (HUB, None),
+}
+# what a registration call or a contract of the repository says when it schedules: the words of
+# `RegisterAsyncRecurringTask`, `IRecurringJob`, `ScheduleTask` (identifier parts, lower case)
+_SCHEDULING_WORDS = frozenset({"recurring", "schedule", "scheduled", "job", "jobs", "cron", "timer", "timed", "periodic"})
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What makes a method an entry point the framework calls: the contract's member it
+    implements (`IHostedService.StartAsync`), the face it gives (JOB, HUB), and how that is known
+    (`by`: "framework contract", or the registration call of a contract the repository declares)."""
+    member: str
+    face: str | None
+    by: str
 
 
 def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
@@ -54,7 +90,10 @@ def entry_face(graph: nx.MultiDiGraph, method: str) -> str | None:
     otherwise."""
     entry = (graph.nodes[method].get("attrs") or {}).get("entry") or {}
     if not entry:
-        return JOB if _is_job_body(graph, method) else None
+        if _is_job_body(graph, method):
+            return JOB
+        contract = framework_contract(graph, method)
+        return contract.face if contract else None
     if entry.get("kind") in _API_KINDS or _API_ROUTE.match(entry.get("route") or ""):
         return API
     if entry.get("kind") in _PAGE_KINDS:
@@ -79,6 +118,60 @@ def _is_job_body(graph: nx.MultiDiGraph, method: str) -> bool:
         return False
     return any(graph.nodes[t].get("name", "").split("<", 1)[0].rsplit(".", 1)[-1] in _JOB_BASES
                for t in ancestors(graph, owner))
+
+
+def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
+    """The contract through which code outside the repository calls `method`, or None:
+
+    - a member `FRAMEWORK_CONTRACTS` lists of a framework type up the method's type's bases
+      (`SchedulerService : IHostedService` -> `StartAsync`; a hub's public methods);
+    - a method a job library's registration names in a lambda over the type
+      (`RecurringJob.AddOrUpdate<T>(x => x.M())`, `BackgroundJob.Enqueue<T>(..)`: attrs `invokes`);
+    - a member of a contract the repository declares up its bases (an interface or base type
+      naming a method of the same name) that no code of the repository calls, on a type that a
+      registration call names (`REFERENCES`, `via="registration"`) when that call or the
+      contract says it schedules (`RegisterAsyncRecurringTask<T>`): the scheduler the type is
+      registered with calls it (a dependency container's `AddScoped<T>` calls nothing)."""
+    data = graph.nodes[method]
+    owner = data.get("parent")
+    if data.get("kind") != "METHOD" or not isinstance(owner, str) or owner not in graph:
+        return None
+    name = data.get("name", "").split("(", 1)[0].rsplit(".", 1)[-1]
+    if name == owner.rsplit("|", 1)[0].rsplit(".", 1)[-1]:  # a constructor
+        return None
+    bases = nearest_ancestors(graph, owner)
+    for base in (b for b in bases if graph.nodes[b].get("kind") == "EXTERNAL"):
+        short = graph.nodes[base].get("name", "").split("<", 1)[0].rsplit(".", 1)[-1]
+        face, members = FRAMEWORK_CONTRACTS.get(short, (None, ()))
+        public = "public" in (data.get("attrs") or {}).get("modifiers", ())
+        if (members is None and public) or name in (members or ()):
+            return Contract(f"{short}.{name}", face, "framework contract")
+    registered = [d for source, _, key, d in graph.in_edges(owner, keys=True, data=True)
+                  if key == "REFERENCES" and d.get("via") == "registration" and not in_tests(graph, source)]
+    for d in registered:  # a job library told which method to call: `RecurringJob.AddOrUpdate<T>(x => x.M())`
+        by = (d.get("invokes") or {}).get(name)
+        if by:
+            said = {w.lower() for w in identifier_parts(by)}
+            return Contract(f"{owner.rsplit('|', 1)[0].rsplit('.', 1)[-1]}.{name}",
+                            JOB if said & _SCHEDULING_WORDS else None, f"registered by {by}")
+    registrations = [d.get("registered_by") or "registration" for d in registered]
+    if not registrations or _called_in_repository(graph, method):
+        return None
+    for base in bases:
+        declared = [m for _, m, key in graph.out_edges(base, keys=True) if key == "DEFINES"
+                    and graph.nodes[m].get("name", "").split("(", 1)[0].rsplit(".", 1)[-1] == name]
+        if declared and not any(_called_in_repository(graph, m) for m in declared):
+            contract = graph.nodes[base].get("name", "").rsplit(".", 1)[-1]
+            said = {w.lower() for text in (contract, *registrations) for w in identifier_parts(text)}
+            # a container's registration (`AddScoped<T>`) calls nothing: only a scheduler's does
+            return Contract(f"{contract}.{name}", JOB, f"registered by {registrations[0]}") \
+                if said & _SCHEDULING_WORDS else None
+    return None
+
+
+def _called_in_repository(graph: nx.MultiDiGraph, method: str) -> bool:
+    """Whether code of the repository (not its tests) calls `method`."""
+    return any(key == "CALLS" and not in_tests(graph, caller) for caller, _, key in graph.in_edges(method, keys=True))
 
 
 def _returns_views(graph: nx.MultiDiGraph, type_id: str) -> bool:

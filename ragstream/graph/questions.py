@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ragstream.graph.entry_faces import API, JOB, PAGE
+from ragstream.graph.entry_faces import API, HUB, JOB, PAGE
 from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
@@ -310,12 +310,17 @@ def asked_http_verbs(question: str) -> frozenset[str]:
 # API", "to the endpoint") or a page ("the MVC web site's remove page", "the Edit Instructor form").
 # "view" is left out: "the tables and views" are the database's. A job is asked as one the
 # application runs by itself ("the background purge job", "the scheduled task", "the hosted
-# service"), not by the word "job" alone: a job library's questions say it of every job.
+# service", "every hour", "that timer", "when the app starts"), not by the word "job" alone: a job
+# library's questions say it of every job. A hub is asked by name ("the SignalR hub").
 _ASKED_FACES = (
     (API, re.compile(r"\b(?:api|apis|rest|restful|endpoints?)\b", re.IGNORECASE)),
     (PAGE, re.compile(r"\b(?:pages?|forms?|screens?|ui|user\s+interface|web\s*sites?|browser|razor|mvc)\b", re.IGNORECASE)),
     (JOB, re.compile(r"\b(?:background\s+(?:\w+\s+){0,2}(?:jobs?|tasks?|services?|workers?)|(?:scheduled|recurring|cron)"
-                     r"\s+(?:\w+\s+)?(?:jobs?|tasks?)|hosted\s+services?)\b", re.IGNORECASE)),
+                     r"\s+(?:\w+\s+)?(?:jobs?|tasks?)|hosted\s+services?|timers?|nightly|periodically"
+                     r"|every\s+(?:\d+\s+|few\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?)"
+                     r"|on\s+a\s+schedule|(?:when|as)\s+the\s+(?:app|application|service|server|host)\s+starts(?:\s+up)?"
+                     r"|(?:at|on)\s+start-?up)\b", re.IGNORECASE)),
+    (HUB, re.compile(r"\b(?:signalr|hubs?|real-?time\s+(?:\w+\s+)?(?:clients?|connections?|messages?|updates?))\b", re.IGNORECASE)),
 )
 
 

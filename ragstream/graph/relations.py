@@ -20,7 +20,7 @@ from typing import Any
 
 import networkx as nx
 
-from ragstream.graph.entry_faces import JOB, counterpart, entry_face
+from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face
 from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
@@ -30,7 +30,7 @@ from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
-from ragstream.test_paths import is_test_path
+from ragstream.test_paths import in_tests
 
 TABLE_KINDS = ("TABLE", "VIEW")
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
@@ -326,11 +326,6 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
                 item.id)
 
     return sorted(items, key=key)
-
-
-def in_tests(graph: nx.MultiDiGraph, node: str) -> bool:
-    """The node is code of a test, fixture, sample or benchmark (`test_paths`)."""
-    return node in graph and is_test_path(graph.nodes[node].get("path") or "", graph.graph.get("code_root", ""))
 
 
 def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
@@ -1115,14 +1110,14 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # nothing of the asked verb near the hits: the actions of that verb on a type the words
         # name ("a new user registers through the user API ... from the controller": `UserController.Post`)
         candidates += [m for m in described_entries(graph, asked, http_verbs, named_types=True) if m not in candidates]
-    if face == JOB:  # the jobs above the hits and those the question describes, before any action
-        candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked)]
-                       if m not in candidates and entry_face(graph, m) == JOB]
+    if face in FRAMEWORK_FACES:  # the jobs (hub methods) above the hits and those the question describes, before any action
+        candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked, face)]
+                       if m not in candidates and entry_face(graph, m) == face]
     downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
     # what the question says of an entry point or a handler (of other methods, a word or two of the
     # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
     declared = declared_type_names(graph)
-    jobs = {h for h in candidates if face == JOB and entry_face(graph, h) == JOB}
+    jobs = {h for h in candidates if face in FRAMEWORK_FACES and entry_face(graph, h) == face}
     entries = {h: entry_words(graph, h, declared) for h in candidates
                if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
 
@@ -1161,22 +1156,28 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
 
 
-def described_jobs(graph: nx.MultiDiGraph, words: Collection[str]) -> list[str]:
-    """The bodies of the jobs (`entry_faces.JOB`) whose type or own name the question's words
-    name beyond what says it is a job ("the background purge job": `PurgeJob.ExecuteJob`, not
-    every hosted service), most words first; the best ENTRY_SEARCH_HITS."""
-    scored = []
+def described_jobs(graph: nx.MultiDiGraph, words: Collection[str], face: str = JOB) -> list[str]:
+    """The bodies of the jobs (`entry_faces.JOB`; a hub's methods, `HUB`) whose type or own name
+    the question's words name beyond what says it is a job ("the background purge job":
+    `PurgeJob.ExecuteJob`, not every hosted service), most words first; the best ENTRY_SEARCH_HITS.
+    When the words name none and the application has no more than ENTRY_SEARCH_HITS jobs, all of
+    them: "which scheduled background tasks delete old data" asks for the jobs there are."""
+    scored, jobs = [], []
     for node, data in graph.nodes(data=True):
-        if data.get("kind") == "METHOD" and not in_tests(graph, node) and entry_face(graph, node) == JOB:
+        if data.get("kind") == "METHOD" and not in_tests(graph, node) and entry_face(graph, node) == face:
+            jobs.append(node)
             said = {t for part in identifier_parts(".".join(data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:]))
                     for t in keyword_tokens(part)} - _JOB_WORDS
             shared = shared_words(words, said)
             if shared:
                 scored.append((-shared, node))
+    if not scored and len(jobs) <= ENTRY_SEARCH_HITS:
+        return sorted(jobs)
     return [node for _, node in sorted(scored)[:ENTRY_SEARCH_HITS]]
 
 
-_JOB_WORDS = frozenset(keyword_tokens("job jobs task tasks service services hosted background worker execute run invoke async"))
+_JOB_WORDS = frozenset(keyword_tokens("job jobs task tasks service services hosted background worker execute run invoke async"
+                                     " hub hubs signalr"))
 
 
 def _of_named_type(graph: nx.MultiDiGraph, method: str, asked: Collection[str]) -> bool:

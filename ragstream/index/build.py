@@ -37,6 +37,7 @@ from ragstream.index.acl import AclPolicy, acl_policy
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.change_history import ChangeLog
 from ragstream.index.chunk_counts import RememberedCounts
+from ragstream.index.sql_coverage import SqlCoverage, sql_coverage
 from ragstream.index.chunk_reuse import BuiltChunks, reusable_chunks
 from ragstream.index.chunks import build_chunks, keyword_text
 from ragstream.index.compact_forms import write_compact_forms
@@ -137,6 +138,7 @@ class BuildReport:
     vectors: dict = field(default_factory=dict)  # stage and coverage of the last generation published
     fill_stopped: bool = False  # a re-index took the fill over before it ended
     unchanged: bool = False  # nothing changed since the live index was built: nothing was built or published
+    sql_coverage: SqlCoverage | None = None  # how much of the database the C# reaches (`sql_coverage`)
 
     @property
     def stage(self) -> str:
@@ -522,7 +524,8 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
     report = BuildReport(info, location, True, changes, files=len(walked.files), chunks=counts["chunks"],
                          split_chunks=counts["split_chunks"], nodes_by_kind=Counter(counts["nodes_by_kind"]),
                          edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
-                         past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True)
+                         past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True,
+                         sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
     report.seconds = {"walk": round(time.perf_counter() - started, 3)}
     keep_walk(location, settings.index, walked)
     return report, walked
@@ -543,7 +546,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 352
+PARSER_VERSION = 353
 
 
 def cache_prefix() -> str:
@@ -644,6 +647,7 @@ def _fill_counts(report: BuildReport, graph, chunks, text: GraphText) -> None:
     report.chunks = len(chunks)
     report.split_chunks = sum(1 for c in chunks if "parent_chunk" in c.metadata)
     report.nodes_by_kind = Counter(kind for _, kind in graph.nodes(data="kind"))
+    report.sql_coverage = sql_coverage(graph)
     # each edge's key by its number in the graph's texts (keys in order of first use, as the edges' own)
     report.edges_by_type = Counter(dict(zip(text.keys, np.bincount(text.edge_key, minlength=len(text.keys)).tolist())))
 
@@ -673,6 +677,7 @@ def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
             "too_large": too_large(report.skipped),
             "parse_failures": len(report.parse_failures),
             "past_changes": report.past_changes,
+            "sql_coverage": report.sql_coverage.as_dict() if report.sql_coverage else {},
         },
         "artifacts": store.artifact_sizes(generation),
     }

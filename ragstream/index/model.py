@@ -36,6 +36,9 @@ def runs_around(attrs: Mapping[str, Any]) -> bool:
     return attrs.get("via") in AROUND_VIAS or bool(attrs.get("dispatcher"))
 
 
+# FILE attrs of a SQL file: the CREATE statements sqlglot could not parse (`sql.parser`), for the
+# index's coverage report (`sql_coverage`)
+UNPARSED_SQL = "unparsed_sql"
 # Edges that say where code is wired in (a registration naming the type), not what it does.
 WIRING_VIAS = frozenset({"registration"})
 # Edges from a script's data statements (seed rows, a data fix): answers of their own (which

@@ -181,6 +181,10 @@ class IndexInfo(BaseModel):
     counts: dict[str, int] | None = Field(description="files, chunks, nodes, edges; withheld when filters are set")
     building: str | None = Field(description="who builds or fills it now")
     problem: str | None
+    sql_coverage: list[str] | None = Field(
+        default=None, description="does the C# reach the SQL: procedures with a C# caller, tables with a C# reader "
+        "or writer, SQL left unresolved or unparsed, and a warning when no C# -> SQL edge was made (None: no SQL, "
+        "an index built before this was counted, or withheld when filters are set)")
 
 
 class RefreshResult(BaseModel):

@@ -113,7 +113,8 @@ def build_server(service: Service) -> MCPServer:
         return run(lambda: service.more(cursor, max_tokens))
 
     @server.tool(description="The index's state: branch, commit, stage (keyword-ready, heads, complete) with "
-                             "coverage, files changed since it was built, who is building it.")
+                             "coverage, files changed since it was built, who is building it, and whether the C# "
+                             "reaches the SQL (procedures with a C# caller, tables with a C# reader or writer).")
     def index_status(repository: Repository = None, index: IndexName = None) -> IndexInfo:
         return run(lambda: service.index_status(CallScope(repository, index)))
 

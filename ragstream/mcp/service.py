@@ -243,7 +243,8 @@ class Service:
             repository=summary.repository, index=summary.index, branch=summary.branch, commit=summary.commit,
             updated_at=summary.updated_at, problem=summary.problem, building=summary.builder,
             stage=summary.vectors.get("stage", "") if filtered else summary.stage,
-            stale_files=None if filtered else summary.stale, counts=None if filtered else counts)
+            stale_files=None if filtered else summary.stale, counts=None if filtered else counts,
+            sql_coverage=None if filtered or summary.sql_coverage is None else summary.sql_coverage.lines() or None)
 
     def _texts(self, sp: SuperPrompt) -> list[dict[str, Any]]:
         """The state's node texts, each with its exact lines."""

@@ -127,6 +127,12 @@ def _index_card(s: IndexSummary, building: bool = False) -> None:
     st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
                f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
                f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
+    # does the C# reach the SQL (`index.sql_coverage`): the counts, the warning as one
+    for line in s.sql_coverage.lines() if s.sql_coverage else ():
+        if line.startswith("warning:"):
+            st.warning(line.removeprefix("warning: "), icon=":material/warning:")
+        else:
+            st.caption(line)
 
 
 def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> Any:

@@ -15,10 +15,10 @@ import re
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
-from sqlglot.tokens import Token
+from sqlglot.tokens import Token, TokenType
 
 from ragstream.errors import ConfigError, IndexingError
-from ragstream.index.model import ParsedFile, file_node
+from ragstream.index.model import UNPARSED_SQL, ParsedFile, file_node
 from ragstream.index.sql.access import (
     PARSE_ERRORS, SQL_DIALECTS, control_flow_statements, is_statement, quiet_sqlglot, tokenize,
 )
@@ -26,7 +26,7 @@ from ragstream.index.sql.data_scripts import add_script_writes, merge_script_wri
 from ragstream.index.sql.refs import in_default_schema
 from ragstream.index.sql.routines import add_definition, definition
 from ragstream.index.sql.split import (
-    Statement, opens_control_flow, split_statements, sub_statement,
+    Statement, dotted, kind_index, name_end, opens_control_flow, split_statements, sub_statement,
 )
 from ragstream.index.sql.tables import (
     TableStatement, add_alter, add_drop, add_query_table, add_rename, add_table, add_table_type,
@@ -127,12 +127,16 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
         tree, error = None, (str(problem).splitlines() or [type(problem).__name__])[0]
     if found is None and (tree is None or isinstance(tree, exp.Command)):
         # Statements without `;` between them, or one whose header says what it changes.
-        return _add_statements(out, statement, tokens, dialect, lines, error)
+        parsed = _add_statements(out, statement, tokens, dialect, lines, error)
+        if not parsed:
+            _note_unparsed_create(out, statement, tokens, False, error or "read as a command")
+        return parsed
     if found:
         add_definition(out, statement, found, dialect, _docstring(lines, statement))
         if error:
             out.warnings.append(f"{out.path}:{statement.start_line}: {found.kind} "
                                 f"{found.name} read without a full parse: {error}")
+            _note_unparsed_create(out, statement, tokens, True, error)
         return True
     assert tree is not None, "no tree and no definition returned above"
     _add_tree(out, TableStatement(statement, tokens, dialect, _docstring(lines, statement)), tree)
@@ -182,6 +186,23 @@ def _add_statements(out: ParsedFile, statement: Statement, tokens: list[Token],
         out.warnings.append(f"{out.path}:{statement.start_line}: skipped SQL statement "
                             f"that does not parse: {error}")
     return parsed
+
+
+# what a CREATE makes that the graph holds (not `CREATE STATISTICS` or `CREATE INDEX`)
+_SCHEMA_OBJECTS = frozenset({"TABLE", "VIEW", "PROCEDURE", "PROC", "FUNCTION", "TRIGGER", "TYPE"})
+
+
+def _note_unparsed_create(out: ParsedFile, statement: Statement, tokens: list[Token], kept: bool, why: str) -> None:
+    """Record on the file's node a CREATE statement sqlglot could not parse: `kept` when its
+    definition was still read from its header (a routine's body read token by token), not when
+    the statement made nothing (a CREATE TABLE read as a command: the table is in no graph).
+    The index's coverage report counts them (`graph/sql_coverage`)."""
+    kind = kind_index(tokens, 0) if tokens else None
+    if kind is None or tokens[0].token_type != TokenType.CREATE or tokens[kind].text.upper() not in _SCHEMA_OBJECTS:
+        return
+    created = f"CREATE {tokens[kind].text.upper()} {dotted(tokens[kind + 1:name_end(tokens, kind + 1)])}".rstrip()
+    out.nodes[0].attrs.setdefault(UNPARSED_SQL, []).append(
+        {"line": statement.start_line, "statement": created, "kept": kept, "why": why})
 
 
 def _is_temporary(table: exp.Table) -> bool:
