@@ -655,7 +655,44 @@ def test_a_flow_asked_for_what_gets_written_shows_the_paths_that_write():
     asked = "When payments are imported for a period end, which tables get written?"
     assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], asked)] == ["sql:Payment"]
     told = "When payments are imported for a period end, what happens in the database?"
-    assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], told)] == ["sql:Transfers", "sql:Payment"]
+    # both paths are shown; "imported" asks for the writes, so the write leads (`asked_verbs`)
+    assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], told)] == ["sql:Payment", "sql:Transfers"]
+
+
+def test_a_flow_path_ending_in_the_asked_relation_leads_a_path_naming_more_words():
+    """"When a user saves a post": the path that writes comes first although the path that reads
+    names more of the question's words along its long way (`OnUserPostSaved`,
+    `LoadUserPostHistory`); the read path does not lead. Asked what is read, the read path leads."""
+    from ragstream.graph.answers import flow_paths
+
+    g = _code_graph([("Api.Save", "METHOD"), ("Audit.OnUserPostSaved", "METHOD"), ("Audit.LoadUserPostHistory", "METHOD"),
+                     ("Repo.Store", "METHOD"), ("sql:History", "TABLE"), ("sql:Posts", "TABLE")],
+                    [("Api.Save", "Audit.OnUserPostSaved", "CALLS", {}),
+                     ("Audit.OnUserPostSaved", "Audit.LoadUserPostHistory", "CALLS", {}),
+                     ("Audit.LoadUserPostHistory", "sql:History", "READS", {}), ("Api.Save", "Repo.Store", "CALLS", {}),
+                     ("Repo.Store", "sql:Posts", "WRITES", {})])
+    saved = flow_paths(g, ["Api.Save"], "What happens when a user saves a post, down to the tables?")
+    assert [p.nodes[-1] for p in saved] == ["sql:Posts", "sql:History"]
+    read = flow_paths(g, ["Api.Save"], "Which tables are read when a user opens a post?")
+    assert [p.nodes[-1] for p in read] == ["sql:History", "sql:Posts"]
+
+
+def test_flow_paths_alike_in_all_else_come_in_the_order_their_calls_run():
+    """Two calls of one entry, each to a table, nothing else to tell them apart: the call made
+    first in the entry's code (line 12, `Zeta.Write`) comes first, not the id that sorts first
+    (`Alpha.Write`, called on line 30); swap the lines and the order swaps."""
+    from ragstream.graph.relations import table_paths
+
+    def paths(zeta_line: int, alpha_line: int) -> list[str]:
+        g = _code_graph([("Job.Run", "METHOD"), ("Zeta.Write", "METHOD"), ("Alpha.Write", "METHOD"),
+                         ("sql:Z", "TABLE"), ("sql:A", "TABLE")],
+                        [("Job.Run", "Zeta.Write", "CALLS", {"line": zeta_line}),
+                         ("Job.Run", "Alpha.Write", "CALLS", {"line": alpha_line}),
+                         ("Zeta.Write", "sql:Z", "WRITES", {"line": 3}), ("Alpha.Write", "sql:A", "WRITES", {"line": 3})])
+        return [p.nodes[1] for p in table_paths(g, ["Job.Run"])]
+
+    assert paths(12, 30) == ["Zeta.Write", "Alpha.Write"]
+    assert paths(30, 12) == ["Alpha.Write", "Zeta.Write"]
 
 
 def test_code_nothing_calls_comes_with_where_it_is_registered():
