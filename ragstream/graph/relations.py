@@ -654,15 +654,14 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     is followed only once the walk has passed through one of those subclasses. A bus's send
     (`message_parameter`) is followed only to the handler of the message passed to it, and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
-    At most MAX_FLOW_PATHS: by entry, then those ending in the relation asked first (`verbs`,
-    READS or WRITES: "saves" asks for the writes first; a cascade counts as a write), then those
-    whose write is of an asked operation (`operations`: "creates" asks for an INSERT, so the
-    provider's `InsertPost` comes before an update a side path makes; `written_as`), then those
-    whose nodes name more of the asked keyword tokens (`words`: "results ... cached" ->
-    `GetResults`, `CachedResults`), then shortest first, then paths without a guess, then in the
-    order the code makes the calls (`call_order`). The relation and the operation come before the
-    words: they say what the question is about, while a long path's many names share a word by
-    chance more often than a short one's. With `writes_only` ("which tables get written"), only the paths that write when some
+    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
+    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
+    the writes first; a cascade counts as a write), then those whose write is of an asked
+    operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
+    before an update a side path makes; `written_as`), then shortest first, then paths without a
+    guess, then in the order the code makes the calls (`call_order`: what runs first is told
+    first, where the ids' alphabetical order said nothing); with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths = [path for entry in dict.fromkeys(entries) if entry in graph for path in _walk_to_tables(graph, entry)]
@@ -688,7 +687,7 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
 
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    paths.sort(key=lambda p: (order[p.nodes[0]], as_asked(p), not_as_operated(p), -shared(p), len(p.nodes), p.guess,
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
                               call_order(graph, p)))
     return paths[:MAX_FLOW_PATHS]
 
