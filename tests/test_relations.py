@@ -658,6 +658,24 @@ def test_a_flow_asked_for_what_gets_written_shows_the_paths_that_write():
     assert [p.nodes[-1] for p in flow_paths(g, ["Import.Handle"], told)] == ["sql:Transfers", "sql:Payment"]
 
 
+def test_flow_paths_alike_in_all_else_come_in_the_order_their_calls_run():
+    """Two calls of one entry, each to a table, nothing else to tell them apart: the call made
+    first in the entry's code (line 12, `Zeta.Write`) comes first, not the id that sorts first
+    (`Alpha.Write`, called on line 30); swap the lines and the order swaps."""
+    from ragstream.graph.relations import table_paths
+
+    def paths(zeta_line: int, alpha_line: int) -> list[str]:
+        g = _code_graph([("Job.Run", "METHOD"), ("Zeta.Write", "METHOD"), ("Alpha.Write", "METHOD"),
+                         ("sql:Z", "TABLE"), ("sql:A", "TABLE")],
+                        [("Job.Run", "Zeta.Write", "CALLS", {"line": zeta_line}),
+                         ("Job.Run", "Alpha.Write", "CALLS", {"line": alpha_line}),
+                         ("Zeta.Write", "sql:Z", "WRITES", {"line": 3}), ("Alpha.Write", "sql:A", "WRITES", {"line": 3})])
+        return [p.nodes[1] for p in table_paths(g, ["Job.Run"])]
+
+    assert paths(12, 30) == ["Zeta.Write", "Alpha.Write"]
+    assert paths(30, 12) == ["Alpha.Write", "Zeta.Write"]
+
+
 def test_code_nothing_calls_comes_with_where_it_is_registered():
     """An interceptor nobody calls runs because a method registers it: that method comes with it;
     a repository the code calls through its interface does not bring the start-up code."""

@@ -656,7 +656,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     the writes first; a cascade counts as a write), then those whose write is of an asked
     operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
     before an update a side path makes; `written_as`), then shortest first, then paths without a
-    guess; with `writes_only` ("which tables get written"), only the paths that write when some
+    guess, then in the order the code makes the calls (`call_order`: what runs first is told
+    first, where the ids' alphabetical order said nothing); with `writes_only` ("which tables get written"), only the paths that write when some
     do. With `cascades` (a delete asked), a path that writes a table goes on to the tables
     whose foreign keys say `ON DELETE CASCADE` to it (`_cascades`)."""
     paths = [path for entry in dict.fromkeys(entries) if entry in graph for path in _walk_to_tables(graph, entry)]
@@ -683,8 +684,19 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
     paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
-                              p.nodes))
+                              call_order(graph, p)))
     return paths[:MAX_FLOW_PATHS]
+
+
+def call_order(graph: nx.MultiDiGraph, path: Path) -> tuple[tuple[int, str], ...]:
+    """Each step of `path` as (the line of its call or table access in the caller, the node it
+    reaches): of two paths that part at a method, the one whose call comes first in that
+    method's code sorts first, as it runs first (the node's id decides between calls on one
+    line, or where an edge has no line)."""
+    def line(source: str, target: str) -> int:
+        return min((data.get("line") or 0 for _, reached, key, data in graph.out_edges(source, keys=True, data=True)
+                    if reached == target and key in ("CALLS", "READS", "WRITES")), default=0)
+    return tuple((line(source, target), target) for source, target in zip(path.nodes, path.nodes[1:]))
 
 
 def _last_relation(path: Path) -> str:
