@@ -131,3 +131,35 @@ def test_fields_are_recorded_on_the_file_of_their_part() -> None:
     base = parse_csharp("ProviderBase.cs", BASE).nodes[0].attrs["member_fields"]["cs:Data.ProviderBase|TYPE"]
     assert "_secret" not in base  # private, not partial: no other file sees it
     assert base["_store"][1][0].endswith("IStore")  # constrained: its constraint's guesses
+
+
+def test_an_inherited_field_hides_the_enclosing_types_one() -> None:
+    # C# looks a simple name up in the type and its whole base chain before the enclosing type
+    graph = graph_of({"Outer.cs": '''namespace Data { public partial class Holder {
+        private static StoredProcedures _store;
+        public class Inner : Mid { public void Go() { _store.Clear(); } }
+    } }''', "Mid.cs": "namespace Data { public class Mid : Bottom { } }",
+        "Bottom.cs": "namespace Data { public class Bottom { protected Cache _store; } }",
+        "Procedures.cs": PROCEDURES, "ProviderBase.cs": BASE})
+    calls = {target for source, target, key in graph.edges(keys=True)
+             if source == "cs:Data.Holder.Inner.Go|METHOD" and key == "CALLS"}
+    assert calls == {"cs:Data.Cache.Clear|METHOD"}
+
+
+def test_a_local_bound_by_a_query_a_catch_or_a_deconstruction_is_no_field_of_another_part() -> None:
+    graph = graph_of({"Procedures.cs": PROCEDURES, "Provider.Fields.cs": PART_FIELDS, "Provider.cs": '''
+        using System.Linq;
+        namespace Data { public partial class Provider {
+            public void Query(List<FileLog> all) { var q = from _procedures in all select _procedures.Write("q"); }
+            public void Caught() { try { } catch (LogException _procedures) { _procedures.Write("c"); } }
+            public void Split((FileLog, int) t) { var (_procedures, n) = t; _procedures.Write("s"); }
+        }
+        public class LogException : System.Exception { public void Write(string m) { } } }'''})
+
+    def calls(method: str) -> set[str]:
+        return {target for source, target, key in graph.edges(keys=True)
+                if source == f"cs:Data.Provider.{method}|METHOD" and key == "CALLS"}
+
+    for method in ("Query", "Caught", "Split"):  # never the other part's `StoredProcedures _procedures`
+        assert not any("StoredProcedures" in target for target in calls(method)), method
+    assert calls("Caught") == {"cs:Data.LogException.Write|METHOD"}  # the catch variable's declared type

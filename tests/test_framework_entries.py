@@ -105,6 +105,20 @@ def test_a_registered_contract_is_no_entry_when_the_repository_calls_it_or_a_con
     assert framework_contract(unregistered, "Tasks.CleanupTask.ExecuteAsync") is None
 
 
+def test_a_container_registration_is_no_schedule_whatever_the_contract_is_called():
+    # a job board's `AddScoped<IRecurringJobService, JobService>()`: the words are the domain's, the call is a container's
+    renamed = {"Core.IAsyncBackgroundTask": "Core.IRecurringJobService",
+               "Core.IAsyncBackgroundTask.ExecuteAsync": "Core.IRecurringJobService.ExecuteAsync"}
+    g = nx.relabel_nodes(_recurring("AddScoped"), renamed)
+    scheduled = nx.relabel_nodes(_recurring(), renamed)
+    for new in renamed.values():
+        g.nodes[new]["name"] = scheduled.nodes[new]["name"] = new
+    assert framework_contract(g, "Tasks.CleanupTask.ExecuteAsync") is None
+    assert entry_face(g, "Tasks.CleanupTask.ExecuteAsync") is None
+    assert framework_contract(scheduled, "Tasks.CleanupTask.ExecuteAsync") == Contract(
+        "IRecurringJobService.ExecuteAsync", JOB, "registered by RegisterAsyncRecurringTask")
+
+
 def test_a_scheduled_question_starts_at_the_registered_task_not_the_action_of_its_verb():
     """"Which scheduled background tasks delete old users": the registered task above the handler
     the search found starts the flow; asked without a schedule, the DELETE action does."""
@@ -126,6 +140,10 @@ def test_a_scheduled_question_starts_at_the_registered_task_not_the_action_of_it
     ("How is the start date of a timesheet saved?", None),
     ("When a user starts a new topic, which tables get rows?", None),
     ("Which tables hold the hourly rate of an employee?", None),
+    # a timer, a hub, a start-up of the application's domain
+    ("When a quiz timer expires, which tables record the answers?", None),
+    ("Which tables does the notification hub write when a device registers?", None),
+    ("Which code reads the Orders table at startup of the checkout flow?", None),
 ])
 def test_a_question_asks_for_what_the_framework_starts(question, face):
     assert asked_face(question) == face

@@ -70,8 +70,8 @@ FRAMEWORK_CONTRACTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "IInvocable": (JOB, ("Invoke",)),
     "Hub": (HUB, None),
 }
-# what a registration call or a contract of the repository says when it schedules: the words of
-# `RegisterAsyncRecurringTask`, `IRecurringJob`, `ScheduleTask` (identifier parts, lower case)
+# what a registration call says when it schedules: the words of `RegisterAsyncRecurringTask`,
+# `ScheduleTask`, `AddRecurringJob` (identifier parts, lower case)
 _SCHEDULING_WORDS = frozenset({"recurring", "schedule", "scheduled", "job", "jobs", "cron", "timer", "timed", "periodic"})
 
 
@@ -129,9 +129,9 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
       (`RecurringJob.AddOrUpdate<T>(x => x.M())`, `BackgroundJob.Enqueue<T>(..)`: attrs `invokes`);
     - a member of a contract the repository declares up its bases (an interface or base type
       naming a method of the same name) that no code of the repository calls, on a type that a
-      registration call names (`REFERENCES`, `via="registration"`) when that call or the
-      contract says it schedules (`RegisterAsyncRecurringTask<T>`): the scheduler the type is
-      registered with calls it (a dependency container's `AddScoped<T>` calls nothing)."""
+      registration call names (`REFERENCES`, `via="registration"`) when that call says it
+      schedules (`RegisterAsyncRecurringTask<T>`): the scheduler the type is registered with
+      calls it (a dependency container's `AddScoped<IJobService, JobService>` calls nothing)."""
     data = graph.nodes[method]
     owner = data.get("parent")
     if data.get("kind") != "METHOD" or not isinstance(owner, str) or owner not in graph:
@@ -162,10 +162,10 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
                     and graph.nodes[m].get("name", "").split("(", 1)[0].rsplit(".", 1)[-1] == name]
         if declared and not any(_called_in_repository(graph, m) for m in declared):
             contract = graph.nodes[base].get("name", "").rsplit(".", 1)[-1]
-            said = {w.lower() for text in (contract, *registrations) for w in identifier_parts(text)}
-            # a container's registration (`AddScoped<T>`) calls nothing: only a scheduler's does
-            return Contract(f"{contract}.{name}", JOB, f"registered by {registrations[0]}") \
-                if said & _SCHEDULING_WORDS else None
+            # a container's registration (`AddScoped<IJobService, JobService>`) calls nothing, whatever
+            # the contract is called: only a registration that schedules says the type is run
+            scheduling = [r for r in registrations if {w.lower() for w in identifier_parts(r)} & _SCHEDULING_WORDS]
+            return Contract(f"{contract}.{name}", JOB, f"registered by {scheduling[0]}") if scheduling else None
     return None
 
 

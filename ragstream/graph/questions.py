@@ -316,11 +316,15 @@ _ASKED_FACES = (
     (API, re.compile(r"\b(?:api|apis|rest|restful|endpoints?)\b", re.IGNORECASE)),
     (PAGE, re.compile(r"\b(?:pages?|forms?|screens?|ui|user\s+interface|web\s*sites?|browser|razor|mvc)\b", re.IGNORECASE)),
     (JOB, re.compile(r"\b(?:background\s+(?:\w+\s+){0,2}(?:jobs?|tasks?|services?|workers?)|(?:scheduled|recurring|cron)"
-                     r"\s+(?:\w+\s+)?(?:jobs?|tasks?)|hosted\s+services?|timers?|nightly|periodically"
+                     r"\s+(?:\w+\s+)?(?:jobs?|tasks?)|hosted\s+services?|nightly|periodically"
+                     # a timer, a hub, a start-up are also things of an app's domain ("the quiz timer", "the notification
+                     # hub", "the start-up of the checkout"): only their scheduling / SignalR sense counts
+                     r"|(?:on|by|from)\s+(?:a|the|that)\s+timer|timer\s+(?:jobs?|tasks?|services?|fires|ticks)"
                      r"|every\s+(?:\d+\s+|few\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?)"
                      r"|on\s+a\s+schedule|(?:when|as)\s+the\s+(?:app|application|service|server|host)\s+starts(?:\s+up)?"
-                     r"|(?:at|on)\s+start-?up)\b", re.IGNORECASE)),
-    (HUB, re.compile(r"\b(?:signalr|hubs?|real-?time\s+(?:\w+\s+)?(?:clients?|connections?|messages?|updates?))\b", re.IGNORECASE)),
+                     r"|(?:at|on)\s+(?:app(?:lication)?\s+)?start-?up(?!\s+of\b))\b", re.IGNORECASE)),
+    (HUB, re.compile(r"\b(?:signalr(?:\s+hubs?)?|hub\s+methods?"
+                     r"|real-?time\s+(?:\w+\s+)?(?:clients?|connections?|messages?|updates?))\b", re.IGNORECASE)),
 )
 
 

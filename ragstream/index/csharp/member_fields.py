@@ -76,10 +76,28 @@ def undeclared_member(receiver: tree_sitter.Node, declared: dict) -> str | None:
 def member_type(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
                 name: str) -> tuple[list[str], Node | None] | None:
     """The qualified guesses of the type of the field or property `name` as `type_id` sees it,
-    and the PROPERTY node when it is one: on the type (any part), then breadth-first on its bases
-    (their type parameters bound by each base list on the way) and its enclosing types. None when
-    none declares it (or only privately, in a base)."""
-    seen, queue = {type_id}, deque([(type_id, dict[str, list[str]](), 0, False)])
+    and the PROPERTY node when it is one: on the type (any part) and breadth-first on its bases
+    (their type parameters bound by each base list on the way), then the same on each enclosing
+    type in turn -- C# looks a simple name up in the type and all its bases before the enclosing
+    type. None when none declares it (or only privately, in a base)."""
+    seen: set[str] = set()
+    current: str | None = type_id
+    while current is not None:
+        found = _on_type_or_bases(graph, symbols, current, name, seen)
+        if found is not None:
+            return found
+        outer = symbols.nodes[current].parent if current in symbols.nodes else None
+        # a nested type sees its enclosing types' members, private ones too
+        current = outer if outer and outer not in seen and outer in symbols.nodes \
+            and symbols.nodes[outer].kind == "TYPE" else None
+    return None
+
+
+def _on_type_or_bases(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, name: str,
+                      seen: set[str]) -> tuple[list[str], Node | None] | None:
+    """`member_type` on one type and its bases, nearest first; a base's private field is not seen."""
+    seen.add(type_id)
+    queue = deque([(type_id, dict[str, list[str]](), 0, False)])
     while queue:
         current, binding, hops, inherited = queue.popleft()
         field = symbols.fields.get((current, name))
@@ -95,10 +113,6 @@ def member_type(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
             if key in ("INHERITS", "IMPLEMENTS") and base not in seen and base in symbols.nodes:
                 seen.add(base)
                 queue.append((base, _base_binding(symbols, current, base, binding), hops + 1, True))
-        outer = symbols.nodes[current].parent if current in symbols.nodes else None
-        if outer and outer not in seen and outer in symbols.nodes and symbols.nodes[outer].kind == "TYPE":
-            seen.add(outer)  # a nested type sees its enclosing types' members, private ones too
-            queue.append((outer, {}, hops + 1, inherited))
     return None
 
 

@@ -127,7 +127,40 @@ def declared_variables(scope: tree_sitter.Node) -> dict[str, VariableType]:
             if variable is not None and variable.type == "identifier":
                 declared = type_name(node.child_by_field_name("type"))
                 found[node_text(variable)] = declared or ElementOf(required_child(node, "right"))
+        elif node.type == "catch_declaration" and node.child_by_field_name("name") is not None:
+            found[node_text(node.child_by_field_name("name"))] = type_name(node.child_by_field_name("type"))
+        elif node.type in _UNTYPED_BINDINGS:
+            # a query's range variables, a deconstruction's names: locals whose type is not written
+            for name in _bound_names(node):
+                found.setdefault(name, None)
     return found
+
+
+# where C# binds a local without a declaration statement: `from r in`, `let x =`, `join y in`,
+# `into z`, `var (a, b) = t`, `foreach (var (a, b) in t)`
+_UNTYPED_BINDINGS = frozenset({"from_clause", "let_clause", "join_clause", "query_continuation", "tuple_pattern",
+                               "parenthesized_variable_designation"})
+
+
+def _bound_names(node: tree_sitter.Node) -> list[str]:
+    """The names a query clause or a deconstruction binds (a query clause binds its first
+    identifier after an optional type: `from Order o in orders`, `join y in all on ..`)."""
+    if node.type in ("tuple_pattern", "parenthesized_variable_designation"):
+        return [node_text(child) for child in node.named_children if child.type == "identifier"] + \
+            [name for child in node.named_children if child.type in _UNTYPED_BINDINGS for name in _bound_names(child)]
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return [node_text(named)]
+    identifiers = [child for child in node.named_children if child.type == "identifier"]
+    if node.type == "query_continuation":
+        return [node_text(identifiers[0])] if identifiers else []
+    # `join Order y in ..`: a written type comes first and is no identifier when generic or qualified;
+    # an identifier type (`from Order o in`) is followed by the name before `in`
+    before_in = [child for child in node.children if child.type == "in"]
+    if before_in:
+        names = [c for c in identifiers if c.end_byte <= before_in[0].start_byte]
+        return [node_text(names[-1])] if names else []
+    return [node_text(identifiers[0])] if identifiers else []
 
 
 def declared_elements(scope: tree_sitter.Node) -> dict[str, str]:
