@@ -242,6 +242,38 @@ def test_a_call_of_the_interface_runs_what_its_implementation_runs() -> None:
     graph = graph_of({"Executor.cs": EXECUTOR})
     edge = edges_from(graph, "CreateComment")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]
     assert edge["helper"] == "cs:Data.ISqlExecutor.ExecuteCommandAsync|METHOD" and not edge.get("guess")
+    assert edge["implementation"] == "cs:Data.SqlExecutor.ExecuteCommandAsync|METHOD"
+
+
+# `new` hides a base's method, it does not override it; an interface with two implementations runs either.
+HIDDEN = '''using System.Data.SqlClient;
+namespace Data {
+public class FileStore { public void Save(string name) { System.IO.File.WriteAllText(name, "x"); } }
+public class SqlStore : FileStore { public new void Save(string name) { new SqlCommand(name).ExecuteNonQuery(); } }
+public class BaseStore { public virtual void Keep(string name) { } }
+public class SqlKeep : BaseStore { public override void Keep(string name) { new SqlCommand(name).ExecuteNonQuery(); } }
+public interface ISource { void Load(string name); }
+public class SqlSource : ISource { public void Load(string name) { new SqlCommand(name).ExecuteReader(); } }
+public class CsvSource : ISource { public void Load(string name) { System.IO.File.ReadAllText(name); } }
+public partial class SqlProvider {
+    FileStore _files; SqlStore _sql; BaseStore _kept; ISource _source;
+    public void Hidden() { _files.Save("App_Issue_Get"); }
+    public void Own() { _sql.Save("App_Issue_Get"); }
+    public void Overridden() { _kept.Keep("App_Issue_Get"); }
+    public void Either() { _source.Load("App_Comment_Create"); }
+} }'''
+
+
+def test_a_method_hiding_a_base_one_lends_it_no_sql_and_one_of_several_implementations_is_a_guess() -> None:
+    graph = graph_of({"Hidden.cs": HIDDEN})
+    get, create = ("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE"), ("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")
+    assert not edges_from(graph, "Hidden")  # C# runs FileStore.Save, which writes a file
+    assert not edges_from(graph, "Own")[get].get("guess")
+    overridden = edges_from(graph, "Overridden")[get]  # the virtual base's own body may run instead
+    assert overridden["guess"] is True and overridden["implementation"] == "cs:Data.SqlKeep.Keep|METHOD"
+    either = edges_from(graph, "Either")[create]
+    assert either["guess"] is True and either["helper"] == "cs:Data.ISource.Load|METHOD"
+    assert either["implementation"] == "cs:Data.SqlSource.Load|METHOD"
 
 
 def test_a_static_call_of_an_extension_runs_its_text_not_its_receiver() -> None:

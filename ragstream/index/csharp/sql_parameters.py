@@ -27,8 +27,9 @@ unknown (its text is a parameter); the caller's is known. So:
   WRITES of the tables SQL text uses; each edge `via="sql_parameter"` with the `helper` it went
   through, a guess where only a sink's name said so. A helper that forwards its own parameter to
   such a helper is one too (`forwards`), so is one handing it to a helper that invokes a lambda
-  running it with it, and so is the interface or base method such a method implements (the call
-  names that one). What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
+  running it with it, and so is the interface, virtual or abstract method such a method implements
+  or overrides (the call names that one; dispatch's rule: `new` hides, it does not override), a guess
+  unless it has no other implementation, the edge naming the `implementation`. What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ from ragstream.index.csharp.inline_sql import (
 from ragstream.index.csharp.strings import string_fields, string_value
 from ragstream.index.csharp.syntax import call_arguments, called_name, descendants, node_text, required_child
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.dispatch import HIERARCHY_EDGES
+from ragstream.index.dispatch import dispatch_table, implementation_guessed
 from ragstream.index.model import Reference
 
 VIA = "sql_parameter"
@@ -205,7 +206,7 @@ def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
     that runs its parameter (`sql_parameters`, also through helpers forwarding it, through a lambda
     the helper invokes with it, and through the interface or base method a call names); each a
     guess where only a call's name said a helper's parameter is SQL."""
-    sinks = _sinks(graph)
+    sinks, implemented = _sinks(graph)
     if not sinks:
         return []
     constants = _type_constants(graph)
@@ -223,7 +224,8 @@ def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
             if position not in runs or not text:
                 continue
             sql = [SqlText(text, data.get("line", 0), via=VIA)]
-            attrs = {"helper": helper, **({"guess": True} if runs[position] else {})}
+            attrs = {"helper": helper, **({"guess": True} if runs[position] else {}),
+                     **({"implementation": implemented[helper]} if helper in implemented else {})}
             found.setdefault(caller, []).extend(
                 replace(ref, attrs={**ref.attrs, **attrs})
                 for ref in (*procedure_references(caller, sql), *table_references(caller, sql)))
@@ -241,11 +243,14 @@ def _call_runs(graph: nx.MultiDiGraph, sinks: dict[str, dict[int, bool]], helper
     return runs
 
 
-def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
+def _sinks(graph: nx.MultiDiGraph) -> tuple[dict[str, dict[int, bool]], dict[str, str]]:
     """Method -> the argument positions it runs as SQL -> guessed: its own (`sql_parameters`), those
     of its parameters it forwards to a position a call it makes runs, and an implementation's on the
-    interface or base method it implements (a call names that one; dispatch reaches this one)."""
+    interface, virtual or abstract method it implements or overrides (a call names that one; dispatch
+    reaches this one), a guess unless that one has no other implementation; and that method -> the
+    implementation whose SQL it runs."""
     sinks: dict[str, dict[int, bool]] = {}
+    implemented: dict[str, str] = {}
     for node, data in graph.nodes(data=True):
         attrs = data.get("attrs") or {}
         if attrs.get("sql_parameters"):
@@ -256,8 +261,10 @@ def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
                              if (data.get("attrs") or {}).get("delegate_arguments"))])
     while queue:
         helper = queue.popleft()
-        for method in declared.get(helper, ()):
-            if _add_runs(sinks, method, sinks.get(helper, {})):
+        for method, guessed in declared.get(helper, ()):
+            runs = {position: guessed or was for position, was in sinks.get(helper, {}).items()}
+            if _add_runs(sinks, method, runs):
+                implemented.setdefault(method, implemented.get(helper, helper))
                 queue.append(method)
         for caller, _, key, data in graph.in_edges(helper, keys=True, data=True):
             if key != "CALLS" or graph.nodes[caller].get("kind") != "METHOD":
@@ -268,7 +275,7 @@ def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
                          if argument in runs and parameter - shift >= 0}
             if _add_runs(sinks, caller, forwarded):
                 queue.append(caller)
-    return sinks
+    return sinks, implemented
 
 
 def _add_runs(sinks: dict[str, dict[int, bool]], method: str, runs: dict[int, bool]) -> bool:
@@ -284,35 +291,15 @@ def _add_runs(sinks: dict[str, dict[int, bool]], method: str, runs: dict[int, bo
     return changed
 
 
-def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
-    """Method -> the methods of its type's interfaces and bases (transitively) it implements or
-    overrides: the same name and parameter types."""
-    by_type: dict[tuple[str, str], list[str]] = {}
-    for node, data in graph.nodes(data=True):
-        if data.get("kind") == "METHOD" and isinstance(data.get("parent"), str):
-            by_type.setdefault((data["parent"], data["name"].rsplit(".", 1)[-1]), []).append(node)
-    bases = {owner: _bases(graph, owner) for owner, _ in by_type}
-    found: dict[str, list[str]] = {}
-    for (owner, name), methods in by_type.items():
-        for base in bases[owner]:
-            for method in methods:
-                shape = (graph.nodes[method].get("attrs") or {}).get("parameters")
-                found.setdefault(method, []).extend(
-                    other for other in by_type.get((base, name), ())
-                    if (graph.nodes[other].get("attrs") or {}).get("parameters") == shape)
+def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[tuple[str, bool]]]:
+    """Method -> the interface, virtual or abstract methods a call to which may run it, by
+    dispatch's rule (`dispatch_table`), and whether which runs is a guess there."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for declaration, targets in dispatch_table(graph).items():
+        guessed = implementation_guessed(graph, declaration, targets)
+        for target in targets:
+            found.setdefault(target, []).append((declaration, guessed))
     return found
-
-
-def _bases(graph: nx.MultiDiGraph, owner: str) -> list[str]:
-    """The types `owner` inherits or implements, transitively."""
-    seen: list[str] = []
-    queue = [owner]
-    while queue:
-        for _, base, key in graph.out_edges(queue.pop(), keys=True):
-            if key in HIERARCHY_EDGES and base not in seen and base != owner:
-                seen.append(base)
-                queue.append(base)
-    return seen
 
 
 def _type_constants(graph: nx.MultiDiGraph) -> dict[str, dict[str, str]]:
