@@ -261,9 +261,9 @@ def _sinks(graph: nx.MultiDiGraph) -> tuple[dict[str, dict[int, bool]], dict[str
                              if (data.get("attrs") or {}).get("delegate_arguments"))])
     while queue:
         helper = queue.popleft()
-        for method, guessed in declared.get(helper, ()):
-            runs = {position: guessed or was for position, was in sinks.get(helper, {}).items()}
-            if _add_runs(sinks, method, runs):
+        for method, several in declared.get(helper, ()):
+            lent = {position: several or was for position, was in sinks.get(helper, {}).items()}
+            if _add_runs(sinks, method, lent):
                 implemented.setdefault(method, implemented.get(helper, helper))
                 queue.append(method)
         for caller, _, key, data in graph.in_edges(helper, keys=True, data=True):
