@@ -314,3 +314,35 @@ namespace Data { public class Forms {
     assert attrs["cs:Data.Forms.StaticEf|METHOD"]["sql_parameters"] == [1]
     assert "sql_parameters_guessed" not in attrs["cs:Data.Forms.StaticEf|METHOD"]  # `ExecuteSqlRaw` says SQL
     assert "sql_parameters" not in attrs["cs:Data.Forms.ConnectionOnly|METHOD"]
+
+
+def test_the_connection_is_told_by_its_declared_type_or_a_static_helpers_first_string() -> None:
+    """A `transactionSql` text is SQL (its name only contains a connection's word); a `cs` passed first
+    to a static helper with a second string is the connection; a parameter typed a connection is one."""
+    parsed = parse_csharp("Connections.cs", '''using System.Data; using Dapper;
+namespace Data { public class Ledger {
+    IDbConnection _db;
+    int Run(string transactionSql, object args) { return _db.Execute(transactionSql, args); }
+    static IDataReader Daab(string cs, string proc) { return SqlHelper.ExecuteReader(cs, proc); }
+    static int Typed(IDbConnection ledger, string sql) { return SqlMapper.Execute(ledger, sql); }
+    int Scoped(string sql) { using (var link = new SqlConnection("x")) { return Execute(link, sql); } }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Ledger.Run|METHOD"]["sql_parameters"] == [0]
+    assert attrs["cs:Data.Ledger.Daab|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Ledger.Typed|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Ledger.Scoped|METHOD"]["sql_parameters"] == [0]
+
+
+def test_a_command_type_passed_to_a_call_that_is_no_data_access_gives_only_a_guess() -> None:
+    parsed = parse_csharp("Tracing.cs", '''using System.Data;
+namespace Data { public class Tracing {
+    void Note(string entity) { Metrics.Count(CommandType.StoredProcedure, entity); }
+    void Daab(string conn, string proc) { SqlHelper.ExecuteNonQuery(conn, CommandType.StoredProcedure, proc); }
+    void Own(IDbCommand c, string text) { Prepare(c, CommandType.Text, text); }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Tracing.Note|METHOD"]["sql_parameters_guessed"] == [0]
+    for sure in ("Daab", "Own"):  # named for data access, or made on a command
+        assert attrs[f"cs:Data.Tracing.{sure}|METHOD"]["sql_parameters"] == [1]
+        assert "sql_parameters_guessed" not in attrs[f"cs:Data.Tracing.{sure}|METHOD"]

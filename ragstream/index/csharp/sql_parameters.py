@@ -42,12 +42,15 @@ import networkx as nx
 import tree_sitter
 
 from ragstream.index.csharp.argument_values import is_string_parameter
+from ragstream.index.csharp.connection_arguments import declared_types, is_connection, static_connection_first
 from ragstream.index.csharp.member_scopes import member_scopes
 from ragstream.index.csharp.inline_sql import (
     SqlText, procedure_references, reads_as_sql, sql_arguments, table_references,
 )
 from ragstream.index.csharp.strings import string_fields, string_value
-from ragstream.index.csharp.syntax import call_arguments, called_name, descendants, node_text, required_child
+from ragstream.index.csharp.syntax import (
+    call_arguments, called_name, callee_of, descendants, node_text, required_child,
+)
 from ragstream.index.csharp.table_refs import first_of_each
 from ragstream.index.dispatch import dispatch_table, implementation_guessed
 from ragstream.index.model import Reference
@@ -57,41 +60,58 @@ VIA = "sql_parameter"
 
 # A data-access call's command text follows the connection it runs on (the receiver of an instance
 # or extension call, `conn.Query(sql)`; the first argument of a static helper's,
-# `SqlHelper.ExecuteReader(connectionString, spName, values)`) and, where the call passes one, the
-# `CommandType` that says how to run it (the Data Access Application Block's `ExecuteNonQuery(conn,
-# CommandType.StoredProcedure, commandText, ..)`, Enterprise Library's `ExecuteReader(CommandType, text)`,
-# a repository's `SetCommandType(cmd, CommandType.StoredProcedure, text)`): the signatures all put it there.
-_CONNECTION = re.compile(r"conn|cnn|transaction|context|database|^_?(?:db|tx|tran|trans)$", re.IGNORECASE)
+# `SqlHelper.ExecuteReader(connectionString, spName, values)`: `connection_arguments` tells which)
+# and, where the call passes one, the `CommandType` that says how to run it (the Data Access
+# Application Block's `ExecuteNonQuery(conn, CommandType.StoredProcedure, commandText, ..)`,
+# Enterprise Library's `ExecuteReader(CommandType, text)`, a repository's `SetCommandType(cmd,
+# CommandType.StoredProcedure, text)`): the signatures all put it there.
+_DATA_ACCESS_NAME = re.compile(r"Execute|Command|Query|Sql")
+_COMMAND_NAME = re.compile(r"_?(?:cmd|command|sqlCmd|sqlCommand|dbCommand)", re.IGNORECASE)
 
 
-def command_text(node: tree_sitter.Node) -> tuple[tree_sitter.Node, bool] | None:
+def command_text(node: tree_sitter.Node, declared: dict[str, str]) -> tuple[tree_sitter.Node, bool] | None:
     """The expression a data-access call or assignment runs as its command text, and whether only
-    the call's name says it is one (`Execute(x)`, `Query(x)`: a guess); None for anything else."""
+    the call's name says it is one (`Execute(x)`, `Query(x)`: a guess); None for anything else.
+    `declared`: the types of the names the scope declares (`declared_types`)."""
     if node.type == "invocation_expression":
         values = [value for named, value in call_arguments(required_child(node, "arguments")) if named is None]
-        after = next((values[i + 1] for i, value in enumerate(values[:-1]) if _is_command_type(value)), None)
-        if after is not None:
-            return after, False
+        at = next((i for i, value in enumerate(values[:-1]) if _is_command_type(value)), None)
+        if at is not None:
+            return values[at + 1], not _data_access_call(node, values[:at], declared)
     arguments = sql_arguments(node)
     if not arguments:
         return None
     if node.type != "invocation_expression":  # `CommandText = p`, `new SqlCommand(p, conn)`
         return arguments[0], False
-    text = next(dropwhile(_names_connection, arguments), None)
+    skip = 1 if static_connection_first(node, declared) else 0
+    text = next(dropwhile(lambda value: is_connection(value, declared), arguments[skip:]), None)
     # Dapper's `Execute(x)` / `Query(x)` are names any API may use; EF's `FromSqlRaw(x)` says SQL
     return (text, "Sql" not in (called_name(node) or "")) if text is not None else None
+
+
+def _data_access_call(node: tree_sitter.Node, before: list[tree_sitter.Node], declared: dict[str, str]) -> bool:
+    """A call passing a `CommandType` that is surely data access: named so (`ExecuteReader`,
+    `SetCommandType`), or made on (or passing first) a command or a connection; `Metrics.Count(
+    CommandType.StoredProcedure, entity)` is not."""
+    if _DATA_ACCESS_NAME.search(called_name(node) or ""):
+        return True
+    callee = callee_of(node)
+    on = [*([callee[0]] if callee and callee[0] is not None else []), *before]
+    return any(is_connection(value, declared) or _is_command(value, declared) for value in on)
+
+
+def _is_command(value: tree_sitter.Node, declared: dict[str, str]) -> bool:
+    """A name declared a command (`IDbCommand`, `SqlCommand`), or named one as a whole (`cmd`)."""
+    if value.type != "identifier":
+        return False
+    kind = declared.get(node_text(value))
+    return kind.endswith("Command") if kind else bool(_COMMAND_NAME.fullmatch(node_text(value)))
 
 
 def _is_command_type(value: tree_sitter.Node) -> bool:
     """`CommandType.StoredProcedure`, `System.Data.CommandType.Text`."""
     return value.type == "member_access_expression" \
         and node_text(required_child(value, "expression")).rsplit(".", 1)[-1] == "CommandType"
-
-
-def _names_connection(value: tree_sitter.Node) -> bool:
-    """An argument named for the connection or transaction a command runs on."""
-    name = value.child_by_field_name("name") if value.type == "member_access_expression" else value
-    return name is not None and name.type == "identifier" and bool(_CONNECTION.search(node_text(name)))
 
 
 def sql_parameters(method: tree_sitter.Node, extension: bool) -> dict[int, bool]:
@@ -128,8 +148,9 @@ def _runs(scope: tree_sitter.Node, names: dict[str, int]) -> dict[int, bool]:
     reassigned = {node_text(node.child_by_field_name("left")) for node in descendants(scope)
                   if node.type == "assignment_expression"}
     found: dict[int, bool] = {}
+    declared = declared_types(scope)
     for node in descendants(scope):
-        text = command_text(node)
+        text = command_text(node, declared)
         if text is None or text[0].type != "identifier":
             continue
         name = node_text(text[0])
