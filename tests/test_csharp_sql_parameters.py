@@ -205,6 +205,21 @@ def test_two_calls_of_one_helper_run_both_texts() -> None:
     assert {target for _, target in edges} == {"sql:dbo.App_Issue_Get|PROCEDURE", "sql:dbo.App_Comment_Create|PROCEDURE"}
 
 
+def test_each_call_of_one_helper_keeps_its_own_line() -> None:
+    graph = graph_of({"Lines.cs": '''using System.Data.SqlClient;
+namespace Data { public partial class SqlProvider {
+    void Load(string name) { new SqlCommand(name).ExecuteReader(); }
+    public void Twice() {
+        Load("App_Issue_Get");
+        System.Console.WriteLine();
+        Load("SELECT * FROM App_Comments");
+    }
+} }'''})
+    edges = edges_from(graph, "Twice")
+    assert edges[("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE")]["line"] == 5
+    assert edges[("READS", "sql:dbo.App_Comments|TABLE")]["line"] == 7  # not the first call's line 5
+
+
 def test_the_connection_a_static_helper_takes_first_is_no_sql() -> None:
     parsed = parse_csharp("Daab.cs", DAAB)
     attrs = {n.id: n.attrs for n in parsed.nodes}

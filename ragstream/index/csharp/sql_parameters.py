@@ -17,7 +17,7 @@ unknown (its text is a parameter); the caller's is known. So:
   parameters, which (`delegate_arguments`, `method_groups`);
 - each call records the SQL-like strings it passes (`string_arguments`: [position, text]) and
   the plain names it passes that the file does not declare (`member_arguments`: [position,
-  name]): a constant of another part of a partial type (C# spec, "Partial types": the parts
+  name]; a later call's items on the same edge carry its own line third, `passed_at`): a constant of another part of a partial type (C# spec, "Partial types": the parts
   are one type, their members one declaration space) or of a base;
 - each type records its own string constants that read as SQL on its FILE node
   (`string_constants`, type id -> name -> text): the parts of a partial type live in several files;
@@ -206,12 +206,25 @@ def sql_constants(syntax: tree_sitter.Node) -> dict[str, str]:
 PASSED_KEYS = ("string_arguments", "member_arguments", "lambda_sql")
 
 
+# Of these, the strings and names a call passes keep the line of the call that passed them, where
+# it is not the edge's own (the first call's): [position, value, line].
+_LINED_KEYS = ("string_arguments", "member_arguments")
+
+
 def merge_passed(edge: dict, attrs: dict) -> None:
     """Add to a CALLS edge what another call of the same method from the same caller passes."""
     for key in PASSED_KEYS:
-        added = [item for item in attrs.get(key, ()) if item not in edge.get(key, [])]
+        had = [item[:2] if key in _LINED_KEYS else item for item in edge.get(key, ())]
+        added = [[*item[:2], attrs["line"]] if key in _LINED_KEYS and "line" in attrs else item
+                 for item in attrs.get(key, ()) if (item[:2] if key in _LINED_KEYS else item) not in had]
         if added:
             edge[key] = [*edge.get(key, []), *added]
+
+
+def passed_at(call: dict, key: str) -> list[tuple[int, str, int]]:
+    """(position, value, line of the call passing it) of a CALLS edge's `string_arguments` or
+    `member_arguments` (`merge_passed`)."""
+    return [(item[0], item[1], item[2] if len(item) > 2 else call.get("line", 0)) for item in call.get(key, ())]
 
 
 def without_receiver(attrs: dict) -> dict:
@@ -238,13 +251,13 @@ def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
         runs = _call_runs(graph, sinks, helper, data)
         if not runs:
             continue
-        passed = [(position, text) for position, text in data.get("string_arguments", ())]
-        passed += [(position, _constant(graph, constants, caller, name))
-                   for position, name in data.get("member_arguments", ()) if position in runs]
-        for position, text in passed:
+        passed = passed_at(data, "string_arguments")
+        passed += [(position, _constant(graph, constants, caller, name) or "", line)
+                   for position, name, line in passed_at(data, "member_arguments") if position in runs]
+        for position, text, line in passed:
             if position not in runs or not text:
                 continue
-            sql = [SqlText(text, data.get("line", 0), via=VIA)]
+            sql = [SqlText(text, line, via=VIA)]
             attrs = {"helper": helper, **({"guess": True} if runs[position] else {}),
                      **({"implementation": implemented[helper]} if helper in implemented else {})}
             found.setdefault(caller, []).extend(
