@@ -341,12 +341,14 @@ namespace Data { public class Ledger {
     static IDataReader Daab(string cs, string proc) { return SqlHelper.ExecuteReader(cs, proc); }
     static int Typed(IDbConnection ledger, string sql) { return SqlMapper.Execute(ledger, sql); }
     int Scoped(string sql) { using (var link = new SqlConnection("x")) { return Execute(link, sql); } }
+    int Inherited(string sql) { return Execute(_baseConnection, sql); }  // a base's field: its name says
 } }''')
     attrs = {n.id: n.attrs for n in parsed.nodes}
     assert attrs["cs:Data.Ledger.Run|METHOD"]["sql_parameters"] == [0]
     assert attrs["cs:Data.Ledger.Daab|METHOD"]["sql_parameters"] == [1]
     assert attrs["cs:Data.Ledger.Typed|METHOD"]["sql_parameters"] == [1]
     assert attrs["cs:Data.Ledger.Scoped|METHOD"]["sql_parameters"] == [0]
+    assert attrs["cs:Data.Ledger.Inherited|METHOD"]["sql_parameters"] == [0]
 
 
 def test_a_command_type_passed_to_a_call_that_is_no_data_access_gives_only_a_guess() -> None:

@@ -6,8 +6,9 @@ ledger app is SQL, a `cs` handed first to `SqlHelper.ExecuteReader(cs, proc)` is
   T(..)` declares T) with a connection type (`SqlConnection`, `IDbConnection`, `*Transaction`,
   `DbContext`, `DatabaseFacade`) is one; so is the ADO.NET / EF property of that name
   (`cmd.Connection`, `context.Database`);
-- a name no declaration types, or a string, is one only when it is a connection's own name
-  as a whole (`conn`, `connectionString`, `_db`, `tx`), never a name that merely contains one;
+- a name declared a string is one only when it is a connection's own name as a whole (`conn`,
+  `connectionString`, `_db`, `tx`), never a name that merely contains one (`transactionSql`);
+- a name the scope does not declare (a base's field) is one when its name says so (`_dbConnection`);
 - a static helper's call (`SqlHelper.ExecuteReader(a, b, ..)`, its receiver a type) whose first
   two arguments are both strings takes the connection first, whatever it is named.
 """
@@ -24,6 +25,7 @@ _CONNECTION_PROPERTY = frozenset({"Connection", "Transaction", "Database"})
 _CONNECTION_NAME = re.compile(
     r"_?(?:conn|cnn|cn|connection|sqlConnection|db|dbContext|context|database|tx|tran|trans|transaction)"
     r"(?:String|Str)?", re.IGNORECASE)
+_CONNECTION_WORD = re.compile(r"conn|cnn|transaction|context|database|^_?(?:db|tx|tran|trans)$", re.IGNORECASE)
 _STRING_TYPES = frozenset({"string", "String", "System.String", "string?"})
 _MEMBERS = ("method_declaration", "constructor_declaration", "property_declaration", "local_function_statement")
 
@@ -86,7 +88,9 @@ def is_connection(value: tree_sitter.Node, declared: dict[str, str]) -> bool:
     else:
         return False
     kind = declared.get(name)
-    if kind and kind not in _STRING_TYPES:
+    if kind is None:  # declared where the scope cannot see (a base's field): its name is all there is
+        return bool(_CONNECTION_WORD.search(name))
+    if kind not in _STRING_TYPES:
         return bool(_CONNECTION_TYPE.search(kind))
     return bool(_CONNECTION_NAME.fullmatch(name))
 
