@@ -186,6 +186,8 @@ public class Svc
     private AppBus _bus;
     public Task Instance() => _bus.RunAsync(new CreateOrder(), new DeleteOrder());
     public Task Static() => BusExt.RunAsync(_bus, new DeleteOrder(), new CreateOrder());
+    public Task Relayed() => Relay(_bus, new CreateOrder());
+    public Task Relay<T>(AppBus bus, T command) where T : ICommand => bus.RunAsync(command, null);
 }
 """
 
@@ -200,3 +202,6 @@ def test_an_extension_method_called_on_its_receiver_binds_the_parameter_after_th
     # the static form passes the receiver as argument 0: positions are the parameters' own
     static = calls(g, "Bus.Svc.Static")
     assert static[delete]["host_parameter"] == 1 and create not in static
+    # passed on to the extension on its receiver: the forwarded argument 0 is its parameter 1
+    relayed = calls(g, "Bus.Svc.Relayed")
+    assert relayed[create]["sender"] == "cs:Bus.BusExt.RunAsync|METHOD" and delete not in relayed

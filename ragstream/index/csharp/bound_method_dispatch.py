@@ -156,8 +156,12 @@ def _kept_sends(graph: nx.MultiDiGraph, symbols: SymbolTable, by_method: dict[st
             forwarded = {argument: passed[parameter] for argument, parameter in call.get("forwards", ())
                          if parameter in passed}
             for callee in _callees(graph, symbols, method, line, call) if forwarded else ():
+                # `bus.RunAsync(command)`: argument 0 fills the extension's parameter 1
+                shift = 1 if instance_extension_call(graph, callee, call) else 0
                 if callee != method:
-                    kept = {**_kept_sends(graph, symbols, by_method, callee, forwarded, depth + 1), **kept}
+                    kept = {**_kept_sends(graph, symbols, by_method, callee,
+                                          {argument + shift: bound for argument, bound in forwarded.items()},
+                                          depth + 1), **kept}
     return kept
 
 
