@@ -165,3 +165,43 @@ def test_a_flow_from_the_caller_goes_through_the_helper_to_its_commands_tables_o
     assert {path.nodes[-1] for path in chained} == {"sql:dbo.Users|TABLE"}
     # the helper alone, which no caller binds, follows no guessed handler
     assert not table_paths(g, [RUN])
+
+
+EXTENSION = """
+namespace Bus;
+using System.Threading.Tasks;
+using MediatR;
+public interface ICommand { }
+public class CreateOrder : ICommand { } public class DeleteOrder : ICommand { }
+public interface ICommandHandler<T> where T : ICommand { Task Handle(T c); }
+public class CreateOrderHandler : ICommandHandler<CreateOrder> { public Task Handle(CreateOrder c) => null; }
+public class DeleteOrderHandler : ICommandHandler<DeleteOrder> { public Task Handle(DeleteOrder c) => null; }
+public class AppBus { public IMediator M; }
+public static class BusExt
+{
+    public static Task RunAsync<T>(this AppBus bus, T command, ICommand audit) where T : ICommand => bus.M.Send(command);
+}
+public class Svc
+{
+    private AppBus _bus;
+    public Task Instance() => _bus.RunAsync(new CreateOrder(), new DeleteOrder());
+    public Task Static() => BusExt.RunAsync(_bus, new DeleteOrder(), new CreateOrder());
+    public Task Relayed() => Relay(_bus, new CreateOrder());
+    public Task Relay<T>(AppBus bus, T command) where T : ICommand => bus.RunAsync(command, null);
+}
+"""
+
+
+def test_an_extension_method_called_on_its_receiver_binds_the_parameter_after_this():
+    g = build_graph([parse_csharp("Bus/Bus.cs", EXTENSION)])[0]
+    create, delete = "cs:Bus.CreateOrderHandler.Handle|METHOD", "cs:Bus.DeleteOrderHandler.Handle|METHOD"
+    # `_bus.RunAsync(create, delete)`: T is CreateOrder (the call's argument 0 fills parameter 1)
+    instance = calls(g, "Bus.Svc.Instance")
+    assert instance[create]["host_parameter"] == 1 and instance[create]["bound"] == "cs:Bus.CreateOrder|TYPE"
+    assert delete not in instance
+    # the static form passes the receiver as argument 0: positions are the parameters' own
+    static = calls(g, "Bus.Svc.Static")
+    assert static[delete]["host_parameter"] == 1 and create not in static
+    # passed on to the extension on its receiver: the forwarded argument 0 is its parameter 1
+    relayed = calls(g, "Bus.Svc.Relayed")
+    assert relayed[create]["sender"] == "cs:Bus.BusExt.RunAsync|METHOD" and delete not in relayed

@@ -149,3 +149,25 @@ def test_a_column_named_to_an_extension_on_the_reader_the_caller_was_returned_is
     edge = graph.get_edge_data("cs:App.Project|TYPE", "sql:dbo.App_Projects|TABLE", "MAPS_TO")
     assert edge is not None and edge["by"] == "cs:App.DataHelper.ReadProject|METHOD"
     assert not graph.has_edge("cs:App.Project|TYPE", "sql:dbo.App_IssuesView|VIEW", "MAPS_TO")
+
+
+def test_only_accessors_taking_a_columns_name_read_a_column() -> None:
+    """A relation's name (`GetChildRows`), a format (`ToString("G")`) or a literal after a prefix no
+    caller passes empty (`lang + "_Title"`) is no column; `Field<T>`, `GetOrdinal`, a `Get*` by name
+    and a prefix declared `= ""` are."""
+    parsed = parse_csharp("Rows.cs", '''using System.Data;
+namespace App { public class Rows {
+    Order Map(DataRow row, IDataReader reader, string lang, string prefix = "") {
+        var o = new Order(); o.Id = row.Field<int>("OrderId");
+        foreach (DataRow item in row.GetChildRows("FK_OrderLines_Orders")) { }
+        var parent = row.GetParentRow("FK_Orders_Customers");
+        o.Title = (string)row[lang + "_Title"];
+        o.Note = reader.ToString("G");
+        o.Code = reader.GetString(reader.GetOrdinal("Code"));
+        o.Name = reader.GetString("Name");
+        o.Total = (decimal)row[prefix + "Total"];
+        return o;
+    }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:App.Rows.Map|METHOD"]["reader_columns"] == ["OrderId", "Code", "Name", "Total"]

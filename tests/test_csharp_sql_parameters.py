@@ -205,6 +205,21 @@ def test_two_calls_of_one_helper_run_both_texts() -> None:
     assert {target for _, target in edges} == {"sql:dbo.App_Issue_Get|PROCEDURE", "sql:dbo.App_Comment_Create|PROCEDURE"}
 
 
+def test_each_call_of_one_helper_keeps_its_own_line() -> None:
+    graph = graph_of({"Lines.cs": '''using System.Data.SqlClient;
+namespace Data { public partial class SqlProvider {
+    void Load(string name) { new SqlCommand(name).ExecuteReader(); }
+    public void Twice() {
+        Load("App_Issue_Get");
+        System.Console.WriteLine();
+        Load("SELECT * FROM App_Comments");
+    }
+} }'''})
+    edges = edges_from(graph, "Twice")
+    assert edges[("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE")]["line"] == 5
+    assert edges[("READS", "sql:dbo.App_Comments|TABLE")]["line"] == 7  # not the first call's line 5
+
+
 def test_the_connection_a_static_helper_takes_first_is_no_sql() -> None:
     parsed = parse_csharp("Daab.cs", DAAB)
     attrs = {n.id: n.attrs for n in parsed.nodes}
@@ -242,6 +257,38 @@ def test_a_call_of_the_interface_runs_what_its_implementation_runs() -> None:
     graph = graph_of({"Executor.cs": EXECUTOR})
     edge = edges_from(graph, "CreateComment")[("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")]
     assert edge["helper"] == "cs:Data.ISqlExecutor.ExecuteCommandAsync|METHOD" and not edge.get("guess")
+    assert edge["implementation"] == "cs:Data.SqlExecutor.ExecuteCommandAsync|METHOD"
+
+
+# `new` hides a base's method, it does not override it; an interface with two implementations runs either.
+HIDDEN = '''using System.Data.SqlClient;
+namespace Data {
+public class FileStore { public void Save(string name) { System.IO.File.WriteAllText(name, "x"); } }
+public class SqlStore : FileStore { public new void Save(string name) { new SqlCommand(name).ExecuteNonQuery(); } }
+public class BaseStore { public virtual void Keep(string name) { } }
+public class SqlKeep : BaseStore { public override void Keep(string name) { new SqlCommand(name).ExecuteNonQuery(); } }
+public interface ISource { void Load(string name); }
+public class SqlSource : ISource { public void Load(string name) { new SqlCommand(name).ExecuteReader(); } }
+public class CsvSource : ISource { public void Load(string name) { System.IO.File.ReadAllText(name); } }
+public partial class SqlProvider {
+    FileStore _files; SqlStore _sql; BaseStore _kept; ISource _source;
+    public void Hidden() { _files.Save("App_Issue_Get"); }
+    public void Own() { _sql.Save("App_Issue_Get"); }
+    public void Overridden() { _kept.Keep("App_Issue_Get"); }
+    public void Either() { _source.Load("App_Comment_Create"); }
+} }'''
+
+
+def test_a_method_hiding_a_base_one_lends_it_no_sql_and_one_of_several_implementations_is_a_guess() -> None:
+    graph = graph_of({"Hidden.cs": HIDDEN})
+    get, create = ("CALLS", "sql:dbo.App_Issue_Get|PROCEDURE"), ("CALLS", "sql:dbo.App_Comment_Create|PROCEDURE")
+    assert not edges_from(graph, "Hidden")  # C# runs FileStore.Save, which writes a file
+    assert not edges_from(graph, "Own")[get].get("guess")
+    overridden = edges_from(graph, "Overridden")[get]  # the virtual base's own body may run instead
+    assert overridden["guess"] is True and overridden["implementation"] == "cs:Data.SqlKeep.Keep|METHOD"
+    either = edges_from(graph, "Either")[create]
+    assert either["guess"] is True and either["helper"] == "cs:Data.ISource.Load|METHOD"
+    assert either["implementation"] == "cs:Data.SqlSource.Load|METHOD"
 
 
 def test_a_static_call_of_an_extension_runs_its_text_not_its_receiver() -> None:
@@ -282,3 +329,37 @@ namespace Data { public class Forms {
     assert attrs["cs:Data.Forms.StaticEf|METHOD"]["sql_parameters"] == [1]
     assert "sql_parameters_guessed" not in attrs["cs:Data.Forms.StaticEf|METHOD"]  # `ExecuteSqlRaw` says SQL
     assert "sql_parameters" not in attrs["cs:Data.Forms.ConnectionOnly|METHOD"]
+
+
+def test_the_connection_is_told_by_its_declared_type_or_a_static_helpers_first_string() -> None:
+    """A `transactionSql` text is SQL (its name only contains a connection's word); a `cs` passed first
+    to a static helper with a second string is the connection; a parameter typed a connection is one."""
+    parsed = parse_csharp("Connections.cs", '''using System.Data; using Dapper;
+namespace Data { public class Ledger {
+    IDbConnection _db;
+    int Run(string transactionSql, object args) { return _db.Execute(transactionSql, args); }
+    static IDataReader Daab(string cs, string proc) { return SqlHelper.ExecuteReader(cs, proc); }
+    static int Typed(IDbConnection ledger, string sql) { return SqlMapper.Execute(ledger, sql); }
+    int Scoped(string sql) { using (var link = new SqlConnection("x")) { return Execute(link, sql); } }
+    int Inherited(string sql) { return Execute(_baseConnection, sql); }  // a base's field: its name says
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Ledger.Run|METHOD"]["sql_parameters"] == [0]
+    assert attrs["cs:Data.Ledger.Daab|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Ledger.Typed|METHOD"]["sql_parameters"] == [1]
+    assert attrs["cs:Data.Ledger.Scoped|METHOD"]["sql_parameters"] == [0]
+    assert attrs["cs:Data.Ledger.Inherited|METHOD"]["sql_parameters"] == [0]
+
+
+def test_a_command_type_passed_to_a_call_that_is_no_data_access_gives_only_a_guess() -> None:
+    parsed = parse_csharp("Tracing.cs", '''using System.Data;
+namespace Data { public class Tracing {
+    void Note(string entity) { Metrics.Count(CommandType.StoredProcedure, entity); }
+    void Daab(string conn, string proc) { SqlHelper.ExecuteNonQuery(conn, CommandType.StoredProcedure, proc); }
+    void Own(IDbCommand c, string text) { Prepare(c, CommandType.Text, text); }
+} }''')
+    attrs = {n.id: n.attrs for n in parsed.nodes}
+    assert attrs["cs:Data.Tracing.Note|METHOD"]["sql_parameters_guessed"] == [0]
+    for sure in ("Daab", "Own"):  # named for data access, or made on a command
+        assert attrs[f"cs:Data.Tracing.{sure}|METHOD"]["sql_parameters"] == [1]
+        assert "sql_parameters_guessed" not in attrs[f"cs:Data.Tracing.{sure}|METHOD"]

@@ -37,27 +37,54 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
              if data["type"] == "CALLS" and data.get("resolution") != "dispatch"
              and not data.get("via_base")]
     for source, called, data in calls:
-        owner = graph.nodes[called].get("parent")
-        if graph.nodes[called].get("kind") != "METHOD" or owner not in descendants:
+        if not dispatched(graph, descendants, called):
             continue
-        interface = graph.nodes[owner].get("attrs", {}).get("type_kind") == "interface"
         # a call that was a guess stays one through every implementation
         attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
                  **({"guess": True} if data.get("guess") else {}),
                  **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {}),
                  # what binds the implementation a walk may follow (`relations.table_paths`)
                  **{key: data[key] for key in BINDING_KEYS if key in data}}
-        # sorted: a set's order changes with the process, and so would the order edges are added in
-        targets = [method for implementer in sorted(descendants[owner])
-                   for method in _implementations(graph, methods, implementer, called, interface) if method != source]
-        # which implementation runs, the object decides: with several (or the base's own body
-        # beside an override), each is a guess
-        if len(targets) > 1 or targets and not interface and not _abstract(graph, called):
+        targets = [method for method in implementations(graph, descendants, methods, called) if method != source]
+        if implementation_guessed(graph, called, targets):
             attrs = {**attrs, "guess": True, **named_candidates(targets)}
         for method in targets:
             if add_edge(graph, source, method, "CALLS", attrs):
                 added["CALLS"] += 1
     return added
+
+
+def dispatch_table(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Interface, virtual or abstract method -> the implementations a call to it may run."""
+    descendants, methods = _descendants(graph), _methods_by_type(graph)
+    found = {called: implementations(graph, descendants, methods, called)
+             for called in graph if dispatched(graph, descendants, called)}
+    return {called: targets for called, targets in found.items() if targets}
+
+
+def dispatched(graph: nx.MultiDiGraph, descendants: dict[str, set[str]], called: str) -> bool:
+    """A method of a type something in the repository inherits or implements."""
+    return graph.nodes[called].get("kind") == "METHOD" and graph.nodes[called].get("parent") in descendants
+
+
+def implementations(graph: nx.MultiDiGraph, descendants: dict[str, set[str]],
+                    methods: dict[tuple[str, str], list[str]], called: str) -> list[str]:
+    """The descendants' own methods a call to `called` may run: any same-named one of an
+    interface's implementer, only an `override` of a class's (`new` hides, it does not override)."""
+    interface = _interface_member(graph, called)
+    # sorted: a set's order changes with the process, and so would the order edges are added in
+    return [method for implementer in sorted(descendants[graph.nodes[called]["parent"]])
+            for method in _implementations(graph, methods, implementer, called, interface)]
+
+
+def implementation_guessed(graph: nx.MultiDiGraph, called: str, targets: list[str]) -> bool:
+    """Which implementation runs, the object decides: with several (or the base's own body
+    beside an override), each is a guess."""
+    return len(targets) > 1 or bool(targets) and not _interface_member(graph, called) and not _abstract(graph, called)
+
+
+def _interface_member(graph: nx.MultiDiGraph, method: str) -> bool:
+    return graph.nodes[graph.nodes[method]["parent"]].get("attrs", {}).get("type_kind") == "interface"
 
 
 def _descendants(graph: nx.MultiDiGraph) -> dict[str, set[str]]:

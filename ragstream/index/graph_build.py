@@ -19,6 +19,7 @@ from ragstream.index.csharp.call_resolution import (
 from ragstream.index.csharp.base_bindings import link_bound_accesses
 from ragstream.index.csharp.bound_dispatch import link_bound_dispatch
 from ragstream.index.csharp.bound_method_dispatch import link_bound_method_dispatch
+from ragstream.index.csharp.extension_calls import static_extension_call
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.data_records import link_reader_mappings
@@ -176,7 +177,7 @@ def _link_call(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, sou
         for method in found.methods:
             if graph.has_edge(source, method, key="CALLS"):  # a second call of it: what both bind
                 merge_binding(graph.edges[source, method, "CALLS"], extra)
-            called = replace(ref, attrs=without_receiver(ref.attrs)) if _static_extension_call(graph, method, ref) else ref
+            called = replace(ref, attrs=without_receiver(ref.attrs)) if static_extension_call(graph, method, ref.attrs["call"]) else ref
             _add_resolved(graph, symbols, called, source, method, how, stats, extra)
         return
     target = None
@@ -227,15 +228,6 @@ def _link_table_property(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Refe
     stats.resolved[edge_type] += 1
     add_edge(graph, source, target, edge_type,
              {"line": ref.line, "resolution": "inferred", "via": "dapper_rainbow", "property": through.name})
-
-
-def _static_extension_call(graph: nx.MultiDiGraph, method: str, ref: Reference) -> bool:
-    """`Db.Run(connection, sql)`: an extension method called on its own static class, the receiver
-    passed as the first argument."""
-    node = graph.nodes[method]
-    receiver = ref.attrs["call"]["receiver"]
-    owner = graph.nodes[node["parent"]]["name"] if node.get("parent") in graph else None
-    return bool((node.get("attrs") or {}).get("extension")) and owner in receiver.get("types", ())
 
 
 def _link_bound_names(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, source: str,

@@ -35,6 +35,7 @@ import networkx as nx
 
 from ragstream.index.csharp.bound_dispatch import type_parameters_at
 from ragstream.index.csharp.call_resolution import ancestors, receiver_types, resolve_call
+from ragstream.index.csharp.extension_calls import instance_extension_call
 from ragstream.index.csharp.messages import own_type_parameters
 from ragstream.index.graph_edits import add_edge, named_candidates
 from ragstream.index.model import Reference
@@ -101,12 +102,15 @@ def _passed(graph: nx.MultiDiGraph, symbols: SymbolTable, method: str, call: dic
             unknown: set[str]) -> dict[int, _Passed]:
     """The type a call passes to each of `method`'s parameters, where known (`_type_of`): the
     explicit type argument for a parameter declared with the method's type parameter, else the
-    argument's own type."""
+    argument's own type; an extension method called on its receiver takes that as its `this`
+    parameter (`instance_extension_call`), the call's arguments filling the ones after it."""
     node = graph.nodes[method]
     parameters = (node.get("attrs") or {}).get("parameters") or []
     own = own_type_parameters(node.get("signature", ""))
     explicit = call.get("type_arguments") or []
     specs = call.get("argument_types") or []
+    if instance_extension_call(graph, method, call):  # `bus.Run(c)`: the receiver fills `this`
+        specs = [call["receiver"], *specs]
     found: dict[int, _Passed] = {}
     for position, written in enumerate(parameters):
         declared = written.rstrip("?")
@@ -152,8 +156,12 @@ def _kept_sends(graph: nx.MultiDiGraph, symbols: SymbolTable, by_method: dict[st
             forwarded = {argument: passed[parameter] for argument, parameter in call.get("forwards", ())
                          if parameter in passed}
             for callee in _callees(graph, symbols, method, line, call) if forwarded else ():
+                # `bus.RunAsync(command)`: argument 0 fills the extension's parameter 1
+                shift = 1 if instance_extension_call(graph, callee, call) else 0
                 if callee != method:
-                    kept = {**_kept_sends(graph, symbols, by_method, callee, forwarded, depth + 1), **kept}
+                    kept = {**_kept_sends(graph, symbols, by_method, callee,
+                                          {argument + shift: bound for argument, bound in forwarded.items()},
+                                          depth + 1), **kept}
     return kept
 
 

@@ -43,18 +43,30 @@ _MOST_TIED = 3  # more tables equally likely than this say nothing
 def reader_columns(method: tree_sitter.Node) -> list[str]:
     """The column names the method reads by name from a data reader or record it is given or runs."""
     readers = _readers(method)
+    prefixes = _empty_prefixes(method) if readers else set()
     return list(dict.fromkeys(column for node in descendants(method) if readers
-                              for column in _column_read(node, readers)))
+                              for column in _column_read(node, readers, prefixes)))
 
 
-def _column_read(node: tree_sitter.Node, readers: set[str]) -> list[str]:
+# Accessors of a record taking a column's name first: IDataRecord's `GetOrdinal(String)`, DataRow's
+# `Field<T>(String)` / `SetField` / `IsNull(String)`, and the `Get*` / `Read*` extensions repositories
+# write over them (`reader.GetString("Name")`, `reader.ReadValue<T>("Author")`); DataRow's relation
+# accessors take a relation's name, not a column's, and the rest (`ToString("G")`) no name at all.
+_BY_NAME = frozenset({"GetOrdinal", "Field", "SetField", "IsNull", "IsDBNull"})
+_BY_NAME_PREFIXES = ("Get", "Read")
+_NOT_BY_COLUMN = frozenset({
+    "GetChildRows", "GetParentRow", "GetParentRows", "GetSchemaTable", "GetType", "GetHashCode", "GetData",
+    "GetEnumerator", "GetName", "GetFieldType", "GetDataTypeName", "GetColumnsInError", "GetErrors",
+})
+
+
+def _column_read(node: tree_sitter.Node, readers: set[str], prefixes: set[str]) -> list[str]:
     """The column `node` reads by name from one of `readers` (`reader["IssueId"]`,
     `reader.GetOrdinal("IssueId")`, `row.Field<int>("IssueId")`, `reader.ReadValue<string>(prefix +
-    "Author")`), as a list of at most one. IDataRecord takes a column by ordinal or by name (the
-    indexer, `GetOrdinal`); any other method called on a record with a name as its first argument is an
-    extension given the column's name (`DataRow.Field<T>(String)`, a repository's `ReadValue<T>(this
-    IDataReader, string column)`); a name built as `prefix + "Author"` reads the column the literal
-    names when the prefix is empty, as a helper's callers pass it by default."""
+    "Author")`), as a list of at most one: the indexer, or an accessor taking the column's name first
+    (`_BY_NAME`). A name built as `prefix + "Author"` reads the column the literal names only when
+    `prefix` is one of `prefixes` (`_empty_prefixes`: empty as the method's callers pass it);
+    `lang + "_Title"` names no column."""
     if node.type == "element_access_expression":
         holder = node.child_by_field_name("expression")
         subscript = node.child_by_field_name("subscript")
@@ -62,22 +74,55 @@ def _column_read(node: tree_sitter.Node, readers: set[str]) -> list[str]:
     elif node.type == "invocation_expression":
         callee = callee_of(node)
         holder = callee[0] if callee is not None else None
+        name = type_name(callee[1]) or "" if callee is not None else ""
+        if name not in _BY_NAME and (not name.startswith(_BY_NAME_PREFIXES) or name in _NOT_BY_COLUMN):
+            return []
         arguments = node.child_by_field_name("arguments")
         keys = [value for _, value in call_arguments(arguments)] if holder is not None and arguments else []
-        if callee is not None and type_name(callee[1]) != "GetOrdinal":
+        if name != "GetOrdinal":
             keys = keys[:1]  # an extension's column name, then what it needs besides
     else:
         return []
     key = keys[0] if len(keys) == 1 else None
     if key is not None and key.type == "binary_expression" and node_text(key.child_by_field_name("operator")) == "+":
-        key = key.child_by_field_name("right")
+        prefix = key.child_by_field_name("left")
+        key = key.child_by_field_name("right") if prefix is not None and node_text(prefix) in prefixes else None
     if holder is not None and node_text(holder) in readers and key is not None and key.type == "string_literal":
         return [node_text(key).strip('"')]
     return []
 
 
-def _reads_a_column(node: tree_sitter.Node, readers: set[str]) -> bool:
-    return any(_column_read(part, readers) for part in (node, *descendants(node)))
+_EMPTY = frozenset({'""', "string.Empty", "String.Empty"})
+
+
+def _empty_prefixes(method: tree_sitter.Node) -> set[str]:
+    """The method's string parameters that are empty as its callers pass them: declared `= ""`, or
+    passed `""` / `string.Empty` by a call of the method's name in its file (Subtext's
+    `ReadBlog(this IDataReader reader) => reader.ReadBlog(string.Empty)` beside `ReadBlog(reader, prefix)`)."""
+    name = method.child_by_field_name("name")
+    listed = method.child_by_field_name("parameters")
+    if name is None or listed is None:
+        return set()
+    parameters = [p for p in listed.named_children if p.type == "parameter"]
+    found = {node_text(p.child_by_field_name("name")) for p in parameters
+             if (default := p.named_children[-1]) is not None and default.type != "identifier" and node_text(default) in _EMPTY}
+    root = method
+    while root.parent is not None:
+        root = root.parent
+    calls = [call for call in descendants(root) if call.type == "invocation_expression"
+             and (callee := callee_of(call)) is not None and type_name(callee[1]) == node_text(name)]
+    for call in calls:
+        arguments = call.child_by_field_name("arguments")
+        passed = [node_text(value) for _, value in call_arguments(arguments)] if arguments is not None else []
+        # an extension called on its receiver passes `this` outside the list: either position may be it
+        for position, parameter in enumerate(parameters):
+            if any(0 <= at < len(passed) and passed[at] in _EMPTY for at in (position, position - 1)):
+                found.add(node_text(parameter.child_by_field_name("name")))
+    return found
+
+
+def _reads_a_column(node: tree_sitter.Node, readers: set[str], prefixes: set[str]) -> bool:
+    return any(_column_read(part, readers, prefixes) for part in (node, *descendants(node)))
 
 
 def _readers(method: tree_sitter.Node) -> set[str]:
@@ -106,10 +151,11 @@ def built_types(method: tree_sitter.Node) -> list[str]:
     or kept in a local whose members are then set from one (`issue.Id = (int)reader["IssueId"]`).
     What it creates otherwise (`throw new NotFoundException()`, `new Audit("read")`) is not a row."""
     readers = _readers(method)
+    prefixes = _empty_prefixes(method) if readers else set()
     filled = {node_text(target.child_by_field_name("expression"))
               for node in descendants(method) if node.type == "assignment_expression"
               and (target := node.child_by_field_name("left")) is not None and target.type == "member_access_expression"
-              and (value := node.child_by_field_name("right")) is not None and _reads_a_column(value, readers)}
+              and (value := node.child_by_field_name("right")) is not None and _reads_a_column(value, readers, prefixes)}
     found = []
     for node in descendants(method):
         written = created_type(node)
@@ -117,7 +163,7 @@ def built_types(method: tree_sitter.Node) -> list[str]:
             continue
         holder = node.parent.parent if node.parent is not None and node.parent.type == "equals_value_clause" else node.parent
         kept = node_text(holder.child_by_field_name("name")) if holder is not None and holder.type == "variable_declarator" else None
-        if any(_reads_a_column(part, readers) for part in node.named_children if part.type != "object_creation_expression") \
+        if any(_reads_a_column(part, readers, prefixes) for part in node.named_children if part.type != "object_creation_expression") \
                 or (kept is not None and kept in filled):
             found.append(written)
     return list(dict.fromkeys(found))

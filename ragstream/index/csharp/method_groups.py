@@ -23,6 +23,7 @@ import networkx as nx
 import tree_sitter
 
 from ragstream.index.csharp.member_scopes import member_scopes
+from ragstream.index.csharp.sql_parameters import passed_at
 from ragstream.index.csharp.syntax import call_arguments, callee_of, descendants, node_text, type_name
 from ragstream.index.graph_edits import add_edge
 
@@ -85,10 +86,10 @@ def link_method_groups(graph: nx.MultiDiGraph) -> int:
     for node, data in graph.nodes(data=True):
         if data.get("kind") == "METHOD" and data.get("language") == "csharp" and isinstance(data.get("parent"), str):
             methods[(data["parent"], data["name"].rsplit(".", 1)[-1])].append(node)
-    passed = [(caller, callee, name, data.get("line", 0))
+    passed = [(caller, callee, name, line)
               for caller, callee, key, data in graph.edges(keys=True, data=True)
               if key == "CALLS" and graph.nodes[caller].get("kind") == "METHOD"
-              for position, name in data.get("member_arguments", ())
+              for position, name, line in passed_at(data, "member_arguments")
               if position in (graph.nodes[callee].get("attrs") or {}).get("invoked_parameters", ())]
     added = 0
     for caller, callee, name, line in passed:

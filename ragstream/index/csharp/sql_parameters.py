@@ -17,7 +17,7 @@ unknown (its text is a parameter); the caller's is known. So:
   parameters, which (`delegate_arguments`, `method_groups`);
 - each call records the SQL-like strings it passes (`string_arguments`: [position, text]) and
   the plain names it passes that the file does not declare (`member_arguments`: [position,
-  name]): a constant of another part of a partial type (C# spec, "Partial types": the parts
+  name]; a later call's items on the same edge carry its own line third, `passed_at`): a constant of another part of a partial type (C# spec, "Partial types": the parts
   are one type, their members one declaration space) or of a base;
 - each type records its own string constants that read as SQL on its FILE node
   (`string_constants`, type id -> name -> text): the parts of a partial type live in several files;
@@ -27,8 +27,9 @@ unknown (its text is a parameter); the caller's is known. So:
   WRITES of the tables SQL text uses; each edge `via="sql_parameter"` with the `helper` it went
   through, a guess where only a sink's name said so. A helper that forwards its own parameter to
   such a helper is one too (`forwards`), so is one handing it to a helper that invokes a lambda
-  running it with it, and so is the interface or base method such a method implements (the call
-  names that one). What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
+  running it with it, and so is the interface, virtual or abstract method such a method implements
+  or overrides (the call names that one; dispatch's rule: `new` hides, it does not override), a guess
+  unless it has no other implementation, the edge naming the `implementation`. What each call of a helper passes is kept (`merge_passed`: one edge, two calls).
 """
 from __future__ import annotations
 
@@ -41,14 +42,17 @@ import networkx as nx
 import tree_sitter
 
 from ragstream.index.csharp.argument_values import is_string_parameter
+from ragstream.index.csharp.connection_arguments import declared_types, is_connection, static_connection_first
 from ragstream.index.csharp.member_scopes import member_scopes
 from ragstream.index.csharp.inline_sql import (
     SqlText, procedure_references, reads_as_sql, sql_arguments, table_references,
 )
 from ragstream.index.csharp.strings import string_fields, string_value
-from ragstream.index.csharp.syntax import call_arguments, called_name, descendants, node_text, required_child
+from ragstream.index.csharp.syntax import (
+    call_arguments, called_name, callee_of, descendants, node_text, required_child,
+)
 from ragstream.index.csharp.table_refs import first_of_each
-from ragstream.index.dispatch import HIERARCHY_EDGES
+from ragstream.index.dispatch import dispatch_table, implementation_guessed
 from ragstream.index.model import Reference
 
 VIA = "sql_parameter"
@@ -56,41 +60,58 @@ VIA = "sql_parameter"
 
 # A data-access call's command text follows the connection it runs on (the receiver of an instance
 # or extension call, `conn.Query(sql)`; the first argument of a static helper's,
-# `SqlHelper.ExecuteReader(connectionString, spName, values)`) and, where the call passes one, the
-# `CommandType` that says how to run it (the Data Access Application Block's `ExecuteNonQuery(conn,
-# CommandType.StoredProcedure, commandText, ..)`, Enterprise Library's `ExecuteReader(CommandType, text)`,
-# a repository's `SetCommandType(cmd, CommandType.StoredProcedure, text)`): the signatures all put it there.
-_CONNECTION = re.compile(r"conn|cnn|transaction|context|database|^_?(?:db|tx|tran|trans)$", re.IGNORECASE)
+# `SqlHelper.ExecuteReader(connectionString, spName, values)`: `connection_arguments` tells which)
+# and, where the call passes one, the `CommandType` that says how to run it (the Data Access
+# Application Block's `ExecuteNonQuery(conn, CommandType.StoredProcedure, commandText, ..)`,
+# Enterprise Library's `ExecuteReader(CommandType, text)`, a repository's `SetCommandType(cmd,
+# CommandType.StoredProcedure, text)`): the signatures all put it there.
+_DATA_ACCESS_NAME = re.compile(r"Execute|Command|Query|Sql")
+_COMMAND_NAME = re.compile(r"_?(?:cmd|command|sqlCmd|sqlCommand|dbCommand)", re.IGNORECASE)
 
 
-def command_text(node: tree_sitter.Node) -> tuple[tree_sitter.Node, bool] | None:
+def command_text(node: tree_sitter.Node, declared: dict[str, str]) -> tuple[tree_sitter.Node, bool] | None:
     """The expression a data-access call or assignment runs as its command text, and whether only
-    the call's name says it is one (`Execute(x)`, `Query(x)`: a guess); None for anything else."""
+    the call's name says it is one (`Execute(x)`, `Query(x)`: a guess); None for anything else.
+    `declared`: the types of the names the scope declares (`declared_types`)."""
     if node.type == "invocation_expression":
         values = [value for named, value in call_arguments(required_child(node, "arguments")) if named is None]
-        after = next((values[i + 1] for i, value in enumerate(values[:-1]) if _is_command_type(value)), None)
-        if after is not None:
-            return after, False
+        at = next((i for i, value in enumerate(values[:-1]) if _is_command_type(value)), None)
+        if at is not None:
+            return values[at + 1], not _data_access_call(node, values[:at], declared)
     arguments = sql_arguments(node)
     if not arguments:
         return None
     if node.type != "invocation_expression":  # `CommandText = p`, `new SqlCommand(p, conn)`
         return arguments[0], False
-    text = next(dropwhile(_names_connection, arguments), None)
+    skip = 1 if static_connection_first(node, declared) else 0
+    text = next(dropwhile(lambda value: is_connection(value, declared), arguments[skip:]), None)
     # Dapper's `Execute(x)` / `Query(x)` are names any API may use; EF's `FromSqlRaw(x)` says SQL
     return (text, "Sql" not in (called_name(node) or "")) if text is not None else None
+
+
+def _data_access_call(node: tree_sitter.Node, before: list[tree_sitter.Node], declared: dict[str, str]) -> bool:
+    """A call passing a `CommandType` that is surely data access: named so (`ExecuteReader`,
+    `SetCommandType`), or made on (or passing first) a command or a connection; `Metrics.Count(
+    CommandType.StoredProcedure, entity)` is not."""
+    if _DATA_ACCESS_NAME.search(called_name(node) or ""):
+        return True
+    callee = callee_of(node)
+    on = [*([callee[0]] if callee and callee[0] is not None else []), *before]
+    return any(is_connection(value, declared) or _is_command(value, declared) for value in on)
+
+
+def _is_command(value: tree_sitter.Node, declared: dict[str, str]) -> bool:
+    """A name declared a command (`IDbCommand`, `SqlCommand`), or named one as a whole (`cmd`)."""
+    if value.type != "identifier":
+        return False
+    kind = declared.get(node_text(value))
+    return kind.endswith("Command") if kind else bool(_COMMAND_NAME.fullmatch(node_text(value)))
 
 
 def _is_command_type(value: tree_sitter.Node) -> bool:
     """`CommandType.StoredProcedure`, `System.Data.CommandType.Text`."""
     return value.type == "member_access_expression" \
         and node_text(required_child(value, "expression")).rsplit(".", 1)[-1] == "CommandType"
-
-
-def _names_connection(value: tree_sitter.Node) -> bool:
-    """An argument named for the connection or transaction a command runs on."""
-    name = value.child_by_field_name("name") if value.type == "member_access_expression" else value
-    return name is not None and name.type == "identifier" and bool(_CONNECTION.search(node_text(name)))
 
 
 def sql_parameters(method: tree_sitter.Node, extension: bool) -> dict[int, bool]:
@@ -127,8 +148,9 @@ def _runs(scope: tree_sitter.Node, names: dict[str, int]) -> dict[int, bool]:
     reassigned = {node_text(node.child_by_field_name("left")) for node in descendants(scope)
                   if node.type == "assignment_expression"}
     found: dict[int, bool] = {}
+    declared = declared_types(scope)
     for node in descendants(scope):
-        text = command_text(node)
+        text = command_text(node, declared)
         if text is None or text[0].type != "identifier":
             continue
         name = node_text(text[0])
@@ -184,12 +206,25 @@ def sql_constants(syntax: tree_sitter.Node) -> dict[str, str]:
 PASSED_KEYS = ("string_arguments", "member_arguments", "lambda_sql")
 
 
+# Of these, the strings and names a call passes keep the line of the call that passed them, where
+# it is not the edge's own (the first call's): [position, value, line].
+_LINED_KEYS = ("string_arguments", "member_arguments")
+
+
 def merge_passed(edge: dict, attrs: dict) -> None:
     """Add to a CALLS edge what another call of the same method from the same caller passes."""
     for key in PASSED_KEYS:
-        added = [item for item in attrs.get(key, ()) if item not in edge.get(key, [])]
+        had = [item[:2] if key in _LINED_KEYS else item for item in edge.get(key, ())]
+        added = [[*item[:2], attrs["line"]] if key in _LINED_KEYS and "line" in attrs else item
+                 for item in attrs.get(key, ()) if (item[:2] if key in _LINED_KEYS else item) not in had]
         if added:
             edge[key] = [*edge.get(key, []), *added]
+
+
+def passed_at(call: dict, key: str) -> list[tuple[int, str, int]]:
+    """(position, value, line of the call passing it) of a CALLS edge's `string_arguments` or
+    `member_arguments` (`merge_passed`)."""
+    return [(item[0], item[1], item[2] if len(item) > 2 else call.get("line", 0)) for item in call.get(key, ())]
 
 
 def without_receiver(attrs: dict) -> dict:
@@ -205,7 +240,7 @@ def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
     that runs its parameter (`sql_parameters`, also through helpers forwarding it, through a lambda
     the helper invokes with it, and through the interface or base method a call names); each a
     guess where only a call's name said a helper's parameter is SQL."""
-    sinks = _sinks(graph)
+    sinks, implemented = _sinks(graph)
     if not sinks:
         return []
     constants = _type_constants(graph)
@@ -216,14 +251,15 @@ def sql_parameter_references(graph: nx.MultiDiGraph) -> list[Reference]:
         runs = _call_runs(graph, sinks, helper, data)
         if not runs:
             continue
-        passed = [(position, text) for position, text in data.get("string_arguments", ())]
-        passed += [(position, _constant(graph, constants, caller, name))
-                   for position, name in data.get("member_arguments", ()) if position in runs]
-        for position, text in passed:
+        passed = passed_at(data, "string_arguments")
+        passed += [(position, _constant(graph, constants, caller, name) or "", line)
+                   for position, name, line in passed_at(data, "member_arguments") if position in runs]
+        for position, text, line in passed:
             if position not in runs or not text:
                 continue
-            sql = [SqlText(text, data.get("line", 0), via=VIA)]
-            attrs = {"helper": helper, **({"guess": True} if runs[position] else {})}
+            sql = [SqlText(text, line, via=VIA)]
+            attrs = {"helper": helper, **({"guess": True} if runs[position] else {}),
+                     **({"implementation": implemented[helper]} if helper in implemented else {})}
             found.setdefault(caller, []).extend(
                 replace(ref, attrs={**ref.attrs, **attrs})
                 for ref in (*procedure_references(caller, sql), *table_references(caller, sql)))
@@ -241,11 +277,14 @@ def _call_runs(graph: nx.MultiDiGraph, sinks: dict[str, dict[int, bool]], helper
     return runs
 
 
-def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
+def _sinks(graph: nx.MultiDiGraph) -> tuple[dict[str, dict[int, bool]], dict[str, str]]:
     """Method -> the argument positions it runs as SQL -> guessed: its own (`sql_parameters`), those
     of its parameters it forwards to a position a call it makes runs, and an implementation's on the
-    interface or base method it implements (a call names that one; dispatch reaches this one)."""
+    interface, virtual or abstract method it implements or overrides (a call names that one; dispatch
+    reaches this one), a guess unless that one has no other implementation; and that method -> the
+    implementation whose SQL it runs."""
     sinks: dict[str, dict[int, bool]] = {}
+    implemented: dict[str, str] = {}
     for node, data in graph.nodes(data=True):
         attrs = data.get("attrs") or {}
         if attrs.get("sql_parameters"):
@@ -256,8 +295,10 @@ def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
                              if (data.get("attrs") or {}).get("delegate_arguments"))])
     while queue:
         helper = queue.popleft()
-        for method in declared.get(helper, ()):
-            if _add_runs(sinks, method, sinks.get(helper, {})):
+        for method, several in declared.get(helper, ()):
+            lent = {position: several or was for position, was in sinks.get(helper, {}).items()}
+            if _add_runs(sinks, method, lent):
+                implemented.setdefault(method, implemented.get(helper, helper))
                 queue.append(method)
         for caller, _, key, data in graph.in_edges(helper, keys=True, data=True):
             if key != "CALLS" or graph.nodes[caller].get("kind") != "METHOD":
@@ -268,7 +309,7 @@ def _sinks(graph: nx.MultiDiGraph) -> dict[str, dict[int, bool]]:
                          if argument in runs and parameter - shift >= 0}
             if _add_runs(sinks, caller, forwarded):
                 queue.append(caller)
-    return sinks
+    return sinks, implemented
 
 
 def _add_runs(sinks: dict[str, dict[int, bool]], method: str, runs: dict[int, bool]) -> bool:
@@ -284,35 +325,15 @@ def _add_runs(sinks: dict[str, dict[int, bool]], method: str, runs: dict[int, bo
     return changed
 
 
-def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
-    """Method -> the methods of its type's interfaces and bases (transitively) it implements or
-    overrides: the same name and parameter types."""
-    by_type: dict[tuple[str, str], list[str]] = {}
-    for node, data in graph.nodes(data=True):
-        if data.get("kind") == "METHOD" and isinstance(data.get("parent"), str):
-            by_type.setdefault((data["parent"], data["name"].rsplit(".", 1)[-1]), []).append(node)
-    bases = {owner: _bases(graph, owner) for owner, _ in by_type}
-    found: dict[str, list[str]] = {}
-    for (owner, name), methods in by_type.items():
-        for base in bases[owner]:
-            for method in methods:
-                shape = (graph.nodes[method].get("attrs") or {}).get("parameters")
-                found.setdefault(method, []).extend(
-                    other for other in by_type.get((base, name), ())
-                    if (graph.nodes[other].get("attrs") or {}).get("parameters") == shape)
+def _declarations(graph: nx.MultiDiGraph) -> dict[str, list[tuple[str, bool]]]:
+    """Method -> the interface, virtual or abstract methods a call to which may run it, by
+    dispatch's rule (`dispatch_table`), and whether which runs is a guess there."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for declaration, targets in dispatch_table(graph).items():
+        guessed = implementation_guessed(graph, declaration, targets)
+        for target in targets:
+            found.setdefault(target, []).append((declaration, guessed))
     return found
-
-
-def _bases(graph: nx.MultiDiGraph, owner: str) -> list[str]:
-    """The types `owner` inherits or implements, transitively."""
-    seen: list[str] = []
-    queue = [owner]
-    while queue:
-        for _, base, key in graph.out_edges(queue.pop(), keys=True):
-            if key in HIERARCHY_EDGES and base not in seen and base != owner:
-                seen.append(base)
-                queue.append(base)
-    return seen
 
 
 def _type_constants(graph: nx.MultiDiGraph) -> dict[str, dict[str, str]]:
