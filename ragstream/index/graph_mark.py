@@ -16,6 +16,11 @@ def graph_update(changed: list[str], linked_generation: str) -> dict:
     return {"files": changed, "linked_for": linked_generation}
 
 
+def graph_marks(manifest: Mapping) -> dict:
+    """The mark of a manifest, alone (empty when its graph is linked): what an index list keeps."""
+    return {GRAPH_UPDATE: manifest[GRAPH_UPDATE]} if manifest.get(GRAPH_UPDATE) else {}
+
+
 def graph_note(marks: Mapping, filtered: bool = False) -> str | None:
     """What a reader of the graph is told while it is the interim one (`marks`: a manifest, or
     the graph's own attributes, which carry the same mark); None when it is linked. Under

@@ -127,6 +127,8 @@ def _index_card(s: IndexSummary, building: bool = False) -> None:
     st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
                f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
                f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
+    if s.graph_note:  # an edit published before its calls were linked: the graph says so until they are
+        st.caption(f":material/sync: {s.graph_note}")
 
 
 def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> Any:
