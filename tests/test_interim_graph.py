@@ -126,3 +126,34 @@ def test_index_status_prints_the_graph_note(tmp_path: Path, capsys):
     assert main(["--config", str(config), "index", str(repo), "--status"]) == 0
     assert "graph: updating, 1 file(s) changed since it was linked (shop/report.py)" in capsys.readouterr().out
 
+
+
+@pytest.mark.parametrize("edit", ["a function added", "a function removed", "a function renamed",
+                                  "a method added to a base class", "a class renamed"])
+def test_the_interim_graphs_texts_are_patched_to_the_bytes_encoding_it_whole_gives(tmp_path: Path, edit: str):
+    from ragstream.index.acl import acl_policy
+    from ragstream.index.build import label_access
+    from ragstream.index.graph_interim import interim_graph
+    from ragstream.index.graph_text import graph_text, patched_text
+    from tests.test_code_edit_equals_full import EDITS
+
+    path, text, _, _ = EDITS[edit]
+    repo = tmp_path / "repo"
+    write_repo(repo, FILES)
+    settings = make_settings(tmp_path / "data")
+    build_index(repo, settings, fill=False)
+    warm = warm_state.warm_state(locate(repository_info(repo), settings), start_over=False)
+    before, kept = warm.linked, warm.graph_text
+    assert before is not None and kept is not None and kept.graph is before.graph
+    (repo / path).write_text(text, encoding="utf-8")
+    build_index(repo, settings, fill=False, changed=[path])
+    assert warm.linked is not None
+    interim = interim_graph(before, warm.linked.records)
+    assert interim is not None and interim.changed == [path]
+    label_access(interim.graph, acl_policy(settings.acl))
+    whole, patched = graph_text(interim.graph), patched_text(interim.graph, kept, interim.redo)
+    assert patched.graph_json() == whole.graph_json()
+    for name in ("node_items", "edge_texts", "keys", "rows_of_path"):
+        assert getattr(patched, name) == getattr(whole, name), name
+    for name in ("source", "target", "edge_key"):
+        assert (getattr(patched, name) == getattr(whole, name)).all(), name

@@ -48,7 +48,7 @@ from ragstream.index.graph_build import ResolutionStats, build_graph
 from ragstream.index.graph_interim import interim_graph
 from ragstream.index.graph_mark import GRAPH_UPDATE, graph_update
 from ragstream.index.graph_reuse import BuiltGraph, moved_graph
-from ragstream.index.graph_text import GraphText, graph_text
+from ragstream.index.graph_text import GraphText, graph_text, patched_text
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
@@ -278,16 +278,17 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 context = _Writing(info, settings, embedder, key, walked.files, previous, warm, parse_cache, cache,
                                    change_log)
                 if interim is not None:  # askable now, the graph marked as updating; linked below
-                    interim_graph_, changed_files = interim
                     with store.staging(location, keep=(generation,)) as early:
                         os.link(generation / store.PARSED, early / store.PARSED)  # files never change once written
-                        mark = graph_update(changed_files, previous.generation.name if previous else "")
-                        interim_graph_.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
-                        early_manifest, _ = _keyword_ready(early, interim_graph_, graph_text, context, report, Silent(),
+                        mark = graph_update(interim.changed, previous.generation.name if previous else "")
+                        interim.graph.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
+                        early_text = partial(_interim_text, kept=warm.graph_text, before=linked_before,
+                                             redo=interim.redo, same_policy=settings.acl == warm.graph_acl)
+                        early_manifest, _ = _keyword_ready(early, interim.graph, early_text, context, report, Silent(),
                                                            {GRAPH_UPDATE: mark})
                         store.publish(location, early, keep_previous=True)  # the solve's memo is read from it
                     report.askable_seconds = round(time.perf_counter() - began, 3)
-                    report.graph_deferred = changed_files
+                    report.graph_deferred = interim.changed
                     progress.published(early_manifest["vectors"])
                     clock.lap("interim")
                     graph, report.resolution = build_graph([r.parsed for r in records.values()],
@@ -512,6 +513,18 @@ def _graph_text(graph: nx.MultiDiGraph, kept: GraphText | None, moved_from: Buil
         return graph_text(graph)
     moved = [path for path, record in records.items() if moved_from.records[path].key != record.key]
     return graph_text(graph, kept, moved)
+
+
+def _interim_text(graph: nx.MultiDiGraph, kept: GraphText | None, before: BuiltGraph | None, redo: set[str],
+                  same_policy: bool) -> GraphText:
+    """The texts of an interim graph (`graph_interim`): made from those of the graph it was made
+    from (`kept`, when they are that graph's, labelled under the same policy), else from scratch."""
+    if kept is not None and before is not None and kept.graph is before.graph and same_policy:
+        try:
+            return patched_text(graph, kept, redo)
+        except ValueError:  # not the graph it was made from after all: encoded whole
+            pass
+    return graph_text(graph)
 
 
 def label_access(graph, policy: AclPolicy) -> None:

@@ -13,6 +13,8 @@ which carries no such mark.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 
 from ragstream.index.graph_edits import add_edge
@@ -20,20 +22,32 @@ from ragstream.index.graph_reuse import BuiltGraph
 from ragstream.index.store import ParseRecord
 
 
-def interim_graph(before: BuiltGraph | None, records: dict[str, ParseRecord]
-                  ) -> tuple[nx.MultiDiGraph, list[str]] | None:
-    """The interim graph (module docstring) and the files it took from their new parse; None
-    when there is none to make: no previous build in this process, guesses switched, files
-    added, removed or reordered, a changed file that is not Python, or nothing changed."""
+@dataclass(frozen=True)
+class Interim:
+    """An interim graph, the files it took from their new parse, and the nodes whose data or
+    edges from them may differ from the previous graph's (`graph_text.patched_text`)."""
+
+    graph: nx.MultiDiGraph
+    changed: list[str]
+    redo: set[str]
+
+
+def interim_graph(before: BuiltGraph | None, records: dict[str, ParseRecord]) -> Interim | None:
+    """The interim graph (module docstring); None when there is none to make: no previous
+    build in this process, files added, removed or reordered, a changed file that is not
+    Python, or nothing changed."""
     if before is None or list(before.records) != list(records):
         return None
     changed = [path for path, record in records.items() if before.records[path].key != record.key]
     if not changed or any(before.records[path].parsed.language != "python" or records[path].parsed.language != "python"
                           for path in changed):
         return None
-    graph = before.graph.copy()  # each node's and edge's data a new dict: labelling it leaves the build's alone
+    graph = _copied(before.graph)
+    redo: set[str] = set()
     for path in changed:
         old, new = before.records[path].parsed, records[path].parsed
+        redo.update(node.id for node in [*old.nodes, *new.nodes])
+        redo.update(edge.source for edge in [*old.edges, *new.edges])
         kept = {node.id for node in new.nodes}
         graph.remove_nodes_from([node.id for node in old.nodes if node.id not in kept])
         for edge in old.edges:
@@ -50,4 +64,17 @@ def interim_graph(before: BuiltGraph | None, records: dict[str, ParseRecord]
             add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
     graph.graph["generated_files"] = sorted(path for path, record in records.items()
                                             if graph.nodes[record.parsed.root_id]["attrs"].get("generated"))
-    return graph, changed
+    return Interim(graph, changed, redo)
+
+
+def _copied(graph: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """A copy of `graph` with its own attributes, node data and adjacency, sharing each edge's
+    data dict with it: labelling the copy's nodes or removing its edges leaves `graph` as it was,
+    and nothing changes an edge's data once it is made. (`graph.copy()` copies every edge's data
+    through `add_edges_from`: ~3x the time on a 13k-node graph.)"""
+    copy: nx.MultiDiGraph = nx.MultiDiGraph()
+    copy.graph.update(graph.graph)
+    copy._node.update((node, dict(data)) for node, data in graph._node.items())  # type: ignore[attr-defined]
+    for mine, theirs in ((copy._succ, graph._succ), (copy._pred, graph._pred)):  # type: ignore[attr-defined]
+        mine.update((node, {other: dict(keys) for other, keys in ends.items()}) for node, ends in theirs.items())
+    return copy
