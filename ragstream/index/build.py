@@ -317,7 +317,9 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                         TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
                         warm.line_pieces = pieces.counted
                     return report
-                store.publish(location, generation)
+                # the interim generation, live for seconds, is left to the next staging (as a fill's
+                # are): a reader that has just loaded it can still read its files
+                store.publish(location, generation, keep_previous=interim is not None)
                 store.keep_parse_records(location, generation, records)
                 keep_walk(location, settings.index, walked)
                 progress.advance("write")
