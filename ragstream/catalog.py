@@ -24,6 +24,7 @@ from ragstream.index.build import diff_files, locate, repository_info
 from ragstream.index.build_events import BuildSummary, follow_lines, replay
 from ragstream.index.fill import describe, stage_of
 from ragstream.index.sql_coverage import SqlCoverage
+from ragstream.index.graph_mark import graph_marks, graph_note
 from ragstream.index.walk import walk_repository
 from ragstream.pipeline.loader import PIPELINES_DIR, Pipeline
 
@@ -51,6 +52,7 @@ class IndexSummary:
     builder: str | None = None  # who builds it now ("fill pid 12"), None when nobody does
     shared: bool = False  # published to the shared Milvus (milvus.uri), not a folder on this machine
     sql_coverage: SqlCoverage | None = None  # how much of the database the C# reaches, as the build counted it
+    marks: dict = field(default_factory=dict)  # the manifest's mark of an interim graph, if any (`graph_mark`)
 
     @property
     def label(self) -> str:
@@ -75,6 +77,11 @@ class IndexSummary:
     def stage(self) -> str:
         """Stage, coverage and ETA in one line ("keyword-ready: semantic over ...")."""
         return describe(self.vectors, self.builder) if self.vectors else ""
+
+    @property
+    def graph_note(self) -> str | None:
+        """Set while its graph is the interim one an edit was published with (`graph_mark`)."""
+        return graph_note(self.marks)
 
 
 def list_indexes(settings: Settings) -> list[IndexSummary]:
@@ -107,7 +114,8 @@ def _summary(location: store.IndexLocation, settings: Settings) -> IndexSummary:
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"],
                         str(source), stale, "" if stale is not None else note, vectors=stage_of(manifest),
-                        builder=store.lock_holder(location), sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
+                        builder=store.lock_holder(location), sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")),
+                        marks=graph_marks(manifest))
 
 
 def list_shared_indexes(client, uri: str) -> list[IndexSummary]:
@@ -129,7 +137,7 @@ def _manifest_summary(manifest: dict, uri: str) -> IndexSummary:
                         manifest["updated_at"], (datetime.now(timezone.utc) - updated).total_seconds(),
                         counts["files"], counts["chunks"], counts["nodes"], counts["edges"], uri,
                         stale_note="shared: published, not walked here", vectors=stage_of(manifest), shared=True,
-                        sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
+                        sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")), marks=graph_marks(manifest))
 
 
 def default_index() -> tuple[Path, str, str]:
@@ -145,7 +153,7 @@ def build_wanted(settings: Settings, path: Path, name: str | None) -> bool | Non
     if store.current_generation(location) is None:
         return False
     current = _summary(location, settings)
-    if (current.problem is None and current.stale == 0
+    if (current.problem is None and current.stale == 0 and (not current.marks or current.builder)
             and (current.vectors.get("stage") == "complete" or current.builder)):
         return None
     return current.problem is not None

@@ -24,6 +24,7 @@ from ragstream.history import HistoryStore, SessionInfo, Turn
 from ragstream.index import store
 from ragstream.index.build import locate, repository_info
 from ragstream.index.build_events import child_exit_code
+from ragstream.index.graph_mark import graph_note
 from ragstream.llm.connect import connect
 from ragstream.llm.turn import ProgressSink
 from ragstream.pipeline.engine import Engine, Runtime, StepResult
@@ -303,6 +304,15 @@ class Controller:
         return self.backend_for(scope.index_source).graph(scope.repository, scope.branch,
                                                           RetrievalFilters.parse(scope.retrieval_filters),
                                                           scope.active_index)
+
+    def graph_note(self, scope: Scope) -> str | None:
+        """What a reader of the scope's graph is told while it is the interim one (`graph_mark`:
+        an edit published before its calls were linked); None when it is linked."""
+        return graph_note(self.scope_graph(scope).graph, bool(scope.retrieval_filters))
+
+    def state_graph_note(self, sp: SuperPrompt) -> str | None:
+        """`graph_note` of the graph the state's caller reads (the graph page's)."""
+        return graph_note(self.graph(sp).graph, bool(sp.retrieval_filters))
 
     def neighbourhood(self, node: str, scope: Scope) -> dict[str, Any]:
         """A node and its edges as the scope's caller may see them (`neighbourhood_data`); a

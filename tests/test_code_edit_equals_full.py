@@ -3,7 +3,9 @@ warm re-index a watch makes (told which file changed) must equal a full build by
 and the edges it draws must be the new ones (issue 40). Each edit below reaches across modules
 through a different part of the call solve -- a returned value, an imported class's name, a
 base class's methods -- so a re-index that re-solved or re-linked only the edited file would
-keep the old edges and differ from the full build."""
+keep the old edges and differ from the full build. Each is published first with the interim
+graph, marked as updating (`tests/test_interim_graph.py`): what is compared here is the linked
+generation that follows it."""
 from __future__ import annotations
 
 import shutil
@@ -78,6 +80,12 @@ EDITS = {
         "shop/report.py",
         FILES["shop/report.py"].replace("from shop.factory import make", "from shop.models import Refund as make"),
         ("report", "factory.make"), ("report", "Refund.total")),
+    # the common edit: only a body changed (no name another module sees, no import, base or
+    # signature): published first with the interim graph, then linked whole (`graph_interim`)
+    "a body changed, nothing another module sees": (
+        "shop/report.py",
+        FILES["shop/report.py"].replace("item.total()", "item.describe()"),
+        ("report", "Order.total"), ("report", "Base.describe")),
     "a call's target moved to another module": (
         "shop/factory.py",
         "from shop.base import Base\n\n\ndef make():\n    return Base()\n",
@@ -111,6 +119,7 @@ def test_a_code_edit_that_changes_other_modules_calls_re_indexes_as_a_full_build
     (repo / path).write_text(text, encoding="utf-8")
     report = build_index(repo, settings, fill=False, changed=[path])  # warm, told: as `index --watch`
     assert report.incremental and report.changes.changed == [path] and not report.python_solve_reused
+    assert report.graph_deferred == [path]  # askable first with the interim graph; what is compared is linked
     full = make_settings(tmp_path / "full")
     shutil.rmtree(tmp_path / "full", ignore_errors=True)
     build_index(repo, full, rebuild=True, fill=False)

@@ -63,6 +63,8 @@ def test_watch_follows_an_edit_and_stops_on_ctrl_c(sample_repo: Path, tmp_path: 
         line = lines.wait_for("refreshed:", 120)
         assert "0 added, 1 changed, 0 deleted" in line and "billing/util.py" in line
         assert "keyword-ready in" in line
+        # a Python edit: askable first with the graph marked as updating, then linked (`graph_interim`)
+        assert "askable in" in line and "with the graph updating (1 file(s) not linked yet)" in line
 
         capsys.readouterr()
         assert main(["--config", str(config), "search", "quokka_ledger_refresh", "--mode", "bm25", "--json"]) == 0

@@ -183,7 +183,9 @@ def _refresh_line(report, changed: list[str], seconds: float) -> str:
     else:
         what = f"full build of {report.files} files"
     seen = f" (saw {', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
-    return (f"refreshed: {what}{seen}; keyword-ready in {report.keyword_ready_seconds:.2f} s, "
+    interim = (f"askable in {report.askable_seconds:.2f} s with the graph updating ({len(report.graph_deferred)} "
+               "file(s) not linked yet), " if report.askable_seconds is not None else "")
+    return (f"refreshed: {what}{seen}; {interim}keyword-ready in {report.keyword_ready_seconds:.2f} s, "
             f"{seconds:.2f} s in all; {report.chunks} chunks; stage: {describe(report.vectors, 'fill')}")
 
 
@@ -238,6 +240,7 @@ def _status(args: argparse.Namespace, settings) -> int:
 
     from ragstream.index.fill import describe, stage_of
     from ragstream.index.sql_coverage import SqlCoverage
+    from ragstream.index.graph_mark import graph_note
     from ragstream.index.store import lock_holder
 
     stored, changes = index_status(args.path, settings, name=args.name, branch=args.branch)
@@ -245,6 +248,7 @@ def _status(args: argparse.Namespace, settings) -> int:
     console.print(f"index {stored.location.index_dir} (updated {m['updated_at']}, "
                   f"{m['counts']['files']} files, {m['counts']['chunks']} chunks)")
     console.print(f"stage: {describe(stage_of(m), lock_holder(stored.location))}", highlight=False)
+    console.print(graph_note(m) or "graph: linked", highlight=False)
     for label, paths in (("added", changes.added), ("changed", changes.changed), ("deleted", changes.deleted)):
         for path in paths:
             console.print(f"  {label:8} {path}")

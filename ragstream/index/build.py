@@ -15,6 +15,7 @@ that reads no text and publishes nothing.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import time
 from collections import Counter
@@ -45,8 +46,10 @@ from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
 from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.graph_interim import interim_graph
+from ragstream.index.graph_mark import GRAPH_UPDATE, graph_update
 from ragstream.index.graph_reuse import BuiltGraph, moved_graph
-from ragstream.index.graph_text import GraphText, graph_text
+from ragstream.index.graph_text import GraphText, graph_text, patched_text
 from ragstream.index.model import ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
@@ -55,8 +58,8 @@ from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
 from ragstream.index.walk import (SkippedFile, SourceFile, WalkResult, check_repository_path, too_large,
                                   walk_repository, walk_told)
-from ragstream.index.warm_state import (chunks_jsonl, has_warm_state, keep_walk, parsed_json, take_walk,
-                                        warm_state)
+from ragstream.index.warm_state import (WarmState, chunks_jsonl, has_warm_state, keep_walk, parsed_json,
+                                        take_walk, warm_state)
 from ragstream.index.embedding_windows import LinePieces
 from ragstream.token_count import token_counter
 
@@ -139,6 +142,9 @@ class BuildReport:
     fill_stopped: bool = False  # a re-index took the fill over before it ended
     unchanged: bool = False  # nothing changed since the live index was built: nothing was built or published
     sql_coverage: SqlCoverage | None = None  # how much of the database the C# reaches (`sql_coverage`)
+    # files whose edit was published first with the interim graph (`graph_interim`), then linked
+    graph_deferred: list[str] = field(default_factory=list)
+    askable_seconds: float | None = None  # from the start to the interim generation's publication, if any
 
     @property
     def stage(self) -> str:
@@ -147,7 +153,12 @@ class BuildReport:
     @property
     def keyword_ready_seconds(self) -> float:
         """From the start to the keyword-ready generation's publication."""
-        return sum(self.seconds.get(phase, 0.0) for phase in ("walk", "parse", "keyword-ready"))
+        return sum(self.seconds.get(phase, 0.0) for phase in ("walk", "parse", "interim", "link", "keyword-ready"))
+
+    @property
+    def first_askable_seconds(self) -> float:
+        """From the start to the first publication: the interim generation's, else the keyword-ready one's."""
+        return self.keyword_ready_seconds if self.askable_seconds is None else self.askable_seconds
 
 
 def repository_info(path: str | Path, branch: str | None = None) -> RepositoryInfo:
@@ -226,6 +237,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
         previous, problem = (None, None) if rebuild else _previous(location, embedder)
         warm = warm_state(location, start_over=previous is None)
         clock = _PhaseClock()
+        began = time.perf_counter()
 
         progress.start("walk", None)
         if previous is None:
@@ -257,64 +269,45 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 guesses = settings.index.python_call_guesses
                 linked_before = warm.linked
                 moved = moved_graph(linked_before, records, guesses)
-                if moved is None:
-                    graph, report.resolution = build_graph([r.parsed for r in records.values()], python_guesses=guesses,
-                                                           python_memo=solved, python_facts=warm.line_free)
-                else:
+                interim = interim_graph(linked_before, records) if moved is None and publish else None
+                if moved is not None:
                     graph, report.resolution = moved
                     solved.carry()  # only lines of Python files moved: so did the solve's facts
+                elif interim is None:
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()], python_guesses=guesses,
+                                                           python_memo=solved, python_facts=warm.line_free)
+                clock.lap("parse")
+                context = _Writing(info, settings, embedder, key, walked.files, previous, warm, parse_cache, cache,
+                                   change_log)
+                if interim is not None:  # askable now, the graph marked as updating; linked below
+                    with store.staging(location, keep=(generation,)) as early:
+                        os.link(generation / store.PARSED, early / store.PARSED)  # files never change once written
+                        mark = graph_update(interim.changed, previous.generation.name if previous else "")
+                        interim.graph.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
+                        early_text = partial(_interim_text, kept=warm.graph_text, before=linked_before,
+                                             redo=interim.redo, same_policy=settings.acl == warm.graph_acl)
+                        early_manifest, _ = _keyword_ready(early, interim.graph, early_text, context, report, Silent(),
+                                                           {GRAPH_UPDATE: mark})
+                        store.publish(location, early, keep_previous=True)  # the solve's memo is read from it
+                    report.askable_seconds = round(time.perf_counter() - began, 3)
+                    report.graph_deferred = interim.changed
+                    progress.published(early_manifest["vectors"])
+                    clock.lap("interim")
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()],
+                                                           python_guesses=guesses, python_memo=solved,
+                                                           python_facts=warm.line_free)
+                    clock.lap("link")
                 warm.linked = BuiltGraph(records, guesses, graph, report.resolution)
                 report.python_solve_reused = solved.hit
                 report.graph_moved = moved is not None
-                texts = {f.path: f.text for f in walked.files}
-                counter = token_counter(settings.tokens.encoding)
-                label_access(graph, acl_policy(settings.acl))
-                known = warm.token_counts.get(counter.name)  # this process's last build's, else the previous index's
-                counts = RememberedCounts(counter, _known_counts(previous, counter.name) if known is None else known,
-                                          parse_cache, cache_prefix())
-                limits = (settings.chunks.max_chunk_tokens, settings.chunks.header_max_names, counter.name)
-                reusable = reusable_chunks(warm.chunked, graph, texts, limits)
-                report.chunks_reused = sum(map(len, reusable.values()))
-                chunks = build_chunks(graph, texts, counts, settings.chunks.max_chunk_tokens,
-                                      settings.chunks.header_max_names, reusable)
-                counts.save()
-                warm.chunked = BuiltChunks.of(graph, texts, chunks, limits)
-                warm.token_counts = {counter.name: {c.text: c.metadata["tokens"] for c in chunks}}
-                if not chunks:
-                    raise IndexingError("nothing to index: no supported file with content was found",
-                                        where=str(info.root),
-                                        hint="run `ragstream index --dry-run PATH` to see why files were skipped")
-                text = _graph_text(graph, warm.graph_text, linked_before if moved else None, records,
-                                   settings.acl == warm.graph_acl)
-                warm.graph_text, warm.graph_acl = text, settings.acl
-                store.write_graph(generation / store.GRAPH, graph, text)
-                clock.lap("parse")
 
-                progress.start("write", 5)
-                write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], parse_cache,
-                           cache_prefix(), warm.keyword_terms, warm.token_numbers)
-                progress.advance("write")
-                store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
-                progress.advance("write")
-                changes_read = change_log.past_changes(chunks)
-                store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
-                report.past_changes = len(changes_read)
-                progress.advance("write")
-                write_compact_forms(generation, graph, chunks, text)
-                # Counting the windows' word pieces is the fill's work (most of a cold plan): the
-                # keyword-ready index carries the vectors of the texts planned without counting --
-                # each chunk's own text, and the windows this process planned before (`kept`).
-                plan = TextPlan.of(chunks, settings.embedding.window_tokens, kept=warm.chunk_texts, windows=False)
-                vectors = cache.get_many(sorted(set(plan.keys)))
-                report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
-                write_vectors(generation, plan, vectors)
-                progress.advance("write")
-                _fill_counts(report, graph, chunks, text)
-                manifest = _manifest(report, settings, embedder, walked.files, previous, generation)
-                manifest["build_key"] = key
-                manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(previous))
-                manifest["keyword_generation"] = generation.name  # what a fill's generations share
-                store.write_json(generation / store.MANIFEST, manifest)
+                def text_of(labelled: nx.MultiDiGraph) -> GraphText:
+                    text = _graph_text(labelled, warm.graph_text, linked_before if moved else None, records,
+                                       settings.acl == warm.graph_acl)
+                    warm.graph_text, warm.graph_acl = text, settings.acl
+                    return text
+
+                manifest, chunks = _keyword_ready(generation, graph, text_of, context, report, progress, {})
                 if not publish:  # the live index is this one already: its records are these
                     store.discard(location, generation)
                     if previous is not None:
@@ -326,7 +319,9 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                         TextPlan.of(chunks, settings.embedding.window_tokens, pieces, warm.chunk_texts)
                         warm.line_pieces = pieces.counted
                     return report
-                store.publish(location, generation)
+                # the interim generation, live for seconds, is left to the next staging (as a fill's
+                # are): a reader that has just loaded it can still read its files
+                store.publish(location, generation, keep_previous=interim is not None)
                 store.keep_parse_records(location, generation, records)
                 keep_walk(location, settings.index, walked)
                 progress.advance("write")
@@ -345,6 +340,77 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
         report.embedding_backends = dict(Counter(embedder.backends) - backends_before)
         report.seconds = clock.laps
     return report
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """What writing a keyword-ready generation reads, besides its graph: the same for the
+    interim generation and the linked one of one build."""
+
+    info: RepositoryInfo
+    settings: Settings
+    embedder: Embedder
+    key: str
+    files: list[SourceFile]
+    previous: store.StoredIndex | None
+    warm: WarmState
+    parse_cache: BlobCache
+    cache: EmbeddingCache
+    change_log: ChangeLog
+
+
+def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[nx.MultiDiGraph], GraphText],
+                   w: _Writing, report: BuildReport, progress: Progress, marks: dict) -> tuple[dict, list]:
+    """Label `graph`, chunk, and write into `generation` everything a keyword-ready index holds
+    besides its parse records (`text_of`: the texts of the labelled graph; `marks`: added to the
+    manifest); the manifest and the chunks."""
+    settings, warm = w.settings, w.warm
+    texts = {f.path: f.text for f in w.files}
+    counter = token_counter(settings.tokens.encoding)
+    label_access(graph, acl_policy(settings.acl))
+    known = warm.token_counts.get(counter.name)  # this process's last build's, else the previous index's
+    counts = RememberedCounts(counter, _known_counts(w.previous, counter.name) if known is None else known,
+                              w.parse_cache, cache_prefix())
+    limits = (settings.chunks.max_chunk_tokens, settings.chunks.header_max_names, counter.name)
+    reusable = reusable_chunks(warm.chunked, graph, texts, limits)
+    report.chunks_reused = sum(map(len, reusable.values()))
+    chunks = build_chunks(graph, texts, counts, settings.chunks.max_chunk_tokens,
+                          settings.chunks.header_max_names, reusable)
+    counts.save()
+    warm.chunked = BuiltChunks.of(graph, texts, chunks, limits)
+    warm.token_counts = {counter.name: {c.text: c.metadata["tokens"] for c in chunks}}
+    if not chunks:
+        raise IndexingError("nothing to index: no supported file with content was found", where=str(w.info.root),
+                            hint="run `ragstream index --dry-run PATH` to see why files were skipped")
+    text = text_of(graph)
+    store.write_graph(generation / store.GRAPH, graph, text)
+    progress.start("write", 5)
+    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], w.parse_cache,
+               cache_prefix(), warm.keyword_terms, warm.token_numbers)
+    progress.advance("write")
+    store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
+    progress.advance("write")
+    changes_read = w.change_log.past_changes(chunks)
+    store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+    report.past_changes = len(changes_read)
+    progress.advance("write")
+    write_compact_forms(generation, graph, chunks, text)
+    # Counting the windows' word pieces is the fill's work (most of a cold plan): the
+    # keyword-ready index carries the vectors of the texts planned without counting --
+    # each chunk's own text, and the windows this process planned before (`kept`).
+    plan = TextPlan.of(chunks, settings.embedding.window_tokens, kept=warm.chunk_texts, windows=False)
+    vectors = w.cache.get_many(sorted(set(plan.keys)))
+    report.embedded_cached = sum(1 for k in plan.keys if k in vectors)
+    write_vectors(generation, plan, vectors)
+    progress.advance("write")
+    _fill_counts(report, graph, chunks, text)
+    manifest = _manifest(report, settings, w.embedder, w.files, w.previous, generation)
+    manifest["build_key"] = w.key
+    manifest["vectors"] = coverage(plan, vectors, backend=_resumed_backend(w.previous))
+    manifest["keyword_generation"] = generation.name  # what a fill's generations share
+    manifest.update(marks)
+    store.write_json(generation / store.MANIFEST, manifest)
+    return manifest, chunks
 
 
 def fill_index(path: str | Path, settings: Settings, *, name: str | None = None, branch: str | None = None,
@@ -453,6 +519,18 @@ def _graph_text(graph: nx.MultiDiGraph, kept: GraphText | None, moved_from: Buil
     return graph_text(graph, kept, moved)
 
 
+def _interim_text(graph: nx.MultiDiGraph, kept: GraphText | None, before: BuiltGraph | None, redo: set[str],
+                  same_policy: bool) -> GraphText:
+    """The texts of an interim graph (`graph_interim`): made from those of the graph it was made
+    from (`kept`, when they are that graph's, labelled under the same policy), else from scratch."""
+    if kept is not None and before is not None and kept.graph is before.graph and same_policy:
+        try:
+            return patched_text(graph, kept, redo)
+        except ValueError:  # not the graph it was made from after all: encoded whole
+            pass
+    return graph_text(graph)
+
+
 def label_access(graph, policy: AclPolicy) -> None:
     """Give every graph node with a file the policy's labels for its path (`acl`); its chunks
     copy them. Labels are not embedded text, so a policy change re-embeds only the headers
@@ -511,7 +589,7 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
         manifest = store.load_index(location).manifest
     except IndexLoadError:
         return None, None  # the build says why it starts over
-    if manifest.get("build_key") != key:
+    if manifest.get("build_key") != key or manifest.get(GRAPH_UPDATE):  # an interim graph is linked now
         return None, None
     told = None
     if changed is not None and last is not None and last.root == info.root and not _inside(location.data_dir, info.root):

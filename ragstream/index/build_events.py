@@ -40,11 +40,12 @@ class BuildSummary:
     seconds: dict[str, float] = field(default_factory=dict)
     keyword_ready_seconds: float = 0.0
     unchanged: bool = False  # nothing had changed: nothing was rebuilt
+    askable_seconds: float | None = None  # to the interim generation, when one was published first
 
     @classmethod
     def of(cls, report: BuildReport) -> "BuildSummary":
         return cls(report.files, report.chunks, report.embedded_new, dict(report.seconds),
-                   report.keyword_ready_seconds, report.unchanged)
+                   report.keyword_ready_seconds, report.unchanged, report.askable_seconds)
 
 
 class EventWriter:

@@ -117,6 +117,62 @@ def _moved(graph: nx.MultiDiGraph, before: GraphText, moved: Collection[str]) ->
                    link_edges=link_edges)
 
 
+def patched_text(graph: nx.MultiDiGraph, before: GraphText, redo: Collection[Hashable]) -> GraphText:
+    """The texts of `graph` -- `before.graph` less some nodes (and the edges at them), then new
+    nodes last, where only the nodes in `redo` may have other data or other edges from them
+    (`graph_interim`'s interim graph) -- made from `before`'s: the other nodes' texts and the
+    edges from them are taken as they were, less the edges to nodes gone. The same bytes as
+    `graph_text(graph)`; a ValueError when `graph` is not such a graph."""
+    old_row = {node: i for i, node in enumerate(before.nodes)}
+    starts = np.searchsorted(before.source, np.arange(len(before.nodes) + 1))  # each node's first edge
+    nodes = list(graph)
+    number = {node: i for i, node in enumerate(nodes)}
+    ids: dict[Hashable, bytes] = {}
+    node_items, link_nodes = [], []
+    rows_of_path: dict[str, list[int]] = {}
+    keys: dict[Any, int] = {}
+    key_ids: dict[Any, bytes] = {}
+    sources, targets, edge_keys, edge_texts, link_edges = [], [], [], [], []
+    for i, (node, data) in enumerate(graph.nodes(data=True)):
+        j = old_row.get(node)
+        if path := data.get("path"):
+            rows_of_path.setdefault(path, []).append(i)
+        successors = graph._succ[node]  # type: ignore[attr-defined]
+        if j is not None and node not in redo:
+            node_items.append(before.node_items[j])
+            link_nodes.append(before.link_nodes[j])
+            kept = 0
+            for e in range(int(starts[j]), int(starts[j + 1])):
+                target = number.get(before.nodes[before.target[e]])
+                if target is None:
+                    continue  # to a node gone
+                sources.append(i)
+                targets.append(target)
+                edge_keys.append(keys.setdefault(before.keys[before.edge_key[e]], len(keys)))
+                edge_texts.append(before.edge_texts[e])
+                link_edges.append(before.link_edges[e])
+                kept += 1
+            if kept != sum(map(len, successors.values())):
+                raise ValueError(f"the edges from {node!r} are not the ones it had")
+            continue
+        own = ids.setdefault(node, _dumps(node))
+        item, link = _node_texts(node, data, own)
+        node_items.append(item)
+        link_nodes.append(link)
+        for v, by_key in successors.items():
+            target_id = ids.setdefault(v, _dumps(v))
+            for key, edge in by_key.items():
+                sources.append(i)
+                targets.append(number[v])
+                edge_keys.append(keys.setdefault(key, len(keys)))
+                text, link = _edge_texts(edge, own, target_id, key, key_ids)
+                edge_texts.append(text)
+                link_edges.append(link)
+    return GraphText(graph, nodes, node_items, link_nodes, rows_of_path, edge_texts, link_edges,
+                     np.array(sources, dtype=np.int32), np.array(targets, dtype=np.int32),
+                     np.array(edge_keys, dtype=np.int32), list(keys))
+
+
 def _dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=_JSON_OPTIONS)
 

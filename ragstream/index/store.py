@@ -171,11 +171,13 @@ def _preempt(location: IndexLocation, handle) -> None:
         time.sleep(0.05)
 
 
-def new_generation(location: IndexLocation) -> Path:
-    """An empty staging folder for the next generation; stale ones from killed builds go."""
+def new_generation(location: IndexLocation, keep: Iterable[Path] = ()) -> Path:
+    """An empty staging folder for the next generation; stale ones from killed builds go (all
+    but the live one and `keep`: a build's own staging folder, when it publishes another first)."""
     live = current_generation(location)
+    kept = {live, *keep}
     for old in location.index_dir.glob("gen-*"):
-        if old != live:
+        if old not in kept:
             shutil.rmtree(old, ignore_errors=True)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     path = location.index_dir / f"gen-{stamp}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
@@ -198,10 +200,10 @@ def linked_generation(location: IndexLocation, live: Path, replaced: Iterable[st
 
 
 @contextmanager
-def staging(location: IndexLocation) -> Iterator[Path]:
-    """A new generation to write into; if the build fails or is interrupted, it is removed
-    (and so is an index folder that never had a live generation)."""
-    generation = new_generation(location)
+def staging(location: IndexLocation, keep: Iterable[Path] = ()) -> Iterator[Path]:
+    """A new generation to write into (`keep`: as `new_generation`'s); if the build fails or is
+    interrupted, it is removed (and so is an index folder that never had a live generation)."""
+    generation = new_generation(location, keep)
     try:
         yield generation
     except BaseException:

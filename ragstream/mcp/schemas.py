@@ -101,6 +101,9 @@ class ExpandResult(Paged):
     seeds: list[str]
     outcome: str = Field(description="ok, limit_reached (max_nodes kept the most relevant), no_seeds")
     budget: dict[str, Any] = Field(description="the node texts' budget: used, budget, unit, cut ids")
+    graph: str | None = Field(default=None, description=(
+        "set while the graph read is the interim one an edit was published with first: calls and references "
+        "into and out of the changed files are the previous build's until the re-index links them"))
     items: list[ExpandedNode]
 
 
@@ -115,6 +118,9 @@ class FetchResult(Paged):
     budget: dict[str, Any]
     not_found: list[str] = Field(description="ids with no text you may see (unknown, external or filtered)")
     cut: list[str] = Field(description="ids whose text did not fit the budget")
+    graph: str | None = Field(default=None, description=(
+        "set while the graph read is the interim one an edit was published with first: calls and references "
+        "into and out of the changed files are the previous build's until the re-index links them"))
     items: list[NodeText]
 
 
@@ -144,6 +150,9 @@ class RelationsResult(Paged):
     shape: str = Field(description="list (the related nodes in items) or flow (paths from the subject to tables)")
     subjects: list[Subject]
     relation: str
+    graph: str | None = Field(default=None, description=(
+        "set while the graph read is the interim one an edit was published with first: calls and references "
+        "into and out of the changed files are the previous build's until the re-index links them"))
     items: list[RelationItem] | list[FlowPath]
 
 
@@ -185,6 +194,9 @@ class IndexInfo(BaseModel):
         default=None, description="does the C# reach the SQL: procedures with a C# caller, tables with a C# reader "
         "or writer, SQL left unresolved or unparsed, and a warning when no C# -> SQL edge was made (None: no SQL, "
         "an index built before this was counted, or withheld when filters are set)")
+    graph: str | None = Field(default=None, description=(
+        "set while the graph read is the interim one an edit was published with first: calls and references "
+        "into and out of the changed files are the previous build's until the re-index links them"))
 
 
 class RefreshResult(BaseModel):

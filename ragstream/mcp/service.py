@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from ragstream.answer_sources import BASIS, Basis
 from ragstream.catalog import IndexSummary
 from ragstream.controller import Controller, Scope, expanded_nodes, with_text_budget
+from ragstream.index.graph_mark import graph_note
 from ragstream.errors import RetrievalError
 from ragstream.mcp import schemas
 from ragstream.mcp.paging import Page, Pager
@@ -135,25 +136,29 @@ class Service:
         outcome = next((e["outcome"] for e in sp.trace if e["action"] == "expand"), "no_seeds")
         page = self.pager.first("expand", self._node_items(sp), max_tokens)
         return schemas.ExpandResult(repository=sp.repository, index=sp.active_index, branch=sp.branch,
-                                    seeds=sp.graph_seed_nodes, outcome=outcome, budget=_budget(sp), **_paged(page))
+                                    seeds=sp.graph_seed_nodes, outcome=outcome, budget=_budget(sp),
+                                    graph=self.controller.graph_note(scope), **_paged(page))
 
     def fetch(self, call: CallScope, ids: list[str], budget_tokens: int, max_tokens: int) -> schemas.FetchResult:
         pipeline = with_text_budget(self.pipeline("base", {"max_depth": FETCH_DEPTH}), budget_tokens)
-        sp, _ = self.controller.expand_seeds(ids, self.scope(call), pipeline)
+        scope = self.scope(call)
+        sp, _ = self.controller.expand_seeds(ids, scope, pipeline)
         texts = self._texts(sp)
         cut = [c["id"] for c in sp.budget.get("node_texts", {}).get("cut", [])]
         found = {t["id"] for t in texts} | set(cut)
         page = self.pager.first("fetch", texts, max_tokens)
         return schemas.FetchResult(budget=_budget(sp), not_found=[i for i in dict.fromkeys(ids) if i not in found],
-                                   cut=cut, **_paged(page))
+                                   cut=cut, graph=self.controller.graph_note(scope), **_paged(page))
 
     def relations(self, call: CallScope, subject: str, relation: str, pipeline_name: str,
                   max_tokens: int) -> schemas.RelationsResult:
-        answer = self.controller.relations(subject, relation, self.scope(call), self.pipeline(pipeline_name, {}))
+        scope = self.scope(call)
+        answer = self.controller.relations(subject, relation, scope, self.pipeline(pipeline_name, {}))
         listed = answer["paths"] if answer["shape"] == "flow" else answer["items"]
         page = self.pager.first("relations", listed, max_tokens)
         subjects = [schemas.Subject(id=s["id"], kind=s["kind"], table=s.get("table")) for s in answer["subjects"]]
-        return schemas.RelationsResult(shape=answer["shape"], subjects=subjects, relation=relation, **_paged(page))
+        return schemas.RelationsResult(shape=answer["shape"], subjects=subjects, relation=relation,
+                                       graph=self.controller.graph_note(scope), **_paged(page))
 
     def ask(self, call: CallScope, question: str, pipeline_name: str, overrides: dict[str, Any],
             max_tokens: int) -> schemas.AskResult:
@@ -244,7 +249,8 @@ class Service:
             updated_at=summary.updated_at, problem=summary.problem, building=summary.builder,
             stage=summary.vectors.get("stage", "") if filtered else summary.stage,
             stale_files=None if filtered else summary.stale, counts=None if filtered else counts,
-            sql_coverage=None if filtered or summary.sql_coverage is None else summary.sql_coverage.lines() or None)
+            sql_coverage=None if filtered or summary.sql_coverage is None else summary.sql_coverage.lines() or None,
+            graph=graph_note(summary.marks, filtered))
 
     def _texts(self, sp: SuperPrompt) -> list[dict[str, Any]]:
         """The state's node texts, each with its exact lines."""

@@ -26,6 +26,7 @@ from ragstream.gc_pause import gc_paused
 from ragstream.index import store
 from ragstream.index.embeddings import Embedder
 from ragstream.index.fill import semantic_over, stage_of
+from ragstream.index.graph_mark import graph_note
 from ragstream.index.chunk_table import chunk_ids, chunk_nodes, row_node, row_path
 from ragstream.index.mention_table import MentionTable
 from ragstream.index.model import Chunk
@@ -75,6 +76,10 @@ class LoadedIndex:
                     "so semantic search finds nothing (bm25 works now; `ragstream index --status` shows the fill)")
         return (f"{semantic_over(vectors)} ({vectors['heads']:,} of {vectors['chunks']:,} chunks): "
                 "the semantic fill is not complete")
+
+    def graph_note(self, filtered: bool) -> str | None:
+        """What a reader of this generation's graph is told while it is the interim one (`graph_mark`)."""
+        return graph_note(self.stored.manifest, filtered)
 
     def visible_rows(self, visible: np.ndarray, cid: str) -> list[int]:
         """The rows of a chunk id (or of every part of a split node), if all are visible; else []."""

@@ -21,6 +21,7 @@ import numpy as np
 from ragstream.config import RetrievalSettings
 from ragstream.errors import RetrievalError
 from ragstream.index.chunk_table import of_kind
+from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.fusion import Fused, fuse, ranks_of, scaled, with_file_evidence
 from ragstream.retrieval.history_search import HistoryIndex
 from ragstream.retrieval.index_store import IndexStore, LoadedIndex
@@ -50,6 +51,9 @@ class Retriever:
         mode, query, top_k, filters = request.search_type, request.query, request.top_k, request.retrieval_filters
         note = index.semantic_note() if mode in ("semantic", "hybrid") else None
         warnings = list(index.visibility.filter_warnings(filters))
+        # the hits' headers and the walk after them read the graph: an interim one says so
+        if graph := index.graph_note(filtered=filters != RetrievalFilters()):
+            warnings.append(graph)
         if note:
             debug["semantic_coverage"] = {k: index.vectors[k]
                                           for k in ("stage", "embedded", "texts", "heads", "chunks")}

@@ -133,6 +133,8 @@ def _index_card(s: IndexSummary, building: bool = False) -> None:
             st.warning(line.removeprefix("warning: "), icon=":material/warning:")
         else:
             st.caption(line)
+    if s.graph_note:  # an edit published before its calls were linked: the graph says so until they are
+        st.caption(f":material/sync: {s.graph_note}")
 
 
 def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> Any:

@@ -1,0 +1,39 @@
+"""The mark of a generation whose graph is the interim one (`graph_interim`): the files changed
+since the graph was linked, kept in the manifest and in the graph's own attributes, and the note
+every reader of the graph gives while it is there -- search and the answer's warnings, the index
+list and `index --status`, the graph page, the MCP tools. (Light: read by every front end.)"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+GRAPH_UPDATE = "graph_update"  # the key of the mark, in a manifest and in a graph's attributes
+NAMED_FILES = 3  # files named in a note; the rest are counted
+
+
+def graph_update(changed: list[str], linked_generation: str) -> dict:
+    """The manifest's mark of an interim graph: the files changed since the graph was linked,
+    and the generation it was linked for."""
+    return {"files": changed, "linked_for": linked_generation}
+
+
+def graph_marks(manifest: Mapping) -> dict:
+    """The mark of a manifest, alone (empty when its graph is linked): what an index list keeps."""
+    return {GRAPH_UPDATE: manifest[GRAPH_UPDATE]} if manifest.get(GRAPH_UPDATE) else {}
+
+
+def graph_note(marks: Mapping, filtered: bool = False) -> str | None:
+    """What a reader of the graph is told while it is the interim one (`marks`: a manifest, or
+    the graph's own attributes, which carry the same mark); None when it is linked. Under
+    retrieval filters (`filtered`) no file is named or counted: the changed ones may be hidden."""
+    update = marks.get(GRAPH_UPDATE)
+    if not update:
+        return None
+    files = update["files"]
+    if filtered:
+        changed = "files changed since it was linked"
+    else:
+        named = ", ".join(files[:NAMED_FILES]) + (f" and {len(files) - NAMED_FILES} more"
+                                                  if len(files) > NAMED_FILES else "")
+        changed = f"{len(files)} file(s) changed since it was linked ({named})"
+    return (f"graph: updating, {changed}: their definitions are current, but calls and references into "
+            "and out of them are the previous build's until the re-index publishes the linked graph")
