@@ -207,3 +207,4 @@ def test_two_schemas_with_the_name_and_none_default_keep_the_name_external_with_
     target, _, candidates = index.match("Trail", ("TABLE", "VIEW"))
     assert target is None and candidates == ["sql:audit.Trail|TABLE", "sql:sales.Trail|TABLE"]
     assert index.match("Entry", ("PROCEDURE", "FUNCTION"))[0] is None  # a call means a routine
+
