@@ -198,13 +198,43 @@ def test_case_and_default_schema_resolve_and_another_schema_does_not():
 
 
 def test_two_schemas_with_the_name_and_none_default_keep_the_name_external_with_candidates():
-    from ragstream.index.sql.name_resolution import _Index
+    from ragstream.index.sql.name_resolution import SqlNames
 
     graph, _ = build_graph([parse_sql("schema.sql", SCHEMAS)])
-    index = _Index(graph, loose=False)
+    index = SqlNames(graph, loose=False)
     assert index.match("Entry", ("TABLE", "VIEW"))[:2] == ("sql:dbo.Entry|TABLE", "default_schema")
     assert index.match("AUDIT.ENTRY", ("TABLE", "VIEW"))[:2] == ("sql:audit.Entry|TABLE", "case")
     target, _, candidates = index.match("Trail", ("TABLE", "VIEW"))
     assert target is None and candidates == ["sql:audit.Trail|TABLE", "sql:sales.Trail|TABLE"]
     assert index.match("Entry", ("PROCEDURE", "FUNCTION"))[0] is None  # a call means a routine
 
+
+
+IDENTITY_MIGRATION = """
+using Microsoft.EntityFrameworkCore.Migrations;
+namespace App.Migrations;
+public partial class CreateIdentitySchema : Migration
+{
+    protected override void Up(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.CreateTable(name: "AspNetUsers", columns: table => new { Id = table.Column<int>(nullable: false) });
+    }
+}
+"""
+
+ALIASED_USERS = """
+using ServiceStack.DataAnnotations;
+namespace App.Data;
+[Alias("AspNetUsers")]
+public class ApplicationUser { public int Id { get; set; } }
+[Alias("AspNetRoles")]
+public class ApplicationRole { public int Id { get; set; } }
+"""
+
+
+def test_an_aliased_class_maps_to_the_table_another_source_made_and_an_alias_naming_no_table_maps_nowhere():
+    graph = _build(("Migration.cs", IDENTITY_MIGRATION), ("Users.cs", ALIASED_USERS))
+    users = _out(graph, "cs:App.Data.ApplicationUser|TYPE", "MAPS_TO")
+    assert set(users) == {"sql:AspNetUsers|TABLE"} and users["sql:AspNetUsers|TABLE"]["via"] == "orm_alias"
+    assert not _out(graph, "cs:App.Data.ApplicationRole|TYPE", "MAPS_TO")  # no AspNetRoles table: nothing made
+    assert not [node for node in graph if "AspNetRoles" in node]

@@ -16,7 +16,8 @@ column; MAPS_TO from the class to the table and from each property to its column
 `mapped_by`, `resolution` "static" when an `[Alias]` names it, "inferred" when the convention does).
 OrmLite maps any class by its name, so a class of the same short name that maps nowhere else
 (a migration's nested copy of the service model's POCO) maps there too, as a guess
-(`via="code_first_namesake"`, `entity`).
+(`via="code_first_namesake"`, `entity`). A class whose `[Alias]` names a table some other source
+made (an EF migration's `AspNetUsers`) maps to it (`via="orm_alias"`).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import networkx as nx
 from ragstream.index.csharp.ef_columns import declared_properties, with_bases
 from ragstream.index.csharp.naming_strategies import naming_strategy, stored_name
 from ragstream.index.model import Node, Reference, node_id
+from ragstream.index.sql.name_resolution import RELATIONS, SqlNames
 from ragstream.index.sql.templates import DEFAULT_SCHEMA
 from ragstream.index.symbols import SymbolTable
 
@@ -52,6 +54,26 @@ def link_code_first_tables(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: I
     for entity, table in sorted(created.items()):
         added["MAPS_TO"] += _map_namesakes(graph, symbols, entity, table)
         added["FOREIGN_KEY"] += _foreign_keys(graph, symbols, entity, table, created)
+    added["MAPS_TO"] += _map_aliased(graph)
+    return added
+
+
+def _map_aliased(graph: nx.MultiDiGraph) -> int:
+    """MAPS_TO from each class whose `[Alias("T")]` names a table another source made (an EF
+    migration's `AspNetUsers`) and that maps nowhere else: OrmLite reads and writes it there."""
+    names = SqlNames(graph, loose=False)
+    added = 0
+    for node, data in sorted(graph.nodes(data=True)):
+        attrs = data.get("attrs") or {}
+        if data.get("kind") != "TYPE" or not attrs.get("alias") \
+                or any(key == "MAPS_TO" for _, _, key in graph.out_edges(node, keys=True)):
+            continue
+        written = f"{attrs['schema']}.{attrs['alias']}" if attrs.get("schema") else attrs["alias"]
+        table, rule, _ = names.match(written, RELATIONS)
+        if table is not None:
+            graph.add_edge(node, table, key="MAPS_TO", type="MAPS_TO", via="orm_alias", alias=attrs["alias"],
+                           name_rule=rule, line=data.get("start_line", 0), resolution="static")
+            added += 1
     return added
 
 

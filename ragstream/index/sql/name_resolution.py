@@ -34,7 +34,7 @@ RELATIONS = ("TABLE", "VIEW")
 def resolve_sql_names(graph: nx.MultiDiGraph) -> int:
     """Move edges into EXTERNAL SQL names onto the objects they mean; how many edges moved."""
     strategy = naming_strategy(graph)
-    index = _Index(graph, strategy is not None)
+    index = SqlNames(graph, strategy is not None)
     moved = 0
     for node, data in sorted(graph.nodes(data=True)):
         if data.get("kind") != "EXTERNAL" or data.get("language") != "sql":
@@ -58,7 +58,7 @@ def resolve_sql_names(graph: nx.MultiDiGraph) -> int:
     return moved
 
 
-class _Index:
+class SqlNames:
     """The graph's SQL objects by qualified name, by bare name, and by loose name."""
 
     def __init__(self, graph: nx.MultiDiGraph, loose: bool) -> None:
