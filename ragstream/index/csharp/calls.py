@@ -364,6 +364,10 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body,
         named = _literal_name(values) if len(written) == 1 else None
         if named:  # `Mapper.Entity<History>("History")`: a registry may name the type's table
             spec["literal"] = named
+    typed = [value.named_children[-1].named_children[0] for value in values if value.named_children
+             and value.named_children[-1].type == "typeof_expression" and value.named_children[-1].named_children]
+    if typed:  # `db.CreateTable(typeof(Order))`: the non-generic form of a call on a type (`code_first_tables`)
+        spec["typeof_arguments"] = [list(scope.type_guesses(name)) for t in typed if (name := type_name(t))]
     kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
