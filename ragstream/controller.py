@@ -307,12 +307,6 @@ class Controller:
                                                           RetrievalFilters.parse(scope.retrieval_filters),
                                                           scope.active_index)
 
-    def graph_note(self, scope: Scope) -> str | None:
-        """What a reader of the scope's live graph is told while it is the interim one
-        (`graph_mark`: an edit published before its calls were linked); None when it is linked.
-        An answer made from a graph carries that graph's own note instead (`graph_mark.graph_note_of`)."""
-        return graph_note(self.scope_graph(scope).graph, bool(scope.retrieval_filters))
-
     def neighbourhood(self, node: str, scope: Scope) -> dict[str, Any]:
         """A node and its edges as the scope's caller may see them (`neighbourhood_data`), with
         the note of the graph they were read from (`graph`); a RetrievalError when no visible node

@@ -126,7 +126,7 @@ def test_an_answer_keeps_the_note_of_the_graph_it_was_made_from_after_the_link(t
         early = AnsweredAtFirstPublication(controller)
         build_index(repo, settings, fill=False, changed=[EDITED], progress=early)
         scope = resolve_scope(settings)
-        assert controller.graph_note(scope) is None  # the linked graph is live now
+        assert controller.neighbourhood(AUDIT, scope)["graph"] is None  # the linked graph is live now
         assert early.answer["items"] == []  # made from the interim graph: its call not linked then ...
         assert (early.answer["graph"] or "").startswith("graph: updating, 1 file(s)")  # ... and it says so
         assert all((note or "").startswith("graph: updating") for note in early.tools)
@@ -198,8 +198,8 @@ def test_an_interim_generation_left_behind_says_so_everywhere_and_is_linked_next
     assert catalog.build_wanted(settings, repo, None) is False  # not up to date: the graph is to be linked
     with Controller(settings) as controller:
         scope = resolve_scope(settings)
-        assert (controller.graph_note(scope) or "").startswith("graph: updating, 1 file(s)")
-        filtered = (controller.graph_note(scope.with_filters({"paths_include": ["shop/**"]})) or "")
+        assert (controller.neighbourhood(AUDIT, scope)["graph"] or "").startswith("graph: updating, 1 file(s)")
+        filtered = controller.neighbourhood(AUDIT, scope.with_filters({"paths_include": ["shop/**"]}))["graph"] or ""
         assert filtered.startswith("graph: updating, files changed") and EDITED not in filtered  # nothing named
         service = Service(controller, ServerOptions())
         call = CallScope()

@@ -144,8 +144,10 @@ def _index_card(controller: Controller, s: IndexSummary, scope: Scope) -> None:
             st.warning(line.removeprefix("warning: "), icon=":material/warning:")
         else:
             st.caption(line)
-    # an edit published before its calls were linked: the live graph says so until they are
-    if note := controller.graph_note(scope):
+    # an edit published before its calls were linked: the graph says so until they are. From the
+    # index list's manifest, not the loaded graph: loading a generation here would block the page
+    # on every publication of a fill
+    if note := s.graph_note(filtered):
         st.caption(f":material/sync: {note}")
 
 
