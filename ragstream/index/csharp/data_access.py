@@ -54,6 +54,7 @@ import networkx as nx
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
 from ragstream.index.csharp.calls import TABLE_OF_TYPE
 from ragstream.index.csharp.join_tables import join_tables
+from ragstream.index.csharp.orm_calls import orm_call
 from ragstream.index.csharp.package_dbsets import dbset_tables, on_context, tables_by_short_name
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference, node_id
@@ -96,6 +97,8 @@ class _Carrier:
     property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
     joins: tuple[tuple[str, str, str], ...] = ()  # a many-to-many navigation's join tables: (table, how, navigation)
     dbset: str | None = None  # a package context's DbSet the receiver is (`db.Clients`): its table by its name
+    via: str = "type_argument"  # how the entity was found ("entity_argument": an ORM verb's argument)
+    guess: bool = False  # an ORM call on a receiver of a type the index cannot see (`orm_calls`)
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -112,7 +115,8 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
             continue
-        carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
+        carrier = _orm_carrier(graph, symbols, ref) or _carrier(graph, symbols, call) \
+            or _table_of_type_carrier(graph, ref, consumed)
         edge_type = _access(carrier, _verb(call)) if carrier is not None else None
         if carrier is None or edge_type is None or _repository_extension(graph, symbols, carrier, call):
             continue
@@ -132,11 +136,11 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred",
-                         "via": "navigation" if carrier.navigation else "type_argument",
+                         "via": "navigation" if carrier.navigation else carrier.via,
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
                          **({"property": carrier.property} if carrier.property else {}),
                          **({"state": call["state"]} if call.get("state") else {}),
-                         **({"guess": True} if carrier.navigation or entity in projected else {})}
+                         **({"guess": True} if carrier.navigation or carrier.guess or entity in projected else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -334,6 +338,19 @@ def _consumed_tables_of_type(refs: list[Reference]) -> set[tuple[str, str, str]]
     of the method is chained on (`db.Set<Order>().Add(o)`): that call says how the table is used."""
     return {_table_key(ref.source, data["generic_call"], data["entities"]) for ref in refs
             if (data := (ref.attrs.get("call") or {}).get("data")) and "generic_call" in data}
+
+
+def _orm_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> _Carrier | None:
+    """A typed micro-ORM or session call (`Db.SingleById<Post>(id)`, `Db.Insert(post)`; `orm_calls`):
+    the ORM's method carries the entity, and its verb says read or write."""
+    path = graph.nodes[ref.source].get("path")
+    file = graph.nodes.get(node_id("csharp", path, "FILE")) if path else None
+    usings = set((file or {}).get("attrs", {}).get("usings") or ())
+    found = orm_call(graph, symbols, ref.attrs["call"], usings) if usings else None
+    if found is None:
+        return None
+    return _Carrier(f"{found.api}.{ref.attrs['call']['member']}", found.entities, query=True, declared_here=True,
+                    passed=found.via == "entity_argument", via=found.via, guess=found.guess)
 
 
 def _table_of_type_carrier(graph: nx.MultiDiGraph, ref: Reference,
