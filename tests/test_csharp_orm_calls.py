@@ -148,3 +148,45 @@ def test_each_orm_verb_is_read_or_write_once_and_the_write_verbs_read_as_writes(
         assert not api.reads & api.writes
         assert all(verb.startswith(WRITE_VERBS) for verb in api.writes)
         assert not any(verb.startswith(WRITE_VERBS) for verb in api.reads)
+
+
+def test_a_generic_method_forwarding_its_type_parameter_to_the_session_reads_for_its_callers():
+    """`Repository.Get<Order>(id)` through `IRepository.Get<TEntity>` to `session.Get<TEntity>(id)`
+    reads the orders; `FindAll<TEntity>()` over `session.QueryOver<TEntity>()` reads too; a generic
+    method that hands its type parameter to no ORM (`Describe<T>()`) makes nothing."""
+    graph = build({"Repository.cs": """
+using System.Collections.Generic;
+using NHibernate;
+namespace Shop.Data;
+public interface IRepository
+{
+    TEntity Get<TEntity>(object id);
+    IEnumerable<TEntity> FindAll<TEntity>() where TEntity : class;
+    string Describe<TEntity>();
+}
+public class NHibernateRepository : IRepository
+{
+    private readonly ISession session;
+    public TEntity Get<TEntity>(object id) { return session.Get<TEntity>(id); }
+    public IEnumerable<TEntity> FindAll<TEntity>() where TEntity : class { return session.QueryOver<TEntity>().List<TEntity>(); }
+    public string Describe<TEntity>() => typeof(TEntity).Name;
+}
+""", "Controller.cs": """
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Web;
+public class AdminController
+{
+    public IRepository Repository { get; set; }
+    public object Show(int id) => Repository.Get<Order>(id);
+    public object List() => Repository.FindAll<Customer>();
+    public string Name() => Repository.Describe<Order>();
+}
+"""})
+    read = edges(graph, "Shop.Web.AdminController.Show", "READS")
+    assert set(read) == {ORDERS}
+    assert read[ORDERS]["via"] == "type_argument" and read[ORDERS]["member"] == "Get"
+    assert read[ORDERS]["forwarder"] == "cs:Shop.Data.NHibernateRepository.Get|METHOD"
+    assert set(edges(graph, "Shop.Web.AdminController.List", "READS")) == {CUSTOMERS}
+    assert edges(graph, "Shop.Web.AdminController.Name", "READS") == {}
+    assert edges(graph, "Shop.Web.AdminController.Show", "WRITES") == {}
