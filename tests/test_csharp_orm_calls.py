@@ -58,6 +58,8 @@ public class OrderServices : Service
     public async Task<int> Counted() => (int)await Db.CountAsync<Customer>();
     public object Totals() => Db.Column<int>(Db.From<Order>().Select(x => x.Total));
     public object Nothing() => Db.Select<Unmapped>();
+    public object Each(IEnumerable<int> ids) => ids.Select(id => Db.SingleById<Customer>(id)).ToList();
+    public void Untyped(dynamic items) { foreach (var item in items) item.Delete<Order>(); }
 }
 """
 
@@ -81,6 +83,9 @@ def test_ormlite_reads_and_writes_by_type_argument_argument_and_lambda():
     # `Column<int>` is typed by its values: only the query builder's `From<Order>` reads
     assert set(edges(graph, "Shop.Services.OrderServices.Totals", "READS")) == {ORDERS}
     assert edges(graph, "Shop.Services.OrderServices.Nothing", "READS") == {}  # no table is known
+    assert set(edges(graph, "Shop.Services.OrderServices.Each", "READS")) == {CUSTOMERS}
+    # a receiver the syntax gives no type: the ORM's verb and using decide, a guess
+    assert edges(graph, "Shop.Services.OrderServices.Untyped", "WRITES")[ORDERS]["guess"] is True
 
 
 def test_without_the_orms_using_the_same_calls_make_nothing():

@@ -66,6 +66,9 @@ ORM_APIS: tuple[OrmApi, ...] = (
            writes=frozenset({"Insert", "InsertWithIdentity", "InsertOrReplace", "Update", "Delete"})),
 )
 
+# OrmLite's `SqlExpression<T>` builder: a call chained on one of these is on the query builder.
+QUERY_BUILDER = frozenset({"From", "Join", "LeftJoin", "RightJoin", "FullJoin", "CrossJoin", "Where", "And", "Or"})
+
 # Types a data-access call is made on: ADO.NET connections (OrmLite's and Dapper's extensions),
 # ORM sessions and databases, OrmLite's query builder.
 DATA_RECEIVERS = frozenset({
@@ -113,9 +116,9 @@ def _receiver_kind(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> 
     "other" (a type that is no data access: a cache, a list)."""
     receiver = call["receiver"]
     inner = receiver.get("call")
-    if inner is not None and inner.get("member", "").removesuffix("Async") in ORM_APIS[0].reads:
+    if inner is not None and inner.get("member") in QUERY_BUILDER:
         return "data"  # `Db.From<A>().Join<B>()`: on OrmLite's query builder
-    guesses = receiver_types(graph, symbols, receiver)
+    guesses = [] if "unknown" in receiver else receiver_types(graph, symbols, receiver)
     declared = symbols.first("csharp", guesses, ("TYPE",)) if guesses else None
     if not guesses or (call.get("named_receiver") and declared is None):
         return "unknown"
