@@ -53,6 +53,8 @@ public class OrderServices : Service
     public object Get(int id) => Db.SingleById<Order>(id);
     public object Joined() => Db.Select(Db.From<Order>().Join<Customer>());
     public void Create(Order order) => Db.Insert(order);
+    public void Convert(Customer customer) => Db.Insert(ToOrder(customer));
+    private Order ToOrder(Customer customer) => new Order();
     public void Cancel(int id) => Db.UpdateOnly(() => new Order { Total = 0 }, where: x => x.Id == id);
     public void Drop(int id) => Db.DeleteById<Customer>(id);
     public async Task<int> Counted() => (int)await Db.CountAsync<Customer>();
@@ -77,6 +79,7 @@ def test_ormlite_reads_and_writes_by_type_argument_argument_and_lambda():
     written = edges(graph, "Shop.Services.OrderServices.Create", "WRITES")
     assert set(written) == {ORDERS} and written[ORDERS]["via"] == "entity_argument"
     assert set(edges(graph, "Shop.Services.OrderServices.Cancel", "WRITES")) == {ORDERS}
+    assert set(edges(graph, "Shop.Services.OrderServices.Convert", "WRITES")) == {ORDERS}  # what the call returns
     assert edges(graph, "Shop.Services.OrderServices.Cancel", "READS") == {}
     assert set(edges(graph, "Shop.Services.OrderServices.Drop", "WRITES")) == {CUSTOMERS}
     assert set(edges(graph, "Shop.Services.OrderServices.Counted", "READS")) == {CUSTOMERS}

@@ -4,7 +4,7 @@
 `session.Load<TaskState>(id)` (NHibernate), `db.Fetch<Order>(..)` (NPoco / PetaPoco): the receiver
 is a connection or session that carries no entity, the method's own type argument is the table's
 entity; the write APIs infer it, as C# infers a generic method's type argument, from the argument
-(`Db.Insert(post)`, `session.SaveOrUpdate(entry)`) or from the object a lambda argument creates
+(`Db.Insert(post)`, `session.SaveOrUpdate(entry)`, `Db.Insert(ToNotification(..))`: what the call returns) or from the object a lambda argument creates
 (`Db.UpdateOnly(() => new Post { Deleted = true }, where: ..)`, an `Expression<Func<T>>`).
 OrmLite's query builder `Db.From<Choice>().Join<Technology>()` reads each table it names.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.index.csharp.call_resolution import ancestors, receiver_types, resolve_call
+from ragstream.index.csharp.call_resolution import ancestors, argument_type_ids, receiver_types, resolve_call
 from ragstream.index.symbols import SymbolTable
 
 
@@ -102,7 +102,7 @@ def orm_call(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict, usings: s
     if verb not in api.writes:
         return None
     passed = call.get("creates") or call.get("message") or \
-        (receiver_types(graph, symbols, call["argument"]) if call.get("argument") else [])
+        [symbols.nodes[ids[0]].name for ids in argument_type_ids(graph, symbols, call)[:1] if ids]
     return OrmCall(api.namespace, [list(passed)], "entity_argument", kind == "unknown") if passed else None
 
 
