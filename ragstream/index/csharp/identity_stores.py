@@ -1,0 +1,120 @@
+"""The tables an ASP.NET Core Identity manager call reads and writes.
+
+`UserManager<TUser>`, `RoleManager<TRole>` and `SignInManager<TUser>` persist through Identity's
+stores (`UserStore`, `RoleStore`): each public method runs the store operations its name says and,
+for a change, `UpdateUserAsync` (the user's row: its concurrency and security stamps). So
+`AddToRoleAsync(user, role)` writes the user-role link table and the users table and reads the
+roles table, `AddClaimAsync` writes the user-claims table, `FindByEmailAsync` reads the users table
+— never the collections the application's user type holds (`AppUser.Bookmarks`), which the
+stores do not load or save (https://learn.microsoft.com/aspnet/core/security/authentication/identity-custom-storage-providers,
+and `UserManager<TUser>`'s source). A method `IDENTITY_VERBS` does not list reads the manager's own
+table when its name asks (`Find*`, `Get*`, `Is*`, `Check*`, ...), writes it when its name changes
+(`Set*`, `Update*`, ...), and touches nothing otherwise.
+
+Each store part is a table: the manager's own (`Users` for a user manager, `Roles` for a role
+manager) is its type argument's table; another is the table of the repository's type deriving
+from Identity's class for it (`AppUserRole : IdentityUserRole<int>`), else the repository's table
+named like Identity's set or its default table (`UserRoles`, `AspNetUserRoles`; `package_dbsets`).
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.package_dbsets import dbset_tables, tables_by_short_name
+
+# The managers and the store part their type argument is.
+MANAGERS = {"UserManager": "Users", "SignInManager": "Users", "RoleManager": "Roles"}
+
+_R, _W = "READS", "WRITES"
+_USER_CHANGE = ((_W, "Users"),)
+
+# (manager, method without `Async`) -> the (edge, store part) each call makes; the one table of verbs.
+IDENTITY_VERBS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
+    **{("UserManager", m): ((_W, "UserRoles"), (_R, "Roles"), *_USER_CHANGE)
+       for m in ("AddToRole", "AddToRoles", "RemoveFromRole", "RemoveFromRoles")},
+    **{("UserManager", m): ((_W, "UserClaims"), *_USER_CHANGE)
+       for m in ("AddClaim", "AddClaims", "ReplaceClaim", "RemoveClaim", "RemoveClaims")},
+    **{("UserManager", m): ((_W, "UserLogins"), *_USER_CHANGE) for m in ("AddLogin", "RemoveLogin")},
+    **{("UserManager", m): ((_W, "UserTokens"), *_USER_CHANGE)
+       for m in ("SetAuthenticationToken", "RemoveAuthenticationToken", "ResetAuthenticatorKey",
+                 "GenerateNewTwoFactorRecoveryCodes", "RedeemTwoFactorRecoveryCode")},
+    ("UserManager", "GetRoles"): ((_R, "UserRoles"), (_R, "Roles")),
+    ("UserManager", "IsInRole"): ((_R, "UserRoles"), (_R, "Roles")),
+    ("UserManager", "GetUsersInRole"): ((_R, "Users"), (_R, "UserRoles"), (_R, "Roles")),
+    ("UserManager", "GetClaims"): ((_R, "UserClaims"),),
+    ("UserManager", "GetUsersForClaim"): ((_R, "Users"), (_R, "UserClaims")),
+    ("UserManager", "GetLogins"): ((_R, "UserLogins"),),
+    ("UserManager", "FindByLogin"): ((_R, "Users"), (_R, "UserLogins")),
+    ("UserManager", "GetAuthenticationToken"): ((_R, "UserTokens"),),
+    ("UserManager", "GetAuthenticatorKey"): ((_R, "UserTokens"),),
+    ("UserManager", "CountRecoveryCodes"): ((_R, "UserTokens"),),
+    # a sign-in reads the user; a password check counts failures and lockout on the user's row
+    **{("SignInManager", m): ((_R, "Users"), *_USER_CHANGE)
+       for m in ("PasswordSignIn", "CheckPasswordSignIn", "TwoFactorSignIn", "TwoFactorAuthenticatorSignIn",
+                 "TwoFactorRecoveryCodeSignIn")},
+    ("SignInManager", "ExternalLoginSignIn"): ((_R, "Users"), (_R, "UserLogins")),
+    ("SignInManager", "UpdateExternalAuthenticationTokens"): ((_W, "UserTokens"), *_USER_CHANGE),
+    **{("SignInManager", m): ((_R, "Users"),) for m in ("SignIn", "RefreshSignIn", "SignInWithClaims", "ValidateSecurityStamp")},
+    ("SignInManager", "SignOut"): (),
+    **{("RoleManager", m): ((_W, "RoleClaims"), (_W, "Roles")) for m in ("AddClaim", "RemoveClaim")},
+    ("RoleManager", "GetClaims"): ((_R, "RoleClaims"),),
+}
+# The name says a read or a change of the manager's own row (methods the table does not list).
+_READ_PREFIXES = ("Find", "Get", "Is", "Check", "Has", "Verify", "RoleExists", "Count")
+_WRITE_PREFIXES = ("Create", "Update", "Delete", "Set", "Add", "Remove", "Change", "Reset", "Confirm",
+                   "AccessFailed", "Replace")
+
+# Identity's entity classes, by store part: a repository type deriving from one stands for that part.
+IDENTITY_BASES = {"Users": "IdentityUser", "Roles": "IdentityRole", "UserRoles": "IdentityUserRole",
+                  "UserClaims": "IdentityUserClaim", "UserLogins": "IdentityUserLogin",
+                  "UserTokens": "IdentityUserToken", "RoleClaims": "IdentityRoleClaim"}
+
+
+def identity_accesses(manager: str, member: str) -> tuple[tuple[str, str], ...]:
+    """(edge type, store part) of each table access a call of `manager.member` makes; () for none."""
+    name = member.removesuffix("Async")
+    listed = IDENTITY_VERBS.get((manager, name))
+    if listed is not None:
+        return listed
+    own = MANAGERS[manager]
+    if name.startswith(_READ_PREFIXES):
+        return ((_R, own),)
+    return ((_W, own),) if manager != "SignInManager" and name.startswith(_WRITE_PREFIXES) else ()
+
+
+class IdentityTables:
+    """Store part -> tables, for one graph: the manager's type argument for its own part, else the
+    repository's type deriving from Identity's class for the part, else the table so named."""
+
+    def __init__(self, graph: nx.MultiDiGraph):
+        self.graph = graph
+        self._derived: dict[str, list[str]] | None = None
+        self._names: dict[str, list[str]] | None = None
+
+    def tables(self, part: str, own_part: str, entity_tables: list[str]) -> tuple[list[str], bool]:
+        """The part's tables, and whether they were found by name only (a guess)."""
+        if part == own_part and entity_tables:
+            return entity_tables, False
+        if self._derived is None:
+            self._derived = _derived_tables(self.graph)
+            self._names = tables_by_short_name(self.graph)
+        derived = self._derived.get(part)
+        return (derived, False) if derived else (dbset_tables(self._names or {}, part), True)
+
+
+def _derived_tables(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Store part -> the tables of the repository's types deriving from Identity's class for it
+    (`AppUserRole : IdentityUserRole<int>`), when one such type maps to tables."""
+    part_of = {base: part for part, base in IDENTITY_BASES.items()}
+    found: dict[str, set[str]] = {}
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") != "TYPE":
+            continue
+        bases = [b.get("name", "") for b in (data.get("attrs") or {}).get("generic_bases") or []]
+        bases += [graph.nodes[t].get("name", "") for _, t, key in graph.out_edges(node, keys=True) if key == "INHERITS"]
+        parts = {part_of[short] for b in bases if (short := b.rsplit(".", 1)[-1]) in part_of}
+        tables = [t for _, t, key in graph.out_edges(node, keys=True)
+                  if key == "MAPS_TO" and graph.nodes[t].get("kind") in ("TABLE", "VIEW")]
+        for part in parts:
+            found.setdefault(part, set()).update(tables)
+    return {part: sorted(tables) for part, tables in found.items() if tables}
