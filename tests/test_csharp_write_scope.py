@@ -66,6 +66,8 @@ public class Account
     public async Task Check(AppUser user) { await _userManager.CheckPasswordAsync(user, "pw"); }
     public async Task NewRole(AppRole role) { await _roleManager.CreateAsync(role); }
     public async Task Login(string name) { await _signInManager.PasswordSignInAsync(name, "pw", false, false); }
+    public async Task Confirm(AppUser user) { await _userManager.GenerateEmailConfirmationTokenAsync(user); }
+    public async Task Schemes() { await _signInManager.GetExternalAuthenticationSchemesAsync(); }
 }
 """
 IDENTITY_SQL = ("CREATE TABLE dbo.AppUser (Id INT); CREATE TABLE dbo.AppRole (Id INT); CREATE TABLE dbo.AppUserRole (Id INT);"
@@ -126,6 +128,8 @@ def test_user_manager_queries_read_and_write_nothing():
     assert set(_edges(graph, "App.Account.Check", "READS")) == {USERS}
     for method in ("Roles", "Find", "Check"):
         assert _edges(graph, f"App.Account.{method}", "WRITES") == {}, method
+    for method in ("Confirm", "Schemes"):  # a token from the stamp in memory; a sign-in's schemes: no table
+        assert _edges(graph, f"App.Account.{method}", "READS") == _edges(graph, f"App.Account.{method}", "WRITES") == {}
 
 
 def test_role_and_sign_in_managers_touch_their_own_tables():

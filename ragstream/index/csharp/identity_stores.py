@@ -9,7 +9,7 @@ roles table, `AddClaimAsync` writes the user-claims table, `FindByEmailAsync` re
 stores do not load or save (https://learn.microsoft.com/aspnet/core/security/authentication/identity-custom-storage-providers,
 and `UserManager<TUser>`'s source). A method `IDENTITY_VERBS` does not list reads the manager's own
 table when its name asks (`Find*`, `Get*`, `Is*`, `Check*`, ...), writes it when its name changes
-(`Set*`, `Update*`, ...), and touches nothing otherwise.
+(`Set*`, `Update*`, ...), and touches nothing otherwise (a sign-in manager's other methods: cookies).
 
 Each store part is a table: the manager's own (`Users` for a user manager, `Roles` for a role
 manager) is its type argument's table; another is the table of the repository's type deriving
@@ -38,6 +38,13 @@ IDENTITY_VERBS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
     **{("UserManager", m): ((_W, "UserTokens"), *_USER_CHANGE)
        for m in ("SetAuthenticationToken", "RemoveAuthenticationToken", "ResetAuthenticatorKey",
                  "GenerateNewTwoFactorRecoveryCodes", "RedeemTwoFactorRecoveryCode")},
+    **{("UserManager", m): ((_W, "UserPasskeys"), *_USER_CHANGE) for m in ("AddOrUpdatePasskey", "RemovePasskey")},
+    **{("UserManager", m): ((_R, "UserPasskeys"),) for m in ("GetPasskeys", "GetPasskey")},
+    ("UserManager", "FindByPasskeyId"): ((_R, "Users"), (_R, "UserPasskeys")),
+    # tokens the default providers derive from the user's stamp in memory: no table
+    **{("UserManager", m): () for m in ("GenerateEmailConfirmationToken", "GeneratePasswordResetToken",
+                                        "GenerateTwoFactorToken", "GenerateUserToken", "GenerateChangeEmailToken",
+                                        "GenerateChangePhoneNumberToken", "VerifyUserToken", "VerifyTwoFactorToken")},
     ("UserManager", "GetRoles"): ((_R, "UserRoles"), (_R, "Roles")),
     ("UserManager", "IsInRole"): ((_R, "UserRoles"), (_R, "Roles")),
     ("UserManager", "GetUsersInRole"): ((_R, "Users"), (_R, "UserRoles"), (_R, "Roles")),
@@ -55,7 +62,7 @@ IDENTITY_VERBS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
     ("SignInManager", "ExternalLoginSignIn"): ((_R, "Users"), (_R, "UserLogins")),
     ("SignInManager", "UpdateExternalAuthenticationTokens"): ((_W, "UserTokens"), *_USER_CHANGE),
     **{("SignInManager", m): ((_R, "Users"),) for m in ("SignIn", "RefreshSignIn", "SignInWithClaims", "ValidateSecurityStamp")},
-    ("SignInManager", "SignOut"): (),
+    ("SignInManager", "GetTwoFactorAuthenticationUser"): ((_R, "Users"),),
     **{("RoleManager", m): ((_W, "RoleClaims"), (_W, "Roles")) for m in ("AddClaim", "RemoveClaim")},
     ("RoleManager", "GetClaims"): ((_R, "RoleClaims"),),
 }
@@ -67,7 +74,8 @@ _WRITE_PREFIXES = ("Create", "Update", "Delete", "Set", "Add", "Remove", "Change
 # Identity's entity classes, by store part: a repository type deriving from one stands for that part.
 IDENTITY_BASES = {"Users": "IdentityUser", "Roles": "IdentityRole", "UserRoles": "IdentityUserRole",
                   "UserClaims": "IdentityUserClaim", "UserLogins": "IdentityUserLogin",
-                  "UserTokens": "IdentityUserToken", "RoleClaims": "IdentityRoleClaim"}
+                  "UserTokens": "IdentityUserToken", "RoleClaims": "IdentityRoleClaim",
+                  "UserPasskeys": "IdentityUserPasskey"}
 
 
 def identity_accesses(manager: str, member: str) -> tuple[tuple[str, str], ...]:
@@ -77,9 +85,11 @@ def identity_accesses(manager: str, member: str) -> tuple[tuple[str, str], ...]:
     if listed is not None:
         return listed
     own = MANAGERS[manager]
+    if manager == "SignInManager":  # the rest of a sign-in is cookies and schemes: no table
+        return ()
     if name.startswith(_READ_PREFIXES):
         return ((_R, own),)
-    return ((_W, own),) if manager != "SignInManager" and name.startswith(_WRITE_PREFIXES) else ()
+    return ((_W, own),) if name.startswith(_WRITE_PREFIXES) else ()
 
 
 class IdentityTables:
