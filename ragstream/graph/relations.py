@@ -33,7 +33,7 @@ from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import in_tests
 
 TABLE_KINDS = ("TABLE", "VIEW")
-ENQUEUED = "enqueued"  # the `via` of a call a job library runs later (`index/csharp/job_handoffs`)
+ENQUEUED = "enqueued"  # a call a job library runs later (attrs `enqueued_by`, `index/csharp/job_handoffs`)
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
 # calls from an entry point down to a table: a layered application goes controller -> repository
 # -> an active record's template method -> its override -> a static service -> the configured
@@ -656,10 +656,10 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     (`message_parameter`) is followed only to the handler of the message passed to it (also as a
     generic method's caller binds it: `host_parameter`, `bound_method_dispatch`), and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
-    At most MAX_FLOW_PATHS: by entry, then those crossing no job hand-off (`Path.enqueued`: the
-    entry's own synchronous work before what a job does later), then those whose nodes name more of
+    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
-    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
+    then those crossing no job hand-off (`Path.enqueued`: the entry's own synchronous work before
+    what a job does later, unless the question names the job's methods), then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then those whose write is of an asked
     operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
     before an update a side path makes; `written_as`), then shortest first, then paths without a
@@ -691,7 +691,8 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
     # a job's work comes after what the entry does itself (`job_handoffs`: it runs later, elsewhere)
-    paths.sort(key=lambda p: (order[p.nodes[0]], p.enqueued, -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+    # unless the question's words name the job's methods
+    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), p.enqueued, as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
                               call_order(graph, p)))
     return paths[:MAX_FLOW_PATHS]
 
@@ -786,7 +787,7 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
                 continue
             resolution = resolution_of(data)
             marks = [m for m in (resolution not in ("static", "inferred") and resolution,
-                                 data.get("via") == ENQUEUED and ENQUEUED) if m]
+                                 bool(data.get("enqueued_by")) and ENQUEUED) if m]
             how = f"{edge_type} ({', '.join(marks)})" if marks else edge_type
             if kind in TABLE_KINDS:
                 touches.append((state, how, target))
