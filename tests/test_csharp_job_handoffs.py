@@ -101,8 +101,12 @@ def test_a_flow_tells_the_entrys_own_writes_before_the_jobs():
     assert len(paths) <= MAX_FLOW_PATHS
 
 
-def test_the_asked_words_still_come_before_the_boundary():
-    paths = table_paths(_graph(), ["cs:Lib.Tasks.AddLibrary|METHOD"], words=["scan"])  # asked about the job
+def test_words_the_job_shares_with_the_entry_do_not_lift_it_but_words_naming_the_job_do():
+    graph = _graph()
+    # "library" names the entry (`AddLibrary`) and the job (`ScanLibrary`): the entry's writes first
+    paths = table_paths(graph, ["cs:Lib.Tasks.AddLibrary|METHOD"], words=["library", "series"])
+    assert paths[0].nodes[-1] == "sql:dbo.Library|TABLE"
+    paths = table_paths(graph, ["cs:Lib.Tasks.AddLibrary|METHOD"], words=["scan"])  # asked about the job
     assert paths[0].nodes[-1] == "sql:dbo.Series|TABLE" and paths[0].enqueued
 
 

@@ -656,10 +656,12 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     (`message_parameter`) is followed only to the handler of the message passed to it (also as a
     generic method's caller binds it: `host_parameter`, `bound_method_dispatch`), and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
-    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    At most MAX_FLOW_PATHS: by entry, then those crossing no job hand-off (`Path.enqueued`: the
+    entry's own synchronous work before what a job does later) unless the asked words name the
+    method handed off (a word its name has and the entry's lacks: "the scheduled cleanup" ->
+    `CleanupService.Cleanup`), then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
-    then those crossing no job hand-off (`Path.enqueued`: the entry's own synchronous work before
-    what a job does later, unless the question names the job's methods), then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
+    then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then those whose write is of an asked
     operation (`operations`: "creates" asks for an INSERT, so the provider's `InsertPost` comes
     before an update a side path makes; `written_as`), then shortest first, then paths without a
@@ -690,9 +692,16 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
 
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    # a job's work comes after what the entry does itself (`job_handoffs`: it runs later, elsewhere)
-    # unless the question's words name the job's methods
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), p.enqueued, as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+    def unasked_job(path: Path) -> bool:  # a job hand-off the question does not name
+        if not path.enqueued:
+            return False
+        handed = next(n for n, edge in enumerate(path.edges) if ENQUEUED in edge) + 1
+        named = set(keyword_tokens(_short_name(graph, path.nodes[handed]))) - set(keyword_tokens(_short_name(graph, path.nodes[0])))
+        return not asked & named
+
+    # a job's work comes after what the entry does itself (`job_handoffs`: it runs later, elsewhere),
+    # unless the question names the job (a word of the method handed off that the entry's name lacks)
+    paths.sort(key=lambda p: (order[p.nodes[0]], unasked_job(p), -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
                               call_order(graph, p)))
     return paths[:MAX_FLOW_PATHS]
 
