@@ -137,3 +137,25 @@ def test_role_and_sign_in_managers_touch_their_own_tables():
     assert set(_edges(graph, "App.Account.NewRole", "WRITES")) == {ROLES}
     assert set(_edges(graph, "App.Account.Login", "WRITES")) == {USERS}
     assert set(_edges(graph, "App.Account.Login", "READS")) == {USERS}
+
+
+UNMAPPED_ROLES = """
+using Microsoft.AspNetCore.Identity;
+namespace Shop;
+public class User : IdentityUser<long> { public IList<UserRole> Roles { get; set; } public IList<Address> Addresses { get; set; } }
+public class UserRole : IdentityUserRole<long> { }
+public class Address { public long Id { get; set; } }
+public class WorkContext
+{
+    private readonly UserManager<User> _userManager;
+    public async Task Guest(User user) { await _userManager.CreateAsync(user, "pw"); await _userManager.AddToRoleAsync(user, "guest"); }
+}
+"""
+
+
+def test_an_identity_type_no_model_maps_reaches_the_table_named_after_it_as_a_guess():
+    graph = _graph(UNMAPPED_ROLES, "CREATE TABLE Core_User (Id INT); CREATE TABLE Core_UserRole (Id INT);"
+                                   " CREATE TABLE Core_Address (Id INT);")
+    writes = _edges(graph, "Shop.WorkContext.Guest", "WRITES")
+    assert set(writes) == {"sql:dbo.Core_User|TABLE", "sql:dbo.Core_UserRole|TABLE"}  # not the user's addresses
+    assert writes["sql:dbo.Core_UserRole|TABLE"]["guess"] is True and writes["sql:dbo.Core_UserRole|TABLE"]["store"] == "UserRoles"

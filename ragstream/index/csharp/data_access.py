@@ -116,7 +116,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             continue
         carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
         if carrier is not None and carrier.generic in MANAGERS and not carrier.declared_here:
-            identity = identity or IdentityTables(graph)  # Identity's stores: the tables the method names
+            identity = identity or IdentityTables(graph, by_name)  # Identity's stores: the tables the method names
             added += _identity_edges(graph, symbols, identity, carrier, ref)
             continue
         edge_type = _access(carrier, _verb(call)) if carrier is not None else None

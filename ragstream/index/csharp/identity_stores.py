@@ -13,8 +13,9 @@ table when its name asks (`Find*`, `Get*`, `Is*`, `Check*`, ...), writes it when
 
 Each store part is a table: the manager's own (`Users` for a user manager, `Roles` for a role
 manager) is its type argument's table; another is the table of the repository's type deriving
-from Identity's class for it (`AppUserRole : IdentityUserRole<int>`), else the repository's table
-named like Identity's set or its default table (`UserRoles`, `AspNetUserRoles`; `package_dbsets`).
+from Identity's class for it (`AppUserRole : IdentityUserRole<int>`; with no mapping, the one table
+named after it, `Core_UserRole`, a guess), else the repository's table named like Identity's set or
+its default table (`UserRoles`, `AspNetUserRoles`; `package_dbsets`, a guess).
 """
 from __future__ import annotations
 
@@ -94,10 +95,12 @@ def identity_accesses(manager: str, member: str) -> tuple[tuple[str, str], ...]:
 
 class IdentityTables:
     """Store part -> tables, for one graph: the manager's type argument for its own part, else the
-    repository's type deriving from Identity's class for the part, else the table so named."""
+    repository's types deriving from Identity's class for the part (their mapped tables, else the
+    one table named after them, `by_name`, a guess), else the table named like Identity's set."""
 
-    def __init__(self, graph: nx.MultiDiGraph):
+    def __init__(self, graph: nx.MultiDiGraph, by_name: dict[str, list[str]]):
         self.graph = graph
+        self.by_name = by_name  # lower-case entity name -> the one table named after it
         self._derived: dict[str, list[str]] | None = None
         self._names: dict[str, list[str]] | None = None
 
@@ -106,25 +109,35 @@ class IdentityTables:
         if part == own_part and entity_tables:
             return entity_tables, False
         if self._derived is None:
-            self._derived = _derived_tables(self.graph)
+            self._derived = _derived_types(self.graph)
             self._names = tables_by_short_name(self.graph)
-        derived = self._derived.get(part)
-        return (derived, False) if derived else (dbset_tables(self._names or {}, part), True)
+        derived = self._derived.get(part, [])
+        mapped = sorted({t for d in derived for t in _mapped_tables(self.graph, d)})
+        if mapped:
+            return mapped, False
+        named = sorted({t for d in derived for t in self.by_name.get(_short(self.graph, d), [])})
+        return named or dbset_tables(self._names or {}, part), True
 
 
-def _derived_tables(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
-    """Store part -> the tables of the repository's types deriving from Identity's class for it
-    (`AppUserRole : IdentityUserRole<int>`), when one such type maps to tables."""
+def _derived_types(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Store part -> the repository's types deriving from Identity's class for it
+    (`AppUserRole : IdentityUserRole<int>`)."""
     part_of = {base: part for part, base in IDENTITY_BASES.items()}
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[str]] = {}
     for node, data in graph.nodes(data=True):
         if data.get("kind") != "TYPE":
             continue
         bases = [b.get("name", "") for b in (data.get("attrs") or {}).get("generic_bases") or []]
         bases += [graph.nodes[t].get("name", "") for _, t, key in graph.out_edges(node, keys=True) if key == "INHERITS"]
-        parts = {part_of[short] for b in bases if (short := b.rsplit(".", 1)[-1]) in part_of}
-        tables = [t for _, t, key in graph.out_edges(node, keys=True)
-                  if key == "MAPS_TO" and graph.nodes[t].get("kind") in ("TABLE", "VIEW")]
-        for part in parts:
-            found.setdefault(part, set()).update(tables)
-    return {part: sorted(tables) for part, tables in found.items() if tables}
+        for part in {part_of[short] for b in bases if (short := b.rsplit(".", 1)[-1]) in part_of}:
+            found.setdefault(part, []).append(node)
+    return found
+
+
+def _mapped_tables(graph: nx.MultiDiGraph, entity: str) -> list[str]:
+    return [t for _, t, key in graph.out_edges(entity, keys=True)
+            if key == "MAPS_TO" and graph.nodes[t].get("kind") in ("TABLE", "VIEW")]
+
+
+def _short(graph: nx.MultiDiGraph, node: str) -> str:
+    return graph.nodes[node].get("name", "").rsplit(".", 1)[-1].lower()
