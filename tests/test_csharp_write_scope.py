@@ -144,6 +144,7 @@ using Microsoft.AspNetCore.Identity;
 namespace Shop;
 public class User : IdentityUser<long> { public IList<UserRole> Roles { get; set; } public IList<Address> Addresses { get; set; } }
 public class UserRole : IdentityUserRole<long> { }
+public class UserManager { }  // the client's own, no type parameter: not `UserManager<TUser>`
 public class Address { public long Id { get; set; } }
 public class WorkContext
 {

@@ -115,7 +115,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         if call is None or ref.source not in graph:
             continue
         carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
-        if carrier is not None and carrier.generic in MANAGERS and not carrier.declared_here:
+        if carrier is not None and _identity_manager(symbols, carrier):
             identity = identity or IdentityTables(graph, by_name)  # Identity's stores: the tables the method names
             added += _identity_edges(graph, symbols, identity, carrier, ref)
             continue
@@ -438,6 +438,14 @@ ENTITY_ONLY = ("Attach", "Update")
 def _writes_collections(call: dict) -> bool:
     """Whether a write call writes the collections its entity holds (`via="aggregate"`, a guess)."""
     return not call.get("state") and not call["member"].startswith(ENTITY_ONLY)
+
+
+def _identity_manager(symbols: SymbolTable, carrier: _Carrier) -> bool:
+    """`UserManager<AppUser>`: Identity's manager, unless the repository declares a generic type of
+    that name (C# tells types apart by their number of type parameters: BlazorHero's own client-side
+    `UserManager` takes none)."""
+    return carrier.generic in MANAGERS and not any(
+        node.attrs.get("type_parameters") for node in symbols.short("csharp", carrier.generic, ("TYPE",)))
 
 
 def _identity_edges(graph: nx.MultiDiGraph, symbols: SymbolTable, identity: IdentityTables, carrier: _Carrier,
