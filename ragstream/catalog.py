@@ -78,10 +78,20 @@ class IndexSummary:
         """Stage, coverage and ETA in one line ("keyword-ready: semantic over ...")."""
         return describe(self.vectors, self.builder) if self.vectors else ""
 
-    @property
-    def graph_note(self) -> str | None:
-        """Set while its graph is the interim one an edit was published with (`graph_mark`)."""
-        return graph_note(self.marks)
+    def stage_told(self, filtered: bool) -> str:
+        """`stage`, or under retrieval filters (`filtered`) the stage's name alone: its coverage
+        counts the whole index, which would say how much the filters hide."""
+        return self.vectors.get("stage", "") if filtered else self.stage
+
+    def coverage_told(self, filtered: bool) -> list[str]:
+        """The SQL-coverage lines (`index.sql_coverage`); none under retrieval filters: they count
+        the whole index."""
+        return [] if filtered or self.sql_coverage is None else self.sql_coverage.lines()
+
+    def graph_note(self, filtered: bool) -> str | None:
+        """Set while its graph is the interim one an edit was published with (`graph_mark`); under
+        retrieval filters (`filtered`) no changed file named or counted."""
+        return graph_note(self.marks, filtered)
 
 
 def list_indexes(settings: Settings) -> list[IndexSummary]:

@@ -276,7 +276,8 @@ class Controller:
 
     def relations(self, subject: str, relation: str, scope: Scope, pipeline: Pipeline) -> dict[str, Any]:
         """The graph's answer (`graph_answer_data`: items with how each edge was made, guesses
-        marked, or paths for `flow`) to `relation` of the object `subject` names: a node id, a
+        marked, or paths for `flow`; `graph`, the note of the graph it was read from while that is
+        the interim one) to `relation` of the object `subject` names: a node id, a
         name as a question writes it (`find_named`) or a bare name, under the scope's filters and the
         pipeline's `graph_guesses`. The relate stage answers "who calls X" the same way. A
         RetrievalError when the relation is unknown or nothing visible bears the name."""
@@ -285,7 +286,8 @@ class Controller:
                                  where="relation")
         backend = self.backend_for(scope.index_source)
         filters = RetrievalFilters.parse(scope.retrieval_filters)
-        graph = graph_for(self.scope_graph(scope), pipeline.settings)
+        seen = self.scope_graph(scope)
+        graph = graph_for(seen, pipeline.settings)
         subjects = [subject] if subject in graph else \
             [n.id for n in main_subjects(find_named(graph, subject)) or named_by_word(graph, subject)]
         if not subjects:
@@ -297,7 +299,7 @@ class Controller:
 
         answer = relation_answer(graph, subjects, relation, text_of)
         assert answer is not None  # the subjects are in the graph
-        return graph_answer_data(answer, graph)
+        return {**graph_answer_data(answer, graph), "graph": graph_note(seen.graph, bool(scope.retrieval_filters))}
 
     def scope_graph(self, scope: Scope):
         """The index graph as the scope's caller may see it (hidden nodes left out)."""
@@ -305,23 +307,15 @@ class Controller:
                                                           RetrievalFilters.parse(scope.retrieval_filters),
                                                           scope.active_index)
 
-    def graph_note(self, scope: Scope) -> str | None:
-        """What a reader of the scope's graph is told while it is the interim one (`graph_mark`:
-        an edit published before its calls were linked); None when it is linked."""
-        return graph_note(self.scope_graph(scope).graph, bool(scope.retrieval_filters))
-
-    def state_graph_note(self, sp: SuperPrompt) -> str | None:
-        """`graph_note` of the graph the state's caller reads (the graph page's)."""
-        return graph_note(self.graph(sp).graph, bool(sp.retrieval_filters))
-
     def neighbourhood(self, node: str, scope: Scope) -> dict[str, Any]:
-        """A node and its edges as the scope's caller may see them (`neighbourhood_data`); a
-        RetrievalError when no visible node has that id."""
+        """A node and its edges as the scope's caller may see them (`neighbourhood_data`), with
+        the note of the graph they were read from (`graph`); a RetrievalError when no visible node
+        has that id."""
         graph = self.scope_graph(scope)
         if node not in graph:
             raise RetrievalError(f"no node {node!r} in the index (or your filters hide it)", where="node",
                                  hint="node ids come from search, expand and relations results")
-        return neighbourhood_data(graph, node)
+        return {**neighbourhood_data(graph, node), "graph": graph_note(graph.graph, bool(scope.retrieval_filters))}
 
     # --- conversations, as a caller under a scope may see them -----------------------------
 

@@ -28,6 +28,9 @@ def test_indexes_list_counts_and_stale_files(sample_repo, tmp_path, monkeypatch)
     # what the build counted of C# -> SQL, kept for every front end (`index.sql_coverage`)
     assert summary.sql_coverage is not None and summary.sql_coverage.procedures_called > 0
     assert summary.sql_coverage.lines()[0].startswith("C# -> SQL: ") and summary.sql_coverage.warning is None
+    # under retrieval filters what counts the whole index is withheld (the workbench's card, MCP index_status)
+    assert summary.coverage_told(False) == summary.sql_coverage.lines() and summary.coverage_told(True) == []
+    assert summary.stage_told(False) == summary.stage and summary.stage_told(True) == summary.vectors["stage"]
     target = next(sample_repo.rglob("*.py"))
     target.write_text(target.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     (sample_repo / "new_module.py").write_text("def added():\n    return 1\n", encoding="utf-8")

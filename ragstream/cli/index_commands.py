@@ -183,10 +183,8 @@ def _refresh_line(report, changed: list[str], seconds: float) -> str:
     else:
         what = f"full build of {report.files} files"
     seen = f" (saw {', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
-    interim = (f"askable in {report.askable_seconds:.2f} s with the graph updating ({len(report.graph_deferred)} "
-               "file(s) not linked yet), " if report.askable_seconds is not None else "")
-    return (f"refreshed: {what}{seen}; {interim}keyword-ready in {report.keyword_ready_seconds:.2f} s, "
-            f"{seconds:.2f} s in all; {report.chunks} chunks; stage: {describe(report.vectors, 'fill')}")
+    return (f"refreshed: {what}{seen}; {report.published}, {seconds:.2f} s in all; {report.chunks} chunks; "
+            f"stage: {describe(report.vectors, 'fill')}")
 
 
 def _index_events(args: argparse.Namespace, settings) -> int:

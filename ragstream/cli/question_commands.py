@@ -139,6 +139,7 @@ def expand_command(args: argparse.Namespace) -> int:
     from ragstream.controller import expanded_nodes
     from ragstream.graph.render import render_context_blocks
     from ragstream.graph.view import graph_html
+    from ragstream.index.graph_mark import graph_note_of
 
     if args.html:
         check_output_file(args.html, "--html")  # before the work, not after it
@@ -152,6 +153,7 @@ def expand_command(args: argparse.Namespace) -> int:
     _print_warnings(sp)
     if args.json:
         print_json({"query": args.query, "pipeline": pipeline.name, "steps": [_step_json(r) for r in results],
+                    "warnings": _warnings(sp), "graph": graph_note_of(sp),
                     "nodes": nodes, "edges": sp.graph_edges, "budget": accounting,
                     "context": render_context_blocks(sp.node_texts, graph, debug.get("parent"),
                                                      pipeline.settings.get("layout", "tree"))
@@ -219,11 +221,16 @@ def _report_answer(args: argparse.Namespace, sp, results) -> int:
     return 0
 
 
+def _warnings(sp) -> list[str]:
+    """Every step's warnings (a filter glob that matches nothing, a partial index, an interim
+    graph ...), each after the step that gave it."""
+    return [f"({entry['step']}): {warning}" for entry in sp.trace for warning in entry["warnings"]]
+
+
 def _print_warnings(sp) -> None:
-    """Every step's warnings on stderr (a filter glob that matches nothing, a partial index ...)."""
-    for entry in sp.trace:
-        for warning in entry["warnings"]:
-            print(f"warning ({entry['step']}): {warning}", file=sys.stderr)
+    """Every step's warnings on stderr."""
+    for warning in _warnings(sp):
+        print(f"warning {warning}", file=sys.stderr)
 
 
 def _calls(entry: dict) -> str:

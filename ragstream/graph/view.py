@@ -21,6 +21,7 @@ from ragstream.super_prompt import SuperPrompt
 from ragstream.graph.grouping import GROUP_FROM, Group, GroupedView, grouped, provenance
 from ragstream.graph.guesses import is_guess
 from ragstream.graph.labels import short_labels
+from ragstream.index.graph_mark import graph_note_of
 
 KIND_COLOURS = {"MODULE": "#8da0cb", "FILE": "#b3b3b3", "CLASS": "#66c2a5", "TYPE": "#66c2a5",
                 "FUNCTION": "#fc8d62", "METHOD": "#e78ac3", "TABLE": "#a6d854", "VIEW": "#ffd92f",
@@ -200,7 +201,8 @@ def _guessed(graph: nx.MultiDiGraph, edge: dict) -> bool:
 
 def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph, view: GroupedView) -> str:
     """A small legend above the drawing (never over a node): seed vs reached, the kinds and edge
-    types present, what a box, a dashed dot and a blue path mean."""
+    types present, what a box, a dashed dot and a blue path mean; first, while the graph walked
+    was the interim one, its note (`graph_mark`), which a saved page keeps."""
     kinds = sorted({graph.nodes[n].get("kind", "") for n in sp.graph_expanded_nodes if n in graph})
     edges = sorted({e["edge_type"] for e in sp.graph_edges})
 
@@ -218,6 +220,8 @@ def legend_html(sp: SuperPrompt, graph: nx.MultiDiGraph, view: GroupedView) -> s
         "edges:" + "".join(swatch(EDGE_COLOURS.get(e, "#666666"), e, round_=False) for e in edges)
         + " &nbsp;(hover an edge for its type and how it was found)",
     ]
+    if note := graph_note_of(sp):  # drawn from an interim graph: an edit's calls not linked yet
+        rows.insert(0, f'<b style="color:#b45309">{html.escape(note)}</b>')
     if view.groups:
         rows.append("dashed box with a count: alike neighbours grouped (over "
                     f"{GROUP_FROM} of one kind, one relation); each is listed in the table under the drawing")

@@ -156,9 +156,17 @@ class BuildReport:
         return sum(self.seconds.get(phase, 0.0) for phase in ("walk", "parse", "interim", "link", "keyword-ready"))
 
     @property
-    def first_askable_seconds(self) -> float:
-        """From the start to the first publication: the interim generation's, else the keyword-ready one's."""
-        return self.keyword_ready_seconds if self.askable_seconds is None else self.askable_seconds
+    def published(self) -> str:
+        return published_in(self.askable_seconds, self.keyword_ready_seconds)
+
+
+def published_in(askable_seconds: float | None, keyword_ready_seconds: float) -> str:
+    """When a finished build's generations were published (past tense, both times): a Python
+    edit's first with the interim graph, then linked (`graph_interim`); else the keyword-ready one."""
+    if askable_seconds is None:
+        return f"keyword-ready in {keyword_ready_seconds:.2f} s"
+    return (f"askable in {askable_seconds:.2f} s (graph updating), "
+            f"linked and keyword-ready in {keyword_ready_seconds:.2f} s")
 
 
 def repository_info(path: str | Path, branch: str | None = None) -> RepositoryInfo:
@@ -282,7 +290,7 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 if interim is not None:  # askable now, the graph marked as updating; linked below
                     with store.staging(location, keep=(generation,)) as early:
                         os.link(generation / store.PARSED, early / store.PARSED)  # files never change once written
-                        mark = graph_update(interim.changed, previous.generation.name if previous else "")
+                        mark = graph_update(interim.changed)
                         interim.graph.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
                         early_text = partial(_interim_text, kept=warm.graph_text, before=linked_before,
                                              redo=interim.redo, same_policy=settings.acl == warm.graph_acl)
@@ -320,8 +328,11 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                         warm.line_pieces = pieces.counted
                     return report
                 # the interim generation, live for seconds, is left to the next staging (as a fill's
-                # are): a reader that has just loaded it can still read its files
+                # are): a reader that has just loaded it can still read its files. The one before the
+                # edit, whose solve memo the link has read, goes as any replaced generation does.
                 store.publish(location, generation, keep_previous=interim is not None)
+                if interim is not None and previous is not None:
+                    store.retire(location, previous.generation)
                 store.keep_parse_records(location, generation, records)
                 keep_walk(location, settings.index, walked)
                 progress.advance("write")
@@ -624,7 +635,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 404
+PARSER_VERSION = 409
 
 
 def cache_prefix() -> str:

@@ -22,7 +22,7 @@ from typing import Protocol, TextIO
 
 from ragstream import errors
 from ragstream.index.background import lower_priority
-from ragstream.index.build import BuildReport, Progress
+from ragstream.index.build import BuildReport, Progress, published_in
 from ragstream.index.store import pid_alive
 
 FOLLOW_POLL_SECONDS = 0.1
@@ -41,6 +41,10 @@ class BuildSummary:
     keyword_ready_seconds: float = 0.0
     unchanged: bool = False  # nothing had changed: nothing was rebuilt
     askable_seconds: float | None = None  # to the interim generation, when one was published first
+
+    @property
+    def published(self) -> str:
+        return published_in(self.askable_seconds, self.keyword_ready_seconds)
 
     @classmethod
     def of(cls, report: BuildReport) -> "BuildSummary":

@@ -47,9 +47,11 @@ from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_pyth
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import settle_ef_mappings
+from ragstream.index.csharp.code_first_tables import link_code_first_tables
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
 from ragstream.index.sql.templates import resolve_placeholder_schemas
+from ragstream.index.sql.name_resolution import resolve_sql_names
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 from ragstream.test_paths import code_root
 
@@ -100,6 +102,9 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.dispatch["method_group"] += link_method_groups(graph)  # `Run(cmd, MapRow)`: the callee may run MapRow
     stats.resolved.update(link_registered_tables(graph, symbols, refs))  # `Mapper.Entity<T>("Table")`
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
+    stats.resolved.update(link_code_first_tables(graph, symbols, refs))  # OrmLite `db.CreateTable<T>()`
+    # every schema source is in: SQL names left EXTERNAL onto the object they mean (case, schema, naming)
+    stats.resolved["name_resolution"] += resolve_sql_names(graph)
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>

@@ -5,15 +5,21 @@ list and `index --status`, the graph page, the MCP tools. (Light: read by every 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragstream.super_prompt import SuperPrompt
 
 GRAPH_UPDATE = "graph_update"  # the key of the mark, in a manifest and in a graph's attributes
 NAMED_FILES = 3  # files named in a note; the rest are counted
+# the key of the note in a state's `graph_debug`: the expand step's, of the very graph it walked, so
+# that what is drawn or returned from the state says so even once the linked graph is live
+STATE_NOTE = "graph_note"
 
 
-def graph_update(changed: list[str], linked_generation: str) -> dict:
-    """The manifest's mark of an interim graph: the files changed since the graph was linked,
-    and the generation it was linked for."""
-    return {"files": changed, "linked_for": linked_generation}
+def graph_update(changed: list[str]) -> dict:
+    """The manifest's mark of an interim graph: the files changed since the graph was linked."""
+    return {"files": changed}
 
 
 def graph_marks(manifest: Mapping) -> dict:
@@ -37,3 +43,9 @@ def graph_note(marks: Mapping, filtered: bool = False) -> str | None:
         changed = f"{len(files)} file(s) changed since it was linked ({named})"
     return (f"graph: updating, {changed}: their definitions are current, but calls and references into "
             "and out of them are the previous build's until the re-index publishes the linked graph")
+
+
+def graph_note_of(sp: SuperPrompt) -> str | None:
+    """The note of the graph the state's expand step walked, while that was the interim one:
+    what the state's drawing, export and tool results say, whatever graph is live by then."""
+    return sp.graph_debug.get(STATE_NOTE)

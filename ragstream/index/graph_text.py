@@ -141,18 +141,23 @@ def patched_text(graph: nx.MultiDiGraph, before: GraphText, redo: Collection[Has
         if j is not None and node not in redo:
             node_items.append(before.node_items[j])
             link_nodes.append(before.link_nodes[j])
-            kept = 0
+            # each kept edge is the graph's next one from the node: the same target and key, in order
+            # (as `_moved` checks), else these texts would be written for edges that are not these
+            edges = ((v, key) for v, by_key in successors.items() for key in by_key)
             for e in range(int(starts[j]), int(starts[j + 1])):
-                target = number.get(before.nodes[before.target[e]])
+                v = before.nodes[before.target[e]]
+                target = number.get(v)
                 if target is None:
                     continue  # to a node gone
+                key = before.keys[before.edge_key[e]]
+                if next(edges, None) != (v, key):
+                    raise ValueError(f"the edges from {node!r} are not the ones it had")
                 sources.append(i)
                 targets.append(target)
-                edge_keys.append(keys.setdefault(before.keys[before.edge_key[e]], len(keys)))
+                edge_keys.append(keys.setdefault(key, len(keys)))
                 edge_texts.append(before.edge_texts[e])
                 link_edges.append(before.link_edges[e])
-                kept += 1
-            if kept != sum(map(len, successors.values())):
+            if next(edges, None) is not None:
                 raise ValueError(f"the edges from {node!r} are not the ones it had")
             continue
         own = ids.setdefault(node, _dumps(node))

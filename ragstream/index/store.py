@@ -232,8 +232,15 @@ def publish(location: IndexLocation, generation: Path, keep_previous: bool = Fal
         os.fsync(handle.fileno())
     os.replace(tmp, location.index_dir / CURRENT)
     _fsync_dir(location.index_dir)
-    if previous and previous != generation and not keep_previous:
-        shutil.rmtree(previous, ignore_errors=True)
+    if previous and not keep_previous:
+        retire(location, previous)
+
+
+def retire(location: IndexLocation, generation: Path) -> None:
+    """Remove a generation that is no longer live (never the live one), as `publish` removes the
+    one it replaces: a reader still holding it keeps what it has loaded, as after any publish."""
+    if generation != current_generation(location):
+        shutil.rmtree(generation, ignore_errors=True)
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -25,6 +25,10 @@ def _one_of(choices: tuple[str, ...], description: str) -> Any:
     return Field(description=description, json_schema_extra={"enum": list(choices)})
 
 
+# what every result read from the graph says of it (`graph_mark`), declared once
+GRAPH_NOTE = ("set while the graph read is the interim one an edit was published with first: calls and references "
+              "into and out of the changed files are the previous build's until the re-index links them")
+
 Mode = Annotated[str, _one_of(SEARCH_TYPES, "semantic (FAISS), bm25 (keywords) or hybrid (both, fused)")]
 Rerank = Annotated[str, _one_of(RERANKERS, "reorder widened semantic candidates")]
 Relation = Annotated[str, _one_of(RELATION_NAMES, (
@@ -101,9 +105,7 @@ class ExpandResult(Paged):
     seeds: list[str]
     outcome: str = Field(description="ok, limit_reached (max_nodes kept the most relevant), no_seeds")
     budget: dict[str, Any] = Field(description="the node texts' budget: used, budget, unit, cut ids")
-    graph: str | None = Field(default=None, description=(
-        "set while the graph read is the interim one an edit was published with first: calls and references "
-        "into and out of the changed files are the previous build's until the re-index links them"))
+    graph: str | None = Field(default=None, description=GRAPH_NOTE)
     items: list[ExpandedNode]
 
 
@@ -118,9 +120,7 @@ class FetchResult(Paged):
     budget: dict[str, Any]
     not_found: list[str] = Field(description="ids with no text you may see (unknown, external or filtered)")
     cut: list[str] = Field(description="ids whose text did not fit the budget")
-    graph: str | None = Field(default=None, description=(
-        "set while the graph read is the interim one an edit was published with first: calls and references "
-        "into and out of the changed files are the previous build's until the re-index links them"))
+    graph: str | None = Field(default=None, description=GRAPH_NOTE)
     items: list[NodeText]
 
 
@@ -150,9 +150,7 @@ class RelationsResult(Paged):
     shape: str = Field(description="list (the related nodes in items) or flow (paths from the subject to tables)")
     subjects: list[Subject]
     relation: str
-    graph: str | None = Field(default=None, description=(
-        "set while the graph read is the interim one an edit was published with first: calls and references "
-        "into and out of the changed files are the previous build's until the re-index links them"))
+    graph: str | None = Field(default=None, description=GRAPH_NOTE)
     items: list[RelationItem] | list[FlowPath]
 
 
@@ -194,9 +192,7 @@ class IndexInfo(BaseModel):
         default=None, description="does the C# reach the SQL: procedures with a C# caller, tables with a C# reader "
         "or writer, SQL left unresolved or unparsed, and a warning when no C# -> SQL edge was made (None: no SQL, "
         "an index built before this was counted, or withheld when filters are set)")
-    graph: str | None = Field(default=None, description=(
-        "set while the graph read is the interim one an edit was published with first: calls and references "
-        "into and out of the changed files are the previous build's until the re-index links them"))
+    graph: str | None = Field(default=None, description=GRAPH_NOTE)
 
 
 class RefreshResult(BaseModel):

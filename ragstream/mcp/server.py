@@ -18,10 +18,10 @@ from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from pydantic import Field
 
 from ragstream.errors import RagstreamError
-from ragstream.mcp.schemas import (AskResult, BudgetTokens, ChangedSince, ContextTokens, Depth, EdgeTypes,
-                                   ExpandResult, FetchResult, Filters, IndexInfo, IndexName, Kinds, Languages, MaxNodes,
-                                   MaxTokens, Mode, MorePage, PipelineName, RefreshResult, Relation,
-                                   RelationsResult, Repository, Rerank, SearchResult, TopK)
+from ragstream.mcp.schemas import (GRAPH_NOTE, AskResult, BudgetTokens, ChangedSince, ContextTokens, Depth,
+                                   EdgeTypes, ExpandResult, FetchResult, Filters, IndexInfo, IndexName, Kinds,
+                                   Languages, MaxNodes, MaxTokens, Mode, MorePage, PipelineName, RefreshResult,
+                                   Relation, RelationsResult, Repository, Rerank, SearchResult, TopK)
 from ragstream.mcp.service import CallScope, Service
 
 T = TypeVar("T")
@@ -134,7 +134,7 @@ def build_server(service: Service) -> MCPServer:
 
     @server.resource("ragstream://node/{node_id}", name="node", mime_type="application/json",
                      description="A node of the server's index and every edge in and out of it, each with how it "
-                                 "was made (resolution, via, guess); node_id percent-encoded.",
+                                 "was made (resolution, via, guess), and `graph`: " + GRAPH_NOTE + "; node_id percent-encoded.",
                      security=ResourceSecurity(exempt_params={"node_id"}))  # an id, never a file path
     def node(node_id: str) -> str:
         return _json(lambda: service.serialised(lambda: service.neighbourhood(node_id)))

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from ragstream.answer_sources import BASIS, Basis
 from ragstream.catalog import IndexSummary
 from ragstream.controller import Controller, Scope, expanded_nodes, with_text_budget
-from ragstream.index.graph_mark import graph_note
+from ragstream.index.graph_mark import graph_note_of
 from ragstream.errors import RetrievalError
 from ragstream.mcp import schemas
 from ragstream.mcp.paging import Page, Pager
@@ -137,7 +137,7 @@ class Service:
         page = self.pager.first("expand", self._node_items(sp), max_tokens)
         return schemas.ExpandResult(repository=sp.repository, index=sp.active_index, branch=sp.branch,
                                     seeds=sp.graph_seed_nodes, outcome=outcome, budget=_budget(sp),
-                                    graph=self.controller.graph_note(scope), **_paged(page))
+                                    graph=graph_note_of(sp), **_paged(page))
 
     def fetch(self, call: CallScope, ids: list[str], budget_tokens: int, max_tokens: int) -> schemas.FetchResult:
         pipeline = with_text_budget(self.pipeline("base", {"max_depth": FETCH_DEPTH}), budget_tokens)
@@ -148,7 +148,7 @@ class Service:
         found = {t["id"] for t in texts} | set(cut)
         page = self.pager.first("fetch", texts, max_tokens)
         return schemas.FetchResult(budget=_budget(sp), not_found=[i for i in dict.fromkeys(ids) if i not in found],
-                                   cut=cut, graph=self.controller.graph_note(scope), **_paged(page))
+                                   cut=cut, graph=graph_note_of(sp), **_paged(page))
 
     def relations(self, call: CallScope, subject: str, relation: str, pipeline_name: str,
                   max_tokens: int) -> schemas.RelationsResult:
@@ -158,7 +158,7 @@ class Service:
         page = self.pager.first("relations", listed, max_tokens)
         subjects = [schemas.Subject(id=s["id"], kind=s["kind"], table=s.get("table")) for s in answer["subjects"]]
         return schemas.RelationsResult(shape=answer["shape"], subjects=subjects, relation=relation,
-                                       graph=self.controller.graph_note(scope), **_paged(page))
+                                       graph=answer["graph"], **_paged(page))
 
     def ask(self, call: CallScope, question: str, pipeline_name: str, overrides: dict[str, Any],
             max_tokens: int) -> schemas.AskResult:
@@ -247,10 +247,9 @@ class Service:
         return schemas.IndexInfo(
             repository=summary.repository, index=summary.index, branch=summary.branch, commit=summary.commit,
             updated_at=summary.updated_at, problem=summary.problem, building=summary.builder,
-            stage=summary.vectors.get("stage", "") if filtered else summary.stage,
+            stage=summary.stage_told(filtered),
             stale_files=None if filtered else summary.stale, counts=None if filtered else counts,
-            sql_coverage=None if filtered or summary.sql_coverage is None else summary.sql_coverage.lines() or None,
-            graph=graph_note(summary.marks, filtered))
+            sql_coverage=summary.coverage_told(filtered) or None, graph=summary.graph_note(filtered))
 
     def _texts(self, sp: SuperPrompt) -> list[dict[str, Any]]:
         """The state's node texts, each with its exact lines."""

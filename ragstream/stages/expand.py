@@ -16,6 +16,7 @@ from ragstream.graph.guesses import graph_for
 from ragstream.graph.expansion import expand_dependency_tree, limits_from_settings
 from ragstream.graph.stand_ins import named_by_types, without_declarations_of
 from ragstream.graph.node_texts import budget_from, declarations_of, fetch_node_texts, resolved_mode
+from ragstream.index.graph_mark import STATE_NOTE, graph_note
 from ragstream.retrieval.filters import RetrievalFilters
 from ragstream.retrieval.types import RetrievalBackend, check_scope
 from ragstream.index.model import CHUNKABLE_KINDS, PART_MARK, node_of
@@ -46,7 +47,8 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     check_scope(sp.repository, sp.branch)
     limits = limits_from_settings(step, settings, step.get("id", "expand"))
     filters = RetrievalFilters.parse(sp.retrieval_filters)
-    graph = graph_for(backend.graph(sp.repository, sp.branch, filters, sp.active_index), settings)
+    seen = backend.graph(sp.repository, sp.branch, filters, sp.active_index)
+    graph = graph_for(seen, settings)
     # What the relate stage found in the graph goes before the search's seeds; a constructor the
     # search found stands for its type (`named_by_types`), once: beside its type it repeats it, as
     # an interface's member does beside its implementation (`without_declarations_of`).
@@ -56,7 +58,9 @@ def expand_graph(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, 
     sp.graph_seed_nodes = result.seeds
     sp.graph_expanded_nodes = result.nodes
     sp.graph_edges = result.edges
-    sp.graph_debug = {**result.debug, "depth": result.depth, "parent": result.parent}
+    note = graph_note(seen.graph, filters != RetrievalFilters())  # an interim graph: said with the walk on it
+    sp.graph_debug = {**result.debug, "depth": result.depth, "parent": result.parent,
+                      **({STATE_NOTE: note} if note else {})}
     return result.debug["reason"]
 
 

@@ -119,9 +119,6 @@ def _draw_watch(job: WatchJob, named: tuple[str, ...], others: int) -> None:
     report = job.report
     when = time.strftime("%H:%M:%S", time.localtime(job.refreshed_at)) if job.refreshed_at else "—"
     last = ("up to date" if report is None or report.unchanged
-            else f"{seen or 'files'} re-indexed, "
-                 + ("" if report.askable_seconds is None else
-                    f"askable in {report.askable_seconds:.2f} s with the graph updating, ")
-                 + f"keyword-ready in {report.keyword_ready_seconds:.2f} s · {report.chunks} chunks")
+            else f"{seen or 'files'} re-indexed, {report.published} · {report.chunks} chunks")
     st.caption(f":material/visibility: Following file changes{'' if job.watcher_up else ' (starting)'} · "
                f"last refresh {when}: {last}")

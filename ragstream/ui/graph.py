@@ -67,8 +67,6 @@ def render(controller: Controller, sp: SuperPrompt, key: str) -> None:
         st.caption("No graph yet: the expand stage draws the neighbourhood of the search hits.")
         return
     full = st.toggle("Full screen", key=full_screen_key(key), help="the drawing over the whole page width and height")
-    if note := controller.state_graph_note(sp):  # drawn from an interim graph: an edit's calls not linked yet
-        st.warning(note, icon=":material/sync:")
     focus = st.session_state.get(FOCUS)
     html = _html(_state_key(controller, sp), FULL_HEIGHT if full else HEIGHT, controller, sp)
     if focus in sp.graph_expanded_nodes:

@@ -56,14 +56,18 @@ class Choices:
 
 def render(controller: Controller) -> Choices:
     st.markdown("### ragstream")
-    index, watch_slot = _index_section(controller)
+    index, card_slot, watch_slot = _index_section(controller)
     name, pipeline, overrides = _pipeline_section(controller)
     filters = _filter_section()
-    if index is not None and watch_slot is not None:  # drawn under the toggle, told under the filters
-        with watch_slot:
-            builds.watch_status(controller, _session(), index, filters)
+    scope = controller.scope_of(index, filters) if index is not None else None
+    if index is not None and scope is not None:  # drawn under the picker, told under the filters
+        with card_slot:
+            _index_card(controller, index, scope)
+        if watch_slot is not None:
+            with watch_slot:
+                builds.watch_status(controller, _session(), index, filters)
     _model_section(controller)
-    return Choices(controller.scope_of(index, filters) if index is not None else None, name, overrides, pipeline)
+    return Choices(scope, name, overrides, pipeline)
 
 
 # --- indexes ------------------------------------------------------------------------------
@@ -78,8 +82,9 @@ def _session() -> str:
     return st.session_state.setdefault(FOLLOW_SESSION, uuid.uuid4().hex)
 
 
-def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any]:
-    """The chosen index, and where the state of its watcher goes (None: not followed)."""
+def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any, Any]:
+    """The chosen index, where its card goes (drawn once the filters are known) and where the
+    state of its watcher goes (None: not followed)."""
     st.markdown("**Index**")
     watch = controller.following(_session())
     marker = tuple((str(job.path), job.name, job.finished, job.stage) for job in controller.builds()) + (
@@ -91,7 +96,7 @@ def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any]:
     else:
         st.info("No index yet. Index a folder below" + (" (the default index is being built)."
                                                          if any(j.running for j in controller.builds()) else "."))
-    chosen = None
+    chosen, card_slot = None, None
     if usable:
         labels = [s.label for s in usable]
         wanted = st.session_state.get("index_choice")
@@ -103,8 +108,7 @@ def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any]:
                                                          labels[0]))
         label = st.selectbox("index", labels, key="index_choice", label_visibility="collapsed")
         chosen = usable[labels.index(label)]
-        building = {job.path.resolve() for job in controller.builds() if job.running}
-        _index_card(chosen, bool(chosen.source_root) and Path(chosen.source_root).resolve() in building)
+        card_slot = st.container()
     watch_slot = _follow_changes(controller, chosen)
     for broken in (s for s in summaries if s.problem):
         st.warning(f"{broken.label} cannot be used: {broken.problem}")
@@ -112,29 +116,39 @@ def _index_section(controller: Controller) -> tuple[IndexSummary | None, Any]:
         with st.expander(f"all indexes ({len(summaries)})"):
             st.dataframe([_index_row(s) for s in summaries], hide_index=True, width="stretch")
     _index_folder_form(controller)
-    return chosen, watch_slot
+    return chosen, card_slot, watch_slot
 
 
-def _index_card(s: IndexSummary, building: bool = False) -> None:
+def _index_card(controller: Controller, s: IndexSummary, scope: Scope) -> None:
     """What the chosen index is; while this workbench builds it, its progress is the build's
-    panel above alone (the index's last published figure beside it read as a second one)."""
+    panel above alone (the index's last published figure beside it read as a second one). Under
+    security filters nothing that counts or names the whole index is drawn (as MCP's
+    `index_status`): it would say how much, and which files, the filters hide."""
+    filtered = bool(scope.retrieval_filters)
+    building = bool(s.source_root) and Path(s.source_root).resolve() in {
+        job.path.resolve() for job in controller.builds() if job.running}
     if s.shared:  # published: nothing of it is walked here, so no stale count
         where, made, stale = f"shared index on `{s.source_root}` · ", "published", ""
     else:
         where, made = "", "built"
         stale = " · " + (f"stale files unknown ({s.stale_note})" if s.stale is None
                          else "0 stale files" if s.stale == 0 else f"**{s.stale} stale file(s)**")
+    counts = ("counts withheld under your security filters" if filtered
+              else f"{s.files} files · {s.chunks} chunks · {s.nodes} nodes · {s.edges} edges{stale}")
     st.caption(f"{where}branch `{s.branch}` · commit `{(s.commit or 'none')[:10]}` · {made} "
-               f"{humanise_age(s.age_seconds)}  \n{s.files} files · {s.chunks} chunks · {s.nodes} nodes · "
-               f"{s.edges} edges{stale}  \n{'being built: progress above' if building else s.stage}")
+               f"{humanise_age(s.age_seconds)}  \n{counts}  \n"
+               f"{'being built: progress above' if building else s.stage_told(filtered)}")
     # does the C# reach the SQL (`index.sql_coverage`): the counts, the warning as one
-    for line in s.sql_coverage.lines() if s.sql_coverage else ():
+    for line in s.coverage_told(filtered):
         if line.startswith("warning:"):
             st.warning(line.removeprefix("warning: "), icon=":material/warning:")
         else:
             st.caption(line)
-    if s.graph_note:  # an edit published before its calls were linked: the graph says so until they are
-        st.caption(f":material/sync: {s.graph_note}")
+    # an edit published before its calls were linked: the graph says so until they are. From the
+    # index list's manifest, not the loaded graph: loading a generation here would block the page
+    # on every publication of a fill
+    if note := s.graph_note(filtered):
+        st.caption(f":material/sync: {note}")
 
 
 def _follow_changes(controller: Controller, chosen: IndexSummary | None) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import tree_sitter
 
 from ragstream.index.csharp.strings import string_value
-from ragstream.index.csharp.syntax import call_arguments, descendants, type_arguments, type_name
+from ragstream.index.csharp.syntax import attribute_arguments, call_arguments, descendants, type_arguments, type_name
 
 
 # Attributes that apply the filter type they name (`[ServiceFilter(typeof(AuditFilter))]`).
@@ -52,3 +52,20 @@ def attributes(syntax: tree_sitter.Node) -> list[tuple[str, list[tuple[str | Non
                 if arguments else []
             found.append((name.rsplit(".", 1)[-1], [(argument, value) for argument, value in values if value]))
     return found
+
+
+def attribute_string(declaration: tree_sitter.Node, names: tuple[str, ...]) -> str | None:
+    """The first positional string argument of the declaration's attribute of one of `names`
+    (`"people"` of `[Alias("people")]`, `"audit"` of `[Schema("audit")]`), or None."""
+    arguments = attribute_arguments(declaration, names)
+    values = [string_value(value, {}) for name, value in call_arguments(arguments) if name is None] if arguments else []
+    return values[0] if values and values[0] else None
+
+
+def attribute_type(declaration: tree_sitter.Node, names: tuple[str, ...]) -> str | None:
+    """The type of the attribute's `typeof(T)` argument (`Org` of `[References(typeof(Org))]`), or None:
+    a string argument (EF's `[ForeignKey("OrgId")]`) names a member, not a type."""
+    arguments = attribute_arguments(declaration, names)
+    typed = [node for node in descendants(arguments) if node.type == "typeof_expression"] if arguments else []
+    return next((found for node in typed if node.named_children and (found := type_name(node.named_children[0]))),
+                None)

@@ -167,6 +167,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                         # `bus.SendCommand(command)`, `command` what `model.ToCommand()` returned:
                         # the message is the type the resolver finds for it (`messages`)
                         found.attrs["call"]["message_returned"] = True
+            created = _lambda_created(node)
+            if created:  # `UpdateOnly(() => new Post { .. })`: the type C# infers the method's type argument from
+                found.attrs["call"]["creates"] = list(scope.type_guesses(created))
             calls.append(Reference(
                 source=source, edge_type="CALLS", target=found.target, target_language=LANGUAGE,
                 candidates=found.candidates, target_kinds=("METHOD",), by_name=found.by_name,
@@ -368,6 +371,10 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body,
         named = _literal_name(values) if len(written) == 1 else None
         if named:  # `Mapper.Entity<History>("History")`: a registry may name the type's table
             spec["literal"] = named
+    typed = [value.named_children[-1].named_children[0] for value in values if value.named_children
+             and value.named_children[-1].type == "typeof_expression" and value.named_children[-1].named_children]
+    if typed:  # `db.CreateTable(typeof(Order))`: the non-generic form of a call on a type (`code_first_tables`)
+        spec["typeof_arguments"] = [list(scope.type_guesses(name)) for t in typed if (name := type_name(t))]
     kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
@@ -549,6 +556,14 @@ def _first_argument_type(call: tree_sitter.Node, body: _Body) -> str | None:
         return None
     return _written_type(value, body) if value.type in (
         "object_creation_expression", "identifier", "member_access_expression", "cast_expression") else None
+
+
+def _lambda_created(call: tree_sitter.Node) -> str | None:
+    """`Post` of a call whose first argument is a lambda that returns a new object (`() => new
+    Post { Deleted = true }`): the type a generic method taking an `Expression<Func<T>>` is bound to."""
+    value = next(iter(_argument_values(call)), None)
+    result = value.child_by_field_name("body") if value is not None and value.type == "lambda_expression" else None
+    return created_type(result) if result is not None and result.type == "object_creation_expression" else None
 
 
 def _message_arguments(call: tree_sitter.Node, body: _Body) -> list[str]:

@@ -48,6 +48,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import networkx as nx
 
@@ -55,10 +56,13 @@ from ragstream.index.csharp.call_resolution import ancestors, receiver_property,
 from ragstream.index.csharp.calls import TABLE_OF_TYPE
 from ragstream.index.csharp.identity_stores import MANAGERS, IdentityTables, identity_accesses
 from ragstream.index.csharp.join_tables import join_tables
+from ragstream.index.csharp.orm_calls import orm_call
 from ragstream.index.csharp.package_dbsets import dbset_tables, on_context, tables_by_short_name
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference, node_id
 from ragstream.index.symbols import SymbolTable
+
+T = TypeVar("T")
 
 # Types whose every call runs a query on the entity's table.
 QUERY_TYPES = frozenset({"DbSet", "IDbSet", "IQueryable", "IOrderedQueryable", "ITable", "Table",
@@ -97,6 +101,8 @@ class _Carrier:
     property: str | None = None  # the PROPERTY the receiver was reached through (`db.Orders`), if any
     joins: tuple[tuple[str, str, str], ...] = ()  # a many-to-many navigation's join tables: (table, how, navigation)
     dbset: str | None = None  # a package context's DbSet the receiver is (`db.Clients`): its table by its name
+    via: str = "type_argument"  # how the entity was found ("entity_argument": an ORM verb's argument)
+    guess: bool = False  # an ORM call on a receiver of a type the index cannot see (`orm_calls`)
 
 
 def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
@@ -114,7 +120,8 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
             continue
-        carrier = _carrier(graph, symbols, call) or _table_of_type_carrier(graph, ref, consumed)
+        carrier = _orm_carrier(graph, symbols, ref) or _carrier(graph, symbols, call) \
+            or _table_of_type_carrier(graph, ref, consumed)
         if carrier is not None and _identity_manager(symbols, carrier):
             identity = identity or IdentityTables(graph, by_name)  # Identity's stores: the tables the method names
             added += _identity_edges(graph, symbols, identity, carrier, ref)
@@ -138,11 +145,11 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
             named = [] if mapped or carrier.passed else by_name.get(_short(graph, entity), [])
             for table in mapped or named:
                 attrs = {"line": ref.line, "resolution": "inferred",
-                         "via": "navigation" if carrier.navigation else "type_argument",
+                         "via": "navigation" if carrier.navigation else carrier.via,
                          "entity": entity, "member": call["member"], "carrier": carrier.generic,
                          **({"property": carrier.property} if carrier.property else {}),
                          **({"state": call["state"]} if call.get("state") else {}),
-                         **({"guess": True} if carrier.navigation or entity in projected else {})}
+                         **({"guess": True} if carrier.navigation or carrier.guess or entity in projected else {})}
                 if named:
                     attrs.update(guess=True, table_by_name=True)  # no mapping: the table its name names
                     # and the entity maps to it (its properties to its columns), a guess as well
@@ -168,6 +175,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     # loaded, changed, saved: EF writes what it tracks (after every stated write, which wins)
     added["WRITES"] += sum(add_edge(graph, source, table, "WRITES", attrs) for source, table, attrs in tracked)
     added["WRITES"] += _forwarded_writes(graph, symbols, refs)
+    added.update(_forwarded_type_arguments(graph, symbols, refs))
     return added
 
 
@@ -220,13 +228,7 @@ def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[R
                   if _forwards_parameter(graph, symbols, ref)}
     if not forwarding:
         return 0
-    # the calls reach them through the interfaces or bases they implement (dispatch comes later)
-    for method, found in list(forwarding.items()):
-        name, owner = _short(graph, method), str(graph.nodes[method].get("parent"))
-        for base in ancestors(graph, owner) if owner in graph else ():
-            for _, declared, key in graph.out_edges(base, keys=True):
-                if key == "DEFINES" and graph.nodes[declared].get("kind") == "METHOD" and _short(graph, declared) == name:
-                    forwarding.setdefault(declared, found)
+    _through_bases(graph, forwarding)
     added = 0
     for ref in refs:
         call = ref.attrs.get("call") or {}
@@ -245,6 +247,68 @@ def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[R
             added += sum(add_edge(graph, ref.source, table, "WRITES", attrs) for table in entity_tables(graph, entity.id))
             added += sum(add_edge(graph, ref.source, table, "WRITES", {**attrs, "via": "aggregate", "guess": True})
                          for table in held)
+    return added
+
+
+def _through_bases(graph: nx.MultiDiGraph, forwarding: dict[str, T]) -> None:
+    """Add to `forwarding` (method -> what it forwards) the interface and base members of the
+    same name that each method implements: the calls reach them (dispatch comes later)."""
+    for method, found in list(forwarding.items()):
+        name, owner = _short(graph, method), str(graph.nodes[method].get("parent"))
+        for base in ancestors(graph, owner) if owner in graph else ():
+            for _, declared, key in graph.out_edges(base, keys=True):
+                if key == "DEFINES" and graph.nodes[declared].get("kind") == "METHOD" and _short(graph, declared) == name:
+                    forwarding.setdefault(declared, found)
+
+
+@dataclass(frozen=True)
+class _TypeForwarding:
+    """A generic method that hands its own type parameter to an ORM's typed call
+    (`Get<TEntity>(object id) => session.Get<TEntity>(id)`)."""
+    method: str  # the forwarding METHOD
+    position: int  # which of its type parameters
+    edge_type: str  # READS or WRITES, by the ORM's verb
+    member: str  # the ORM's method
+    carrier: str
+
+
+def _forwarded_type_arguments(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[Reference]) -> Counter:
+    """`Repository.Get<Entry>(id)` where `Get<TEntity>(object id)` runs `session.Get<TEntity>(id)`
+    (or `session.QueryOver<TEntity>()`): C# binds the method's type parameter to the call's type
+    argument, so the call reads (writes) what the ORM's call would with it. Edges:
+    `via="type_argument"`, `member` (the ORM's method), `forwarder` (the generic method, also
+    when the call went through the interface or base member it implements)."""
+    forwarding: dict[str, _TypeForwarding] = {}
+    for ref in refs:
+        call = ref.attrs.get("call") or {}
+        own = (graph.nodes[ref.source].get("attrs") or {}).get("type_parameters") or [] if ref.source in graph else []
+        arguments = call.get("type_arguments") or []
+        if not own or len(arguments) != 1 or not arguments[0] or arguments[0][-1] not in own:
+            continue
+        orm = _orm_carrier(graph, symbols, ref)
+        carrier = orm.generic if orm is not None and orm.via == "type_argument" else \
+            call["member"] if call["member"] in TABLE_OF_TYPE else None
+        if carrier is not None:  # an ORM's typed call, or its table of the type: the verb tells
+            edge_type = "WRITES" if call["member"].startswith(WRITE_VERBS) else "READS"
+            forwarding.setdefault(ref.source, _TypeForwarding(ref.source, own.index(arguments[0][-1]), edge_type,
+                                                              call["member"], carrier))
+    added: Counter = Counter()
+    if not forwarding:
+        return added
+    _through_bases(graph, forwarding)
+    for ref in refs:
+        call = ref.attrs.get("call") or {}
+        arguments = call.get("type_arguments") or []
+        for method in resolve_call(graph, symbols, call).methods if arguments and ref.source in graph else ():
+            found = forwarding.get(method)
+            entity = symbols.first("csharp", arguments[found.position], ("TYPE",)) \
+                if found is not None and found.position < len(arguments) else None
+            if found is None or entity is None:
+                continue
+            for table in entity_tables(graph, entity.id):
+                added[found.edge_type] += add_edge(graph, ref.source, table, found.edge_type, {
+                    "line": ref.line, "resolution": "inferred", "via": "type_argument", "entity": entity.id,
+                    "member": found.member, "carrier": found.carrier, "forwarder": found.method})
     return added
 
 
@@ -341,6 +405,19 @@ def _consumed_tables_of_type(refs: list[Reference]) -> set[tuple[str, str, str]]
     of the method is chained on (`db.Set<Order>().Add(o)`): that call says how the table is used."""
     return {_table_key(ref.source, data["generic_call"], data["entities"]) for ref in refs
             if (data := (ref.attrs.get("call") or {}).get("data")) and "generic_call" in data}
+
+
+def _orm_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> _Carrier | None:
+    """A typed micro-ORM or session call (`Db.SingleById<Post>(id)`, `Db.Insert(post)`; `orm_calls`):
+    the ORM's method carries the entity, and its verb says read or write."""
+    path = graph.nodes[ref.source].get("path")
+    file = graph.nodes.get(node_id("csharp", path, "FILE")) if path else None
+    usings = set((file or {}).get("attrs", {}).get("usings") or ())
+    found = orm_call(graph, symbols, ref.attrs["call"], usings) if usings else None
+    if found is None:
+        return None
+    return _Carrier(f"{found.api}.{ref.attrs['call']['member']}", found.entities, query=True, declared_here=True,
+                    passed=found.via == "entity_argument", via=found.via, guess=found.guess)
 
 
 def _table_of_type_carrier(graph: nx.MultiDiGraph, ref: Reference,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
-from ragstream.index.csharp.attributes import attribute_names
+from ragstream.index.csharp.attributes import attribute_names, attribute_string
 from ragstream.index.csharp.docs import doc_comment, header, modifiers
 from ragstream.index.csharp.strings import type_parameters
 from ragstream.index.csharp.syntax import (
@@ -172,6 +172,11 @@ def type_node(decl: TypeDecl, names: Names, path: str, ef_role: str | None) -> N
     attributes = attribute_names(decl.syntax)
     if attributes:  # `[FunnelWebRequest]` on a controller: a filter around its actions (`request_filters`)
         attrs["attributes"] = attributes
+    alias, schema = attribute_string(decl.syntax, ("Alias",)), attribute_string(decl.syntax, ("Schema",))
+    if alias:  # OrmLite `[Alias("people")] class Person`: the table it is stored in (`code_first_tables`)
+        attrs["alias"] = alias
+    if schema:  # OrmLite `[Schema("audit")]`: that table's schema
+        attrs["schema"] = schema
     return declaration_node(decl.syntax, "TYPE", decl.name, path, decl.parent, attrs)
 
 

@@ -49,7 +49,7 @@ def link_property_columns(graph: nx.MultiDiGraph) -> int:
                   and graph.nodes[table].get("kind") in ("TABLE", "VIEW")]
         if not tables:
             continue
-        chain = _with_bases(graph, entity)
+        chain = with_bases(graph, entity)
         said = _members_said(graph, chain)
         named = _named_columns(graph, chain)
         for table, mapping in tables:
@@ -73,7 +73,7 @@ def _stored(graph: nx.MultiDiGraph, chain: list[str], said: dict[str, dict], nam
     """(property node, column name, via) for each property of the entity (and its bases) EF stores."""
     seen: set[str] = set()
     for owner in chain:
-        for prop in _properties(graph, owner):
+        for prop in declared_properties(graph, owner):
             short = graph.nodes[prop]["name"].rsplit(".", 1)[-1]
             if short in seen:  # a subclass's `new` property hides its base's
                 continue
@@ -103,7 +103,7 @@ def _mappable(attrs: dict, configured: bool) -> bool:
 def _owned_columns(graph: nx.MultiDiGraph, prop: str, short: str) -> Iterator[tuple[str, str, str]]:
     """The owned type's properties, stored in the owner's table as `Owner_Property`."""
     owned = property_type(graph, prop)
-    for inner in _properties(graph, owned) if owned else ():
+    for inner in declared_properties(graph, owned) if owned else ():
         attrs = graph.nodes[inner].get("attrs") or {}
         if attrs.get("not_mapped") or not _mappable(attrs, False):
             continue
@@ -163,12 +163,12 @@ def _columns_of(graph: nx.MultiDiGraph, table: str) -> dict[str, str]:
             if key == "DEFINES" and graph.nodes[c].get("kind") == "COLUMN"}
 
 
-def _properties(graph: nx.MultiDiGraph, owner: str) -> list[str]:
+def declared_properties(graph: nx.MultiDiGraph, owner: str) -> list[str]:
     return sorted(p for _, p, key in graph.out_edges(owner, keys=True)
                   if key == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY")
 
 
-def _with_bases(graph: nx.MultiDiGraph, entity: str) -> list[str]:
+def with_bases(graph: nx.MultiDiGraph, entity: str) -> list[str]:
     """The entity, then its repository base types nearest first."""
     chain, queue = [], [entity]
     while queue:

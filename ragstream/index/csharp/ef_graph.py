@@ -158,8 +158,7 @@ def _model_tables(graph: nx.MultiDiGraph) -> None:
     TABLE node, `dbo` when no schema is named, on the entity's declaration line, marked a
     guess with `via="ef_model"`. Code reading or writing the entity then reaches a table, and
     so does hand-written SQL naming it (Dapper on the same database), linked before the model
-    settled."""
-    model: dict[str, str] = {}  # a model table's bare name, lower case (SQL names are case-insensitive) -> its node
+    settled: `name_resolution` moves it there once every schema source is in."""
     for source, target, _, attrs in edges_of_type(graph, "MAPS_TO"):
         node = graph.nodes[target]
         if node.get("kind") != "EXTERNAL" or node.get("language") != "sql" \
@@ -176,31 +175,8 @@ def _model_tables(graph: nx.MultiDiGraph) -> None:
                 attrs={"via": "ef_model", "guess": True, "entity": source})))
         graph.remove_edge(source, target, key="MAPS_TO")
         graph.add_edge(source, table, key="MAPS_TO", **attrs)
-        model.setdefault(name.rsplit(".", 1)[-1].lower(), table)
         if graph.degree(target) == 0:
             graph.remove_node(target)
-    _raw_sql_onto_model_tables(graph, model)
-
-
-def _raw_sql_onto_model_tables(graph: nx.MultiDiGraph, model: dict[str, str]) -> None:
-    """Raw SQL (`connection.ExecuteAsync("UPDATE PlexLibrary ...")`) was linked before the model
-    made its tables, so an unqualified name it reads or writes is still an EXTERNAL SQL name: the
-    model's table of that name (schema-less: SQLite, or the default schema) is the one it means.
-    The edge moves there, `resolution="inferred"`, `table_via="ef_model"`."""
-    for node, data in list(graph.nodes(data=True)):
-        name = str(data.get("name", "")).lower()
-        table = model.get(name.rsplit(".", 1)[-1])
-        if data.get("kind") != "EXTERNAL" or data.get("language") != "sql" or table is None \
-                or ("." in name and graph.nodes[table]["name"].lower() != name):  # another schema's
-            continue
-        for source, _, key, attrs in list(graph.in_edges(node, keys=True, data=True)):
-            if key not in ("READS", "WRITES"):
-                continue
-            if not graph.has_edge(source, table, key=key):
-                graph.add_edge(source, table, key=key, **{**attrs, "resolution": "inferred", "table_via": "ef_model"})
-            graph.remove_edge(source, node, key=key)
-        if graph.degree(node) == 0:
-            graph.remove_node(node)
 
 
 def _conventional(attrs: dict) -> bool:

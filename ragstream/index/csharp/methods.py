@@ -83,9 +83,10 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     returned = _returned_type(syntax.child_by_field_name("returns"))
     type_parameters_declared = type_parameters(decl.syntax)
     own_type_parameters = type_parameters(syntax)
+    if own_type_parameters:  # what the call's type arguments and arguments bind (`FindFirst<T>(IQuery<T> q)`)
+        attrs["type_parameters"] = own_type_parameters
     if returned in own_type_parameters:  # `T Get<T>(object id)`: the call's type argument (`Get<Entry>(id)`)
         attrs["returns_method_type_parameter"] = own_type_parameters.index(returned)
-        attrs["type_parameters"] = own_type_parameters  # what the arguments bind (`FindFirst<T>(IQuery<T> q)`)
     elif returned in type_parameters_declared:  # `T Get(int id)` of `IStore<T>`: the caller's type argument
         attrs["returns_type_parameter"] = type_parameters_declared.index(returned)
     elif returned:

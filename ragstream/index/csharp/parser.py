@@ -23,6 +23,7 @@ from ragstream.index.csharp.ef import ef_mapping
 from ragstream.index.csharp.member_fields import declared_fields
 from ragstream.index.csharp.methods import add_methods
 from ragstream.index.csharp.preprocessor import first_branches
+from ragstream.index.csharp.naming_strategies import declared_naming
 from ragstream.index.csharp.properties import add_properties
 from ragstream.index.csharp.sql_parameters import sql_constants
 from ragstream.index.csharp.syntax import LANGUAGE, first_error_line, grammar
@@ -44,6 +45,9 @@ def parse_csharp(path: str, text: str) -> ParsedFile:
         out.parsed.warnings.append(f"{where}: syntax error; declarations near it may be missing")
     if found.usings:  # what the file imports: which of several same-named extension methods a call means
         found.file.attrs["usings"] = list(found.usings)
+    naming = declared_naming(text)
+    if naming:  # `PostgreSqlDialect.Provider`: tables and columns named snake_case (`naming_strategies`)
+        found.file.attrs["naming_strategy"] = naming
     # each type's SQL-like constants, by type: a partial type's other parts are other files (`sql_parameters`)
     constants = {decl.id: values for decl in found.types if (values := sql_constants(decl.syntax))}
     if constants:

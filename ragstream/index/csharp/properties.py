@@ -17,6 +17,7 @@ import tree_sitter
 from ragstream.index.model import Reference, node_id
 from ragstream.index.csharp.declarations import Names, Output, TypeDecl, declaration_node
 from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.attributes import attribute_string, attribute_type
 from ragstream.index.csharp.strings import string_value, type_parameters
 from ragstream.index.csharp.syntax import (LANGUAGE, attribute_arguments, body_members, call_arguments, child_of_type,
                                          children_of_type, has_attribute, node_text, type_arguments, type_name)
@@ -44,6 +45,14 @@ def add_properties(decl: TypeDecl, names: Names, path: str, out: Output) -> None
         column = _column_attribute(member)
         if column:  # `[Column("FirstName")] FirstMidName`: the ORM fills it from that column (ef_graph)
             attrs["column"] = column
+        alias = attribute_string(member, ("Alias",))
+        if alias:  # OrmLite `[Alias("full_name")] Name`: the column it is stored in (`code_first_tables`)
+            attrs["alias"] = alias
+        if has_attribute(member, ("Ignore", "Reference")):  # OrmLite stores it in no column of its own
+            attrs["orm_ignored"] = True
+        referenced = attribute_type(member, ("References", "ForeignKey"))
+        if referenced:  # OrmLite `[References(typeof(Org))] OrgId`: a foreign key to Org's table
+            attrs["references"] = list(names.type_candidates(referenced, decl.name))
         if has_attribute(member, ("NotMapped",)):  # EF stores it nowhere (ef_columns)
             attrs["not_mapped"] = True
         if not _settable(member):  # `{ get; }`, `=> ...`: no column by EF's convention (ef_columns)
