@@ -33,6 +33,7 @@ from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import in_tests
 
 TABLE_KINDS = ("TABLE", "VIEW")
+ENQUEUED = "enqueued"  # a call a job library runs later (attrs `enqueued_by`, `index/csharp/job_handoffs`)
 DATA_EDGES = ("READS", "WRITES", "MAPS_TO", "FOREIGN_KEY", "REFERENCES", "CALLS")
 # calls from an entry point down to a table: a layered application goes controller -> repository
 # -> an active record's template method -> its override -> a static service -> the configured
@@ -72,6 +73,11 @@ class Path:
     @property
     def guess(self) -> bool:
         return any("by_name" in edge or "guess" in edge for edge in self.edges)
+
+    @property
+    def enqueued(self) -> bool:
+        """The path crosses a job hand-off (`BackgroundJob.Enqueue(() => ..)`): a job does the rest later."""
+        return any(ENQUEUED in edge for edge in self.edges)
 
 
 @dataclass
@@ -650,7 +656,10 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
     (`message_parameter`) is followed only to the handler of the message passed to it (also as a
     generic method's caller binds it: `host_parameter`, `bound_method_dispatch`), and a
     sender's direct edge to a handler is left for the way through the bus (`through`).
-    At most MAX_FLOW_PATHS: by entry, then those whose nodes name more of
+    At most MAX_FLOW_PATHS: by entry, then those crossing no job hand-off (`Path.enqueued`: the
+    entry's own synchronous work before what a job does later) unless the asked words name the
+    method handed off (a word its name has and the entry's lacks: "the scheduled cleanup" ->
+    `CleanupService.Cleanup`), then those whose nodes name more of
     the asked keyword tokens (`words`: "results ... cached" -> `GetResults`, `CachedResults`),
     then those ending in the relation asked first (`verbs`, READS or WRITES: "saves" asks for
     the writes first; a cascade counts as a write), then those whose write is of an asked
@@ -683,7 +692,16 @@ def table_paths(graph: nx.MultiDiGraph, entries: Iterable[str], words: Collectio
 
     if writes_only:  # "which tables get written": the paths that write, when there are any
         paths = [p for p in paths if _last_relation(p) == "WRITES"] or paths
-    paths.sort(key=lambda p: (order[p.nodes[0]], -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
+    def unasked_job(path: Path) -> bool:  # a job hand-off the question does not name
+        if not path.enqueued:
+            return False
+        handed = next(n for n, edge in enumerate(path.edges) if ENQUEUED in edge) + 1
+        named = set(keyword_tokens(_short_name(graph, path.nodes[handed]))) - set(keyword_tokens(_short_name(graph, path.nodes[0])))
+        return not asked & named
+
+    # a job's work comes after what the entry does itself (`job_handoffs`: it runs later, elsewhere),
+    # unless the question names the job (a word of the method handed off that the entry's name lacks)
+    paths.sort(key=lambda p: (order[p.nodes[0]], unasked_job(p), -shared(p), as_asked(p), not_as_operated(p), len(p.nodes), p.guess,
                               call_order(graph, p)))
     return paths[:MAX_FLOW_PATHS]
 
@@ -777,7 +795,9 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
                     or not _bound_at_host(data, bound, target):
                 continue
             resolution = resolution_of(data)
-            how = edge_type if resolution in ("static", "inferred") else f"{edge_type} ({resolution})"
+            marks = [m for m in (resolution not in ("static", "inferred") and resolution,
+                                 bool(data.get("enqueued_by")) and ENQUEUED) if m]
+            how = f"{edge_type} ({', '.join(marks)})" if marks else edge_type
             if kind in TABLE_KINDS:
                 touches.append((state, how, target))
                 continue

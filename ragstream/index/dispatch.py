@@ -43,6 +43,8 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
                  **({"guess": True} if data.get("guess") else {}),
                  **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {}),
+                 # a job library runs the implementation later as well (`csharp/job_handoffs`)
+                 **({"enqueued_by": data["enqueued_by"]} if data.get("enqueued_by") else {}),
                  # what binds the implementation a walk may follow (`relations.table_paths`)
                  **{key: data[key] for key in BINDING_KEYS if key in data}}
         targets = [method for method in implementations(graph, descendants, methods, called) if method != source]

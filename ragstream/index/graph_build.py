@@ -271,6 +271,8 @@ def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, 
         edge_type = "IMPLEMENTS"
     attrs = {**{k: v for k, v in ref.attrs.items() if k != "call"}, **(extra or {}),
              "line": ref.line, "resolution": how}
+    if attrs.get("enqueued_by"):  # a job library runs the call later (`job_handoffs`), however it resolved
+        attrs["via"] = "enqueued"
     if how == "by_name":
         stats.by_name[edge_type] += 1
         attrs["guess"] = True  # a unique short name, not a resolved reference

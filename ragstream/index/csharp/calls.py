@@ -27,6 +27,7 @@ import tree_sitter
 
 from ragstream.index.model import Reference
 from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.job_handoffs import enqueued_by
 from ragstream.index.csharp.member_fields import undeclared_member
 from ragstream.index.csharp.syntax import (
     LANGUAGE, callee_of, child_of_type, created_type, descendants, initializer, line_of, node_text, required_child,
@@ -143,6 +144,9 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             navigation = _navigation(node)
             if navigation:
                 found.attrs["call"]["navigation"] = navigation
+            handoff = enqueued_by(node)
+            if handoff:  # `BackgroundJob.Enqueue(() => svc.M())`: a job runs it later (`job_handoffs`)
+                found.attrs["enqueued_by"] = handoff
             state = _entry_state_set(node)
             if state:
                 found.attrs["call"]["state"] = state

@@ -54,6 +54,7 @@ import networkx as nx
 
 from ragstream.index.csharp.call_resolution import ancestors, receiver_property, receiver_types, resolve_call
 from ragstream.index.csharp.calls import TABLE_OF_TYPE
+from ragstream.index.csharp.identity_stores import MANAGERS, IdentityTables, identity_accesses
 from ragstream.index.csharp.join_tables import join_tables
 from ragstream.index.csharp.orm_calls import orm_call
 from ragstream.index.csharp.package_dbsets import dbset_tables, on_context, tables_by_short_name
@@ -114,12 +115,17 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
     consumed = _consumed_tables_of_type(refs)
     names: dict[str, list[str]] = {}  # tables by short name, built at the first package DbSet
     tracked: list[tuple[str, str, dict]] = []
+    identity: IdentityTables | None = None
     for ref in refs:
         call = ref.attrs.get("call")
         if call is None or ref.source not in graph:
             continue
         carrier = _orm_carrier(graph, symbols, ref) or _carrier(graph, symbols, call) \
             or _table_of_type_carrier(graph, ref, consumed)
+        if carrier is not None and _identity_manager(symbols, carrier):
+            identity = identity or IdentityTables(graph, by_name)  # Identity's stores: the tables the method names
+            added += _identity_edges(graph, symbols, identity, carrier, ref)
+            continue
         edge_type = _access(carrier, _verb(call)) if carrier is not None else None
         if carrier is None or edge_type is None or _repository_extension(graph, symbols, carrier, call):
             continue
@@ -156,7 +162,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
                     added[edge_type] += 1
                 if edge_type == "READS" and _tracks(carrier, call["member"]) and (ref.source in saving or call.get("changed")):
                     tracked.append((ref.source, table, {**attrs, "via": "change_tracking", "guess": True}))
-            if edge_type == "WRITES" and (mapped or named):  # the aggregate's collections are written with it
+            if edge_type == "WRITES" and (mapped or named) and _writes_collections(call):  # the aggregate's collections
                 for held, navigation in _held_collections(graph, symbols, entity):
                     for table in entity_tables(graph, held) or by_name.get(_short(graph, held), []):
                         added["WRITES"] += add_edge(graph, ref.source, table, "WRITES", {
@@ -236,7 +242,8 @@ def _forwarded_writes(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: list[R
             member, forwarder = forwarding[method]
             attrs = {"line": ref.line, "resolution": "inferred", "via": "forwarded", "entity": entity.id,
                      "member": member, "forwarder": forwarder}
-            held = [table for other, _ in _held_collections(graph, symbols, entity.id) for table in entity_tables(graph, other)]
+            held = [table for other, _ in _held_collections(graph, symbols, entity.id) for table in entity_tables(graph, other)
+                    ] if _writes_collections({"member": member}) else []
             added += sum(add_edge(graph, ref.source, table, "WRITES", attrs) for table in entity_tables(graph, entity.id))
             added += sum(add_edge(graph, ref.source, table, "WRITES", {**attrs, "via": "aggregate", "guess": True})
                          for table in held)
@@ -494,6 +501,46 @@ def _repository_extension(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier:
         return False
     resolution = resolve_call(graph, symbols, call)
     return resolution.via == "extension" and bool(resolution.methods)
+
+
+# Verbs that change the entity's own row only: EF's `Attach`/`Update` track the entities reachable from
+# it as they find them (unchanged, or modified when loaded), and the code that changes a collection
+# adds to it (`order.Lines.Add(line)`: a `navigation` edge), so its collections are not written here;
+# nor by setting an entry's state (`Entry(e).State = ...`), which "affects only that entity"
+# (https://learn.microsoft.com/ef/core/change-tracking/explicit-tracking). `Add` inserts the new
+# entities it reaches and `Remove` cascades to dependents: those keep the aggregate's collections.
+ENTITY_ONLY = ("Attach", "Update")
+
+
+def _writes_collections(call: dict) -> bool:
+    """Whether a write call writes the collections its entity holds (`via="aggregate"`, a guess)."""
+    return not call.get("state") and not call["member"].startswith(ENTITY_ONLY)
+
+
+def _identity_manager(symbols: SymbolTable, carrier: _Carrier) -> bool:
+    """`UserManager<AppUser>`: Identity's manager, unless the repository declares a generic type of
+    that name (C# tells types apart by their number of type parameters: BlazorHero's own client-side
+    `UserManager` takes none)."""
+    return carrier.generic in MANAGERS and not any(
+        node.attrs.get("type_parameters") for node in symbols.short("csharp", carrier.generic, ("TYPE",)))
+
+
+def _identity_edges(graph: nx.MultiDiGraph, symbols: SymbolTable, identity: IdentityTables, carrier: _Carrier,
+                    ref: Reference) -> Counter:
+    """READS / WRITES of an ASP.NET Core Identity manager's call (`_userManager.AddToRoleAsync(user, ..)`):
+    the store tables `identity_stores.IDENTITY_VERBS` says, `via="identity_store"`, attrs `store` (the
+    part); a table found by Identity's set name only is a guess."""
+    call = ref.attrs["call"]
+    own = MANAGERS[carrier.generic]
+    mapped = [table for entity in _entities(graph, symbols, carrier) for table in entity_tables(graph, entity)]
+    added: Counter = Counter()
+    for edge_type, part in identity_accesses(carrier.generic, call["member"]):
+        tables, guessed = identity.tables(part, own, mapped)
+        for table in tables:
+            added[edge_type] += add_edge(graph, ref.source, table, edge_type, {
+                "line": ref.line, "resolution": "inferred", "via": "identity_store", "store": part,
+                "member": call["member"], "carrier": carrier.generic, **({"guess": True} if guessed else {})})
+    return added
 
 
 def _verb(call: dict) -> str:

@@ -24,7 +24,7 @@ from ragstream.index.symbols import SymbolTable
 IDENTITY_TABLES = {
     "Users": "AspNetUsers", "Roles": "AspNetRoles", "UserRoles": "AspNetUserRoles",
     "UserClaims": "AspNetUserClaims", "UserLogins": "AspNetUserLogins", "RoleClaims": "AspNetRoleClaims",
-    "UserTokens": "AspNetUserTokens",
+    "UserTokens": "AspNetUserTokens", "UserPasskeys": "AspNetUserPasskeys",
 }
 
 
