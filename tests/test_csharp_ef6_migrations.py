@@ -129,9 +129,11 @@ def test_an_ef6_migration_makes_tables_columns_and_foreign_keys():
     assert category_id["nullable"] is True  # `c.Guid()`: EF6's default
     fk = graph.get_edge_data("sql:dbo.Topic|TABLE", "sql:dbo.Category|TABLE", "FOREIGN_KEY")
     assert (fk["columns"], fk["via"], fk["on_delete"]) == (["Category_Id"], "ef_migration", "CASCADE")
-    link = graph.get_edge_data("cs:Forum.Core.Migrations.InitialCommit|TYPE", "sql:dbo.Topic|TABLE", "REFERENCES")
+    link = graph.get_edge_data("cs:Forum.Core.Migrations.InitialCommit.Up|METHOD", "sql:dbo.Topic|TABLE", "REFERENCES")
     assert link["operation"] == "create_table"
     assert "sql:dbo.Category|TABLE" in graph  # Down() only reverts
+    down = graph.get_edge_data("cs:Forum.Core.Migrations.InitialCommit.Down|METHOD", "sql:dbo.Category|TABLE", "REFERENCES")
+    assert (down["operation"], down["reverts"]) == ("drop_table", True)
 
 
 def test_a_later_ef6_migration_adds_renames_and_drops_by_position():

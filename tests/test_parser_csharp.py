@@ -8,6 +8,7 @@ import pytest
 
 from ragstream.errors import IndexingError
 from ragstream.index.model import ParsedFile
+from ragstream.index.csharp.property_reads import is_property_read
 from ragstream.index.csharp.parser import parse_csharp
 
 REPO = Path(__file__).parent / "fixtures" / "sample_repo"
@@ -35,9 +36,10 @@ def defines(parsed: ParsedFile) -> set[tuple[str, str]]:
 
 def references(parsed: ParsedFile) -> set[tuple[str, str, str]]:
     """References other than calls on receivers the syntax does not type (test_graph_build_csharp
-    covers what the resolver does with those)."""
+    covers what the resolver does with those) and property reads (linked only to a getter with
+    code: test_csharp_property_accessors)."""
     return {(ref.source, ref.edge_type, ref.target) for ref in parsed.references
-            if "unknown" not in ref.attrs.get("call", {}).get("receiver", {})}
+            if "unknown" not in ref.attrs.get("call", {}).get("receiver", {}) and not is_property_read(ref)}
 
 
 def table_uses(parsed: ParsedFile, method: str) -> set[tuple[str, str]]:
@@ -175,6 +177,7 @@ def test_billing_context():
     }
     assert references(parsed) == {
         (f"{CONTEXT}|TYPE", "INHERITS", "DbContext"),
+        (f"{CONTEXT}.Customers|PROPERTY", "CALLS", "Billing.Data.BillingContext.Set"),  # `=> Set<Customer>()`: its getter
         (on_model_creating, "CALLS", "DbContext.OnModelCreating"),
         (on_model_creating, "CALLS", "ModelBuilder.Entity"),
         # calls chained on a call are followed: the resolver types them by what it returns
@@ -225,7 +228,7 @@ def test_entity_with_table_attribute_maps_from_its_own_file():
                                 "cs:Billing.Models|NAMESPACE", f"{invoice}|TYPE",
                                 f"{invoice}.IsPaid|METHOD"}
     assert references(parsed) == {(f"{invoice}|TYPE", "MAPS_TO", "dbo.Invoices")}
-    maps_to = parsed.references[0]
+    maps_to = next(ref for ref in parsed.references if ref.edge_type == "MAPS_TO")
     assert maps_to.candidates == ("dbo.Invoices",)
     assert maps_to.attrs == {}
     invoice_node = node(parsed, f"{invoice}|TYPE")

@@ -231,10 +231,16 @@ def test_migrations_make_tables_columns_and_foreign_keys():
     assert identity["attrs"]["data_type"] == "int"  # through the `.Annotation(...)` tail
     assert identity["attrs"]["primary_key"] is True
     assert graph.has_edge("sql:Customers|TABLE", "sql:Customers.Id|COLUMN", key="DEFINES")
-    link = graph.get_edge_data("cs:Shop.Data.Migrations.Initial|TYPE", "sql:billing.Invoice|TABLE",
+    # the operations are statements of `Up` (which applies the migration), not of the class
+    link = graph.get_edge_data("cs:Shop.Data.Migrations.Initial.Up|METHOD", "sql:billing.Invoice|TABLE",
                                "REFERENCES")
     assert (link["via"], link["operation"]) == ("ef_migration", "create_table")
-    # Down() only reverts: its DropTable is not a fact about the schema
+    assert not [key for _, _, key in graph.out_edges("cs:Shop.Data.Migrations.Initial|TYPE", keys=True)
+                if key == "REFERENCES"]
+    # Down() reverts: its DropTable is on the Down node, marked, and not a fact about the schema
+    down = graph.get_edge_data("cs:Shop.Data.Migrations.Initial.Down|METHOD", "sql:Customers|TABLE", "REFERENCES")
+    assert (down["operation"], down["reverts"]) == ("drop_table", True)
+    assert not graph.has_edge("cs:Shop.Data.Migrations.Initial.Down|METHOD", "sql:billing.Invoice|TABLE")
     assert "sql:Customers|TABLE" in graph
 
 
@@ -250,7 +256,7 @@ def test_later_migrations_add_rename_and_drop():
     assert "sql:Legacy|TABLE" not in graph and "sql:Legacy.Id|COLUMN" not in graph
     assert "sql:Automobiles|TABLE" in graph and "sql:Cars|TABLE" not in graph
     assert "sql:Automobiles.Id|COLUMN" in graph
-    reshape = "cs:Shop.Data.Migrations.Reshape|TYPE"
+    reshape = "cs:Shop.Data.Migrations.Reshape.Up|METHOD"
     assert graph.get_edge_data(reshape, "sql:Customers|TABLE", "REFERENCES")["operation"] \
         == "rename_column"
 
@@ -264,7 +270,7 @@ def test_a_sql_file_wins_for_the_definition_of_the_same_table():
     assert "sql:Customers.Id|COLUMN" not in graph
     assert graph.has_edge("sql:billing.Invoice|TABLE", "sql:dbo.Customers|TABLE",
                           key="FOREIGN_KEY")
-    assert graph.has_edge("cs:Shop.Data.Migrations.Initial|TYPE", "sql:dbo.Customers|TABLE",
+    assert graph.has_edge("cs:Shop.Data.Migrations.Initial.Up|METHOD", "sql:dbo.Customers|TABLE",
                           key="REFERENCES")
     assert set(maps_to(graph, "cs:Shop.Domain.Customer|TYPE")) == {"sql:dbo.Customers|TABLE"}
 

@@ -35,6 +35,7 @@ from ragstream.index.csharp.package_types import (
 from ragstream.index.csharp.pipeline_behaviours import link_pipeline_behaviours
 from ragstream.index.csharp.request_filters import link_request_filters
 from ragstream.index.csharp.setters import link_setters
+from ragstream.index.csharp.property_reads import is_property_read, link_property_reads
 from ragstream.index.csharp.sql_parameters import (
     VIA as SQL_PARAMETER, merge_passed, sql_parameter_references, without_receiver,
 )
@@ -91,7 +92,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     # last: when a stated reference and a guess make the same edge, the first one's attributes
     # are kept.
     for ref in sorted(refs, key=lambda r: (r.edge_type != "INHERITS", bool(r.attrs.get("guess")))):
-        if not has_unknown_prefix(ref):
+        if not has_unknown_prefix(ref) and not is_property_read(ref):
             _link(graph, symbols, ref, stats)
     for ref in sql_parameter_references(graph):  # SQL a caller hands to a helper that runs it
         if has_unknown_prefix(ref):
@@ -109,6 +110,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
+    stats.resolved["CALLS"] += link_property_reads(graph, symbols, refs)  # `config.X` runs X's getter
     stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself
     stats.dispatch["domain_event"] += link_domain_events(graph, symbols, refs)  # raised, then published on save
     stats.dispatch["message"] += link_messages(graph, symbols, refs)  # mediator requests to their handlers

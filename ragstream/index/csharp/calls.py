@@ -53,6 +53,10 @@ OBJECT_METHODS = frozenset({
 THIS = -1
 
 
+# attrs["via"] of a property read: its get accessor runs (`_property_read`, linked by `property_reads`)
+PROPERTY_GET = "property_get"
+
+
 # ORM methods that return the queryable table of their type argument: EF's `Set<T>()`,
 # NHibernate's `Query<T>()` / `QueryOver<T>()`, linq2db's `GetTable<T>()`.
 TABLE_OF_TYPE = frozenset({"Set", "Query", "QueryOver", "GetTable"})
@@ -129,6 +133,12 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     strings = {**scope.strings, **string_bindings(method, scope.strings)}
     known = {*body.variables, *body.parameters, *strings}  # names the file declares
     for node in descendants(method):
+        read = _property_read(node, body, local)
+        if read is not None:
+            calls.append(Reference(
+                source=source, edge_type="CALLS", target=read.target, target_language=LANGUAGE,
+                candidates=read.candidates, target_kinds=("PROPERTY",), external=False, line=line_of(node),
+                attrs=read.attrs))
         found = _call_target(node, body)
         if found is not None:
             # what a helper that runs its parameter as SQL would run (`sql_parameters`)
@@ -176,6 +186,60 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
                 external=False, line=line_of(node), attrs=found.attrs,
             ))
     return calls
+
+
+# Where a bare name is read as a value (the field the name sits in, None: any but `name` / `type`).
+_VALUE_PLACES = {
+    "argument": None, "binary_expression": None, "return_statement": None, "variable_declarator": None,
+    "arrow_expression_clause": None, "conditional_expression": None, "parenthesized_expression": None,
+    "interpolation": None, "prefix_unary_expression": None, "await_expression": None, "if_statement": "condition",
+    "while_statement": "condition", "foreach_statement": "right", "element_access_expression": "expression",
+    "member_access_expression": "expression", "assignment_expression": "right", "cast_expression": "value",
+}
+
+
+def _property_read(node: tree_sitter.Node, body: _Body, local: dict[str, VariableType]) -> _Target | None:
+    """A member read as a value (`config.PageRevisions`, `this.Name`, a bare `Name` that is no
+    local): a property's get accessor runs (C# spec, "Accessors"). Only a receiver whose type the
+    syntax states (as for calls); `property_reads` links it when the property's getter has code."""
+    parent = node.parent
+    if parent is None or _field_in(node) == "function" or _in_nameof(node):
+        return None
+    if parent.type == "assignment_expression" and _field_in(node) == "left":  # a set: the setter's path
+        return None
+    if node.type == "member_access_expression":
+        receiver, name = required_child(node, "expression"), node_text(node.child_by_field_name("name"))
+        if receiver.type == "this":
+            return _Target(f"{body.scope.decl.name}.{name}", body.scope.own_candidates(name), False,
+                           {"via": PROPERTY_GET, "member": name})
+        written = _written_type(receiver, body)
+        return _Target(f"{written}.{name}", body.scope.member_candidates(written, name), False,
+                       {"via": PROPERTY_GET, "member": name}) if written else None
+    if node.type != "identifier" or parent.type not in _VALUE_PLACES:
+        return None
+    name, place = node_text(node), _VALUE_PLACES[parent.type]
+    field_in = _field_in(node)
+    if name in local or name in body.parameters or (field_in != place if place else field_in in ("name", "type")):
+        return None
+    return _Target(f"{body.scope.decl.name}.{name}", body.scope.own_candidates(name), False,
+                   {"via": PROPERTY_GET, "member": name})
+
+
+def _field_in(node: tree_sitter.Node) -> str | None:
+    """The name of the field `node` fills in its parent (None: no field)."""
+    parent = node.parent
+    index = next((i for i, child in enumerate(parent.children) if child.id == node.id), None) if parent else None
+    return parent.field_name_for_child(index) if parent is not None and index is not None else None
+
+
+def _in_nameof(node: tree_sitter.Node) -> bool:
+    """Inside `nameof(...)`: a name, not a read."""
+    current = node.parent
+    while current is not None and current.type not in ("block", "arrow_expression_clause"):
+        if current.type == "invocation_expression" and node_text(current.child_by_field_name("function")) == "nameof":
+            return True
+        current = current.parent
+    return False
 
 
 def _changed_results(method: tree_sitter.Node) -> dict[tuple[int, int], list[str]]:

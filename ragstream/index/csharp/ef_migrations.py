@@ -1,17 +1,18 @@
 """Entity Framework Core migrations as evidence of tables, for code bases with no .sql.
 
-Per file (`migration_parts`): a class deriving from `Migration` is read in its `Up` method
-(`Down` only reverts it). `migrationBuilder.CreateTable(name:, schema:, columns: table => new
+Per file (`migration_parts`): a class deriving from `Migration` is read in its `Up` method, which
+applies it, and its `Down` method, which reverts it (only `Up`'s operations make the schema). `migrationBuilder.CreateTable(name:, schema:, columns: table => new
 { Col = table.Column<T>(type:, nullable:) }, constraints: ... PrimaryKey / ForeignKey(column:,
 principalTable:, principalColumn:))` makes a TABLE node, its COLUMN nodes and FOREIGN_KEY
 references shaped like the SQL parser's (`sql:s.T|TABLE`, `sql:s.T.Col|COLUMN`, attrs
 `columns` / `ref_columns`); `AddColumn<T>(name:, table:)` makes a COLUMN node. Each node spans
 the call that made it (so the TABLE is chunked as its `CreateTable`), is DEFINED by the migration
-class (not by `Up`, whose id is not this module's to guess) and carries attrs
-`via="ef_migration"` and `migration` (the class name). Every operation, `DropTable`,
-`RenameTable`, `DropColumn`, `RenameColumn` and `AlterColumn` included, also makes a REFERENCES
-from the migration class to the table, attrs `via="ef_migration"`, `operation` and, where it
-applies, `column` and `new_name`.
+class and carries attrs `via="ef_migration"` and `migration` (the class name). Every operation,
+`DropTable`, `RenameTable`, `DropColumn`, `RenameColumn` and `AlterColumn` included, also makes a
+REFERENCES from the method whose statement it is (`Up` or `Down`: `protected override void
+Up(MigrationBuilder)`, the METHOD node `methods` makes) to the table, attrs `via="ef_migration"`,
+`operation` and, where it applies, `column` and `new_name`; `Down`'s also `reverts=True`, and
+make no nodes (a `CreateTable` in `Down` re-creates what `Up` dropped).
 
 Entity Framework 6's `DbMigration` (System.Data.Entity.Migrations) has the same operations with
 positional parameters in its own order (`CreateTable(name, columnsAction)`, `AddColumn(table, name,
@@ -39,6 +40,7 @@ import tree_sitter
 
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.declarations import TypeDecl
+from ragstream.index.csharp.methods import method_node_id
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     call_arguments, callee_of, child_of_type, descendants, end_line_of, fluent_chain, line_of, node_text,
@@ -88,16 +90,18 @@ def _is_ef6(decl: TypeDecl) -> bool:
 
 
 def migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
-    """Tables, columns, foreign keys and table links of a migration's `Up` method."""
+    """Tables, columns, foreign keys and table links of a migration's `Up` method; the table
+    links of its `Down` method (marked `reverts`: not replayed)."""
     parts = MigrationParts()
     for method in decl.methods:
-        if node_text(method.child_by_field_name("name")) != "Up":
+        name = node_text(method.child_by_field_name("name"))
+        if name not in ("Up", "Down"):
             continue
         for call in descendants(method.child_by_field_name("body")):
             callee = callee_of(call)
             operation = callee and OPERATIONS.get(type_name(callee[1]) or "")
             if operation:
-                _add_operation(parts, decl, path, call, operation)
+                _add_operation(parts, decl, path, call, operation, method_node_id(decl, method), name == "Down")
     return parts
 
 
@@ -116,7 +120,7 @@ def _text(arguments: dict[str, tree_sitter.Node], name: str) -> str | None:
 
 
 def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_sitter.Node,
-                   operation: str) -> None:
+                   operation: str, method: str, reverts: bool) -> None:
     ef6 = _is_ef6(decl)
     arguments = _arguments(call, EF6_PARAMETERS[operation]) if ef6 else _arguments(call)
     on_table = operation.endswith("_table")
@@ -136,9 +140,11 @@ def _add_operation(parts: MigrationParts, decl: TypeDecl, path: str, call: tree_
     elif new_name:
         link["new_name"] = new_name
     parts.references.append(Reference(
-        source=decl.id, edge_type="REFERENCES", target=table, target_language="sql",
+        source=method, edge_type="REFERENCES", target=table, target_language="sql",
         candidates=(table,), target_kinds=("TABLE",), external=True, line=line_of(call),
-        attrs=link))
+        attrs={**link, **({"reverts": True} if reverts else {})}))
+    if reverts:  # `Down` undoes `Up`: its tables and columns are not the schema's
+        return
     made = {"via": VIA, "migration": decl.name}
     if operation == "create_table" and ef6:
         _add_ef6_table(parts, decl.id, path, call, arguments, table, made)
@@ -369,7 +375,7 @@ def _replay(migration_files: list[ParsedFile]) -> _Schema:
     for parsed in migration_files:
         made = {n.id: n for n in parsed.nodes if _made_by_migration(n)}
         operations = sorted((r for r in parsed.references if r.attrs.get("via") in MIGRATION_VIAS
-                             and r.edge_type == "REFERENCES"), key=lambda r: r.line)
+                             and r.edge_type == "REFERENCES" and not r.attrs.get("reverts")), key=lambda r: r.line)
         for operation in operations:
             _apply(schema, operation, made)
     return schema

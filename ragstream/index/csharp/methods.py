@@ -1,5 +1,6 @@
 """METHOD nodes of a type, with their calls and the tables and procedures their SQL uses; the
-calls a property's setter makes (`set { ... AddDomainEvent(...); }`), from the PROPERTY node.
+calls a property's accessors make (`get => GetParam(...)`, `set { ... AddDomainEvent(...); }`), from
+the PROPERTY node, each with attrs `accessor` (`get`, `set`, `init`).
 
 Overloads are separate nodes: the id of a method whose name the type declares more than once
 carries its parameter types, qualifiers dropped so the name keeps one dot per scope
@@ -56,18 +57,33 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     for name, group in overloads.items():
         for syntax in group:
             _add_method(syntax, name, len(group), scope, path, out, registered, passed.get(syntax.start_byte))
-    for member in body_members(decl.syntax):  # a setter with code: its calls are the property's
-        for setter in _setter_bodies(member):
-            prop = node_id(LANGUAGE, f"{decl.name}.{node_text(member.child_by_field_name('name'))}", "PROPERTY")
-            out.refer(first_of_each(method_calls(setter, prop, scope)))
+    for member in body_members(decl.syntax):  # an accessor with code: its calls are the property's
+        prop = node_id(LANGUAGE, f"{decl.name}.{node_text(member.child_by_field_name('name'))}", "PROPERTY")
+        for accessor, body in accessor_bodies(member):
+            out.refer(first_of_each(replace(call, attrs={**call.attrs, "accessor": accessor})
+                                    for call in method_calls(body, prop, scope)))
 
 
-def _setter_bodies(member: tree_sitter.Node) -> list[tree_sitter.Node]:
-    """The `set` / `init` accessors of a property that have a body (`set { ...; AddDomainEvent(...); }`)."""
-    accessors = child_of_type(member, "accessor_list") if member.type == "property_declaration" else None
-    return [accessor for accessor in (accessors.named_children if accessors is not None else ())
-            if accessor.type == "accessor_declaration" and any(child.type in ("set", "init") for child in accessor.children)
-            and any(child.type in ("block", "arrow_expression_clause") for child in accessor.named_children)]
+def accessor_bodies(member: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
+    """(`get` / `set` / `init`, body) of each accessor of a property that has code (C# spec,
+    "Accessors": reading the property runs its get accessor, assigning it its set accessor):
+    `get { return F(); }`, `get => F();`, `set { ...; AddDomainEvent(...); }`, and an
+    expression-bodied property's `=> F()`, a get accessor. An auto-property (`{ get; set; }`)
+    and an initializer (`{ get; } = F();`, run once on construction) have none."""
+    if member.type != "property_declaration":
+        return []
+    value = member.child_by_field_name("value")
+    if value is not None and value.type == "arrow_expression_clause":
+        return [("get", value)]
+    accessors = child_of_type(member, "accessor_list")
+    found = []
+    for accessor in accessors.named_children if accessors is not None else ():
+        kind = next((child.type for child in accessor.children if child.type in ("get", "set", "init")), None)
+        body = next((child for child in accessor.named_children
+                     if child.type in ("block", "arrow_expression_clause")), None)
+        if accessor.type == "accessor_declaration" and kind and body is not None:
+            found.append((kind, body))
+    return found
 
 
 def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: TypeScope,
@@ -75,8 +91,7 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
                 passed: ParameterValues | None) -> None:
     decl = scope.decl
     qualified = f"{decl.name}.{name}"
-    method_id = node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""),
-                        "METHOD")
+    method_id = _method_id(qualified, syntax, overloads)
     sql = inline_sql(syntax, scope.strings, passed)
     attrs: dict = {"modifiers": modifiers(syntax), "arity": list(_arity(syntax)),
                    "parameters": parameter_types(syntax)}
@@ -143,6 +158,17 @@ def _add_method(syntax: tree_sitter.Node, name: str, overloads: int, scope: Type
     out.refer(file_name_references(syntax, method_id, scope.strings))
     out.refer(mapping_references(syntax, method_id, scope))
     out.refer(registration_references(syntax, method_id, scope))
+
+
+def method_node_id(decl: TypeDecl, syntax: tree_sitter.Node) -> str:
+    """The METHOD node id of one of the type's methods (`_add_method` makes it)."""
+    name = node_text(syntax.child_by_field_name("name"))
+    overloads = sum(node_text(other.child_by_field_name("name")) == name for other in decl.methods)
+    return _method_id(f"{decl.name}.{name}", syntax, overloads)
+
+
+def _method_id(qualified: str, syntax: tree_sitter.Node, overloads: int) -> str:
+    return node_id(LANGUAGE, qualified + (parameter_signature(syntax) if overloads > 1 else ""), "METHOD")
 
 
 def parameter_signature(syntax: tree_sitter.Node) -> str:

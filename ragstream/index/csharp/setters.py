@@ -5,7 +5,7 @@ The parser records, on a query call whose result the method keeps and then chang
 the result's own members it assigns (`attrs["call"]["assigned"]`, `calls._changed_results`); the
 data edge of that call (`data_access`, same line) says which entity the result is. Each assigned
 member that is a property of the entity (or of one of its bases) with code in its setter (the
-PROPERTY has CALLS of its own) is linked: CALLS from the method to the PROPERTY,
+PROPERTY has CALLS of its own, `accessor` set or init) is linked: CALLS from the method to the PROPERTY,
 `resolution="inferred"`, `via="setter"`, `member`, a guess when the data edge is one. A property
 with a plain `{ get; set; }` runs nothing and is not linked.
 """
@@ -43,9 +43,11 @@ def link_setters(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Re
 
 
 def _setter(graph: nx.MultiDiGraph, symbols: SymbolTable, entity: str, name: str) -> str | None:
-    """The PROPERTY `name` of the entity or its nearest base declaring it, when its setter calls something."""
+    """The PROPERTY `name` of the entity or its nearest base declaring it, when its setter calls
+    something (its own CALLS with `accessor` set or init: a getter's are not the setter's)."""
     for owner in [entity, *sorted(ancestors(graph, entity))]:
         node = symbols.find("csharp", f"{graph.nodes[owner].get('name', '')}.{name}", ("PROPERTY",))
         if node is not None:
-            return node.id if any(key == "CALLS" for _, _, key in graph.out_edges(node.id, keys=True)) else None
+            return node.id if any(key == "CALLS" and data.get("accessor") in ("set", "init")
+                                  for _, _, key, data in graph.out_edges(node.id, keys=True, data=True)) else None
     return None
