@@ -1,6 +1,6 @@
 """Write scope of EF Core change tracking and ASP.NET Core Identity managers: an entry's state,
-`Attach` and `Update` write the entity's own table, not its collections' (`Add` and `Remove` still
-guess them); a `UserManager` / `RoleManager` / `SignInManager` call reads and writes the Identity
+`Attach` write the entity's own table, not its collections' (`Update`, `Add` and `Remove` still
+guess them: `Update` tracks every reachable entity as Modified); a `UserManager` / `RoleManager` / `SignInManager` call reads and writes the Identity
 store tables its method names, never the collections of the application's user type."""
 from __future__ import annotations
 
@@ -84,15 +84,15 @@ def _edges(graph: nx.MultiDiGraph, method: str, kind: str) -> dict[str, dict]:
     return {t: a for _, t, k, a in graph.out_edges(f"cs:{method}|METHOD", keys=True, data=True) if k == kind}
 
 
-def test_an_entry_state_attach_and_update_write_the_entitys_own_table_only():
+def test_an_entry_state_and_attach_write_the_entitys_own_table_only():
     graph = _graph(SHOP, SHOP_SQL)
-    for method in ("Modify", "AddState", "DeleteState", "AttachIt", "UpdateIt"):
+    for method in ("Modify", "AddState", "DeleteState", "AttachIt"):
         assert set(_edges(graph, f"Shop.Store.{method}", "WRITES")) == {ORDERS}, method
 
 
-def test_add_and_remove_still_guess_the_aggregates_collections():
+def test_update_add_and_remove_still_guess_the_aggregates_collections():
     graph = _graph(SHOP, SHOP_SQL)
-    for method in ("Place", "Drop"):
+    for method in ("Place", "Drop", "UpdateIt"):
         writes = _edges(graph, f"Shop.Store.{method}", "WRITES")
         assert writes[ITEMS]["via"] == "aggregate" and writes[ITEMS]["guess"] is True, method
 

@@ -503,13 +503,13 @@ def _repository_extension(graph: nx.MultiDiGraph, symbols: SymbolTable, carrier:
     return resolution.via == "extension" and bool(resolution.methods)
 
 
-# Verbs that change the entity's own row only: EF's `Attach`/`Update` track the entities reachable from
-# it as they find them (unchanged, or modified when loaded), and the code that changes a collection
-# adds to it (`order.Lines.Add(line)`: a `navigation` edge), so its collections are not written here;
-# nor by setting an entry's state (`Entry(e).State = ...`), which "affects only that entity"
-# (https://learn.microsoft.com/ef/core/change-tracking/explicit-tracking). `Add` inserts the new
-# entities it reaches and `Remove` cascades to dependents: those keep the aggregate's collections.
-ENTITY_ONLY = ("Attach", "Update")
+# Verbs that leave the entity's collections unwritten: EF's `Attach` tracks the entities reachable from
+# it as Unchanged (the code that changes a collection adds to it, `order.Lines.Add(line)`: a `navigation`
+# edge), and setting an entry's state "affects only that entity"
+# (https://learn.microsoft.com/ef/core/change-tracking/explicit-tracking). `Update` is not one: it tracks
+# every reachable entity as Modified (Added when its key is unset), so it writes the collections, as `Add`
+# inserts the new entities it reaches and `Remove` cascades to dependents.
+ENTITY_ONLY = ("Attach",)
 
 
 def _writes_collections(call: dict) -> bool:
