@@ -202,6 +202,8 @@ def _property_read(node: tree_sitter.Node, body: _Body, local: dict[str, Variabl
     """A member read as a value (`config.PageRevisions`, `this.Name`, a bare `Name` that is no
     local): a property's get accessor runs (C# spec, "Accessors"). Only a receiver whose type the
     syntax states (as for calls); `property_reads` links it when the property's getter has code."""
+    if node.type not in ("member_access_expression", "identifier"):
+        return None
     parent = node.parent
     if parent is None or _field_in(node) == "function" or _in_nameof(node):
         return None
@@ -232,14 +234,19 @@ def _field_in(node: tree_sitter.Node) -> str | None:
     return parent.field_name_for_child(index) if parent is not None and index is not None else None
 
 
+# what lies between a name and the `nameof(` around it: the name's own parts and the argument
+_NAMEOF_PATH = frozenset({"member_access_expression", "qualified_name", "generic_name", "alias_qualified_name",
+                          "type_argument_list", "argument", "argument_list"})
+
+
 def _in_nameof(node: tree_sitter.Node) -> bool:
-    """Inside `nameof(...)`: a name, not a read."""
+    """Inside `nameof(...)`: a name, not a read. Only the name's own parts and the argument are
+    climbed (a walk to the statement made a long `a + b + ...` chain cubic)."""
     current = node.parent
-    while current is not None and current.type not in ("block", "arrow_expression_clause"):
-        if current.type == "invocation_expression" and node_text(current.child_by_field_name("function")) == "nameof":
-            return True
+    while current is not None and current.type in _NAMEOF_PATH:
         current = current.parent
-    return False
+    return current is not None and current.type == "invocation_expression" \
+        and node_text(current.child_by_field_name("function")) == "nameof"
 
 
 def _changed_results(method: tree_sitter.Node) -> dict[tuple[int, int], list[str]]:
