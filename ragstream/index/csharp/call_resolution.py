@@ -16,6 +16,7 @@ from itertools import zip_longest
 import networkx as nx
 
 from ragstream.index.csharp.calls import OBJECT_METHODS
+from ragstream.index.csharp.hierarchy import direct_bases
 from ragstream.index.csharp.member_fields import member_type
 from ragstream.index.model import Node
 from ragstream.index.symbols import SymbolTable, is_interface
@@ -369,8 +370,8 @@ def _members(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member:
         found = table.get((current, member))
         if found:
             return found, external_bases
-        for _, base, key in sorted(graph.out_edges(current, keys=True)):
-            if key not in ("INHERITS", "IMPLEMENTS") or base in seen:
+        for base in direct_bases(graph, current):
+            if base in seen:
                 continue
             seen.add(base)
             if base in symbols.nodes:
@@ -534,8 +535,8 @@ def nearest_ancestors(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
     order: list[str] = []
     seen, queue = {type_id}, [type_id]
     while queue:
-        for _, base, key in sorted(graph.out_edges(queue.pop(0), keys=True)):
-            if key in ("INHERITS", "IMPLEMENTS") and base not in seen:
+        for base in direct_bases(graph, queue.pop(0)):
+            if base not in seen:
                 seen.add(base)
                 order.append(base)
                 queue.append(base)

@@ -20,6 +20,7 @@ import tree_sitter
 
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.docs import modifiers
+from ragstream.index.csharp.hierarchy import direct_bases
 from ragstream.index.csharp.strings import type_constraints
 from ragstream.index.csharp.syntax import body_members, child_of_type, children_of_type, node_text, type_name
 from ragstream.index.model import Node
@@ -109,8 +110,8 @@ def _on_type_or_bases(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str
             return (binding.get(returns[-1], returns) if returns else []), properties[0]
         if hops >= MAX_HOPS:
             continue
-        for _, base, key in sorted(graph.out_edges(current, keys=True)):
-            if key in ("INHERITS", "IMPLEMENTS") and base not in seen and base in symbols.nodes:
+        for base in direct_bases(graph, current):
+            if base not in seen and base in symbols.nodes:
                 seen.add(base)
                 queue.append((base, _base_binding(symbols, current, base, binding), hops + 1, True))
     return None

@@ -33,16 +33,21 @@ def link_property_reads(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iter
     added. Repeated while it adds: a getter reading another computed property calls something
     once that read is linked."""
     reads = [ref for ref in refs if is_property_read(ref) and ref.source in graph]
+    # each candidate's PROPERTY, found once: the hierarchy walk behind it is the same for every
+    # read of `Type.Name` and in every round (only CALLS edges are added here)
+    declared: dict[str, str | None] = {}
     total = 0
     while True:
-        added = sum(_link(graph, symbols, ref) for ref in reads)
+        added = sum(_link(graph, symbols, ref, declared) for ref in reads)
         total += added
         if not added:
             return total
 
 
-def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -> int:
-    prop = next(filter(None, (_declared(graph, symbols, candidate) for candidate in ref.candidates)), None)
+def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, declared: dict[str, str | None]) -> int:
+    prop = next(filter(None, (declared[candidate] if candidate in declared else
+                              declared.setdefault(candidate, _declared(graph, symbols, candidate))
+                              for candidate in ref.candidates)), None)
     if prop is None or prop == ref.source or not computed_getter(graph, prop):
         return 0
     return add_edge(graph, ref.source, prop, "CALLS", {

@@ -2,6 +2,7 @@
 lines. Everything here reads syntax; nothing knows about the graph."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
@@ -136,13 +137,36 @@ def children_of_type(node: tree_sitter.Node, kind: str) -> list[tree_sitter.Node
     return [child for child in node.children if child.type == kind]
 
 
+# The walks kept (per thread), most recent last: a method's body is walked by some twenty passes
+# (calls, SQL, readers, strings, ...) and the file's root by a pass per method, so each is walked
+# once and read from the list after. A walk of fewer nodes than `_KEPT_FROM` is not worth keeping.
+_WALKS_KEPT = 32
+_KEPT_FROM = 64
+_walks = threading.local()
+
+
 def descendants(node: tree_sitter.Node | None) -> Iterator[tree_sitter.Node]:
     """`node` and everything below it, in source order."""
-    stack = [node] if node is not None else []
+    if node is None:
+        return iter(())
+    kept: dict[tree_sitter.Node, list[tree_sitter.Node]] = _walks.__dict__.setdefault("kept", {})
+    found = kept.pop(node, None)
+    if found is None:
+        found = _walk(node)
+    if len(found) >= _KEPT_FROM:
+        kept[node] = found
+        if len(kept) > _WALKS_KEPT:
+            del kept[next(iter(kept))]
+    return iter(found)
+
+
+def _walk(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    found, stack = [], [node]
     while stack:
         current = stack.pop()
-        yield current
+        found.append(current)
         stack.extend(reversed(current.children))
+    return found
 
 
 def attribute_arguments(declaration: tree_sitter.Node, names: tuple[str, ...]) -> tree_sitter.Node | None:
