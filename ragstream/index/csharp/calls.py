@@ -202,14 +202,16 @@ def _property_read(node: tree_sitter.Node, body: _Body, local: dict[str, Variabl
     """A member read as a value (`config.PageRevisions`, `this.Name`, a bare `Name` that is no
     local): a property's get accessor runs (C# spec, "Accessors"). Only a receiver whose type the
     syntax states (as for calls); `property_reads` links it when the property's getter has code."""
-    if node.type not in ("member_access_expression", "identifier"):
+    kind, parent = node.type, node.parent
+    if parent is None or kind not in ("member_access_expression", "identifier") \
+            or kind == "identifier" and parent.type not in _VALUE_PLACES:  # a bare name read nowhere else
         return None
-    parent = node.parent
-    if parent is None or _field_in(node) == "function" or _in_nameof(node):
+    field_in = _field_in(node)
+    if field_in == "function" or _in_nameof(node):
         return None
-    if parent.type == "assignment_expression" and _field_in(node) == "left":  # a set: the setter's path
+    if parent.type == "assignment_expression" and field_in == "left":  # a set: the setter's path
         return None
-    if node.type == "member_access_expression":
+    if kind == "member_access_expression":
         receiver, name = required_child(node, "expression"), node_text(node.child_by_field_name("name"))
         if receiver.type == "this":
             return _Target(f"{body.scope.decl.name}.{name}", body.scope.own_candidates(name), False,
@@ -217,10 +219,7 @@ def _property_read(node: tree_sitter.Node, body: _Body, local: dict[str, Variabl
         written = _written_type(receiver, body)
         return _Target(f"{written}.{name}", body.scope.member_candidates(written, name), False,
                        {"via": PROPERTY_GET, "member": name}) if written else None
-    if node.type != "identifier" or parent.type not in _VALUE_PLACES:
-        return None
     name, place = node_text(node), _VALUE_PLACES[parent.type]
-    field_in = _field_in(node)
     if name in local or name in body.parameters or (field_in != place if place else field_in in ("name", "type")):
         return None
     return _Target(f"{body.scope.decl.name}.{name}", body.scope.own_candidates(name), False,

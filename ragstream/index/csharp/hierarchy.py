@@ -12,5 +12,6 @@ def direct_bases(graph: nx.MultiDiGraph, type_id: str) -> list[str]:
     adjacency dict itself, each target's edge types looked up, not iterated: a type's CONTAINS
     and CALLS edges far outnumber its bases, and the walks up the hierarchy run per call and per
     property read (networkx's views cost a Python call per edge)."""
-    return [base for base, _ in sorted((base, key) for base, keys in graph._succ.get(type_id, {}).items()
+    successors = graph._succ.get(type_id, {})  # type: ignore[attr-defined]
+    return [base for base, _ in sorted((base, key) for base, keys in successors.items()
                                        for key in BASE_EDGES if key in keys)]

@@ -131,12 +131,20 @@ def inline_sql(method: tree_sitter.Node, fields: dict[str, str],
     return found
 
 
+# the nodes `sql_arguments` may find SQL in: every other node is passed over before asking
+_SQL_CARRIERS = frozenset({"assignment_expression", "object_creation_expression", "invocation_expression"})
+# a string expression, or a call that may be a `String.Format` (`_sql_literals`)
+_LITERAL_CANDIDATES = STRING_EXPRESSIONS | {"invocation_expression"}
+
+
 def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlText]:
     strings = {**fields, **string_bindings(method, fields)}
     found: list[SqlText] = []
     passed: set[tuple[int, int]] = set()
     unread_rows: list[str | None] = []
     for node in descendants(method):
+        if node.type not in _SQL_CARRIERS:
+            continue
         arguments = sql_arguments(node)
         passed.update((a.start_byte, a.end_byte) for a in arguments)
         values = (string_value(expr, strings) for expr in arguments)
@@ -165,6 +173,8 @@ def _sql_literals(method: tree_sitter.Node, passed: set[tuple[int, int]],
     found = []
     formats: list[tuple[int, int]] = []  # String.Format calls read whole
     for node in descendants(method):
+        if node.type not in _LITERAL_CANDIDATES:
+            continue
         parent = node.parent
         span = (node.start_byte, node.end_byte)
         if any(start <= span[0] and span[1] <= end for start, end in formats):

@@ -140,8 +140,8 @@ def children_of_type(node: tree_sitter.Node, kind: str) -> list[tree_sitter.Node
 # The walks kept (per thread), most recent last: a method's body is walked by some twenty passes
 # (calls, SQL, readers, strings, ...) and the file's root by a pass per method, so each is walked
 # once and read from the list after. A walk of fewer nodes than `_KEPT_FROM` is not worth keeping.
-_WALKS_KEPT = 32
-_KEPT_FROM = 64
+_WALKS_KEPT = 64
+_KEPT_FROM = 8
 _walks = threading.local()
 
 
