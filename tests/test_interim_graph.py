@@ -326,3 +326,37 @@ def test_patched_text_refuses_kept_edges_whose_ends_or_keys_differ():
             patched_text(changed, before, ())
     # the node whose edges changed is redone: then it is the whole encoding's bytes
     assert patched_text(retargeted, before, {"a"}).graph_json() == graph_text(retargeted).graph_json()
+
+
+class GenerationsAtFirstPublication(Silent):
+    """The generation folders on disk when the build first publishes (its interim generation)."""
+
+    def __init__(self, location: store.IndexLocation):
+        self.location = location
+        self.seen: set[Path] | None = None
+
+    def published(self, vectors: dict) -> None:
+        if self.seen is None:
+            self.seen = set(self.location.index_dir.glob("gen-*"))
+
+
+def test_the_last_edits_interim_generation_is_swept_once_the_next_edit_is_askable(tmp_path: Path):
+    """Removing a generation unlinks every file of it (tens of ms on a large tree): the next edit
+    sweeps the last one's interim generation after its own first publication, not before; two
+    generations are left after each edit. No fsync thread outlives a build (one would keep the
+    next build's parse from forking its workers)."""
+    import threading
+
+    repo, settings = edited_repo(tmp_path)
+    location = locate(repository_info(repo), settings)
+    build_index(repo, settings, fill=False, changed=[EDITED])
+    left = set(location.index_dir.glob("gen-*")) - {store.current_generation(location)}
+    assert len(left) == 1  # the first edit's interim generation
+    (repo / EDITED).write_text(NEW_TEXT + "\n\ndef audit_again():\n    return make()\n", encoding="utf-8")
+    first = GenerationsAtFirstPublication(location)
+    report = build_index(repo, settings, fill=False, changed=[EDITED], progress=first)
+    assert report.graph_deferred == [EDITED]
+    assert first.seen is not None and left <= first.seen  # still there when the edit was askable
+    after = set(location.index_dir.glob("gen-*"))
+    assert not left & after and len(after) == 2
+    assert not [t for t in threading.enumerate() if t.name.startswith("ragstream-fsync")]

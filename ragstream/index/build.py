@@ -301,11 +301,12 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                         early_manifest, _ = _keyword_ready(early, interim.graph, early_text, context, report, Silent(),
                                                            {GRAPH_UPDATE: mark})
                         store.publish(location, early, keep_previous=True)  # the solve's memo is read from it
-                    store.sweep_generations(location, keep=(generation, *([previous.generation] if previous else [])))
                     report.askable_seconds = round(time.perf_counter() - began, 3)
                     report.graph_deferred = interim.changed
                     progress.published(early_manifest["vectors"])
                     clock.lap("interim")
+                    # the last edit's interim generation goes now, not before this one was askable
+                    store.sweep_generations(location, keep=(generation, *([previous.generation] if previous else [])))
                     graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                            python_guesses=guesses, python_memo=solved,
                                                            python_facts=warm.line_free)
