@@ -247,8 +247,12 @@ def test_the_interim_graphs_texts_are_patched_to_the_bytes_encoding_it_whole_giv
     (repo / path).write_text(text, encoding="utf-8")
     build_index(repo, settings, fill=False, changed=[path])
     assert warm.linked is not None
+    as_built = _both_ways(before.graph)
     interim = interim_graph(before, warm.linked.records)
     assert interim is not None and interim.changed == [path]
+    assert _both_ways(before.graph) == as_built  # the graph it was made from is left as it was
+    out_edges, in_edges = _both_ways(interim.graph)
+    assert sorted(out_edges) == sorted(in_edges)  # every edge seen the same from both of its ends
     label_access(interim.graph, acl_policy(settings.acl))
     whole, patched = graph_text(interim.graph), patched_text(interim.graph, kept, interim.redo)
     assert patched.graph_json() == whole.graph_json()
@@ -360,3 +364,32 @@ def test_the_last_edits_interim_generation_is_swept_once_the_next_edit_is_askabl
     after = set(location.index_dir.glob("gen-*"))
     assert not left & after and len(after) == 2
     assert not [t for t in threading.enumerate() if t.name.startswith("ragstream-fsync")]
+
+
+def _both_ways(graph) -> tuple[list, list]:
+    """Every edge as its source's successors hold it and as its target's predecessors do, in order."""
+    out_edges = [(u, v, key, repr(data)) for u, ends in graph._succ.items() for v, keys in ends.items()
+                 for key, data in keys.items()]
+    in_edges = [(u, v, key, repr(data)) for v, ends in graph._pred.items() for u, keys in ends.items()
+                for key, data in keys.items()]
+    return out_edges, in_edges
+
+
+def test_an_edge_removed_from_the_interim_copy_goes_both_ways_and_not_from_the_original():
+    """The copy shares each edge's key table between its two ends, as networkx does: removing one
+    of two parallel edges (a class that inherits and calls another, its base removed) left the
+    target's predecessors holding it when each end had a table of its own."""
+    import networkx as nx
+
+    from ragstream.index.graph_interim import _copied
+
+    graph = nx.MultiDiGraph()
+    graph.add_edge("B", "A", key="CALLS")
+    graph.add_edge("B", "A", key="INHERITS")
+    graph.add_edge("C", "A", key="CALLS")
+    as_built = _both_ways(graph)
+    copy = _copied(graph, {"A", "B"})
+    copy.remove_edge("B", "A", key="INHERITS")
+    assert list(copy.in_edges("A", keys=True)) == [("B", "A", "CALLS"), ("C", "A", "CALLS")]
+    assert list(copy.out_edges("B", keys=True)) == [("B", "A", "CALLS")]
+    assert _both_ways(graph) == as_built
