@@ -247,8 +247,12 @@ def test_the_interim_graphs_texts_are_patched_to_the_bytes_encoding_it_whole_giv
     (repo / path).write_text(text, encoding="utf-8")
     build_index(repo, settings, fill=False, changed=[path])
     assert warm.linked is not None
+    as_built = _both_ways(before.graph)
     interim = interim_graph(before, warm.linked.records)
     assert interim is not None and interim.changed == [path]
+    assert _both_ways(before.graph) == as_built  # the graph it was made from is left as it was
+    out_edges, in_edges = _both_ways(interim.graph)
+    assert sorted(out_edges) == sorted(in_edges)  # every edge seen the same from both of its ends
     label_access(interim.graph, acl_policy(settings.acl))
     whole, patched = graph_text(interim.graph), patched_text(interim.graph, kept, interim.redo)
     assert patched.graph_json() == whole.graph_json()
@@ -326,3 +330,66 @@ def test_patched_text_refuses_kept_edges_whose_ends_or_keys_differ():
             patched_text(changed, before, ())
     # the node whose edges changed is redone: then it is the whole encoding's bytes
     assert patched_text(retargeted, before, {"a"}).graph_json() == graph_text(retargeted).graph_json()
+
+
+class GenerationsAtFirstPublication(Silent):
+    """The generation folders on disk when the build first publishes (its interim generation)."""
+
+    def __init__(self, location: store.IndexLocation):
+        self.location = location
+        self.seen: set[Path] | None = None
+
+    def published(self, vectors: dict) -> None:
+        if self.seen is None:
+            self.seen = set(self.location.index_dir.glob("gen-*"))
+
+
+def test_the_last_edits_interim_generation_is_swept_once_the_next_edit_is_askable(tmp_path: Path):
+    """Removing a generation unlinks every file of it (tens of ms on a large tree): the next edit
+    sweeps the last one's interim generation after its own first publication, not before; two
+    generations are left after each edit. No fsync thread outlives a build (one would keep the
+    next build's parse from forking its workers)."""
+    import threading
+
+    repo, settings = edited_repo(tmp_path)
+    location = locate(repository_info(repo), settings)
+    build_index(repo, settings, fill=False, changed=[EDITED])
+    left = set(location.index_dir.glob("gen-*")) - {store.current_generation(location)}
+    assert len(left) == 1  # the first edit's interim generation
+    (repo / EDITED).write_text(NEW_TEXT + "\n\ndef audit_again():\n    return make()\n", encoding="utf-8")
+    first = GenerationsAtFirstPublication(location)
+    report = build_index(repo, settings, fill=False, changed=[EDITED], progress=first)
+    assert report.graph_deferred == [EDITED]
+    assert first.seen is not None and left <= first.seen  # still there when the edit was askable
+    after = set(location.index_dir.glob("gen-*"))
+    assert not left & after and len(after) == 2
+    assert not [t for t in threading.enumerate() if t.name.startswith("ragstream-fsync")]
+
+
+def _both_ways(graph) -> tuple[list, list]:
+    """Every edge as its source's successors hold it and as its target's predecessors do, in order."""
+    out_edges = [(u, v, key, repr(data)) for u, ends in graph._succ.items() for v, keys in ends.items()
+                 for key, data in keys.items()]
+    in_edges = [(u, v, key, repr(data)) for v, ends in graph._pred.items() for u, keys in ends.items()
+                for key, data in keys.items()]
+    return out_edges, in_edges
+
+
+def test_an_edge_removed_from_the_interim_copy_goes_both_ways_and_not_from_the_original():
+    """The copy shares each edge's key table between its two ends, as networkx does: removing one
+    of two parallel edges (a class that inherits and calls another, its base removed) left the
+    target's predecessors holding it when each end had a table of its own."""
+    import networkx as nx
+
+    from ragstream.index.graph_interim import _copied
+
+    graph = nx.MultiDiGraph()
+    graph.add_edge("B", "A", key="CALLS")
+    graph.add_edge("B", "A", key="INHERITS")
+    graph.add_edge("C", "A", key="CALLS")
+    as_built = _both_ways(graph)
+    copy = _copied(graph, {"A", "B"})
+    copy.remove_edge("B", "A", key="INHERITS")
+    assert list(copy.in_edges("A", keys=True)) == [("B", "A", "CALLS"), ("C", "A", "CALLS")]
+    assert list(copy.out_edges("B", keys=True)) == [("B", "A", "CALLS")]
+    assert _both_ways(graph) == as_built

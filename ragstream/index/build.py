@@ -265,7 +265,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
         cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
         try:
-            with gc_paused(), store.staging(location) as generation:
+            # stale generations (the last edit's interim one) are swept once this edit is askable
+            with gc_paused(), store.staging(location, sweep=False) as generation:
                 progress.start("parse", len(walked.files))
                 records, warm.parse_json = _parse_all(walked.files, old_records, parse_cache, settings, report,
                                                       progress, partial(_warm_up, settings), warm.parse_json)
@@ -278,6 +279,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 linked_before = warm.linked
                 moved = moved_graph(linked_before, records, guesses)
                 interim = interim_graph(linked_before, records) if moved is None and publish else None
+                if interim is None:
+                    store.sweep_generations(location, keep=(generation,))
                 if moved is not None:
                     graph, report.resolution = moved
                     solved.carry()  # only lines of Python files moved: so did the solve's facts
@@ -288,8 +291,9 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 context = _Writing(info, settings, embedder, key, walked.files, previous, warm, parse_cache, cache,
                                    change_log)
                 if interim is not None:  # askable now, the graph marked as updating; linked below
-                    with store.staging(location, keep=(generation,)) as early:
+                    with store.staging(location, sweep=False) as early:
                         os.link(generation / store.PARSED, early / store.PARSED)  # files never change once written
+                        store.sync_later(early / store.PARSED)  # its fsync in `generation` may be under way
                         mark = graph_update(interim.changed)
                         interim.graph.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
                         early_text = partial(_interim_text, kept=warm.graph_text, before=linked_before,
@@ -301,6 +305,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     report.graph_deferred = interim.changed
                     progress.published(early_manifest["vectors"])
                     clock.lap("interim")
+                    # the last edit's interim generation goes now, not before this one was askable
+                    store.sweep_generations(location, keep=(generation, *([previous.generation] if previous else [])))
                     graph, report.resolution = build_graph([r.parsed for r in records.values()],
                                                            python_guesses=guesses, python_memo=solved,
                                                            python_facts=warm.line_free)

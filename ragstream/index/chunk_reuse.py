@@ -47,7 +47,7 @@ def reusable_chunks(before: BuiltChunks | None, graph: nx.MultiDiGraph, texts: d
     nodes, succ, pred = _tables(graph)
     changed = [node for node, data in nodes.items() if old_nodes.get(node) != data]
     changed += [node for node in old_nodes if node not in nodes]
-    redo = {node for node in nodes if old_succ.get(node) != succ[node] or old_pred.get(node) != pred[node]}
+    redo = {node for node in nodes if _differ(old_succ.get(node), succ[node]) or _differ(old_pred.get(node), pred[node])}
     redo_files = {path for path, text in texts.items() if before.texts.get(path) != text}
     children: dict[str, list[str]] = defaultdict(list)
     for node, data in nodes.items():
@@ -66,3 +66,9 @@ def _tables(graph: nx.MultiDiGraph) -> tuple[dict, dict, dict]:
     """networkx's own tables (node -> data; node -> neighbour -> key -> edge data, out and in):
     compared as plain dicts they are compared in C, where its views would build a dict a level."""
     return graph._node, graph._succ, graph._pred  # type: ignore[attr-defined]
+
+
+def _differ(old: dict | None, new: dict) -> bool:
+    """Whether two adjacency tables differ; one table shared by both graphs (the interim graph
+    shares its untouched nodes' with the graph it was made from, `graph_interim`) is not walked."""
+    return old is not new and old != new

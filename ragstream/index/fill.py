@@ -67,13 +67,14 @@ class TextPlan:
             for row, i in enumerate(fresh):
                 own = made[bounds[row]:bounds[row + 1]]
                 found[keys[i]] = ChunkTexts(own, [text_key(t) for t in own])
-        else:
-            found = {keys[i]: ChunkTexts([chunks[i].embedding_text], [text_key(chunks[i].embedding_text)])
-                     for i in fresh}
+        else:  # own texts, kept too (under `_own_key`): a process whose fill runs elsewhere plans only these
+            found = {keys[i]: known.get(_own_key(keys[i])) or _own_text(chunks[i]) for i in fresh}
         planned = [known[key] if key in known else found[key] for key in keys]
         if kept is not None:
             kept.clear()
             kept.update((key, texts) for key, texts in zip(keys, planned) if windows or key not in found)
+            if not windows:
+                kept.update((_own_key(key), texts) for key, texts in found.items())
         rows = np.repeat(np.arange(len(chunks), dtype=np.int32), [len(p.texts) for p in planned])
         heads = np.ones(len(rows), dtype=bool)
         heads[1:] = rows[1:] != rows[:-1]
@@ -115,6 +116,16 @@ def semantic_over(vectors: dict) -> str:
     if vectors["texts"] is None:
         return f"semantic over {vectors['embedded']:,} texts (windows not planned yet)"
     return f"semantic over {vectors['embedded']:,} of {vectors['texts']:,} texts"
+
+
+def _own_key(key: tuple) -> tuple:
+    """Where `TextPlan.of` keeps a chunk's own text alone: its key without the window size (no
+    window size is an int's equal, so it is never taken for a plan with windows)."""
+    return (None, *key[1:])
+
+
+def _own_text(chunk: Chunk) -> ChunkTexts:
+    return ChunkTexts([chunk.embedding_text], [text_key(chunk.embedding_text)])
 
 
 def write_vectors(generation, plan: TextPlan, vectors: dict[str, np.ndarray]) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import orjson
 
 from ragstream import keyword_tokens as tokeniser
+from ragstream.index import store
 from ragstream.index.blob_cache import BlobCache
 from ragstream.index.keyword_scores import Terms, TokenNumbers, save_matrix, score_matrix
 from ragstream.keyword_tokens import keyword_tokens
@@ -31,6 +32,8 @@ def write_faiss(path: Path, vectors: np.ndarray, chunk_rows: np.ndarray) -> None
     index.add(np.ascontiguousarray(vectors, dtype=np.float32))
     faiss.write_index(index, str(path))
     np.save(rows_path(path), np.asarray(chunk_rows, dtype=np.int32), allow_pickle=False)
+    for written in (path, rows_path(path)):  # neither library fsyncs
+        store.sync_later(written)
 
 
 def read_faiss(path: Path) -> tuple[object, np.ndarray]:
@@ -58,6 +61,8 @@ def write_bm25(directory: Path, texts: list[str], cache: BlobCache | None = None
                      map(Terms.of, keyword_documents([texts[i] for i in missing], cache, prefix))))
     documents = [known[key] if key in known else found[key] for key in keys]
     save_matrix(directory, score_matrix(documents, numbers))
+    for path in sorted(directory.iterdir()):  # written by bm25s, which does not fsync
+        store.sync_later(path)
     if kept is not None:
         kept.clear()
         kept.update(zip(keys, documents))
