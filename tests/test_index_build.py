@@ -623,3 +623,19 @@ def test_a_file_over_the_size_limit_is_said_in_the_summary_and_the_manifest(tmp_
     manifest = store.load_index(store.IndexLocation(tmp_path / "data", "repo", "demo")).manifest
     assert manifest["counts"]["too_large"] == [said]
     assert "Data/Orders.cs" in manifest["files"] and "Data/Seeder.cs" not in manifest["files"]
+
+
+def test_a_file_read_in_the_windows_code_page_is_named_in_the_summary_and_the_manifest(tmp_path: Path, capsys):
+    """A C# file that is no UTF-8 is indexed as the compiler reads it, and said so by name."""
+    repo = tmp_path / "repo"
+    (repo / "Core").mkdir(parents=True)
+    (repo / "Core" / "Pages.cs").write_bytes("namespace Wiki; public static class Pages { // “§§(”\n"
+                                             "    public static void ModifyPage() { } }\n".encode("cp1252"))
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    assert main(["--config", str(config), "index", str(repo), "--name", "demo"]) == 0
+    said = "Core/Pages.cs (windows-1252)"
+    assert f"note: not UTF-8, read in a Windows code page: {said}" in " ".join(capsys.readouterr().out.split())
+    stored = store.load_index(store.IndexLocation(tmp_path / "data", "repo", "demo"))
+    assert stored.manifest["counts"]["decoded_by_fallback"] == [said]
+    assert "cs:Wiki.Pages.ModifyPage|METHOD" in stored.graph()

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import codecs
 import os
+import random
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ import pytest
 from ragstream.cli import main
 from ragstream.errors import ConfigError
 from ragstream.redact import redact
-from ragstream.index.walk import walk_repository
+from ragstream.index.parse import parse_source
+from ragstream.index.walk import decoded_by_fallback, walk_repository
 from tests.conftest import make_settings
 
 
@@ -66,9 +69,10 @@ def test_indexed_files_and_skip_reasons(messy_repo: Path, tmp_path: Path):
     settings = make_settings(tmp_path / "data", index={"max_file_bytes": 2000})
     result = walk_repository(messy_repo, settings.index)
     assert [f.path for f in result.files] == [
-        "README.md", "Services/App.cs", "app/empty/__init__.py", "app/keep.tmp.py", "app/main.py",
+        "README.md", "Services/App.cs", "app/empty/__init__.py", "app/keep.tmp.py", "app/latin.py", "app/main.py",
         "db/schema.sql", "typings/lib.pyi",
     ]
+    assert [(f.path, f.fallback) for f in result.files if f.fallback] == [("app/latin.py", "windows-1252")]
     assert {f.path: f.language for f in result.files}["Services/App.cs"] == "csharp"
     reasons = {s.path: s.reason for s in result.skipped}
     assert reasons == {
@@ -77,12 +81,13 @@ def test_indexed_files_and_skip_reasons(messy_repo: Path, tmp_path: Path):
         "app/cache.tmp.py": "gitignored", "scratch/": "gitignored", "node_modules/": "vendored_dir",
         "venvlike/": "virtualenv", "deploy/server.pem": "secret_file", "poetry.lock": "lock_file",
         "proto/api_pb2.py": "generated", "gen/models.py": "generated", "docs/bundle.txt": "minified",
-        "app/blob.py": "binary", "app/latin.py": "binary", "db/big.sql": "too_large",
+        "app/blob.py": "binary", "db/big.sql": "too_large",
         "image.png": "unsupported_type", "app/link.py": "symlink", "app/main.pyi": "stub",
     }
     # a staleness check needs the same files and hashes, and no text: nothing is redacted or kept
     hashes = walk_repository(messy_repo, settings.index, with_text=False)
-    assert [(f.path, f.language, f.sha256) for f in hashes.files] == [(f.path, f.language, f.sha256) for f in result.files]
+    assert [(f.path, f.language, f.sha256, f.fallback) for f in hashes.files] == [
+        (f.path, f.language, f.sha256, f.fallback) for f in result.files]
     assert {f.text for f in hashes.files} == {""} and hashes.skipped == result.skipped
 
 
@@ -252,6 +257,48 @@ def test_text_with_a_byte_order_mark_is_decoded_by_it_and_binaries_stay_out(tmp_
     assert "hunter2secret" not in expected and set(texts.values()) == {expected}
     assert {s.path: s.reason for s in result.skipped} == {
         "db/nomark16.sql": "binary", "db/marked_blob.sql": "binary", "db/odd_length.sql": "binary"}
+
+
+# A C# file saved in Windows-1252 (ScrewTurn's `Core/Pages.cs`): `§` and `é` are Latin-1 bytes,
+# the quotes and the ellipsis (0x85, Latin-1's NEL line break) are 1252's own, 0x81 is unassigned.
+LEGACY_CS = ("namespace Wiki {\r\n    // “Pages” — café…\r\n    public static class Pages {\r\n"
+             "        public static string Mark = \"§§(\";\r\n"
+             "        public static void ModifyPage() { }\r\n    }\r\n}\r\n")
+
+
+def legacy_bytes() -> bytes:
+    return LEGACY_CS.encode("cp1252").replace(b"//", b"//\x81", 1)
+
+
+def test_a_file_that_is_no_utf8_is_read_in_the_windows_code_page_as_the_compiler_does(tmp_path: Path):
+    """Roslyn reads a file without a mark that is no UTF-8 in the code page: indexed, named as read
+    so, one character per byte (lines unchanged); binaries stay out, with NUL bytes or without."""
+    root = tmp_path / "repo"
+    write(root, "Core/Pages.cs", legacy_bytes())
+    write(root, "Core/Tool.cs", Path(os.path.realpath(sys.executable)).read_bytes()[:3000])  # an ELF binary
+    noise = bytes(b or 1 for b in random.Random(36).randbytes(3000))  # compressed-like, no NUL byte
+    write(root, "Core/Packed.cs", noise)
+    result = walk_repository(root, make_settings(tmp_path / "data").index)
+    assert [(f.path, f.fallback) for f in result.files] == [("Core/Pages.cs", "windows-1252")]
+    text = result.files[0].text
+    assert text == LEGACY_CS.replace("\r\n", "\n").replace("//", "//\x81", 1)
+    assert text.splitlines() == text.split("\n")[:-1]  # 0x85 is `…`, not a NEL line break
+    assert {s.path: s.reason for s in result.skipped} == {"Core/Tool.cs": "binary", "Core/Packed.cs": "binary"}
+    assert "control bytes" in next(s.detail for s in result.skipped if s.path == "Core/Packed.cs")
+    assert decoded_by_fallback(result.files) == ["Core/Pages.cs (windows-1252)"]
+
+
+def test_a_code_page_file_parses_with_its_own_line_numbers(tmp_path: Path):
+    """The class and method of a Windows-1252 file are nodes on the lines they are on, its text is
+    the compiler's reading, and the FILE node says how the file was read."""
+    root = tmp_path / "repo"
+    write(root, "Core/Pages.cs", legacy_bytes())
+    source = walk_repository(root, make_settings(tmp_path / "data").index).files[0]
+    parsed = parse_source(source, None, "tsql")
+    by_name = {n.name: n for n in parsed.nodes}
+    assert by_name["Wiki.Pages.ModifyPage"].start_line == 5 and by_name["Wiki.Pages"].start_line == 3
+    assert next(n for n in parsed.nodes if n.id == parsed.root_id).attrs["encoding"] == "windows-1252"
+    assert source.text.split("\n")[3].strip() == 'public static string Mark = "§§(";'  # an excerpt's line 4
 
 
 def test_generated_csharp_and_sql_are_kept_marked_other_generated_code_stays_out(tmp_path: Path):

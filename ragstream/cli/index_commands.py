@@ -293,6 +293,8 @@ def _print_summary(report) -> None:
     for line in too_large(report.skipped):
         console.print(f"[yellow]warning: not indexed, too large:[/] {line}; raise index.max_file_bytes to index it",
                       highlight=False, soft_wrap=True)
+    for line in report.decoded_by_fallback:
+        console.print(f"[yellow]note: not UTF-8, read in a Windows code page:[/] {line}", highlight=False, soft_wrap=True)
     for skipped in report.skipped:
         if skipped.reason == "unreadable":
             console.print(f"[yellow]warning: skipped an unreadable folder:[/] {skipped.path} ({skipped.detail})",

@@ -55,7 +55,7 @@ def commit_index(source: IndexSource, repo: str, commit: str, settings: Settings
     if on_build:
         on_build({"repo": repo, "commit": commit, "index": name, "files": report.files, "chunks": report.chunks,
                   "reparsed": report.reparsed, "embedded_new": report.embedded_new,
-                  "too_large": too_large(report.skipped),
+                  "too_large": too_large(report.skipped), "decoded_by_fallback": report.decoded_by_fallback,
                   "seconds": round(time.perf_counter() - started, 2)})
     return report.location
 

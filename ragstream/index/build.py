@@ -56,8 +56,8 @@ from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
 from ragstream.redact import REDACTION_VERSION
 from ragstream.index.source_texts import remember_texts, text_key, walk_with_texts
-from ragstream.index.walk import (SkippedFile, SourceFile, WalkResult, check_repository_path, too_large,
-                                  walk_repository, walk_told)
+from ragstream.index.walk import (SkippedFile, SourceFile, WalkResult, check_repository_path, decoded_by_fallback,
+                                  too_large, walk_repository, walk_told)
 from ragstream.index.warm_state import (WarmState, chunks_jsonl, has_warm_state, keep_walk, parsed_json,
                                         take_walk, warm_state)
 from ragstream.index.embedding_windows import LinePieces
@@ -125,6 +125,7 @@ class BuildReport:
     edges_by_type: Counter = field(default_factory=Counter)
     resolution: ResolutionStats = field(default_factory=ResolutionStats)
     skipped: list[SkippedFile] = field(default_factory=list)
+    decoded_by_fallback: list[str] = field(default_factory=list)  # `walk.decoded_by_fallback` of the files
     parse_failures: dict[str, str] = field(default_factory=dict)  # path -> error
     parse_warnings: list[str] = field(default_factory=list)
     redactions: dict[str, int] = field(default_factory=dict)  # path -> secrets redacted
@@ -261,7 +262,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
         old_records = previous.parse_records() if previous else {}
         changes = diff_files(previous.manifest["files"] if previous else {}, walked.files)
         report = BuildReport(info, location, previous is not None, changes, files=len(walked.files),
-                             skipped=walked.skipped, previous_index_problem=problem)
+                             skipped=walked.skipped, decoded_by_fallback=decoded_by_fallback(walked.files),
+                             previous_index_problem=problem)
         report.redactions = {f.path: len(f.redactions) for f in walked.files if f.redactions}
         cache = EmbeddingCache(location.embedding_cache, location.repository_embedding_cache)
         try:
@@ -619,6 +621,7 @@ def _unchanged(info: RepositoryInfo, location: store.IndexLocation, settings: Se
     report = BuildReport(info, location, True, changes, files=len(walked.files), chunks=counts["chunks"],
                          split_chunks=counts["split_chunks"], nodes_by_kind=Counter(counts["nodes_by_kind"]),
                          edges_by_type=Counter(counts["edges_by_type"]), skipped=walked.skipped,
+                         decoded_by_fallback=decoded_by_fallback(walked.files),
                          past_changes=counts["past_changes"], vectors=stage_of(manifest), unchanged=True,
                          sql_coverage=SqlCoverage.from_dict(counts.get("sql_coverage")))
     report.seconds = {"walk": round(time.perf_counter() - started, 3)}
@@ -641,7 +644,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 431
+PARSER_VERSION = 432
 
 
 def cache_prefix() -> str:
@@ -665,7 +668,7 @@ def _parse_cache(location: store.IndexLocation) -> Iterator[BlobCache]:
 def parse_key(source: SourceFile, module: str | None, sql_dialect: str) -> str:
     """Everything a file's parse result depends on: its bytes, how it is read, which parser
     version and which redaction patterns produced it."""
-    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}:{source.generated}"
+    return f"{cache_prefix()}{source.sha256}:{source.language}:{module or ''}:{sql_dialect}:{source.generated}:{source.fallback}"
 
 
 def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord], cache: BlobCache,
@@ -770,6 +773,7 @@ def _manifest(report: BuildReport, settings: Settings, embedder: Embedder,
             "edges_by_type": dict(sorted(report.edges_by_type.items())),
             "skipped_by_reason": dict(sorted(Counter(s.reason for s in report.skipped).items())),
             "too_large": too_large(report.skipped),
+            "decoded_by_fallback": report.decoded_by_fallback,
             "parse_failures": len(report.parse_failures),
             "past_changes": report.past_changes,
             "sql_coverage": report.sql_coverage.as_dict() if report.sql_coverage else {},

@@ -23,10 +23,14 @@ PARSER_MODULES = {"python": "ragstream.index.python.parser", "sql": "ragstream.i
 
 def parse_source(source: SourceFile, module: str | None, sql_dialect: str) -> ParsedFile:
     """Nodes, edges and references of one file, its FILE node marked `generated` (the generator's
-    header marker) when it is; never raises for bad file content."""
+    header marker) when it is, and `encoding` when it was read in a legacy code page (`walk`);
+    never raises for bad file content."""
     parsed = _parsed(source, module, sql_dialect)
+    root = next(node for node in parsed.nodes if node.id == parsed.root_id)
     if source.generated:
-        next(node for node in parsed.nodes if node.id == parsed.root_id).attrs["generated"] = source.generated
+        root.attrs["generated"] = source.generated
+    if source.fallback:
+        root.attrs["encoding"] = source.fallback
     return parsed
 
 

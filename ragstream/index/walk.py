@@ -36,6 +36,7 @@ class SourceFile:
     text: str  # decoded and redacted
     redactions: tuple[str, ...] = ()  # names of the secret patterns that fired
     generated: str = ""  # the generator's marker in its header, for a generated file still indexed
+    fallback: str = ""  # the legacy code page it was decoded in, being no UTF-8 and without a byte-order mark
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,12 @@ def too_large(skipped: list[SkippedFile]) -> list[str]:
     """`PATH (N bytes > index.max_file_bytes=M)` for each file skipped for its size: a source file
     left out of the index is said, not only counted (a seed-data file of 1.5 MB holds methods too)."""
     return [f"{item.path} ({item.detail})" for item in skipped if item.reason == "too_large"]
+
+
+def decoded_by_fallback(files: list[SourceFile]) -> list[str]:
+    """`PATH (windows-1252)` for each file read in a legacy code page rather than UTF-8: said, as a
+    skipped file is, since its non-ASCII text is the code page's reading of its bytes."""
+    return [f"{item.path} ({item.fallback})" for item in files if item.fallback]
 
 
 def check_repository_path(path: str | Path) -> Path:
@@ -367,7 +374,7 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
                       ) -> SourceFile | SkippedFile:
     """The file as the walk keeps it (`template`: the indexed template it was generated from,
     asked only of a file with a generator's header)."""
-    text, not_text = _decoded(data)
+    text, not_text, fallback = _decoded(data)
     if not_text:
         return SkippedFile(rel, "binary", not_text)
     marker = _generated_marker(text, settings.generated_markers) or ""
@@ -380,10 +387,10 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
     if len(text) / lines > settings.max_line_chars:
         return SkippedFile(rel, "minified", f"average line over {settings.max_line_chars} chars")
     if not with_text:
-        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "", generated=marker)
+        return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), "", generated=marker, fallback=fallback)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     clean, fired = redact(text, language)
-    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired), marker)
+    return SourceFile(rel, language, hashlib.sha256(data).hexdigest(), clean, tuple(fired), marker, fallback)
 
 
 # Languages whose files with a generator's header are indexed all the same, marked `generated`
@@ -420,21 +427,47 @@ _BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "
                      (codecs.BOM_UTF8, "utf-8"))
 
 
-def _decoded(data: bytes) -> tuple[str, str]:
-    """(text, "") by the file's byte-order mark when it has one (SQL Server Management Studio
-    saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8; ("", why) when
-    it is no text: a NUL byte in a file without a mark, a NUL character in one with a mark, or
-    bytes its encoding cannot decode."""
+def _decoded(data: bytes) -> tuple[str, str, str]:
+    """(text, "", fallback) by the file's byte-order mark when it has one (SQL Server Management
+    Studio saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8, else, as
+    the C# compiler reads a file without a mark that is no UTF-8, in the Windows code page
+    (`fallback` names it: ScrewTurn's `Core/Pages.cs` is ISO-8859-1); ("", why, "") when it is no
+    text: a NUL byte in a file without a mark, a NUL character in one with a mark, bytes the mark's
+    encoding cannot decode, or control bytes no text in a code page holds."""
     mark, encoding = next(((m, e) for m, e in _BYTE_ORDER_MARKS if data.startswith(m)), (b"", "utf-8"))
     if not mark and b"\x00" in data[:8192]:
-        return "", "NUL byte in the first 8 KiB"
+        return "", "NUL byte in the first 8 KiB", ""
     try:
         text = data[len(mark):].decode(encoding)
     except UnicodeDecodeError as exc:
-        return "", f"not {encoding.upper()} (byte {exc.start + len(mark)})"
+        if mark:
+            return "", f"not {encoding.upper()} (byte {exc.start + len(mark)})", ""
+        return _code_page_text(data, exc.start)
     if "\x00" in text[:8192]:
-        return "", f"NUL character in the first 8 KiB ({encoding.upper()} with a byte-order mark)"
-    return text, ""
+        return "", f"NUL character in the first 8 KiB ({encoding.upper()} with a byte-order mark)", ""
+    return text, "", ""
+
+
+CODE_PAGE = "windows-1252"
+# Windows-1252 by byte, its five unassigned bytes as their Latin-1 characters, as Windows' own
+# code page reads them: one character per byte, so lines and columns are the file's, and no byte
+# becomes a line break (Latin-1's 0x85 is NEL, which `str.splitlines` breaks at; 1252's is `…`).
+_LATIN1_TO_CODE_PAGE = {b: ord(c) for b, c in ((b, bytes([b]).decode("cp1252", errors="ignore") or chr(b))
+                                                 for b in range(256)) if ord(c) != b}
+# C0 controls besides the whitespace ones (tab, line feed, vertical tab, form feed, carriage
+# return), and DEL: random bytes hold about 12 % of them, a text in a code page next to none
+# (a stray DOS end-of-file ^Z aside), so more than 1 in 100 calls the file binary.
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x20), 0x7F])
+MAX_CONTROL_SHARE = 0.01
+
+
+def _code_page_text(data: bytes, bad: int) -> tuple[str, str, str]:
+    """(text, "", CODE_PAGE) of bytes that are no UTF-8 (the first bad one at `bad`), or ("", why, "")
+    when their control bytes say binary."""
+    controls = len(data) - len(data.translate(None, _CONTROL_BYTES))
+    if controls > MAX_CONTROL_SHARE * len(data):
+        return "", f"not UTF-8 (byte {bad}), and {controls} control bytes in {len(data)}: no code page's text", ""
+    return data.decode("latin-1").translate(_LATIN1_TO_CODE_PAGE), "", CODE_PAGE
 
 
 _COMMENT_STARTS = ("#", "//", "--", "/*", "*", "<!--", '"' * 3, "'" * 3, ";")
