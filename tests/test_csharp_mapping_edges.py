@@ -307,3 +307,49 @@ def test_how_an_object_is_mapped_stays_a_mapping_question_beside_another_verb_or
     assert question_shape("How is a Customer persisted when using the EF Core mapping?") == "mapping"
     # a `when` naming an event still asks what runs
     assert question_shape("How is an order's status stored when it is shipped?") is None
+
+
+DBSETS = '''
+using System.Linq;
+using Microsoft.EntityFrameworkCore;
+using Shop.Domain;
+namespace Shop.Data;
+public class ShopContext : DbContext
+{
+    public DbSet<Order> Orders { get; set; }
+    public DbSet<Customer> Customers => Set<Customer>();
+    public IQueryable<Order> Recent => Orders.Where(o => o.Id > 10);
+    public List<Customer> Cached { get; set; }
+    protected override void OnModelCreating(ModelBuilder modelBuilder)
+    {
+        modelBuilder.Entity<Order>().ToTable("Order");
+        modelBuilder.Entity<Customer>().ToTable("Customer");
+    }
+}
+'''
+
+
+def test_a_dbset_property_maps_to_its_entitys_table_and_other_properties_do_not():
+    """`DbSet<T> X { get; set; }` and `DbSet<T> X => Set<T>()` are the context's handles on T's
+    settled table (the `ToTable` one); a query over a DbSet or a list of entities is no handle."""
+    graph = graph_of({"src/Domain/Model.cs": DOMAIN, "src/Values/Colour.cs": VALUES,
+                      "src/Data/ShopContext.cs": DBSETS, "db/tables.sql": SQL})
+    orders = edges(graph, "cs:Shop.Data.ShopContext.Orders|PROPERTY", "MAPS_TO")
+    assert list(orders) == ["sql:dbo.Order|TABLE"]
+    assert orders["sql:dbo.Order|TABLE"]["via"] == "dbset" and orders["sql:dbo.Order|TABLE"]["entity"] == ORDER
+    assert list(edges(graph, "cs:Shop.Data.ShopContext.Customers|PROPERTY", "MAPS_TO")) == ["sql:dbo.Customer|TABLE"]
+    assert not edges(graph, "cs:Shop.Data.ShopContext.Recent|PROPERTY", "MAPS_TO")
+    assert not edges(graph, "cs:Shop.Data.ShopContext.Cached|PROPERTY", "MAPS_TO")
+
+
+def test_dropping_a_table_breaks_its_dbset_and_its_mapping_names_the_dbset():
+    graph = graph_of({"src/Domain/Model.cs": DOMAIN, "src/Values/Colour.cs": VALUES,
+                      "src/Data/ShopContext.cs": DBSETS, "db/tables.sql": SQL})
+    for question, shape in (("What breaks if the Customer table is dropped?", "impact"),
+                            ("What uses the Customer table?", "list")):
+        found = answer_from_graph(graph, question, find_named(graph, question), [], lambda ids: {})
+        assert found is not None and found.shape == shape
+        ids = [item.id for item in found.items]
+        assert "cs:Shop.Data.ShopContext.Customers|PROPERTY" in ids and "cs:Shop.Data.ShopContext.Orders|PROPERTY" not in ids
+    mapped = answer(graph, "How is the Customer entity mapped to its table?")
+    assert "cs:Shop.Data.ShopContext.Customers|PROPERTY" in mapped and "cs:Shop.Data.ShopContext.Orders|PROPERTY" not in mapped

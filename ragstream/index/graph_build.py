@@ -47,7 +47,7 @@ from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_nam
 from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_python_calls
 from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.ef_columns import link_property_columns
-from ragstream.index.csharp.ef_graph import settle_ef_mappings
+from ragstream.index.csharp.ef_graph import link_dbset_properties, settle_ef_mappings
 from ragstream.index.csharp.code_first_tables import link_code_first_tables
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
@@ -109,6 +109,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
+    stats.resolved["MAPS_TO"] += link_dbset_properties(graph)  # `DbSet<Order> Orders`: the context's handle on its table
     stats.resolved["CALLS"] += link_setters(graph, symbols, refs)  # `item.Done = true` runs Done's setter
     stats.resolved["CALLS"] += link_property_reads(graph, symbols, refs)  # `config.X` runs X's getter
     stats.dispatch["interceptor"] += link_interceptors(graph, symbols, refs)  # what a save runs around itself

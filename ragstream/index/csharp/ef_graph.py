@@ -26,6 +26,12 @@ third. `settle_ef_mappings` (run by `graph_build.build_graph` last) applies EF C
   `base`). Not when the hierarchy says `UseTptMappingStrategy()` / `UseTpcMappingStrategy()`:
   each type then keeps its own table. An entity here is a type with a MAPS_TO, or one that a
   DbContext or configuration REFERENCES (EF maps only the types its model names).
+
+`link_dbset_properties` (run once every mapping is in, `table_by_name` ones too) then gives each
+`DbSet<T>` property (`{ get; set; }` or `=> Set<T>()`) a MAPS_TO to each table its entity maps to:
+the property is the context's handle on that table, so dropping the table breaks it, and a
+mapping answer names it with the table (attrs `via="dbset"`, `entity`; a guess where the entity's
+mapping is one).
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ from collections import Counter
 
 import networkx as nx
 
+from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Node, node_id
 
 
@@ -121,6 +128,27 @@ def _map_owned_types(graph: nx.MultiDiGraph) -> int:
                         graph.add_edge(owned, target, key="MAPS_TO", type="MAPS_TO", via="owned_type", owner=entity,
                                        resolution="inferred", **line)
                         added += 1
+    return added
+
+
+DBSET_TYPES = frozenset({"DbSet", "IDbSet"})
+
+
+def link_dbset_properties(graph: nx.MultiDiGraph) -> int:
+    """MAPS_TO from each `DbSet<T>` property to the tables (and views) T maps to; how many edges
+    that added. Not a Dapper row type's tables (those are its query's), nor an entity's guessed
+    EXTERNAL name."""
+    added = 0
+    for prop, data in sorted(graph.nodes(data=True)):
+        generic = (data.get("attrs") or {}).get("generic") or {}
+        if data.get("kind") != "PROPERTY" or generic.get("generic") not in DBSET_TYPES:
+            continue
+        entity = property_type(graph, prop)
+        for table, mapping in _maps_to(graph, entity) if entity else ():
+            if graph.nodes[table].get("kind") in ("TABLE", "VIEW") and mapping.get("via") != "dapper_row_type":
+                added += add_edge(graph, prop, table, "MAPS_TO", {
+                    "line": data.get("start_line", 0), "resolution": "inferred", "via": "dbset", "entity": entity,
+                    **({"guess": True} if mapping.get("guess") else {})})
     return added
 
 
