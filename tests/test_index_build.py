@@ -219,7 +219,7 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
     # each scalar property of an entity is stored in the column of its name (ef_columns); the
     # navigations `Invoice.Customer`, `Invoice.Lines` and `Customer.Invoices` in none
     columns = {(tuple(graph.nodes[u]["name"].rsplit(".", 2)[-2:]), v) for u, v, k in graph.edges(keys=True)
-               if k == "MAPS_TO" and graph.nodes[u].get("kind") == "PROPERTY"}
+               if k == "MAPS_TO" and graph.nodes[u].get("kind") == "PROPERTY" and graph.nodes[v].get("kind") == "COLUMN"}
     assert sorted((".".join(prop), column) for prop, column in columns) == [
         ("Customer.CustomerId", "sql:dbo.Customers.CustomerId|COLUMN"), ("Customer.Email", "sql:dbo.Customers.Email|COLUMN"),
         ("Customer.Name", "sql:dbo.Customers.Name|COLUMN"), ("Invoice.CustomerId", "sql:dbo.Invoices.CustomerId|COLUMN"),
@@ -229,6 +229,12 @@ def test_one_graph_links_python_sql_and_csharp(built_sample):
         ("InvoiceLine.InvoiceId", "sql:dbo.InvoiceLines.InvoiceId|COLUMN"),
         ("InvoiceLine.InvoiceLineId", "sql:dbo.InvoiceLines.InvoiceLineId|COLUMN"),
     ]  # not `Amount()`, a method beside the `Amount` column
+    # each DbSet (`=> Set<Customer>()` or `{ get; set; }`) is its context's handle on its entity's table
+    assert {(u, v) for u, v, k in graph.edges(keys=True) if k == "MAPS_TO" and graph.nodes[v].get("kind") == "TABLE"
+            and graph.nodes[u].get("kind") == "PROPERTY"} == {
+        ("cs:Billing.Data.BillingContext.Customers|PROPERTY", "sql:dbo.Customers|TABLE"),
+        ("cs:Billing.Data.BillingContext.Invoices|PROPERTY", "sql:dbo.Invoices|TABLE"),
+        ("cs:Billing.Data.BillingContext.InvoiceLines|PROPERTY", "sql:dbo.InvoiceLines|TABLE")}
     assert relations == {
         # C# inheritance; the interface base becomes IMPLEMENTS once resolved
         ("cs:Billing.Services.InvoiceService|TYPE", "INHERITS", "cs:Billing.Services.ServiceBase|TYPE"),
