@@ -317,6 +317,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     mapping code configuring the property (it states the column's name, type and length) before
     code found otherwise, a write the code states before one guessed from an aggregate's
     collections (`via="aggregate"`: adding a member "writes" its votes only if it holds new ones),
+    an entity mapped to a table before the DbSet property handling it (`via="dbset"`, named alike),
     then what the search ranked (`hits`,
     best first: it read the code and the question), then items whose names share the asked
     keyword tokens (`words`: "job details" -> `JobDetails`), then by id."""
@@ -328,7 +329,8 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
         return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
-                order.get(item.relation, len(order)), item.via == "aggregate", searched.get(item.id, len(hits)), -shared,
+                order.get(item.relation, len(order)), item.via == "aggregate", item.via == "dbset",
+                searched.get(item.id, len(hits)), -shared,
                 item.id)
 
     return sorted(items, key=key)
