@@ -17,7 +17,7 @@ import networkx as nx
 
 from ragstream.index.csharp.calls import OBJECT_METHODS
 from ragstream.index.csharp.hierarchy import direct_bases
-from ragstream.index.csharp.member_fields import member_type
+from ragstream.index.csharp.member_fields import accessed_member_type, member_type
 from ragstream.index.model import Node
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -164,9 +164,9 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
         types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owner.guesses) if node]
-        found = _members(graph, symbols, types[0], spec["member"], symbols.properties)[0] if types else []
-        if found:
-            return _Receiver(list(found[0].attrs.get("returns", ())), found[0], owner.guessed)
+        member = accessed_member_type(graph, symbols, types[0], spec["member"]) if types else None
+        if member is not None:  # a property or field, typed as declared
+            return _Receiver(*member, guessed=owner.guessed)
         implemented = _implemented_property(graph, symbols, types[0], spec["member"]) if types else None
         if implemented is not None:  # declared on the interface's package base: the one implementer's
             return _Receiver(list(implemented.attrs.get("returns", ())), implemented, owner.guessed, via="implementer")
@@ -339,7 +339,9 @@ def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: di
 
 def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> _Receiver:
     """The type a dotted receiver reaches when it starts with a type and goes on through its
-    static properties (`Current.DB.Queries`: type Current, property DB, property Queries)."""
+    static members, each typed as declared (`Current.DB.Queries`: type Current, property DB,
+    property Queries; `RepoFactory.Users.Save(u)`: a `public static UserRepository Users` field,
+    a service locator's, is a receiver as typed as an injected one)."""
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         owner = symbols.find("csharp", ".".join(parts[:cut]), ("TYPE",))
@@ -348,9 +350,8 @@ def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) ->
         current: str | None = owner.id
         last: Node | None = None
         for name in parts[cut:]:
-            found = _members(graph, symbols, current, name, symbols.properties)[0] if current else []
-            last = found[0] if found else None
-            returns = last.attrs.get("returns", ()) if last else ()
+            found = accessed_member_type(graph, symbols, current, name) if current else None
+            returns, last = found if found is not None else ([], None)
             reached = symbols.first("csharp", returns, ("TYPE",))
             current = reached.id if reached is not None else None
         # the last property counts even when its type is not in the repository (a library's Table<T>)

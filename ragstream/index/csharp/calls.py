@@ -30,8 +30,8 @@ from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.job_handoffs import enqueued_by
 from ragstream.index.csharp.member_fields import undeclared_member
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, callee_of, child_of_type, created_type, descendants, initializer, line_of, node_text, required_child,
-    type_arguments, type_name, unique,
+    LANGUAGE, callee_of, child_of_type, created_type, descendants, forgiven, initializer, line_of, node_text,
+    required_child, type_arguments, type_name, unique,
 )
 from ragstream.index.csharp.sql_parameters import passed_strings
 from ragstream.index.csharp.strings import string_bindings, string_value, type_constraints
@@ -724,9 +724,10 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
     """A receiver whose type only the resolver can tell: what a call returns (`x` of
     `var x = await s.GetAsync()`), or a collection's element. Chains written in one
     expression (`a.B().C()`, fluent builders and LINQ) are followed only `through_call`."""
+    receiver = forgiven(receiver)
     while receiver.type in ("await_expression", "parenthesized_expression") \
             and receiver.named_children:
-        receiver = receiver.named_children[0]
+        receiver = forgiven(receiver.named_children[0])
     if receiver.type == "invocation_expression":
         inner = _call_target(receiver, body, depth + 1) if through_call else None
         if inner is None:
@@ -740,7 +741,7 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
         return {"call": {**inner.attrs["call"], "data": carrier} if carrier else inner.attrs["call"]}
     if receiver.type == "member_access_expression" and _variable(receiver, body) is None and depth < 5:
         # `context.Connection`: a property of a receiver whose type is known or inferred
-        owner = required_child(receiver, "expression")
+        owner = forgiven(required_child(receiver, "expression"))
         written = _written_type(owner, body)
         owner_type = _typed(written, owner, body) if written else \
             _inferred_receiver(owner, body, depth + 1, through_call)
@@ -806,6 +807,6 @@ def _type_path(expression: tree_sitter.Node, variables: dict[str, VariableType])
         name = node_text(expression)
         return name if name not in variables and name[:1].isupper() else None
     if expression.type == "member_access_expression":
-        head = _type_path(required_child(expression, "expression"), variables)
+        head = _type_path(forgiven(required_child(expression, "expression")), variables)
         return head and f"{head}.{node_text(expression.child_by_field_name('name'))}"
     return None

@@ -94,6 +94,14 @@ def member_type(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
     return None
 
 
+def accessed_member_type(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str,
+                         name: str) -> tuple[list[str], Node | None] | None:
+    """`member_type` for a member access on a value or a type (`settings.Current`,
+    `RepoFactory.Users` of a `public static UserRepository Users` field): C# looks the name up in
+    the type and its bases only, never in its enclosing types."""
+    return _on_type_or_bases(graph, symbols, type_id, name, set())
+
+
 def _on_type_or_bases(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, name: str,
                       seen: set[str]) -> tuple[list[str], Node | None] | None:
     """`member_type` on one type and its bases, nearest first; a base's private field is not seen."""

@@ -20,19 +20,30 @@ def grammar() -> tree_sitter.Language:
 
 
 def callee_of(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node] | None:
-    """(receiver or None, name node) of an invocation: `f()`, `r.f()`, `r?.f()`."""
+    """(receiver or None, name node) of an invocation: `f()`, `r.f()`, `r?.f()`, `r!.f()` (the
+    receiver `r`: see `forgiven`)."""
     if node.type != "invocation_expression":
         return None
     function = required_child(node, "function")
     if function.type in ("identifier", "generic_name"):
         return None, function
     if function.type == "member_access_expression":
-        return required_child(function, "expression"), required_child(function, "name")
+        return forgiven(required_child(function, "expression")), required_child(function, "name")
     if function.type == "conditional_access_expression":
         binding = function.named_children[-1]
         if binding.type == "member_binding_expression":
-            return required_child(function, "condition"), required_child(binding, "name")
+            return forgiven(required_child(function, "condition")), required_child(binding, "name")
     return None
+
+
+def forgiven(expression: tree_sitter.Node) -> tree_sitter.Node:
+    """`e` of `e!`: the null-forgiving operator only silences a nullable warning, the expression's
+    type and value are e's (C# spec, "Null-forgiving expressions"), so `RepoFactory.Users!.Save(u)`
+    is a call on `RepoFactory.Users`."""
+    while expression.type == "postfix_unary_expression" and expression.named_children \
+            and any(child.type == "!" for child in expression.children):
+        expression = expression.named_children[0]
+    return expression
 
 
 def type_name(node: tree_sitter.Node | None) -> str | None:
