@@ -11,7 +11,11 @@ configuration): each of those edges is a guess and names them (`candidates`, the
 MAX_CANDIDATES, and `candidate_count` when there are more); so is the one override of a virtual
 member with a body of its own, which may run instead. One implementation of an interface member
 or one override of an abstract one is a firm edge. Calls made through `base.`
-(attrs via_base) are not dispatched: they run the base's method itself. A dispatch edge keeps
+(attrs via_base) are not dispatched: they run the base's method itself. A call made on a
+receiver of a declared type (`receiver_type`: `_tagXrefs.Save()` on a `CrossRef_TagRepository`
+reaching `BaseRepository<T>.Save`) runs an implementation of that type's own line only: its
+descendants' or, inherited, its ancestors' (and, for an interface, what its implementers inherit),
+never a sibling subclass's override (`receivers`). A dispatch edge keeps
 what the call says of its arguments and of the parameter it is made on (`BINDING_KEYS`): a walk
 binds the implementation by the argument a caller passed.
 """
@@ -31,6 +35,7 @@ BINDING_KEYS = ("argument_types", "forwards", "receiver_parameter")
 def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
     """Add dispatch CALLS edges; returns how many were added, by edge type."""
     descendants = _descendants(graph)
+    ancestors = _ancestors(descendants)
     methods = _methods_by_type(graph)
     added: Counter = Counter()
     calls = [(source, target, data) for source, target, data in graph.edges(data=True)
@@ -47,13 +52,36 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
                  **({"enqueued_by": data["enqueued_by"]} if data.get("enqueued_by") else {}),
                  # what binds the implementation a walk may follow (`relations.table_paths`)
                  **{key: data[key] for key in BINDING_KEYS if key in data}}
-        targets = [method for method in implementations(graph, descendants, methods, called) if method != source]
+        line = _receivers_line(graph, descendants, ancestors, data)
+        targets = [method for method in implementations(graph, descendants, methods, called)
+                   if method != source and (line is None or graph.nodes[method]["parent"] in line)]
         if implementation_guessed(graph, called, targets):
             attrs = {**attrs, "guess": True, **named_candidates(targets)}
         for method in targets:
             if add_edge(graph, source, method, "CALLS", attrs):
                 added["CALLS"] += 1
     return added
+
+
+def receivers(edge: dict) -> list[str] | None:
+    """The declared types of the receivers a CALLS edge's calls are made on; None when one of
+    them is not known (a call on the method's own type, or one the resolver did not type):
+    then any implementation may run."""
+    if edge.get("receiver_open") or not edge.get("receiver_type"):
+        return None
+    return edge.get("receiver_types") or [edge["receiver_type"]]
+
+
+def merge_receivers(edge: dict, other: dict) -> None:
+    """One CALLS edge for two calls (`_a.Save()`, `_b.Save()`): dispatch may run what either
+    receiver's line runs, and anything when either receiver's type is not known."""
+    mine, theirs = receivers(edge), receivers(other)
+    if mine is None or theirs is None:
+        if edge.get("receiver_type"):  # (an edge without one is open already)
+            edge["receiver_open"] = True
+            edge.pop("receiver_types", None)
+    elif set(theirs) - set(mine):
+        edge["receiver_types"] = sorted({*mine, *theirs})
 
 
 def dispatch_table(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
@@ -87,6 +115,27 @@ def implementation_guessed(graph: nx.MultiDiGraph, called: str, targets: list[st
 
 def _interface_member(graph: nx.MultiDiGraph, method: str) -> bool:
     return graph.nodes[graph.nodes[method]["parent"]].get("attrs", {}).get("type_kind") == "interface"
+
+
+def _receivers_line(graph: nx.MultiDiGraph, descendants: dict[str, set[str]],
+                    ancestors: dict[str, set[str]], call: dict) -> set[str] | None:
+    """The types whose implementation a call on its receivers' declared types can run: each
+    receiver type, its descendants (the object may be one) and every ancestor of those (an
+    implementation they inherit); None when a receiver is not known (no limit)."""
+    declared = receivers(call)
+    if declared is None or any(t not in graph for t in declared):
+        return None
+    objects = {t for r in declared for t in (r, *descendants.get(r, ()))}
+    return objects | {a for t in objects for a in ancestors.get(t, ())}
+
+
+def _ancestors(descendants: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Type id -> every type it inherits or implements, transitively (`_descendants` inverted)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for base, below in descendants.items():
+        for child in below:
+            found[child].add(base)
+    return found
 
 
 def _descendants(graph: nx.MultiDiGraph) -> dict[str, set[str]]:

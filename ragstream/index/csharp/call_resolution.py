@@ -18,6 +18,7 @@ import networkx as nx
 from ragstream.index.csharp.calls import OBJECT_METHODS
 from ragstream.index.csharp.hierarchy import direct_bases
 from ragstream.index.csharp.member_fields import accessed_member_type, member_type
+from ragstream.index.dispatch import merge_receivers
 from ragstream.index.model import Node
 from ragstream.index.symbols import SymbolTable, is_interface
 
@@ -431,7 +432,9 @@ def argument_binding(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -
 def merge_binding(edge: dict, other: dict) -> None:
     """One edge for two calls: an argument keeps the types either call says it has (one
     call's unknown argument does not unsay the other's); a forwarded parameter only where both
-    calls say so; the receiver parameter only if both are made on it."""
+    calls say so; the receiver parameter only if both are made on it; the receivers' declared
+    types, what either is made on (`dispatch.merge_receivers`)."""
+    merge_receivers(edge, other)
     mine: list[list[str]] = edge.get("argument_types", [])
     theirs: list[list[str]] = other.get("argument_types", [])
     none: list[str] = []
