@@ -109,3 +109,13 @@ def test_a_receiver_typed_as_the_base_itself_admits_every_override() -> None:
     calls = _calls("cs:Shop.Services.TagService.DeleteAny|METHOD")
     assert calls[BASE_DELETE]["receiver_open"] is True
     assert {CACHED_DELETE, USER_DELETE} <= set(calls)
+
+
+def test_an_edge_of_two_receivers_binds_this_to_neither() -> None:
+    """`_tags.Delete(tag); _orders.Delete(order);`: the dispatch edge to the cached tag repository's
+    override is on the tag line, but the edge stands for both calls, so it names no single receiver
+    (a walk would bind `this` to the first call's type); one receiver's edge keeps it."""
+    both = _calls("cs:Shop.Services.TagService.DeleteBoth|METHOD")
+    assert "receiver_type" not in both[CACHED_DELETE]
+    one = _calls("cs:Shop.Services.TagService.DeleteTag|METHOD")
+    assert one[CACHED_DELETE]["receiver_type"] == "cs:Shop.Data.TagRepository|TYPE"

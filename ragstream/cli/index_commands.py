@@ -13,6 +13,7 @@ from functools import partial
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn,
                            TimeElapsedColumn)
 from rich.table import Table
+from rich.markup import escape
 
 from ragstream.cli.output import console, err_console
 from ragstream.config import load_settings
@@ -287,17 +288,17 @@ def _print_summary(report) -> None:
     console.print(f"references: {sum(r.resolved.values())} linked ({sum(r.by_name.values())} by unique name, "
                   f"{sum(r.external.values())} to EXTERNAL nodes), {sum(r.dropped.values())} unresolved and dropped")
     for path, error in sorted(report.parse_failures.items()):
-        console.print(f"[yellow]parse failed, indexed as text:[/] {path}: {error}", highlight=False)
+        console.print(f"[yellow]parse failed, indexed as text:[/] {escape(path)}: {escape(error)}", highlight=False)
     for warning in report.parse_warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     for line in too_large(report.skipped):
-        console.print(f"[yellow]warning: not indexed, too large:[/] {line}; raise index.max_file_bytes to index it",
+        console.print(f"[yellow]warning: not indexed, too large:[/] {escape(line)}; raise index.max_file_bytes to index it",
                       highlight=False, soft_wrap=True)
     for line in report.decoded_by_fallback:
-        console.print(f"[yellow]note: not UTF-8, read in a Windows code page:[/] {line}", highlight=False, soft_wrap=True)
+        console.print(f"[yellow]note: not UTF-8, read in a Windows code page:[/] {escape(line)}", highlight=False, soft_wrap=True)
     for skipped in report.skipped:
         if skipped.reason == "unreadable":
-            console.print(f"[yellow]warning: skipped an unreadable folder:[/] {skipped.path} ({skipped.detail})",
+            console.print(f"[yellow]warning: skipped an unreadable folder:[/] {escape(skipped.path)} ({escape(skipped.detail)})",
                           highlight=False, soft_wrap=True)
     if report.redactions:
         console.print(f"secrets redacted: {sum(report.redactions.values())} in {len(report.redactions)} file(s)")

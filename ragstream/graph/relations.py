@@ -28,6 +28,7 @@ from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
+from ragstream.index.dispatch import single_receiver
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 from ragstream.test_paths import in_tests
@@ -812,11 +813,11 @@ def _walk_to_tables(graph: nx.MultiDiGraph, entry: str) -> list[Path]:
                 passed.setdefault(parameter, types)
             reached: _State = (target, tuple(sorted((k, v) for k, v in passed.items()
                                                     if k in deciding[target] or k == HOST_BOUND)),
-                               _passing(graph, state[2], target, data.get("receiver_type")))
+                               _passing(graph, state[2], target, single_receiver(data)))
             if reached not in parent:
                 parent[reached] = (state, how)
-                if data.get("receiver_type"):
-                    receivers[reached] = data["receiver_type"]
+                if (receiver := single_receiver(data)) is not None:
+                    receivers[reached] = receiver
                 if depth + 1 < MAX_FLOW_DEPTH:
                     queue.append((reached, depth + 1))
     found = (_path_to(parent, state, (how, table)) for state, how, table in dict.fromkeys(touches))
@@ -884,8 +885,8 @@ def _passed_arguments(data: Mapping[str, Any], bound: Mapping[int, tuple[str, ..
     for position, parameter in data.get("forwards", ()):
         if parameter in bound:
             passed[position] = bound[parameter]
-    if data.get("receiver_type"):
-        passed[THIS] = (data["receiver_type"],)
+    if (receiver := single_receiver(data)) is not None:
+        passed[THIS] = (receiver,)
     elif data.get("receiver_parameter") == THIS and THIS in bound:
         passed[THIS] = bound[THIS]
     return passed

@@ -22,6 +22,8 @@ binds the implementation by the argument a caller passed.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
+from typing import Any
 
 import networkx as nx
 
@@ -47,7 +49,7 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
         # a call that was a guess stays one through every implementation
         attrs = {"line": data.get("line", 0), "resolution": "dispatch", "via": called,
                  **({"guess": True} if data.get("guess") else {}),
-                 **({"receiver_type": data["receiver_type"]} if data.get("receiver_type") else {}),
+                 **({"receiver_type": receiver} if (receiver := single_receiver(data)) else {}),
                  # a job library runs the implementation later as well (`csharp/job_handoffs`)
                  **({"enqueued_by": data["enqueued_by"]} if data.get("enqueued_by") else {}),
                  # what binds the implementation a walk may follow (`relations.table_paths`)
@@ -65,11 +67,21 @@ def link_dispatch(graph: nx.MultiDiGraph) -> Counter:
 
 def receivers(edge: dict) -> list[str] | None:
     """The declared types of the receivers a CALLS edge's calls are made on; None when one of
-    them is not known (a call on the method's own type, or one the resolver did not type):
-    then any implementation may run."""
-    if edge.get("receiver_open") or not edge.get("receiver_type"):
+    them is not known (a call on the method's own type, or one the resolver did not type) or the
+    call was found by name only (its receiver's type is then a guess too): then any
+    implementation may run."""
+    if edge.get("receiver_open") or edge.get("guess") or not edge.get("receiver_type"):
         return None
     return edge.get("receiver_types") or [edge["receiver_type"]]
+
+
+def single_receiver(edge: Mapping[str, Any]) -> str | None:
+    """The one receiver type the calls of a CALLS edge are made on, which binds `this` for a walk
+    (`relations.table_paths`); None when its calls have several (`_a.Save(); _b.Save()`) or one
+    not known: then `this` is bound to none of them."""
+    if edge.get("receiver_open") or len(edge.get("receiver_types") or ()) > 1:
+        return None
+    return edge.get("receiver_type")
 
 
 def merge_receivers(edge: dict, other: dict) -> None:

@@ -41,7 +41,7 @@ from ragstream.index.csharp.sql_parameters import (
 )
 from ragstream.index.csharp.syntax import enclosing_scopes
 from ragstream.index.csharp.type_bindings import bound_names
-from ragstream.index.dispatch import link_dispatch
+from ragstream.index.dispatch import link_dispatch, merge_receivers
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.prefixed_names import has_unknown_prefix, link_prefixed_names
 from ragstream.index.python.calls.link import CallMemo, LineFreeFacts, link_python_calls
@@ -282,6 +282,7 @@ def _add_resolved(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference, 
     stats.resolved[edge_type] += 1
     if not add_edge(graph, source, target, edge_type, attrs) and edge_type == "CALLS":
         merge_passed(graph.edges[source, target, edge_type], attrs)  # a second call: what it passes too
+        merge_receivers(graph.edges[source, target, edge_type], attrs)  # and what it is called on
 
 
 def _source_node(graph: nx.MultiDiGraph, ref: Reference, stats: ResolutionStats) -> str | None:

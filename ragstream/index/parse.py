@@ -8,6 +8,7 @@ from collections.abc import Callable
 import orjson
 
 from ragstream.errors import ConfigError
+from ragstream.index.csharp.syntax import forget_walks
 from ragstream.index.model import ParsedFile, text_file
 from ragstream.index.walk import SourceFile
 from ragstream.index import workers
@@ -26,11 +27,12 @@ def parse_source(source: SourceFile, module: str | None, sql_dialect: str) -> Pa
     header marker) when it is, and `encoding` when it was read in a legacy code page (`walk`);
     never raises for bad file content."""
     parsed = _parsed(source, module, sql_dialect)
-    root = next(node for node in parsed.nodes if node.id == parsed.root_id)
-    if source.generated:
-        root.attrs["generated"] = source.generated
-    if source.fallback:
-        root.attrs["encoding"] = source.fallback
+    if source.generated or source.fallback:
+        root = next((node for node in parsed.nodes if node.id == parsed.root_id), None)
+        if root is not None and source.generated:
+            root.attrs["generated"] = source.generated
+        if root is not None and source.fallback:
+            root.attrs["encoding"] = source.fallback
     return parsed
 
 
@@ -43,9 +45,12 @@ def _parsed(source: SourceFile, module: str | None, sql_dialect: str) -> ParsedF
             return parser.parse_python(source.path, source.text, module or source.path)
         if source.language == "sql":
             return parser.parse_sql(source.path, source.text, sql_dialect)
-        if source.language == "csharp":
-            return parser.parse_csharp(source.path, source.text)
-        return parser.parse_razor(source.path, source.text)
+        try:
+            if source.language == "csharp":
+                return parser.parse_csharp(source.path, source.text)
+            return parser.parse_razor(source.path, source.text)
+        finally:  # a file's kept walks are never hit by another file's nodes: let its tree go
+            forget_walks()
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - any parser failure must only degrade this file

@@ -374,7 +374,7 @@ def _classify_content(rel: str, language: str, data: bytes, settings: IndexSetti
                       ) -> SourceFile | SkippedFile:
     """The file as the walk keeps it (`template`: the indexed template it was generated from,
     asked only of a file with a generator's header)."""
-    text, not_text, fallback = _decoded(data)
+    text, not_text, fallback = _decoded(data, language)
     if not_text:
         return SkippedFile(rel, "binary", not_text)
     marker = _generated_marker(text, settings.generated_markers) or ""
@@ -427,20 +427,23 @@ _BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "
                      (codecs.BOM_UTF8, "utf-8"))
 
 
-def _decoded(data: bytes) -> tuple[str, str, str]:
+def _decoded(data: bytes, language: str) -> tuple[str, str, str]:
     """(text, "", fallback) by the file's byte-order mark when it has one (SQL Server Management
-    Studio saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8, else, as
-    the C# compiler reads a file without a mark that is no UTF-8, in the Windows code page
-    (`fallback` names it: ScrewTurn's `Core/Pages.cs` is ISO-8859-1); ("", why, "") when it is no
-    text: a NUL byte in a file without a mark, a NUL character in one with a mark, bytes the mark's
-    encoding cannot decode, or control bytes no text in a code page holds."""
+    Studio saves scripts as UTF-16 with a mark: their NUL bytes are text), else as UTF-8, else, for
+    the languages whose tools read a file without a mark that is no UTF-8 in the Windows code page
+    (`CODE_PAGE_LANGUAGES`: the C# compiler, SQL Server's tools), in that code page (`fallback`
+    names it: ScrewTurn's `Core/Pages.cs` is ISO-8859-1); ("", why, "") when it is no text: a NUL
+    byte in a file without a mark, a NUL character in one with a mark, bytes the mark's encoding
+    cannot decode, no UTF-8 in another language (Python reads its own coding line, a Markdown file
+    may be in any multibyte encoding: guessing would index mojibake), or control bytes no text in a
+    code page holds."""
     mark, encoding = next(((m, e) for m, e in _BYTE_ORDER_MARKS if data.startswith(m)), (b"", "utf-8"))
     if not mark and b"\x00" in data[:8192]:
         return "", "NUL byte in the first 8 KiB", ""
     try:
         text = data[len(mark):].decode(encoding)
     except UnicodeDecodeError as exc:
-        if mark:
+        if mark or language not in CODE_PAGE_LANGUAGES:
             return "", f"not {encoding.upper()} (byte {exc.start + len(mark)})", ""
         return _code_page_text(data, exc.start)
     if "\x00" in text[:8192]:
@@ -449,6 +452,7 @@ def _decoded(data: bytes) -> tuple[str, str, str]:
 
 
 CODE_PAGE = "windows-1252"
+CODE_PAGE_LANGUAGES = frozenset({"csharp", "razor", "sql"})
 # Windows-1252 by byte, its five unassigned bytes as their Latin-1 characters, as Windows' own
 # code page reads them: one character per byte, so lines and columns are the file's, and no byte
 # becomes a line break (Latin-1's 0x85 is NEL, which `str.splitlines` breaks at; 1252's is `…`).

@@ -171,6 +171,12 @@ def descendants(node: tree_sitter.Node | None) -> Iterator[tree_sitter.Node]:
     return iter(found)
 
 
+def forget_walks() -> None:
+    """Drop this thread's kept walks: each holds its tree alive, and nodes of one file's tree never
+    equal another's, so a walk kept past its file only costs memory (`parse.parse_source`)."""
+    _walks.__dict__.pop("kept", None)
+
+
 def _walk(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     found, stack = [], [node]
     while stack:
