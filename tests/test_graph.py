@@ -47,6 +47,7 @@ def test_table_seed_reaches_keys_procedures_and_the_csharp_entity(graph):
         "sql:dbo.usp_GetCustomerInvoices|PROCEDURE", "sql:reporting.refresh_monthly_totals|FUNCTION",
         "sql:dbo.usp_CreateInvoice|PROCEDURE",
         "cs:Billing.Models.Invoice|TYPE",  # MAPS_TO from the EF entity
+        "cs:Billing.Data.BillingContext.Invoices|PROPERTY",  # MAPS_TO from the DbSet code reaches it through
         "cs:Billing.Data.BillingContext.OnModelCreating|METHOD",  # configures Invoice: REFERENCES its table
         "cs:Billing.Services.InvoiceService.RecordPayment|METHOD",  # inline SQL
         "cs:Billing.Services.InvoiceService.GetOpenInvoices|METHOD",
@@ -56,7 +57,7 @@ def test_table_seed_reaches_keys_procedures_and_the_csharp_entity(graph):
     assert result.parent["cs:Billing.Models.Invoice|TYPE"] == "sql:dbo.Invoices|TABLE"
     assert {"from_id": "cs:Billing.Models.Invoice|TYPE", "to_id": "sql:dbo.Invoices|TABLE",
             "edge_type": "MAPS_TO"} in result.edges
-    assert result.debug == {"seed_count": 1, "expanded_count": 13, "edges_count": len(result.edges),
+    assert result.debug == {"seed_count": 1, "expanded_count": 14, "edges_count": len(result.edges),
                             "truncated": False, "reason": "ok"}
 
 
