@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -75,3 +76,30 @@ def _wait_for_staged_generation(location, existing: set[Path], proc: subprocess.
         time.sleep(0.05)
     proc.kill()
     pytest.fail("no staged generation appeared")
+
+
+def test_a_failed_fsync_publishes_nothing_and_keeps_the_live_generation(tmp_path: Path, monkeypatch):
+    """The fsyncs of a staged generation's files run on threads (`store._Syncs`); if one fails (a
+    disk error, injected here: no real disk fails on demand), `publish` raises it before `CURRENT`
+    moves, the staged generation is removed, and the previous one is still live and whole."""
+    location = store.IndexLocation(tmp_path / "data", "repo", "main")
+    with store.staging(location) as first:
+        store.write_bytes(first / "chunks.jsonl", b'{"id": "one"}\n')
+        store.publish(location, first)
+    real_fsync = os.fsync
+
+    def failing(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("broken.bin"):
+            raise OSError(5, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(store.os, "fsync", failing)
+    with pytest.raises(OSError, match="Input/output error"):
+        with store.staging(location) as second:
+            store.write_bytes(second / "chunks.jsonl", b'{"id": "two"}\n')
+            store.write_bytes(second / "broken.bin", b"\x00" * 16)
+            store.publish(location, second)
+    assert store.current_generation(location) == first
+    assert (first / "chunks.jsonl").read_bytes() == b'{"id": "one"}\n'
+    assert not second.exists()
+    assert not any(thread.name.startswith("ragstream-fsync") for thread in threading.enumerate())
