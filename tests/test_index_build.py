@@ -645,3 +645,18 @@ def test_a_file_read_in_the_windows_code_page_is_named_in_the_summary_and_the_ma
     stored = store.load_index(store.IndexLocation(tmp_path / "data", "repo", "demo"))
     assert stored.manifest["counts"]["decoded_by_fallback"] == [said]
     assert "cs:Wiki.Pages.ModifyPage|METHOD" in stored.graph()
+
+
+def test_paths_with_brackets_are_printed_as_they_are(tmp_path: Path, capsys):
+    """The summary names files as text, not Rich markup: `Views/[id].cs` keeps its brackets, and
+    a path holding `[/]` (a closing tag to Rich) neither vanishes nor stops the command."""
+    repo = tmp_path / "repo"
+    for folder, name in (("Views", "[id].cs"), ("odd[", "]name.cs")):
+        (repo / folder).mkdir(parents=True)
+        (repo / folder / name).write_bytes("namespace Wiki; public static class Pages { // “§”\n"
+                                           "    public static void Show() { } }\n".encode("cp1252"))
+    config = tmp_path / "config.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n")
+    assert main(["--config", str(config), "index", str(repo), "--name", "demo"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Views/[id].cs (windows-1252)" in out and "odd[/]name.cs (windows-1252)" in out
