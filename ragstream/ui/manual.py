@@ -21,6 +21,9 @@ LABELS = {"normalize": "Normalize", "route": "Route", "retrieve": "Retrieve", "r
 SESSION, SIGNATURE, ERROR, LAST = "manual:session", "manual:signature", "manual:error", "manual:last"
 PRESSED = "manual:pressed"  # the stage button pressed, noted by its callback
 QUESTION, GRAPH_KEY = "manual:question", "manual:graph"
+# The typed question, kept outside the widget: Streamlit drops a widget's value after a run that
+# did not draw it (Auto mode shown, or a full-page rerun from a build or watch poll racing a click).
+KEPT_QUESTION = "manual:question:kept"
 SAMPLE_QUESTION = "How does the engine check the fields a step writes?"
 INTRO = ("**ragstream** answers questions about a codebase (C#, SQL, Python) from its index: search, the "
          "code graph, evidence in a token budget, a ready prompt. **Manual**: press the stages 1 → 8 and see what "
@@ -43,7 +46,10 @@ def _workspace(controller: Controller, choices: Choices) -> None:
     """Everything a stage click changes. A fragment: a click reruns this, not the page (the
     sidebar keeps its state and is not drawn again)."""
     top = st.columns([5, 1.3], vertical_alignment="bottom")
+    if QUESTION not in st.session_state and KEPT_QUESTION in st.session_state:
+        st.session_state[QUESTION] = st.session_state[KEPT_QUESTION]
     question = top[0].text_area("Question", key=QUESTION, height=68, placeholder=f"e.g. {SAMPLE_QUESTION}")
+    st.session_state[KEPT_QUESTION] = question
     is_english = top[1].toggle("in English", value=True, key="manual:english",
                                help="Off: without a model the question is used as written, and the trace says so.")
     top[1].button("Sample question", key="manual:sample", on_click=_use_sample, disabled=question == SAMPLE_QUESTION,
