@@ -15,6 +15,12 @@ from ragstream.graph.questions import question_shape
     "We want to drop the Thumbnails table where resized images are recorded. What reads or writes it?",
     "Suppose the Sku column is split into two columns: what has to change?",
     "Were the LegacyCode column removed, what would stop working?",
+    # a change named by its gerund, or asked to be safe
+    "Which code is affected by renaming the Slug column?",
+    "What happens after removing the Discount column?",
+    "Is it safe to drop the LegacyUsers table?",
+    # a verb of data made to what a schema noun names
+    "If the Status property is removed from the Order class, what else has to change?",
     # the speaker's own change, of whatever it names
     "If I delete a warehouse, what else gets deleted along with it?",
     # a consequence asked
@@ -29,6 +35,9 @@ def test_an_impact_question_supposes_a_change_or_asks_its_consequence(question):
     # a change made as the application runs names no schema object: what runs
     ("If the order status is changed to shipped, what code runs?", "flow"),
     ("If I add an item to my basket, which tables are written?", "flow"),
+    # a verb of data on a class's object or on a table's rows changes no schema
+    ("If a TodoItem is deleted through the API, which tables are written?", "flow"),
+    ("If rows of the Orders table are deleted, which triggers fire?", "list"),
     # a bug report's "if you replace step 6 ...": adding or replacing counts only with a schema object named
     ("If you replace step 6 with `pip install lib==2.9.0`, you get no failure.", None),
     # "depending on" is no dependency asked
@@ -60,6 +69,10 @@ def test_a_change_made_as_the_application_runs_or_a_path_is_no_impact(question, 
     "The users are stored in a table called Members. Where is that naming configured?",
     "Where are the columns and keys of the Payments table defined?",
     "How long can a nickname be, and where is that length set in the model and in the migrations?",
+    "How is the relationship between orders and customers configured?",
+    "Which column stores a user's time zone?",
+    "How is a money amount represented in the database?",
+    "What is the primary key of the OrderLines table?",
 ])
 def test_a_mapping_question_asks_how_an_objects_storage_is_defined(question):
     assert question_shape(question) == "mapping"
@@ -69,6 +82,8 @@ def test_a_mapping_question_asks_how_an_objects_storage_is_defined(question):
     # a setting's length or key is no column's: no database named
     ("Where is the maximum password length set?", None),
     ("Where is the API key configured?", None),
+    ("How are the grid's columns defined?", None),
+    ("How is an error represented to the user?", None),
     # a stored procedure is nothing stored; a limit on what is kept is no storage
     ("Where does the data layer execute a stored procedure command?", None),
     ("Where is the limit on how many old revisions are kept enforced?", None),
@@ -90,6 +105,7 @@ def test_a_mapping_near_miss_keeps_its_own_shape(question, shape):
     "Which services change data with hand-written SQL, and which tables do they modify?",
     # the list opens a later sentence
     "The Links table holds two kinds of rows. Which stored procedures insert rows in it?",
+    "Find the code that writes to the Orders table.",
 ])
 def test_a_question_opening_with_the_code_it_lists_is_a_list(question):
     assert question_shape(question) == "list"

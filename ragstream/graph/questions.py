@@ -83,21 +83,29 @@ _FLOW = re.compile(_PATH + r"|\bend up\b"
 # breaks", "which code would be affected", "would need to change", "what relies on"). A change that
 # is made as the application runs ("if the order status is changed to shipped", "if I add an item to my
 # basket") names no such object: that is a flow.
-_CHANGE = re.compile(r"\b(?:renam(?:e|es|ed|ing)|drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)"
-                     r"|chang(?:e|es|ed|ing)|alter(?:s|ed|ing)?|restructur(?:e|es|ed|ing)|retyp(?:e|es|ed|ing)"
-                     r"|split(?:s|ting)?|merg(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|add(?:s|ed|ing)?"
-                     r"|(?:shorten|lengthen|widen|narrow)(?:s|ed|ing)?|bec[ao]me|becomes|becoming|no\s+longer"
-                     r"|(?:made|make|makes|making)\s+(?:\w+\s+)?(?:longer|shorter|wider|nullable|optional|required|unique))\b",
-                     re.IGNORECASE)
+# a change of the schema by its verb: "renamed", "dropped", "restructured", "became an integer column",
+# "no longer had to be unique", "made longer"
+_SCHEMA_CHANGE = re.compile(r"\b(?:renam(?:e|es|ed|ing)|drop(?:s|ped|ping)?|alter(?:s|ed|ing)?|restructur(?:e|es|ed|ing)"
+                            r"|retyp(?:e|es|ed|ing)|split(?:s|ting)?|merg(?:e|es|ed|ing)|replac(?:e|es|ed|ing)"
+                            r"|(?:shorten|lengthen|widen|narrow)(?:s|ed|ing)?|bec[ao]me|becomes|becoming|no\s+longer"
+                            r"|(?:made|make|makes|making)\s+(?:\w+\s+)?(?:longer|shorter|wider|nullable|optional|required|unique))\b",
+                            re.IGNORECASE)
+# verbs of data as much as of the schema ("if a TodoItem is deleted", "if I add an item"): a change of the
+# schema only when made to what a schema noun names, and not to its rows
+_DATA_CHANGE = re.compile(r"\b(?:remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|chang(?:e|es|ed|ing)|add(?:s|ed|ing)?)\b",
+                          re.IGNORECASE)
+_ROWS = re.compile(r"\b(?:rows?|records?|entr(?:y|ies)|data)\b", re.IGNORECASE)
 # what a supposed change is made to: a schema or code object, by its noun or its identifier
-_SCHEMA_OBJECT = (r"(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?|entit(?:y|ies)"
-                  r"|keys?|index(?:es)?|constraints?|schema"
-                  r"|(?-i:[A-Za-z_]*[a-z][A-Z]\w*)|\w+\.\w+|[A-Za-z]\w*_\w+)")  # `StockQuantity`, `Order.Status`, `owner_id`
-_OBJECT = re.compile(rf"\b{_SCHEMA_OBJECT}\b", re.IGNORECASE)
+_SCHEMA_NOUN = re.compile(r"\b(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?"
+                          r"|entit(?:y|ies)|keys?|index(?:es)?|constraints?|schema)\b", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]*[a-z][A-Z]\w*|[A-Za-z_]\w*\.[A-Za-z_]\w*|[A-Za-z]\w*_\w+)\b")  # `StockQuantity`, `Order.Status`, `owner_id`
 # the clause a change is supposed in, to its end (a parenthesis inside it is part of it): "if ...", "suppose
-# ...", "were the column renamed", "we want to ..." (the speaker's own plan); bounded, so a pasted script
-# stays linear
-_SUPPOSED = re.compile(r"(?:\b(?:if|in\s+case|suppos(?:e|ing)|assuming)|(?:^|(?<=[.?!]\s))(?:were|had)(?=\s+(?:the|a|an|i|we|you)\b)"
+# ...", "were the column renamed", "is it safe to drop ...", "we want to ..." (the speaker's own plan);
+# bounded, so a pasted script stays linear
+_SUPPOSED = re.compile(r"(?:\b(?:if|in\s+case|suppos(?:e|ing)|assuming|safe(?:ly)?\s+to)|(?:^|(?<=[.?!]\s))(?:were|had)(?=\s+(?:the|a|an|i|we|you)\b)"
+                       # a change named by its gerund: "the impact of renaming ...", "affected by dropping ..."
+                       r"|\b(?:by|of|after|before)(?=\s+(?:renam|dropp|remov|delet|chang|alter|restructur|retyp|splitt|merg|replac"
+                       r"|shorten|lengthen|widen|narrow)ing\b)"
                        r"|\b(?P<plan>(?:want|wants|plan|plans|planning|going|intend|intends)\s+to))"
                        r"\b(?P<clause>(?:\([^)]{0,200}\)|[^?.,;:(]){1,160})", re.IGNORECASE)
 # the speaker's own change, of whatever it names: "if I delete a collection", "we want to shorten titles"
@@ -114,10 +122,18 @@ _CONSEQUENCE = re.compile(
     r"|\b(?:rel(?:y|ies)|depends?|dependent)\s+(?:up)?on\b", re.IGNORECASE)  # not "depending on the provider"
 
 
+def _changes_schema(clause: str) -> bool:
+    """Whether a supposed clause changes a schema or code object: a schema verb on a named object, or a
+    verb of data on what a schema noun names and not on its rows."""
+    if _SCHEMA_CHANGE.search(clause):
+        return bool(_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause))
+    return bool(_DATA_CHANGE.search(clause) and _SCHEMA_NOUN.search(clause) and not _ROWS.search(clause))
+
+
 def _asks_impact(question: str) -> bool:
     for supposed in _SUPPOSED.finditer(question):
         clause = supposed.group("clause")
-        if _CHANGE.search(clause) and _OBJECT.search(clause):
+        if _changes_schema(clause):
             return True
         agent = _AGENT.match(clause)
         if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0):
@@ -143,25 +159,36 @@ _STORAGE = re.compile(
     # "which table does the Page entity map to", "which classes map those tables", "properties map onto it"
     r"|\b(?:tables?|class(?:es)?|entit(?:y|ies)|propert(?:y|ies)|types?)\b(?:\s+[\w#]+){0,4}?\s+maps?\s+"
     r"(?:to|onto|into|those|these|the|them|it)\b"
-    # "which tables do the users live in", "which table holds a blog's settings", "which table records ..."
-    r"|\bwhich\s+(?:\w+\s+)?tables?\b[^?]*\blive\s+in\b"
-    r"|\bwhich\s+(?:\w+\s+)?tables?\s+(?:(?:and|or)\s+[\w\s]{0,30}?)?(?:holds?|stores?|records?|keeps?)\b",
+    # "which tables do the users live in", "which table holds a blog's settings", "which column records ..."
+    r"|\bwhich\s+(?:\w+\s+)?(?:tables?|columns?)\b[^?]*\blive\s+in\b"
+    r"|\bwhich\s+(?:\w+\s+)?(?:tables?|columns?)\s+(?:(?:and|or)\s+[\w\s]{0,30}?)?(?:holds?|stores?|records?|keeps?)\b"
+    # "how is a money amount represented in the database", "what is the primary key of T"
+    rf"|{_LEAD}(?:how|where)\b.*\brepresented\b.*\b(?:database|db|tables?|columns?|schema)\b"
+    rf"|{_LEAD}what\s+(?:is|are)\b.*\b(?:primary|foreign|composite)\s+keys?\b",
     re.IGNORECASE)
 # Where a part of the storage is defined: "where are that table's columns and keys defined", "where is
-# that length set in the model and in the database migrations", "where is that naming configured". Words
-# that also name settings of no table ("the password length", "the API key") count where the question
-# speaks of the database.
-_STORAGE_PART = (r"(?:columns?|(?:primary|foreign|composite)\s+keys?|keys|(?:table|column)\s+names?|lengths?"
-                 r"|relations(?:hips)?|indexes|indices|mapping|naming|default\s+values?|schema)")
+# that length set in the model and in the database migrations", "how is the relationship between orders
+# and customers configured". Words that also name what is no table's ("the password length", "the API
+# keys", "the grid's columns", "the naming of the log files") count where the question speaks of the
+# database.
+_STORAGE_PART = r"(?:(?:primary|foreign|composite)\s+keys?|(?:table|column)\s+names?|relations(?:hips?)?|indexes|indices|mapping|schema)"
+_SHARED_PART = r"(?:columns?|keys|lengths?|naming|default\s+values?)"
 _DEFINED = r"(?:configured|defined|declared|registered|set|specified)"
-_PART_DEFINED = re.compile(rf"{_LEAD}(?:how|where)\b(?:.*\b{_STORAGE_PART}\b.*\b{_DEFINED}|.*\b{_DEFINED}\b.*\b{_STORAGE_PART})\b",
-                           re.IGNORECASE)
-_DATABASE = re.compile(r"\b(?:database|db|sql|tables?|columns?|migrations?|model|entit(?:y|ies)|schema|mapping)\b",
+
+
+def _part_defined(part: str) -> re.Pattern[str]:
+    return re.compile(rf"{_LEAD}(?:how|where)\b(?:.*\b{part}\b.*\b{_DEFINED}|.*\b{_DEFINED}\b.*\b{part})\b", re.IGNORECASE)
+
+
+_PART_DEFINED = _part_defined(_STORAGE_PART)
+_SHARED_PART_DEFINED = _part_defined(_SHARED_PART)
+_DATABASE = re.compile(r"\b(?:database|db|sql|tables?|migrations?|model|entit(?:y|ies)|schema|mapping)\b",
                        re.IGNORECASE)
 
 
 def _asks_storage(question: str) -> bool:
-    return _opens(_STORAGE, question) or (_opens(_PART_DEFINED, question) and bool(_DATABASE.search(question)))
+    return _opens(_STORAGE, question) or _opens(_PART_DEFINED, question) or \
+        (_opens(_SHARED_PART_DEFINED, question) and bool(_DATABASE.search(question)))
 
 
 # "how are the events dispatched and stored when the changes are committed": what runs on an
@@ -199,7 +226,7 @@ _CODE = (r"(?:methods?|procedures?|procs|sprocs?|code|functions?|callers?|trigge
 # its head a noun phrase ("which scheduled background tasks"), not a clause ("what does the code check")
 _CODE_LIST = re.compile(rf"{_LEAD}(?:which|what)\s+(?:(?!(?:the|a|an|do|does|did|is|are|was|were|has|have|had|can|could"
                         rf"|will|would|should)\b)[\w#-]+\s+){{0,3}}?{_CODE}\b", re.IGNORECASE)
-_LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name)\b.*\b(?:{_CODE}|class(?:es)?|tables?|views?)\b",
+_LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name|find)\b.*\b(?:{_CODE}|class(?:es)?|tables?|views?)\b",
                    re.IGNORECASE)
 
 
