@@ -83,18 +83,12 @@ _FLOW = re.compile(_PATH + r"|\bend up\b"
 # breaks", "which code would be affected", "would need to change", "what relies on"). A change that
 # is made as the application runs ("if the order status is changed to shipped", "if I add an item to my
 # basket") names no such object: that is a flow.
-# a change of the schema by its verb: "renamed", "dropped", "restructured", "became an integer column",
-# "no longer had to be unique", "made longer"
-_SCHEMA_CHANGE = re.compile(r"\b(?:renam(?:e|es|ed|ing)|drop(?:s|ped|ping)?|alter(?:s|ed|ing)?|restructur(?:e|es|ed|ing)"
-                            r"|retyp(?:e|es|ed|ing)|split(?:s|ting)?|merg(?:e|es|ed|ing)|replac(?:e|es|ed|ing)"
-                            r"|(?:shorten|lengthen|widen|narrow)(?:s|ed|ing)?|bec[ao]me|becomes|becoming|no\s+longer"
-                            r"|(?:made|make|makes|making)\s+(?:\w+\s+)?(?:longer|shorter|wider|nullable|optional|required|unique))\b",
-                            re.IGNORECASE)
-# verbs of data as much as of the schema ("if a TodoItem is deleted", "if I add an item"): a change of the
-# schema only when made to what a schema noun names, and not to its rows
-_DATA_CHANGE = re.compile(r"\b(?:remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|chang(?:e|es|ed|ing)|add(?:s|ed|ing)?)\b",
-                          re.IGNORECASE)
-_ROWS = re.compile(r"\b(?:rows?|records?|entr(?:y|ies)|data)\b", re.IGNORECASE)
+_CHANGE = re.compile(r"\b(?:renam(?:e|es|ed|ing)|drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)"
+                     r"|chang(?:e|es|ed|ing)|alter(?:s|ed|ing)?|restructur(?:e|es|ed|ing)|retyp(?:e|es|ed|ing)"
+                     r"|split(?:s|ting)?|merg(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|add(?:s|ed|ing)?"
+                     r"|(?:shorten|lengthen|widen|narrow)(?:s|ed|ing)?|bec[ao]me|becomes|becoming|no\s+longer"
+                     r"|(?:made|make|makes|making)\s+(?:\w+\s+)?(?:longer|shorter|wider|nullable|optional|required|unique))\b",
+                     re.IGNORECASE)
 # what a supposed change is made to: a schema or code object, by its noun or its identifier
 _SCHEMA_NOUN = re.compile(r"\b(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?"
                           r"|entit(?:y|ies)|keys?|index(?:es)?|constraints?|schema)\b", re.IGNORECASE)
@@ -122,18 +116,10 @@ _CONSEQUENCE = re.compile(
     r"|\b(?:rel(?:y|ies)|depends?|dependent)\s+(?:up)?on\b", re.IGNORECASE)  # not "depending on the provider"
 
 
-def _changes_schema(clause: str) -> bool:
-    """Whether a supposed clause changes a schema or code object: a schema verb on a named object, or a
-    verb of data on what a schema noun names and not on its rows."""
-    if _SCHEMA_CHANGE.search(clause):
-        return bool(_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause))
-    return bool(_DATA_CHANGE.search(clause) and _SCHEMA_NOUN.search(clause) and not _ROWS.search(clause))
-
-
 def _asks_impact(question: str) -> bool:
     for supposed in _SUPPOSED.finditer(question):
         clause = supposed.group("clause")
-        if _changes_schema(clause):
+        if _CHANGE.search(clause) and (_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause)):
             return True
         agent = _AGENT.match(clause)
         if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0):
