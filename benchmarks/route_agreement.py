@@ -39,9 +39,9 @@ def main() -> None:
         for line in Path(file).read_text().splitlines():
             if line.strip():
                 q = json.loads(line)
-                cells[(q["kind"], question_shape(q["query"]) or "none")].append(q["id"])
+                cells[(q.get("kind", "-"), question_shape(q["query"]) or "none")].append(q["id"])
                 if not args.quiet:
-                    print(f"{q['kind']:8} {question_shape(q['query']) or 'none':8} {q['id']:16} {q['query']}")
+                    print(f"{q.get('kind', '-'):8} {question_shape(q['query']) or 'none':8} {q['id']:16} {q['query']}")
     kinds = sorted({k for k, _ in cells})
     print(f"\n{'kind':8} " + " ".join(f"{s:>12}" for s in SHAPES) + "   agree")
     for kind in kinds:
