@@ -102,6 +102,8 @@ def test_a_mapping_near_miss_keeps_its_own_shape(question, shape):
     # the list opens a later sentence
     "The Links table holds two kinds of rows. Which stored procedures insert rows in it?",
     "Find the code that writes to the Orders table.",
+    # no event opens it: a list of the code that does something, with its tables
+    "Which pieces of code archive old invoices, and which tables do they affect?",
 ])
 def test_a_question_opening_with_the_code_it_lists_is_a_list(question):
     assert question_shape(question) == "list"
@@ -115,6 +117,12 @@ def test_a_question_opening_with_the_code_it_lists_is_a_list(question):
     ("When someone enables comments, what runs and which tables get new rows?", "flow"),
     ("When the admin creates a blog, what code path saves it and into which table?", "flow"),
     ("How does saving a page reach the database?", "flow"),
+    # an event opens it: what that event runs, whatever code it names
+    ("When a customer files a complaint about an order, what code stores it and which tables are touched?", "flow"),
+    ("After a courier scans a parcel at the depot, which service handles the scan and how is it written to the "
+     "database?", "flow"),
+    # the speaker's own action on a thing (no schema object) with a path asked: what it does
+    ("If I delete a warehouse through the admin API, what does the server do, down to the tables?", "flow"),
     # "i.e." ends no sentence: this is a where question
     ("Where is the forum search implemented, i.e. which code queries the posts?", None),
 ])

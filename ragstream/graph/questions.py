@@ -122,7 +122,10 @@ def _asks_impact(question: str) -> bool:
         if _CHANGE.search(clause) and (_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause)):
             return True
         agent = _AGENT.match(clause)
-        if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0):
+        # the speaker's own change of a thing that is no schema object ("if I delete a folder") asks what
+        # it does where a path is asked ("..., what does the server do, down to the tables?"): a flow
+        if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0) \
+                and not _PATH_ASKED.search(question):
             return True
     # a consequence asked: unless what is to be followed is a path from an entry point
     return bool(_CONSEQUENCE.search(question)) and not _PATH_ASKED.search(question)
@@ -216,6 +219,12 @@ _LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name|find)\b.*\b(?:{_CODE}|
                    re.IGNORECASE)
 
 
+# An event opens the question: "when a user reports a problem, what code stores it and which tables are
+# touched?" asks what that event runs (a flow), where "which pieces of code remove issues, and which
+# tables do they affect?" lists code.
+_EVENT_LEAD = re.compile(r"^\s*(?:when(?:ever)?|after|once|as\s+soon\s+as)\b[^,?]{1,200},", re.IGNORECASE)
+
+
 def question_shape(question: str) -> str | None:
     """flow, impact, list, mapping, or None when the question is none of these."""
     # impact first: "what happens if I rename X ... in the database" asks what breaks; a mapping
@@ -229,7 +238,7 @@ def question_shape(question: str) -> str | None:
     if not path and not lists_code and _asks_storage(question) and not _PROCESS.search(question):
         return "mapping"
     if lists_code and not path:
-        return "list"
+        return "flow" if _EVENT_LEAD.match(question) else "list"
     if _FLOW.search(question):  # what runs from the question's start: "what happens when" opens it
         return "flow"
     if _opens(_LIST, question):
