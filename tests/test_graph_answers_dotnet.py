@@ -244,7 +244,7 @@ public class OrderConfiguration : IEntityTypeConfiguration<Order>
     built = build_graph([*files, parse_sql("db/schema.sql", SCHEMA, "tsql")])[0]
     question = "How is an order's total stored in the Orders table?"
     assert question_shape(question) == "mapping"
-    assert question_shape("How are rows of the Orders table mapped to C# objects?") == "list"
+    assert question_shape("How are rows of the Orders table mapped to C# objects?") == "mapping"
     assert question_shape("How is an order saved, from the controller down to the tables?") == "flow"
     found = answer(built, question, [])
     assert found is not None and found.shape == "mapping"

@@ -40,7 +40,8 @@ def ask(controller: Controller, question: str, scope: Scope = ALL):
     ("In the admin area, which methods write the Setting table?", "list"),
     ("Once a list is saved, how is its colour stored?", "mapping"),
     ("How is a payment recorded?", None),
-    ("How are rows of the State table mapped to C# objects?", "list"),
+    # rows turned into objects: how the table is mapped (its writer's kind), not a list of its readers
+    ("How are rows of the State table mapped to C# objects?", "mapping"),
     # impact, however it is put
     ("What would be affected if the Quantity column of OrderLines were dropped?", "impact"),
     ("What code is affected if the Customers table changes?", "impact"),
@@ -142,7 +143,7 @@ def test_triggers_are_asked_for_by_the_noun_not_the_verb():
 
 def test_a_mapping_question_lists_the_mapped_type_first(controller):
     _, answer = ask(controller, "Which C# class are rows of the Invoices table mapped to?")
-    assert answer["shape"] == "list" and answer["relations"][0] == "MAPS_TO"
+    assert answer["shape"] == "mapping" and answer["relations"][0] == "MAPS_TO"
     assert answer["items"][0]["id"] == "cs:Billing.Models.Invoice|TYPE"
 
 

@@ -16,44 +16,6 @@ from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
 
-# Question shapes, first match wins.
-# A question may open with a clause of its own ("With SQL authentication turned on, how is a login
-# checked ...", "When creating a course, how does ..."): what it asks starts after that comma.
-_LEAD = r"^(?:[^,.?!]{0,80},\s*)?\s*"
-_FLOW = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b.*\b(?:tables?|database|db|sql)\b|\bdown to\b|\bend[- ]to[- ]end\b"
-                   # "how does X do Y in SQL Server": the code path down to the database
-                   rf"|{_LEAD}(?:how|what happens|when)\b.*\b(?:in|from|to|into|and|against)\s+(?:the\s+)?"
-                   r"(?:sql(?:\s+server)?|database|db)\b"
-                   # "trace it", "walk me through", "what code runs": a path is asked for
-                   r"|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat code runs\b|\bend up\b"
-                   # "what does deleting X do in the database", "which tables get written"
-                   rf"|{_LEAD}(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
-                   # "which tables get written", "which procedures and tables are updated"
-                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
-                   # "when a brand is deleted, which tables does it read and change": the action's path
-                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:does|do|did|will) (?:it|this|that|they)\b"
-                   # "what happens when payments are imported": what runs, from the top down
-                   rf"|{_LEAD}what happens\s+(?:when|after|as soon as|once)\b",
-                   re.IGNORECASE)
-_SCHEMA_OBJECT = (r"(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?|entit(?:y|ies)"
-                  r"|(?-i:[A-Za-z_]*[a-z][A-Z]\w*)|\w+\.\w+)")  # a named object: `StockQuantity`, `Order.Status`
-_IMPACT = re.compile(
-    # "what breaks", "what would be affected", "what code is affected", "what else depends"
-    r"\bwhat\s+(?:\w+\s+){0,2}?(?:breaks?|affected|depends)\b|\bimpact\b"
-    # "which code has to change along with the column", "what else needs to change"
-    r"|\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:has|have|needs?|must)\s+to\s+(?:change|be changed|be updated)\b"
-    r"|\bif\s+(?:i|we|you)\s+(?:rename|drop|change|remove|delete|alter|shorten|widen|lengthen|retype|split)\b"
-    r"|\bif\s+(?:i|we|you)\s+add\s+(?:an?\s+|the\s+)?(?:new\s+)?(?:columns?|fields?|propert(?:y|ies)|index|parameters?)\b"
-    # "if the StockQuantity column were renamed", "if the UserRoles join table changes": a schema or
-    # code object, not "if the order is cancelled" (a flow); bounded, so a pasted script stays linear
-    rf"|\bif\b[^?.,;]{{0,80}}\b{_SCHEMA_OBJECT}\s+(?:is|are|was|were|gets?|got)\s+(?:renamed|dropped|removed|changed|altered)\b"
-    r"|\bif\b[^?.,;]{0,80}\b(?:column|table|view|procedure|type)\s+changes\b"
-    r"|\bis renamed\b|\bis dropped\b|\bdepends? on\b",
-    re.IGNORECASE)
-_LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name)\b.*\b(?:methods?|procedures?|procs|class(?:es)?|code|functions?|"
-                   r"tables?|views?|callers?|triggers?|services?|repositories|controllers?|handlers?|endpoints?|"
-                   r"pages?|jobs?|commands?|quer(?:y|ies)|consumers?)\b"
-                   r"|\b(?:rows?|tables?)\b.*\bmapped\b", re.IGNORECASE)
 # Relation words -> edge types; "read or write" takes both.
 _VERBS = (
     ("FOREIGN_KEY", re.compile(r"\bforeign keys?\b|\breferenc\w+ the \w+ table\b", re.IGNORECASE)),
@@ -78,12 +40,146 @@ _USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNOR
 _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)  # a list of tables, not code
 
 
-# How an object is mapped or stored: "how is a todo list's colour stored in the database", "how is
-# the Course entity mapped to the Course table" (not a flow: no path from an entry is asked for).
-_MAPPING = re.compile(rf"{_LEAD}(?:how|where)\b.*\b(?:mapped|mapping|stored|persisted|configured|kept)\b"
-                      # "how is an order linked to its addresses in the database": a relationship's mapping
-                      rf"|{_LEAD}how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping)\b",
-                      re.IGNORECASE)
+# Question shapes. One grammar, read clause by clause: a question may be several sentences ("The
+# users are stored in a table called Users. Where is that naming configured?"), and each may open
+# with a clause of its own ("With SQL authentication turned on, how is a login checked ...", "When
+# creating a course, how does ..."): what a sentence asks starts after that comma.
+_LEAD = r"^(?:[^,.?!]{0,80},\s*)?\s*"
+_SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")  # not "i.e. which"
+
+
+def _sentences(question: str) -> list[str]:
+    return [s for s in _SENTENCE_BREAK.split(question.strip()) if s]
+
+
+def _opens(pattern: re.Pattern[str], question: str) -> bool:
+    """Whether a sentence of the question opens (after its lead clause) as `pattern` says."""
+    return any(pattern.search(sentence) for sentence in _sentences(question))
+
+
+# A path from an entry point is asked: "from the controller down to the tables", "trace it", "walk me
+# through", "what (code) runs", "what happens", "the code path", "end-to-end". A question asking for one
+# is no mapping, and what it asks to follow is no impact's consequence.
+_PATH = (r"\bfrom\b[^?]*\b(?:down\s+)?to\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:tables?|database|db|sql)\b|\bdown to\b"
+         r"|\bend[- ]to[- ]end\b|\btrace\b|\bwalk (?:me )?(?:through|from)\b|\bwhat (?:code )?runs\b|\bcode path\b")
+_PATH_ASKED = re.compile(_PATH + r"|\bwhat happens\b", re.IGNORECASE)
+_FLOW = re.compile(_PATH + r"|\bend up\b"
+                   # "how does X do Y in SQL Server", "how does saving X reach the database": the code path down to it
+                   rf"|{_LEAD}(?:how|what happens|when)\b.*\b(?:in|from|to|into|and|against|reach(?:es)?)\s+(?:the\s+)?"
+                   r"(?:sql(?:\s+server)?|database|db)\b"
+                   # "what does deleting X do in the database", "which tables get written"
+                   rf"|{_LEAD}(?:what|how|when|where)\b.*\b(?:do|does|did)\b.*\b(?:in|to)\s+(?:the\s+)?(?:database|db)\b"
+                   # "which tables get written", "which procedures and tables are updated"
+                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:get|are|is)\s+(?:written|read|updated|changed|touched|used)\b"
+                   # "when a brand is deleted, which tables does it read and change": the action's path
+                   r"|\bwhich (?:\w+\s+(?:and|or)\s+)?tables? (?:does|do|did|will) (?:it|this|that|they)\b"
+                   # "what happens when payments are imported": what runs, from the top down
+                   rf"|{_LEAD}what happens\s+(?:when|after|as soon as|once)\b",
+                   re.IGNORECASE)
+
+# An impact question asks what follows from a change to an object of the schema or the code, however
+# the change is put: supposed ("if the column were renamed", "if I drop", "we want to drop the table",
+# "if client ids no longer had to be unique"), in any tense and voice, or its consequence asked ("what
+# breaks", "which code would be affected", "would need to change", "what relies on"). A change that
+# is made as the application runs ("if the order status is changed to shipped", "if I add an item to my
+# basket") names no such object: that is a flow.
+_CHANGE = re.compile(r"\b(?:renam(?:e|es|ed|ing)|drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)"
+                     r"|chang(?:e|es|ed|ing)|alter(?:s|ed|ing)?|restructur(?:e|es|ed|ing)|retyp(?:e|es|ed|ing)"
+                     r"|split(?:s|ting)?|merg(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|add(?:s|ed|ing)?"
+                     r"|(?:shorten|lengthen|widen|narrow)(?:s|ed|ing)?|bec[ao]me|becomes|becoming|no\s+longer"
+                     r"|(?:made|make|makes|making)\s+(?:\w+\s+)?(?:longer|shorter|wider|nullable|optional|required|unique))\b",
+                     re.IGNORECASE)
+# what a supposed change is made to: a schema or code object, by its noun or its identifier
+_SCHEMA_NOUN = re.compile(r"\b(?:columns?|tables?|views?|procedures?|propert(?:y|ies)|fields?|class(?:es)?|types?"
+                          r"|entit(?:y|ies)|keys?|index(?:es)?|constraints?|schema)\b", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z_]*[a-z][A-Z]\w*|[A-Za-z_]\w*\.[A-Za-z_]\w*|[A-Za-z]\w*_\w+)\b")  # `StockQuantity`, `Order.Status`, `owner_id`
+# the clause a change is supposed in, to its end (a parenthesis inside it is part of it): "if ...", "suppose
+# ...", "were the column renamed", "is it safe to drop ...", "we want to ..." (the speaker's own plan);
+# bounded, so a pasted script stays linear
+_SUPPOSED = re.compile(r"(?:\b(?:if|in\s+case|suppos(?:e|ing)|assuming|safe(?:ly)?\s+to)|(?:^|(?<=[.?!]\s))(?:were|had)(?=\s+(?:the|a|an|i|we|you)\b)"
+                       # a change named by its gerund: "the impact of renaming ...", "affected by dropping ..."
+                       r"|\b(?:by|of|after|before)(?=\s+(?:renam|dropp|remov|delet|chang|alter|restructur|retyp|splitt|merg|replac"
+                       r"|shorten|lengthen|widen|narrow)ing\b)"
+                       r"|\b(?P<plan>(?:want|wants|plan|plans|planning|going|intend|intends)\s+to))"
+                       r"\b(?P<clause>(?:\([^)]{0,200}\)|[^?.,;:(]){1,160})", re.IGNORECASE)
+# the speaker's own change, of whatever it names: "if I delete a collection", "we want to shorten titles"
+# (not "if I add an item to my basket", "if you replace step 6 with ...": adding or replacing is a
+# change of the schema only with a schema object named)
+_AGENT = re.compile(r"\s*(?:i|we|you)\s+", re.IGNORECASE)
+_OWN_CHANGE = re.compile(r"\s*(?:rename|drop|change|remove|delete|alter|shorten|widen|lengthen|retype|split|restructure)\b",
+                         re.IGNORECASE)
+_CONSEQUENCE = re.compile(
+    r"\bwhat\s+(?:\w+\s+){0,2}?(?:breaks?|affected|depends)\b|\bimpact\b"
+    r"|\b(?:would|will|could|might|may)\s+(?:\w+\s+){0,2}?(?:break|be\s+(?:affected|impacted|broken)|stop\s+working"
+    r"|affect|impact)\b"
+    r"|\b(?:has|have|needs?|must)\s+to\s+(?:change|be\s+(?:changed|updated|adapted|rewritten))\b"
+    r"|\b(?:rel(?:y|ies)|depends?|dependent)\s+(?:up)?on\b", re.IGNORECASE)  # not "depending on the provider"
+
+
+def _asks_impact(question: str) -> bool:
+    for supposed in _SUPPOSED.finditer(question):
+        clause = supposed.group("clause")
+        if _CHANGE.search(clause) and (_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause)):
+            return True
+        agent = _AGENT.match(clause)
+        # the speaker's own change of a thing that is no schema object ("if I delete a folder") asks what
+        # it does where a path is asked ("..., what does the server do, down to the tables?"): a flow
+        if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0) \
+                and not _PATH_ASKED.search(question):
+            return True
+    # a consequence asked: unless what is to be followed is a path from an entry point
+    return bool(_CONSEQUENCE.search(question)) and not _PATH_ASKED.search(question)
+
+
+# A mapping question asks how an object's storage is defined, not what runs: how or where it is
+# mapped, stored, persisted or keyed; where its columns, keys, names or lengths are configured or
+# defined; which class a table stores (or which table a class maps to); how it is linked or related in
+# the database; which table holds or records it. Its rows turned into objects (and back) are a mapping
+# even where a list's "which code" or a flow's "from the database" is said too: how a type is filled
+# from a table.
+_STORED = r"(?:mapped|mapping|stored(?!\s+(?:procs?|procedures?)\b)|persisted|keyed)"
+_STORAGE = re.compile(
+    rf"{_LEAD}(?:how|where)\b.*\b{_STORED}\b"
+    # "how is an order linked to its addresses in the database": a relationship's mapping
+    rf"|{_LEAD}how\b.*\b(?:linked|related|associated|connected|joined)\b.*\b(?:database|db|tables?|mapping|model)\b"
+    # "which class is stored in T", "which C# class are rows of T mapped to", "which entity is stored"
+    r"|\b(?:class(?:es)?|entit(?:y|ies)|types?)\s+(?:is|are)\s+(?:[\w'/{}]+\s+){0,5}?"
+    r"(?:stored(?!\s+(?:procs?|procedures?)\b)|mapped|persisted)\b"
+    # "which table does the Page entity map to", "which classes map those tables", "properties map onto it"
+    r"|\b(?:tables?|class(?:es)?|entit(?:y|ies)|propert(?:y|ies)|types?)\b(?:\s+[\w#]+){0,4}?\s+maps?\s+"
+    r"(?:to|onto|into|those|these|the|them|it)\b"
+    # "which tables do the users live in", "which table holds a blog's settings", "which column records ..."
+    r"|\bwhich\s+(?:\w+\s+)?(?:tables?|columns?)\b[^?]*\blive\s+in\b"
+    r"|\bwhich\s+(?:\w+\s+)?(?:tables?|columns?)\s+(?:(?:and|or)\s+[\w\s]{0,30}?)?(?:holds?|stores?|records?|keeps?)\b"
+    # "how is a money amount represented in the database", "what is the primary key of T"
+    rf"|{_LEAD}(?:how|where)\b.*\brepresented\b.*\b(?:database|db|tables?|columns?|schema)\b"
+    rf"|{_LEAD}what\s+(?:is|are)\b.*\b(?:primary|foreign|composite)\s+keys?\b",
+    re.IGNORECASE)
+# Where a part of the storage is defined: "where are that table's columns and keys defined", "where is
+# that length set in the model and in the database migrations", "how is the relationship between orders
+# and customers configured". Words that also name what is no table's ("the password length", "the API
+# keys", "the grid's columns", "the naming of the log files") count where the question speaks of the
+# database.
+_STORAGE_PART = r"(?:(?:primary|foreign|composite)\s+keys?|(?:table|column)\s+names?|relations(?:hips?)?|indexes|indices|mapping|schema)"
+_SHARED_PART = r"(?:columns?|keys|lengths?|naming|default\s+values?)"
+_DEFINED = r"(?:configured|defined|declared|registered|set|specified)"
+
+
+def _part_defined(part: str) -> re.Pattern[str]:
+    return re.compile(rf"{_LEAD}(?:how|where)\b(?:.*\b{part}\b.*\b{_DEFINED}|.*\b{_DEFINED}\b.*\b{part})\b", re.IGNORECASE)
+
+
+_PART_DEFINED = _part_defined(_STORAGE_PART)
+_SHARED_PART_DEFINED = _part_defined(_SHARED_PART)
+_DATABASE = re.compile(r"\b(?:database|db|sql|tables?|migrations?|model|entit(?:y|ies)|schema|mapping)\b",
+                       re.IGNORECASE)
+
+
+def _asks_storage(question: str) -> bool:
+    return _opens(_STORAGE, question) or _opens(_PART_DEFINED, question) or \
+        (_opens(_SHARED_PART_DEFINED, question) and bool(_DATABASE.search(question)))
+
+
 # "how are the events dispatched and stored when the changes are committed": what runs on an
 # event (a `when` clause naming one: something is done, or someone does something; a storing
 # verb coordinated with one that is no mapping's), not how an object is mapped ("stored when
@@ -92,33 +188,61 @@ _PROCESS = re.compile(r"\b(?:stored|persisted|kept)\b.*\bwhen\b.*"
                       r"(?:\b(?:is|are|was|were|gets?|got|been)\s+\w+(?:ed|en|t)\b"  # the changes are committed
                       r"|\b[a-z]+s\s+(?:in|out|up|on|off|a|an|the)\b)"  # a user logs in, places an order
                       # "calculated and stored": code doing something, then storing (not "mapped and stored")
-                      r"|\b(?!(?:mapp|own|configur|defin|declar|model+)ed\b)\w+ed\s+and\s+(?:stored|persisted|kept)\b",
+                      r"|\b(?!(?:mapp|own|configur|defin|declar|model+)ed\b)\w+ed\s+and\s+(?:stored|persisted|kept)\b"
+                      # "how are their values stored and how do they become searchable columns": what the code
+                      # then does with them, a second question that leads the answer to code, not to a mapping
+                      r"|\b(?:stored|persisted|kept)\b.*\band\s+how\s+(?:do|does|did)\b",
                       re.IGNORECASE)
 # Rows turned into objects: "which code copies the database columns into the Issue object", "how is a
-# project row read from the database turned into a Project object": how a type is filled from a table
-# (a mapping, even where a list's "which code" or a flow's "from the database" is said too).
+# project row read from the database turned into a Project object", "how does a row of T become the
+# user the API returns", "how are todo lists turned into the DTOs", "... and back into an entity".
 _ROWS_INTO_OBJECTS = re.compile(
-    r"\b(?:rows?|columns?|records?)\b.{0,60}?\b(?:turned|converted|copied|filled|read|mapped|loaded)\s+into\b.{0,40}?\bobjects?\b"
-    r"|\b(?:cop(?:y|ies)|fills?|turns?|converts?|maps?)\s+(?:the\s+)?(?:\w+\s+)?(?:rows?|columns?|records?)\s+"
-    r"into\b.{0,40}?\bobjects?\b", re.IGNORECASE)
-_PATH_ASKED = re.compile(r"\bfrom\b.*\b(?:down\s+)?to\b|\bdown to\b|\btrace\b|\bwalk\b|\bwhat code runs\b|"
-                         r"\bwhat happens\b|\bwhich tables?\b", re.IGNORECASE)
+    r"\b(?:rows?|columns?|records?)\b.{0,80}?\b(?:turned|converted|copied|filled|read|mapped|loaded|made)\s+"
+    r"(?:back\s+)?into\b"
+    r"|\b(?:cop(?:y|ies)|fills?|turns?|converts?|maps?|reads?)\s+(?:the\s+|that\s+|this\s+|each\s+|a\s+)?"
+    r"(?:[\w.]+\s+){0,2}?(?:rows?|columns?|records?)\s+(?:back\s+)?into\b"
+    r"|\b(?:rows?|records?)\s+(?:of|from|in)\b.{0,60}?\bbecomes?\b"
+    r"|\b(?:turned|converted|mapped|transformed|projected)\s+(?:back\s+)?(?:into|to|onto)\s+(?:the\s+|an?\s+)?"
+    r"(?:[\w-]+\s+){0,2}?(?:dtos?|objects?|models?|view\s*models?|entit(?:y|ies))\b", re.IGNORECASE)
+
+# A list question opens with what it lists: "which procedures write T", "in the admin area, which
+# methods ...". One that opens with the code it lists ("which repository methods does the purge job call,
+# and which tables do they clean up?") is a list whatever else it asks of that code (its tables, what
+# it ends up calling), unless it asks for a path from an entry point; one that opens with a class may
+# ask which class a table stores (a mapping), so only code opens a list before a mapping is looked for.
+_CODE = (r"(?:methods?|procedures?|procs|sprocs?|code|functions?|callers?|triggers?|services?|repositor(?:y|ies)"
+         r"|controllers?|handlers?|endpoints?|pages?|jobs?|tasks?|operations?|commands?|quer(?:y|ies)|consumers?)")
+# its head a noun phrase ("which scheduled background tasks"), not a clause ("what does the code check")
+_CODE_LIST = re.compile(rf"{_LEAD}(?:which|what)\s+(?:(?!(?:the|a|an|do|does|did|is|are|was|were|has|have|had|can|could"
+                        rf"|will|would|should)\b)[\w#-]+\s+){{0,3}}?{_CODE}\b", re.IGNORECASE)
+_LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name|find)\b.*\b(?:{_CODE}|class(?:es)?|tables?|views?)\b",
+                   re.IGNORECASE)
+
+
+# An event opens the question: "when a user reports a problem, what code stores it and which tables are
+# touched?" asks what that event runs (a flow), where "which pieces of code remove issues, and which
+# tables do they affect?" lists code.
+_EVENT_LEAD = re.compile(r"^\s*(?:when(?:ever)?|after|once|as\s+soon\s+as)\b[^,?]{1,200},", re.IGNORECASE)
 
 
 def question_shape(question: str) -> str | None:
     """flow, impact, list, mapping, or None when the question is none of these."""
     # impact first: "what happens if I rename X ... in the database" asks what breaks; a mapping
-    # question ("how is X stored") before a flow, unless it asks for a path or lists tables
-    if _IMPACT.search(question):
+    # question ("how is X stored") before a flow, unless it asks for a path or opens with code
+    if _asks_impact(question):
         return "impact"
     if _ROWS_INTO_OBJECTS.search(question):
         return "mapping"
-    if _MAPPING.search(question) and not _PATH_ASKED.search(question) and not _LIST.search(question) \
-            and not _PROCESS.search(question):
-        return "mapping"  # "which class are rows of T mapped to" stays a list: its readers are asked too
-    for shape, pattern in (("flow", _FLOW), ("list", _LIST)):
-        if pattern.search(question):
-            return shape
+    path = bool(_PATH_ASKED.search(question))
+    lists_code = _opens(_CODE_LIST, question)
+    if not path and not lists_code and _asks_storage(question) and not _PROCESS.search(question):
+        return "mapping"
+    if lists_code and not path:
+        return "flow" if _EVENT_LEAD.match(question) else "list"
+    if _FLOW.search(question):  # what runs from the question's start: "what happens when" opens it
+        return "flow"
+    if _opens(_LIST, question):
+        return "list"
     return None
 
 
