@@ -23,6 +23,7 @@ import networkx as nx
 from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
 from ragstream.graph.relations import CONFIGURES, TABLE_KINDS, Related, resolution_of
 from ragstream.index.csharp.ef_graph import property_type
+from ragstream.index.model import node_id
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 # How the configuring code's REFERENCES to an entity were made (`ef`, `ef_configured`).
@@ -46,7 +47,8 @@ def mapping_answer(graph: nx.MultiDiGraph, subjects: list[Named], words: Collect
     mapping before any subject's keys, and so on (`_Layers`), so that a question about two
     entities names both mappings before the details of either; the keys are those relating
     each subject's entities to the others'."""
-    asked = set(words)
+    # the words naming the subjects name no property of any of them ("technology_stack and user_activity")
+    asked = set(words) - {w for e in _entities_of(graph, [s.id for s in subjects]) for w in _name_words(graph, e)}
     layers = [_subject_layers(graph, s, asked, _entities_of(graph, [o.id for o in subjects if o.id != s.id]))
               for s in subjects]
     return _unique([item for depth in range(LAYERS)
@@ -141,8 +143,8 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     mapped subtypes the question names. Storage: the model-building code, its other mapped
     subtypes, the code creating its tables, the code filling it from a data reader, the
     view's own table behind a view, the nearest base type declaring columns, its DbSets. More:
-    the held types' other mapping, a view's other tables, the renamed columns, its DbContexts
-    and repositories."""
+    the held types' other mapping, a view's other tables, the renamed columns, its repositories
+    and what converts it into other objects."""
     layers = _Layers([Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "")
                       for t, d in _tables(graph, entity)])
     code = [*configuring_code(graph, entity), *_registering_code(graph, entity)]
@@ -176,7 +178,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     layers.storage += _dbsets(graph, entity)
     layers.more += [Related(p, "maps column", entity, "static") for p in _renamed_columns(graph, entity)]
     if depth == 0:
-        layers.more += [*_contexts(graph, entity), *_repositories(graph, entity)]
+        layers.more += [*_repositories(graph, entity), *_object_mappings(graph, entity, asked)]
     return layers
 
 
@@ -314,9 +316,31 @@ def _procedures(graph: nx.MultiDiGraph, method: str) -> list[str]:
                    if k == "CALLS" and graph.nodes[t].get("kind") == "PROCEDURE"})
 
 
-def _contexts(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
-    """The DbContexts holding the entity: the class the model is built in."""
-    return [Related(c, "holds", entity, "static") for c in _holding_contexts(graph, entity)]
+MAX_OBJECT_MAPPINGS = 3  # the conversions of an entity named: a DTO per screen would crowd out the rest
+
+
+def _object_mappings(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[Related]:
+    """What turns the entity's objects into others (a DTO, an API resource) and back: an
+    object-mapping profile's `CreateMap` between it and another type (REFERENCES with
+    `mapped_by`, `index/csharp/object_mapping.py`), and static methods taking the entity as
+    their one parameter and returning another type of the repository (`ToResource(this
+    History model)`); each with the other type. Those sharing the question's words first."""
+    mapped = [*((d, t) for _, t, k, d in graph.out_edges(entity, keys=True, data=True) if k == "REFERENCES"),
+              *((d, s) for s, _, k, d in graph.in_edges(entity, keys=True, data=True) if k == "REFERENCES")]
+    pairs = sorted((d["mapped_by"], other) for d, other in mapped
+                   if d.get("via") == "object_mapping" and d.get("mapped_by") in graph)
+    short = graph.nodes[entity].get("name", "").rsplit(".", 1)[-1]
+    for method, data in sorted(graph.nodes(data=True)):
+        attrs = data.get("attrs") or {}
+        if data.get("kind") == "METHOD" and "static" in attrs.get("modifiers", ()) \
+                and [p.rsplit(".", 1)[-1] for p in attrs.get("parameters", ())] == [short]:
+            returned = next((t for t in (node_id("csharp", r, "TYPE") for r in attrs.get("returns", ())) if t in graph), None)
+            if returned and returned != entity:
+                pairs.append((method, returned))
+    pairs = sorted(dict.fromkeys(pairs), key=lambda p: -len(_shared_words(graph, p[0], asked) | _shared_words(graph, p[1], asked)))
+    return [r for method, other in pairs[:MAX_OBJECT_MAPPINGS]
+            for r in (Related(method, "converts", entity, "inferred", via="object_mapping"),
+                      Related(other, "converted to", entity, "inferred", via="object_mapping"))]
 
 
 def _repositories(graph: nx.MultiDiGraph, entity: str) -> list[Related]:
