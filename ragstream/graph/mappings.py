@@ -47,8 +47,7 @@ def mapping_answer(graph: nx.MultiDiGraph, subjects: list[Named], words: Collect
     mapping before any subject's keys, and so on (`_Layers`), so that a question about two
     entities names both mappings before the details of either; the keys are those relating
     each subject's entities to the others'."""
-    # the words naming the subjects name no property of any of them ("technology_stack and user_activity")
-    asked = set(words) - {w for e in _entities_of(graph, [s.id for s in subjects]) for w in _name_words(graph, e)}
+    asked = set(words)
     layers = [_subject_layers(graph, s, asked, _entities_of(graph, [o.id for o in subjects if o.id != s.id]))
               for s in subjects]
     return _unique([item for depth in range(LAYERS)
@@ -144,7 +143,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     subtypes, the code creating its tables, the code filling it from a data reader, the
     view's own table behind a view, the nearest base type declaring columns, its DbSets. More:
     the held types' other mapping, a view's other tables, the renamed columns, its repositories
-    and what converts it into other objects."""
+    and, when the question speaks of converting, what converts it into other objects."""
     layers = _Layers([Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "")
                       for t, d in _tables(graph, entity)])
     code = [*configuring_code(graph, entity), *_registering_code(graph, entity)]
@@ -178,7 +177,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     layers.storage += _dbsets(graph, entity)
     layers.more += [Related(p, "maps column", entity, "static") for p in _renamed_columns(graph, entity)]
     if depth == 0:
-        layers.more += [*_repositories(graph, entity), *_object_mappings(graph, entity, asked)]
+        layers.more += [*_repositories(graph, entity), *(_object_mappings(graph, entity, asked) if CONVERSION_WORDS & asked else [])]
     return layers
 
 
@@ -316,6 +315,10 @@ def _procedures(graph: nx.MultiDiGraph, method: str) -> list[str]:
                    if k == "CALLS" and graph.nodes[t].get("kind") == "PROCEDURE"})
 
 
+# What a question about converting the entity into other objects says ("how is a row turned into
+# what the API returns", "the DTO", "converted to the view model"): without it a conversion is
+# one of many uses of the entity, not how it is stored.
+CONVERSION_WORDS = frozenset(keyword_tokens("turned converted transformed returns dto api resource"))
 MAX_OBJECT_MAPPINGS = 3  # the conversions of an entity named: a DTO per screen would crowd out the rest
 
 
