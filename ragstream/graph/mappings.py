@@ -10,8 +10,14 @@ builder), the properties the question names, and the types those hold (a value o
 type, a navigation to another mapped entity, with their own mapping code and tables), and the
 join tables its mapping names for its collections. A value
 object asked about directly ("how are ProjectName values stored") is answered through the
-entities whose properties hold it and the converters that convert it. Items come in that
-order: the mapping code and the entity's tables before its DbSet, its properties after them.
+entities whose properties hold it and the converters that convert it. Beside the ORM's
+mapping, the answer names what writers of mapping questions list with it: the keys relating
+the asked entities, the kinds of an entity (mapped subtypes), the migration creating its table,
+the base type declaring its columns, the hand-written code filling it from rows and the
+procedures that code runs, its repositories, and (when asked) what converts it into other
+objects. Items come in layers (`_Layers`), every subject's first layer before any subject's
+second: the mapping code and tables, then what the question asks of them, then how the rows
+are created and filled, then the rest.
 """
 from __future__ import annotations
 
