@@ -114,6 +114,18 @@ def test_the_mapping_answer_names_the_view_and_the_code_filling_the_type() -> No
     assert {"sql:dbo.App_IssuesView|VIEW", "cs:App.Provider.MapIssue|METHOD"} <= items
 
 
+def test_the_mapping_answer_goes_on_to_the_loader_running_the_procedure_then_the_views_own_table() -> None:
+    """Hand-written data access: the method filling the list from the reader, the loader that
+    runs the procedure, and the procedure; then the table behind the view that shares the
+    entity's name before the other tables the view joins."""
+    ids = [item.id for item in mapping_of(GRAPH, Named("cs:App.Issue|TYPE", "TYPE", "App.Issue", "words"), [])]
+    filling = ["cs:App.Provider.IssuesFromReader|METHOD", "cs:App.Provider.GetIssue|METHOD",
+               "sql:dbo.App_Issue_GetById|PROCEDURE"]
+    assert [i for i in ids if i in filling] == filling
+    assert ids.index(filling[-1]) < ids.index("sql:dbo.App_Issues|TABLE") < ids.index("sql:dbo.App_Projects|TABLE")
+    assert "cs:App.Provider.GetProject|METHOD" not in ids  # fills a project, not an issue
+
+
 # Columns read through an extension taking the column's name (Subtext's `ReadValue<T>`), or `DataRow.Field<T>`.
 HELPERS = '''using System.Data;
 using System.Data.SqlClient;

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ragstream.graph.mappings import mapping_of
+from ragstream.graph.named import named_node
+from ragstream.graph.questions import asked_words
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 from ragstream.index.sql.parser import parse_sql
@@ -103,3 +106,14 @@ def test_a_member_called_for_one_type_or_inside_a_db_context_registers_nothing()
     graph = build_graph([parse_csharp("Shop.cs", LONE), parse_sql("schema.sql", LONE_SCHEMA, "tsql")])[0]
     registry = [(s, t) for s, t, data in graph.edges(data=True) if data.get("via") == "registry"]
     assert registry == []
+
+
+def test_a_mapping_answer_names_the_registering_method_with_the_table() -> None:
+    """"Which class is stored in ApplicationIndexerMapping, and where is that registered": the
+    method whose registration made the MAPS_TO is the mapping code; the logger's note is not."""
+    graph = _graph()
+    table = "sql:dbo.ApplicationIndexerMapping|TABLE"
+    ids = [i.id for i in mapping_of(graph, named_node(graph, table, "table"), asked_words("Where is that registered?"))]
+    assert ids[:2] == ["cs:Indexers.Datastore.AppIndexerMap|TYPE", MAP]
+    notes = [i.id for i in mapping_of(graph, named_node(graph, "sql:dbo.Notes2|TABLE", "table"), [])]
+    assert MAP not in notes  # `Log<Note>("Notes")` registers nothing

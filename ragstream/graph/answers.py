@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 import networkx as nx
 
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
-from ragstream.graph.mappings import entities_in_words, mapping_classes, mapping_of
+from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, columns_in_words, procedures_in_words, tables_in_words,
                                   undeclared_columns)
 from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
@@ -59,7 +59,9 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     subjects = main_subjects(named)
     words = asked_words(question)
     if shape == "mapping":
-        items = [item for s in subjects for item in mapping_of(graph, s, words)]
+        if all(s.kind in TABLE_KINDS for s in subjects):  # "tables such as technology_stack and user_activity": each of them
+            subjects += [t for t in tables_in_words(graph, question) if t.id not in {s.id for s in subjects}]
+        items = mapping_answer(graph, subjects, words)
         return GraphAnswer("mapping", subjects, ("MAPS_TO",), items) if items else None
     if shape == "impact":
         # a column named on a table that declares none (a shadow key): that column's impact, not the table's
