@@ -44,6 +44,7 @@ MAX_ENTRY_DEPTH = 8  # calls between a search hit and an entry point above it (o
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
+_MIGRATION_NESTING = 3  # a migration's member, or a member of a class nested in it, up to the migration
 STORED_IN = "stored in"  # the table a mapped property's column is in
 CONFIGURES = "configures"  # the mapping code that configures a property
 THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
@@ -339,8 +340,30 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
 
 def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
     """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
-    table, 2 what is not defined in the repository (a library's function): lists go in that order."""
-    return _PLACE_ORDER.get(graph.nodes[node].get("kind") if node in graph else None, 0)
+    table (a .sql file, or a schema migration's code: `schema_migration`), 2 what is not defined in
+    the repository (a library's function): lists go in that order."""
+    if node not in graph:
+        return 0
+    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if schema_migration(graph, node) else 0)
+
+
+def schema_migration(graph: nx.MultiDiGraph, node: str) -> bool:
+    """`node` is a schema migration's code: a class the indexer read as one (`ef_role="migration"`:
+    Entity Framework's `Migration`, a FluentMigrator `[Migration(n)]`) or a member of it. Like a
+    script it creates, alters or drops tables once, in a deployment's history: renaming a table
+    breaks the code that runs against it now, and a migration already applied is not re-run. The
+    tables and columns a migration declares are the schema itself, not its code."""
+    data = graph.nodes[node]
+    if data.get("kind") in (*TABLE_KINDS, "COLUMN"):
+        return False
+    for _ in range(_MIGRATION_NESTING):
+        if (data.get("attrs") or {}).get("ef_role") == "migration":
+            return True
+        parent = data.get("parent")
+        if parent not in graph:
+            return False
+        data = graph.nodes[parent]
+    return False
 
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],

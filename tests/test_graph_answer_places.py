@@ -1,0 +1,140 @@
+"""Where an impact or list answer puts a schema migration's code: after the application's code,
+with the scripts that created or altered the table (`relations.place_rank`). Each test names the
+order that must come out and the near miss that must not move."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.graph.named import Named
+from ragstream.graph.relations import by_relevance, impact_of, place_rank, schema_migration, sql_runners
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+
+ENTITIES = """
+namespace Blog.Domain;
+public class Tag { public int Id { get; set; } public string Title { get; set; } }
+"""
+
+CONTEXT = """
+using Microsoft.EntityFrameworkCore;
+using Blog.Domain;
+namespace Blog.Data;
+public class BlogContext : DbContext
+{
+    public DbSet<Tag> Tags { get; set; }
+}
+"""
+
+MIGRATION = """
+using Microsoft.EntityFrameworkCore.Migrations;
+namespace Blog.Data.Migrations;
+public partial class AddTags : Migration
+{
+    protected override void Up(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.CreateTable(name: "Tags", columns: table => new
+        {
+            Id = table.Column<int>(nullable: false),
+            Title = table.Column<string>(nullable: true)
+        });
+    }
+
+    protected override void Down(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.DropTable(name: "Tags");
+    }
+
+    protected void Clean(MigrationBuilder migrationBuilder)
+    {
+        migrationBuilder.Sql("DELETE FROM Tags WHERE Title IS NULL");
+    }
+}
+"""
+
+REPOSITORY = """
+using System.Linq;
+using Blog.Domain;
+namespace Blog.Data;
+public class TagRepository
+{
+    private readonly BlogContext _db;
+    public TagRepository(BlogContext db) { _db = db; }
+    public Tag Find(int id) { return _db.Tags.FirstOrDefault(t => t.Id == id); }
+}
+"""
+
+# Named like one, but no `Migration` subclass: an application's service that moves rows at run time.
+DATA_MIGRATION = """
+using System.Linq;
+using Blog.Domain;
+namespace Blog.Services;
+public class TagMigration
+{
+    private readonly Blog.Data.BlogContext _db;
+    public TagMigration(Blog.Data.BlogContext db) { _db = db; }
+    public int Count() { return _db.Tags.Count(); }
+}
+"""
+
+PURGE = """
+using Dapper;
+using System.Data;
+namespace Blog.Data;
+public class TagPurge
+{
+    private readonly IDbConnection _conn;
+    public TagPurge(IDbConnection conn) { _conn = conn; }
+    public void Purge() { _conn.Execute("DELETE FROM Tags WHERE Title IS NULL"); }
+}
+"""
+
+TABLE = "sql:Tags|TABLE"
+UP = "cs:Blog.Data.Migrations.AddTags.Up|METHOD"
+DOWN = "cs:Blog.Data.Migrations.AddTags.Down|METHOD"
+FIND = "cs:Blog.Data.TagRepository.Find|METHOD"
+COUNT = "cs:Blog.Services.TagMigration.Count|METHOD"
+CLEAN = "cs:Blog.Data.Migrations.AddTags.Clean|METHOD"
+PURGE_METHOD = "cs:Blog.Data.TagPurge.Purge|METHOD"
+
+
+def graph_of(files: dict[str, str]) -> nx.MultiDiGraph:
+    return build_graph([parse_csharp(path, text) for path, text in files.items()])[0]
+
+
+def blog() -> nx.MultiDiGraph:
+    return graph_of({"src/Domain/Tag.cs": ENTITIES, "src/Data/BlogContext.cs": CONTEXT,
+                     "src/Data/Migrations/20240101_AddTags.cs": MIGRATION, "src/Data/TagRepository.cs": REPOSITORY,
+                     "src/Services/TagMigration.cs": DATA_MIGRATION, "src/Data/TagPurge.cs": PURGE})
+
+
+def test_a_tables_impact_lists_the_code_running_against_it_before_the_migration_that_created_it():
+    graph = blog()
+    items = impact_of(graph, Named(TABLE, "TABLE", "Tags", "table", None), lambda ids: {})
+    found = {item.id for item in items}
+    assert {UP, DOWN, FIND, COUNT} <= found  # the migration is still part of the answer
+    order = [item.id for item in by_relevance(graph, items, ("tags",), ("READS", "WRITES", "REFERENCES"), [UP, DOWN])]
+    # ranked first by the search, the migration's methods still come after every reader
+    assert order.index(FIND) < order.index(UP) and order.index(COUNT) < order.index(UP)
+    assert order.index(COUNT) < order.index(DOWN)
+
+
+def test_a_migrations_class_and_members_are_its_code_the_table_it_creates_is_not():
+    graph = blog()
+    assert schema_migration(graph, "cs:Blog.Data.Migrations.AddTags|TYPE") and schema_migration(graph, UP)
+    assert place_rank(graph, DOWN) == 1
+    # the table it declares is the schema itself, ranked as the application's: it is what the question names
+    assert graph.nodes[TABLE].get("parent") == "cs:Blog.Data.Migrations.AddTags|TYPE"
+    assert not schema_migration(graph, TABLE) and place_rank(graph, TABLE) == 0
+    # a class named for migrating data but no migration: the application's code
+    assert not schema_migration(graph, COUNT) and place_rank(graph, COUNT) == 0
+
+
+def test_code_running_sql_is_listed_before_a_migration_running_sql_the_search_ranked_first():
+    graph = blog()
+    items = sql_runners(graph)
+    assert {CLEAN, PURGE_METHOD} <= {item.id for item in items}  # both run SQL against Tags: both listed
+    order = [item.id for item in by_relevance(graph, items, ("delete", "tags"), ("runs SQL", "READS", "WRITES"),
+                                              [CLEAN, PURGE_METHOD])]
+    # the same relation, the migration found first: the application's code still leads, and the
+    # table it deletes from (one hop further) comes before the migration too
+    assert order.index(PURGE_METHOD) < order.index(TABLE) < order.index(CLEAN)
