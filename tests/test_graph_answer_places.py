@@ -1,11 +1,13 @@
-"""Where an impact or list answer puts a schema migration's code: after the application's code,
-with the scripts that created or altered the table (`relations.place_rank`). Each test names the
-order that must come out and the near miss that must not move."""
+"""Where a list answer puts a schema migration's code: after the application's code, with the
+scripts that created or altered the table (`relations.place_rank`, `running`); an impact answer
+keeps it with the code. Each test names the order that must come out and the near miss that must
+not move."""
 from __future__ import annotations
 
 import networkx as nx
 
-from ragstream.graph.named import Named
+from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.named import Named, find_named
 from ragstream.graph.relations import by_relevance, impact_of, place_rank, schema_migration, sql_runners
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
@@ -107,26 +109,24 @@ def blog() -> nx.MultiDiGraph:
                      "src/Services/TagMigration.cs": DATA_MIGRATION, "src/Data/TagPurge.cs": PURGE})
 
 
-def test_a_tables_impact_lists_the_code_running_against_it_before_the_migration_that_created_it():
+def test_a_tables_impact_keeps_the_migration_declaring_it_with_the_code():
     graph = blog()
     items = impact_of(graph, Named(TABLE, "TABLE", "Tags", "table", None), lambda ids: {})
-    found = {item.id for item in items}
-    assert {UP, DOWN, FIND, COUNT} <= found  # the migration is still part of the answer
-    order = [item.id for item in by_relevance(graph, items, ("tags",), ("READS", "WRITES", "REFERENCES"), [UP, DOWN])]
-    # ranked first by the search, the migration's methods still come after every reader
-    assert order.index(FIND) < order.index(UP) and order.index(COUNT) < order.index(UP)
-    assert order.index(COUNT) < order.index(DOWN)
+    assert {UP, DOWN, FIND, COUNT} <= {item.id for item in items}
+    # what breaks when the table changes: the migration declaring it names it, so its place is the code's
+    order = [item.id for item in by_relevance(graph, items, ("tags",), ("REFERENCES", "READS"), [UP, DOWN])]
+    assert order.index(UP) < order.index(FIND)
 
 
 def test_a_migrations_class_and_members_are_its_code_the_table_it_creates_is_not():
     graph = blog()
     assert schema_migration(graph, "cs:Blog.Data.Migrations.AddTags|TYPE") and schema_migration(graph, UP)
-    assert place_rank(graph, DOWN) == 1
+    assert place_rank(graph, DOWN, running=True) == 1 and place_rank(graph, DOWN) == 0
     # the table it declares is the schema itself, ranked as the application's: it is what the question names
     assert graph.nodes[TABLE].get("parent") == "cs:Blog.Data.Migrations.AddTags|TYPE"
-    assert not schema_migration(graph, TABLE) and place_rank(graph, TABLE) == 0
+    assert not schema_migration(graph, TABLE) and place_rank(graph, TABLE, running=True) == 0
     # a class named for migrating data but no migration: the application's code
-    assert not schema_migration(graph, COUNT) and place_rank(graph, COUNT) == 0
+    assert not schema_migration(graph, COUNT) and place_rank(graph, COUNT, running=True) == 0
 
 
 def test_code_running_sql_is_listed_before_a_migration_running_sql_the_search_ranked_first():
@@ -134,7 +134,16 @@ def test_code_running_sql_is_listed_before_a_migration_running_sql_the_search_ra
     items = sql_runners(graph)
     assert {CLEAN, PURGE_METHOD} <= {item.id for item in items}  # both run SQL against Tags: both listed
     order = [item.id for item in by_relevance(graph, items, ("delete", "tags"), ("runs SQL", "READS", "WRITES"),
-                                              [CLEAN, PURGE_METHOD])]
+                                              [CLEAN, PURGE_METHOD], running=True)]
     # the same relation, the migration found first: the application's code still leads, and the
     # table it deletes from (one hop further) comes before the migration too
     assert order.index(PURGE_METHOD) < order.index(TABLE) < order.index(CLEAN)
+
+
+def test_which_code_deletes_rows_lists_the_application_before_the_migration():
+    graph = blog()
+    question = "Which code deletes rows from the Tags table?"
+    answer = answer_from_graph(graph, question, find_named(graph, question), [CLEAN, PURGE_METHOD], lambda ids: {})
+    assert answer is not None and answer.shape == "list"
+    order = [item.id for item in answer.items]
+    assert order.index(PURGE_METHOD) < order.index(CLEAN)  # the migration still listed, after the code

@@ -310,10 +310,12 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
-                 relations: tuple[str, ...], hits: list[str]) -> list[Related]:
+                 relations: tuple[str, ...], hits: list[str], running: bool = False) -> list[Related]:
     """Every item still, best first: production code before tests (which exercise the code
     rather than being it), the repository's code (also one hop further) before scripts (a seed
-    script writing every table) and before what lies outside it (a library's function), direct
+    script writing every table; with `running`, a list of the code that does what was asked as
+    the application runs, a schema migration's code too: `place_rank`) and before what lies
+    outside it (a library's function), direct
     before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
     table it is stored in) before the code, the asked relations in their order (`relations`), the
     mapping code configuring the property (it states the column's name, type and length) before
@@ -330,7 +332,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
+        return (in_tests(graph, item.id), place_rank(graph, item.id, running), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), item.via == "aggregate", item.via == "dbset",
                 searched.get(item.id, len(hits)), -shared,
                 item.id)
@@ -338,21 +340,23 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     return sorted(items, key=key)
 
 
-def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
+def place_rank(graph: nx.MultiDiGraph, node: str, running: bool = False) -> int:
     """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
-    table (a .sql file, or a schema migration's code: `schema_migration`), 2 what is not defined in
-    the repository (a library's function): lists go in that order."""
+    table, 2 what is not defined in the repository (a library's function): lists go in that order.
+    With `running` (what the application's code does as it runs is asked: "which code writes T",
+    "which tasks delete rows with SQL") a schema migration's code is such a script too
+    (`schema_migration`): it did that once, when it was applied. What breaks when a table or
+    column changes keeps it with the code: the migration declaring the column names it."""
     if node not in graph:
         return 0
-    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if schema_migration(graph, node) else 0)
+    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if running and schema_migration(graph, node) else 0)
 
 
 def schema_migration(graph: nx.MultiDiGraph, node: str) -> bool:
     """`node` is a schema migration's code: a class the indexer read as one (`ef_role="migration"`:
     Entity Framework's `Migration`, a FluentMigrator `[Migration(n)]`) or a member of it. Like a
-    script it creates, alters or drops tables once, in a deployment's history: renaming a table
-    breaks the code that runs against it now, and a migration already applied is not re-run. The
-    tables and columns a migration declares are the schema itself, not its code."""
+    script it creates, alters, drops or fills tables once, in a deployment's history, not as the
+    application runs. The tables and columns a migration declares are the schema itself, not its code."""
     data = graph.nodes[node]
     if data.get("kind") in (*TABLE_KINDS, "COLUMN"):
         return False
