@@ -1,14 +1,16 @@
-"""Where a list answer puts a schema migration's code: after the application's code, with the
-scripts that created or altered the table (`relations.place_rank`, `running`); an impact answer
-keeps it with the code. Each test names the order that must come out and the near miss that must
-not move."""
+"""Where an answer puts a schema migration's code (`relations.place_rank`): a list of what the code
+does as it runs puts all of it after the application's code, with the scripts that created or
+altered the table (`running`); an impact answer puts only its revert (`Down`) there and keeps the
+`Up` that declares the table with the code. Each test names the order that must come out and the
+near miss that must not move."""
 from __future__ import annotations
 
 import networkx as nx
 
 from ragstream.graph.answers import answer_from_graph
 from ragstream.graph.named import Named, find_named
-from ragstream.graph.relations import by_relevance, impact_of, place_rank, schema_migration, sql_runners
+from ragstream.graph.relations import (by_relevance, impact_of, place_rank, reverting_migration, schema_migration,
+                                       sql_runners)
 from ragstream.index.csharp.parser import parse_csharp
 from ragstream.index.graph_build import build_graph
 
@@ -109,19 +111,25 @@ def blog() -> nx.MultiDiGraph:
                      "src/Services/TagMigration.cs": DATA_MIGRATION, "src/Data/TagPurge.cs": PURGE})
 
 
-def test_a_tables_impact_keeps_the_migration_declaring_it_with_the_code():
+def test_a_tables_impact_keeps_the_migration_declaring_it_with_the_code_and_puts_its_revert_last():
     graph = blog()
     items = impact_of(graph, Named(TABLE, "TABLE", "Tags", "table", None), lambda ids: {})
-    assert {UP, DOWN, FIND, COUNT} <= {item.id for item in items}
-    # what breaks when the table changes: the migration declaring it names it, so its place is the code's
-    order = [item.id for item in by_relevance(graph, items, ("tags",), ("REFERENCES", "READS"), [UP, DOWN])]
-    assert order.index(UP) < order.index(FIND)
+    assert {UP, DOWN, FIND, COUNT} <= {item.id for item in items}  # all of it still listed
+    order = [item.id for item in by_relevance(graph, items, ("tags",), ("REFERENCES", "READS"), [DOWN, UP])]
+    # what breaks when the table changes: the Up declaring it is placed as the code is (the asked
+    # relation first); the Down, found first by the search, only undoes it and goes after the code
+    assert order.index(UP) < order.index(FIND) < order.index(DOWN)
+    assert order.index(COUNT) < order.index(DOWN)
 
 
 def test_a_migrations_class_and_members_are_its_code_the_table_it_creates_is_not():
     graph = blog()
     assert schema_migration(graph, "cs:Blog.Data.Migrations.AddTags|TYPE") and schema_migration(graph, UP)
-    assert place_rank(graph, DOWN, running=True) == 1 and place_rank(graph, DOWN) == 0
+    assert place_rank(graph, UP, running=True) == 1 and place_rank(graph, UP) == 0
+    assert reverting_migration(graph, DOWN) and not reverting_migration(graph, UP)
+    assert place_rank(graph, DOWN) == 1 and place_rank(graph, DOWN, running=True) == 1
+    # a migration's other method that fills rows (`Sql(...)`) reverts nothing: the code's place in an impact
+    assert not reverting_migration(graph, CLEAN) and place_rank(graph, CLEAN) == 0
     # the table it declares is the schema itself, ranked as the application's: it is what the question names
     assert graph.nodes[TABLE].get("parent") == "cs:Blog.Data.Migrations.AddTags|TYPE"
     assert not schema_migration(graph, TABLE) and place_rank(graph, TABLE, running=True) == 0

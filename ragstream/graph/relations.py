@@ -28,6 +28,7 @@ from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
+from ragstream.index.csharp.ef_migrations import FLUENT_VIA, VIA as EF_MIGRATION_VIA
 from ragstream.index.dispatch import single_receiver
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -45,6 +46,7 @@ MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
 _MIGRATION_NESTING = 3  # a migration's member, or a member of a class nested in it, up to the migration
+MIGRATION_VIAS = (EF_MIGRATION_VIA, FLUENT_VIA)  # a migration's schema operations (REFERENCES `via`)
 STORED_IN = "stored in"  # the table a mapped property's column is in
 CONFIGURES = "configures"  # the mapping code that configures a property
 THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
@@ -343,13 +345,23 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
 def place_rank(graph: nx.MultiDiGraph, node: str, running: bool = False) -> int:
     """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
     table, 2 what is not defined in the repository (a library's function): lists go in that order.
-    With `running` (what the application's code does as it runs is asked: "which code writes T",
-    "which tasks delete rows with SQL") a schema migration's code is such a script too
-    (`schema_migration`): it did that once, when it was applied. What breaks when a table or
-    column changes keeps it with the code: the migration declaring the column names it."""
+    A migration's revert (`reverting_migration`: its `Down`, run only to roll it back) is such a
+    script; with `running` (what the application's code does as it runs is asked: "which code
+    writes T", "which tasks delete rows with SQL") so is all of a schema migration's code
+    (`schema_migration`): it did that once, when it was applied. What breaks when a table or column
+    changes keeps the migration's `Up` with the code: it declares the column, by its name and type."""
     if node not in graph:
         return 0
-    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if running and schema_migration(graph, node) else 0)
+    script = schema_migration(graph, node) if running else reverting_migration(graph, node)
+    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if script else 0)
+
+
+def reverting_migration(graph: nx.MultiDiGraph, node: str) -> bool:
+    """`node` is a migration's method whose schema operations all revert it (the indexer marks
+    `Down`'s `reverts=True`): it undoes what an earlier `Up` made, so it declares nothing."""
+    operations = [data for _, _, key, data in graph.out_edges(node, keys=True, data=True)
+                  if key == "REFERENCES" and data.get("via") in MIGRATION_VIAS]
+    return bool(operations) and all(data.get("reverts") for data in operations)
 
 
 def schema_migration(graph: nx.MultiDiGraph, node: str) -> bool:
