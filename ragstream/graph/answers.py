@@ -47,7 +47,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
                                                                            (CONFIGURES, VALIDATES), entry_hits))
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
-            graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits))
+            graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
     if shape in ("list", "impact", "mapping") and not named:
         named = tables_in_words(graph, question)  # "which code writes todo items"
         if shape == "impact":  # "the due date column of the issues table": that column of it
@@ -82,7 +82,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     kinds = asked_kinds(question) if not wants_tables else ()
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
-    return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits))
+    return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits, running=True))
 
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:

@@ -28,6 +28,7 @@ from ragstream.index.csharp.call_resolution import ancestors
 from ragstream.index.csharp.calls import THIS
 from ragstream.index.csharp.data_access import SAVES
 from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, configuring_code
+from ragstream.index.csharp.ef_migrations import FLUENT_VIA, VIA as EF_MIGRATION_VIA
 from ragstream.index.dispatch import single_receiver
 from ragstream.index.model import not_walked, runs_around
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -44,6 +45,8 @@ MAX_ENTRY_DEPTH = 8  # calls between a search hit and an entry point above it (o
 MAX_FLOW_PATHS = 12
 MAX_FLOW_VISITS = 3000
 _PLACE_ORDER: dict[str | None, int] = {"FILE": 1, "EXTERNAL": 2}
+_MIGRATION_NESTING = 3  # a migration's member, or a member of a class nested in it, up to the migration
+MIGRATION_VIAS = (EF_MIGRATION_VIA, FLUENT_VIA)  # a migration's schema operations (REFERENCES `via`)
 STORED_IN = "stored in"  # the table a mapped property's column is in
 CONFIGURES = "configures"  # the mapping code that configures a property
 THROUGH_REPOSITORY = "calls a caller"  # calls (through an interface) the code that runs a table's procedure
@@ -309,10 +312,12 @@ def _domain_method(graph: nx.MultiDiGraph, node: str) -> bool:
 
 
 def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection[str],
-                 relations: tuple[str, ...], hits: list[str]) -> list[Related]:
+                 relations: tuple[str, ...], hits: list[str], running: bool = False) -> list[Related]:
     """Every item still, best first: production code before tests (which exercise the code
     rather than being it), the repository's code (also one hop further) before scripts (a seed
-    script writing every table) and before what lies outside it (a library's function), direct
+    script writing every table; with `running`, a list of the code that does what was asked as
+    the application runs, a schema migration's code too: `place_rank`) and before what lies
+    outside it (a library's function), direct
     before one more hop and that before two (`THROUGH_REPOSITORY`), a mapped property (and the
     table it is stored in) before the code, the asked relations in their order (`relations`), the
     mapping code configuring the property (it states the column's name, type and length) before
@@ -329,7 +334,7 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     def key(item: Related) -> tuple:
         data = graph.nodes[item.id] if item.id in graph else {}
         shared = len(asked & set(keyword_tokens(data.get("name", item.id).rsplit(".", 1)[-1])))
-        return (in_tests(graph, item.id), place_rank(graph, item.id), item.indirect, item.relation == THROUGH_REPOSITORY,
+        return (in_tests(graph, item.id), place_rank(graph, item.id, running), item.indirect, item.relation == THROUGH_REPOSITORY,
                 order.get(item.relation, len(order)), item.via == "aggregate", item.via == "dbset",
                 searched.get(item.id, len(hits)), -shared,
                 item.id)
@@ -337,10 +342,44 @@ def by_relevance(graph: nx.MultiDiGraph, items: list[Related], words: Collection
     return sorted(items, key=key)
 
 
-def place_rank(graph: nx.MultiDiGraph, node: str) -> int:
+def place_rank(graph: nx.MultiDiGraph, node: str, running: bool = False) -> int:
     """Where an answer item lies: 0 the repository's code, 1 a script that created or altered a
-    table, 2 what is not defined in the repository (a library's function): lists go in that order."""
-    return _PLACE_ORDER.get(graph.nodes[node].get("kind") if node in graph else None, 0)
+    table, 2 what is not defined in the repository (a library's function): lists go in that order.
+    A migration's revert (`reverting_migration`: its `Down`, run only to roll it back) is such a
+    script; with `running` (what the application's code does as it runs is asked: "which code
+    writes T", "which tasks delete rows with SQL") so is all of a schema migration's code
+    (`schema_migration`): it did that once, when it was applied. What breaks when a table or column
+    changes keeps the migration's `Up` with the code: it declares the column, by its name and type."""
+    if node not in graph:
+        return 0
+    script = schema_migration(graph, node) if running else reverting_migration(graph, node)
+    return _PLACE_ORDER.get(graph.nodes[node].get("kind"), 0) or (1 if script else 0)
+
+
+def reverting_migration(graph: nx.MultiDiGraph, node: str) -> bool:
+    """`node` is a migration's method whose schema operations all revert it (the indexer marks
+    `Down`'s `reverts=True`): it undoes what an earlier `Up` made, so it declares nothing."""
+    operations = [data for _, _, key, data in graph.out_edges(node, keys=True, data=True)
+                  if key == "REFERENCES" and data.get("via") in MIGRATION_VIAS]
+    return bool(operations) and all(data.get("reverts") for data in operations)
+
+
+def schema_migration(graph: nx.MultiDiGraph, node: str) -> bool:
+    """`node` is a schema migration's code: a class the indexer read as one (`ef_role="migration"`:
+    Entity Framework's `Migration`, a FluentMigrator `[Migration(n)]`) or a member of it. Like a
+    script it creates, alters, drops or fills tables once, in a deployment's history, not as the
+    application runs. The tables and columns a migration declares are the schema itself, not its code."""
+    data = graph.nodes[node]
+    if data.get("kind") in (*TABLE_KINDS, "COLUMN"):
+        return False
+    for _ in range(_MIGRATION_NESTING):
+        if (data.get("attrs") or {}).get("ef_role") == "migration":
+            return True
+        parent = data.get("parent")
+        if parent not in graph:
+            return False
+        data = graph.nodes[parent]
+    return False
 
 
 def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
