@@ -4,7 +4,7 @@ how an object's storage is defined; a list question opens with the code it lists
 path from an entry point. Each form with the near miss that must keep its own shape."""
 import pytest
 
-from ragstream.graph.questions import question_shape
+from ragstream.graph.questions import asks_for_tables, question_shape
 
 
 @pytest.mark.parametrize("question", [
@@ -128,3 +128,14 @@ def test_a_question_opening_with_the_code_it_lists_is_a_list(question):
 ])
 def test_a_path_asked_is_a_flow_and_a_clause_opens_no_list(question, shape):
     assert question_shape(question) == shape
+
+
+@pytest.mark.parametrize("question, tables", [
+    ("Which other tables reference the Orders table?", True),
+    ("What tables does the nightly purge read?", True),
+    # the code it lists leads; "which tables" asks for that code's tables, listed with it
+    ("Which scheduled jobs clear the cached catalogue, and which tables do they clear?", False),
+    ("Which pieces of code remove invoices, and which tables do they affect?", False),
+])
+def test_a_list_asks_for_tables_only_when_it_does_not_open_with_code(question, tables):
+    assert asks_for_tables(question) is tables

@@ -303,8 +303,10 @@ def asks_for_classes(question: str) -> bool:
 
 
 def asks_for_tables(question: str) -> bool:
-    """Whether a list question asks for tables ("which other tables ..."), not for code."""
-    return bool(_TABLES.search(question))
+    """Whether a list question asks for tables ("which other tables ..."), not for code: not one
+    that opens with the code it lists ("which jobs clear the caches, and which tables do they
+    clear?" lists the jobs; their tables come with them)."""
+    return bool(_TABLES.search(question)) and not _opens(_CODE_LIST, question)
 
 
 def asked_words(question: str) -> frozenset[str]:
