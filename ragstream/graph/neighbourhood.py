@@ -40,7 +40,7 @@ MAX_TRIGGERS = 2  # a hit with more callers than this: none of them alone says w
 NEIGHBOURS = 3  # neighbours placed among the hits
 # the least score shown: one reason beside the second hit, or beside the best one through a call
 # that may run any of three callees; a call that runs one of many implementations names none
-MIN_SCORE = 0.25
+MIN_SCORE = 0.3
 THROUGH_TABLE = 0.5  # a neighbour through a table the hit reads or writes is a step further than a call
 DATA_EDGES = ("READS", "WRITES")
 TABLE_KINDS = ("TABLE", "VIEW")
