@@ -64,7 +64,7 @@ def test_the_only_caller_of_the_best_hit_is_what_runs_it_one_of_many_callers_is_
 
 
 def test_the_same_operation_a_layer_up_comes_through_the_interface_an_unrelated_caller_does_not():
-    graph: nx.MultiDiGraph = nx.MultiDiGraph()
+    graph = _code_base()
     service = _type(graph, "Core.TagService", "src/TagService.cs")
     delete = _method(graph, service, "Delete")
     contract = _method(graph, _type(graph, "Core.ITagService", "src/ITagService.cs", "interface"), "Delete")
@@ -160,3 +160,17 @@ def test_a_question_of_a_shape_keeps_its_list_a_shapeless_one_gets_the_neighbour
     assert among_hits(graph, shapeless, hits, hits, hits) == [revision, save, other]
     listing = "Which methods write the PageRevisions table?"
     assert among_hits(graph, listing, hits, hits, hits) == hits
+
+
+def test_a_table_among_the_hits_stays_with_the_best_hit_that_reads_it():
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
+    runner = _type(graph, "Web.QueryRunner", "src/QueryRunner.cs")
+    execute = _method(graph, runner, "ExecuteNonCached")
+    blacklist = _table(graph, "BlackList")
+    graph.add_edge(execute, blacklist, key="READS", type="READS")
+    results = _method(graph, runner, "GetSiteResults")
+    _call(graph, results, execute)
+    other = _method(graph, runner, "ProcessColumns")
+    hits = [execute, blacklist, other]
+    question = "Where are abusive addresses blacklisted from running queries?"
+    assert among_hits(graph, question, hits, hits, hits) == [execute, blacklist, results, other]

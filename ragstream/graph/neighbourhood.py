@@ -119,7 +119,7 @@ def neighbours(graph: nx.MultiDiGraph, hits: Sequence[str], words: Collection[st
             if node in skip or node in found:
                 continue
             name = own_words(graph, node)
-            reasons = weigh(name & beyond) + bool(name & operation) + (is_caller and len(callers) <= MAX_TRIGGERS)
+            reasons = weigh(name & beyond) + weigh(name & operation) + (is_caller and len(callers) <= MAX_TRIGGERS)
             if reasons:
                 fan = len(_calls(graph, node, callers=not is_caller))
                 share = _site_share(graph, node, hit) if is_caller else _site_share(graph, hit, node)
@@ -195,5 +195,7 @@ def among_hits(graph: nx.MultiDiGraph, question: str, hits: Sequence[str], place
     if question_shape(question) is not None:
         return list(listed)
     near = [n.node for n in neighbours(graph, hits, asked_words(question), {*exclude, *listed})][:NEIGHBOURS]
-    lead, *later = blocks(listed, placed) or [[]]
+    # a later hit that is a table stays where the search put it: most often the one the best reads
+    lead, *later = blocks(listed, [h for h in placed if h in graph and graph.nodes[h].get("kind") in CODE_KINDS]) \
+        or [[]]
     return interleaved(lead, later, near)
