@@ -1,21 +1,26 @@
-"""The call neighbourhood of a shapeless question's best hits, and where it goes among the hits.
+"""The graph neighbourhood of a shapeless question's best hits, and where it goes among the hits.
 
 "Where is X done", "how does X work": the search finds the method that does X (its best hit is
 usually right), and then its lexical siblings (the class's other methods with similar names, a
-DTO, the file). What the question also wants is one call away: what runs it (the page, the
-controller, the job, the service whose method calls it), the same operation in the layer above
+DTO, the file). What the question also wants is a step away in the graph: what runs it (the page,
+the controller, the job, the service whose method calls it), the same operation in the layer above
 or below it (`Page.PerformQuery` -> `IssueManager.PerformQuery` -> `SqlDataProvider.PerformQuery`:
-a call through an interface goes to the implementations too) and the helpers it calls that the
-question names. Each neighbour needs a reason of its own to be shown:
-- its name carries words of the question's content (`content_words`);
-- it does the same operation as the hit it neighbours (their names share a word that is not the
-  hit class's: `TagController.DeleteTag` calls `TagService.Delete`);
-- it is one of at most MAX_TRIGGERS callers of the hit: what makes the code run
-  (`PageService.SaveAsync`, the only caller of `PageRepository.CreateRevision`).
-Those with more reasons come first, then the neighbours of the better hit, then those with fewer
-callers (a helper every method calls says little about any one of them). `interleaved` puts
-them between the hits that follow the best one: the best hit keeps its place, each later hit
-goes one place down for each neighbour before it. No model is involved; each step is bounded.
+a call through an interface goes to the implementations too), the helpers it calls that the
+question names, and the other code that reads or writes its tables under the question's words.
+Each neighbour of the first HITS_AROUND method hits needs reasons of its own, summed:
+- its name carries asked words the hit's own name and its class's do not (`content_words`), each
+  weighing by how rare it is among the code base's names (`word_weights`: `Post` in a forum's
+  code names half its methods, `PageView` a few);
+- it does the same operation as the hit (their names share a word that is not the hit class's,
+  weighed the same way: `IssueManager.PerformQuery` calls `SqlDataProvider.PerformQuery`);
+- it is one of at most MAX_TRIGGERS callers of the hit: what makes the code run (1;
+  `PageService.SaveAsync`, the only caller of `PageRepository.CreateRevision`).
+The sum is divided by 1 + the hit's rank and multiplied by the neighbour's share of the call (1/k
+for a call site that may run any of k callees, an interface's implementations), or by
+THROUGH_TABLE for code sharing a table; below MIN_SCORE it is not shown. `interleaved` puts the
+best NEIGHBOURS between the hits that follow the best one: the best hit keeps its place with what
+goes with it (its tables), each later method hit goes one place down for each neighbour before it.
+No model is involved; each step is bounded by the hits' degrees.
 """
 from __future__ import annotations
 
@@ -38,9 +43,11 @@ NAMED_KINDS = ("METHOD", "FUNCTION", "TYPE", "CLASS", "PROPERTY")  # whose names
 HITS_AROUND = 2  # the best method hits whose calls are followed
 MAX_TRIGGERS = 2  # a hit with more callers than this: none of them alone says what runs it
 NEIGHBOURS = 3  # neighbours placed among the hits
-# the least score shown: one reason beside the second hit, or beside the best one through a call
-# that may run any of three callees; a call that runs one of many implementations names none
-MIN_SCORE = 0.3
+# The least score shown: a whole reason beside the best hit (being one of its few callers, the
+# same operation, a rare asked word or a few common ones), or two beside the second hit. On the
+# development sets the weaker ones were right one time in three, no better than the lexical hits
+# they push out of the first ten (a call that may run any of many implementations names none).
+MIN_SCORE = 1.0
 THROUGH_TABLE = 0.5  # a neighbour through a table the hit reads or writes is a step further than a call
 DATA_EDGES = ("READS", "WRITES")
 TABLE_KINDS = ("TABLE", "VIEW")
