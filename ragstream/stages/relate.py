@@ -17,7 +17,10 @@ X or the subjects. Without a graph answer the best hits follow (in the rerank's 
 their texts against the question), each followed by the tables it reads or writes, the best
 method also by the procedures and tables its calls reach, a procedure among them by what runs it,
 then the later hits an edge joins to them: where the code that was found keeps its data and what
-makes it run (`graph/relations.with_their_tables`); after all of them what goes beside them (a
+makes it run (`graph/relations.with_their_tables`); for a question of no shape ("where is X done",
+"how does X work") the best hits' neighbours go among those hits (what runs them, the same
+operation a layer up or down, what they call or share a table with that the question names:
+`graph/neighbourhood.among_hits`); after all of them what goes beside them (a
 class's named methods, the best method's callers in its class, behaviours named for what is done,
 a named table's described properties: `graph/beside.py`). The search's own fields are left
 as they are, so re-running this stage gives the same result. No model is involved: this stage
@@ -31,6 +34,7 @@ from typing import Any
 from ragstream.graph.beside import beside
 from ragstream.graph.named import find_named
 from ragstream.graph.answers import answer_from_graph
+from ragstream.graph.neighbourhood import among_hits
 from ragstream.graph.questions import asked_done, asked_words
 from ragstream.graph.relations import connected_hits, procedure_context, with_their_tables
 from ragstream.graph.stand_ins import named_by_types
@@ -89,8 +93,12 @@ def run(sp: SuperPrompt, backend: RetrievalBackend, step: Mapping[str, Any], set
         words = asked_words(question)
         procedure = next((h for h in best[:PROCEDURE_FROM_HITS] if h in graph and graph.nodes[h].get("kind") == "PROCEDURE"),
                          None)
+        # a question of no shape: what calls the best hits, what they call, what shares their tables
+        with_tables = among_hits(graph, question, best, best[:TOUCHED_FROM_HITS],
+                                 with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST, words, searched),
+                                 first)
         first = list(dict.fromkeys([
-            *first, *with_their_tables(graph, best[:TOUCHED_FROM_HITS], REACHED_FROM_BEST, words, searched),
+            *first, *with_tables,
             *([procedure, *procedure_context(graph, procedure, words, searched)] if procedure else []),
             *connected_hits(graph, best[:TOUCHED_FROM_HITS], searched[len(best):], CONNECTED_HITS)]))
         first = [*first, *beside(graph, first, words, asked_done(question))]
