@@ -81,7 +81,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits, running=True))
 
 
-def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str, named: list[Named]) -> list[Named]:
+def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, named: list[Named]) -> list[Named]:
     """What a list, impact or mapping question is about: the objects it names, else those it
     says in plain words (a table's, an impact's column or procedure, a mapping's entity)."""
     if shape in ("list", "impact", "mapping") and not named:

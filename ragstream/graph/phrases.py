@@ -12,7 +12,7 @@ that it begins, two letters short at most, so that derived forms meet ("registra
 "register"). How much a match says is the IDF of its words over the candidates' names: a word
 most names share ("user", "item") names none of them on its own. Among matches sharing words of
 the question the one covering the most words wins; one span of words names at most
-MAX_NAMED_BY_WORD objects, none when more tie.
+MAX_NAMED_BY_WORD objects, none when more tie. Names of one word are left to `named`'s cues.
 """
 from __future__ import annotations
 
@@ -23,10 +23,13 @@ from dataclasses import dataclass
 import networkx as nx
 
 from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
+from ragstream.graph.relations import TABLE_KINDS
 from ragstream.index.symbols import without_template_copies
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
-TABLE_KINDS = ("TABLE", "VIEW")
+# A one-word name ("Issue", "Collection") is named by a plain word only where the question calls
+# it a table (`named.tables_in_words`): one word of a question is too weak a sign of its subject.
+MIN_WORDS = 2
 EXTRA_WORDS = 3  # content words a name's words may have between them in the question
 DERIVED_LETTERS = 2  # letters a stem may have beyond another it begins and still be that word
 MIN_DERIVED_STEM = 5  # shorter stems match only whole: "use" is no prefix of "user"
@@ -63,7 +66,7 @@ def subjects_in_phrases(graph: nx.MultiDiGraph, question: str) -> list[Named]:
         return []
     least = math.log(total / max(MIN_SHARED, total / SPECIFIC_SHARE))
     best: dict[str, _Match] = {}
-    for candidate in candidates:
+    for candidate in (c for c in candidates if len(c.words) >= MIN_WORDS):
         span = _span(candidate, said)
         if span is None:
             continue
