@@ -11,6 +11,7 @@ from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, columns_in_words, procedures_in_words, tables_in_words,
                                   undeclared_columns)
+from ragstream.graph.phrases import subjects_in_phrases
 from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
@@ -48,12 +49,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
-    if shape in ("list", "impact", "mapping") and not named:
-        named = tables_in_words(graph, question)  # "which code writes todo items"
-        if shape == "impact":  # "the due date column of the issues table": that column of it
-            named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
-    if shape == "mapping" and not named:
-        named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
+    named = asked_subjects(graph, question, shape, named)
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -83,6 +79,20 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
     return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits, running=True))
+
+
+def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, named: list[Named]) -> list[Named]:
+    """What a list, impact or mapping question is about: the objects it names, else those it
+    says in plain words (a table's, an impact's column or procedure, a mapping's entity)."""
+    if shape in ("list", "impact", "mapping") and not named:
+        named = tables_in_words(graph, question)  # "which code writes todo items"
+        if shape == "impact":  # "the due date column of the issues table": that column of it
+            named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
+    if shape == "mapping" and not named:
+        named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
+    if shape in ("list", "impact", "mapping") and not named:  # "manager invitations": `ManagerInvite`
+        named = subjects_in_phrases(graph, question)
+    return named
 
 
 def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "") -> list[Path]:
