@@ -1,7 +1,7 @@
 """Keyword-ready from cold against aider's cold repository map, side by side (issue 40).
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/cold_vs_aider.py PATH [PATH ...] [--rounds 3] \
-        [--aider /work/aider-venv/bin/python] [--code NAME=DIR ...] [--json OUT]
+        [--aider /work/aider-venv/bin/python] [--code NAME=DIR ...] [--cli] [--json OUT]
 
 For each repository the files ragstream indexes are listed once; then, round after round, each
 contender runs in a fresh process on the same files, in an order that rotates every round
@@ -11,7 +11,8 @@ contender runs in a fresh process on the same files, in an order that rotates ev
   cache, 1,024-token map, no chat files);
 - each `--code NAME=DIR` (default: this checkout as `ragstream`): `build_index(..., fill=False)`
   on a copy into a fresh data folder, with ragstream's code imported from DIR (so a checkout of
-  main and this branch compare in the same hour).
+  main and this branch compare in the same hour); with `--cli`, also `NAME+cli`: the same build
+  reporting to `ragstream index`'s progress bars, as the command runs it.
 
 Each row is the timed section's wall seconds (imports excluded, as in aider's bench) and its CPU
 seconds (this process's and its finished children's: parse workers, git), then the medians.
@@ -38,11 +39,16 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def keyword_ready_child(path: str) -> None:
-    """Run in a child: one cold keyword-ready build of a copy of `path`; prints its figures as JSON."""
+def keyword_ready_child(path: str, cli: bool) -> None:
+    """Run in a child: one cold keyword-ready build of a copy of `path`; prints its figures as
+    JSON. With `cli`, the build reports to the progress bars `ragstream index` draws (its
+    `_RichProgress`, on stderr), as the command's own build does."""
     sys.path.insert(0, str(HERE))
+    from contextlib import nullcontext
+
     from index_bench import copy_indexable
 
+    from ragstream.cli.index_commands import _RichProgress
     from ragstream.config import load_settings
     from ragstream.index.build import build_index
 
@@ -50,7 +56,8 @@ def keyword_ready_child(path: str) -> None:
         copy = copy_indexable(Path(path), Path(scratch))
         settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
         cpu, started = cpu_seconds(), time.perf_counter()
-        report = build_index(copy, settings, fill=False)
+        with _RichProgress() if cli else nullcontext() as progress:
+            report = build_index(copy, settings, fill=False, progress=progress)
         seconds = time.perf_counter() - started
         print(json.dumps({"seconds": round(seconds, 2), "cpu_s": round(cpu_seconds() - cpu, 2),
                           "files": report.files, "chunks": report.chunks, "phases": report.seconds,
@@ -86,10 +93,13 @@ def main() -> int:
     parser.add_argument("--code", action="append", default=[], metavar="NAME=DIR",
                         help="a ragstream tree to time (default: this checkout)")
     parser.add_argument("--json", help="also write every run's figures here")
+    parser.add_argument("--cli", action="store_true",
+                        help="also time each code's build as `ragstream index` runs it (its progress bars): NAME+cli")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-cli", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        keyword_ready_child(args.child)
+        keyword_ready_child(args.child, args.child_cli)
         return 0
     codes = dict(item.split("=", 1) for item in args.code) or {"ragstream": str(HERE.parent)}
     rows: list[dict] = []
@@ -100,6 +110,9 @@ def main() -> int:
             contenders = {name: ([sys.executable, str(HERE / "cold_vs_aider.py"), "--child", str(path)],
                                  {**os.environ, "PYTHONPATH": f"{Path(code).resolve()}:{HERE}"})
                           for name, code in codes.items()}
+            if args.cli:
+                contenders.update({f"{name}+cli": ([*command, "--child-cli"], env)
+                                   for name, (command, env) in list(contenders.items())})
             if args.aider:
                 contenders["aider"] = ([args.aider, str(HERE / "aider_repomap_bench.py"), str(path),
                                         "--files", str(listing)], dict(os.environ))
@@ -114,7 +127,8 @@ def main() -> int:
                 mine = [r for r in rows if r["repository"] == path.name and r["contender"] == name]
                 print(f"{path.name} ({count} files) {name}: wall "
                       f"{' / '.join(str(r['seconds']) for r in mine)} s (median {statistics.median(r['seconds'] for r in mine):.2f}),"
-                      f" CPU {' / '.join(str(r.get('cpu_s')) for r in mine)} s", flush=True)
+                      f" CPU {' / '.join(str(r.get('cpu_s')) for r in mine)} s"
+                      f" (median {statistics.median(r['cpu_s'] for r in mine):.2f})", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 0

@@ -557,6 +557,24 @@ def test_no_parse_worker_is_forked_beside_another_thread_or_for_a_few_files():
         thread.join()
 
 
+def test_the_index_commands_progress_bars_leave_the_build_free_to_fork(sample_repo: Path, tmp_path: Path):
+    # Rich's refresh thread ran beside every `ragstream index` build, so no worker was ever
+    # forked there: the walk, the parse and the call solve ran on one core.
+    from ragstream.cli.index_commands import _RichProgress
+    from ragstream.index import workers
+
+    forkable = {}
+
+    class Watching(_RichProgress):
+        def start(self, phase: str, total: int | None) -> None:
+            forkable[phase] = workers.can_fork()  # (the build's own threads run later in a phase)
+            super().start(phase, total)
+
+    with Watching() as progress:
+        build_index(sample_repo, make_settings(tmp_path / "data"), fill=False, progress=progress)
+    assert forkable["walk"] and forkable["parse"]
+
+
 def test_a_build_pauses_the_garbage_collector_and_gives_it_back_as_it_was():
     import gc
     import threading

@@ -326,15 +326,26 @@ def _counter_table(title: str, counts: Counter) -> Table:
 
 
 class _RichProgress:
-    """One progress bar per build phase."""
+    """One progress bar per build phase, drawn as the build reports (at most every `_EVERY`
+    seconds), not by Rich's refresh thread: a build forks its workers (walk, parse, the Python
+    call solve) only while no other thread runs (`index/workers.py`), and with that thread
+    running every step ran on one core."""
+
+    _EVERY = 0.1
 
     def __init__(self) -> None:
         self._progress = Progress(SpinnerColumn(), TextColumn("{task.description:<6}"), BarColumn(),
                                   MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
-                                  transient=False)
+                                  transient=False, auto_refresh=False)
         self._tasks: dict[str, TaskID] = {}
         self._stage: str | None = None
         self._began = time.perf_counter()
+        self._drawn = 0.0
+
+    def _draw(self, now: bool = False) -> None:
+        if now or time.perf_counter() - self._drawn >= self._EVERY:
+            self._progress.refresh()
+            self._drawn = time.perf_counter()
 
     def __enter__(self) -> "_RichProgress":
         self._progress.__enter__()
@@ -345,14 +356,17 @@ class _RichProgress:
 
     def start(self, phase: str, total: int | None) -> None:
         self._tasks[phase] = self._progress.add_task(phase, total=total)
+        self._draw(now=True)
 
     def advance(self, phase: str, amount: int = 1) -> None:
         self._progress.advance(self._tasks[phase], amount)
+        self._draw()
 
     def finish(self, phase: str) -> None:
         task = self._tasks[phase]
         done = self._progress.tasks[task].completed
         self._progress.update(task, total=done, completed=done)
+        self._draw(now=True)
 
     def published(self, vectors: dict) -> None:
         """Say when the index reaches a stage: keyword-ready is when questions can be asked."""
