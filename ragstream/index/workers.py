@@ -22,9 +22,14 @@ R = TypeVar("R")
 def worker_count(jobs: int, per_worker: int) -> int:
     """How many workers `jobs` jobs are worth (1: do them here): one per core, each with at
     least `per_worker` jobs, below which a worker's start costs more than it does."""
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if not can_fork():
         return 1
     return max(1, min(len(os.sched_getaffinity(0)), jobs // per_worker))
+
+
+def can_fork() -> bool:
+    """Whether this process may fork a worker: `fork` is there, and no other thread runs."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def spread(work: Callable[[J], R], jobs: list[J], per_worker: int,
