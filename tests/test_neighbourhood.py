@@ -63,6 +63,15 @@ def test_the_only_caller_of_the_best_hit_is_what_runs_it_one_of_many_callers_is_
     assert neighbours(graph, [helper], words) == []
 
 
+def test_a_caller_linked_by_name_only_is_no_neighbour():
+    # placed among the hits unmarked, a guessed caller would read as a known one
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
+    revision = _method(graph, _type(graph, "Cms.PageRepository", "src/PageRepository.cs"), "CreateRevision")
+    save = _method(graph, _type(graph, "Cms.PageService", "src/PageService.cs"), "SaveAsync")
+    _call(graph, save, revision, guess=True, resolution="by_name")
+    assert neighbours(graph, [revision], asked_words("Where is the limit on old revisions enforced?")) == []
+
+
 def test_the_same_operation_a_layer_up_comes_through_the_interface_an_unrelated_caller_does_not():
     graph = _code_base()
     provider = _method(graph, _type(graph, "Data.SqlDataProvider", "src/SqlDataProvider.cs"), "PerformQuery")

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from ragstream.graph.beside import content_words, own_words
+from ragstream.graph.guesses import is_guess
 from ragstream.graph.questions import asked_words, question_shape
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.model import not_walked
@@ -69,11 +70,12 @@ def _code(graph: nx.MultiDiGraph, node: str) -> bool:
 
 
 def _calls(graph: nx.MultiDiGraph, node: str, callers: bool) -> set[str]:
-    """The code that calls `node` (`callers`) or that it calls, along the calls the code makes."""
+    """The code that calls `node` (`callers`) or that it calls, along the calls the code makes; not
+    along a guessed call (linked by name only): a neighbour is placed among the hits unmarked."""
     edges = graph.in_edges(node, keys=True, data=True) if callers else graph.out_edges(node, keys=True, data=True)
     return {other for source, target, key, data in edges
             for other in [source if callers else target]
-            if key == "CALLS" and not not_walked(data) and other != node and _code(graph, other)}
+            if key == "CALLS" and not not_walked(data) and not is_guess(data) and other != node and _code(graph, other)}
 
 
 _WEIGHTS: weakref.WeakKeyDictionary[nx.MultiDiGraph, dict[str, float]] = weakref.WeakKeyDictionary()
@@ -162,7 +164,7 @@ def _site_share(graph: nx.MultiDiGraph, caller: str, callee: str) -> float:
     largest over the caller's calls to it."""
     best = 0.0
     for key, data in (graph.get_edge_data(caller, callee) or {}).items():
-        if key != "CALLS" or not_walked(data):
+        if key != "CALLS" or not_walked(data) or is_guess(data):
             continue
         if data.get("line") is None:
             return 1.0
