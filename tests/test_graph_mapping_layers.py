@@ -196,3 +196,33 @@ def test_a_mapping_question_naming_one_table_by_name_and_another_in_words_is_abo
     ids = found.node_ids(built)
     assert {"sql:dbo.user_activity|TABLE", "cs:Stacks.Types.UserActivity|TYPE", "cs:Stacks.Types.TechnologyStack|TYPE"} <= set(ids)
     assert "cs:Stacks.Types.TechnologyChoice|TYPE" not in ids  # a table the question does not name
+
+
+READING = """
+using System.Collections.Generic;
+using System.Linq;
+using Shop.Domain;
+namespace Shop.Data;
+public class OrderReader
+{
+    private readonly ShopContext _db;
+    public OrderReader(ShopContext db) { _db = db; }
+    public List<Order> Recent() => _db.Orders.Where(o => o.Total > 0).ToList();
+}
+"""
+
+
+def test_the_code_reading_the_rows_is_named_when_reading_is_asked_and_not_otherwise():
+    files = [parse_csharp("src/Domain/Shop.cs", DOMAIN), parse_csharp("src/Data/Configuration.cs", CONFIGURATION),
+             parse_csharp("src/Data/Migrations/Initial.cs", MIGRATION), parse_csharp("src/Data/OrderReader.cs", READING)]
+    graph = build_graph(files)[0]
+    reader = "cs:Shop.Data.OrderReader.Recent|METHOD"
+    assert graph.has_edge(reader, "sql:Orders|TABLE", "READS")
+
+    def answer(question: str) -> list[str]:
+        return [item.id for item in mapping_answer(graph, [named_node(graph, ORDER, "words")], asked_words(question))]
+
+    asked = answer("Which class are rows of the Orders table mapped to, and which methods load them?")
+    assert reader in asked
+    assert asked.index(reader) < asked.index("cs:Shop.Data.Migrations.Initial.Up|METHOD")  # asked before the storage
+    assert reader not in answer("Where is the order stored?")

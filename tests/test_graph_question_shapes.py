@@ -139,3 +139,12 @@ def test_a_path_asked_is_a_flow_and_a_clause_opens_no_list(question, shape):
 ])
 def test_a_list_asks_for_tables_only_when_it_does_not_open_with_code(question, tables):
     assert asks_for_tables(question) is tables
+
+
+def test_pasted_text_is_no_part_of_what_is_asked():
+    # a stack trace or script pasted into the question: one "sentence" of thousands of characters,
+    # which the grammar's patterns would rescan from each of its words (minutes at 20k characters)
+    trace = "System.InvalidOperationException: stored when the x is kept at Orders.Save() " * 250
+    assert question_shape(f"{trace}. Which methods write the Orders table?") == "list"
+    assert question_shape("How is the session stored? " + "stored data when idle; " * 900) == "mapping"
+    assert question_shape("from to " * 2600) is None

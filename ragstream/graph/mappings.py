@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from ragstream.graph.guesses import is_guess
 from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
 from ragstream.graph.relations import CONFIGURES, TABLE_KINDS, Related, resolution_of
 from ragstream.index.csharp.ef_graph import property_type
 from ragstream.index.model import node_id
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
+from ragstream.test_paths import in_tests
 
 # How the configuring code's REFERENCES to an entity were made (`ef`, `ef_configured`).
 # `data_reader`: a method filling the entity from a data reader's columns (`index/csharp/data_records`)
@@ -145,7 +147,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     name or registering its table, and the code building its model when nothing else maps it.
     Asked: the asked properties with (one level down) the types they hold, their tables and
     mapping code, the tables a navigation leads to; the keys relating it to `others`; its
-    mapped subtypes the question names. Storage: the model-building code, its other mapped
+    mapped subtypes the question names; the code reading its rows when reading is asked. Storage: the model-building code, its other mapped
     subtypes, the code creating its tables, the code filling it from a data reader, the
     view's own table behind a view, the nearest base type declaring columns, its DbSets. More:
     the held types' other mapping, a view's other tables, the renamed columns, its repositories
@@ -171,6 +173,8 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
                 layers.asked += [Related(p, "maps column", held, "inferred") for p in _columns_of(graph, held)]
         layers.asked += _referenced_tables(graph, entity, prop)
     layers.asked += _keys(graph, entity, others, asks_for_keys=bool(KEY_WORDS & asked))
+    if READ_WORDS & asked and depth == 0:  # "which methods load them", "when the dashboard loads job details"
+        layers.asked += _reading_code(graph, entity, asked)
     kinds = _mapped_subtypes(graph, entity) if depth == 0 else []
     named_kinds = [k for k in kinds if _shared_words(graph, k, asked - _name_words(graph, entity))]
     for kind in kinds:
@@ -185,6 +189,24 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     if depth == 0:
         layers.more += [*_repositories(graph, entity), *(_object_mappings(graph, entity, asked) if CONVERSION_WORDS & asked else [])]
     return layers
+
+
+# What a question asking how the rows are read says ("which class are rows of T mapped to, and which
+# methods load them"): the code reading them into the entity is asked with its mapping.
+READ_WORDS = frozenset(keyword_tokens("load read query fetch select"))
+MAX_READERS = 4  # the entity's readers named: the rest are more of the same reads
+
+
+def _reading_code(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[Related]:
+    """The application's methods reading the entity's tables: a read naming the entity (an ORM's
+    or micro-ORM's type argument, `Query<SqlJob>`) first, then those sharing the question's words,
+    then those called the most (the reads the application uses)."""
+    reads = {s: d for table, _ in _tables(graph, entity)
+             for s, _, k, d in graph.in_edges(table, keys=True, data=True)
+             if k == "READS" and not is_guess(d) and graph.nodes[s].get("kind") == "METHOD" and not in_tests(graph, s)}
+    ranked = sorted(reads, key=lambda s: (reads[s].get("entity") != entity, -len(_shared_words(graph, s, asked)),
+                                          -len(_callers(graph, s)), s))
+    return [Related(s, "READS", entity, resolution_of(reads[s]), via=reads[s].get("via") or "") for s in ranked[:MAX_READERS]]
 
 
 # What a question about keys says ("what are their keys", "how are they keyed", "the foreign
@@ -292,7 +314,7 @@ def _filling_code(graph: nx.MultiDiGraph, entity: str, asked: set[str]) -> list[
                if k == "REFERENCES" and d.get("via") == "data_reader" and graph.nodes[s].get("kind") == "METHOD"]
     found: list[Related] = []
     for reader in sorted(readers):
-        between = [c for c in _callers(graph, reader) if not _procedures(graph, c)]
+        between = [c for c in _callers(graph, reader) if not _procedures(graph, c)][:MAX_FILLING_CALLERS]
         running = [c for c in [*_callers(graph, reader), *(cc for c in between for cc in _callers(graph, c))]
                    if _procedures(graph, c)]
         running = sorted(dict.fromkeys(running), key=lambda c: (not _returns(graph, c, entity),
@@ -312,8 +334,9 @@ def _returns(graph: nx.MultiDiGraph, method: str, entity: str) -> bool:
 
 
 def _callers(graph: nx.MultiDiGraph, method: str) -> list[str]:
+    """The methods calling `method` in the application's code (not a test's)."""
     return sorted({s for s, _, k in graph.in_edges(method, keys=True)
-                   if k == "CALLS" and graph.nodes[s].get("kind") == "METHOD"})
+                   if k == "CALLS" and graph.nodes[s].get("kind") == "METHOD" and not in_tests(graph, s)})
 
 
 def _procedures(graph: nx.MultiDiGraph, method: str) -> list[str]:

@@ -9,6 +9,7 @@ controller down to the tables?" a flow question whose paths end in WRITES first.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from ragstream.graph.entry_faces import API, HUB, JOB, PAGE
@@ -225,8 +226,27 @@ _LIST = re.compile(rf"{_LEAD}(?:which|what|list|show|name|find)\b.*\b(?:{_CODE}|
 _EVENT_LEAD = re.compile(r"^\s*(?:when(?:ever)?|after|once|as\s+soon\s+as)\b[^,?]{1,200},", re.IGNORECASE)
 
 
+# What a question asks is said in its sentences, not in text pasted into it (a stack trace, a script,
+# a log: one "sentence" of hundreds of characters): its shape is read from its sentences of at most
+# _SENTENCE_CHARS characters, the first _SHAPE_CHARS of them (the longest question of ~400 written by
+# ~20 writers has 255). This also bounds the work of the grammar's patterns, some of which rescan a
+# sentence from each of its words.
+_SENTENCE_CHARS, _SHAPE_CHARS = 400, 1500
+
+
+def _asked_part(question: str) -> str:
+    said = [s for s in _sentences(question) if len(s) <= _SENTENCE_CHARS]
+    return (" ".join(said) or question[:_SENTENCE_CHARS])[:_SHAPE_CHARS]
+
+
+@functools.lru_cache(maxsize=256)
 def question_shape(question: str) -> str | None:
-    """flow, impact, list, mapping, or None when the question is none of these."""
+    """flow, impact, list, mapping, or None when the question is none of these (read from its
+    sentences: `_asked_part`; the relate stage and the neighbourhood ask it of one question)."""
+    return _shape(_asked_part(question))
+
+
+def _shape(question: str) -> str | None:
     # impact first: "what happens if I rename X ... in the database" asks what breaks; a mapping
     # question ("how is X stored") before a flow, unless it asks for a path or opens with code
     if _asks_impact(question):
