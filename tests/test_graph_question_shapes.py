@@ -25,6 +25,8 @@ from ragstream.graph.questions import asks_for_tables, question_shape
     # a consequence asked
     "If the Addresses table changed, which code that reads addresses would be affected?",
     "Which code relies on the Tags table?",
+    # the speaker's own change, and the code it affects asked
+    "If we change how an invoice's line list is stored in the database, which code is affected?",
 ])
 def test_an_impact_question_supposes_a_change_or_asks_its_consequence(question):
     assert question_shape(question) == "impact"
@@ -41,6 +43,10 @@ def test_an_impact_question_supposes_a_change_or_asks_its_consequence(question):
     # a path asked is followed, whatever it says would be affected
     ("When an order is cancelled, what runs from the API down to the tables, and which rows would be affected?",
      "flow"),
+    # the speaker's own action, asking for the code that does it (review12)
+    ("We want to delete old orders every night. Which job does that?", "list"),
+    ("I want to delete my account. Which code handles that?", "list"),
+    ("We plan to remove inactive users every month; where is that done?", None),
 ])
 def test_a_change_made_as_the_application_runs_or_a_path_is_no_impact(question, shape):
     assert question_shape(question) == shape

@@ -117,16 +117,25 @@ _CONSEQUENCE = re.compile(
     r"|\b(?:rel(?:y|ies)|depends?|dependent)\s+(?:up)?on\b", re.IGNORECASE)  # not "depending on the provider"
 
 
+# what asks for the code doing something: "which job does that", "what code handles it", "where is that done"
+_ASKS_FOR_CODE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:jobs?|code|quer(?:y|ies)|methods?|services?|handlers?|tasks?"
+                            r"|controllers?|endpoints?|functions?)\s+(?:does|do|did|runs?|handles?|is|are|will)\b"
+                            r"(?!\s+(?:\w+\s+)?(?:affected|broken|impacted|break))"  # "which code is affected": a consequence
+                            r"|\bwhere\s+(?:is|are)\s+(?:that|this|it|they)\s+(?:done|handled|implemented)\b", re.IGNORECASE)
+
+
 def _asks_impact(question: str) -> bool:
     for supposed in _SUPPOSED.finditer(question):
         clause = supposed.group("clause")
         if _CHANGE.search(clause) and (_SCHEMA_NOUN.search(clause) or _IDENTIFIER.search(clause)):
             return True
         agent = _AGENT.match(clause)
-        # the speaker's own change of a thing that is no schema object ("if I delete a folder") asks what
-        # it does where a path is asked ("..., what does the server do, down to the tables?"): a flow
+        # the speaker's own change of a thing that is no schema object ("if I delete a warehouse, what else
+        # goes with it") asks what follows from it; not where it asks for the code doing it ("we want to
+        # delete old orders every night: which job does that?", "where is that done") or for a path ("...,
+        # what does the server do, down to the tables?"): that is what runs, a flow or a list
         if (agent or supposed.group("plan")) and _OWN_CHANGE.match(clause, agent.end() if agent else 0) \
-                and not _PATH_ASKED.search(question):
+                and not _PATH_ASKED.search(question) and not _ASKS_FOR_CODE.search(question):
             return True
     # a consequence asked: unless what is to be followed is a path from an entry point
     return bool(_CONSEQUENCE.search(question)) and not _PATH_ASKED.search(question)
