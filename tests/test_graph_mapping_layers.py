@@ -225,4 +225,5 @@ def test_the_code_reading_the_rows_is_named_when_reading_is_asked_and_not_otherw
     asked = answer("Which class are rows of the Orders table mapped to, and which methods load them?")
     assert reader in asked
     assert asked.index(reader) < asked.index("cs:Shop.Data.Migrations.Initial.Up|METHOD")  # asked before the storage
+    assert reader in answer("How are rows of the Orders table mapped to C# objects?")
     assert reader not in answer("Where is the order stored?")

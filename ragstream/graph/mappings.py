@@ -173,7 +173,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
                 layers.asked += [Related(p, "maps column", held, "inferred") for p in _columns_of(graph, held)]
         layers.asked += _referenced_tables(graph, entity, prop)
     layers.asked += _keys(graph, entity, others, asks_for_keys=bool(KEY_WORDS & asked))
-    if READ_WORDS & asked and depth == 0:  # "which methods load them", "when the dashboard loads job details"
+    if (READ_WORDS & asked or ROWS_AS_OBJECTS <= asked) and depth == 0:  # "which methods load them", "rows ... objects"
         layers.asked += _reading_code(graph, entity, asked)
     kinds = _mapped_subtypes(graph, entity) if depth == 0 else []
     named_kinds = [k for k in kinds if _shared_words(graph, k, asked - _name_words(graph, entity))]
@@ -194,6 +194,7 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
 # What a question asking how the rows are read says ("which class are rows of T mapped to, and which
 # methods load them"): the code reading them into the entity is asked with its mapping.
 READ_WORDS = frozenset(keyword_tokens("load read query fetch select"))
+ROWS_AS_OBJECTS = frozenset(keyword_tokens("row object"))  # "how are rows of T mapped to C# objects": read into them
 MAX_READERS = 4  # the entity's readers named: the rest are more of the same reads
 
 
