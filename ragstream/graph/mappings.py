@@ -152,8 +152,12 @@ def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others
     view's own table behind a view, the nearest base type declaring columns, its DbSets. More:
     the held types' other mapping, a view's other tables, the renamed columns, its repositories
     and, when the question speaks of converting, what converts it into other objects."""
-    layers = _Layers([Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "")
-                      for t, d in _tables(graph, entity)])
+    tables = [Related(t, "MAPS_TO", entity, resolution_of(d), via=d.get("via") or "") for t, d in _tables(graph, entity)]
+    # a type filled from many tables is a query's result (a read model joining them), not an entity stored
+    # in each: its tables come last, after how the asked ones are stored and read
+    stored_in = tables if len(tables) <= MAX_ENTITY_TABLES else []
+    layers = _Layers(list(stored_in))
+    layers.more += [t for t in tables if t not in stored_in]
     code = [*configuring_code(graph, entity), *_registering_code(graph, entity)]
     layers.mapping += [*_join_tables(graph, entity), *code]
     model = _model_code(graph, entity) if depth == 0 else []
@@ -303,6 +307,7 @@ def _view_tables(graph: nx.MultiDiGraph, entity: str) -> tuple[list[Related], li
     return own, [t for t in tables if t not in own]
 
 
+MAX_ENTITY_TABLES = 2  # an entity stored in more tables than this is a read model joining them
 MAX_FILLING_CALLERS = 2  # the callers of a data-reader method named: the rest are more of the same load
 
 
