@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ragstream.cli import main
+from ragstream.config import PROJECT_ROOT
 from ragstream.errors import IndexLoadError, IndexingError
 from ragstream.index import store
 from ragstream.index.build import build_index, index_status, locate, repository_info
@@ -559,19 +563,32 @@ def test_no_parse_worker_is_forked_beside_another_thread_or_for_a_few_files():
 
 def test_the_index_commands_progress_bars_leave_the_build_free_to_fork(sample_repo: Path, tmp_path: Path):
     # Rich's refresh thread ran beside every `ragstream index` build, so no worker was ever
-    # forked there: the walk, the parse and the call solve ran on one core.
-    from ragstream.cli.index_commands import _RichProgress
-    from ragstream.index import workers
+    # forked there: the walk, the parse and the call solve ran on one core. In a fresh process:
+    # a test session's earlier tests may leave threads of their own, which rightly stop a fork.
+    script = f"""
+import json
+from pathlib import Path
+from ragstream.cli.index_commands import _RichProgress
+from ragstream.index import workers
+from ragstream.index.build import build_index
+from tests.conftest import make_settings
 
-    forkable = {}
+forkable = {{}}
 
-    class Watching(_RichProgress):
-        def start(self, phase: str, total: int | None) -> None:
-            forkable[phase] = workers.can_fork()  # (the build's own threads run later in a phase)
-            super().start(phase, total)
+class Watching(_RichProgress):
+    def start(self, phase, total):
+        forkable[phase] = workers.can_fork()  # (the build's own threads run later in a phase)
+        super().start(phase, total)
 
-    with Watching() as progress:
-        build_index(sample_repo, make_settings(tmp_path / "data"), fill=False, progress=progress)
+with Watching() as progress:
+    build_index(Path({str(sample_repo)!r}), make_settings(Path({str(tmp_path / "data")!r})), fill=False,
+                progress=progress)
+print(json.dumps(forkable))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                          cwd=PROJECT_ROOT, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert done.returncode == 0, done.stderr
+    forkable = json.loads(done.stdout.strip().splitlines()[-1])
     assert forkable["walk"] and forkable["parse"]
 
 
