@@ -143,7 +143,8 @@ def entities_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
 
 def _entity_mapping(graph: nx.MultiDiGraph, entity: str, asked: set[str], others: Collection[str] = (),
                     depth: int = 0) -> _Layers:
-    """The entity's `_Layers`. Mapping: its tables and join tables, the code configuring it by
+    """The entity's `_Layers`. Mapping: its tables (a read model's, filled from more than
+    MAX_ENTITY_TABLES, in More) and join tables, the code configuring it by
     name or registering its table, and the code building its model when nothing else maps it.
     Asked: the asked properties with (one level down) the types they hold, their tables and
     mapping code, the tables a navigation leads to; the keys relating it to `others`; its
