@@ -443,6 +443,19 @@ def test_a_passive_get_asks_for_no_http_get(question, verbs):
     assert asked_http_verbs(question) == verbs
 
 
+@pytest.mark.parametrize("question, verbs", [
+    # the action the question opens with is the entry's; what the save then reads is no GET entry
+    ("How does saving content in the text module reach the database, and what does the save read?", {"POST"}),
+    ("How is an invoice edited, and which tables does the edit load?", {"PUT", "PATCH", "POST"}),
+    # one action, two words for it
+    ("How are the orders listed and shown on the page?", {"GET"}),
+])
+def test_the_entry_s_http_verb_is_the_action_the_question_opens_with(question, verbs):
+    from ragstream.graph.questions import asked_http_verbs
+
+    assert asked_http_verbs(question) == verbs
+
+
 def test_a_flow_starts_where_the_question_asks_the_walk_to_start():
     """"Walk me from the scheduled job to the tables": the job upstream, not the message handler
     that shares as many of the question's words; without such a phrase the handler the question

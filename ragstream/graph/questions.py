@@ -453,7 +453,10 @@ def asked_http_verbs(question: str) -> frozenset[str]:
     named = set(_NAMED_VERB.findall(question))
     if named:
         return frozenset(named)
-    found = {verb for verb, pattern in _HTTP_VERBS if pattern.search(question)}
+    # the action the question opens with is the entry's ("how does saving content reach the database,
+    # and what does the save read ...": a POST that reads, not a GET); what it then does is said after it
+    starts = {verb: match.start() for verb, pattern in _HTTP_VERBS if (match := pattern.search(question))}
+    found = {verb for verb, start in starts.items() if start == min(starts.values())}
     if "PUT" in found:
         found.add("PATCH")
     if found & _ALSO_POSTED:
