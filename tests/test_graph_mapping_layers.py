@@ -227,3 +227,11 @@ def test_the_code_reading_the_rows_is_named_when_reading_is_asked_and_not_otherw
     assert asked.index(reader) < asked.index("cs:Shop.Data.Migrations.Initial.Up|METHOD")  # asked before the storage
     assert reader in answer("How are rows of the Orders table mapped to C# objects?")
     assert reader not in answer("Where is the order stored?")
+
+
+def test_a_mapping_answer_over_tables_said_in_words_leaves_the_callers_subjects_as_they_were():
+    # `main_subjects` may hand back the caller's own list: the tables said in words join a copy
+    named = [named_node(GRAPH, "sql:Orders|TABLE", "words")]  # no cue: `main_subjects` keeps the list itself
+    answer = answer_from_graph(GRAPH, "How are the Orders and Customers tables mapped?", named, [], lambda ids: {})
+    assert answer is not None and {s.id for s in answer.subjects} == {"sql:Orders|TABLE", "sql:Customers|TABLE"}
+    assert [n.id for n in named] == ["sql:Orders|TABLE"]

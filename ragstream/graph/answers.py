@@ -56,7 +56,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     words = asked_words(question)
     if shape == "mapping":
         if all(s.kind in TABLE_KINDS for s in subjects):  # "tables such as technology_stack and user_activity": each of them
-            subjects += [t for t in tables_in_words(graph, question) if t.id not in {s.id for s in subjects}]
+            subjects = [*subjects, *(t for t in tables_in_words(graph, question) if t.id not in {s.id for s in subjects})]
         items = mapping_answer(graph, subjects, words)
         return GraphAnswer("mapping", subjects, ("MAPS_TO",), items) if items else None
     if shape == "impact":
