@@ -36,7 +36,8 @@ from ragstream.test_paths import in_tests
 
 # How the configuring code's REFERENCES to an entity were made (`ef`, `ef_configured`).
 # `data_reader`: a method filling the entity from a data reader's columns (`index/csharp/data_records`)
-CONFIGURING_VIAS = frozenset({"entity_type_configuration", "mapping_class", "model_builder", "data_reader"})
+CONFIGURING_VIAS = frozenset({"entity_type_configuration", "automapping_override", "mapping_class", "model_builder",
+                              "data_reader"})
 # Mapping classes whose whole mapping is the class (a `ClassMap<T>` constructor, a converter): the
 # class is named with its methods.
 CLASS_IS_MAPPING = frozenset({"mapping_class", "value_converter"})

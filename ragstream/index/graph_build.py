@@ -49,6 +49,7 @@ from ragstream.index.model import LANGUAGE_PREFIX, Node, ParsedFile, Reference, 
 from ragstream.index.csharp.ef_columns import link_property_columns
 from ragstream.index.csharp.ef_graph import link_dbset_properties, settle_ef_mappings
 from ragstream.index.csharp.code_first_tables import link_code_first_tables
+from ragstream.index.csharp.nh_automapping import link_automapped_entities
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
 from ragstream.index.sql.templates import resolve_placeholder_schemas
@@ -102,6 +103,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
     stats.dispatch["method_group"] += link_method_groups(graph)  # `Run(cmd, MapRow)`: the callee may run MapRow
     stats.resolved.update(link_registered_tables(graph, symbols, refs))  # `Mapper.Entity<T>("Table")`
+    stats.resolved.update(link_automapped_entities(graph))  # FluentNHibernate: the classes `AutoMap` accepts
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved.update(link_code_first_tables(graph, symbols, refs))  # OrmLite `db.CreateTable<T>()`
     # every schema source is in: SQL names left EXTERNAL onto the object they mean (case, schema, naming)

@@ -13,7 +13,10 @@
   code states: its attrs say `guess=True, mapping="by_convention"`, and `ef_graph` drops it
   when an explicit mapping of the same entity exists in another file.
 - An `IEntityTypeConfiguration<T>` class REFERENCES `T`, and `builder.ToTable("X")` in it maps
-  `T` to `X` (attrs `via="entity_type_configuration"`; `T`'s id guessed as above).
+  `T` to `X` (attrs `via="entity_type_configuration"`; `T`'s id guessed as above). FluentNHibernate's
+  `IAutoMappingOverride<T>` the same with `mapping.Table("X")` in `Override` (`via="automapping_override"`);
+  without a table it maps `T` to its own name, automapping's convention (a guess). The entities
+  automapping finds without an override: see `nh_automapping`.
 - A mapping class that maps its type argument in its constructor (FluentNHibernate's
   `ClassMap<T>`, NHibernate's `ClassMapping<T>`, EF6's `EntityTypeConfiguration<T>`) REFERENCES
   `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names, else to `T`'s own name
@@ -40,6 +43,7 @@ from ragstream.index.csharp.ef_configured import (
     configured_columns, configured_members, converter_references, model_builder_references, receiver_root,
 )
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
+from ragstream.index.csharp.nh_automapping import automapping_references
 from ragstream.index.csharp.fluent_migrations import fluent_migration_parts, is_fluent_migration
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
@@ -94,6 +98,7 @@ def ef_mapping(types: list[TypeDecl], names: Names, path: str) -> EfMapping:
         if not is_migration(decl):  # a migration's `Up(MigrationBuilder)` builds no model
             mapping.references.extend(model_builder_references(decl, names))
         mapping.references.extend(converter_references(decl, names))
+    mapping.references.extend(automapping_references(types, names))
     return mapping
 
 
@@ -107,12 +112,13 @@ def _ef_role(decl: TypeDecl, names: Names, is_entity: bool) -> str | None:
     return "entity" if is_entity else None
 
 
-def _configured_entity(decl: TypeDecl) -> str | None:
-    """`T` of a class implementing `IEntityTypeConfiguration<T>`."""
+def _configured_entity(decl: TypeDecl) -> tuple[str, str] | None:
+    """(`T`, the interface) of a class implementing a configuration interface
+    (`IEntityTypeConfiguration<T>`, FluentNHibernate's `IAutoMappingOverride<T>`)."""
     base_list = child_of_type(decl.syntax, "base_list")
     bases = base_list.named_children if base_list else []
-    return next(filter(None, (_type_argument(base, "IEntityTypeConfiguration")
-                              for base in bases)), None)
+    return next(((entity, interface) for base in bases for interface in CONFIGURATION_METHODS
+                 if (entity := _type_argument(base, interface))), None)
 
 
 def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
@@ -168,31 +174,44 @@ def _on_this(call: tree_sitter.Node) -> bool:
     return callee is not None and (callee[0] is None or callee[0].type == "this")
 
 
-def _configuration_references(decl: TypeDecl, written: str, names: Names) -> list[Reference]:
+def _configuration_references(decl: TypeDecl, configured: tuple[str, str], names: Names) -> list[Reference]:
     """REFERENCES from the configuration to its entity; MAPS_TO from the entity to the table
-    of `builder.ToTable(...)` in `Configure`, with the strategy of its inheritance."""
+    of `builder.ToTable(...)` in `Configure` (`mapping.Table(...)` in an automapping override's
+    `Override`), with the strategy of its inheritance. An automapping override without a table
+    still says its entity is automapped: to a table of the entity's name, FluentNHibernate's
+    convention (a guess). An EF configuration without one leaves the table to the DbContext."""
+    written, interface = configured
     configure = next((m for m in decl.methods
-                      if node_text(m.child_by_field_name("name")) == "Configure"), None)
+                      if node_text(m.child_by_field_name("name")) == CONFIGURATION_METHODS[interface]), None)
     if configure is None:
         return []
     builder = _first_parameter(configure)
     calls = [call for call in descendants(configure.child_by_field_name("body"))
              if receiver_root(call) == builder]
+    # on the builder itself: `HasManyToMany(..).Table("Tags")`, `OwnsOne(..).ToTable("Addresses")` name other tables
     table = next((_table_from_arguments(call.child_by_field_name("arguments"))
-                  for call in calls if called_name(call) == "ToTable"), None)
+                  for call in calls if called_name(call) in ("ToTable", "Table") and _on_variable(call, builder)), None)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(configure)
+    via = CONFIGURATION_VIAS[interface]
     columns = configured_columns(calls)  # also on the REFERENCES: `ef_graph` maps them without a ToTable
     references = [Reference(
         source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
         candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-        attrs={"via": "entity_type_configuration", **_members(calls), **columns})]
-    if table:
-        attrs = {"source_candidates": sources, "via": "entity_type_configuration",
-                 **_inheritance(calls), **columns}
-        references.append(maps_to(sources[0], table_candidates([table]), line, attrs))
+        attrs={"via": via, **_members(calls), **columns})]
+    if table or via == "automapping_override":
+        attrs = {"source_candidates": sources, "via": via, **_inheritance(calls), **columns}
+        if not table:
+            attrs.update(guess=True, mapping="by_convention")
+        references.append(maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs))
     return references
+
+
+def _on_variable(call: tree_sitter.Node, variable: str | None) -> bool:
+    """`variable.M(...)`: called on the variable itself, not on what a call on it returns."""
+    callee = callee_of(call)
+    return callee is not None and callee[0] is not None and node_text(callee[0]) == variable
 
 
 def _members(calls: list[tree_sitter.Node]) -> dict[str, dict]:
@@ -216,7 +235,12 @@ ORM_NAMESPACES = ("NHibernate", "FluentNHibernate", "System.Data.Entity", "Micro
 # What only a persistence mapping's constructor says: its table, schema or key.
 PERSISTENCE_CALLS = frozenset({"Table", "ToTable", "Schema", "Id", "CompositeId", "ComposedId", "HasKey"})
 INHERITANCE_STRATEGIES = {"UseTptMappingStrategy": "tpt", "UseTpcMappingStrategy": "tpc",
-                          "UseTphMappingStrategy": "tph", "HasDiscriminator": "tph"}
+                          "UseTphMappingStrategy": "tph", "HasDiscriminator": "tph",
+                          "DiscriminateSubClassesOnColumn": "tph", "UseUnionSubclassForInheritanceMapping": "tpc"}
+# Configuration interfaces: the method configuring the entity, and the `via` of what it makes.
+CONFIGURATION_METHODS = {"IEntityTypeConfiguration": "Configure", "IAutoMappingOverride": "Override"}
+CONFIGURATION_VIAS = {"IEntityTypeConfiguration": "entity_type_configuration",
+                      "IAutoMappingOverride": "automapping_override"}
 
 
 def _inheritance(calls: list[tree_sitter.Node]) -> dict[str, str]:

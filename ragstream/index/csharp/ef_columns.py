@@ -33,7 +33,7 @@ import networkx as nx
 from ragstream.index.csharp.ef_graph import MODEL_MAPPINGS, mapped_by_depth, property_type
 from ragstream.index.model import node_id
 
-CONFIGURING = frozenset({"entity_type_configuration", "model_builder", "mapping_class"})
+CONFIGURING = frozenset({"entity_type_configuration", "automapping_override", "model_builder", "mapping_class"})
 NOT_STORED = frozenset({"Ignore"})
 OWNED_SEPARATOR = "_"  # EF Core's owned-type column: `Owner_Property`
 OWNED_ATTRIBUTES = frozenset({"Owned", "OwnedAttribute", "ComplexType", "ComplexTypeAttribute"})

@@ -39,6 +39,7 @@ from collections import Counter
 
 import networkx as nx
 
+from ragstream.index.csharp.ef import CONFIGURATION_METHODS
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Node, node_id
 
@@ -46,7 +47,8 @@ from ragstream.index.model import Node, node_id
 TABLE_PER_TYPE = frozenset({"tpt", "tpc"})
 # How an ORM model maps an entity (a DbContext or `[Table]` say no `via`); a Dapper row type's
 # mapping names the tables its query reads, not a table of the model.
-MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "mapping_class", "tph"})
+MODEL_MAPPINGS = frozenset({None, "entity_type_configuration", "automapping_override", "automapping", "mapping_class",
+                            "tph"})
 
 
 def settle_ef_mappings(graph: nx.MultiDiGraph) -> Counter:
@@ -73,7 +75,7 @@ def mapped_by_depth(graph: nx.MultiDiGraph) -> list[str]:
     return sorted(_mapped_types(graph), key=lambda node: _by_depth(graph, node))
 
 
-CONFIGURATIONS = frozenset({"entity_type_configuration", "model_builder"})
+CONFIGURATIONS = frozenset({"entity_type_configuration", "automapping_override", "model_builder"})
 
 
 def _link_configurations(graph: nx.MultiDiGraph) -> Counter:
@@ -103,10 +105,10 @@ def _link_configurations(graph: nx.MultiDiGraph) -> Counter:
 
 
 def configuring_code(graph: nx.MultiDiGraph, source: str) -> str:
-    """The `Configure` method of a configuration class (where its builder calls are), else `source`."""
+    """The `Configure` (`Override`) method of a configuration class (where its builder calls are), else `source`."""
     return next((child for _, child, key in sorted(graph.out_edges(source, keys=True)) if key == "DEFINES"
                  and graph.nodes[child].get("kind") == "METHOD"
-                 and graph.nodes[child].get("name", "").rsplit(".", 1)[-1] == "Configure"), source)
+                 and graph.nodes[child].get("name", "").rsplit(".", 1)[-1] in CONFIGURATION_METHODS.values()), source)
 
 
 def _map_owned_types(graph: nx.MultiDiGraph) -> int:
