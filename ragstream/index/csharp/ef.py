@@ -201,7 +201,7 @@ def _configuration_references(decl: TypeDecl, configured: tuple[str, str], names
         candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
         attrs={"via": via, **_members(calls), **columns})]
     if table or via == "automapping_override":
-        attrs = {"source_candidates": sources, "via": via, **_inheritance(calls), **columns}
+        attrs: dict[str, object] = {"source_candidates": sources, "via": via, **_inheritance(calls), **columns}
         if not table:
             attrs.update(guess=True, mapping="by_convention")
         references.append(maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs))

@@ -35,8 +35,8 @@ import tree_sitter
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    LANGUAGE, call_arguments, called_name, callee_of, descendants, fluent_chain, line_of, node_text, type_arguments,
-    type_name,
+    LANGUAGE, call_arguments, called_name, callee_of, descendants, fluent_chain, line_of, node_text, required_child,
+    type_arguments, type_name,
 )
 from ragstream.index.graph_edits import add_edge, external_node
 from ragstream.index.model import Reference
@@ -114,7 +114,7 @@ def _namespaces(node: tree_sitter.Node) -> Iterator[tuple[int, str, str]]:
                             if side is not None and (value := string_value(side, {})))
         callee = callee_of(found)
         if callee and callee[0] is not None and _is_namespace(callee[0]) and called_name(found) == "StartsWith":
-            arguments = call_arguments(found.child_by_field_name("arguments"))
+            arguments = call_arguments(required_child(found, "arguments"))
             value = string_value(arguments[0][1], {}) if arguments else None
             if value:
                 yield line_of(found), value.rstrip("."), "prefix"
@@ -141,12 +141,12 @@ def _chain_references(decl: TypeDecl, names: Names, source: tree_sitter.Node) ->
         if via is None:
             continue
         if via == "automapping_root":
-            found += _predicate_references(decl, names, call.child_by_field_name("arguments"), via)
+            found += _predicate_references(decl, names, required_child(call, "arguments"), via)
             continue
         callee = callee_of(call)
         generic = callee[1] if callee else None
         written = type_arguments(generic) if generic is not None and generic.type == "generic_name" else []
-        written += [name for _, name in _typeofs(call.child_by_field_name("arguments"))]
+        written += [name for _, name in _typeofs(required_child(call, "arguments"))]
         found += [_reference(decl, names, name, via, line_of(call), ("TYPE",), {}) for name in written]
     return found
 
