@@ -41,6 +41,7 @@ import tree_sitter
 from ragstream.index.model import Edge, Node, ParsedFile, Reference, node_id
 from ragstream.index.csharp.declarations import TypeDecl
 from ragstream.index.csharp.methods import method_node_id
+from ragstream.index.csharp.migration_sql import is_sql_call, sql_tables
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     call_arguments, callee_of, child_of_type, descendants, end_line_of, fluent_chain, line_of, node_text,
@@ -102,6 +103,10 @@ def migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
             operation = callee and OPERATIONS.get(type_name(callee[1]) or "")
             if operation:
                 _add_operation(parts, decl, path, call, operation, method_node_id(decl, method), name == "Down")
+            elif name == "Up" and is_sql_call(call):  # the schema written as SQL (`migration_sql`)
+                made = sql_tables(call, path, decl.id, method_node_id(decl, method), {"via": VIA, "migration": decl.name})
+                parts.nodes += made.nodes
+                parts.references += made.references
     return parts
 
 

@@ -30,6 +30,7 @@ import tree_sitter
 from ragstream.index.model import Node, Reference, node_id
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.ef_migrations import FLUENT_VIA as VIA, MigrationParts, column_node, table_node
+from ragstream.index.csharp.migration_sql import is_sql_call, sql_tables
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     attribute_arguments, call_arguments, callee_of, descendants, line_of, node_text, qualify, required_child,
@@ -75,6 +76,10 @@ def fluent_migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
                 steps = _chain(statement.named_children[0])
                 if steps and steps[0].name in ROOTS:
                     _add_operation(parts, decl, path, statement, steps)
+                elif len(steps) == 2 and steps[0].name == "Execute" and is_sql_call(steps[1].syntax):
+                    made = sql_tables(steps[1].syntax, path, decl.id, decl.id, {"via": VIA, "migration": decl.name})
+                    parts.nodes += made.nodes
+                    parts.references += made.references
     return parts
 
 
