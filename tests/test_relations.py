@@ -389,6 +389,28 @@ def _entry_graph(methods: dict[str, dict]):
     return g
 
 
+def test_how_a_question_is_put_describes_no_entry_point():
+    """"What code runs from the API endpoint": "code" and "API" say how the question is put and which
+    kind of entry point it starts at, so a Lightning node's `CreateInvoice` whose type says "Api" and
+    whose route says `{cryptoCode}` is not better described than the invoice API's own `CreateInvoice`;
+    a code of the domain ("a discount code") stays a word of the question."""
+    from ragstream.graph.answers import entry_points
+    from ragstream.graph.questions import asked_subject_words
+
+    g = _entry_graph({
+        "Api.LightningNodeApiController.CreateInvoice": {
+            "entry": {"verb": "POST", "kind": "action", "route": "~/api/v1/server/lightning/{cryptoCode}/invoices"}},
+        "Api.GreenfieldInvoiceController.CreateInvoice": {
+            "entry": {"verb": "POST", "kind": "action", "route": "~/api/v1/stores/{storeId}/invoices"}},
+    })
+    question = ("When a merchant's system creates a new invoice through the REST API, what code runs from the API "
+                "endpoint down to the database, and which tables get rows written?")
+    hits = ["cs:Api.LightningNodeApiController.CreateInvoice|METHOD"]
+    assert entry_points(g, hits, question)[0] == "cs:Api.GreenfieldInvoiceController.CreateInvoice|METHOD"
+    assert "code" not in asked_subject_words(question)
+    assert "code" in asked_subject_words("When a customer redeems a discount code, which code path writes the order?")
+
+
 def test_a_flow_starts_at_the_action_the_question_describes_with_who_may_call_it():
     """"When a moderator saves a post in the admin editor" is the moderators' `Edit` POST of the
     wiki admin controller, not the admins' `Settings` POST whose type name the words also say."""
@@ -475,7 +497,9 @@ def test_a_flow_starts_where_the_question_asks_the_walk_to_start():
     assert asked_start(walked) == {"schedul", "job"}
     assert entry_points(g, hits, walked)[0] == f"cs:{ns}Jobs.ImportLevyDeclarationsJob.Run|METHOD"
     assert asked_start("How does a worker fetch the next job from the SQL Server queue?") == frozenset()
-    assert asked_start("How is an order saved, from the API controller down to the tables?") == {"api", "control"}
+    # the API is the kind of entry point (the face), not a word of its type's name
+    assert asked_start("How is an order saved, from the API controller down to the tables?") == {"control"}
+    assert asked_start("What code runs from the API endpoint down to the database?") == frozenset()
 
 
 def test_side_calls_put_the_entitys_methods_first_and_name_a_dispatched_call_by_its_implementation():

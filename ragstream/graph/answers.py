@@ -13,7 +13,7 @@ from ragstream.graph.named import (Named, columns_in_words, procedures_in_words,
                                   undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
 from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
-                                       asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
+                                       asked_subject_words, asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
                                        without_namesake_types)
@@ -109,5 +109,5 @@ def flow_paths(graph: nx.MultiDiGraph, entries: Iterable[str], question: str = "
 def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[str]:
     """The entry points of a flow question that names none, among and above the search hits
     (`relations.entry_methods`)."""
-    return entry_methods(graph, hits, asked_words(question), asked_http_verbs(question), asked_start(question),
+    return entry_methods(graph, hits, asked_subject_words(question), asked_http_verbs(question), asked_start(question),
                          asked_face(question))

@@ -345,6 +345,19 @@ def asked_words(question: str) -> frozenset[str]:
     return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", question)))
 
 
+def asked_subject_words(question: str) -> frozenset[str]:
+    """The asked words less those of how the question is put: its question words and the code it
+    asks for as such ("what code runs", "which code path", "the code that"): an entry point whose
+    route says `{cryptoCode}` is not what "what code runs when an invoice is created" describes. A
+    code of the domain keeps its word ("the discount code a customer redeems")."""
+    return asked_words(_CODE_FRAME.sub(" ", question)) - _QUESTION_TOKENS
+
+
+# "code" asked for as code: after a determiner or question word, or before what it does to run
+_CODE_FRAME = re.compile(r"\b(?:what|which|whose|the|any|all|this|that|our|its)\s+(?:\w+\s+)?code"
+                         r"(?:\s+(?:paths?|runs?|executes?|is\s+run|gets\s+run))?\b", re.IGNORECASE)
+
+
 # English's get-passive: a form of "get" before a past participle. Only a closed list counts:
 # what code does to data ("tables that get written", "rows get updated") and common irregular
 # participles. Any word in `-ed` would be too loose: "get feed items", "get seed data", "get red
@@ -365,6 +378,7 @@ _PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:" + "|".
 # Words of how a question is put, not of what it asks about.
 QUESTION_WORDS = frozenset("how what where which who why when does do is are can could should would "
                            "please explain show tell me find about".split())
+_QUESTION_TOKENS = frozenset(keyword_tokens(" ".join(QUESTION_WORDS)))
 _DONE = re.compile(r"\b[A-Za-z]{3,}ed\b")
 
 
@@ -393,7 +407,14 @@ def asked_start(question: str) -> frozenset[str]:
     if not found:
         return frozenset()
     phrase = _START_CLAUSE.sub("", found.group(1) or found.group(2))
-    return frozenset() if _START_TIME.match(phrase) else frozenset(keyword_tokens(phrase))
+    if _START_TIME.match(phrase):
+        return frozenset()
+    # "from the API endpoint", "from the admin page": the kind of entry point, which the face decides
+    # (`asked_face`, from what the code is), not words of its type's name. A job's words stay: a job
+    # is often known by its name alone (`ImportLevyDeclarationsJob`), its scheduler outside the code.
+    for face, pattern in _ASKED_FACES:
+        phrase = pattern.sub(" ", phrase) if face in (API, PAGE) else phrase
+    return frozenset(keyword_tokens(phrase))
 
 
 # The SQL operation a write question names: "which procedures insert rows into T".
