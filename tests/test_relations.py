@@ -454,7 +454,7 @@ def test_a_flow_starts_at_the_message_handler_the_question_describes_best():
 
 @pytest.mark.parametrize("question, verbs", [
     ("Which procedures and tables get written?", set()),
-    ("What gets saved when an order is placed?", {"POST"}),
+    ("What gets saved when an order is placed?", {"POST", "PUT", "PATCH"}),  # a save creates or changes
     ("How do I get the list of orders?", {"GET"}),
     ("When do the tables get loaded?", {"GET"}),
     ("How does the API get featured products from the database?", {"GET"}),  # an adjective, not a passive
@@ -467,7 +467,10 @@ def test_a_passive_get_asks_for_no_http_get(question, verbs):
 
 @pytest.mark.parametrize("question, verbs", [
     # the action the question opens with is the entry's; what the save then reads is no GET entry
-    ("How does saving content in the text module reach the database, and what does the save read?", {"POST"}),
+    ("How does saving content in the text module reach the database, and what does the save read?",
+     {"POST", "PUT", "PATCH"}),
+    # a change of state is a change: "declines" is no GET, and no creating POST alone
+    ("When an admin declines a pending movie request, which code path runs?", {"PUT", "PATCH", "POST"}),
     ("How is an invoice edited, and which tables does the edit load?", {"PUT", "PATCH", "POST"}),
     # one action, two words for it
     ("How are the orders listed and shown on the page?", {"GET"}),

@@ -454,7 +454,10 @@ def asked_verbs(question: str) -> tuple[str, ...]:
 _HTTP_VERBS = (
     ("POST", re.compile(r"\b(?:creat\w*|add\w*|new|plac\w*|submit\w*|regist\w*|sav\w*|insert\w*|post\w*|"
                         r"sign(?:s|ed|ing)?\s+up|upload\w*|import\w*)\b", re.IGNORECASE)),
-    ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*)\b", re.IGNORECASE)),
+    # a save creates or changes (both verbs, at the same place); a change of state is a change
+    ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*|sav\w*|approv\w*|reject\w*|declin\w*|"
+                       r"deny|denie\w*|accept\w*|dismiss\w*|toggl\w*|enabl\w*|disabl\w*|publish\w*|unpublish\w*|"
+                       r"lock\w*|unlock\w*|block\w*|unblock\w*|mark\w*|assign\w*|unassign\w*)\b", re.IGNORECASE)),
     ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
     # "which tables get written": a passive "get", not a read
     # "which tables get rows": a table that gets rows is written, a request gets what it asks for
