@@ -340,8 +340,8 @@ def asks_for_tables(question: str) -> bool:
 
 def asked_words(question: str) -> frozenset[str]:
     """The question's keyword tokens: what an answer's names are matched against. A `get` that is
-    the auxiliary of a passive ("the tables that get written", "rows get updated") asks for no
-    `Get` method, so it is no word of the question."""
+    the auxiliary of a passive ("the tables that get written", "rows get updated"), or says a table
+    is written ("which tables get rows"), asks for no `Get` method, so it is no word of the question."""
     return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", question)))
 
 
@@ -371,8 +371,8 @@ _PARTICIPLES = ("written", "taken", "given", "chosen", "broken", "hidden", "forg
                 "locked", "unlocked", "approved", "rejected", "cancelled", "canceled", "logged", "cached",
                 "indexed", "synced", "recorded", "registered", "assigned", "notified", "emailed", "queued",
                 "scheduled", "triggered", "validated", "verified", "banned", "blocked", "edited", "posted")
-_PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:" + "|".join(_PARTICIPLES) + r")\b)",
-                          re.IGNORECASE)
+_PASSIVE_GET = re.compile(r"\b(?:get|gets|got|gotten|getting)\b(?=\s+(?:(?:new\s+)?rows?|" + "|".join(_PARTICIPLES)
+                          + r")\b)", re.IGNORECASE)  # "which tables get rows": the tables are written
 
 
 # Words of how a question is put, not of what it asks about.
