@@ -453,6 +453,20 @@ def test_a_flow_starts_at_the_message_handler_the_question_describes_best():
 
 
 @pytest.mark.parametrize("question, verbs", [
+    # a verb's inflections and its noun of action, not another word it begins
+    ("A reader posts a new message in a page's discussion.", {"POST"}),  # "reader" is no read
+    ("When a user changes the email address of an account", {"PUT", "PATCH", "POST"}),  # "address" is no add
+    ("How does the important-orders page list them?", {"GET"}),  # "important" is no import
+    ("How is the market price shown?", {"GET"}),  # "market" is no mark
+    ("When a visitor registers on the site", {"POST"}),
+])
+def test_the_http_verb_is_read_from_verbs_not_from_words_they_begin(question, verbs):
+    from ragstream.graph.questions import asked_http_verbs
+
+    assert asked_http_verbs(question) == verbs
+
+
+@pytest.mark.parametrize("question, verbs", [
     ("Which procedures and tables get written?", set()),
     ("What gets saved when an order is placed?", {"POST", "PUT", "PATCH"}),  # a save creates or changes
     ("How do I get the list of orders?", {"GET"}),

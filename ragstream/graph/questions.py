@@ -451,19 +451,31 @@ def asked_verbs(question: str) -> tuple[str, ...]:
 
 
 # What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
+def _verbs(*stems: str) -> str:
+    """Alternatives matching each verb's inflections and its noun of action, not other words it
+    begins: "create(s|d)", "creating", "creation", not "creator"; "add" but not "address", "read"
+    but not "reader", "import" but not "important", "mark" but not "market" (each stem is the verb
+    less a final `e`; a doubled consonant is its own stem: "submitt", "cancell")."""
+    return "|".join(f"{stem}(?:e|es|s|ed|d|ing|ion|ions|al)?" for stem in stems)
+
+
 _HTTP_VERBS = (
-    ("POST", re.compile(r"\b(?:creat\w*|add\w*|new|plac\w*|submit\w*|regist\w*|sav\w*|insert\w*|post\w*|"
-                        r"sign(?:s|ed|ing)?\s+up|upload\w*|import\w*)\b", re.IGNORECASE)),
+    ("POST", re.compile(r"\b(?:" + _verbs("creat", "add", "plac", "submit", "submitt", "register", "registration",
+                                          "sav", "insert", "post", "upload", "import") +
+                        r"|new|sign(?:s|ed|ing)?\s+up)\b", re.IGNORECASE)),
     # a save creates or changes (both verbs, at the same place); a change of state is a change
-    ("PUT", re.compile(r"\b(?:updat\w*|edit\w*|chang\w*|renam\w*|modif\w*|sav\w*|approv\w*|reject\w*|declin\w*|"
-                       r"deny|denie\w*|accept\w*|dismiss\w*|toggl\w*|enabl\w*|disabl\w*|publish\w*|unpublish\w*|"
-                       r"lock\w*|unlock\w*|block\w*|unblock\w*|mark\w*|assign\w*|unassign\w*)\b", re.IGNORECASE)),
-    ("DELETE", re.compile(r"\b(?:delet\w*|remov\w*|cancel\w*|archiv\w*)\b", re.IGNORECASE)),
+    ("PUT", re.compile(r"\b(?:" + _verbs("updat", "edit", "chang", "renam", "modifi", "sav", "approv", "reject", "declin",
+                                         "deni", "accept", "dismiss", "toggl", "enabl", "disabl", "publish", "unpublish",
+                                         "lock", "unlock", "block", "unblock", "mark", "assign", "unassign") +
+                       r"|modify|modifying|deny|denying)\b", re.IGNORECASE)),
+    ("DELETE", re.compile(r"\b(?:" + _verbs("delet", "remov", "cancel", "cancell", "archiv", "purg") + r")\b",
+                          re.IGNORECASE)),
     # "which tables get written": a passive "get", not a read
     # "which tables get rows": a table that gets rows is written, a request gets what it asks for
     ("GET", re.compile(r"\b(?:(?<!\btable\s)(?<!\btables\s)(?<!\bdatabase\s)get\w*(?!\s+(?:new\s+)?rows?\b)(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)"
-                       r"(?:\s*(?:[?.,;!]|$)|\s+(?:by|in|into|to|from|when|after|before|and|or|during|on|at|for|with|if|once|while|again|back|out|up)\b))|list\w*|show\w*|view\w*|display\w*|load\w*|read\w*|fetch\w*|search\w*|"
-                       r"find\w*|brows\w*|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
+                       r"(?:\s*(?:[?.,;!]|$)|\s+(?:by|in|into|to|from|when|after|before|and|or|during|on|at|for|with|if|once|while|again|back|out|up)\b))|"
+                       + _verbs("list", "show", "view", "display", "load", "read", "fetch", "search", "find", "brows")
+                       + r"|shown|found|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
 )
 _NAMED_VERB = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\b")  # "after the PUT request": the verb itself
 # A change may be posted from a form as well as put or deleted through an API.
