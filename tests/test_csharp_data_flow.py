@@ -369,6 +369,35 @@ public class CreateCustomer : Endpoint<int, int>
     assert entry(graph, web("CreateCustomer.HandleAsync")) == {"verb": "POST", "kind": "endpoint", "route": "/customers"}
 
 
+def test_web_forms_event_handlers_are_postback_entry_points():
+    """`btnSend_Click(object sender, EventArgs e)` of a page is a postback (POST); `Page_Load` runs for
+    every request (ANY); a method of another shape, or a handler-shaped method of a class that is no
+    page or control, is no entry point."""
+    graph = build({"Post.aspx.cs": """
+using System;
+using System.Web.UI;
+namespace Wiki
+{
+    public partial class Post : BasePage
+    {
+        protected void Page_Load(object sender, EventArgs e) { }
+        protected void btnSend_Click(object sender, EventArgs e) { }
+        protected void rptMessages_ItemCommand(object sender, RepeaterCommandEventArgs e) { }
+        private void Render(string text) { }
+    }
+    public class MessageQueue
+    {
+        public void OnArrived(object sender, EventArgs e) { }
+    }
+}
+"""})
+    assert entry(graph, "Wiki.Post.btnSend_Click") == {"verb": "POST", "kind": "event_handler"}
+    assert entry(graph, "Wiki.Post.rptMessages_ItemCommand") == {"verb": "POST", "kind": "event_handler"}
+    assert entry(graph, "Wiki.Post.Page_Load") == {"verb": "ANY", "kind": "page_event"}
+    assert entry(graph, "Wiki.Post.Render") is None
+    assert entry(graph, "Wiki.MessageQueue.OnArrived") is None
+
+
 def test_look_alikes_make_no_data_or_dispatch_edge():
     """Dapper's `Query<Row>(sql)` (the SQL names the table), model configuration, grouping,
     `IEquatable<Self>`, comparers, validators and static helpers taking a message."""

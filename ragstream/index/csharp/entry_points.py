@@ -12,7 +12,11 @@ what an action is in a few ways, all read here from the syntax:
   naming a method of the same type (kind `minimal_api`);
 - an endpoint class that registers its route with a verb call in its own code
   (`Post("/orders")` in `Configure()`, as FastEndpoints does): its `HandleAsync` /
-  `ExecuteAsync` (kind `endpoint`).
+  `ExecuteAsync` (kind `endpoint`);
+- a Web Forms page's or user control's event handler (a method `(object sender, XEventArgs e)` of
+  a type deriving from a `...Page`, `UserControl` or `MasterPage`): a postback, verb POST (kind
+  `event_handler`: `btnSave_Click`), except the page's life-cycle handlers (`Page_Load`,
+  `Page_Init`, ...), which run for every request (verb ANY, kind `page_event`).
 
 `entry = {"verb": GET|POST|PUT|DELETE|PATCH|ANY, "kind": ..., "route": str (when written),
 "who": [roles and policies of `[Authorize]` on the method or its type] (when written)}`: who may
@@ -86,6 +90,8 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
     page = _PAGE_HANDLER.match(name)
     if page and any(base.endswith("PageModel") for base in decl.bases):
         return _entry(page.group(1), "page_handler", None)
+    if _is_web_form(decl) and _handles_event(syntax):
+        return _entry("ANY", "page_event", None) if name.startswith("Page_") else _entry("POST", "event_handler", None)
     public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
     if public and syntax.type == "method_declaration" and _is_controller(decl) \
             and not any(a in ("NonAction", "NonActionAttribute") for a, _ in written):
@@ -115,6 +121,23 @@ def _is_controller(decl: TypeDecl) -> bool:
     named = decl.name.rsplit(".", 1)[-1].endswith("Controller")
     return named or any(base.rsplit(".", 1)[-1].endswith(("Controller", "ControllerBase")) for base in decl.bases) \
         or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in attributes(decl.syntax))
+
+
+def _is_web_form(decl: TypeDecl) -> bool:
+    """A Web Forms page, user control or master page (`Post : BasePage`, `Header : UserControl`)."""
+    return any(base.rsplit(".", 1)[-1].endswith(WEB_FORM_BASES) for base in decl.bases)
+
+
+WEB_FORM_BASES = ("Page", "UserControl", "MasterPage")
+
+
+def _handles_event(syntax: tree_sitter.Node) -> bool:
+    """An event handler's signature: `(object sender, EventArgs e)`, any `...EventArgs`."""
+    parameters = syntax.child_by_field_name("parameters")
+    written = [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
+               for p in parameters.named_children
+               if p.type == "parameter"] if parameters is not None else []
+    return len(written) == 2 and written[0].lower() in ("object", "system.object") and written[1].endswith("EventArgs")
 
 
 def _values(arguments: list[tuple[str | None, str]]) -> list[str]:
