@@ -1212,9 +1212,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         shared = shared_words(asked, said)
         # an entity's method is a step of a flow, not where it starts, whatever names its type
         named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
-        return (bool(jobs) and hit not in jobs, verb not in http_verbs, not (verb or outer.search(name) or named_type),
-                other_verb,
-                not starts_here(hit), -shared,
+        # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
+        # from its words ("... ends up as a new issue" is no POST of a page)
+        return (bool(jobs) and hit not in jobs, not starts_here(hit), verb not in http_verbs,
+                not (verb or outer.search(name) or named_type), other_verb, -shared,
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
