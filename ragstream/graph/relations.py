@@ -1195,16 +1195,18 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     entries = {h: entry_words(graph, h, declared) for h in candidates
                if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
 
-    def starts_here(method: str) -> bool:
+    def starts_here(method: str) -> int:
+        """How many of the start's words the method's type says (`MailboxReader` says both of "the
+        mailbox reader", the `Mailboxes` page one)."""
         parts = graph.nodes[method].get("name", "").split("(", 1)[0].rsplit(".", 2)
-        return len(parts) == 3 and shared_words(start, {t for part in identifier_parts(parts[1])
-                                                        for t in keyword_tokens(part)}) > 0
+        return shared_words(start, {t for part in identifier_parts(parts[1]) for t in keyword_tokens(part)}) \
+            if len(parts) == 3 else 0
 
     # an action of another verb goes last only when one of an asked verb is there to take its place:
     # "deleted for good" may be an app's PUT `Purge`, and then it is the action asked about
     asked_verb_found = any(entry_verb(h) in http_verbs for h in candidates)
 
-    def rank(hit: str) -> tuple[bool, bool, bool, bool, bool, int, int, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1214,7 +1216,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
-        return (bool(jobs) and hit not in jobs, not starts_here(hit), verb not in http_verbs,
+        return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
                 not (verb or outer.search(name) or named_type), other_verb, -shared,
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
