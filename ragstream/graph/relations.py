@@ -1145,12 +1145,15 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
-    describes (`described_entries`: actions and message handlers the search missed). Entry points
-    and methods of controllers, pages, handlers and of types the words name first (an entry point whose HTTP verb is one the
+    describes (`described_entries`: actions and message handlers the search missed). Those of a
+    type saying most of the words the question starts its walk from come first (`start`: "walk me
+    from the scheduled job to the tables" -> `ImportLevyDeclarationsJob.Run`; "from the mailbox
+    reader" -> `MailboxReader`, not the `Mailboxes` page: a start the question names outweighs a
+    verb read from its words), then entry points
+    and methods of controllers, pages, handlers and of types the words name (an entry point whose HTTP verb is one the
     question asks for, `http_verbs`: "created" -> POST, before them all), then those of another
     verb last among them when an entry point of an asked verb is there to take their place (an
-    application may purge with a PUT what the question calls deleted), then those of a type the words the question starts its walk from name
-    (`start`: "walk me from the scheduled job to the tables" -> `ImportLevyDeclarationsJob.Run`),
+    application may purge with a PUT what the question calls deleted),
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
     moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
