@@ -9,7 +9,7 @@ import networkx as nx
 
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
-from ragstream.graph.named import (Named, columns_in_words, procedures_in_words, tables_in_words,
+from ragstream.graph.named import (Named, named_node, columns_in_words, procedures_in_words, tables_in_words,
                                   undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
 from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
@@ -49,7 +49,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
-    named = asked_subjects(graph, question, shape, named)
+    named = asked_subjects(graph, question, shape, named) or (searched_subjects(graph, entry_hits) if shape == "mapping" else [])
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -79,6 +79,24 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if kinds:
         items = [item for item in items if graph.nodes[item.id].get("kind") in kinds]
     return GraphAnswer("list", subjects, relations, by_relevance(graph, items, words, relations, entry_hits, running=True))
+
+
+SEARCHED_SUBJECTS = 3  # the best search hits a mapping question that names nothing takes its subject from
+
+
+def searched_subjects(graph: nx.MultiDiGraph, hits: list[str]) -> list[Named]:
+    """A mapping question that names its subject in no words the graph knows ("which entity and
+    table hold the site's configuration options") is about what the search found: the first
+    table or mapped entity among the best hits (one: the rest of the hits may be its neighbours,
+    not more subjects)."""
+    for hit in hits[:SEARCHED_SUBJECTS]:
+        data = graph.nodes.get(hit) or {}
+        if data.get("kind") in TABLE_KINDS:
+            return [named_node(graph, hit, "table")]
+        if data.get("kind") == "TYPE" and any(key == "MAPS_TO" and graph.nodes[t].get("kind") in TABLE_KINDS
+                                              for _, t, key in graph.out_edges(hit, keys=True)):
+            return [named_node(graph, hit, "class")]
+    return []
 
 
 def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, named: list[Named]) -> list[Named]:
