@@ -235,3 +235,16 @@ def test_a_mapping_answer_over_tables_said_in_words_leaves_the_callers_subjects_
     answer = answer_from_graph(GRAPH, "How are the Orders and Customers tables mapped?", named, [], lambda ids: {})
     assert answer is not None and {s.id for s in answer.subjects} == {"sql:Orders|TABLE", "sql:Customers|TABLE"}
     assert [n.id for n in named] == ["sql:Orders|TABLE"]
+
+
+def test_a_mapping_question_naming_nothing_is_about_the_best_searched_table_or_entity():
+    """"How is the thing people pay for persisted?" names no object the graph knows: the best search hit
+    that is a table or a mapped entity is its subject; a method hit is none, and without such a hit
+    there is no mapping answer."""
+    question = "How is the thing people pay for persisted, and which columns does it have?"
+    assert answer_from_graph(GRAPH, question, [], ["cs:Shop.Data.ShopContext.OnModelCreating|METHOD"],
+                             lambda ids: {}) is None
+    found = answer_from_graph(GRAPH, question, [], ["cs:Shop.Data.ShopContext.OnModelCreating|METHOD", ORDER],
+                              lambda ids: {})
+    assert found is not None and found.shape == "mapping" and [s.id for s in found.subjects] == [ORDER]
+    assert "cs:Shop.Data.OrderConfiguration.Configure|METHOD" in found.node_ids(GRAPH)
