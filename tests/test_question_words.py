@@ -84,3 +84,13 @@ def test_the_other_english_number_is_tried_for_tables_only_never_for_code_names(
     for word in ("GetUsers", "UserServices", "Processes"):
         assert named_by_word(graph, word) == []  # "who calls GetUsers" is not asked of `GetUser`
     assert [named.id for named in named_by_word(graph, "Topics")] == ["sql:dbo.Topic|TABLE"]
+
+
+def test_a_data_access_layer_named_in_a_list_question_asks_for_no_other_use():
+    """"Which data-access methods delete rows from T" asks for T's deleters (WRITES), not for every use of
+    T as "which code accesses T" does."""
+    from ragstream.graph.questions import DATA_EDGES, asked_relations
+
+    assert asked_relations("Which data-access methods delete rows from the wiki pages table?") == ("WRITES",)
+    assert asked_relations("Which data access classes update the users table?") == ("WRITES",)
+    assert asked_relations("Which code accesses the Orders table?") == DATA_EDGES

@@ -37,7 +37,8 @@ _NOUNS = (
     (re.compile(r"\bfunctions?\b", re.IGNORECASE), ("FUNCTION",)),
 )
 _CLASSES = re.compile(r"\bclass(?:es)?\b|\btypes?\b|\bentit(?:y|ies)\b", re.IGNORECASE)
-_USES = re.compile(r"\b(?:uses?|using|access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
+# "which code accesses T" asks for every use; "which data-access methods delete ..." names a layer, not a use
+_USES = re.compile(r"\b(?:uses?|using|(?<!data-)(?<!data\s)access\w*|touch\w*|depend\w*)\b", re.IGNORECASE)
 _TABLES = re.compile(r"\b(?:which|what)\s+(?:other\s+)?tables\b", re.IGNORECASE)  # a list of tables, not code
 
 
