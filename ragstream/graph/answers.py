@@ -3,6 +3,8 @@ then the graph walked (`relations.py`).
 """
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Iterable
 
 import networkx as nx
@@ -49,7 +51,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
-    named = asked_subjects(graph, question, shape, named) or (searched_subjects(graph, entry_hits) if shape == "mapping" else [])
+    named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question)
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -82,13 +84,21 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 
 SEARCHED_SUBJECTS = 3  # the best search hits a mapping question that names nothing takes its subject from
+_A_TABLE = re.compile(r"\b(?:the|a|that|this|which|what)\s+(?:[\w-]+\s+){0,4}table\b", re.IGNORECASE)  # "in the user accounts table"
 
 
-def searched_subjects(graph: nx.MultiDiGraph, hits: list[str]) -> list[Named]:
+def searched_subjects(graph: nx.MultiDiGraph, hits: list[str], shape: str | None, question: str) -> list[Named]:
     """A mapping question that names its subject in no words the graph knows ("which entity and
     table hold the site's configuration options") is about what the search found: the first
     table or mapped entity among the best hits (one: the rest of the hits may be its neighbours,
-    not more subjects)."""
+    not more subjects). So is a list question that asks about a table it names in words the graph
+    does not know ("which methods update rows in the user accounts table": `roadkill_users`): the
+    first table among the search's hits."""
+    if shape == "list" and _A_TABLE.search(question):
+        return next(([named_node(graph, hit, "table")] for hit in hits
+                     if (graph.nodes.get(hit) or {}).get("kind") in TABLE_KINDS), [])
+    if shape != "mapping":
+        return []
     for hit in hits[:SEARCHED_SUBJECTS]:
         data = graph.nodes.get(hit) or {}
         if data.get("kind") in TABLE_KINDS:
