@@ -84,7 +84,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 
 SEARCHED_SUBJECTS = 3  # the best search hits a mapping question that names nothing takes its subject from
-_A_TABLE = re.compile(r"\b(?:the|a|that|this|which|what)\s+(?:[\w-]+\s+){0,4}table\b", re.IGNORECASE)  # "in the user accounts table"
+# the table a list's verb acts on, said in words: "update rows in the user accounts table" (not "which table holds X")
+_A_TABLE = re.compile(r"\b(?:in|into|from|to|of|on)\s+(?:the|a|that|this)\s+(?:[\w-]+\s+){0,4}table\b", re.IGNORECASE)
 
 
 def searched_subjects(graph: nx.MultiDiGraph, hits: list[str], shape: str | None, question: str) -> list[Named]:
