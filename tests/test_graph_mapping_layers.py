@@ -248,3 +248,16 @@ def test_a_mapping_question_naming_nothing_is_about_the_best_searched_table_or_e
                               lambda ids: {})
     assert found is not None and found.shape == "mapping" and [s.id for s in found.subjects] == [ORDER]
     assert "cs:Shop.Data.OrderConfiguration.Configure|METHOD" in found.node_ids(GRAPH)
+
+
+def test_a_list_question_about_a_table_said_in_unknown_words_is_about_the_best_searched_table():
+    """"Which methods read rows from the purchase records table?" names the table in words the graph does
+    not know: the first table among the search's hits is its subject; "which table holds ..." asks for a
+    table, and takes none from the search."""
+    table = next(n for n, d in GRAPH.nodes(data=True) if d.get("kind") == "TABLE" and d["name"].endswith("Orders"))
+    hits = ["cs:Shop.Data.ShopContext.OnModelCreating|METHOD", table]
+    found = answer_from_graph(GRAPH, "Which methods read rows from the purchase records table?", [], hits,
+                              lambda ids: {})
+    assert found is not None and found.shape == "list" and [s.id for s in found.subjects] == [table]
+    assert answer_from_graph(GRAPH, "Which code and which table hold the purchase records?", [], hits,
+                             lambda ids: {}) is None
