@@ -17,6 +17,7 @@ MAX_NAMED_BY_WORD objects, none when more tie. Names of one word are left to `na
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -39,6 +40,26 @@ SPECIFIC_SHARE = 100
 MIN_SHARED = 3  # ... or by this many names, in a small graph
 
 
+# Plain words for what code names with one word of its own: "sign-in attempts" are `LoginAttempt`s,
+# "configuration options" `Setting`s, "photos" `Image`s. The code's word is said beside the plain one
+# (neither replaces the other: a `SignInLog` still meets "sign-in").
+IDENTIFIER_WORDS = (
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?in|log(?:ged|ging|s)?[\s-]in|log[\s-]?on)\b", re.IGNORECASE), "login"),
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?out|log(?:ged|ging|s)?[\s-]out|log[\s-]?off)\b", re.IGNORECASE), "logout"),
+    (re.compile(r"\bsign(?:ed|ing|s)?[\s-]up\b", re.IGNORECASE), "registration"),
+    (re.compile(r"\be-mails?\b", re.IGNORECASE), "email"),
+    (re.compile(r"\b(?:options|preferences|configuration\s+values?)\b", re.IGNORECASE), "settings"),
+    (re.compile(r"\b(?:pictures?|photos?)\b", re.IGNORECASE), "image"),
+)
+
+
+def with_identifier_words(question: str) -> str:
+    """The question with the code's word said after each plain phrase for it (`IDENTIFIER_WORDS`)."""
+    for pattern, word in IDENTIFIER_WORDS:
+        question = pattern.sub(rf"\g<0> {word}", question)
+    return question
+
+
 @dataclass(frozen=True)
 class _Candidate:
     node: str
@@ -56,7 +77,7 @@ class _Match:
 def subjects_in_phrases(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The tables, views, mapped entities and procedures the question says in words, in the
     order it says them (see the module's doc)."""
-    said = stems(question)
+    said = stems(with_identifier_words(question))
     if not said:
         return []
     candidates = _candidates(graph)
