@@ -90,3 +90,12 @@ def test_only_when_nothing_else_names_a_subject():
     named = asked_subjects(graph, "Which code writes manager invitations?", "list", [])
     assert [n.name for n in named] == ["dbo.ManagerInvite"]
     assert asked_subjects(graph, "Which code sends manager invitations?", "flow", []) == []
+
+
+def test_a_plain_phrase_names_what_the_code_calls_by_its_own_word():
+    """"sign-in attempts" are `LoginAttempt`s and "user sign-ins" `UserLogin`s: the code's word is said
+    beside the plain phrase; a phrase the code has no word for names nothing."""
+    graph = _graph(("sql:dbo.LoginAttempt|TABLE", "TABLE"))
+    assert _names(graph, "Which pieces of code record sign-in attempts in the database?") == ["LoginAttempt"]
+    assert _names(graph, "Where are the user's sign-ins kept?") == ["UserLogin"]
+    assert _names(graph, "Which code records visit attempts?") == []

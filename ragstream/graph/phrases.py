@@ -44,9 +44,9 @@ MIN_SHARED = 3  # ... or by this many names, in a small graph
 # "configuration options" `Setting`s, "photos" `Image`s. The code's word is said beside the plain one
 # (neither replaces the other: a `SignInLog` still meets "sign-in").
 IDENTIFIER_WORDS = (
-    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?in|log(?:ged|ging|s)?[\s-]in|log[\s-]?on)\b", re.IGNORECASE), "login"),
-    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?out|log(?:ged|ging|s)?[\s-]out|log[\s-]?off)\b", re.IGNORECASE), "logout"),
-    (re.compile(r"\bsign(?:ed|ing|s)?[\s-]up\b", re.IGNORECASE), "registration"),
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?in|log(?:ged|ging|s)?[\s-]in|log[\s-]?on)s?\b", re.IGNORECASE), "login"),
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?out|log(?:ged|ging|s)?[\s-]out|log[\s-]?off)s?\b", re.IGNORECASE), "logout"),
+    (re.compile(r"\bsign(?:ed|ing|s)?[\s-]ups?\b", re.IGNORECASE), "registration"),
     (re.compile(r"\be-mails?\b", re.IGNORECASE), "email"),
     (re.compile(r"\b(?:options|preferences|configuration\s+values?)\b", re.IGNORECASE), "settings"),
     (re.compile(r"\b(?:pictures?|photos?)\b", re.IGNORECASE), "image"),
