@@ -351,7 +351,14 @@ def asked_subject_words(question: str) -> frozenset[str]:
     asks for as such ("what code runs", "which code path", "the code that"): an entry point whose
     route says `{cryptoCode}` is not what "what code runs when an invoice is created" describes. A
     code of the domain keeps its word ("the discount code a customer redeems")."""
-    return asked_words(_CODE_FRAME.sub(" ", question)) - _QUESTION_TOKENS
+    return asked_words(_CODE_FRAME.sub(" ", question)) - _QUESTION_TOKENS - _FUNCTION_TOKENS
+
+
+# Words of English no identifier is named for, which a name may still contain ("through" would meet
+# `CreatePayoutThroughStore` in "archived through the API").
+_FUNCTION_TOKENS = frozenset(keyword_tokens(
+    "through against already about across after before between during into onto upon within without while "
+    "whether also just then there their them they this that these those"))
 
 
 # "code" asked for as code: after a determiner or question word, or before what it does to run
