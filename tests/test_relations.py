@@ -408,6 +408,8 @@ def test_how_a_question_is_put_describes_no_entry_point():
     hits = ["cs:Api.LightningNodeApiController.CreateInvoice|METHOD"]
     assert entry_points(g, hits, question)[0] == "cs:Api.GreenfieldInvoiceController.CreateInvoice|METHOD"
     assert "code" not in asked_subject_words(question)
+    # a word of English no identifier is named for: "archived through the API" describes no `...ThroughStore`
+    assert "through" not in asked_subject_words("When a pull payment is archived through the API, what runs?")
     assert "code" in asked_subject_words("When a customer redeems a discount code, which code path writes the order?")
 
 
