@@ -33,6 +33,8 @@ an entity of a DbContext of the file or a type with `[Table]`.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -128,11 +130,18 @@ def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
     bases = base_list.named_children if base_list else []
     found = next(((base, entity) for base in bases for name in CONSTRUCTOR_MAPPINGS
                   if (entity := _type_argument(_unqualified(base), name))), None)
-    if found is None:
+    # a base of a package's own over the ORM's (`EntitySubClassMapBase<BlogPost>` over `SubclassMap<T>`):
+    # named as a mapping is, and its constructor says the table or key (no import says it)
+    derived = None if found else next(((base, arguments[0]) for base in bases
+                                       if (generic := _unqualified(base)).type == "generic_name"
+                                       and MAPPING_BASE_NAME.search(type_name(generic) or "")
+                                       and len(arguments := type_arguments(generic)) == 1), None)
+    chosen = found or derived
+    if chosen is None:
         return None
-    base, entity = found
+    base, entity = chosen
     imported = [*names.usings, *names.aliases.values(), node_text(base)]
-    if any(written.startswith(ORM_NAMESPACES) for written in imported):
+    if found and any(written.startswith(ORM_NAMESPACES) for written in imported):
         return entity
     own_calls = {called_name(call) for method in decl.methods if method.type == "constructor_declaration"
                  for call in descendants(method) if call.type == "invocation_expression" and _on_this(call)}
@@ -230,6 +239,9 @@ def _first_parameter(method: tree_sitter.Node) -> str | None:
 # mapping by code, Entity Framework 6.
 CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
                         "UnionSubclassMapping", "EntityTypeConfiguration")
+# The name of a mapping base a package or the repository derives from the ORM's (`EntityMapBase<T>`,
+# `EntitySubClassMapBase<T>`, `AuditedClassMapping<T>`): known only with a table or key in the constructor.
+MAPPING_BASE_NAME = re.compile(r"(?:Map|MapBase|Mapping|MappingBase)$")
 # Namespaces of the ORMs whose mapping classes these are: a file importing one maps to a database.
 ORM_NAMESPACES = ("NHibernate", "FluentNHibernate", "System.Data.Entity", "Microsoft.EntityFrameworkCore")
 # What only a persistence mapping's constructor says: its table, schema or key.
