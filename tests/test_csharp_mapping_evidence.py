@@ -398,3 +398,32 @@ def test_a_column_of_another_table_is_no_repeat_of_a_column_of_its_name():
     graph = graph_of(FILES)
     ids = ["sql:dbo.Customers.CustomerID|COLUMN", "sql:dbo.Orders.CustomerID|COLUMN", "sql:dbo.Customers|TABLE"]
     assert repeated_names_last(graph, ids) == ids
+
+
+def test_a_mapping_class_over_a_packages_own_mapping_base_maps_when_its_constructor_names_the_table():
+    """`BlogPostMap : EntitySubClassMapBase<BlogPost>` (a base from a package, over FluentNHibernate's)
+    with `Table("BlogPosts")` maps `BlogPost`; a base named as a mapping whose constructor names no
+    table or key (`CsvMapping<Row>` with `MapProperty`) maps nothing."""
+    models = "namespace Blog.Models { public class BlogPost { public virtual string Title { get; set; } } public class Row { } }"
+    maps = """
+using BetterModules.Core.Models;
+namespace Blog.Models.Maps
+{
+    public class BlogPostMap : EntitySubClassMapBase<BlogPost>
+    {
+        public BlogPostMap() : base("blog") { Table("BlogPosts"); Map(x => x.Title).Not.Nullable(); }
+    }
+    public class RowMapping : CsvMapping<Row>
+    {
+        public RowMapping() { MapProperty(0, x => x.Name); }
+    }
+}
+"""
+    graph, _ = build_graph([parse_csharp("Models.cs", models), parse_csharp("Maps.cs", maps),
+                            parse_sql("db/schema.sql", "CREATE TABLE BlogPosts (Id int, Title nvarchar(100));", "tsql")])
+
+    def maps_to(entity: str) -> list[str]:
+        return [t for _, t, k in graph.out_edges(f"cs:Blog.Models.{entity}|TYPE", keys=True) if k == "MAPS_TO"]
+
+    assert maps_to("BlogPost") == ["sql:dbo.BlogPosts|TABLE"]
+    assert maps_to("Row") == []
