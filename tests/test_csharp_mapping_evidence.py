@@ -427,3 +427,34 @@ namespace Blog.Models.Maps
 
     assert maps_to("BlogPost") == ["sql:dbo.BlogPosts|TABLE"]
     assert maps_to("Row") == []
+
+
+def test_a_packages_repository_reads_and_writes_the_table_of_its_generic_methods_type_argument():
+    """`repository.AsQueryable<BlogPost>()` / `Repository.Delete<BlogPost>(id)` on a package's
+    repository (declared nowhere in the code) read / write BlogPost's table, as guesses; a cache's
+    `Get<BlogPost>(key)` and an unmapped type argument touch no table."""
+    models = "namespace Blog.Models { public class BlogPost { public virtual int Id { get; set; } } public class Draft { } }"
+    maps = 'namespace Blog.Models.Maps { public class BlogPostMap : EntityMapBase<BlogPost> { public BlogPostMap() { Table("BlogPosts"); } } }'
+    commands = """
+using BetterModules.Core.DataAccess;
+using Blog.Models;
+namespace Blog.Commands {
+ public class PostCommand : CommandBase {
+   private readonly IRepository repository;
+   private readonly ICacheService cache;
+   public object Load(int id) => repository.AsQueryable<BlogPost>().Where(x => x.Id == id).ToList();
+   public void Remove(int id) => Repository.Delete<BlogPost>(id, 1);
+   public object Cached() => cache.Get<BlogPost>("k");
+   public object Unmapped() => repository.First<Draft>(1);
+ } }
+"""
+    graph, _ = build_graph([parse_csharp("Models.cs", models), parse_csharp("Maps.cs", maps), parse_csharp("Commands.cs", commands),
+                            parse_sql("db/schema.sql", "CREATE TABLE BlogPosts (Id int);", "tsql")])
+
+    def touched(method: str) -> set[tuple[str, str, bool]]:
+        return {(d["type"], t, bool(d.get("guess"))) for _, t, d in graph.out_edges(f"cs:Blog.Commands.PostCommand.{method}|METHOD", data=True)
+                if d["type"] in ("READS", "WRITES")}
+
+    assert touched("Load") == {("READS", "sql:dbo.BlogPosts|TABLE", True)}
+    assert touched("Remove") == {("WRITES", "sql:dbo.BlogPosts|TABLE", True)}
+    assert touched("Cached") == set() and touched("Unmapped") == set()

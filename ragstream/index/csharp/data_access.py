@@ -121,7 +121,7 @@ def link_data_access(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterabl
         if call is None or ref.source not in graph:
             continue
         carrier = _orm_carrier(graph, symbols, ref) or _carrier(graph, symbols, call) \
-            or _table_of_type_carrier(graph, ref, consumed)
+            or _table_of_type_carrier(graph, ref, consumed) or _package_repository_carrier(graph, symbols, call)
         if carrier is not None and _identity_manager(symbols, carrier):
             identity = identity or IdentityTables(graph, by_name)  # Identity's stores: the tables the method names
             added += _identity_edges(graph, symbols, identity, carrier, ref)
@@ -418,6 +418,27 @@ def _orm_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference) -
         return None
     return _Carrier(f"{found.api}.{ref.attrs['call']['member']}", found.entities, query=True, declared_here=True,
                     passed=found.via == "entity_argument", via=found.via, guess=found.guess)
+
+
+# What a data-access type of a package is named (`IRepository`, `IUnitOfWork`, `Repository` of a base class)
+PACKAGE_REPOSITORIES = ("Repository", "UnitOfWork")
+
+
+def _package_repository_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carrier | None:
+    """`repository.AsQueryable<BlogPost>()`, `Repository.First<Author>(id)`: a generic data verb of a
+    repository no code of the repository declares (a package's non-generic `IRepository` whose methods
+    take the entity as their type argument); only the method's name and its type argument say it, so a
+    guess. A repository the code declares is read from its body instead."""
+    arguments = call.get("type_arguments") or []
+    guesses = [] if "unknown" in call["receiver"] else receiver_types(graph, symbols, call["receiver"])
+    names = {guess.split("<", 1)[0].rsplit(".", 1)[-1] for guess in guesses}
+    if len(arguments) != 1 or not any(name.endswith(PACKAGE_REPOSITORIES) for name in names) \
+            or symbols.first("csharp", guesses, ("TYPE",)) is not None or resolve_call(graph, symbols, call).methods:
+        return None
+    member = call["member"].removesuffix("Async")
+    if not member.startswith((*READ_VERBS, *WRITE_VERBS)):
+        return None
+    return _Carrier(f"{sorted(names)[0]}.{call['member']}", arguments, query=False, declared_here=False, guess=True)
 
 
 def _table_of_type_carrier(graph: nx.MultiDiGraph, ref: Reference,
