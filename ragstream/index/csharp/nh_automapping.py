@@ -33,6 +33,7 @@ import networkx as nx
 import tree_sitter
 
 from ragstream.index.csharp.declarations import Names, TypeDecl
+from ragstream.index.csharp.package_dbsets import tables_by_short_name
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, call_arguments, called_name, callee_of, descendants, fluent_chain, line_of, node_text, required_child,
@@ -180,7 +181,7 @@ def link_automapped_entities(graph: nx.MultiDiGraph) -> Counter:
                                                  else name.startswith(namespace + ".")):
                 entities.setdefault(node, source)
     mapped = {node: source for node, source in entities.items() if _mappable(graph, node, ignored, included)}
-    tables = _tables_by_name(graph)
+    tables = tables_by_short_name(graph)
     added: Counter = Counter()
     for entity, source in sorted(mapped.items()):
         if any(key == "MAPS_TO" for _, _, key in graph.out_edges(entity, keys=True)):
@@ -224,12 +225,3 @@ def _mappable(graph: nx.MultiDiGraph, node: str, ignored: set[str], included: se
         return False
     modifiers = attrs.get("modifiers") or ()
     return "static" not in modifiers and ("abstract" not in modifiers or node in included)
-
-
-def _tables_by_name(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
-    """Lower-case table name without its schema -> the TABLE nodes so named (a migration's or a script's)."""
-    found: dict[str, list[str]] = {}
-    for node, data in graph.nodes(data=True):
-        if data.get("kind") == "TABLE":
-            found.setdefault(data.get("name", "").rsplit(".", 1)[-1].lower(), []).append(node)
-    return found
