@@ -458,7 +458,6 @@ def asked_verbs(question: str) -> tuple[str, ...]:
     return tuple(r for r in asked_relations(question) if r in ("READS", "WRITES")) if question else ()
 
 
-# What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
 def _verbs(*stems: str) -> str:
     """Alternatives matching each verb's inflections and its noun of action, not other words it
     begins: "create(s|d)", "creating", "creation", not "creator"; "add" but not "address", "read"
@@ -467,6 +466,7 @@ def _verbs(*stems: str) -> str:
     return "|".join(f"{stem}(?:e|es|s|ed|d|ing|ion|ions|al)?" for stem in stems)
 
 
+# What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
 _HTTP_VERBS = (
     ("POST", re.compile(r"\b(?:" + _verbs("creat", "add", "plac", "submit", "submitt", "register", "registration",
                                           "sav", "insert", "post", "upload", "import") +
