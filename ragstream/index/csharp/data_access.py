@@ -430,13 +430,14 @@ def _package_repository_carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, ca
     take the entity as their type argument); only the method's name and its type argument say it, so a
     guess. A repository the code declares is read from its body instead."""
     arguments = call.get("type_arguments") or []
-    guesses = [] if "unknown" in call["receiver"] else receiver_types(graph, symbols, call["receiver"])
-    names = {guess.split("<", 1)[0].rsplit(".", 1)[-1] for guess in guesses}
-    if len(arguments) != 1 or not any(name.endswith(PACKAGE_REPOSITORIES) for name in names) \
-            or symbols.first("csharp", guesses, ("TYPE",)) is not None or resolve_call(graph, symbols, call).methods:
+    # the call's own shape first: this runs for every call no other carrier took
+    if len(arguments) != 1 or not call["member"].removesuffix("Async").startswith((*READ_VERBS, *WRITE_VERBS)) \
+            or "unknown" in call["receiver"]:
         return None
-    member = call["member"].removesuffix("Async")
-    if not member.startswith((*READ_VERBS, *WRITE_VERBS)):
+    guesses = receiver_types(graph, symbols, call["receiver"])
+    names = {guess.split("<", 1)[0].rsplit(".", 1)[-1] for guess in guesses}
+    if not any(name.endswith(PACKAGE_REPOSITORIES) for name in names) \
+            or symbols.first("csharp", guesses, ("TYPE",)) is not None or resolve_call(graph, symbols, call).methods:
         return None
     return _Carrier(f"{sorted(names)[0]}.{call['member']}", arguments, query=False, declared_here=False, guess=True)
 

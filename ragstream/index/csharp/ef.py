@@ -131,7 +131,7 @@ def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
     found = next(((base, entity) for base in bases for name in CONSTRUCTOR_MAPPINGS
                   if (entity := _type_argument(_unqualified(base), name))), None)
     # a base of a package's own over the ORM's (`EntitySubClassMapBase<BlogPost>` over `SubclassMap<T>`):
-    # named as a mapping is, and its constructor says the table or key (no import says it)
+    # named as a mapping base, and its constructor says the table or key (no import says it)
     derived = None if found else next(((base, arguments[0]) for base in bases
                                        if (generic := _unqualified(base)).type == "generic_name"
                                        and MAPPING_BASE_NAME.search(type_name(generic) or "")

@@ -89,7 +89,7 @@ def _predicate_references(decl: TypeDecl, names: Names, predicate: tree_sitter.N
     """REFERENCES to the bases a `ShouldMap` / `Where` predicate names with `typeof(B)`, and to the
     namespaces it compares `Namespace` with."""
     marks = {"discriminated": True} if discriminated else {}
-    found = [_reference(decl, names, written, via, line_of(typed), ("TYPE",), marks)
+    found = [_reference(decl, names, written, via, line_of(typed), marks)
              for typed, written in _typeofs(predicate)]
     for line, namespace, match in _namespaces(predicate):
         found.append(Reference(source=decl.id, edge_type="REFERENCES", target=namespace, target_language=LANGUAGE,
@@ -148,14 +148,14 @@ def _chain_references(decl: TypeDecl, names: Names, source: tree_sitter.Node) ->
         generic = callee[1] if callee else None
         written = type_arguments(generic) if generic is not None and generic.type == "generic_name" else []
         written += [name for _, name in _typeofs(required_child(call, "arguments"))]
-        found += [_reference(decl, names, name, via, line_of(call), ("TYPE",), {}) for name in written]
+        found += [_reference(decl, names, name, via, line_of(call), {}) for name in written]
     return found
 
 
-def _reference(decl: TypeDecl, names: Names, written: str, via: str, line: int, kinds: tuple[str, ...],
-               marks: dict) -> Reference:
+def _reference(decl: TypeDecl, names: Names, written: str, via: str, line: int, marks: dict) -> Reference:
+    """REFERENCES from the configuring type to the base `written` names."""
     return Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
-                     candidates=names.type_candidates(written, decl.scope), target_kinds=kinds, by_name=True,
+                     candidates=names.type_candidates(written, decl.scope), target_kinds=("TYPE",), by_name=True,
                      external=False, line=line, attrs={"via": via, **marks})
 
 
