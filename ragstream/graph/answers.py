@@ -84,8 +84,10 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
 
 
 SEARCHED_SUBJECTS = 3  # the best search hits a mapping question that names nothing takes its subject from
-# the table a list's verb acts on, said in words: "update rows in the user accounts table" (not "which table holds X")
-_A_TABLE = re.compile(r"\b(?:in|into|from|to|of|on)\s+(?:the|a|that|this)\s+(?:[\w-]+\s+){0,4}table\b", re.IGNORECASE)
+SEARCHED_TABLES = 10  # the best search hits an impact question about a table it describes takes that table from
+# a table the question describes in words: "rows in the user accounts table", "the table that stores received
+# pings" (not "which table holds X", nor "which tables": there the table is what is asked, not the subject)
+_A_TABLE = re.compile(r"\b(?:the|a|that|this)\s+(?:[\w/'-]+\s+){0,4}table\b", re.IGNORECASE)
 
 
 def searched_subjects(graph: nx.MultiDiGraph, hits: list[str], shape: str | None, question: str) -> list[Named]:
@@ -94,9 +96,11 @@ def searched_subjects(graph: nx.MultiDiGraph, hits: list[str], shape: str | None
     table or mapped entity among the best hits (one: the rest of the hits may be its neighbours,
     not more subjects). So is a list question that asks about a table it names in words the graph
     does not know ("which methods update rows in the user accounts table": `roadkill_users`): the
-    first table among the search's hits."""
-    if shape == "list" and _A_TABLE.search(question):
-        return next(([named_node(graph, hit, "table")] for hit in hits
+    first table among the search's hits; an impact question about a table it describes ("the table
+    that stores received webmentions": `Mention`), the first table among the best hits."""
+    if shape in ("list", "impact") and _A_TABLE.search(question):
+        searched = hits if shape == "list" else hits[:SEARCHED_TABLES]
+        return next(([named_node(graph, hit, "table")] for hit in searched
                      if (graph.nodes.get(hit) or {}).get("kind") in TABLE_KINDS), [])
     if shape != "mapping":
         return []
