@@ -308,6 +308,38 @@ public class ShopContext : DbContext
     assert "sql:Identity|TABLE" not in graph
 
 
+def test_a_schema_named_by_the_types_own_constant_and_the_contexts_default_schema():
+    # `ToTable("OrdersView", SchemaName)` with `const string SchemaName` of the same context, and
+    # `HasDefaultSchema(...)` for what the context maps without a schema; another type's constant
+    # (`Other.Schema`) is not known from this file and names no schema
+    context = '''
+using System.Data.Entity;
+namespace Reg.Data;
+public class DraftOrder { public int Id { get; set; } }
+public class Seat { public int Id { get; set; } }
+public class Payment { public int Id { get; set; } }
+public class Refund { public int Id { get; set; } }
+public class RegistrationContext : DbContext
+{
+    public const string SchemaName = "Registration";
+    public DbSet<Refund> Refunds { get; set; }
+    protected override void OnModelCreating(DbModelBuilder modelBuilder)
+    {
+        modelBuilder.HasDefaultSchema("reg");
+        modelBuilder.Entity<DraftOrder>().ToTable("OrdersView", SchemaName);
+        modelBuilder.Entity<Seat>().ToTable("Seats", RegistrationContext.SchemaName);
+        modelBuilder.Entity<Payment>().ToTable("Payments", Other.SchemaName);
+    }
+}
+'''
+    graph = graph_of({"src/Data/RegistrationContext.cs": context})
+    assert set(maps_to(graph, "cs:Reg.Data.DraftOrder|TYPE")) == {"sql:Registration.OrdersView|TABLE"}
+    assert set(maps_to(graph, "cs:Reg.Data.Seat|TYPE")) == {"sql:Registration.Seats|TABLE"}
+    assert set(maps_to(graph, "cs:Reg.Data.Payment|TYPE")) == {"sql:reg.Payments|TABLE"}  # the default, not a guess
+    assert set(maps_to(graph, "cs:Reg.Data.Refund|TYPE")) == {"sql:reg.Refunds|TABLE"}
+    assert "sql:dbo.OrdersView|TABLE" not in graph and "sql:dbo.Refunds|TABLE" not in graph
+
+
 def test_a_context_deriving_from_the_repositorys_own_base_context_is_a_context():
     # `ShopContext : AuditableContext` (itself an IdentityDbContext in another file): its DbSets
     # and OnModelCreating map entities; a class with neither is no context whatever its base

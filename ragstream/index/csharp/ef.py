@@ -47,7 +47,7 @@ from ragstream.index.csharp.ef_configured import (
 from ragstream.index.csharp.ef_migrations import is_migration, migration_parts
 from ragstream.index.csharp.nh_automapping import automapping_references
 from ragstream.index.csharp.fluent_migrations import fluent_migration_parts, is_fluent_migration
-from ragstream.index.csharp.strings import string_value
+from ragstream.index.csharp.strings import string_fields, string_value
 from ragstream.index.csharp.syntax import (
     LANGUAGE, attribute_arguments, body_members, call_arguments, called_name, callee_of, child_of_type, fluent_chain,
     descendants, line_of, node_text, qualify, required_child, type_arguments, type_name,
@@ -161,7 +161,7 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     constructors = [m for m in decl.methods if m.type == "constructor_declaration"]
     own_calls = [call for method in constructors for call in descendants(method)
                  if call.type == "invocation_expression" and _on_this(call)]
-    table = next((_table_from_arguments(call.child_by_field_name("arguments"))
+    table = next((_table_from_arguments(call.child_by_field_name("arguments"), decl.syntax)
                   for call in own_calls if called_name(call) in ("Table", "ToTable")), None)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
@@ -198,7 +198,7 @@ def _configuration_references(decl: TypeDecl, configured: tuple[str, str], names
     calls = [call for call in descendants(configure.child_by_field_name("body"))
              if receiver_root(call) == builder]
     # on the builder itself: `HasManyToMany(..).Table("Tags")`, `OwnsOne(..).ToTable("Addresses")` name other tables
-    table = next((_table_from_arguments(call.child_by_field_name("arguments"))
+    table = next((_table_from_arguments(call.child_by_field_name("arguments"), decl.syntax)
                   for call in calls if called_name(call) in ("ToTable", "Table") and _on_variable(call, builder)), None)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
@@ -271,6 +271,7 @@ class _Entity:
     line: int  # where the context first names it
     dbset: str | None = None  # the DbSet<T> property name
     table: str | None = None  # from .ToTable(...)
+    schema: str | None = None  # the context's `HasDefaultSchema(...)`, for a table named without one
     inheritance: dict[str, str] = field(default_factory=dict)  # {"inheritance": "tpt"}
 
 
@@ -300,9 +301,20 @@ def _context_entities(context: TypeDecl) -> list[_Entity]:
         written = _entity_call(node)
         if written:
             entity = found.setdefault(written, _Entity(written, context, line_of(node)))
-            entity.table = entity.table or _to_table(node)
+            entity.table = entity.table or _to_table(node, context.syntax)
             entity.inheritance = entity.inheritance or _inheritance(_configuring_calls(node))
+    schema = _default_schema(context)
+    for entity in found.values():
+        entity.schema = schema
     return list(found.values())
+
+
+def _default_schema(context: TypeDecl) -> str | None:
+    """The schema of `modelBuilder.HasDefaultSchema("s")`: EF's schema for every table the
+    context maps without naming one."""
+    return next((_table_from_arguments(call.child_by_field_name("arguments"), context.syntax)
+                 for call in descendants(context.syntax)
+                 if call.type == "invocation_expression" and called_name(call) == "HasDefaultSchema"), None)
 
 
 def _dbset_entity(prop: tree_sitter.Node) -> str | None:
@@ -324,9 +336,9 @@ def _type_argument(generic: tree_sitter.Node, name: str) -> str | None:
     return arguments[0] if arguments else None
 
 
-def _to_table(entity_call: tree_sitter.Node) -> str | None:
+def _to_table(entity_call: tree_sitter.Node, owner: tree_sitter.Node) -> str | None:
     """The table of `Entity<T>().X().ToTable(...)` or `Entity<T>(b => b.ToTable(...))`."""
-    return next((_table_from_arguments(call.child_by_field_name("arguments"))
+    return next((_table_from_arguments(call.child_by_field_name("arguments"), owner)
                  for call in _configuring_calls(entity_call) if called_name(call) == "ToTable"),
                 None)
 
@@ -340,22 +352,39 @@ def _configuring_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 def _table_attribute(syntax: tree_sitter.Node) -> str | None:
     """`s.X` from a `[Table("X", Schema = "s")]` attribute, `X` without a schema."""
-    return _table_from_arguments(attribute_arguments(syntax, ("Table",)))
+    return _table_from_arguments(attribute_arguments(syntax, ("Table",)), syntax)
 
 
-def _table_from_arguments(arguments: tree_sitter.Node | None) -> str | None:
+def _table_from_arguments(arguments: tree_sitter.Node | None, owner: tree_sitter.Node) -> str | None:
     """`("X", "s")`, `("X", schema: "s")`, `(name: "X", "s")` or `("X", Schema = "s")` -> `s.X`.
     An argument without a name takes its position's parameter (`name`, then `schema`), as C#
-    binds a positional argument after a named one in its own position."""
+    binds a positional argument after a named one in its own position. A name the literal is
+    not written in is the `owner` type's own constant, field or property (`ToTable("Orders",
+    SchemaName)`), read only when needed: most arguments are literals."""
     if arguments is None:
         return None
     said: dict[str, str | None] = {}
+    owned: dict[str, str] | None = None
     for position, (name, value) in enumerate(call_arguments(arguments)):
         parameter = name.lower() if name else ("name", "schema")[position] if position < 2 else None
-        if parameter is not None:
-            said[parameter] = string_value(value, {})
+        if parameter is None:
+            continue
+        said[parameter] = string_value(value, {})
+        if said[parameter] is None and value.type in ("identifier", "member_access_expression"):
+            owned = string_fields(owner) if owned is None else owned
+            said[parameter] = string_value(value, owned) or owned.get(node_text(value).rsplit(".", 1)[-1]) \
+                if _names_own_member(value, owner) else None
     table = said.get("name")
     return table and qualify(said.get("schema") or "", table)
+
+
+def _names_own_member(value: tree_sitter.Node, owner: tree_sitter.Node) -> bool:
+    """`SchemaName`, `this.SchemaName` or `Context.SchemaName` inside `Context`: a member of the
+    owner itself (another type's constant is not known from this file)."""
+    if value.type == "identifier":
+        return True
+    written = node_text(required_child(value, "expression"))
+    return written == "this" or written == node_text(owner.child_by_field_name("name"))
 
 
 def _local_type(entity: _Entity, declared: dict[str, TypeDecl],
@@ -371,7 +400,9 @@ def _entity_references(entity: _Entity, local: TypeDecl | None,
     guesses = names.type_candidates(entity.written, entity.context.scope)
     class_name = entity.written.rsplit(".", 1)[-1]
     attribute = _table_attribute(local.syntax) if local else None
-    tables = table_candidates([attribute, entity.table, entity.dbset, class_name])
+    written = [attribute, entity.table, entity.dbset, class_name]
+    tables = table_candidates([qualify(entity.schema, name) if entity.schema and name and "." not in name else name
+                               for name in written])
     attrs: dict[str, object] = {**entity.inheritance}
     if not (attribute or entity.table):
         attrs.update(guess=True, mapping="by_convention")
