@@ -171,7 +171,7 @@ def load_settings(user_file: str | Path | None = None, overrides: dict | None = 
 
 # Settings with a closed set of values.
 CHOICES = {
-    "index.sql_dialect": ("auto", "tsql", "postgres", "generic"),
+    "index.sql_dialect": ("auto", "tsql", "postgres", "mysql", "generic"),
     "embedding.dtype": ("bfloat16", "float32"),
     "tokens.encoding": ("cl100k_base", "o200k_base"),
     "retrieval.bm25_missing": ("fail", "semantic"),

@@ -299,6 +299,8 @@ def test_detect_dialect_on_snippets():
     assert detect_dialect("CREATE TABLE t (id INT)") == "generic"
     assert detect_dialect("CREATE TABLE t (id SERIAL PRIMARY KEY)") == "postgres"
     assert detect_dialect("SELECT 1\nGO\n") == "tsql"
+    assert detect_dialect("CREATE TABLE `be_Blogs` (`Id` int(10) UNSIGNED NOT NULL AUTO_INCREMENT) ENGINE=InnoDB;") \
+        == "mysql"
 
 
 def test_explicit_dialects_and_unknown_dialect():
@@ -565,3 +567,31 @@ def test_tsql_storage_options_sqlglot_cannot_read_do_not_lose_the_table():
     # outside T-SQL nothing is blanked: a column named `sparse` stays a column
     assert {n.name for n in parse_sql("pg.sql", "CREATE TABLE t (sparse int, x SERIAL);\n").nodes
             if n.kind == "COLUMN"} == {"t.sparse", "t.x"}
+
+
+def test_an_unnamed_clustered_key_and_mysql_scripts_keep_their_tables():
+    """An unnamed `PRIMARY KEY CLUSTERED` (SSMS scripts of system-named keys: cqrs-journey's
+    `CreateDatabaseObjects.sql`, BugNET, Roadkill) and a MySQL setup script read in another
+    dialect (BlogEngine's) once lost every such CREATE TABLE; the index kind is blanked and the
+    dialect detected, so the table, its columns and its key stay."""
+    text = ("CREATE TABLE [Events].[Events](\n"
+            "\t[AggregateId] [uniqueidentifier] NOT NULL,\n"
+            "\t[Version] [int] NOT NULL,\n"
+            "PRIMARY KEY CLUSTERED \n(\n\t[AggregateId] ASC,\n\t[Version] ASC\n"
+            ")WITH (STATISTICS_NORECOMPUTE  = OFF, IGNORE_DUP_KEY = OFF)\n)\nGO\n"
+            "CREATE TABLE dbo.Users (UserId int NOT NULL PRIMARY KEY NONCLUSTERED, Name nvarchar(50) NULL,\n"
+            "  Email nvarchar(90) NOT NULL UNIQUE CLUSTERED)\nGO\n")
+    parsed = parse_sql("CreateDatabaseObjects.sql", text)
+    assert parsed.warnings == []
+    assert node(parsed, "sql:Events.Events|TABLE").start_line == 1
+    assert {n.name for n in parsed.nodes if n.kind == "COLUMN"} == {
+        "Events.Events.AggregateId", "Events.Events.Version", "dbo.Users.UserId", "dbo.Users.Name", "dbo.Users.Email"}
+    mysql = ("CREATE TABLE `be_Blogs` (\n  `BlogRowId` int(10) UNSIGNED NOT NULL AUTO_INCREMENT,\n"
+             "  `BlogName` varchar(255) NOT NULL DEFAULT '',\n  PRIMARY KEY (`BlogRowId`)\n"
+             ") ENGINE=InnoDB DEFAULT CHARSET=latin1;\n")
+    parsed = parse_sql("MySQLSetup.sql", mysql)
+    assert node(parsed, "sql:be_Blogs|TABLE").start_line == 1
+    assert {n.name for n in parsed.nodes if n.kind == "COLUMN"} == {"be_Blogs.BlogRowId", "be_Blogs.BlogName"}
+    # a column named like the option stays a column, and outside T-SQL nothing is blanked
+    assert {n.name for n in parse_sql("pg.sql", "CREATE TABLE t (clustered int, x SERIAL);\n").nodes
+            if n.kind == "COLUMN"} == {"t.clustered", "t.x"}

@@ -23,7 +23,7 @@ from sqlglot.tokens import Token, Tokenizer
 # What sqlglot raises on SQL it cannot read; deep nesting exhausts its recursive descent.
 PARSE_ERRORS = (SqlglotError, RecursionError)
 # The `sql.dialect` setting's values -> sqlglot dialect names (None: sqlglot's default).
-SQL_DIALECTS: dict[str, str | None] = {"tsql": "tsql", "postgres": "postgres", "generic": None}
+SQL_DIALECTS: dict[str, str | None] = {"tsql": "tsql", "postgres": "postgres", "mysql": "mysql", "generic": None}
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,10 @@ _TSQL_STORAGE_OPTIONS = re.compile(
     r"|\b(?:MASKED|ENCRYPTED)\s+WITH\s*\((?:[^()']|'[^']*')*\)"
     # where a table's large values are filed (SSMS scripts every table with text, image or
     # (max) columns with `) ON [PRIMARY] TEXTIMAGE_ON [PRIMARY]`)
-    r"|\b(?:TEXTIMAGE_ON|FILESTREAM_ON)\s+(?:\[[^\]\n]*\]|\"[^\"\n]*\"|\w+)",
+    r"|\b(?:TEXTIMAGE_ON|FILESTREAM_ON)\s+(?:\[[^\]\n]*\]|\"[^\"\n]*\"|\w+)"
+    # how a key's index is ordered: sqlglot reads it only after a named constraint, and loses the
+    # table of `[Id] int PRIMARY KEY CLUSTERED` or an unnamed `PRIMARY KEY CLUSTERED ([Id] ASC)`
+    r"|(?<=\bKEY)\s+(?:NON)?CLUSTERED\b|(?<=\bUNIQUE)\s+(?:NON)?CLUSTERED\b",
     re.IGNORECASE)
 # An SSMS template parameter, `<name, type, value>` ("Specify Values for Template Parameters"
 # replaces each with its value: `[<dbUser,varchar,dbo>].[Entries]` is `[dbo].[Entries]`,
@@ -56,6 +59,8 @@ _SSMS_TEMPLATE_PARAMETER = re.compile(
     r"(?P<open>\[?)<[ \t]*@?[A-Za-z_]\w*[ \t]*,[ \t]*(?:[A-Za-z_]\w*(?:[ \t]*\([ \t]*\w+[ \t]*\))?)?[ \t]*,"
     r"[ \t]*(?P<value>[@#$\w.]+)[ \t]*>(?P<close>\]?)")
 _POSTGRES_HINTS = re.compile(r"\bSERIAL\b|\$\$|\bplpgsql\b|::|\bRETURNING\b", re.IGNORECASE)
+# MySQL's back-quoted names and table options: read in another dialect a whole CREATE TABLE is lost
+_MYSQL_HINTS = re.compile(r"`\w+`|\bENGINE\s*=|\bAUTO_INCREMENT\b|\bUNSIGNED\b", re.IGNORECASE)
 DIALECT_SETTING = "index.sql_dialect"
 
 
@@ -87,12 +92,11 @@ def resolve_dialect(text: str, dialect: str) -> str:
 
 
 def detect_dialect(text: str) -> str:
-    """tsql, postgres or generic, by counting tell-tale syntax."""
-    tsql = len(_TSQL_HINTS.findall(text))
-    postgres = len(_POSTGRES_HINTS.findall(text))
-    if tsql == postgres == 0:
-        return "generic"
-    return "tsql" if tsql >= postgres else "postgres"
+    """tsql, postgres, mysql or generic, by counting tell-tale syntax (a tie goes to the first)."""
+    counts = {dialect: len(hints.findall(text)) for dialect, hints in
+              (("tsql", _TSQL_HINTS), ("postgres", _POSTGRES_HINTS), ("mysql", _MYSQL_HINTS))}
+    best = max(counts, key=lambda dialect: counts[dialect])
+    return best if counts[best] else "generic"
 
 
 def _readable_column_options(text: str, dialect: str | None) -> str:
