@@ -595,3 +595,16 @@ def test_an_unnamed_clustered_key_and_mysql_scripts_keep_their_tables():
     # a column named like the option stays a column, and outside T-SQL nothing is blanked
     assert {n.name for n in parse_sql("pg.sql", "CREATE TABLE t (clustered int, x SERIAL);\n").nodes
             if n.kind == "COLUMN"} == {"t.clustered", "t.x"}
+
+
+def test_a_statement_the_tokenizer_rejects_loses_only_itself():
+    """An application's own template syntax (Duplicati's `{#if sqlite_version >= 3.8.2}`) once
+    made the whole file unreadable; the batch is cut at line-ending `;`s and every other
+    statement stays, with the rejected one reported at its line."""
+    text = ('CREATE TABLE "Operation" (\n\t"ID" INTEGER PRIMARY KEY\n);\n\n'
+            'CREATE TABLE "FilesetEntry" (\n\t"FilesetID" INTEGER NOT NULL\n) {#if sqlite_version >= 3.8.2} WITHOUT ROWID {#endif};\n\n'
+            'CREATE TABLE "Block" (\n\t"ID" INTEGER PRIMARY KEY,\n\t"Hash" TEXT NOT NULL\n);\n')
+    parsed = parse_sql("Schema.sql", text)
+    assert {n.id: n.start_line for n in parsed.nodes if n.kind == "TABLE"} == {
+        "sql:Operation|TABLE": 1, "sql:Block|TABLE": 9}
+    assert [w.split(": ", 1)[0] for w in parsed.warnings] == ["Schema.sql:5"]

@@ -46,16 +46,41 @@ def split_statements(
 
     statements, problems = [], []
     for offset, batch in _batches(text):
-        try:
-            tokens = tokenize(batch, dialect)
-        except SqlglotError as error:
-            problems.append((line(offset + len(batch) - len(batch.lstrip())),
-                             str(error).splitlines()[0]))
-            continue
-        for first, last in _statement_spans(tokens, dialect == "tsql"):
-            start, end = offset + first.start, offset + last.end
-            statements.append(Statement(text[start:end + 1], line(start), line(end)))
+        for part_offset, part, tokens, error in _tokenized(batch, dialect):
+            if error is not None:
+                problems.append((line(offset + part_offset + len(part) - len(part.lstrip())), error))
+                continue
+            for first, last in _statement_spans(tokens, dialect == "tsql"):
+                start, end = offset + part_offset + first.start, offset + part_offset + last.end
+                statements.append(Statement(text[start:end + 1], line(start), line(end)))
     return statements, problems
+
+
+# `;` at the end of a line: where a batch the tokenizer rejects is cut, to keep its other statements
+_LINE_END_SEMICOLON = re.compile(r";[ \t]*(?=\n|$)")
+
+
+def _tokenized(batch: str, dialect: str | None) -> Iterator[tuple[int, str, list[Token], str | None]]:
+    """(offset in the batch, text, tokens, None) of the batch, or where one piece of it cannot be
+    tokenized (an application's own template syntax, `{#if ...}`), of each piece between
+    line-ending `;`s, with the error instead of tokens for the pieces that still cannot: one bad
+    statement no longer loses the file's others."""
+    try:
+        yield 0, batch, tokenize(batch, dialect), None
+        return
+    except SqlglotError as error:
+        if not _LINE_END_SEMICOLON.search(batch):
+            yield 0, batch, [], str(error).splitlines()[0]
+            return
+    start = 0
+    for end in [match.end() for match in _LINE_END_SEMICOLON.finditer(batch)] + [len(batch)]:
+        piece = batch[start:end]
+        if piece.strip():
+            try:
+                yield start, piece, tokenize(piece, dialect), None
+            except SqlglotError as error:
+                yield start, piece, [], str(error).splitlines()[0]
+        start = end
 
 
 def sub_statement(statement: Statement, first: Token, last: Token) -> Statement:
