@@ -276,6 +276,30 @@ public class OrdersController : BaseController
     assert "cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD" not in calls(graph, "Shop.Web.OrdersController.Show")
 
 
+def test_a_request_sent_through_a_field_a_base_controller_declares_reaches_its_handler():
+    """`CommandMediator.SendAsync(new X())` where the base declares the mediator as a field
+    (`protected readonly ICommandMediator CommandMediator = commandMediator;`, Moonglade's
+    `BlogControllerBase`): a field is as much a sender as a property; a private field of the
+    base is not seen from the subclass, and sends nothing."""
+    graph = build({"Orders.cs": MEDIATOR, "Controllers.cs": """
+using MediatR;
+using Shop.App.Orders;
+namespace Shop.Web;
+public abstract class BaseController(IMediator mediator) : ControllerBase
+{
+    protected readonly IMediator Mediator = mediator;
+    private readonly IMediator Hidden = mediator;
+}
+public class OrdersController(IMediator mediator) : BaseController(mediator)
+{
+    public async Task<IActionResult> Delete(int id) { await Mediator.Send(new CancelOrder(id)); return NoContent(); }
+    public async Task<IActionResult> Purge(int id) { await Hidden.Send(new CancelOrder(id)); return NoContent(); }
+}
+"""})
+    assert "cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD" in calls(graph, "Shop.Web.OrdersController.Delete")
+    assert "cs:Shop.App.Orders.CancelOrderHandler.Handle|METHOD" not in calls(graph, "Shop.Web.OrdersController.Purge")
+
+
 def test_a_notification_reaches_every_handler_of_it_and_no_other():
     graph = build({"Orders.cs": MEDIATOR})
     published = calls(graph, "Shop.App.Orders.PlaceOrderHandler.Handle")

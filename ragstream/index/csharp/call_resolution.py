@@ -338,6 +338,15 @@ def receiver_property(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: di
     return _receiver(graph, symbols, receiver, 0).through
 
 
+def names_a_member(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict) -> bool:
+    """A bare receiver name that is no type but a field or property the calling type, a base or an
+    enclosing type declares (`Mediator` of `protected readonly IMediator Mediator = mediator;` on a
+    base controller; `_inherited_member`)."""
+    guesses = receiver.get("types") or []
+    return bool(guesses) and not any(symbols.find("csharp", guess, ("TYPE",)) for guess in guesses) \
+        and _inherited_member(graph, symbols, guesses[0]) is not None
+
+
 def _type_of_chain(graph: nx.MultiDiGraph, symbols: SymbolTable, dotted: str) -> _Receiver:
     """The type a dotted receiver reaches when it starts with a type and goes on through its
     static members, each typed as declared (`Current.DB.Queries`: type Current, property DB,

@@ -49,7 +49,7 @@ import networkx as nx
 
 from ragstream.index.csharp.call_resolution import (
     ancestors,
-    receiver_property,
+    names_a_member,
     receiver_types,
     resolve_call,
     settled_in_repository,
@@ -132,10 +132,10 @@ def _receiver_type(inherited: dict[tuple[str, str], str], key: str, method: str)
 
 
 def _may_send(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> bool:
-    """Not a call on an in-memory collection, nor on a bare name that is no member
-    (`JsonConvert.SerializeObject(command)`): those send nothing."""
+    """Not a call on an in-memory collection, nor on a bare name that is no member, property or
+    field (`JsonConvert.SerializeObject(command)`): those send nothing."""
     return not _in_memory(call) \
-        and not (call.get("named_receiver") and receiver_property(graph, symbols, call["receiver"]) is None)
+        and not (call.get("named_receiver") and not names_a_member(graph, symbols, call["receiver"]))
 
 
 def _forwarded_parameter(graph: nx.MultiDiGraph, method: str, call: dict) -> tuple[int, list[str]] | None:
