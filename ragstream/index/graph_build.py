@@ -20,6 +20,7 @@ from ragstream.index.csharp.base_bindings import link_bound_accesses
 from ragstream.index.csharp.bound_dispatch import link_bound_dispatch
 from ragstream.index.csharp.bound_method_dispatch import link_bound_method_dispatch
 from ragstream.index.csharp.extension_calls import static_extension_call
+from ragstream.index.csharp.migration_sql import settle_code_sql_tables
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.data_records import link_reader_mappings
@@ -79,6 +80,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
     files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
     files = evolve_schema(files)  # SQL objects as the last migration script leaves them
+    files = settle_code_sql_tables(files)  # a CREATE TABLE string's table, where nothing else has it
     graph: nx.MultiDiGraph = nx.MultiDiGraph()
     for parsed in files:
         for node in parsed.nodes:

@@ -52,9 +52,11 @@ SQL_METHODS = frozenset({
 })
 SQL_METHOD_PREFIXES = ("QueryFirst", "QuerySingle", "ExecuteScalar")
 # ADO.NET commands: the first constructor argument is the command text.
+# ADO.NET providers' command types, lower-cased: System.Data.SQLite spells `SQLiteCommand`,
+# Microsoft.Data.Sqlite `SqliteCommand`
 SQL_COMMAND_TYPES = frozenset({
-    "SqlCommand", "SqliteCommand", "NpgsqlCommand", "MySqlCommand", "OracleCommand",
-    "OleDbCommand", "OdbcCommand",
+    "sqlcommand", "sqlitecommand", "npgsqlcommand", "mysqlcommand", "oraclecommand",
+    "oledbcommand", "odbccommand", "sqlcecommand", "fbcommand", "db2command",
 })
 PROCEDURE_KINDS = ("PROCEDURE",)
 # A whole string that is one (schema-qualified, bracketed) name: a procedure's.
@@ -218,7 +220,7 @@ def sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
         assigned = left.child_by_field_name("name") if left.type == "member_access_expression" else left
         return [required_child(node, "right")] if node_text(assigned) == "CommandText" else []
     if node.type == "object_creation_expression":
-        is_command = (created_type(node) or "").rsplit(".", 1)[-1] in SQL_COMMAND_TYPES
+        is_command = (created_type(node) or "").rsplit(".", 1)[-1].lower() in SQL_COMMAND_TYPES
         arguments = node.child_by_field_name("arguments")
         return [value for _, value in call_arguments(arguments)] if is_command and arguments else []
     callee = callee_of(node)

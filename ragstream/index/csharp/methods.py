@@ -31,6 +31,7 @@ from ragstream.index.csharp.inline_sql import (
 )
 from ragstream.index.csharp.data_records import built_types, reader_columns
 from ragstream.index.csharp.method_groups import delegate_arguments, invoked_parameters
+from ragstream.index.csharp.migration_sql import code_sql_tables
 from ragstream.index.csharp.sql_parameters import sql_parameters
 from ragstream.index.csharp.strings import shown_sql, string_fields, type_constraints, type_parameters
 from ragstream.index.csharp.syntax import LANGUAGE, body_members, child_of_type, node_text, type_name
@@ -57,6 +58,10 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     for name, group in overloads.items():
         for syntax in group:
             _add_method(syntax, name, len(group), scope, path, out, registered, passed.get(syntax.start_byte))
+    for made in code_sql_tables(decl, scope.strings, path, lambda syntax: method_node_id(decl, syntax)):
+        for table in made.nodes:
+            out.add(table)
+        out.refer(made.references)
     for member in body_members(decl.syntax):  # an accessor with code: its calls are the property's
         prop = node_id(LANGUAGE, f"{decl.name}.{node_text(member.child_by_field_name('name'))}", "PROPERTY")
         for accessor, body in accessor_bodies(member):

@@ -1,5 +1,8 @@
 """Tables a migration creates in SQL of its own: `migrationBuilder.Sql("CREATE TABLE ...")` (EF Core,
-EF6's `Sql(...)`), FluentMigrator's `Execute.Sql("CREATE TABLE ...")`.
+EF6's `Sql(...)`), FluentMigrator's `Execute.Sql("CREATE TABLE ...")`; and tables any other code
+creates from a `CREATE TABLE` string it runs or holds (`command.CommandText = "CREATE TABLE ..."`,
+an installer's list of scripts: attrs `via="sql_string"`), which a script's definition of the same
+table outranks (`graph_build`).
 
 Applications on PostgreSQL often write a migration's schema as SQL (raw string literals)
 rather than as `CreateTable` calls; without reading it such a table is in no script and no model. The
@@ -13,16 +16,22 @@ makes nothing (a migration's text is evidence, not a file the user asked to inde
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
 from ragstream.errors import RagstreamError
+from ragstream.index.csharp.declarations import TypeDecl
+from ragstream.index.csharp.inline_sql import STRING_EXPRESSIONS
 from ragstream.index.csharp.strings import string_value
-from ragstream.index.csharp.syntax import call_arguments, callee_of, line_of, node_text, required_child, type_name
-from ragstream.index.model import Node, Reference
+from ragstream.index.csharp.syntax import (
+    call_arguments, callee_of, descendants, line_of, node_text, required_child, type_name,
+)
+from ragstream.index.model import Node, ParsedFile, Reference
 from ragstream.index.sql.parser import parse_sql
 
+SQL_STRING = "sql_string"  # the `via` of a table a CREATE TABLE string in ordinary code makes
 CREATES_TABLE = re.compile(r"\bcreate\s+(?:unlogged\s+|temporary\s+|temp\s+)?table\b", re.IGNORECASE)
 SQL_CALLS = frozenset({"Sql"})  # `migrationBuilder.Sql(...)`, `Sql(...)` (EF6), `Execute.Sql(...)` (FluentMigrator)
 
@@ -44,14 +53,22 @@ def sql_tables(call: tree_sitter.Node, path: str, parent: str, method: str, made
     """The tables the SQL string of `call` creates, as operations of `method` (the migration's `Up`)."""
     arguments = call_arguments(required_child(call, "arguments"))
     text = string_value(arguments[0][1], {}) if arguments else None
+    if not text:
+        return SqlTables()
+    offset = line_of(arguments[0][1]) - 1 + _leading_lines(node_text(arguments[0][1]))
+    return created_tables(text, offset, path, parent, method, made)
+
+
+def created_tables(text: str, offset: int, path: str, parent: str, method: str, made: dict) -> SqlTables:
+    """The tables SQL text creates (its first line is the file's line `offset + 1`), children of
+    `parent`, each made by `method` (a `create_table` REFERENCES), with `made`'s marks."""
     found = SqlTables()
-    if not text or not CREATES_TABLE.search(text):
+    if not CREATES_TABLE.search(text):
         return found
     try:
         parsed = parse_sql(path, text, "auto")
     except RagstreamError:
         return found
-    offset = line_of(arguments[0][1]) - 1 + _leading_lines(node_text(arguments[0][1]))
     marks = {**made, "sql": True}
     tables = {node.id: node for node in parsed.nodes if node.kind == "TABLE"}
     for node in parsed.nodes:
@@ -73,6 +90,86 @@ def sql_tables(call: tree_sitter.Node, path: str, parent: str, method: str, made
 
 
 def _leading_lines(written: str) -> int:
-    """1 when the literal's opening quotes end their line (a raw literal's do): its value starts on
-    the next."""
-    return 1 if written.lstrip("$@").lstrip('"').startswith(("\n", "\r\n")) else 0
+    """1 when a raw literal's opening quotes end their line: its value starts on the next (a
+    verbatim literal's value holds that line break: its text's first line is the quotes' own)."""
+    raw = written.lstrip("$@").startswith('"""')
+    return 1 if raw and written.lstrip("$@").lstrip('"').startswith(("\n", "\r\n")) else 0
+
+
+# a string that is DDL creating a table, from its start (not "could not create table X" in a message)
+_CREATES_TABLE_FIRST = re.compile(r"\s*(?:--[^\n]*\n\s*)*create\s+table\s", re.IGNORECASE)
+_METHODS = frozenset({"method_declaration", "constructor_declaration"})
+_TYPES = frozenset({"class_declaration", "struct_declaration", "record_declaration", "interface_declaration"})
+
+
+def code_sql_tables(decl: TypeDecl, strings: dict[str, str], path: str,
+                    method_id: Callable[[tree_sitter.Node], str]) -> list[SqlTables]:
+    """What each whole string expression of the type itself (not of a nested type) makes when its
+    text creates a table: a constant, a command's text, an installer's list of scripts. Each table
+    is a child of the type, made (`create_table` REFERENCES) by the method the string is in
+    (`method_id` of its syntax), else by the type (a constant or field initialiser)."""
+    found = []
+    for node in descendants(decl.syntax):
+        if node.type not in STRING_EXPRESSIONS or (node.parent is not None and node.parent.type == "binary_expression"):
+            continue
+        text = string_value(node, strings)
+        if not text or not _CREATES_TABLE_FIRST.match(text) or _migration_sql(node):
+            continue
+        holder = _holder(node, decl)
+        if holder is None:
+            continue  # in a nested type: that type's own
+        owner = method_id(holder) if holder is not decl.syntax else decl.id
+        offset = line_of(node) - 1 + _leading_lines(node_text(node))
+        found.append(created_tables(text, offset, path, decl.id, owner, {"via": SQL_STRING}))
+    return found
+
+
+def _migration_sql(node: tree_sitter.Node) -> bool:
+    """A migration's `Sql("CREATE TABLE ...")` argument: the migration's replay decides what it
+    leaves (`sql_tables`; a `Down` recreates what `Up` dropped)."""
+    argument = node.parent
+    call = argument.parent.parent if argument is not None and argument.type == "argument" \
+        and argument.parent is not None else None
+    return call is not None and call.type == "invocation_expression" and is_sql_call(call)
+
+
+def _holder(node: tree_sitter.Node, decl: TypeDecl) -> tree_sitter.Node | None:
+    """The method of `decl` a string is in, `decl`'s own syntax when it is in none (a field's
+    initialiser), None when it is in a nested type."""
+    method = None
+    current = node.parent
+    while current is not None and current != decl.syntax:
+        if current.type in _TYPES:
+            return None
+        if current.type in _METHODS and method is None:
+            method = current
+        current = current.parent
+    return method if method is not None else decl.syntax
+
+
+def settle_code_sql_tables(files: list[ParsedFile]) -> list[ParsedFile]:
+    """Files with only the tables (with their columns and the edges and references into them)
+    that CREATE TABLE strings in code make where no script, model or migration has a table of the
+    name, in any schema (a string names `Users`, a script `dbo.Users`); the first string's where
+    two make one."""
+    made = [node for f in files for node in f.nodes if node.attrs.get("via") == SQL_STRING]
+    if not made:
+        return files
+    known = {_short(node.name) for f in files for node in f.nodes
+             if node.kind in ("TABLE", "VIEW") and node.attrs.get("via") != SQL_STRING}
+    kept: set[str] = set()
+    for node in made:  # a table's columns come after it (`created_tables`)
+        if node.kind == "TABLE" and _short(node.name) not in known:
+            known.add(_short(node.name))
+            kept.add(node.id)
+        elif node.kind == "COLUMN" and node.parent in kept:
+            kept.add(node.id)
+    dropped = {node.id for node in made} - kept
+    # a dropped table's REFERENCES stays: the string creates the table the script defines, found by name
+    return [replace(f, nodes=[node for node in f.nodes if node.id not in dropped],
+                    edges=[edge for edge in f.edges if edge.target not in dropped])
+            if any(node.id in dropped for node in f.nodes) else f for f in files]
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1].lower()

@@ -1,0 +1,68 @@
+"""Tables an application creates from CREATE TABLE strings in its own code (an installer, a
+schema upgrader, a plug-in's storage provider): TABLE and COLUMN nodes where no script, model or
+migration has the table, so the code that queries them links to a table, not to a name."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+from ragstream.index.sql.parser import parse_sql
+
+SCHEMA_IN_CODE = '''
+using System.Data.SQLite;
+namespace Wiki.Storage;
+public class SqliteUsers
+{
+    private const string CreateUsers = @"
+CREATE TABLE Users (
+    Id INTEGER PRIMARY KEY,
+    Name TEXT NOT NULL
+)";
+    private readonly SQLiteConnection _connection;
+    public void Install()
+    {
+        using var command = _connection.CreateCommand();
+        command.CommandText = CreateUsers;
+        command.ExecuteNonQuery();
+        command.CommandText = "CREATE TABLE Roles (Id INTEGER PRIMARY KEY, Title TEXT)";
+        command.ExecuteNonQuery();
+        command.CommandText = "CREATE TABLE #Scratch (Id INT)";
+        command.ExecuteNonQuery();
+    }
+    public string Name(int id)
+    {
+        using var command = new SQLiteCommand("SELECT Name FROM Users WHERE Id = @id", _connection);
+        return (string)command.ExecuteScalar();
+    }
+    public void Fail(ILogger log) => log.Warn("could not create table Users, retrying");
+}
+'''
+
+
+def _graph(**files: str) -> nx.MultiDiGraph:
+    parsed = [parse_sql(path, text) if path.endswith(".sql") else parse_csharp(path, text) for path, text in files.items()]
+    return build_graph(parsed)[0]
+
+
+def test_a_create_table_string_makes_the_table_its_columns_and_the_link_from_the_code_that_reads_it():
+    graph = _graph(**{"Storage/SqliteUsers.cs": SCHEMA_IN_CODE})
+    users = graph.nodes["sql:Users|TABLE"]
+    assert (users["path"], users["start_line"], users["attrs"]["via"]) == ("Storage/SqliteUsers.cs", 7, "sql_string")
+    assert {n for n, d in graph.nodes(data=True) if d.get("kind") == "COLUMN"} >= {
+        "sql:Users.Id|COLUMN", "sql:Users.Name|COLUMN", "sql:Roles.Id|COLUMN", "sql:Roles.Title|COLUMN"}
+    assert graph.nodes["sql:Users.Name|COLUMN"]["start_line"] == 9
+    assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Install|METHOD", "sql:Roles|TABLE", key="REFERENCES")
+    assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Name|METHOD", "sql:Users|TABLE", key="READS")
+    # a temporary table is no table of the schema; a log message saying "create table" makes nothing
+    assert not [n for n in graph if "Scratch" in n]
+    assert not graph.has_edge("cs:Wiki.Storage.SqliteUsers.Fail|METHOD", "sql:Users|TABLE")
+
+
+def test_a_script_defines_the_table_a_string_also_creates():
+    graph = _graph(**{"Storage/SqliteUsers.cs": SCHEMA_IN_CODE,
+                      "db/schema.sql": "CREATE TABLE dbo.Users (\n  Id INT PRIMARY KEY,\n  Name NVARCHAR(50)\n)\nGO\n"})
+    assert graph.nodes["sql:dbo.Users|TABLE"]["path"] == "db/schema.sql"
+    assert "sql:Users|TABLE" not in graph and "sql:Users.Id|COLUMN" not in graph  # one table, the script's
+    assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Name|METHOD", "sql:dbo.Users|TABLE", key="READS")
+    assert graph.nodes["sql:Roles|TABLE"]["attrs"]["via"] == "sql_string"  # no script has this one
