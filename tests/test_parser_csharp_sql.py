@@ -95,3 +95,25 @@ def test_sql_composed_with_dapper_sql_builder_reads_its_template_and_clauses_tab
     assert recent == {("READS", t, "sql_builder") for t in ("QuerySets", "Revisions", "Users")}
     # LINQ's Where/OrderBy on a sequence take lambdas: no SQL
     assert not [r for r in parsed.references if r.source.endswith("Lists.Filtered|METHOD") and r.target_language == "sql"]
+
+
+def test_an_insert_that_says_what_to_do_with_an_existing_row_and_a_guarded_delete_are_sql():
+    """SQLite's `INSERT OR IGNORE`, MySQL's `INSERT IGNORE ... SET` and `REPLACE INTO`, and a
+    statement behind `IF NOT EXISTS (...)` (TShock's group store, NuGetGallery's package delete)
+    were no SQL to the literal test: the method wrote no table. `IGNORE` names no table."""
+    parsed = parse_csharp("Groups.cs", '''namespace N { class Groups {
+    void Add(IDbConnection db) {
+        var sql = db.GetSqlType() == SqlType.Sqlite
+            ? "INSERT OR IGNORE INTO GroupList (GroupName, Parent) VALUES (@0, @1);"
+            : "INSERT IGNORE INTO GroupList SET GroupName=@0, Parent=@1;";
+        db.Execute(sql);
+    }
+    void Save(IDbConnection db) { db.Execute("REPLACE INTO Settings (Name, Value) VALUES (@0, @1)"); }
+    const string Purge = "IF NOT EXISTS (SELECT 1 FROM Packages WHERE [Key] = @key) BEGIN DELETE FROM PackageDeletes WHERE [Key] = @key END";
+    void Clean(IDbConnection db) { db.Execute(Purge); }
+    void Say(ILog log) { log.Info("replace the group name, then select it from the list"); }
+} }''')
+    edges = {(r.source.rsplit(".", 1)[-1], r.edge_type, r.target) for r in parsed.references if r.target_language == "sql"}
+    assert {("Add|METHOD", "WRITES", "GroupList"), ("Save|METHOD", "WRITES", "Settings"),
+            ("Clean|METHOD", "READS", "Packages"), ("Clean|METHOD", "WRITES", "PackageDeletes")} <= edges
+    assert not [edge for edge in edges if edge[2] in ("IGNORE", "the", "it") or edge[0] == "Say|METHOD"]

@@ -67,7 +67,12 @@ _NAME_ONLY = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART}){{0,2}})\s*;?\s*")
 # A string that reads as a SQL statement: a DML (or EXEC) keyword, then SQL words after it.
 # Session settings and declarations may come first: `set xact_abort off; select ...`, and a
 # `;` that ends them before a CTE (`;with cte as (...)`).
-_SQL_LIKE = re.compile(r"\s*(?:(?:set|declare)\s[^;]*;\s*|;\s*)*(?:select\s[\s\S]*\bfrom\b|insert\s+into\b|update\s[\s\S]*\bset\b|delete\s|merge\s|"
+# A test of existence may lead (`IF NOT EXISTS (SELECT ...) BEGIN DELETE ...`), and an insert may
+# say what to do with a row already there (SQLite's `INSERT OR IGNORE`, MySQL's `INSERT IGNORE`,
+# `REPLACE INTO`).
+_SQL_LIKE = re.compile(r"\s*(?:(?:set|declare)\s[^;]*;\s*|;\s*)*(?:if\s+(?:not\s+)?exists\s*\(\s*)?"
+                       r"(?:select\s[\s\S]*\bfrom\b|insert\s+(?:or\s+\w+\s+)?(?:ignore\s+)?into\b|replace\s+into\b"
+                       r"|update\s[\s\S]*\bset\b|delete\s|merge\s|"
                        r"with\s[\s\S]*\bas\s*\(|exec(?:ute)?\s)", re.IGNORECASE)
 STRING_EXPRESSIONS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                                 "interpolated_string_expression", "binary_expression"})

@@ -373,7 +373,8 @@ _CTE = re.compile(r"(?:\bWITH|,)\s*(\w+)\s*(?:\([^()]*\))?\s+AS\s*\(", re.IGNORE
 # Comments, strings and cursor fetches (`FETCH NEXT FROM cur`) name no table.
 _NOISE = re.compile(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\bFETCH\b[\w\s]*?\bFROM\s+[\w\[\]\"]+",
                     re.DOTALL | re.IGNORECASE)
-_NOT_NAMES = {"select", "set", "values", "from", "where", "default", "top", "distinct", "output"}
+_NOT_NAMES = {"select", "set", "values", "from", "where", "default", "top", "distinct", "output",
+              "ignore"}  # MySQL's `INSERT IGNORE INTO t`
 
 
 # `FROM dbo.Job T`, `JOIN [Set] AS s`: a table and the alias a DELETE / UPDATE may name it by
