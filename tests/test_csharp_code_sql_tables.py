@@ -52,7 +52,9 @@ def test_a_create_table_string_makes_the_table_its_columns_and_the_link_from_the
     assert {n for n, d in graph.nodes(data=True) if d.get("kind") == "COLUMN"} >= {
         "sql:Users.Id|COLUMN", "sql:Users.Name|COLUMN", "sql:Roles.Id|COLUMN", "sql:Roles.Title|COLUMN"}
     assert graph.nodes["sql:Users.Name|COLUMN"]["start_line"] == 9
-    assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Install|METHOD", "sql:Roles|TABLE", key="REFERENCES")
+    # the file holds them, as a script does; the class holding a schema configures none of its tables
+    assert graph.has_edge("file:Storage/SqliteUsers.cs|FILE", "sql:Roles|TABLE", key="DEFINES")
+    assert not [s for s, _ in graph.in_edges("sql:Roles|TABLE") if s.startswith("cs:")]
     assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Name|METHOD", "sql:Users|TABLE", key="READS")
     # a temporary table is no table of the schema; a log message saying "create table" makes nothing
     assert not [n for n in graph if "Scratch" in n]
@@ -66,3 +68,15 @@ def test_a_script_defines_the_table_a_string_also_creates():
     assert "sql:Users|TABLE" not in graph and "sql:Users.Id|COLUMN" not in graph  # one table, the script's
     assert graph.has_edge("cs:Wiki.Storage.SqliteUsers.Name|METHOD", "sql:dbo.Users|TABLE", key="READS")
     assert graph.nodes["sql:Roles|TABLE"]["attrs"]["via"] == "sql_string"  # no script has this one
+
+
+def test_strings_for_several_engines_make_one_table_under_its_schema():
+    """An application creating its schema once per engine (Shoko's SQLite, MySQL and SQL Server
+    classes): one table, named with the schema the T-SQL string gives it, whichever file comes first."""
+    mysql = 'namespace Db; public class MySQL { string[] Create = { "CREATE TABLE `ImportFolder` (`ImportFolderID` INT NOT NULL AUTO_INCREMENT, PRIMARY KEY (`ImportFolderID`))" }; }'
+    sqlserver = 'namespace Db; public class SQLServer { string[] Create = { "CREATE TABLE [dbo].[ImportFolder]( [ImportFolderID] [int] IDENTITY(1,1) NOT NULL, [Name] nvarchar(max) )" }; }'
+    graph = _graph(**{"Databases/MySQL.cs": mysql, "Databases/SQLServer.cs": sqlserver})
+    tables = sorted(n for n, d in graph.nodes(data=True) if d.get("kind") == "TABLE")
+    assert tables == ["sql:dbo.ImportFolder|TABLE"]
+    assert graph.nodes[tables[0]]["path"] == "Databases/SQLServer.cs"
+    assert "sql:dbo.ImportFolder.Name|COLUMN" in graph and "sql:ImportFolder.ImportFolderID|COLUMN" not in graph

@@ -58,7 +58,7 @@ def add_methods(decl: TypeDecl, names: Names, path: str, out: Output) -> None:
     for name, group in overloads.items():
         for syntax in group:
             _add_method(syntax, name, len(group), scope, path, out, registered, passed.get(syntax.start_byte))
-    for made in code_sql_tables(decl, scope.strings, path, lambda syntax: method_node_id(decl, syntax)):
+    for made in code_sql_tables(decl, scope.strings, path):
         for table in made.nodes:
             out.add(table)
         out.refer(made.references)

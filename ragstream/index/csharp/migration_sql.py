@@ -16,7 +16,6 @@ makes nothing (a migration's text is evidence, not a file the user asked to inde
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import tree_sitter
@@ -26,9 +25,9 @@ from ragstream.index.csharp.declarations import TypeDecl
 from ragstream.index.csharp.inline_sql import STRING_EXPRESSIONS
 from ragstream.index.csharp.strings import string_value
 from ragstream.index.csharp.syntax import (
-    call_arguments, callee_of, descendants, line_of, node_text, required_child, type_name,
+    LANGUAGE, call_arguments, callee_of, descendants, line_of, node_text, required_child, type_name,
 )
-from ragstream.index.model import Node, ParsedFile, Reference
+from ragstream.index.model import Node, ParsedFile, Reference, node_id
 from ragstream.index.sql.parser import parse_sql
 
 SQL_STRING = "sql_string"  # the `via` of a table a CREATE TABLE string in ordinary code makes
@@ -59,9 +58,10 @@ def sql_tables(call: tree_sitter.Node, path: str, parent: str, method: str, made
     return created_tables(text, offset, path, parent, method, made)
 
 
-def created_tables(text: str, offset: int, path: str, parent: str, method: str, made: dict) -> SqlTables:
+def created_tables(text: str, offset: int, path: str, parent: str, method: str | None, made: dict) -> SqlTables:
     """The tables SQL text creates (its first line is the file's line `offset + 1`), children of
-    `parent`, each made by `method` (a `create_table` REFERENCES), with `made`'s marks."""
+    `parent`, each made by `method` (a `create_table` REFERENCES; none without one), with `made`'s
+    marks."""
     found = SqlTables()
     if not CREATES_TABLE.search(text):
         return found
@@ -77,7 +77,7 @@ def created_tables(text: str, offset: int, path: str, parent: str, method: str, 
         found.nodes.append(replace(node, start_line=node.start_line + offset, end_line=node.end_line + offset,
                                    parent=parent if node.kind == "TABLE" else node.parent,
                                    attrs={**node.attrs, **marks}))
-        if node.kind == "TABLE":
+        if node.kind == "TABLE" and method is not None:
             found.references.append(Reference(
                 source=method, edge_type="REFERENCES", target=node.name, target_language="sql",
                 candidates=(node.name,), target_kinds=("TABLE",), external=True, line=node.start_line + offset,
@@ -98,29 +98,24 @@ def _leading_lines(written: str) -> int:
 
 # a string that is DDL creating a table, from its start (not "could not create table X" in a message)
 _CREATES_TABLE_FIRST = re.compile(r"\s*(?:--[^\n]*\n\s*)*create\s+table\s", re.IGNORECASE)
-_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 _TYPES = frozenset({"class_declaration", "struct_declaration", "record_declaration", "interface_declaration"})
 
 
-def code_sql_tables(decl: TypeDecl, strings: dict[str, str], path: str,
-                    method_id: Callable[[tree_sitter.Node], str]) -> list[SqlTables]:
+def code_sql_tables(decl: TypeDecl, strings: dict[str, str], path: str) -> list[SqlTables]:
     """What each whole string expression of the type itself (not of a nested type) makes when its
     text creates a table: a constant, a command's text, an installer's list of scripts. Each table
-    is a child of the type, made (`create_table` REFERENCES) by the method the string is in
-    (`method_id` of its syntax), else by the type (a constant or field initialiser)."""
+    is a child of the file, as a script's are: the class holding an application's schema (one per
+    database engine, hundreds of statements) configures none of its tables, and no REFERENCES
+    says it does."""
     found = []
     for node in descendants(decl.syntax):
         if node.type not in STRING_EXPRESSIONS or (node.parent is not None and node.parent.type == "binary_expression"):
             continue
         text = string_value(node, strings)
-        if not text or not _CREATES_TABLE_FIRST.match(text) or _migration_sql(node):
+        if not text or not _CREATES_TABLE_FIRST.match(text) or _migration_sql(node) or _in_nested_type(node, decl):
             continue
-        holder = _holder(node, decl)
-        if holder is None:
-            continue  # in a nested type: that type's own
-        owner = method_id(holder) if holder is not decl.syntax else decl.id
         offset = line_of(node) - 1 + _leading_lines(node_text(node))
-        found.append(created_tables(text, offset, path, decl.id, owner, {"via": SQL_STRING}))
+        found.append(created_tables(text, offset, path, node_id(LANGUAGE, path, "FILE"), None, {"via": SQL_STRING}))
     return found
 
 
@@ -133,18 +128,14 @@ def _migration_sql(node: tree_sitter.Node) -> bool:
     return call is not None and call.type == "invocation_expression" and is_sql_call(call)
 
 
-def _holder(node: tree_sitter.Node, decl: TypeDecl) -> tree_sitter.Node | None:
-    """The method of `decl` a string is in, `decl`'s own syntax when it is in none (a field's
-    initialiser), None when it is in a nested type."""
-    method = None
+def _in_nested_type(node: tree_sitter.Node, decl: TypeDecl) -> bool:
+    """In a type nested in `decl`: that type's own string."""
     current = node.parent
     while current is not None and current != decl.syntax:
         if current.type in _TYPES:
-            return None
-        if current.type in _METHODS and method is None:
-            method = current
+            return True
         current = current.parent
-    return method if method is not None else decl.syntax
+    return False
 
 
 def settle_code_sql_tables(files: list[ParsedFile]) -> list[ParsedFile]:
@@ -158,12 +149,12 @@ def settle_code_sql_tables(files: list[ParsedFile]) -> list[ParsedFile]:
     known = {_short(node.name) for f in files for node in f.nodes
              if node.kind in ("TABLE", "VIEW") and node.attrs.get("via") != SQL_STRING}
     kept: set[str] = set()
-    for node in made:  # a table's columns come after it (`created_tables`)
-        if node.kind == "TABLE" and _short(node.name) not in known:
+    # where strings for several engines make one table, the name with a schema (SQL Server's `dbo.`)
+    for node in sorted((n for n in made if n.kind == "TABLE"), key=lambda n: "." not in n.name):
+        if _short(node.name) not in known:
             known.add(_short(node.name))
             kept.add(node.id)
-        elif node.kind == "COLUMN" and node.parent in kept:
-            kept.add(node.id)
+    kept |= {node.id for node in made if node.kind == "COLUMN" and node.parent in kept}
     dropped = {node.id for node in made} - kept
     # a dropped table's REFERENCES stays: the string creates the table the script defines, found by name
     return [replace(f, nodes=[node for node in f.nodes if node.id not in dropped],
