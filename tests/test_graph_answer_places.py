@@ -155,3 +155,17 @@ def test_which_code_deletes_rows_lists_the_application_before_the_migration():
     assert answer is not None and answer.shape == "list"
     order = [item.id for item in answer.items]
     assert order.index(PURGE_METHOD) < order.index(CLEAN)  # the migration still listed, after the code
+
+
+def test_the_x_view_names_a_read_models_table_before_a_table_named_x():
+    """"the draft order view" is cqrs-journey's `OrdersViewV3` (a read model's table) before the
+    `Orders` table; "the orders table" stays `Orders`, and "the users view" a table named so."""
+    graph = nx.MultiDiGraph()
+    for name in ("ConferenceManagement.Orders", "ConferenceRegistration.OrdersViewV3",
+                 "ConferenceRegistration.OrderItemsViewV3", "dbo.Users"):
+        graph.add_node(f"sql:{name}|TABLE", kind="TABLE", name=name)
+    assert [n.id for n in find_named(graph, "Which methods write the attendee's draft order view?")] == [
+        "sql:ConferenceRegistration.OrdersViewV3|TABLE"]
+    assert [n.id for n in find_named(graph, "Which methods write the orders table?")] == [
+        "sql:ConferenceManagement.Orders|TABLE"]
+    assert [n.id for n in find_named(graph, "What reads the users view?")] == ["sql:dbo.Users|TABLE"]

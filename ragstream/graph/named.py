@@ -38,7 +38,7 @@ _CUES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
                           rf"(?:of|on|in|from)\s+(?:the\s+)?{_QUALIFIED}"
                           rf"(?:\s+(?:table|view)\b)?", re.IGNORECASE), ("COLUMN",)),
     ("column", re.compile(rf"\bcolumns?\s+{_QUALIFIED}\.{_name('column')}", re.IGNORECASE), ("COLUMN",)),
-    ("table", re.compile(rf"{_QUALIFIED}\s+(?:table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),
+    ("table", re.compile(rf"{_QUALIFIED}\s+(?P<said>table|view)s?\b", re.IGNORECASE), ("TABLE", "VIEW")),
     # the first of two tables named together: "the Projects or ToDoItems tables"
     ("table", re.compile(rf"{_QUALIFIED}\s*(?:,|\bor\b|\band\b)\s*\[?[A-Za-z_][\w$#.]*\]?\s+(?:table|view)s\b",
                          re.IGNORECASE), ("TABLE", "VIEW")),
@@ -254,7 +254,28 @@ def _cue_nodes(index: NameIndex, groups: dict[str, str | None], kinds: tuple[str
         tables = _tables_named(index, name, ("TABLE", "VIEW"), schema)
         return [n for n in index.lookup(column, kinds) if index.graph.nodes[n].get("parent") in tables] \
             or _mapped_properties_named(index, tables, column)
+    if (groups.get("said") or "").lower() == "view":  # "the draft order view": `OrdersViewV3` before `Orders`
+        views = _named_views(index, name)
+        if views:
+            return views
     return _tables_named(index, name, kinds, schema) if "TABLE" in kinds else index.lookup(name, kinds, schema)
+
+
+def _named_views(index: NameIndex, name: str) -> list[str]:
+    """The tables and views whose name is `name` (in either number) with "View" after it, and
+    perhaps a version (`OrdersViewV3`, `Order_View`): a read model's table, which the words "the
+    order view" say as much as they say a view named `Order`."""
+    heads = {word.lower() for word in (name, *_other_numbers(name))}
+    found = []
+    for node, data in index.graph.nodes(data=True):
+        if data.get("kind") in ("TABLE", "VIEW") and data.get("name"):
+            short = data["name"].rsplit(".", 1)[-1].lower().replace("_", "")
+            if any(_VIEW_NAME.fullmatch(short[len(head):]) for head in heads if short.startswith(head)):
+                found.append(node)
+    return found if len(found) <= MAX_NAMED_BY_WORD else []
+
+
+_VIEW_NAME = re.compile(r"views?(?:v?\d+)?")  # what follows the head noun: `View`, `ViewV3`, `Views2`
 
 
 def _tables_named(index: NameIndex, name: str, kinds: tuple[str, ...], schema: str | None) -> list[str]:
