@@ -608,3 +608,12 @@ def test_a_statement_the_tokenizer_rejects_loses_only_itself():
     assert {n.id: n.start_line for n in parsed.nodes if n.kind == "TABLE"} == {
         "sql:Operation|TABLE": 1, "sql:Block|TABLE": 9}
     assert [w.split(": ", 1)[0] for w in parsed.warnings] == ["Schema.sql:5"]
+
+
+def test_prose_that_reads_as_sql_names_no_table():
+    """A message or description that happens to read as SQL ("Select a file from the list", TShock's
+    REST descriptions) once named tables `the` and `an`; a real name containing such a word stays."""
+    from ragstream.index.sql.access import table_access
+    assert table_access("Select a file from the list") == table_access("")
+    assert table_access("Delete an entry").operations == ()
+    assert table_access("select Name from Users u join the_log l on 1 = 1").reads == ("Users", "the_log")

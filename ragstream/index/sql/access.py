@@ -64,12 +64,23 @@ def table_access(sql: str, dialect: str | None = None) -> TableAccess:
     sql = _TOP.sub(lambda match: match.group(1) + " " * len(match.group(2)), sql)
     found = _collect(sql, SQL_DIALECTS.get(dialect, dialect) if dialect else None)
     return TableAccess(
-        reads=tuple(sorted(found.reads)),
-        writes=tuple(sorted(found.writes)),
+        reads=tuple(sorted(name for name in found.reads if not _prose(name))),
+        writes=tuple(sorted(name for name in found.writes if not _prose(name))),
         calls=tuple(sorted(found.calls)),
         operations=tuple((name, tuple(sorted(found.operations.get(name, ())))) for name in sorted(found.writes)
-                         if found.operations.get(name)),
+                         if found.operations.get(name) and not _prose(name)),
     )
+
+
+# English function words: the "table" of prose that happens to read as SQL ("select a file from
+# the list", "Delete an entry") -- no schema names a table so
+# (not `a`: a one-letter name is a table in many a test script)
+_FUNCTION_WORDS = frozenset("an the this that these those my your our their its his her it them which what "
+                            "each every".split())
+
+
+def _prose(name: str) -> bool:
+    return name.lower() in _FUNCTION_WORDS
 
 
 # `TOP (n) [PERCENT]` after DELETE / UPDATE: sqlglot reads `top` as the table written.
