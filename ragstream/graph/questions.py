@@ -343,7 +343,12 @@ def asked_words(question: str) -> frozenset[str]:
     """The question's keyword tokens: what an answer's names are matched against. A `get` that is
     the auxiliary of a passive ("the tables that get written", "rows get updated"), or says a table
     is written ("which tables get rows"), asks for no `Get` method, so it is no word of the question."""
-    return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", question)))
+    return frozenset(keyword_tokens(_PASSIVE_GET.sub(" ", _NEGATED.sub(" ", question))))
+
+
+# What a question says it is not about: "an ordinary chat message (not a slash command)", "a post,
+# not a page," -- its words name what the answer must not start from
+_NEGATED = re.compile(r"\(\s*not\b[^()]*\)|,\s*not\s+(?:a|an|the|any)\b[^,.;:()?]*", re.IGNORECASE)
 
 
 def asked_subject_words(question: str) -> frozenset[str]:
@@ -525,7 +530,7 @@ _ASKED_FACES = (
                      r"|every\s+(?:\d+\s+|few\s+)?(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?)"
                      r"|on\s+a\s+schedule|(?:when|as)\s+the\s+(?:app|application|service|server|host)\s+starts(?:\s+up)?"
                      r"|(?:at|on)\s+(?:app(?:lication)?\s+)?start-?up(?!\s+of\b))\b", re.IGNORECASE)),
-    (HUB, re.compile(r"\b(?:signalr(?:\s+hubs?)?|hub\s+methods?"
+    (HUB, re.compile(r"\b(?:signalr(?:\s+hubs?)?|hub\s+methods?|real-?time\s+hubs?"
                      r"|real-?time\s+(?:\w+\s+)?(?:clients?|connections?|messages?|updates?))\b", re.IGNORECASE)),
 )
 
