@@ -296,6 +296,59 @@ def test_adding_to_a_many_to_many_navigation_writes_its_join_table():
     assert join_writes("Reply") == {}
 
 
+EF6_REPOSITORIES = """
+using System.Collections.Generic;
+using System.Data.Entity;
+using System.Data.Entity.ModelConfiguration;
+namespace Git.Data;
+public class Repository { public int Id { get; set; } public ICollection<User> Users { get; set; }
+                          public ICollection<Team> Teams { get; set; } }
+public class User { public int Id { get; set; } public ICollection<Repository> Repositories { get; set; } }
+public class Team { public int Id { get; set; } public ICollection<Repository> Repositories { get; set; } }
+public class RepositoryMap : EntityTypeConfiguration<Repository>
+{
+    public RepositoryMap()
+    {
+        ToTable("Repository");
+        SetRelationships();
+    }
+    private void SetRelationships()
+    {
+        HasMany(t => t.Users).WithMany(u => u.Repositories).Map(m =>
+        {
+            m.ToTable("UserRepository_Permission");
+            m.MapLeftKey("Repository_Id");
+            m.MapRightKey("User_Id");
+        });
+        HasMany(t => t.Teams).WithMany(t => t.Repositories).Map(m => m.ToTable("TeamRepository_Permission"));
+    }
+    private void Unused() { HasMany(t => t.Users).WithMany(u => u.Repositories).Map(m => m.ToTable("Wrong")); }
+}
+public class Permissions
+{
+    private readonly DbContext db;
+    public void Grant(Repository repository, User user) { repository.Users.Add(user); db.SaveChanges(); }
+    public void Share(Repository repository, Team team) { repository.Teams.Add(team); db.SaveChanges(); }
+}
+"""
+
+
+def test_ef6_names_a_many_to_many_join_table_in_map_even_from_a_step_of_the_constructor():
+    """EF6's `HasMany(..).WithMany(..).Map(m => { m.ToTable("X"); ... })`, in a method the mapping
+    class's constructor calls (Bonobo's `SetRelationships()`): adding to the navigation writes X; a
+    method the constructor does not call configures nothing."""
+    graph = graph_of({"src/Data.cs": EF6_REPOSITORIES, "db/schema.sql": (
+        "CREATE TABLE dbo.UserRepository_Permission (Repository_Id int, User_Id int);\n"
+        "CREATE TABLE dbo.TeamRepository_Permission (Repository_Id int, Team_Id int);\n"
+        "CREATE TABLE dbo.Wrong (Repository_Id int);\n")})
+
+    def join_writes(method: str) -> set[str]:
+        return {t for _, t, k, d in graph.out_edges(f"cs:Git.Data.Permissions.{method}|METHOD", keys=True, data=True)
+                if k == "WRITES" and d.get("via") == "join_table" and d.get("how") == "mapping"}
+    assert join_writes("Grant") == {"sql:dbo.UserRepository_Permission|TABLE"}
+    assert join_writes("Share") == {"sql:dbo.TeamRepository_Permission|TABLE"}
+
+
 WRITERS = """
 using Microsoft.EntityFrameworkCore;
 namespace Shop;

@@ -159,7 +159,7 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     constructor names (`Table("Entry")`, `ToTable("Entry")`), else to the entity's own name, the
     ORM's convention (a guess)."""
     constructors = [m for m in decl.methods if m.type == "constructor_declaration"]
-    own_calls = [call for method in constructors for call in descendants(method)
+    own_calls = [call for method in [*constructors, *_helpers(decl, constructors)] for call in descendants(method)
                  if call.type == "invocation_expression" and _on_this(call)]
     table = next((_table_from_arguments(call.child_by_field_name("arguments"), decl.syntax)
                   for call in own_calls if called_name(call) in ("Table", "ToTable")), None)
@@ -175,6 +175,15 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
                   attrs={"via": "mapping_class", **_members(own_calls)}),
         maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
     ]
+
+
+def _helpers(decl: TypeDecl, constructors: list[tree_sitter.Node]) -> list[tree_sitter.Node]:
+    """The class's own methods its constructors call (`SetRelationships();`): a mapping split
+    into steps is still the constructor's mapping."""
+    called = {called_name(call) for method in constructors for call in descendants(method)
+              if call.type == "invocation_expression" and _on_this(call)}
+    return [m for m in decl.methods if m.type == "method_declaration"
+            and node_text(m.child_by_field_name("name")) in called]
 
 
 def _on_this(call: tree_sitter.Node) -> bool:

@@ -90,8 +90,15 @@ def configured_members(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str,
 def _join(chain: list[tree_sitter.Node]) -> dict[str, str]:
     """What EF Core's `UsingEntity` says of a many-to-many relation's join: its entity type
     (`UsingEntity<PostTag>(...)`, `join_entity`), its table (`UsingEntity("PostTags", ...)` or
-    `UsingEntity(j => j.ToTable("PostTags"))`, `table`)."""
+    `UsingEntity(j => j.ToTable("PostTags"))`, `table`); EF6's `Map(m => m.ToTable("PostTags"))`
+    (`Map(m => { m.ToTable(..); m.MapLeftKey(..); })`), its table."""
     said: dict[str, str] = {}
+    for call in (c for c in chain if called_name(c) == "Map"):
+        arguments = call.child_by_field_name("arguments")
+        table = next((_string_argument(inner) for inner in descendants(arguments)
+                      if inner.type == "invocation_expression" and called_name(inner) == "ToTable"), None)
+        if table:
+            said["table"] = table
     for call in (c for c in chain if called_name(c) == "UsingEntity"):
         callee = callee_of(call)
         written = type_arguments(callee[1]) if callee and callee[1].type == "generic_name" else []
