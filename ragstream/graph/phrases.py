@@ -17,12 +17,12 @@ MAX_NAMED_BY_WORD objects, none when more tie. Names of one word are left to `na
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.graph.identifier_words import with_identifier_words
 from ragstream.graph.named import MAX_NAMED_BY_WORD, Named, named_node, stems
 from ragstream.graph.relations import TABLE_KINDS
 from ragstream.index.symbols import without_template_copies
@@ -38,6 +38,26 @@ MIN_DERIVED_STEM = 5  # shorter stems match only whole: "use" is no prefix of "u
 # name in SPECIFIC_SHARE (a single word as common as that names nothing by itself).
 SPECIFIC_SHARE = 100
 MIN_SHARED = 3  # ... or by this many names, in a small graph
+
+
+# Plain words for what code names with one word of its own: "sign-in attempts" are `LoginAttempt`s,
+# "configuration options" `Setting`s, "photos" `Image`s. The code's word is said beside the plain one
+# (neither replaces the other: a `SignInLog` still meets "sign-in").
+IDENTIFIER_WORDS = (
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?in|log(?:ged|ging|s)?[\s-]in|log[\s-]?on)s?\b", re.IGNORECASE), "login"),
+    (re.compile(r"\b(?:sign(?:ed|ing|s)?[\s-]?out|log(?:ged|ging|s)?[\s-]out|log[\s-]?off)s?\b", re.IGNORECASE), "logout"),
+    (re.compile(r"\bsign(?:ed|ing|s)?[\s-]ups?\b", re.IGNORECASE), "registration"),
+    (re.compile(r"\be-mails?\b", re.IGNORECASE), "email"),
+    (re.compile(r"\b(?:options|preferences|configuration\s+values?)\b", re.IGNORECASE), "settings"),
+    (re.compile(r"\b(?:pictures?|photos?)\b", re.IGNORECASE), "image"),
+)
+
+
+def with_identifier_words(question: str) -> str:
+    """The question with the code's word said after each plain phrase for it (`IDENTIFIER_WORDS`)."""
+    for pattern, word in IDENTIFIER_WORDS:
+        question = pattern.sub(rf"\g<0> {word}", question)
+    return question
 
 
 @dataclass(frozen=True)

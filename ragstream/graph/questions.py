@@ -13,7 +13,6 @@ import functools
 import re
 
 from ragstream.graph.entry_faces import API, HUB, JOB, PAGE
-from ragstream.graph.identifier_words import with_identifier_words
 from ragstream.graph.named import Named
 from ragstream.graph.relations import DATA_EDGES, TABLE_KINDS
 from ragstream.keyword_tokens import keyword_tokens
@@ -356,9 +355,8 @@ def asked_subject_words(question: str) -> frozenset[str]:
     """The asked words less those of how the question is put: its question words and the code it
     asks for as such ("what code runs", "which code path", "the code that"): an entry point whose
     route says `{cryptoCode}` is not what "what code runs when an invoice is created" describes. A
-    code of the domain keeps its word ("the discount code a customer redeems"). A plain phrase
-    says the code's word too ("logs in": login, `identifier_words`)."""
-    return asked_words(_CODE_FRAME.sub(" ", with_identifier_words(question))) - _QUESTION_TOKENS - _FUNCTION_TOKENS
+    code of the domain keeps its word ("the discount code a customer redeems")."""
+    return asked_words(_CODE_FRAME.sub(" ", question)) - _QUESTION_TOKENS - _FUNCTION_TOKENS
 
 
 # Words of English no identifier is named for, which a name may still contain ("through" would meet

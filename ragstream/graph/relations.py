@@ -22,7 +22,6 @@ import networkx as nx
 
 from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face
 from ragstream.graph.expansion import name_key
-from ragstream.graph.identifier_words import with_identifier_words
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
 from ragstream.index.csharp.call_resolution import ancestors
@@ -1308,8 +1307,7 @@ def entry_words(graph: nx.MultiDiGraph, method: str, declared: Collection[str] =
     parameters = [p for p in attrs.get("parameters", ()) if p.rstrip("?").split("<", 1)[0].rsplit(".", 1)[-1] in declared]
     texts = [*data.get("name", "").split("(", 1)[0].rsplit(".", 2)[-2:], entry.get("route") or "",
              *entry.get("who", ()), *parameters]
-    # `LogOn` says "log on", and so the code's word for it: login (`identifier_words`)
-    return {t for text in texts for t in keyword_tokens(with_identifier_words(" ".join(identifier_parts(text))))}
+    return {t for text in texts for part in identifier_parts(text) for t in keyword_tokens(part)}
 
 
 def declared_type_names(graph: nx.MultiDiGraph) -> set[str]:
