@@ -137,6 +137,7 @@ def test_a_scheduled_question_starts_at_the_registered_task_not_the_action_of_it
     ("Which tables are written when the application starts?", JOB),
     ("What runs at startup before the first request?", JOB),
     ("Which tables does the SignalR hub write when a chat message is sent?", HUB),
+    ("When a user posts a chat message, what code runs from the real-time hub down to the database?", HUB),
     ("How is the start date of a timesheet saved?", None),
     ("When a user starts a new topic, which tables get rows?", None),
     ("Which tables hold the hourly rate of an employee?", None),
@@ -201,3 +202,17 @@ def test_a_method_a_job_library_is_told_to_call_is_a_job():
         "ReminderService.Purge", JOB, "registered by BackgroundJob.Enqueue")
     assert framework_contract(g, method("Format")) is None
     assert entry_face(g, method("SendReminders")) == JOB
+
+
+def test_a_hub_question_starts_at_the_hub_method_a_negated_phrase_does_not_describe():
+    """JabbR's `Chat.Send` (a hub method) is where "an ordinary chat message (not a slash command)
+    ... from the real-time hub" starts, not the private `TryHandleCommand` whose name the negated
+    phrase says."""
+    from ragstream.graph.answers import entry_points
+    g = _graph([("ext:Hub", "EXTERNAL"), ("cs:Chat|TYPE", "TYPE"), ("cs:Chat.Send|METHOD", "METHOD"),
+                ("cs:Chat.TryHandleCommand|METHOD", "METHOD")],
+               [("cs:Chat|TYPE", "ext:Hub", "INHERITS", {}), ("cs:Chat.Send|METHOD", "cs:Chat.TryHandleCommand|METHOD", "CALLS", {})])
+    g.nodes["cs:Chat.TryHandleCommand|METHOD"]["attrs"] = {"modifiers": ["private"]}
+    question = ("When a user posts an ordinary chat message (not a slash command) into a room, what code runs from the "
+                "real-time hub down to the database?")
+    assert entry_points(g, ["cs:Chat.TryHandleCommand|METHOD", "cs:Chat.Send|METHOD"], question)[0] == "cs:Chat.Send|METHOD"
