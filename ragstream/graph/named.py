@@ -167,8 +167,7 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     """The tables a question names in plain words ("which code writes todo items" ->
     `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed; with or
     without a module prefix before the first `_`) the question says in a row, or whose one word
-    it says before "table", "records" or "rows" ("the issues table" -> `BugNet_Issues`, "contact
-    records" -> `Contacts`), the most words first; none
+    it says before "table" ("the issues table" -> `BugNet_Issues`), the most words first; none
     when more than MAX_NAMED_BY_WORD tie."""
     said = " ".join(stems(question))
     fits: dict[int, list[str]] = defaultdict(list)
@@ -181,7 +180,7 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
             words = stems(" ".join(identifier_parts(name)))
             # one plain word ("queries", "orders") is too common to name a table by, unless the
             # question calls it a table ("the issues table": `BugNet_Issues`, `be_Posts`)
-            if words and (len(words) > 1 or any(f" {words[0]} {word} " in f" {said} " for word in _TABLE_WORDS)) \
+            if words and (len(words) > 1 or f" {words[0]} {_TABLE_WORD} " in f" {said} ") \
                     and f" {' '.join(words)} " in f" {said} ":
                 fits[len(words)].append(node)
                 break
@@ -240,8 +239,7 @@ def stems(text: str) -> list[str]:
     return [token for word in re.findall(r"[A-Za-z0-9]+", text) for token in keyword_tokens(word.lower())[:1]]
 
 
-# "the issues table", "contact records", "order rows": a noun before one of these says its table
-_TABLE_WORDS = tuple(stems("table record row"))
+_TABLE_WORD = stems("table")[0]  # "table", "tables" as `stems` says them
 _COLUMN_WORD = stems("column")[0]
 _PROCEDURE_WORD = stems("procedure")[0]
 
