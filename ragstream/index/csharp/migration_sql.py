@@ -1,8 +1,8 @@
 """Tables a migration creates in SQL of its own: `migrationBuilder.Sql("CREATE TABLE ...")` (EF Core,
 EF6's `Sql(...)`), FluentMigrator's `Execute.Sql("CREATE TABLE ...")`; and tables any other code
 creates from a `CREATE TABLE` string it runs or holds (`command.CommandText = "CREATE TABLE ..."`,
-an installer's list of scripts: attrs `via="sql_string"`), which a script's definition of the same
-table outranks (`graph_build`).
+an installer's list of scripts: attrs `via="sql_string"`), which a script's, a model's or a
+migration's table of the same name outranks (`settle_code_sql_tables`).
 
 Applications on PostgreSQL often write a migration's schema as SQL (raw string literals)
 rather than as `CreateTable` calls; without reading it such a table is in no script and no model. The
@@ -139,24 +139,23 @@ def _in_nested_type(node: tree_sitter.Node, decl: TypeDecl) -> bool:
 
 
 def settle_code_sql_tables(files: list[ParsedFile]) -> list[ParsedFile]:
-    """Files with only the tables (with their columns and the edges and references into them)
-    that CREATE TABLE strings in code make where no script, model or migration has a table of the
-    name, in any schema (a string names `Users`, a script `dbo.Users`); the first string's where
-    two make one."""
+    """Files with only the tables (with their columns and the edges into them) that CREATE TABLE
+    strings in code make where no script, model or migration has a table of the name, in any schema
+    (a string names `Users`, a script `dbo.Users`); where strings for several engines make one
+    table, the one with a schema."""
     made = [node for f in files for node in f.nodes if node.attrs.get("via") == SQL_STRING]
     if not made:
         return files
     known = {_short(node.name) for f in files for node in f.nodes
              if node.kind in ("TABLE", "VIEW") and node.attrs.get("via") != SQL_STRING}
     kept: set[str] = set()
-    # where strings for several engines make one table, the name with a schema (SQL Server's `dbo.`)
+    # SQL Server's `dbo.Users` before SQLite's `Users`
     for node in sorted((n for n in made if n.kind == "TABLE"), key=lambda n: "." not in n.name):
         if _short(node.name) not in known:
             known.add(_short(node.name))
             kept.add(node.id)
     kept |= {node.id for node in made if node.kind == "COLUMN" and node.parent in kept}
     dropped = {node.id for node in made} - kept
-    # a dropped table's REFERENCES stays: the string creates the table the script defines, found by name
     return [replace(f, nodes=[node for node in f.nodes if node.id not in dropped],
                     edges=[edge for edge in f.edges if edge.target not in dropped])
             if any(node.id in dropped for node in f.nodes) else f for f in files]
