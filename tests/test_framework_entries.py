@@ -204,15 +204,13 @@ def test_a_method_a_job_library_is_told_to_call_is_a_job():
     assert entry_face(g, method("SendReminders")) == JOB
 
 
-def test_a_hub_question_starts_at_the_hub_method_a_negated_phrase_does_not_describe():
-    """JabbR's `Chat.Send` (a hub method) is where "an ordinary chat message (not a slash command)
-    ... from the real-time hub" starts, not the private `TryHandleCommand` whose name the negated
-    phrase says."""
-    from ragstream.graph.answers import entry_points
-    g = _graph([("ext:Hub", "EXTERNAL"), ("cs:Chat|TYPE", "TYPE"), ("cs:Chat.Send|METHOD", "METHOD"),
-                ("cs:Chat.TryHandleCommand|METHOD", "METHOD")],
-               [("cs:Chat|TYPE", "ext:Hub", "INHERITS", {}), ("cs:Chat.Send|METHOD", "cs:Chat.TryHandleCommand|METHOD", "CALLS", {})])
-    g.nodes["cs:Chat.TryHandleCommand|METHOD"]["attrs"] = {"modifiers": ["private"]}
-    question = ("When a user posts an ordinary chat message (not a slash command) into a room, what code runs from the "
-                "real-time hub down to the database?")
-    assert entry_points(g, ["cs:Chat.TryHandleCommand|METHOD", "cs:Chat.Send|METHOD"], question)[0] == "cs:Chat.Send|METHOD"
+def test_a_negated_phrase_asks_for_none_of_its_words():
+    """"an ordinary chat message (not a slash command)" (JabbR's hub `Send`, not its private
+    `TryHandleCommand`) and ", not a page," ask for neither a command nor a page; a "not" elsewhere
+    keeps its sentence's words."""
+    from ragstream.graph.questions import asked_subject_words, asked_words
+    asked = asked_subject_words("When a user posts an ordinary chat message (not a slash command) into a room, "
+                                "what code runs from the real-time hub down to the database?")
+    assert {"chat", "messag", "room"} <= asked and not {"slash", "command"} & asked
+    assert "page" not in asked_words("Which code saves a post, not a page, to the database?")
+    assert {"tag", "delet", "not"} <= asked_words("Why can a tag that is still in use not be deleted?")
