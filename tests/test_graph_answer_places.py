@@ -169,3 +169,19 @@ def test_the_x_view_names_a_read_models_table_before_a_table_named_x():
     assert [n.id for n in find_named(graph, "Which methods write the orders table?")] == [
         "sql:ConferenceManagement.Orders|TABLE"]
     assert [n.id for n in find_named(graph, "What reads the users view?")] == ["sql:dbo.Users|TABLE"]
+
+
+def test_an_impact_question_about_a_table_it_describes_takes_the_searched_table():
+    """"the table that stores the labels put on posts" names no table in the graph's words; the
+    first table among the search's best hits is its subject (Moonglade's "the table that stores
+    received webmentions": `Mention`), and the answer is that table's impact. Without a table among
+    the best hits, or a question that calls nothing a table, there is no such subject."""
+    graph = blog()
+    question = "If the table that stores the labels put on posts changed, which code would be affected?"
+    answer = answer_from_graph(graph, question, [], [FIND, TABLE, CLEAN], lambda ids: {})
+    assert answer is not None and answer.shape == "impact" and [s.id for s in answer.subjects] == [TABLE]
+    assert {FIND, COUNT} <= {item.id for item in answer.items}
+    far = [f"cs:Blog.Other{i}|TYPE" for i in range(10)]
+    assert answer_from_graph(graph, question, [], [*far, TABLE], lambda ids: {}) is None
+    assert answer_from_graph(graph, "If the labels put on posts changed, which code would be affected?", [],
+                             [FIND, TABLE], lambda ids: {}) is None
