@@ -580,12 +580,18 @@ def test_an_unnamed_clustered_key_and_mysql_scripts_keep_their_tables():
             "PRIMARY KEY CLUSTERED \n(\n\t[AggregateId] ASC,\n\t[Version] ASC\n"
             ")WITH (STATISTICS_NORECOMPUTE  = OFF, IGNORE_DUP_KEY = OFF)\n)\nGO\n"
             "CREATE TABLE dbo.Users (UserId int NOT NULL PRIMARY KEY NONCLUSTERED, Name nvarchar(50) NULL,\n"
-            "  Email nvarchar(90) NOT NULL UNIQUE CLUSTERED)\nGO\n")
+            "  Email nvarchar(90) NOT NULL UNIQUE CLUSTERED)\nGO\n"
+            # a named table-level UNIQUE keeps its index kind (sutekishop's script: blanked, it was lost)
+            "CREATE TABLE [dbo].[Category]([CategoryId] [int] NOT NULL, [Name] [nvarchar](50) NOT NULL,\n"
+            " CONSTRAINT [PK_Category] PRIMARY KEY CLUSTERED ([CategoryId] ASC)WITH (PAD_INDEX = OFF) ON [PRIMARY],\n"
+            " CONSTRAINT [category_name_unique] UNIQUE NONCLUSTERED ([Name] ASC)WITH (PAD_INDEX = OFF) ON [PRIMARY]\n"
+            ") ON [PRIMARY]\nGO\n")
     parsed = parse_sql("CreateDatabaseObjects.sql", text)
     assert parsed.warnings == []
     assert node(parsed, "sql:Events.Events|TABLE").start_line == 1
     assert {n.name for n in parsed.nodes if n.kind == "COLUMN"} == {
-        "Events.Events.AggregateId", "Events.Events.Version", "dbo.Users.UserId", "dbo.Users.Name", "dbo.Users.Email"}
+        "Events.Events.AggregateId", "Events.Events.Version", "dbo.Users.UserId", "dbo.Users.Name", "dbo.Users.Email",
+        "dbo.Category.CategoryId", "dbo.Category.Name"}
     mysql = ("CREATE TABLE `be_Blogs` (\n  `BlogRowId` int(10) UNSIGNED NOT NULL AUTO_INCREMENT,\n"
              "  `BlogName` varchar(255) NOT NULL DEFAULT '',\n  PRIMARY KEY (`BlogRowId`)\n"
              ") ENGINE=InnoDB DEFAULT CHARSET=latin1;\n")

@@ -47,8 +47,9 @@ _TSQL_STORAGE_OPTIONS = re.compile(
     # (max) columns with `) ON [PRIMARY] TEXTIMAGE_ON [PRIMARY]`)
     r"|\b(?:TEXTIMAGE_ON|FILESTREAM_ON)\s+(?:\[[^\]\n]*\]|\"[^\"\n]*\"|\w+)"
     # how a key's index is ordered: sqlglot reads it only after a named constraint, and loses the
-    # table of `[Id] int PRIMARY KEY CLUSTERED` or an unnamed `PRIMARY KEY CLUSTERED ([Id] ASC)`
-    r"|(?<=\bKEY)\s+(?:NON)?CLUSTERED\b|(?<=\bUNIQUE)\s+(?:NON)?CLUSTERED\b",
+    # table of `[Id] int PRIMARY KEY CLUSTERED` or an unnamed `PRIMARY KEY CLUSTERED ([Id] ASC)`; a
+    # column's `UNIQUE CLUSTERED` too (a table's `UNIQUE NONCLUSTERED (...) WITH (...)` it reads only so)
+    r"|(?<=\bKEY)\s+(?:NON)?CLUSTERED\b|(?<=\bUNIQUE)\s+(?:NON)?CLUSTERED\b(?!\s*\()",
     re.IGNORECASE)
 # An SSMS template parameter, `<name, type, value>` ("Specify Values for Template Parameters"
 # replaces each with its value: `[<dbUser,varchar,dbo>].[Entries]` is `[dbo].[Entries]`,
