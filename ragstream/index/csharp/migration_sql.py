@@ -107,7 +107,9 @@ def code_sql_tables(decl: TypeDecl, strings: dict[str, str], path: str) -> list[
     is a child of the file, as a script's are: the class holding an application's schema (one per
     database engine, hundreds of statements) configures none of its tables, and no REFERENCES
     says it does."""
-    found = []
+    found: list[SqlTables] = []
+    if not _may_create_tables(decl, strings):  # most types: no walk of every string of the type
+        return found
     for node in descendants(decl.syntax):
         if node.type not in STRING_EXPRESSIONS or (node.parent is not None and node.parent.type == "binary_expression"):
             continue
@@ -117,6 +119,13 @@ def code_sql_tables(decl: TypeDecl, strings: dict[str, str], path: str) -> list[
         offset = line_of(node) - 1 + _leading_lines(node_text(node))
         found.append(created_tables(text, offset, path, node_id(LANGUAGE, path, "FILE"), None, {"via": SQL_STRING}))
     return found
+
+
+def _may_create_tables(decl: TypeDecl, strings: dict[str, str]) -> bool:
+    """Whether the type's text, or a string constant its expressions may join, says CREATE TABLE
+    (case aside; the words may stand apart in a literal split over lines or joined with `+`)."""
+    text = node_text(decl.syntax).lower()
+    return ("create" in text and "table" in text) or any(_CREATES_TABLE_FIRST.match(v) for v in strings.values())
 
 
 def _migration_sql(node: tree_sitter.Node) -> bool:
