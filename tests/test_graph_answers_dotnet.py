@@ -174,7 +174,8 @@ CREATE PROCEDURE dbo.Order_Ids AS SELECT Id FROM dbo.Orders;
 
 def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables():
     from ragstream.graph.named import tables_in_words
-    from ragstream.graph.questions import asked_http_verbs, question_shape
+    from ragstream.graph.action_verbs import asked_http_verbs
+    from ragstream.graph.questions import question_shape
     for flow in ("What does deleting a todo list through the API do in the database?",
                  "When I save the form, what code runs and which tables get written?",
                  "Trace POST /orders from the endpoint.",

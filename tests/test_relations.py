@@ -463,7 +463,7 @@ def test_a_flow_starts_at_the_message_handler_the_question_describes_best():
     ("When a visitor registers on the site", {"POST"}),
 ])
 def test_the_http_verb_is_read_from_verbs_not_from_words_they_begin(question, verbs):
-    from ragstream.graph.questions import asked_http_verbs
+    from ragstream.graph.action_verbs import asked_http_verbs
 
     assert asked_http_verbs(question) == verbs
 
@@ -476,7 +476,7 @@ def test_the_http_verb_is_read_from_verbs_not_from_words_they_begin(question, ve
     ("How does the API get featured products from the database?", {"GET"}),  # an adjective, not a passive
 ])
 def test_a_passive_get_asks_for_no_http_get(question, verbs):
-    from ragstream.graph.questions import asked_http_verbs
+    from ragstream.graph.action_verbs import asked_http_verbs
 
     assert asked_http_verbs(question) == verbs
 
@@ -492,7 +492,7 @@ def test_a_passive_get_asks_for_no_http_get(question, verbs):
     ("How are the orders listed and shown on the page?", {"GET"}),
 ])
 def test_the_entry_s_http_verb_is_the_action_the_question_opens_with(question, verbs):
-    from ragstream.graph.questions import asked_http_verbs
+    from ragstream.graph.action_verbs import asked_http_verbs
 
     assert asked_http_verbs(question) == verbs
 
@@ -991,7 +991,7 @@ def test_a_page_asked_starts_at_the_page_handler_and_an_api_asked_where_there_is
     ("How do I get the list of orders?", {"GET"}),  # a request's "get" is still one
 ])
 def test_a_table_that_gets_rows_asks_for_no_http_get(question, verbs):
-    from ragstream.graph.questions import asked_http_verbs
+    from ragstream.graph.action_verbs import asked_http_verbs
 
     assert asked_http_verbs(question) == verbs
 
@@ -1086,3 +1086,68 @@ def test_tables_that_get_rows_ask_for_the_paths_that_write(question, writes):
     from ragstream.graph.questions import asks_for_writes
 
     assert asks_for_writes(question) is writes
+
+
+def test_the_action_whose_name_says_what_the_question_asks_starts_the_flow():
+    """"When a user fills in the new-repository form and submits it": three POST actions of the
+    repository controller share the question's words alike; the one named for creating starts the
+    flow, not the one named for editing, which the same question asked to edit picks."""
+    from ragstream.graph.relations import entry_methods
+
+    actions = ("RepositoryController.Edit", "RepositoryController.Clone", "RepositoryController.Create")
+    g = _code_graph([(a, "METHOD") for a in actions] + [("RepositoryController", "TYPE")], [])
+    for action in actions:
+        g.nodes[action]["attrs"] = {"entry": {"verb": "POST", "route": None}}
+    words = {"repositori", "form", "submit", "new", "user"}
+    assert entry_methods(g, list(actions), words, {"POST"}, actions={"POST"})[0] == "RepositoryController.Create"
+    assert entry_methods(g, list(actions), words, {"PUT", "PATCH", "POST"}, actions={"PUT", "PATCH"})[0] \
+        == "RepositoryController.Edit"
+    # asked nothing the names say: the search's order stands
+    assert entry_methods(g, list(actions), words, {"POST"})[0] == "RepositoryController.Edit"
+
+
+def test_a_method_below_the_entry_points_is_not_chosen_for_what_its_name_says():
+    """"How does a worker fetch the next job": `FetchJob` says the fetch, but it is a step of the
+    worker's loop; among methods that are no entry point the name's verb decides nothing."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _code_graph([("Queue.FetchJob", "METHOD"), ("Worker.Execute", "METHOD"), ("Worker", "TYPE"),
+                     ("Queue.Dequeue", "METHOD")],
+                    [("Worker.Execute", "Queue.Dequeue", "CALLS", {}), ("Queue.Dequeue", "Queue.FetchJob", "CALLS", {})])
+    hits = ["Queue.FetchJob", "Queue.Dequeue", "Worker.Execute"]
+    assert entry_methods(g, hits, {"worker", "fetch", "next", "job", "queue"}, {"GET"}, actions={"GET"})[0] \
+        == "Worker.Execute"
+
+
+def test_a_question_about_data_starts_at_the_actions_above_its_tables_writers():
+    """"When a user reports a problem with a movie (an issue), what code stores it": the search
+    finds the `Issues` table and a migration, no entry point; the action above the service that
+    inserts into the table starts the flow. Where the search found an entry point, the tables add
+    no other: the action that only reads the table is never one."""
+    from ragstream.graph.relations import entry_methods
+
+    g = _code_graph([("IssuesController.CreateIssue", "METHOD"), ("IssuesController.GetIssues", "METHOD"),
+                     ("IssueService.Add", "METHOD"), ("IssueService.All", "METHOD"), ("Migrations.Initial.Up", "METHOD"),
+                     ("VotesController.Vote", "METHOD"), ("sql:Issues", "TABLE")],
+                    [("IssuesController.CreateIssue", "IssueService.Add", "CALLS", {}),
+                     ("IssuesController.GetIssues", "IssueService.All", "CALLS", {}),
+                     ("IssueService.Add", "sql:Issues", "WRITES", {"operations": ["INSERT"]}),
+                     ("IssueService.All", "sql:Issues", "READS", {})])
+    g.nodes["IssuesController.CreateIssue"]["attrs"] = {"entry": {"verb": "POST", "route": "api/issues"}}
+    g.nodes["IssuesController.GetIssues"]["attrs"] = {"entry": {"verb": "GET", "route": "api/issues"}}
+    g.nodes["VotesController.Vote"]["attrs"] = {"entry": {"verb": "POST", "route": "api/votes"}}
+    words = {"user", "report", "problem", "movi", "issu", "store"}
+    entries = entry_methods(g, ["sql:Issues", "Migrations.Initial.Up"], words, {"POST"}, actions={"POST"})
+    assert entries[0] == "IssuesController.CreateIssue" and "IssuesController.GetIssues" not in entries
+    # an entry point among the hits: it is where the flow starts, the tables bring no other
+    assert entry_methods(g, ["sql:Issues", "VotesController.Vote"], words, {"POST"}, actions={"POST"}) \
+        == ["VotesController.Vote"]
+
+
+def test_down_to_the_database_is_where_a_flow_goes_not_what_it_starts_at():
+    """"From the HTTP endpoint down to the database": no word of the entry point (`DownvoteMovie`)."""
+    from ragstream.graph.questions import asked_subject_words
+
+    words = asked_subject_words("When a user asks for a movie, what runs from the endpoint down to the database?")
+    assert "down" not in words and {"movi", "user"} <= words
+    assert "down" in asked_subject_words("Why does the server go down when the movie list is refreshed?")

@@ -9,12 +9,13 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
+from ragstream.graph.action_verbs import asked_actions, asked_http_verbs
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, named_node, columns_in_words, procedures_in_words, tables_in_words,
                                   undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
-from ragstream.graph.questions import (asked_face, asked_http_verbs, asked_kinds, asked_operations, asked_relations, asked_start,
+from ragstream.graph.questions import (asked_face, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_subject_words, asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
@@ -143,4 +144,4 @@ def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list
     """The entry points of a flow question that names none, among and above the search hits
     (`relations.entry_methods`)."""
     return entry_methods(graph, hits, asked_subject_words(question), asked_http_verbs(question), asked_start(question),
-                         asked_face(question))
+                         asked_face(question), asked_actions(question))

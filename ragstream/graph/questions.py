@@ -356,7 +356,11 @@ def asked_subject_words(question: str) -> frozenset[str]:
     asks for as such ("what code runs", "which code path", "the code that"): an entry point whose
     route says `{cryptoCode}` is not what "what code runs when an invoice is created" describes. A
     code of the domain keeps its word ("the discount code a customer redeems")."""
-    return asked_words(_CODE_FRAME.sub(" ", question)) - _QUESTION_TOKENS - _FUNCTION_TOKENS
+    return asked_words(_DOWN_TO.sub(" ", _CODE_FRAME.sub(" ", question))) - _QUESTION_TOKENS - _FUNCTION_TOKENS
+
+
+# "down to the database": where a walk goes, not what it starts at (`DownvoteMovie`, `Download`)
+_DOWN_TO = re.compile(r"\b(?:all\s+the\s+way\s+)?down\s+(?:to|into)\b", re.IGNORECASE)
 
 
 # Words of English no identifier is named for, which a name may still contain ("through" would meet
@@ -461,56 +465,6 @@ def asked_verbs(question: str) -> tuple[str, ...]:
     """READS and WRITES in the order the question asks for them ("saves": WRITES first); none
     for no question."""
     return tuple(r for r in asked_relations(question) if r in ("READS", "WRITES")) if question else ()
-
-
-def _verbs(*stems: str) -> str:
-    """Alternatives matching each verb's inflections and its noun of action, not other words it
-    begins: "create(s|d)", "creating", "creation", not "creator"; "add" but not "address", "read"
-    but not "reader", "import" but not "important", "mark" but not "market" (each stem is the verb
-    less a final `e`; a doubled consonant is its own stem: "submitt", "cancell")."""
-    return "|".join(f"{stem}(?:e|es|s|ed|d|ing|ion|ions|al)?" for stem in stems)
-
-
-# What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
-_HTTP_VERBS = (
-    ("POST", re.compile(r"\b(?:" + _verbs("creat", "add", "plac", "submit", "submitt", "register", "registration",
-                                          "sav", "insert", "post", "upload", "import") +
-                        r"|new|sign(?:s|ed|ing)?\s+up)\b", re.IGNORECASE)),
-    # a save creates or changes (both verbs, at the same place); a change of state is a change
-    ("PUT", re.compile(r"\b(?:" + _verbs("updat", "edit", "chang", "renam", "modifi", "sav", "approv", "reject", "declin",
-                                         "deni", "accept", "dismiss", "toggl", "enabl", "disabl", "publish", "unpublish",
-                                         "lock", "unlock", "block", "unblock", "mark", "assign", "unassign") +
-                       r"|modify|modifying|deny|denying)\b", re.IGNORECASE)),
-    ("DELETE", re.compile(r"\b(?:" + _verbs("delet", "remov", "cancel", "cancell", "archiv", "purg") + r")\b",
-                          re.IGNORECASE)),
-    # "which tables get written": a passive "get", not a read
-    # "which tables get rows": a table that gets rows is written, a request gets what it asks for
-    ("GET", re.compile(r"\b(?:(?<!\btable\s)(?<!\btables\s)(?<!\bdatabase\s)get\w*(?!\s+(?:new\s+)?rows?\b)(?!\s+(?:\w+(?:ed|en)|made|sent|paid|built|kept|set|put|run|done|sold|lost)"
-                       r"(?:\s*(?:[?.,;!]|$)|\s+(?:by|in|into|to|from|when|after|before|and|or|during|on|at|for|with|if|once|while|again|back|out|up)\b))|"
-                       + _verbs("list", "show", "view", "display", "load", "read", "fetch", "search", "find", "brows")
-                       + r"|shown|found|see|open(?:s|ed|ing)?)\b", re.IGNORECASE)),
-)
-_NAMED_VERB = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE)\b")  # "after the PUT request": the verb itself
-# A change may be posted from a form as well as put or deleted through an API.
-_ALSO_POSTED = frozenset({"PUT", "DELETE"})
-
-
-def asked_http_verbs(question: str) -> frozenset[str]:
-    """The HTTP verbs of the actions a flow question is about: those it names ("after the PUT
-    request"), else those its verbs mean ("how is an order created ..." -> POST; "edited" -> PUT,
-    PATCH or a form's POST); empty when it says none."""
-    named = set(_NAMED_VERB.findall(question))
-    if named:
-        return frozenset(named)
-    # the action the question opens with is the entry's ("how does saving content reach the database,
-    # and what does the save read ...": a POST that reads, not a GET); what it then does is said after it
-    starts = {verb: match.start() for verb, pattern in _HTTP_VERBS if (match := pattern.search(question))}
-    found = {verb for verb, start in starts.items() if start == min(starts.values())}
-    if "PUT" in found:
-        found.add("PATCH")
-    if found & _ALSO_POSTED:
-        found.add("POST")
-    return frozenset(found)
 
 
 # What kind of entry point a flow question starts at (`entry_faces`): an API ("through the REST

@@ -20,6 +20,7 @@ from typing import Any
 
 import networkx as nx
 
+from ragstream.graph.action_verbs import said_actions
 from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face
 from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
@@ -1140,7 +1141,8 @@ def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tupl
 
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
-                  http_verbs: Collection[str] = (), start: Collection[str] = (), face: str | None = None) -> list[str]:
+                  http_verbs: Collection[str] = (), start: Collection[str] = (), face: str | None = None,
+                  actions: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
@@ -1183,6 +1185,11 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
     candidates = list(dict.fromkeys([*methods, *upstream, *described_entries(graph, asked, http_verbs)]))
+    if not any(entry_verb(h) or _dispatched_to(graph, h) for h in candidates):
+        # no entry point near what the search found: those above the code that writes (reads) the
+        # tables it found first ("when a user reports a problem with a movie": the `Issues` table,
+        # written by the action that creates one)
+        candidates += _entries_over_tables(graph, hits[:ENTRY_SEARCH_HITS], http_verbs)
     if http_verbs and not any(entry_verb(h) in http_verbs for h in candidates):
         # nothing of the asked verb near the hits: the actions of that verb on a type the words
         # name ("a new user registers through the user API ... from the controller": `UserController.Post`)
@@ -1209,7 +1216,15 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     # "deleted for good" may be an app's PUT `Purge`, and then it is the action asked about
     asked_verb_found = any(entry_verb(h) in http_verbs for h in candidates)
 
-    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, bool, int, bool, bool]:
+    def says_action(hit: str) -> int:
+        """Of entry points: 0 when the name says the action the question opens with (`CreateUserByName`
+        for "adds a new user"), 2 when it says only another (`UpdateUserPassword`); 1 otherwise (a
+        method below the entry points says what it does to the data, not what was asked of the
+        application: "how does a worker fetch the next job" starts at the worker, not `FetchJob`)."""
+        said = said_actions(graph.nodes[hit].get("name", "")) if hit in entries else frozenset()
+        return 0 if said & set(actions) else 2 if said and actions else 1
+
+    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1220,7 +1235,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type), other_verb, -shared,
+                not (verb or outer.search(name) or named_type), other_verb, -shared, says_action(hit),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
@@ -1228,12 +1243,25 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
-        ranked = [hit for hit in ranked if rank(hit)[:6] == rank(ranked[0])[:6]]
+        ranked = [hit for hit in ranked if rank(hit)[:7] == rank(ranked[0])[:7]]
     other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
     return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 
 
 MIN_DESCRIBING_WORDS = 3  # an entry point the question describes shares this many words with it
+
+
+def _entries_over_tables(graph: nx.MultiDiGraph, hits: Sequence[str], http_verbs: Collection[str]) -> list[str]:
+    """The entry points (actions, message handlers) above the code that writes the tables among
+    `hits` (or reads them, when the question asks only to get something), nearest first, where
+    the best hit is a table: the question describes the data, not the code."""
+    if not hits or (graph.nodes.get(hits[0]) or {}).get("kind") not in TABLE_KINDS:
+        return []  # the search found code first: the entry points are above it
+    relations = ("READS", "WRITES") if http_verbs and set(http_verbs) <= {"GET"} else ("WRITES",)
+    users = [source for hit in hits if (graph.nodes.get(hit) or {}).get("kind") in TABLE_KINDS
+             for source, _, key in sorted(graph.in_edges(hit, keys=True)) if key in relations]
+    return [m for m in dict.fromkeys([*users, *_callers_within(graph, users)])
+            if (graph.nodes[m].get("attrs", {}).get("entry") or _dispatched_to(graph, m)) and not in_tests(graph, m)]
 
 
 def described_jobs(graph: nx.MultiDiGraph, words: Collection[str], face: str = JOB) -> list[str]:

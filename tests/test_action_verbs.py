@@ -1,0 +1,32 @@
+"""What a flow question asks to be done and what an entry point's name says it does, read with one
+vocabulary (`graph/action_verbs.py`)."""
+import pytest
+
+from ragstream.graph.action_verbs import asked_actions, asked_http_verbs, said_actions
+
+
+@pytest.mark.parametrize("name, verbs", [
+    ("Api.UserController.CreateUserByName", {"POST"}),
+    ("Api.UserController.UpdateUserPassword", {"PUT"}),
+    ("Web.TodoLists.DeleteTodoList", {"DELETE"}),  # the list is what is deleted, not a GET
+    ("Admin.FormController.Delete_POST", {"DELETE"}),  # posted from a form, deletes
+    ("Services.PostServices.Post(CreatePost)", {"POST"}),  # the transport's verb where nothing else is said
+    ("Endpoints.UISettings.ExecutePatch", {"PATCH"}),
+    ("Api.RequestController.DenyMovie", {"PUT"}),
+    ("Api.IssuesController.GetIssues()", {"GET"}),
+    ("Web.NewsletterController.Subscribe", set()),
+])
+def test_a_methods_name_says_the_action_of_its_first_verb(name, verbs):
+    assert said_actions(name) == verbs
+
+
+def test_a_question_opens_with_its_action_and_a_new_thing_is_created():
+    assert asked_actions("When an admin adds a new user from the dashboard, what runs?") == {"POST"}
+    # "publishes a new article": opened with a change, but what is changed is new
+    assert asked_actions("What happens when a user publishes a new article through the API?") == {"PUT", "PATCH", "POST"}
+    assert asked_actions("When someone edits a page, what runs?") == {"PUT", "PATCH"}
+    # a form may post an edit: the verbs of the actions that do it, not what is said
+    assert asked_http_verbs("When someone edits a page, what runs?") == {"PUT", "PATCH", "POST"}
+    assert asked_actions("What runs after the DELETE request?") == asked_http_verbs("What runs after the DELETE request?") \
+        == {"DELETE"}
+    assert asked_actions("How does the nightly report work?") == frozenset()
