@@ -15,6 +15,8 @@ from ragstream.graph.action_verbs import asked_actions, asked_http_verbs, said_a
     ("Api.RequestController.DenyMovie", {"PUT"}),
     ("Api.IssuesController.GetIssues()", {"GET"}),
     ("Web.NewsletterController.Subscribe", set()),
+    ("Api.AuthController.SignIn", {"POST"}),  # a verb of two words
+    ("Web.HomeController.LogOn(LogOnModel)", {"POST"}),
 ])
 def test_a_methods_name_says_the_action_of_its_first_verb(name, verbs):
     assert said_actions(name) == verbs
@@ -30,3 +32,13 @@ def test_a_question_opens_with_its_action_and_a_new_thing_is_created():
     assert asked_actions("What runs after the DELETE request?") == asked_http_verbs("What runs after the DELETE request?") \
         == {"DELETE"}
     assert asked_actions("How does the nightly report work?") == frozenset()
+
+
+@pytest.mark.parametrize("question, verbs", [
+    ("What happens when the web UI signs a user in with a password and gets back a token?", {"POST"}),
+    ("When someone logs in on the sign-in page, what runs?", {"POST"}),
+    # logged in a place: what is written there, no login
+    ("What is logged in the audit table when an order is deleted?", {"DELETE", "POST"}),
+])
+def test_logging_in_submits_credentials(question, verbs):
+    assert asked_http_verbs(question) == verbs

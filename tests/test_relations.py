@@ -1151,3 +1151,17 @@ def test_down_to_the_database_is_where_a_flow_goes_not_what_it_starts_at():
     words = asked_subject_words("When a user asks for a movie, what runs from the endpoint down to the database?")
     assert "down" not in words and {"movi", "user"} <= words
     assert "down" in asked_subject_words("Why does the server go down when the movie list is refreshed?")
+
+
+def test_a_constructor_never_starts_a_flow():
+    """"When an administrator creates or edits a tenant, what code saves it": the search finds the
+    handler's `Handle` and its constructor, whose name says more of the question; the constructor
+    only wires the handler's services, so `Handle` starts the flow."""
+    from ragstream.graph.relations import entry_methods
+
+    handler = "Tenants.AddEditTenantCommandHandler"
+    g = _code_graph([(f"{handler}.AddEditTenantCommandHandler", "METHOD"), (f"{handler}.Handle", "METHOD"),
+                     (handler, "TYPE")], [])
+    hits = [f"{handler}.AddEditTenantCommandHandler", f"{handler}.Handle"]
+    entries = entry_methods(g, hits, {"administr", "creat", "edit", "tenant", "save"}, {"POST"}, actions={"POST"})
+    assert entries == [f"{handler}.Handle"]

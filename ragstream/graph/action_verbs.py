@@ -21,7 +21,12 @@ def _verbs(*stems: str) -> str:
 HTTP_VERBS = (
     ("POST", re.compile(r"\b(?:" + _verbs("creat", "add", "plac", "submit", "submitt", "register", "registration",
                                           "sav", "insert", "post", "upload", "import") +
-                        r"|new|sign(?:s|ed|ing)?\s+up)\b", re.IGNORECASE)),
+                        r"|new|sign(?:s|ed|ing)?\s+up"
+                        # logging in submits credentials: "signs a user in", "logs in", "log on" (not
+                        # "what is logged in the audit table")
+                        r"|(?:sign|log)(?:s|ed|ged|ing|ging)?\s+(?:\w+\s+){0,2}?"
+                        r"(?:in(?!\s+(?:the|a|an|this|that|its|their)\b)|on)(?![\w-])"
+                        r")\b", re.IGNORECASE)),
     # a save creates or changes (both verbs, at the same place); a change of state is a change
     ("PUT", re.compile(r"\b(?:" + _verbs("updat", "edit", "chang", "renam", "modifi", "sav", "approv", "reject", "declin",
                                          "deni", "accept", "dismiss", "toggl", "enabl", "disabl", "publish", "unpublish",
@@ -82,10 +87,11 @@ def said_actions(name: str) -> frozenset[str]:
     `Subscribe` -> none), read with the question's vocabulary. A transport's verb counts only
     where nothing else is said: `Delete_POST` deletes, `Post` and `ExecutePatch` post and patch."""
     words = identifier_parts(name.split("(", 1)[0].rsplit(".", 1)[-1])
-    for word in (w for w in words if w.upper() not in _TRANSPORT):
-        said = frozenset(verb for verb, pattern in HTTP_VERBS if pattern.search(word))
-        if said:
-            return said
+    said = [w for w in words if w.upper() not in _TRANSPORT]
+    for i in range(len(said)):  # a verb of two words as well: `SignIn`, `LogOn`
+        verbs = frozenset(verb for verb, pattern in HTTP_VERBS if pattern.match(" ".join(said[i:i + 3])))
+        if verbs:
+            return verbs
     return frozenset(word.upper() for word in words) & _TRANSPORT
 
 

@@ -1170,7 +1170,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     Asked for a job ("the background purge job"), the bodies of jobs above the hits or that
     the words name (`described_jobs`) come before all else: a controller calling the same
     code, of the verb the question's "delete" asks, is not the job."""
-    methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")]
+    # a constructor only wires its type (a handler's services, a request's fields): no flow starts there
+    methods = [h for h in hits if graph.has_node(h) and graph.nodes[h].get("kind") in ("METHOD", "FUNCTION")
+               and not is_constructor(graph, h)]
     outer = re.compile(r"(?:Controller|Page|PageModel|Handler|Endpoint|Endpoints)\.[^.]+$")
     asked = set(words)
 
@@ -1180,7 +1182,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     def of_named_type(method: str) -> bool:
         return _of_named_type(graph, method, asked)
 
-    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS]) if of_named_type(m) or entry_verb(m)]
+    upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS])
+                if (of_named_type(m) or entry_verb(m)) and not is_constructor(graph, m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
