@@ -329,14 +329,17 @@ public class Permissions
     private readonly DbContext db;
     public void Grant(Repository repository, User user) { repository.Users.Add(user); db.SaveChanges(); }
     public void Share(Repository repository, Team team) { repository.Teams.Add(team); db.SaveChanges(); }
+    public void GrantAll(Repository repository) { foreach (var user in db.Set<User>()) repository.Users.Add(user); }
+    public void Revoke(Repository repository) { repository.Teams.Clear(); db.SaveChanges(); }
+    public int Count(Repository repository) => repository.Users.Count;
 }
 """
 
 
 def test_ef6_names_a_many_to_many_join_table_in_map_even_from_a_step_of_the_constructor():
     """EF6's `HasMany(..).WithMany(..).Map(m => { m.ToTable("X"); ... })`, in a method the mapping
-    class's constructor calls (Bonobo's `SetRelationships()`): adding to the navigation writes X; a
-    method the constructor does not call configures nothing."""
+    class's constructor calls (Bonobo's `SetRelationships()`): adding to the navigation (or clearing
+    it) writes X; a method the constructor does not call configures nothing."""
     graph = graph_of({"src/Data.cs": EF6_REPOSITORIES, "db/schema.sql": (
         "CREATE TABLE dbo.UserRepository_Permission (Repository_Id int, User_Id int);\n"
         "CREATE TABLE dbo.TeamRepository_Permission (Repository_Id int, Team_Id int);\n"
@@ -347,6 +350,13 @@ def test_ef6_names_a_many_to_many_join_table_in_map_even_from_a_step_of_the_cons
                 if k == "WRITES" and d.get("via") == "join_table" and d.get("how") == "mapping"}
     assert join_writes("Grant") == {"sql:dbo.UserRepository_Permission|TABLE"}
     assert join_writes("Share") == {"sql:dbo.TeamRepository_Permission|TABLE"}
+    # what is added is of the collection's type where the index cannot tell it; a cleared
+    # collection deletes its join rows; counting it writes nothing
+    assert join_writes("GrantAll") == {"sql:dbo.UserRepository_Permission|TABLE"}
+    assert join_writes("Revoke") == {"sql:dbo.TeamRepository_Permission|TABLE"}
+    assert join_writes("Count") == set()
+    from ragstream.graph.relations import written_as
+    assert written_as(graph, "cs:Git.Data.Permissions.Revoke|METHOD", "sql:dbo.TeamRepository_Permission|TABLE") == {"DELETE"}
 
 
 WRITERS = """

@@ -411,7 +411,7 @@ def related(graph: nx.MultiDiGraph, subject: Named, relations: tuple[str, ...],
 _VERB_OPERATIONS = (("Add", "INSERT"), ("Insert", "INSERT"), ("Create", "INSERT"), ("Persist", "INSERT"),
                     ("Update", "UPDATE"), ("Attach", "UPDATE"), ("ExecuteUpdate", "UPDATE"), ("Remove", "DELETE"),
                     ("Delete", "DELETE"), ("ExecuteDelete", "DELETE"), ("BulkInsert", "INSERT"),
-                    ("BulkUpdate", "UPDATE"), ("BulkDelete", "DELETE"))
+                    ("BulkUpdate", "UPDATE"), ("BulkDelete", "DELETE"), ("Clear", "DELETE"))
 _IMPLIED = {"MERGE": {"INSERT", "UPDATE", "MERGE"}, "TRUNCATE": {"DELETE", "TRUNCATE"}}
 
 

@@ -83,7 +83,7 @@ NOT_DATA = frozenset({
 SAVES = frozenset({"SaveChanges", "SaveChangesAsync", "Flush", "FlushAsync", "Commit", "CommitAsync"})
 WRITE_VERBS = ("Add", "Insert", "Update", "Remove", "Delete", "Attach", "Save", "Upsert", "Merge",
                "Create", "Persist", "ExecuteUpdate", "ExecuteDelete", "BulkInsert", "BulkUpdate",
-               "BulkDelete")
+               "BulkDelete", "Clear")  # `repo.Users.Clear()`: the navigation's rows go
 READ_VERBS = ("Get", "List", "Find", "First", "Single", "Last", "Count", "LongCount", "Any", "All",
               "Where", "Query", "Select", "Search", "Exists", "Load", "Fetch", "Read", "Include",
               "OrderBy", "Sum", "Max", "Min", "Average", "Page", "AsQueryable", "AsNoTracking",
@@ -348,8 +348,12 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
     query = "generic_call" in data or generic in QUERY_TYPES
     if generic in NOT_DATA and prop is not None and not chained and _mapped(graph, prop.parent):
         # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what
-        # is passed, when the entity is saved (for many-to-many, the join table): a guess
-        carrier = _argument_carrier(graph, symbols, call)
+        # is passed, when the entity is saved (for many-to-many, the join table): a guess. What is
+        # passed is of the collection's type when the index cannot tell it (`foreach (var u in
+        # found) repo.Users.Add(u)`), and `repo.Users.Clear()` passes nothing
+        carrier = _argument_carrier(graph, symbols, call) or (
+            _Carrier("argument", data["entities"], query=True, declared_here=True, passed=True)
+            if data.get("entities") and _verb(call).startswith(WRITE_VERBS) else None)
         return replace(carrier, generic="navigation", navigation=True,
                        joins=tuple((table, how, prop.name.rsplit(".", 1)[-1]) for table, how in join_tables(graph, symbols, prop.id))) \
             if carrier is not None else None
