@@ -422,33 +422,6 @@ namespace Wiki
     assert entry(graph, "Wiki.MessageQueue.OnArrived") is None
 
 
-def test_servicestack_service_methods_are_entry_points_for_their_verb():
-    """`Post(CreatePost request)` of a `Service` (directly, or through the application's services
-    base) handles that request with POST, `Any(...)` with every verb; a repository's `Get(int id)`,
-    a service's helper or a verb-named method of two parameters is no entry point."""
-    graph = build({"Services.cs": """
-using ServiceStack;
-namespace Stacks
-{
-    public class PostServicesBase : Service { protected void SendNotification(long id) { } }
-    public class PostServices : PostServicesBase
-    {
-        public object Post(CreatePost request) => null;
-        public object Any(GetPosts request) => null;
-        public object Put(UpdatePost request, bool force) => null;
-    }
-    public class OrganizationServices : Service { public object Delete(DeleteOrganization request) => null; }
-    public class UserRepository : RepositoryBase<User> { public User Get(int id) => null; }
-}
-"""})
-    assert entry(graph, "Stacks.PostServices.Post") == {"verb": "POST", "kind": "service"}
-    assert entry(graph, "Stacks.PostServices.Any") == {"verb": "ANY", "kind": "service"}
-    assert entry(graph, "Stacks.OrganizationServices.Delete") == {"verb": "DELETE", "kind": "service"}
-    assert entry(graph, "Stacks.PostServices.Put") is None
-    assert entry(graph, "Stacks.PostServicesBase.SendNotification") is None
-    assert entry(graph, "Stacks.UserRepository.Get") is None
-
-
 def test_look_alikes_make_no_data_or_dispatch_edge():
     """Dapper's `Query<Row>(sql)` (the SQL names the table), model configuration, grouping,
     `IEquatable<Self>`, comparers, validators and static helpers taking a message."""

@@ -13,8 +13,6 @@ what an action is in a few ways, all read here from the syntax:
 - an endpoint class that registers its route with a verb call in its own code
   (`Post("/orders")` in `Configure()`, as FastEndpoints does): its `HandleAsync` /
   `ExecuteAsync` (kind `endpoint`);
-- a ServiceStack service's method named for a verb (`Post(CreateOrder request)`, `Any(...)`) in a
-  type deriving from `Service` or a services base of the application (kind `service`);
 - a Web Forms page's or user control's event handler (a method `(object sender, XEventArgs e)` of
   a type deriving from a `...Page`, `UserControl` or `MasterPage`): a postback, verb POST (kind
   `event_handler`: `btnSave_Click`), except the page's life-cycle handlers (`Page_Load`,
@@ -95,9 +93,6 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
     if _is_web_form(decl) and _handles_event(syntax):
         return _entry("ANY", "page_event", None) if name.startswith("Page_") else _entry("POST", "event_handler", None)
     public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
-    service = _SERVICE_METHOD.match(name)
-    if public and service and _is_service(decl) and len(_parameter_types(syntax)) == 1:
-        return _entry(service.group(1), "service", None)
     if public and syntax.type == "method_declaration" and _is_controller(decl) \
             and not any(a in ("NonAction", "NonActionAttribute") for a, _ in written):
         return _entry("ANY", "action", None)
@@ -128,18 +123,6 @@ def _is_controller(decl: TypeDecl) -> bool:
         or any(a in ("ApiController", "ApiControllerAttribute") for a, _ in attributes(decl.syntax))
 
 
-# ServiceStack: a service's `Post(CreateOrder request)` handles that request DTO sent with that verb
-# (`Any`: every verb); the service derives from `Service`, often through a base of the application's
-_SERVICE_METHOD = re.compile(r"^(Get|Post|Put|Delete|Patch|Any)(?:Async)?$")
-_SERVICE_BASE = re.compile(r"^(?:Service|\w*Services?Base)$")
-
-
-def _is_service(decl: TypeDecl) -> bool:
-    """A ServiceStack service: a type deriving from `Service` (`ServiceStack.Service`) or from a base
-    of the application's named for services (`PostServicesBase`)."""
-    return any(_SERVICE_BASE.match(base.split("<", 1)[0].rsplit(".", 1)[-1]) for base in decl.bases)
-
-
 def _is_web_form(decl: TypeDecl) -> bool:
     """A Web Forms page, user control or master page (`Post : BasePage`, `Header : UserControl`)."""
     return any(base.rsplit(".", 1)[-1].endswith(WEB_FORM_BASES) for base in decl.bases)
@@ -150,14 +133,11 @@ WEB_FORM_BASES = ("Page", "UserControl", "MasterPage")
 
 def _handles_event(syntax: tree_sitter.Node) -> bool:
     """An event handler's signature: `(object sender, EventArgs e)`, any `...EventArgs`."""
-    written = _parameter_types(syntax)
-    return len(written) == 2 and written[0].lower() in ("object", "system.object") and written[1].endswith("EventArgs")
-
-
-def _parameter_types(syntax: tree_sitter.Node) -> list[str]:
     parameters = syntax.child_by_field_name("parameters")
-    return [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
-            for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
+    written = [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
+               for p in parameters.named_children
+               if p.type == "parameter"] if parameters is not None else []
+    return len(written) == 2 and written[0].lower() in ("object", "system.object") and written[1].endswith("EventArgs")
 
 
 def _values(arguments: list[tuple[str | None, str]]) -> list[str]:
