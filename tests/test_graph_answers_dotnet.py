@@ -863,3 +863,33 @@ def test_which_class_a_table_stores_leads_a_list_with_its_entity_and_the_context
     plain = "Which code writes rows of the Orders table?"
     assert "cs:Shop.Domain.Order|TYPE" not in [
         item.id for item in answer_from_graph(built, plain, find_named(built, plain), [], lambda ids: {}).items]
+
+
+def test_a_column_is_named_by_what_the_clause_after_column_says_it_holds():
+    """"The column that stores the client IP address in the system log table" is `ClientIP` of
+    `SystemLogs`; "the column holding a repository's logo image", where no script declares the
+    `Repository` table's columns, is the mapped entity's `Logo` property; a column whose words the
+    clause does not say, or a table the question does not name, is none of them."""
+    from ragstream.graph.named import columns_in_words, tables_in_words
+    from ragstream.index.csharp.parser import parse_csharp
+    from ragstream.index.graph_build import build_graph
+    from ragstream.index.sql.parser import parse_sql
+
+    logs = build_graph([parse_sql("db/logs.sql", "CREATE TABLE dbo.SystemLogs (Id INT, ClientIP NVARCHAR(64), "
+                                  "ClientAgent NVARCHAR(200)); CREATE TABLE dbo.Visits (Id INT, ClientIP NVARCHAR(64));",
+                                  "tsql")])[0]
+    question = "If the column that stores the client IP address in the system log table is renamed, which code is affected?"
+    tables = tables_in_words(logs, question)
+    assert [n.id for n in tables] == ["sql:dbo.SystemLogs|TABLE"]
+    assert [n.id for n in columns_in_words(logs, tables, question)] == ["sql:dbo.SystemLogs.ClientIP|COLUMN"]
+    assert columns_in_words(logs, tables, "If the column that stores the user agent is renamed?") == []
+    model = build_graph([parse_csharp("src/Data.cs", """
+using System.Data.Entity;
+namespace Git.Data;
+public class Repository { public int Id { get; set; } public string Name { get; set; } public byte[] Logo { get; set; } }
+public class Team { public int Id { get; set; } public byte[] Logo { get; set; } }
+public class GitContext : DbContext { public DbSet<Repository> Repository { get; set; } public DbSet<Team> Team { get; set; } }
+""")])[0]
+    question = "If the column holding a repository's logo image were renamed or dropped, which code would have to change?"
+    assert [n.id for n in columns_in_words(model, [], question)] == ["cs:Git.Data.Repository.Logo|PROPERTY"]
+    assert columns_in_words(model, [], "If the column holding the logo image were renamed, what breaks?") == []

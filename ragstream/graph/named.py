@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from itertools import takewhile
 from dataclasses import dataclass
 
@@ -211,27 +212,61 @@ def procedures_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
 
 
 def columns_in_words(graph: nx.MultiDiGraph, tables: list[Named], question: str) -> list[Named]:
-    """The columns of `tables` a question names in plain words before "column" ("the due date
-    column of the issues table" -> `IssueDueDate` of `BugNet_Issues`): a column whose name's
-    words end with the words said right before "column", its table's own words in front of it
-    (`Issue`DueDate) need not be said; the most words first, none when more than
-    MAX_NAMED_BY_WORD tie."""
+    """The columns a question names in plain words: said right before "column" ("the due date
+    column of the issues table" -> `IssueDueDate` of `BugNet_Issues`), or said in the clause that
+    follows it ("the column that stores the client IP address in the system log table" ->
+    `ClientIP` of `SystemLogs`, "the column holding a repository's logo image" -> `Logo`); a
+    column's table's own words in front of it (`Issue`DueDate) need not be said. Columns of
+    `tables`, or where the question names none, of the tables whose name's words it says
+    ("system log", "repository"). The most words first, none when more than MAX_NAMED_BY_WORD tie."""
     said = f" {' '.join(stems(question))} "
+    clauses = [f" {' '.join(stems(m.group(1)))} " for m in _COLUMN_CLAUSE.finditer(question)]
     fits: dict[int, list[str]] = defaultdict(list)
-    wanted = {t.id for t in tables if t.kind in ("TABLE", "VIEW")}
-    for column, data in graph.nodes(data=True):
-        table = data.get("parent")
-        if data.get("kind") != "COLUMN" or table not in wanted:
-            continue
+    wanted = {t.id for t in tables if t.kind in ("TABLE", "VIEW")} or _tables_said(graph, said)
+    for column, table in _columns(graph, wanted):
         table_words = set(stems(" ".join(identifier_parts(graph.nodes[table]["name"].rsplit(".", 1)[-1]))))
-        words = stems(" ".join(identifier_parts(data["name"].rsplit(".", 1)[-1])))
+        words = stems(" ".join(identifier_parts(graph.nodes[column]["name"].rsplit(".", 1)[-1])))
         own = len(list(takewhile(table_words.__contains__, words)))
         said_words = next((words[start:] for start in range(own + 1)
-                           if words[start:] and f" {' '.join(words[start:])} {_COLUMN_WORD} " in said), None)
+                           if words[start:] and (f" {' '.join(words[start:])} {_COLUMN_WORD} " in said
+                                                 or any(f" {' '.join(words[start:])} " in c for c in clauses))), None)
         if said_words:
             fits[len(said_words)].append(column)
     best = fits[max(fits)] if fits else []
     return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+
+
+# "the column that stores the client IP address", "the column holding ...": what it holds, in its clause
+_COLUMN_CLAUSE = re.compile(r"\bcolumns?\s+(?:that|which|where|holding|storing|keeping|recording|with|for)\b"
+                            r"((?:\s+[\w'-]+){1,10})", re.IGNORECASE)
+
+
+def _columns(graph: nx.MultiDiGraph, tables: Collection[str]) -> list[tuple[str, str]]:
+    """(column, table) of each table: its declared COLUMNs, else (a table only a model maps, no
+    script declares) the properties of the entities mapped to it, which are its columns."""
+    found = []
+    for table in sorted(tables):
+        columns = [t for _, t, k in graph.out_edges(table, keys=True)
+                   if k == "DEFINES" and graph.nodes[t].get("kind") == "COLUMN"]
+        if not columns:
+            columns = [p for entity, _, k in graph.in_edges(table, keys=True)
+                       if k == "MAPS_TO" and graph.nodes[entity].get("kind") == "TYPE"
+                       for _, p, k2 in graph.out_edges(entity, keys=True)
+                       if k2 == "DEFINES" and graph.nodes[p].get("kind") == "PROPERTY"]
+        found += [(column, table) for column in columns]
+    return found
+
+
+def _tables_said(graph: nx.MultiDiGraph, said: str) -> set[str]:
+    """The tables whose name's words (after a module prefix) the question says in a row."""
+    found = set()
+    for node, data in graph.nodes(data=True):
+        if data.get("kind") in ("TABLE", "VIEW") and data.get("name"):
+            short = data["name"].rsplit(".", 1)[-1]
+            if any(words and f" {' '.join(words)} " in said
+                   for words in (stems(" ".join(identifier_parts(n))) for n in (short, short.split("_", 1)[-1]))):
+                found.add(node)
+    return found
 
 
 def stems(text: str) -> list[str]:
