@@ -1509,3 +1509,36 @@ public class CustomerRepository
     reads = tables(graph, "Shop.Data.CustomerRepository.Tagged", "READS")
     assert customers not in reads  # audit.Customers is another schema's table
     assert not [n for n in graph if n.startswith("ext:") and n.lower().startswith("ext:customers")]
+
+
+def test_a_context_made_by_a_factory_delegate_is_that_context():
+    """`using (var db = CreateContext())` on a `Func<ShopContext> CreateContext` property, or a
+    `Func<ShopContext>` parameter: the local is a ShopContext, so its DbSets are read and written;
+    what an `Action<...>` or an undeclared delegate returns is unknown, and makes no edge."""
+    graph = build({"Store.cs": """
+using System;
+using System.Linq;
+using Shop.Data;
+using Shop.Domain;
+namespace Shop.Services;
+public class OrderStore
+{
+    public Func<ShopContext> CreateContext { get; set; }
+    private Action<ShopContext> Configure;
+    public void Delete(int id)
+    {
+        using (var db = CreateContext())
+        {
+            var order = db.Orders.FirstOrDefault(o => o.Id == id);
+            db.Orders.Remove(order);
+            db.SaveChanges();
+        }
+    }
+    public int Count(Func<ShopContext> factory) { var db = factory(); return db.Customers.Count(); }
+    public void Touch() { var db = Configure(); db.OrderLines.Remove(null); }
+}
+"""})
+    assert ORDERS in tables(graph, "Shop.Services.OrderStore.Delete", "WRITES")
+    assert ORDERS in tables(graph, "Shop.Services.OrderStore.Delete", "READS")
+    assert CUSTOMERS in tables(graph, "Shop.Services.OrderStore.Count", "READS")
+    assert tables(graph, "Shop.Services.OrderStore.Touch", "WRITES") == {}

@@ -1165,3 +1165,41 @@ def test_a_constructor_never_starts_a_flow():
     hits = [f"{handler}.AddEditTenantCommandHandler", f"{handler}.Handle"]
     entries = entry_methods(g, hits, {"administr", "creat", "edit", "tenant", "save"}, {"POST"}, actions={"POST"})
     assert entries == [f"{handler}.Handle"]
+
+
+def test_where_a_walk_starts_is_said_before_until_as_before_down_to():
+    """"From the upload endpoint until the file is recorded": the walk starts at the upload
+    endpoint; "from the moment ... until" names a time, no start."""
+    from ragstream.graph.questions import asked_start
+
+    assert asked_start("What happens on the server from the upload endpoint until the file is recorded?") == {"upload"}
+    assert asked_start("What runs from the moment a user clicks save until the row is written?") == frozenset()
+
+
+def test_sending_a_message_creates_it():
+    """"When a user sends a message" asks for the action that posts one (`Chat.Send`)."""
+    from ragstream.graph.action_verbs import asked_http_verbs, said_actions
+
+    assert asked_http_verbs("When a user sends a chat message into a room, what runs?") == {"POST"}
+    assert said_actions("JabbR.Chat.Send(ClientMessage)") == {"POST"}
+
+
+def test_an_impact_naming_no_object_is_the_impact_of_the_code_doing_what_it_supposes_changed():
+    """"If deleting a user account were changed to a soft delete, what callers are affected and
+    which tables lose rows": the search finds the delete action and the service method that
+    deletes; the method whose name says the delete and that writes is the subject, its callers and
+    the tables it writes are the impact. A question supposing nothing the hits' names say gets no
+    such answer."""
+    from ragstream.graph.answers import answer_from_graph
+
+    action, delete, edit = "Web.AccountController.Delete", "Security.MembershipService.DeleteUser", "Security.MembershipService.UpdateUser"
+    g = _code_graph([(action, "METHOD"), (delete, "METHOD"), (edit, "METHOD"), ("sql:Users", "TABLE"), ("sql:UserRoles", "TABLE")],
+                    [(action, delete, "CALLS", {}), (delete, "sql:Users", "WRITES", {"operations": ["DELETE"]}),
+                     (delete, "sql:UserRoles", "WRITES", {"operations": ["DELETE"]}),
+                     (edit, "sql:Users", "WRITES", {"operations": ["UPDATE"]})])
+    question = "If deleting a user account were changed to a soft delete, what callers are affected and which tables lose rows?"
+    answer = answer_from_graph(g, question, [], [action, delete, edit], lambda ids: {})
+    assert answer is not None and answer.shape == "impact" and [s.id for s in answer.subjects] == [delete]
+    assert {action, "sql:Users", "sql:UserRoles"} <= {item.id for item in answer.items}
+    assert answer_from_graph(g, "If the nightly report were changed, what would be affected?", [], [action, delete, edit],
+                             lambda ids: {}) is None

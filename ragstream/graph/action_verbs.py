@@ -20,7 +20,7 @@ def _verbs(*stems: str) -> str:
 # What a flow question does, as the HTTP verbs of the actions that do it ("created" -> POST).
 HTTP_VERBS = (
     ("POST", re.compile(r"\b(?:" + _verbs("creat", "add", "plac", "submit", "submitt", "register", "registration",
-                                          "sav", "insert", "post", "upload", "import") +
+                                          "sav", "insert", "post", "upload", "import", "send") +
                         r"|new|sign(?:s|ed|ing)?\s+up"
                         # logging in submits credentials: "signs a user in", "logs in", "log on" (not
                         # "what is logged in the audit table")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
-from ragstream.graph.action_verbs import asked_actions, asked_http_verbs
+from ragstream.graph.action_verbs import asked_actions, asked_http_verbs, said_actions
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, named_node, columns_in_words, procedures_in_words, tables_in_words,
@@ -20,6 +20,8 @@ from ragstream.graph.questions import (asked_face, asked_kinds, asked_operations
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
                                        without_namesake_types)
+from ragstream.graph.stand_ins import is_constructor
+from ragstream.test_paths import in_tests
 from ragstream.graph.relations import (CONFIGURES, DATA_EDGES, TABLE_KINDS, GraphAnswer, Path, around_request, around_saves, by_relevance,
                                        data_carriers, entity_changes, entry_methods, impact_of, related, side_calls,
                                        sql_runners, table_paths, undeclared_column_impact)
@@ -52,7 +54,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
     if shape == "list" and not named and asks_for_raw_sql(question):  # "which classes run raw SQL queries"
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
-    named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question)
+    named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question) \
+        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" else [])
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -113,6 +116,28 @@ def searched_subjects(graph: nx.MultiDiGraph, hits: list[str], shape: str | None
                                               for _, t, key in graph.out_edges(hit, keys=True)):
             return [named_node(graph, hit, "class")]
     return []
+
+
+def changed_behaviour(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list[Named]:
+    """The code an impact question supposes changed when it names no object ("if deleting a user
+    account were changed to a soft delete, what callers are affected and which tables lose rows"):
+    among the best SEARCHED_BEHAVIOURS method hits (no test, no constructor), those whose name says
+    the action the question speaks of (`said_actions`), the one stating the most writes first (the
+    code that does the deleting, not the action calling it): its callers and what it writes are the
+    impact."""
+    actions = asked_actions(_CHANGE_SUPPOSED.sub(" ", question))
+    methods = [h for h in hits[:SEARCHED_BEHAVIOURS] if (graph.nodes.get(h) or {}).get("kind") == "METHOD"
+               and not in_tests(graph, h) and not is_constructor(graph, h)
+               and said_actions(graph.nodes[h].get("name", "")) & actions]
+    writes = {m: sum(1 for _, _, key in graph.out_edges(m, keys=True) if key == "WRITES") for m in methods}
+    return [named_node(graph, m, "method") for m in sorted(methods, key=lambda m: -writes[m])[:1]] \
+        if actions else []
+
+
+SEARCHED_BEHAVIOURS = 5  # the best search hits an impact question naming nothing takes the changed code from
+# the change an impact question supposes ("if deleting X were changed"): not the action it asks about
+_CHANGE_SUPPOSED = re.compile(r"\b(?:were|was|is|are|be|been|gets?|got)\s+(?:\w+\s+)?(?:changed|modified|altered|replaced"
+                              r"|rewritten|reworked|updated)\b", re.IGNORECASE)
 
 
 def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, named: list[Named]) -> list[Named]:

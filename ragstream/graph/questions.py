@@ -407,10 +407,11 @@ def asked_done(question: str) -> frozenset[str]:
 
 
 # Where a walk is asked to start: "walk me from the scheduled job to the tables", "trace it from the
-# controller action down to ...", "from X down to". Bounded, so a long text stays linear.
+# controller action down to ...", "from X down to", "from the upload endpoint until the file is
+# recorded". Bounded, so a long text stays linear.
 _START = re.compile(r"\b(?:walk|trace|follow|start)\w*\b[^.?!]{0,80}?\b(?:from|at)\s+(?:the\s+|a\s+|an\s+)?"
                     r"([\w\s'-]{1,60}?)\s*,?\s+(?:(?:all\s+the\s+way\s+)?(?:down\s+)?(?:to|into|through)|and)\b"
-                    r"|\bfrom\s+(?:the\s+|a\s+|an\s+)?([\w\s.'-]{1,60}?)\s*,?\s+(?:all\s+the\s+way\s+)?down\s+to\b",
+                    r"|\bfrom\s+(?:the\s+|a\s+|an\s+)?([\w\s.'-]{1,60}?)\s*,?\s+(?:(?:all\s+the\s+way\s+)?down\s+to|until|till)\b",
                     re.IGNORECASE)
 # what qualifies the start ("the job that imports declarations") is not where it is
 _START_CLAUSE = re.compile(r"\s+(?:that|which|who|whose|where|when|while|for|of|with|in|on)\b.*", re.IGNORECASE | re.S)

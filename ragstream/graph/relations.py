@@ -481,6 +481,8 @@ def impact_of(graph: nx.MultiDiGraph, subject: Named,
         return _unique([*mapped, *other_side, *twins, *naming, *keys, *_callers(graph, naming, subject.id)])
     edges = (*DATA_EDGES, "IMPLEMENTS", "INHERITS") if subject.kind not in TABLE_KINDS else DATA_EDGES
     direct = _edges(graph.in_edges(subject.id, keys=True, data=True), edges, subject.id, source_side=True)
+    if subject.kind in ("METHOD", "FUNCTION"):  # what a changed method does to the data changes with it
+        direct += _edges(graph.out_edges(subject.id, keys=True, data=True), ("WRITES",), subject.id, source_side=False)
     if subject.kind in TABLE_KINDS:  # a join table no entity maps: the mapping code that names it,
         direct += joining(graph, subject.id)  # and the code that uses the navigations it stands for
         direct += [user for prop in join_navigations(graph, subject.id) for user in property_users(graph, prop, text_of)]

@@ -731,7 +731,7 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
     if receiver.type == "invocation_expression":
         inner = _call_target(receiver, body, depth + 1) if through_call else None
         if inner is None:
-            return None
+            return _delegate_result(receiver, body) if through_call else None
         # `await orders.FirstAsync(spec)` on an `IRepository<Order>`: when the resolver cannot
         # read what the method returns (a library's type), the type argument is the candidate;
         # a method given type arguments of its own (`Get<OrderDto>(id)`) returns by those
@@ -759,6 +759,15 @@ def _inferred_receiver(receiver: tree_sitter.Node, body: _Body, depth: int,
     member = undeclared_member(receiver, body.variables)
     # a field or property the file does not declare: another part's or a base's (`member_fields`)
     return {"member_of": body.scope.decl.name, "name": member} if member is not None else None
+
+
+def _delegate_result(invocation: tree_sitter.Node, body: _Body) -> dict | None:
+    """What invoking a `Func<..., T>` field, property or parameter returns, a T: `CreateContext()`
+    of a `Func<GitContext> CreateContext` (a context factory) is a `GitContext`."""
+    callee = callee_of(invocation)
+    held = body.generics.get(type_name(callee[1]) or "") if callee is not None and callee[0] is None else None
+    return {"types": body.scope.type_guesses(held.arguments[-1])} \
+        if held is not None and held.name == "Func" and held.arguments else None
 
 
 # LINQ operators whose result holds the elements of what they are called on.
