@@ -1203,3 +1203,6 @@ def test_an_impact_naming_no_object_is_the_impact_of_the_code_doing_what_it_supp
     assert {action, "sql:Users", "sql:UserRoles"} <= {item.id for item in answer.items}
     assert answer_from_graph(g, "If the nightly report were changed, what would be affected?", [], [action, delete, edit],
                              lambda ids: {}) is None
+    # a schema object supposed changed is that object's impact, never the code's
+    assert answer_from_graph(g, "If the column that holds a deleted user's name were renamed, what code would change?",
+                             [], [action, delete, edit], lambda ids: {}) is None

@@ -15,7 +15,7 @@ from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_
 from ragstream.graph.named import (Named, named_node, columns_in_words, procedures_in_words, tables_in_words,
                                   undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
-from ragstream.graph.questions import (asked_face, asked_kinds, asked_operations, asked_relations, asked_start,
+from ragstream.graph.questions import (supposes_schema_change, asked_face, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_subject_words, asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
                                        asks_what_is_stored,
                                        asks_for_tables, asks_for_writes, main_subjects, question_shape,
@@ -55,7 +55,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
     named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question) \
-        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" else [])
+        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" and not supposes_schema_change(question) else [])
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -137,7 +137,7 @@ def changed_behaviour(graph: nx.MultiDiGraph, hits: list[str], question: str) ->
 SEARCHED_BEHAVIOURS = 5  # the best search hits an impact question naming nothing takes the changed code from
 # the change an impact question supposes ("if deleting X were changed"): not the action it asks about
 _CHANGE_SUPPOSED = re.compile(r"\b(?:were|was|is|are|be|been|gets?|got)\s+(?:\w+\s+)?(?:changed|modified|altered|replaced"
-                              r"|rewritten|reworked|updated)\b", re.IGNORECASE)
+                              r"|rewritten|reworked|updated|renamed|dropped|removed)\b", re.IGNORECASE)
 
 
 def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, named: list[Named]) -> list[Named]:

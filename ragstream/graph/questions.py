@@ -125,6 +125,13 @@ _ASKS_FOR_CODE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:jobs?|code|quer(?
                             r"|\bwhere\s+(?:is|are)\s+(?:that|this|it|they)\s+(?:done|handled|implemented)\b", re.IGNORECASE)
 
 
+def supposes_schema_change(question: str) -> bool:
+    """Whether what the question supposes changed is a kind of schema or model object ("if the
+    column that holds ... were renamed", "if we drop the table"), not the code doing something
+    ("if deleting a user account were changed, ... which tables lose rows")."""
+    return any(_SCHEMA_NOUN.search(supposed.group("clause")) for supposed in _SUPPOSED.finditer(question))
+
+
 def _asks_impact(question: str) -> bool:
     for supposed in _SUPPOSED.finditer(question):
         clause = supposed.group("clause")
