@@ -1542,3 +1542,19 @@ public class OrderStore
     assert ORDERS in tables(graph, "Shop.Services.OrderStore.Delete", "READS")
     assert CUSTOMERS in tables(graph, "Shop.Services.OrderStore.Count", "READS")
     assert tables(graph, "Shop.Services.OrderStore.Touch", "WRITES") == {}
+
+
+def test_clearing_a_cache_of_entities_writes_no_table():
+    """`ordersCache.Clear()` on a cache typed by the entity empties memory; only a mapped entity's
+    navigation cleared deletes rows (`test_ef6_names_a_many_to_many_join_table_...`)."""
+    graph = build({"Cache.cs": """
+using Shop.Domain;
+namespace Shop.Services;
+public class PocoCache<TKey, T> { public void Clear() { } public T Get(TKey key) => default; }
+public class OrderCache
+{
+    private readonly PocoCache<int, Order> cache = new PocoCache<int, Order>();
+    public void Reset() { cache.Clear(); }
+}
+"""})
+    assert tables(graph, "Shop.Services.OrderCache.Reset", "WRITES") == {}

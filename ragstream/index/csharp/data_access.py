@@ -83,7 +83,8 @@ NOT_DATA = frozenset({
 SAVES = frozenset({"SaveChanges", "SaveChangesAsync", "Flush", "FlushAsync", "Commit", "CommitAsync"})
 WRITE_VERBS = ("Add", "Insert", "Update", "Remove", "Delete", "Attach", "Save", "Upsert", "Merge",
                "Create", "Persist", "ExecuteUpdate", "ExecuteDelete", "BulkInsert", "BulkUpdate",
-               "BulkDelete", "Clear")  # `repo.Users.Clear()`: the navigation's rows go
+               "BulkDelete")
+NAVIGATION_CLEAR = "Clear"  # `repo.Users.Clear()`: a navigation's rows go (a cache's `Clear()` writes nothing)
 READ_VERBS = ("Get", "List", "Find", "First", "Single", "Last", "Count", "LongCount", "Any", "All",
               "Where", "Query", "Select", "Search", "Exists", "Load", "Fetch", "Read", "Include",
               "OrderBy", "Sum", "Max", "Min", "Average", "Page", "AsQueryable", "AsNoTracking",
@@ -353,7 +354,7 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         # found) repo.Users.Add(u)`), and `repo.Users.Clear()` passes nothing
         carrier = _argument_carrier(graph, symbols, call) or (
             _Carrier("argument", data["entities"], query=True, declared_here=True, passed=True)
-            if data.get("entities") and _verb(call).startswith(WRITE_VERBS) else None)
+            if data.get("entities") and _verb(call).startswith((*WRITE_VERBS, NAVIGATION_CLEAR)) else None)
         return replace(carrier, generic="navigation", navigation=True,
                        joins=tuple((table, how, prop.name.rsplit(".", 1)[-1]) for table, how in join_tables(graph, symbols, prop.id))) \
             if carrier is not None else None
@@ -577,7 +578,7 @@ def _verb(call: dict) -> str:
 
 def _access(carrier: _Carrier, member: str) -> str | None:
     """WRITES, READS or None (the call touches no table) by the method's verb."""
-    if member.startswith(WRITE_VERBS):
+    if member.startswith(WRITE_VERBS) or (carrier.navigation and member == NAVIGATION_CLEAR):
         return "WRITES"
     if carrier.query or member.startswith(READ_VERBS):
         return "READS"
