@@ -355,6 +355,9 @@ def test_ef6_names_a_many_to_many_join_table_in_map_even_from_a_step_of_the_cons
     assert join_writes("GrantAll") == {"sql:dbo.UserRepository_Permission|TABLE"}
     assert join_writes("Revoke") == {"sql:dbo.TeamRepository_Permission|TABLE"}
     assert join_writes("Count") == set()
+    # clearing writes the join rows only: neither the teams nor what a repository holds
+    assert {t for _, t, k in graph.out_edges("cs:Git.Data.Permissions.Revoke|METHOD", keys=True) if k == "WRITES"} \
+        == {"sql:dbo.TeamRepository_Permission|TABLE"}
     from ragstream.graph.relations import written_as
     assert written_as(graph, "cs:Git.Data.Permissions.Revoke|METHOD", "sql:dbo.TeamRepository_Permission|TABLE") == {"DELETE"}
 

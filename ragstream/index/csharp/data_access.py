@@ -351,10 +351,12 @@ def _carrier(graph: nx.MultiDiGraph, symbols: SymbolTable, call: dict) -> _Carri
         # `role.Users.Add(user)`: a mapped entity's collection (a navigation) is written with what
         # is passed, when the entity is saved (for many-to-many, the join table): a guess. What is
         # passed is of the collection's type when the index cannot tell it (`foreach (var u in
-        # found) repo.Users.Add(u)`), and `repo.Users.Clear()` passes nothing
-        carrier = _argument_carrier(graph, symbols, call) or (
-            _Carrier("argument", data["entities"], query=True, declared_here=True, passed=True)
-            if data.get("entities") and _verb(call).startswith((*WRITE_VERBS, NAVIGATION_CLEAR)) else None)
+        # found) repo.Users.Add(u)`); `repo.Users.Clear()` passes nothing and writes only the join
+        # rows (the users stay)
+        clearing = _verb(call) == NAVIGATION_CLEAR
+        carrier = (None if clearing else _argument_carrier(graph, symbols, call)) or (
+            _Carrier("argument", [] if clearing else data["entities"], query=True, declared_here=True, passed=True)
+            if clearing or (data.get("entities") and _verb(call).startswith(WRITE_VERBS)) else None)
         return replace(carrier, generic="navigation", navigation=True,
                        joins=tuple((table, how, prop.name.rsplit(".", 1)[-1]) for table, how in join_tables(graph, symbols, prop.id))) \
             if carrier is not None else None
