@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from itertools import takewhile
 from dataclasses import dataclass
 
@@ -172,13 +172,8 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     when more than MAX_NAMED_BY_WORD tie."""
     said = " ".join(stems(question))
     fits: dict[int, list[str]] = defaultdict(list)
-    for node, data in graph.nodes(data=True):
-        if data.get("kind") not in ("TABLE", "VIEW") or not data.get("name"):
-            continue
-        short = data["name"].rsplit(".", 1)[-1]
-        # the name, or the name after a module prefix (`Orders_OrderHistory`: "order history")
-        for name in dict.fromkeys((short, short.split("_", 1)[-1])):
-            words = stems(" ".join(identifier_parts(name)))
+    for node, names in _table_names(graph):
+        for words in names:
             # one plain word ("queries", "orders") is too common to name a table by, unless the
             # question calls it a table ("the issues table": `BugNet_Issues`, `be_Posts`)
             if words and (len(words) > 1 or f" {words[0]} {_TABLE_WORD} " in f" {said} ") \
@@ -258,15 +253,17 @@ def _columns(graph: nx.MultiDiGraph, tables: Collection[str]) -> list[tuple[str,
 
 
 def _tables_said(graph: nx.MultiDiGraph, said: str) -> set[str]:
-    """The tables whose name's words (after a module prefix) the question says in a row."""
-    found = set()
+    """The tables whose name's words (or those after a module prefix) the question says in a row."""
+    return {node for node, names in _table_names(graph) if any(words and f" {' '.join(words)} " in said for words in names)}
+
+
+def _table_names(graph: nx.MultiDiGraph) -> Iterator[tuple[str, list[list[str]]]]:
+    """Each table or view with its name's stemmed words: the name, then the name after a module
+    prefix (`Orders_OrderHistory`: "order history")."""
     for node, data in graph.nodes(data=True):
         if data.get("kind") in ("TABLE", "VIEW") and data.get("name"):
             short = data["name"].rsplit(".", 1)[-1]
-            if any(words and f" {' '.join(words)} " in said
-                   for words in (stems(" ".join(identifier_parts(n))) for n in (short, short.split("_", 1)[-1]))):
-                found.add(node)
-    return found
+            yield node, [stems(" ".join(identifier_parts(name))) for name in dict.fromkeys((short, short.split("_", 1)[-1]))]
 
 
 def stems(text: str) -> list[str]:
