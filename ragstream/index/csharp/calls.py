@@ -602,9 +602,10 @@ def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None
 
 
 def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The first argument of a call when it is a plain identifier, passed by position."""
+    """The first argument of a call when it is a plain identifier or a call (`Send(_mapper
+    .Map<Cmd>(model))`), passed by position."""
     first = next(iter(_argument_values(call)), None)
-    return first if first is not None and first.type == "identifier" else None
+    return first if first is not None and forgiven(first).type in ("identifier", "invocation_expression") else None
 
 
 def parameter_names(method: tree_sitter.Node) -> list[str]:
