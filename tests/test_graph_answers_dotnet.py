@@ -893,3 +893,27 @@ public class GitContext : DbContext { public DbSet<Repository> Repository { get;
     question = "If the column holding a repository's logo image were renamed or dropped, which code would have to change?"
     assert [n.id for n in columns_in_words(model, [], question)] == ["cs:Git.Data.Repository.Logo|PROPERTY"]
     assert columns_in_words(model, [], "If the column holding the logo image were renamed, what breaks?") == []
+
+
+def test_a_question_about_several_tables_names_one_in_each_place_it_says_a_name():
+    """"the system log and the customer activity log tables": `Log` by its cue word, `ActivityLog`
+    in words, not `Log` again inside "activity log"; a question about one table keeps to the
+    longest name it says."""
+    from ragstream.graph.answers import asked_subjects
+    from ragstream.graph.named import find_named, tables_in_words
+
+    logs = build_graph([parse_sql("db/logs.sql", "CREATE TABLE dbo.Log (Id INT); CREATE TABLE dbo.ActivityLog (Id INT); "
+                                  "CREATE TABLE dbo.OrderItems (Id INT); CREATE TABLE dbo.ShoppingCartItems (Id INT);",
+                                  "tsql")])[0]
+    question = "Which methods bulk-delete the system log and the customer activity log tables?"
+    named = find_named(logs, question)
+    assert [n.id for n in named] == ["sql:dbo.Log|TABLE"]
+    assert [n.id for n in asked_subjects(logs, question, "list", named)] == \
+        ["sql:dbo.Log|TABLE", "sql:dbo.ActivityLog|TABLE"]
+    assert [n.id for n in tables_in_words(logs, "Which code copies shopping cart items into order items tables?")] == \
+        ["sql:dbo.ShoppingCartItems|TABLE", "sql:dbo.OrderItems|TABLE"]
+    # one table asked about: the longest name said, not every shorter one beside it
+    assert [n.id for n in tables_in_words(logs, "Which code copies shopping cart items into order items?")] == \
+        ["sql:dbo.ShoppingCartItems|TABLE"]
+    single = "Which methods write order items in the log table?"
+    assert [n.id for n in asked_subjects(logs, single, "list", find_named(logs, single))] == ["sql:dbo.Log|TABLE"]

@@ -169,19 +169,47 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed; with or
     without a module prefix before the first `_`) the question says in a row, or whose one word
     it says before "table" ("the issues table" -> `BugNet_Issues`), the most words first; none
-    when more than MAX_NAMED_BY_WORD tie."""
-    said = " ".join(stems(question))
-    fits: dict[int, list[str]] = defaultdict(list)
+    when more than MAX_NAMED_BY_WORD tie. A question about several "tables" ("the system log and
+    the customer activity log tables") names one in each place it says a name: the most words
+    first, then fewer where no longer name was said (`ActivityLog`, not also `Log` in "activity log")."""
+    said = stems(question)
+    text = f" {' '.join(said)} "
+    fits: dict[tuple[int, int], list[str]] = defaultdict(list)  # (start, length) in `said` -> tables
     for node, names in _table_names(graph):
         for words in names:
             # one plain word ("queries", "orders") is too common to name a table by, unless the
             # question calls it a table ("the issues table": `BugNet_Issues`, `be_Posts`)
-            if words and (len(words) > 1 or f" {words[0]} {_TABLE_WORD} " in f" {said} ") \
-                    and f" {' '.join(words)} " in f" {said} ":
-                fits[len(words)].append(node)
+            if not words or (len(words) == 1 and f" {words[0]} {_TABLE_WORD} " not in text):
+                continue
+            starts = [i for i in range(len(said) - len(words) + 1) if said[i:i + len(words)] == words
+                      and (len(words) > 1 or said[i + 1:i + 2] == [_TABLE_WORD])]
+            for start in starts:
+                fits[(start, len(words))].append(node)
+            if starts:
                 break
-    best = without_template_copies(fits[max(fits)]) if fits else []
-    return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+    places = sorted(fits, key=lambda place: (-place[1], place[0]))
+    if not places:
+        return []
+    several = says_several_tables(question)
+    taken: set[int] = set()
+    found: list[str] = []
+    for start, length in places:
+        span = set(range(start, start + length))
+        if length < places[0][1] and not several or span & taken:
+            continue
+        taken |= span
+        best = without_template_copies(fits[(start, length)])
+        if len(best) <= MAX_NAMED_BY_WORD:
+            found += [node for node in best if node not in found]
+    return [named_node(graph, node, "words") for node in found]
+
+
+def says_several_tables(question: str) -> bool:
+    """Whether the question speaks of "tables": it may name more than one."""
+    return bool(_SEVERAL_TABLES.search(question))
+
+
+_SEVERAL_TABLES = re.compile(r"\btables\b", re.IGNORECASE)
 
 
 def procedures_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
