@@ -917,3 +917,24 @@ def test_a_question_about_several_tables_names_one_in_each_place_it_says_a_name(
         ["sql:dbo.ShoppingCartItems|TABLE"]
     single = "Which methods write order items in the log table?"
     assert [n.id for n in asked_subjects(logs, single, "list", find_named(logs, single))] == ["sql:dbo.Log|TABLE"]
+
+
+def test_a_table_described_by_the_two_it_links_is_the_one_with_keys_to_both():
+    """"the table that assigns customers to customer roles" is `CustomerRoleMapping` (foreign keys
+    to `Customer` and `CustomerRole`), not `CustomerRole`, whose words it also says; a clause
+    naming one table, or a table keyed to only one of the two, links nothing."""
+    from ragstream.graph.answers import asked_subjects
+    from ragstream.graph.named import link_tables_in_words
+
+    roles = build_graph([parse_sql("db/roles.sql", """
+CREATE TABLE dbo.Customer (Id INT PRIMARY KEY);
+CREATE TABLE dbo.CustomerRole (Id INT PRIMARY KEY);
+CREATE TABLE dbo.CustomerRoleMapping (Id INT PRIMARY KEY,
+    CustomerId INT REFERENCES dbo.Customer (Id), CustomerRoleId INT REFERENCES dbo.CustomerRole (Id));
+CREATE TABLE dbo.CustomerNote (Id INT PRIMARY KEY, CustomerId INT REFERENCES dbo.Customer (Id));
+""", "tsql")])[0]
+    question = "Which methods insert or delete rows of the table that assigns customers to customer roles?"
+    assert [n.id for n in asked_subjects(roles, question, "list", [])] == ["sql:dbo.CustomerRoleMapping|TABLE"]
+    assert link_tables_in_words(roles, "Which methods write the table that keeps notes on customers?") == []
+    assert [n.id for n in asked_subjects(roles, "Which methods write the customer role table?", "list", [])] == \
+        ["sql:dbo.CustomerRole|TABLE"]
