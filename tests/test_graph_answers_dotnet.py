@@ -938,3 +938,12 @@ CREATE TABLE dbo.CustomerNote (Id INT PRIMARY KEY, CustomerId INT REFERENCES dbo
     assert link_tables_in_words(roles, "Which methods write the table that keeps notes on customers?") == []
     assert [n.id for n in asked_subjects(roles, "Which methods write the customer role table?", "list", [])] == \
         ["sql:dbo.CustomerRole|TABLE"]
+
+
+def test_an_impact_question_naming_a_column_in_words_is_about_that_column():
+    from ragstream.graph.answers import asked_subjects
+
+    issues = build_graph([parse_sql("db/c.sql", "CREATE TABLE dbo.App_Issues (IssueId INT, IssueDueDate DATETIME);",
+                                    "tsql")])[0]
+    assert [n.id for n in asked_subjects(issues, "If we rename the due date column of the issues table, what breaks?",
+                                         "impact", [])] == ["sql:dbo.App_Issues.IssueDueDate|COLUMN"]

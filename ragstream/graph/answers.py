@@ -146,13 +146,13 @@ def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, nam
     if shape in ("list", "impact", "mapping") and not named:
         # "the table that assigns customers to roles", else "which code writes todo items"
         named = link_tables_in_words(graph, question) or tables_in_words(graph, question)
+        if shape == "impact":  # "the due date column of the issues table": that column of it
+            named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
     elif shape in ("list", "impact", "mapping") and all(n.cue == "table" for n in named) \
             and says_several_tables(question):
         # "the system log and the customer activity log tables": `Log` named by its cue, and the
         # other tables said in words
         named = [*named, *(t for t in tables_in_words(graph, question) if t.id not in {n.id for n in named})]
-        if shape == "impact":  # "the due date column of the issues table": that column of it
-            named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
     if shape == "mapping" and not named:
         named = entities_in_words(graph, question)  # "how is an order linked to its addresses"
     if shape in ("list", "impact", "mapping") and not named:  # "manager invitations": `ManagerInvite`
