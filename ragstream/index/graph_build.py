@@ -85,8 +85,11 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     for parsed in files:
         for node in parsed.nodes:
             graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds
+    for parsed in files:
         for edge in parsed.edges:
-            add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
+            # an edge into an object no file declares (one a later step took away) would make a bare node
+            if edge.source in graph and edge.target in graph:
+                add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
