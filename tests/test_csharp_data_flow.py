@@ -1558,3 +1558,51 @@ public class OrderCache
 }
 """})
     assert tables(graph, "Shop.Services.OrderCache.Reset", "WRITES") == {}
+
+
+def test_http_handlers_web_methods_and_hub_methods_are_entry_points():
+    """An `.ashx`'s `ProcessRequest(HttpContext)` (any verb), an ASMX `[WebMethod]` (a POST) and a
+    SignalR hub's public methods (what a client invokes) are entry points; the same names on a
+    type that is no handler or hub, a hub's private or static method, are not."""
+    graph = build({"Web.cs": """
+using System.Web; using System.Web.Services; using Microsoft.AspNet.SignalR;
+namespace Chat.Web
+{
+    public class Avatar : IHttpHandler
+    {
+        public void ProcessRequest(HttpContext context) { }
+        public bool IsReusable => true;
+    }
+    public class Export : HttpTaskAsyncHandler
+    {
+        public override Task ProcessRequestAsync(HttpContext context) => Task.CompletedTask;
+    }
+    public class Lookup : WebService
+    {
+        [WebMethod]
+        public string Find(string term) => term;
+        public string NotExposed(string term) => term;
+    }
+    public class ChatHub : Hub<IChatClient>
+    {
+        public void Send(string message) { }
+        public Task Join(string room) => Task.CompletedTask;
+        private void Log(string text) { }
+        public static string Name() => "chat";
+    }
+    public class Worker
+    {
+        public void ProcessRequest(HttpContext context) { }
+        public void Send(string message) { }
+    }
+}
+"""})
+    web = "Chat.Web.{}".format
+    assert entry(graph, web("Avatar.ProcessRequest")) == {"verb": "ANY", "kind": "http_handler"}
+    assert entry(graph, web("Export.ProcessRequestAsync")) == {"verb": "ANY", "kind": "http_handler"}
+    assert entry(graph, web("Lookup.Find")) == {"verb": "POST", "kind": "web_method"}
+    assert entry(graph, web("Lookup.NotExposed")) is None
+    assert entry(graph, web("ChatHub.Send")) == {"verb": "ANY", "kind": "hub_method"}
+    assert entry(graph, web("ChatHub.Join")) == {"verb": "ANY", "kind": "hub_method"}
+    assert entry(graph, web("ChatHub.Log")) is None and entry(graph, web("ChatHub.Name")) is None
+    assert entry(graph, web("Worker.ProcessRequest")) is None and entry(graph, web("Worker.Send")) is None
