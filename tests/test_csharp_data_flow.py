@@ -395,8 +395,8 @@ public class CreateCustomer : Endpoint<int, int>
 
 def test_web_forms_event_handlers_are_postback_entry_points():
     """`btnSend_Click(object sender, EventArgs e)` of a page is a postback (POST); `Page_Load` runs for
-    every request (ANY); a method of another shape, or a handler-shaped method of a class that is no
-    page or control, is no entry point."""
+    every request (ANY); a method of another shape, a handler-shaped method of a class that is no
+    page or control, a validator's server check or a row's data binding, is no entry point."""
     graph = build({"Post.aspx.cs": """
 using System;
 using System.Web.UI;
@@ -407,6 +407,9 @@ namespace Wiki
         protected void Page_Load(object sender, EventArgs e) { }
         protected void btnSend_Click(object sender, EventArgs e) { }
         protected void rptMessages_ItemCommand(object sender, RepeaterCommandEventArgs e) { }
+        protected void cvName_ServerValidate(object source, ServerValidateEventArgs args) { }
+        protected void rptMessages_ItemDataBound(object sender, RepeaterItemEventArgs e) { }
+        protected void gvUsers_RowDataBound(object sender, System.Web.UI.WebControls.GridViewRowEventArgs e) { }
         private void Render(string text) { }
     }
     public class MessageQueue
@@ -420,6 +423,9 @@ namespace Wiki
     assert entry(graph, "Wiki.Post.Page_Load") == {"verb": "ANY", "kind": "page_event"}
     assert entry(graph, "Wiki.Post.Render") is None
     assert entry(graph, "Wiki.MessageQueue.OnArrived") is None
+    # a validator's check and a row bound for rendering run inside a request, none of their own
+    for inside in ("cvName_ServerValidate", "rptMessages_ItemDataBound", "gvUsers_RowDataBound"):
+        assert entry(graph, f"Wiki.Post.{inside}") is None, inside
 
 
 def test_look_alikes_make_no_data_or_dispatch_edge():

@@ -96,6 +96,8 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
     if page and any(base.endswith("PageModel") for base in decl.bases):
         return _entry(page.group(1), "page_handler", None)
     if _is_web_form(decl) and _handles_event(syntax):
+        if _event_arguments(syntax) in NOT_ACTIONS:
+            return None
         return _entry("ANY", "page_event", None) if name.startswith("Page_") else _entry("POST", "event_handler", None)
     if name in _HTTP_HANDLER_METHODS and any(_short(base) in HTTP_HANDLER_BASES for base in decl.bases):
         return _entry("ANY", "http_handler", None)
@@ -152,11 +154,27 @@ def _short(base: str) -> str:
 
 def _handles_event(syntax: tree_sitter.Node) -> bool:
     """An event handler's signature: `(object sender, EventArgs e)`, any `...EventArgs`."""
-    parameters = syntax.child_by_field_name("parameters")
-    written = [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
-               for p in parameters.named_children
-               if p.type == "parameter"] if parameters is not None else []
+    written = _parameter_types(syntax)
     return len(written) == 2 and written[0].lower() in ("object", "system.object") and written[1].endswith("EventArgs")
+
+
+def _event_arguments(syntax: tree_sitter.Node) -> str:
+    """An event handler's `...EventArgs` type, without its namespace."""
+    return _parameter_types(syntax)[1].rsplit(".", 1)[-1]
+
+
+def _parameter_types(syntax: tree_sitter.Node) -> list[str]:
+    parameters = syntax.child_by_field_name("parameters")
+    return [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
+            for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
+
+
+# Web Forms events that are no request of the user's: a validator's server check, which runs inside
+# the postback of the button that submits (`cvPassword_ServerValidate`), and a data-bound control's
+# row being made or bound for rendering (`ItemDataBound`, `RowDataBound`, `ItemCreated`); a row's
+# command (`ItemCommand`, `RowCommand`: `...CommandEventArgs`) is one.
+NOT_ACTIONS = frozenset({"ServerValidateEventArgs", "RepeaterItemEventArgs", "DataListItemEventArgs",
+                         "GridViewRowEventArgs", "ListViewItemEventArgs", "DataGridItemEventArgs"})
 
 
 def _values(arguments: list[tuple[str | None, str]]) -> list[str]:
