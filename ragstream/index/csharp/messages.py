@@ -108,8 +108,10 @@ def converted_to(graph: nx.MultiDiGraph, symbols: SymbolTable, argument: dict) -
     .Deserialize<T>(json)`). The library's declaration is not read, so it is a guess; it is asked
     only of a message sent, where a handler of exactly that type must also exist."""
     call = argument.get("call")
-    written = call.get("type_arguments") if call else None
-    if not written or len(written) != 1 or resolve_call(graph, symbols, call).methods:
+    if not call:
+        return []
+    written = call.get("type_arguments") or []
+    if len(written) != 1 or resolve_call(graph, symbols, call).methods:
         return []
     return list(written[0])
 
