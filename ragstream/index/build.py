@@ -713,11 +713,11 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
 
 
 def _warm_up(settings: Settings) -> None:
-    """Load what the steps after the parse load once per process -- the token encoding and
-    BM25's library -- while worker processes parse and this one would only wait. (The model's
-    tokenizer and session are the fill's: a keyword-ready index needs neither.)"""
+    """Load what the steps after the parse load once per process -- the token encoding --
+    while worker processes parse and this one would only wait. (The model's tokenizer and
+    session are the fill's, and BM25's files are written without bm25s: a keyword-ready index
+    needs none of them.)"""
     token_counter(settings.tokens.encoding)
-    import bm25s  # noqa: F401 - imported for `write_bm25`, ahead of it
 
 
 def _previous(location: store.IndexLocation, embedder: Embedder
