@@ -389,7 +389,7 @@ def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[
     label_access(graph, acl_policy(settings.acl))
     known = warm.token_counts.get(counter.name)  # this process's last build's, else the previous index's
     counts = RememberedCounts(counter, _known_counts(w.previous, counter.name) if known is None else known,
-                              w.parse_cache, cache_prefix())
+                              w.parse_cache, cache_prefix(), split_over=settings.chunks.max_chunk_tokens)
     limits = (settings.chunks.max_chunk_tokens, settings.chunks.header_max_names, counter.name)
     reusable = reusable_chunks(warm.chunked, graph, texts, limits)
     report.chunks_reused = sum(map(len, reusable.values()))
