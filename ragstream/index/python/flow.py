@@ -81,6 +81,7 @@ class _ScopeBuilder:
         self.names = names
         self.locals, self.declared = names[node].bound, names[node].declared
         self.reach: dict[str, list[int]] = {}
+        self.imported: dict[str, list] = {}  # name -> the value of its first binding by an import
         self.loop_uses: list[list] | None = None  # local reads inside the innermost loop
         self.lambdas = 0
         self.sites = 0
@@ -342,6 +343,8 @@ class _ScopeBuilder:
         index = len(self.record["binds"])
         self.record["order"].append(index)
         self.record["binds"].append([name, value])
+        if value[0] == "i":
+            self.imported.setdefault(name, value)
         self.reach[name] = [index] if kill else self.reach.get(name, []) + [index]
 
     def _owner_of(self, name: str) -> "_ScopeBuilder | None":
@@ -491,9 +494,8 @@ class _ScopeBuilder:
             return None
         builder: _ScopeBuilder | None = self
         while builder is not None:
-            for name, value in builder.record["binds"]:
-                if name == chain[0] and value[0] == "i":
-                    return ".".join([value[1], *chain[1:]])
+            if (value := builder.imported.get(chain[0])) is not None:
+                return ".".join([value[1], *chain[1:]])
             builder = builder.parent
         return None
 
