@@ -60,6 +60,9 @@ class TokenCounter:
         ids = np.asarray(tokens, dtype=np.intp)
         lengths = self._token_lengths
         if int(ids.max()) < len(lengths):
+            unknown = np.unique(ids[lengths[ids] < 0])
+            if len(unknown):  # each token's length found once per process, when first met
+                lengths[unknown] = [len(piece) for piece in self._encoding.decode_tokens_bytes(unknown.tolist())]
             sizes = lengths[ids]
             try:
                 data = text.encode("utf-8")
@@ -73,10 +76,8 @@ class TokenCounter:
 
     @cached_property
     def _token_lengths(self) -> np.ndarray:
-        """Bytes of each ordinary token, by number (its ranks run from 0 without a gap)."""
-        ranks = len(self._encoding.token_byte_values())
-        return np.fromiter(map(len, self._encoding.decode_tokens_bytes(list(range(ranks)))), dtype=np.int64,
-                           count=ranks)
+        """Bytes of each token met so far, by number (-1: not met yet)."""
+        return np.full(self._encoding.n_vocab, -1, dtype=np.int64)
 
 
 @lru_cache(maxsize=None)
