@@ -54,7 +54,7 @@ def test_the_score_matrix_is_bm25s_own_to_the_byte(sample_repo: Path, tmp_path: 
 
 
 def test_a_keyword_ready_build_writes_bm25_without_importing_bm25s(sample_repo: Path, tmp_path: Path):
-    # bm25s's import (scipy's sparse arrays) was 0.25 CPU s of a cold build; its loader still reads the files.
+    # bm25s's import (scipy's sparse arrays) was ~0.09 CPU s of a cold build; its loader still reads the files.
     script = ("import sys\n"
               "from ragstream.config import load_settings\n"
               "from ragstream.index.build import build_index\n"
