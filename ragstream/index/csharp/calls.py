@@ -135,6 +135,8 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     strings = {**scope.strings, **string_bindings(method, scope.strings)}
     known = {*body.variables, *body.parameters, *strings}  # names the file declares
     for node in descendants(method):
+        if node.type not in _MAY_REFER:  # what neither a property read nor a call can be
+            continue
         read = _property_read(node, body, local)
         if read is not None:
             calls.append(Reference(
@@ -189,6 +191,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             ))
     return calls
 
+
+# The nodes `_property_read` or `_call_target` may find something in (every other gives None).
+_MAY_REFER = frozenset({"member_access_expression", "identifier", "query_expression", "object_creation_expression",
+                        "invocation_expression"})
 
 # Where a bare name is read as a value (the field the name sits in, None: any but `name` / `type`).
 _VALUE_PLACES = {
