@@ -80,3 +80,31 @@ def test_strings_for_several_engines_make_one_table_under_its_schema():
     assert tables == ["sql:dbo.ImportFolder|TABLE"]
     assert graph.nodes[tables[0]]["path"] == "Databases/SQLServer.cs"
     assert "sql:dbo.ImportFolder.Name|COLUMN" in graph and "sql:ImportFolder.ImportFolderID|COLUMN" not in graph
+
+
+def test_a_string_creating_the_scripts_table_under_the_same_name_leaves_the_scripts_table():
+    """A code string's `CREATE TABLE [dbo].[Users]` has the id of the script's `dbo.Users`: the
+    string's nodes go, the script's stay, with the columns later scripts add (no bare node)."""
+    code = 'namespace Db; public class Setup { string Create = "CREATE TABLE [dbo].[Users] ([Id] INT NOT NULL, [Nick] NVARCHAR(20))"; }'
+    graph = _graph(**{"Db/Setup.cs": code,
+                      "db/v01.sql": "CREATE TABLE dbo.Users (\n  Id INT PRIMARY KEY,\n  Name NVARCHAR(50)\n)\nGO\n",
+                      "db/v02.sql": "ALTER TABLE Users ADD Email NVARCHAR(200);\n"})
+    users = graph.nodes["sql:dbo.Users|TABLE"]
+    assert users["path"] == "db/v01.sql"
+    assert {t for _, t, k in graph.out_edges("sql:dbo.Users|TABLE", keys=True) if k == "DEFINES"} == \
+        {"sql:dbo.Users.Id|COLUMN", "sql:dbo.Users.Name|COLUMN", "sql:dbo.Users.Email|COLUMN"}
+    assert all("id" in data for _, data in graph.nodes(data=True))
+
+
+def test_temporary_tables_a_batch_string_creates_are_no_tables():
+    """`CREATE TABLE #Work (...)` in a batch of statements with no `;` between them, and
+    PostgreSQL's `CREATE TEMPORARY TABLE`: a session's scratch tables, not the schema's."""
+    batch = '''namespace Jobs; public class Cleaner { private readonly IDbConnection _connection;
+public void Run() { using (var cmd = _connection.CreateCommand()) {
+ cmd.CommandText = $@"CREATE TABLE #Work (Id int NOT NULL PRIMARY KEY, Total int)
+              INSERT #Work (Id, Total) SELECT TOP(100) OwnerId, Count(Id) FROM Reports GROUP BY OwnerId
+              CREATE TABLE [#Gone] (Id int not null primary key)";
+ cmd.ExecuteNonQuery(); } }
+ string Pg = "CREATE TEMPORARY TABLE scratch_rows (id bigint)"; }'''
+    graph = _graph(**{"Jobs/Cleaner.cs": batch, "db/s.sql": "CREATE TEMPORARY TABLE staging (id int);\nCREATE TABLE Reports (Id INT);"})
+    assert sorted(n for n, d in graph.nodes(data=True) if d.get("kind") == "TABLE") == ["sql:Reports|TABLE"]

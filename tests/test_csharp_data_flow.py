@@ -395,8 +395,8 @@ public class CreateCustomer : Endpoint<int, int>
 
 def test_web_forms_event_handlers_are_postback_entry_points():
     """`btnSend_Click(object sender, EventArgs e)` of a page is a postback (POST); `Page_Load` runs for
-    every request (ANY); a method of another shape, or a handler-shaped method of a class that is no
-    page or control, is no entry point."""
+    every request (ANY); a method of another shape, a handler-shaped method of a class that is no
+    page or control, a validator's server check or a row's data binding, is no entry point."""
     graph = build({"Post.aspx.cs": """
 using System;
 using System.Web.UI;
@@ -407,6 +407,9 @@ namespace Wiki
         protected void Page_Load(object sender, EventArgs e) { }
         protected void btnSend_Click(object sender, EventArgs e) { }
         protected void rptMessages_ItemCommand(object sender, RepeaterCommandEventArgs e) { }
+        protected void cvName_ServerValidate(object source, ServerValidateEventArgs args) { }
+        protected void rptMessages_ItemDataBound(object sender, RepeaterItemEventArgs e) { }
+        protected void gvUsers_RowDataBound(object sender, System.Web.UI.WebControls.GridViewRowEventArgs e) { }
         private void Render(string text) { }
     }
     public class MessageQueue
@@ -420,6 +423,9 @@ namespace Wiki
     assert entry(graph, "Wiki.Post.Page_Load") == {"verb": "ANY", "kind": "page_event"}
     assert entry(graph, "Wiki.Post.Render") is None
     assert entry(graph, "Wiki.MessageQueue.OnArrived") is None
+    # a validator's check and a row bound for rendering run inside a request, none of their own
+    for inside in ("cvName_ServerValidate", "rptMessages_ItemDataBound", "gvUsers_RowDataBound"):
+        assert entry(graph, f"Wiki.Post.{inside}") is None, inside
 
 
 def test_look_alikes_make_no_data_or_dispatch_edge():
@@ -1558,3 +1564,51 @@ public class OrderCache
 }
 """})
     assert tables(graph, "Shop.Services.OrderCache.Reset", "WRITES") == {}
+
+
+def test_http_handlers_web_methods_and_hub_methods_are_entry_points():
+    """An `.ashx`'s `ProcessRequest(HttpContext)` (any verb), an ASMX `[WebMethod]` (a POST) and a
+    SignalR hub's public methods (what a client invokes) are entry points; the same names on a
+    type that is no handler or hub, a hub's private or static method, are not."""
+    graph = build({"Web.cs": """
+using System.Web; using System.Web.Services; using Microsoft.AspNet.SignalR;
+namespace Chat.Web
+{
+    public class Avatar : IHttpHandler
+    {
+        public void ProcessRequest(HttpContext context) { }
+        public bool IsReusable => true;
+    }
+    public class Export : HttpTaskAsyncHandler
+    {
+        public override Task ProcessRequestAsync(HttpContext context) => Task.CompletedTask;
+    }
+    public class Lookup : WebService
+    {
+        [WebMethod]
+        public string Find(string term) => term;
+        public string NotExposed(string term) => term;
+    }
+    public class ChatHub : Hub<IChatClient>
+    {
+        public void Send(string message) { }
+        public Task Join(string room) => Task.CompletedTask;
+        private void Log(string text) { }
+        public static string Name() => "chat";
+    }
+    public class Worker
+    {
+        public void ProcessRequest(HttpContext context) { }
+        public void Send(string message) { }
+    }
+}
+"""})
+    web = "Chat.Web.{}".format
+    assert entry(graph, web("Avatar.ProcessRequest")) == {"verb": "ANY", "kind": "http_handler"}
+    assert entry(graph, web("Export.ProcessRequestAsync")) == {"verb": "ANY", "kind": "http_handler"}
+    assert entry(graph, web("Lookup.Find")) == {"verb": "POST", "kind": "web_method"}
+    assert entry(graph, web("Lookup.NotExposed")) is None
+    assert entry(graph, web("ChatHub.Send")) == {"verb": "ANY", "kind": "hub_method"}
+    assert entry(graph, web("ChatHub.Join")) == {"verb": "ANY", "kind": "hub_method"}
+    assert entry(graph, web("ChatHub.Log")) is None and entry(graph, web("ChatHub.Name")) is None
+    assert entry(graph, web("Worker.ProcessRequest")) is None and entry(graph, web("Worker.Send")) is None

@@ -893,3 +893,57 @@ public class GitContext : DbContext { public DbSet<Repository> Repository { get;
     question = "If the column holding a repository's logo image were renamed or dropped, which code would have to change?"
     assert [n.id for n in columns_in_words(model, [], question)] == ["cs:Git.Data.Repository.Logo|PROPERTY"]
     assert columns_in_words(model, [], "If the column holding the logo image were renamed, what breaks?") == []
+
+
+def test_a_question_about_several_tables_names_one_in_each_place_it_says_a_name():
+    """"the system log and the customer activity log tables": `Log` by its cue word, `ActivityLog`
+    in words, not `Log` again inside "activity log"; a question about one table keeps to the
+    longest name it says."""
+    from ragstream.graph.answers import asked_subjects
+    from ragstream.graph.named import find_named, tables_in_words
+
+    logs = build_graph([parse_sql("db/logs.sql", "CREATE TABLE dbo.Log (Id INT); CREATE TABLE dbo.ActivityLog (Id INT); "
+                                  "CREATE TABLE dbo.OrderItems (Id INT); CREATE TABLE dbo.ShoppingCartItems (Id INT);",
+                                  "tsql")])[0]
+    question = "Which methods bulk-delete the system log and the customer activity log tables?"
+    named = find_named(logs, question)
+    assert [n.id for n in named] == ["sql:dbo.Log|TABLE"]
+    assert [n.id for n in asked_subjects(logs, question, "list", named)] == \
+        ["sql:dbo.Log|TABLE", "sql:dbo.ActivityLog|TABLE"]
+    assert [n.id for n in tables_in_words(logs, "Which code copies shopping cart items into order items tables?")] == \
+        ["sql:dbo.ShoppingCartItems|TABLE", "sql:dbo.OrderItems|TABLE"]
+    # one table asked about: the longest name said, not every shorter one beside it
+    assert [n.id for n in tables_in_words(logs, "Which code copies shopping cart items into order items?")] == \
+        ["sql:dbo.ShoppingCartItems|TABLE"]
+    single = "Which methods write order items in the log table?"
+    assert [n.id for n in asked_subjects(logs, single, "list", find_named(logs, single))] == ["sql:dbo.Log|TABLE"]
+
+
+def test_a_table_described_by_the_two_it_links_is_the_one_with_keys_to_both():
+    """"the table that assigns customers to customer roles" is `CustomerRoleMapping` (foreign keys
+    to `Customer` and `CustomerRole`), not `CustomerRole`, whose words it also says; a clause
+    naming one table, or a table keyed to only one of the two, links nothing."""
+    from ragstream.graph.answers import asked_subjects
+    from ragstream.graph.named import link_tables_in_words
+
+    roles = build_graph([parse_sql("db/roles.sql", """
+CREATE TABLE dbo.Customer (Id INT PRIMARY KEY);
+CREATE TABLE dbo.CustomerRole (Id INT PRIMARY KEY);
+CREATE TABLE dbo.CustomerRoleMapping (Id INT PRIMARY KEY,
+    CustomerId INT REFERENCES dbo.Customer (Id), CustomerRoleId INT REFERENCES dbo.CustomerRole (Id));
+CREATE TABLE dbo.CustomerNote (Id INT PRIMARY KEY, CustomerId INT REFERENCES dbo.Customer (Id));
+""", "tsql")])[0]
+    question = "Which methods insert or delete rows of the table that assigns customers to customer roles?"
+    assert [n.id for n in asked_subjects(roles, question, "list", [])] == ["sql:dbo.CustomerRoleMapping|TABLE"]
+    assert link_tables_in_words(roles, "Which methods write the table that keeps notes on customers?") == []
+    assert [n.id for n in asked_subjects(roles, "Which methods write the customer role table?", "list", [])] == \
+        ["sql:dbo.CustomerRole|TABLE"]
+
+
+def test_an_impact_question_naming_a_column_in_words_is_about_that_column():
+    from ragstream.graph.answers import asked_subjects
+
+    issues = build_graph([parse_sql("db/c.sql", "CREATE TABLE dbo.App_Issues (IssueId INT, IssueDueDate DATETIME);",
+                                    "tsql")])[0]
+    assert [n.id for n in asked_subjects(issues, "If we rename the due date column of the issues table, what breaks?",
+                                         "impact", [])] == ["sql:dbo.App_Issues.IssueDueDate|COLUMN"]

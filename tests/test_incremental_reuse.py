@@ -132,13 +132,18 @@ def test_kept_line_free_facts_are_made_again_for_the_changed_file_only():
 
 
 class CountingCounter(TokenCounter):
-    """The real counter, noting how often it computed line costs."""
+    """The real counter, noting how often it computed line costs and encoded a text."""
 
     computed = 0
+    encoded = 0
 
-    def line_costs(self, lines: list[str]) -> list[int]:
+    def line_costs(self, lines: list[str], tokens: list[int] | None = None) -> list[int]:
         self.computed += 1
-        return super().line_costs(lines)
+        return super().line_costs(lines, tokens)
+
+    def encode(self, text: str) -> list[int]:
+        self.encoded += 1
+        return super().encode(text)
 
 
 def test_remembered_line_costs_are_the_counters(tmp_path: Path):
@@ -152,5 +157,22 @@ def test_remembered_line_costs_are_the_counters(tmp_path: Path):
         again = RememberedCounts(counter, {"known text": 7}, cache, "v:")
         assert again.line_costs(lines) == costs == TokenCounter().line_costs(lines)
         assert counter.computed == 1 and again.count("known text") == 7
+    finally:
+        cache.close()
+
+
+def test_a_body_over_the_limit_is_split_by_the_tokens_its_count_made(tmp_path: Path):
+    counter = CountingCounter()
+    long_body = ["def long_function(alpha, beta):", "    return alpha ** beta  # ünïcode", ""] * 40
+    short_body = ["x = 1"]
+    cache = BlobCache(tmp_path / "cache.sqlite", "parsed", "record")
+    try:
+        counts = RememberedCounts(counter, {}, cache, "v:", split_over=100)
+        assert counts.count("\n".join(long_body)) > 100 and counts.count("\n".join(short_body)) <= 100
+        assert counter.encoded == 2
+        assert counts.line_costs(long_body) == TokenCounter().line_costs(long_body)
+        assert counter.encoded == 2  # split by the tokens its count made, not encoded again
+        assert counts.line_costs(short_body) == [counts.count("x = 1")]
+        assert counter.encoded == 4  # a body under the limit kept no tokens: encoded for its costs
     finally:
         cache.close()

@@ -97,4 +97,17 @@ def test_line_costs_charge_each_token_to_the_line_it_starts_in():
     expected = [sum(1 for o in offsets if starts[i] <= o < (starts[i + 1] if i + 1 < len(lines) else len(text) + 1))
                 for i in range(len(lines))]
     assert counter.line_costs(lines) == expected and sum(expected) == counter.count(text)
+    assert counter.line_costs(lines, counter.encode(text)) == expected  # its tokens given: not encoded again
     assert counter.line_costs([""]) == [0]
+
+
+def test_line_costs_of_a_text_with_a_lone_surrogate_are_its_tokens_decoded():
+    # tiktoken encodes such a text with the surrogate replaced: its tokens' bytes are not the
+    # text's UTF-8, and each token is decoded instead of taking its length from the table.
+    counter = TokenCounter("cl100k_base")
+    lines = ["caf\u00e9 \udcff x", "y = 2"]
+    encoding = counter._encoding
+    tokens = counter.encode("\n".join(lines))
+    _, offsets = encoding.decode_with_offsets(tokens)
+    first_line = len(lines[0]) + 1
+    assert counter.line_costs(lines) == [sum(o < first_line for o in offsets), sum(o >= first_line for o in offsets)]

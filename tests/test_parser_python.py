@@ -235,3 +235,30 @@ def test_inherited_framework_methods_are_not_guessed_by_name():
     graph, _ = build_graph([parse_python("shop/models.py", models, "shop.models"),
                             parse_python("shop/cache.py", cache, "shop.cache")])
     assert not edges(graph, "CALLS")
+
+
+def test_scope_names_bind_through_every_expression_and_not_through_loads():
+    # The walk skips leaves (contexts, operators, constants): a binding nested anywhere in an
+    # expression is still met, and a name only read, stored into or deleted through is not bound.
+    import ast
+
+    from ragstream.index.python.syntax import scope_names
+
+    tree = ast.parse(
+        "def f(p, *, k=lambda q: q):\n"
+        "    global g\n"
+        "    a.b = 1\n"
+        "    c[0] += 2\n"
+        "    if (w := -len(x)) > 1 and not [z for z in y if (v := z)]:\n"
+        "        yield {**d}\n"
+        "    for (i, *j) in e: del h[i]\n"
+        "    g = 3\n"
+    )
+    scopes = scope_names(tree)
+    function = tree.body[0]
+    names = scopes[function]
+    assert names.bound == {"p", "k", "w", "z", "v", "i", "j"}
+    assert names.declared == {"g": "global"} and names.generator
+    assert scopes[tree].bound == {"f"}
+    lambda_ = next(n for n in ast.walk(function) if isinstance(n, ast.Lambda))
+    assert scopes[lambda_].bound == {"q"}

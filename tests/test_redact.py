@@ -143,3 +143,19 @@ def test_a_path_holding_a_token_is_redacted_and_stays_distinct():
     assert token_a not in a and a.startswith("keys/[REDACTED~") and a.endswith("].txt")
     assert a != b and redact_path(a) == a  # two files stay two; a second pass changes nothing
     assert redact_path("src/app/main.py") == "src/app/main.py"
+
+
+def test_hints_found_through_byte_pairs_are_those_every_lookup_finds():
+    # A long text's hints are looked up only where all their byte pairs occur; the set must be the
+    # one looking every hint up gives, also beside non-ASCII text and a lone surrogate.
+    from ragstream.redact import tokens
+
+    filler = "x = 'caf\u00e9 \u2603' \udcff\n" * 100  # over the length that takes the byte pairs
+    assert len(filler) >= tokens._PAIRS_FROM
+    for hint in tokens._ALL_HINTS:
+        text = filler + f"value = '{hint}'\n" + filler
+        assert tokens._present_hints(text) == {h for h in tokens._ALL_HINTS if h in text}
+    pairs_apart = filler + "gh hp p_ AK KI IA\n"  # every pair of ghp_ and AKIA, neither hint
+    assert not {"ghp_", "AKIA"} & tokens._present_hints(pairs_apart)
+    token = "ghp_" + "Ab1" * 12
+    assert redact(filler + f"token = {token}\n")[0].count(token) == 0

@@ -5,6 +5,8 @@ re-index in a warm process must equal a full build."""
 from __future__ import annotations
 
 import filecmp
+import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -49,6 +51,21 @@ def test_the_score_matrix_is_bm25s_own_to_the_byte(sample_repo: Path, tmp_path: 
     names = sorted(p.name for p in (tmp_path / "theirs").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "ours").iterdir())
     assert all(filecmp.cmp(tmp_path / "theirs" / n, tmp_path / "ours" / n, shallow=False) for n in names)
+
+
+def test_a_keyword_ready_build_writes_bm25_without_importing_bm25s(sample_repo: Path, tmp_path: Path):
+    # bm25s's import (scipy's sparse arrays) was ~0.09 CPU s of a cold build; its loader still reads the files.
+    script = ("import sys\n"
+              "from ragstream.config import load_settings\n"
+              "from ragstream.index.build import build_index\n"
+              f"settings = load_settings(overrides={{'index': {{'data_dir': {str(tmp_path / 'data')!r}}}}})\n"
+              f"build_index({str(sample_repo)!r}, settings, fill=False)\n"
+              "print(sorted(m for m in ('bm25s', 'scipy') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    stored = store.load_index(locate(repository_info(sample_repo), make_settings(tmp_path / "data")))
+    assert bm25s.BM25.load(str(stored.generation / store.BM25_DIR)).scores["num_docs"] == len(stored.chunks())
 
 
 def test_kept_keyword_terms_give_the_files_made_from_scratch(tmp_path: Path):

@@ -169,19 +169,73 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     `TodoItems`): those whose name's two or more words (split at case and `_`, stemmed; with or
     without a module prefix before the first `_`) the question says in a row, or whose one word
     it says before "table" ("the issues table" -> `BugNet_Issues`), the most words first; none
-    when more than MAX_NAMED_BY_WORD tie."""
-    said = " ".join(stems(question))
-    fits: dict[int, list[str]] = defaultdict(list)
+    when more than MAX_NAMED_BY_WORD tie. A question about several "tables" ("the system log and
+    the customer activity log tables") names one in each place it says a name: the most words
+    first, then fewer where no longer name was said (`ActivityLog`, not also `Log` in "activity log")."""
+    found = _tables_at_places(graph, stems(question), several=says_several_tables(question), one_word=False)
+    return [named_node(graph, node, "words") for node in found]
+
+
+def link_tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
+    """The table a question describes by two tables it links ("the table that assigns customers
+    to customer roles" -> `CustomerRoleMapping`, whose foreign keys point at `Customer` and
+    `CustomerRole`): in the clause after "the table that / which / where", each place a table's
+    name is said (one word enough: "customers"); the tables, not among them, with a foreign key to
+    two of those. None when more than MAX_NAMED_BY_WORD do."""
+    found: list[str] = []
+    for match in _DESCRIBED_TABLE.finditer(question):
+        ends = set(_tables_at_places(graph, stems(match.group("clause")), several=True, one_word=True))
+        if len(ends) < 2:
+            continue
+        links = [node for node, data in graph.nodes(data=True) if data.get("kind") == "TABLE" and node not in ends
+                 and len({t for _, t, key in graph.out_edges(node, keys=True) if key == "FOREIGN_KEY"} & ends) >= 2]
+        if len(links) <= MAX_NAMED_BY_WORD:
+            found += [node for node in links if node not in found]
+    return [named_node(graph, node, "words") for node in found]
+
+
+# "the table that assigns customers to customer roles", "a table which links posts and tags"
+_DESCRIBED_TABLE = re.compile(r"\b(?:the|a)\s+table\s+(?:that|which|where)\s+(?P<clause>[^?.;:()]+)", re.IGNORECASE)
+
+
+def _tables_at_places(graph: nx.MultiDiGraph, said: list[str], several: bool, one_word: bool) -> list[str]:
+    """The tables whose name's words `said` holds in a row (one word: only before "table",
+    unless `one_word`), the most words first; with `several`, one more in each place no longer
+    name was said, else only the longest; a place more than MAX_NAMED_BY_WORD tables fit names none."""
+    text = f" {' '.join(said)} "
+    fits: dict[tuple[int, int], list[str]] = defaultdict(list)  # (start, length) in `said` -> tables
     for node, names in _table_names(graph):
         for words in names:
             # one plain word ("queries", "orders") is too common to name a table by, unless the
             # question calls it a table ("the issues table": `BugNet_Issues`, `be_Posts`)
-            if words and (len(words) > 1 or f" {words[0]} {_TABLE_WORD} " in f" {said} ") \
-                    and f" {' '.join(words)} " in f" {said} ":
-                fits[len(words)].append(node)
+            if not words or (len(words) == 1 and not one_word and f" {words[0]} {_TABLE_WORD} " not in text):
+                continue
+            starts = [i for i in range(len(said) - len(words) + 1) if said[i:i + len(words)] == words
+                      and (len(words) > 1 or one_word or said[i + 1:i + 2] == [_TABLE_WORD])]
+            for start in starts:
+                fits[(start, len(words))].append(node)
+            if starts:
                 break
-    best = without_template_copies(fits[max(fits)]) if fits else []
-    return [named_node(graph, node, "words") for node in best] if len(best) <= MAX_NAMED_BY_WORD else []
+    places = sorted(fits, key=lambda place: (-place[1], place[0]))
+    taken: set[int] = set()
+    found: list[str] = []
+    for start, length in places:
+        span = set(range(start, start + length))
+        if length < places[0][1] and not several or span & taken:
+            continue
+        taken |= span
+        best = without_template_copies(fits[(start, length)])
+        if len(best) <= MAX_NAMED_BY_WORD:
+            found += [node for node in best if node not in found]
+    return found
+
+
+def says_several_tables(question: str) -> bool:
+    """Whether the question speaks of "tables": it may name more than one."""
+    return bool(_SEVERAL_TABLES.search(question))
+
+
+_SEVERAL_TABLES = re.compile(r"\btables\b", re.IGNORECASE)
 
 
 def procedures_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:

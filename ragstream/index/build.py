@@ -389,7 +389,7 @@ def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[
     label_access(graph, acl_policy(settings.acl))
     known = warm.token_counts.get(counter.name)  # this process's last build's, else the previous index's
     counts = RememberedCounts(counter, _known_counts(w.previous, counter.name) if known is None else known,
-                              w.parse_cache, cache_prefix())
+                              w.parse_cache, cache_prefix(), split_over=settings.chunks.max_chunk_tokens)
     limits = (settings.chunks.max_chunk_tokens, settings.chunks.header_max_names, counter.name)
     reusable = reusable_chunks(warm.chunked, graph, texts, limits)
     report.chunks_reused = sum(map(len, reusable.values()))
@@ -644,7 +644,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 450
+PARSER_VERSION = 454
 
 
 def cache_prefix() -> str:
@@ -713,11 +713,11 @@ def _parse_all(files: list[SourceFile], old_records: dict[str, store.ParseRecord
 
 
 def _warm_up(settings: Settings) -> None:
-    """Load what the steps after the parse load once per process -- the token encoding and
-    BM25's library -- while worker processes parse and this one would only wait. (The model's
-    tokenizer and session are the fill's: a keyword-ready index needs neither.)"""
+    """Load what the steps after the parse load once per process -- the token encoding --
+    while worker processes parse and this one would only wait. (The model's tokenizer and
+    session are the fill's, and BM25's files are written without bm25s: a keyword-ready index
+    needs none of them.)"""
     token_counter(settings.tokens.encoding)
-    import bm25s  # noqa: F401 - imported for `write_bm25`, ahead of it
 
 
 def _previous(location: store.IndexLocation, embedder: Embedder

@@ -21,6 +21,7 @@ from ragstream.index.csharp.bound_dispatch import link_bound_dispatch
 from ragstream.index.csharp.bound_method_dispatch import link_bound_method_dispatch
 from ragstream.index.csharp.extension_calls import static_extension_call
 from ragstream.index.csharp.migration_sql import settle_code_sql_tables
+from ragstream.index.csharp.table_arguments import link_table_arguments
 from ragstream.index.csharp.table_registry import link_registered_tables
 from ragstream.index.csharp.data_access import link_data_access, type_parameter_accesses
 from ragstream.index.csharp.data_records import link_reader_mappings
@@ -85,8 +86,11 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     for parsed in files:
         for node in parsed.nodes:
             graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds
+    for parsed in files:
         for edge in parsed.edges:
-            add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
+            # an edge into an object no file declares (one a later step took away) would make a bare node
+            if edge.source in graph and edge.target in graph:
+                add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
@@ -105,6 +109,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved.update(link_prefixed_names(graph, symbols, prefixed, lambda ref: _source_node(graph, ref, stats)))
     stats.dispatch["method_group"] += link_method_groups(graph)  # `Run(cmd, MapRow)`: the callee may run MapRow
     stats.resolved.update(link_registered_tables(graph, symbols, refs))  # `Mapper.Entity<T>("Table")`
+    stats.resolved.update(link_table_arguments(graph, refs))  # `queryBuilder.InsertInto("User", ...)`
     stats.resolved.update(link_automapped_entities(graph))  # FluentNHibernate: the classes `AutoMap` accepts
     stats.resolved.update(settle_ef_mappings(graph))  # EF: explicit over conventions, TPH, columns
     stats.resolved.update(link_code_first_tables(graph, symbols, refs))  # OrmLite `db.CreateTable<T>()`

@@ -13,6 +13,8 @@ import binascii
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 # What may follow a token: gitleaks' `(?:[\x60'"\s;]|\\[nr]|$)` end, widened to punctuation.
 _END = r"(?![\w-])"
 
@@ -223,16 +225,40 @@ _MADE_UP = re.compile(r"(?i)example|x{6}")
 
 
 _ALL_HINTS = tuple(sorted({h for r in RULES for h in r.hints}))  # each looked up once per text
+_RULES_OF_HINT = {h: [i for i, rule in enumerate(RULES) if h in rule.hints] for h in _ALL_HINTS}
+
+# Looking each hint up costs a pass over the text per hint, most of a code file's redaction. A
+# hint can only be in a text whose UTF-8 bytes hold each pair of adjacent bytes of the hint's, so
+# one pass over a long text's bytes marks the pairs it holds, and only the hints whose pairs are
+# all there are looked up (the same hints are found: the pairs are a necessary condition).
+_SHORT_HINTS = tuple(h for h in _ALL_HINTS if len(h) == 1)
+_PAIRED_HINTS = tuple(h for h in _ALL_HINTS if len(h) > 1)
+_HINT_PAIRS = np.array([first << 8 | second for h in _PAIRED_HINTS for first, second in zip(h.encode(), h.encode()[1:])],
+                       dtype=np.intp)
+_HINT_STARTS = np.cumsum([0] + [len(h.encode()) - 1 for h in _PAIRED_HINTS[:-1]])
+_PAIRS_FROM = 1024  # characters: below this, looking every hint up costs less than the pass
+
+
+def _present_hints(text: str) -> set[str]:
+    """The hints that occur in `text`."""
+    if len(text) < _PAIRS_FROM:
+        return {h for h in _ALL_HINTS if h in text}
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    held = np.zeros(1 << 16, dtype=bool)
+    held[(data[:-1].astype(np.intp) << 8) | data[1:]] = True
+    possible = np.logical_and.reduceat(held[_HINT_PAIRS], _HINT_STARTS).tolist()
+    return {h for h in _SHORT_HINTS if h in text} | \
+        {h for h, maybe in zip(_PAIRED_HINTS, possible) if maybe and h in text}
 
 
 def find(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, rule name) of every known-shape credential in `text`."""
-    present = {h for h in _ALL_HINTS if h in text}
-    for rule in RULES:
-        if not present.isdisjoint(rule.hints):
-            for match in rule.regex.finditer(text):
-                value = match.group(rule.group)
-                if rule.bounded and not _starts_token(text, match.start()):
-                    continue
-                if not _MADE_UP.search(value) and (rule.check is None or rule.check(value)):
-                    yield match.start(rule.group), match.end(rule.group), rule.name
+    present = _present_hints(text)
+    for index in sorted({index for hint in present for index in _RULES_OF_HINT[hint]}):  # in RULES' order
+        rule = RULES[index]
+        for match in rule.regex.finditer(text):
+            value = match.group(rule.group)
+            if rule.bounded and not _starts_token(text, match.start()):
+                continue
+            if not _MADE_UP.search(value) and (rule.check is None or rule.check(value)):
+                yield match.start(rule.group), match.end(rule.group), rule.name

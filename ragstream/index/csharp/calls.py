@@ -20,12 +20,14 @@ short name: when the resolver cannot follow it, the call is not linked.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import tree_sitter
 
 from ragstream.index.model import Reference
+from ragstream.index.csharp.table_arguments import statement_of
 from ragstream.index.csharp.declarations import Names, TypeDecl
 from ragstream.index.csharp.job_handoffs import enqueued_by
 from ragstream.index.csharp.member_fields import undeclared_member
@@ -133,6 +135,8 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
     strings = {**scope.strings, **string_bindings(method, scope.strings)}
     known = {*body.variables, *body.parameters, *strings}  # names the file declares
     for node in descendants(method):
+        if node.type not in _MAY_REFER:  # what neither a property read nor a call can be
+            continue
         read = _property_read(node, body, local)
         if read is not None:
             calls.append(Reference(
@@ -187,6 +191,10 @@ def method_calls(method: tree_sitter.Node, source: str, scope: TypeScope) -> lis
             ))
     return calls
 
+
+# The nodes `_property_read` or `_call_target` may find something in (every other gives None).
+_MAY_REFER = frozenset({"member_access_expression", "identifier", "query_expression", "object_creation_expression",
+                        "invocation_expression"})
 
 # Where a bare name is read as a value (the field the name sits in, None: any but `name` / `type`).
 _VALUE_PLACES = {
@@ -445,11 +453,27 @@ def _call_spec(receiver: dict, member: str, call: tree_sitter.Node, body: _Body,
              and value.named_children[-1].type == "typeof_expression" and value.named_children[-1].named_children]
     if typed:  # `db.CreateTable(typeof(Order))`: the non-generic form of a call on a type (`code_first_tables`)
         spec["typeof_arguments"] = [list(scope.type_guesses(name)) for t in typed if (name := type_name(t))]
+    names = table_name_arguments(member, values)
+    if names:  # `queryBuilder.InsertInto("User", columns, parameters)`: a statement built on a named table
+        spec["table_names"] = names
     kinds = [ARGUMENT_KINDS.get(value.named_children[-1].type, "") if value.named_children
              and value.child_by_field_name("name") is None else "" for value in values]
     if any(kinds):
         spec["kinds"] = kinds  # positional: "" where the syntax does not tell
     return {**spec, **_argument_facts(call, body, depth)}
+
+
+def table_name_arguments(member: str, values: list[tree_sitter.Node]) -> list[str]:
+    """The plain string literals a call whose name says an SQL statement (`SelectFrom`, `InsertInto`,
+    `Update`, `DeleteFrom`: `table_arguments.statement_of`) passes that read as a name, not as SQL."""
+    if not statement_of(member):
+        return []
+    literals = [value.named_children[-1] for value in values if value.named_children
+                and value.child_by_field_name("name") is None and value.named_children[-1].type == "string_literal"]
+    return [text for literal in literals if (text := string_value(literal, {})) and _PLAIN_NAME.fullmatch(text)]
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][\w$#]*(?:\.[A-Za-z_][\w$#]*)?")
 
 
 def _literal_name(values: list[tree_sitter.Node]) -> str | None:
@@ -602,9 +626,10 @@ def _first_argument_inferred(call: tree_sitter.Node, body: _Body) -> dict | None
 
 
 def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The first argument of a call when it is a plain identifier, passed by position."""
+    """The first argument of a call when it is a plain identifier or a call (`Send(_mapper
+    .Map<Cmd>(model))`), passed by position."""
     first = next(iter(_argument_values(call)), None)
-    return first if first is not None and first.type == "identifier" else None
+    return first if first is not None and forgiven(first).type in ("identifier", "invocation_expression") else None
 
 
 def parameter_names(method: tree_sitter.Node) -> list[str]:

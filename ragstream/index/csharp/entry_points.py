@@ -16,7 +16,12 @@ what an action is in a few ways, all read here from the syntax:
 - a Web Forms page's or user control's event handler (a method `(object sender, XEventArgs e)` of
   a type deriving from a `...Page`, `UserControl` or `MasterPage`): a postback, verb POST (kind
   `event_handler`: `btnSave_Click`), except the page's life-cycle handlers (`Page_Load`,
-  `Page_Init`, ...), which run for every request (verb ANY, kind `page_event`).
+  `Page_Init`, ...), which run for every request (verb ANY, kind `page_event`);
+- an HTTP handler's `ProcessRequest(HttpContext)` (`ProcessRequestAsync`) in a type implementing
+  `IHttpHandler` / `IHttpAsyncHandler` or deriving from `HttpTaskAsyncHandler` (an `.ashx`; kind
+  `http_handler`, verb ANY), and an ASMX service's or page's `[WebMethod]` (kind `web_method`, POST);
+- a public method of a SignalR hub (a type deriving from `Hub` or `Hub<T>`): what a client invokes
+  over the hub's connection (kind `hub_method`, verb ANY).
 
 `entry = {"verb": GET|POST|PUT|DELETE|PATCH|ANY, "kind": ..., "route": str (when written),
 "who": [roles and policies of `[Authorize]` on the method or its type] (when written)}`: who may
@@ -91,8 +96,17 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
     if page and any(base.endswith("PageModel") for base in decl.bases):
         return _entry(page.group(1), "page_handler", None)
     if _is_web_form(decl) and _handles_event(syntax):
+        if _event_arguments(syntax) in NOT_ACTIONS:
+            return None
         return _entry("ANY", "page_event", None) if name.startswith("Page_") else _entry("POST", "event_handler", None)
+    if name in _HTTP_HANDLER_METHODS and any(_short(base) in HTTP_HANDLER_BASES for base in decl.bases):
+        return _entry("ANY", "http_handler", None)
+    if any(a in ("WebMethod", "WebMethodAttribute") for a, _ in written):
+        return _entry("POST", "web_method", None)
     public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
+    if public and syntax.type == "method_declaration" and any(_short(base) == "Hub" for base in decl.bases) \
+            and "static" not in (node_text(child) for child in syntax.children if child.type == "modifier"):
+        return _entry("ANY", "hub_method", None)
     if public and syntax.type == "method_declaration" and _is_controller(decl) \
             and not any(a in ("NonAction", "NonActionAttribute") for a, _ in written):
         return _entry("ANY", "action", None)
@@ -129,15 +143,38 @@ def _is_web_form(decl: TypeDecl) -> bool:
 
 
 WEB_FORM_BASES = ("Page", "UserControl", "MasterPage")
+HTTP_HANDLER_BASES = frozenset({"IHttpHandler", "IHttpAsyncHandler", "HttpTaskAsyncHandler"})
+_HTTP_HANDLER_METHODS = frozenset({"ProcessRequest", "ProcessRequestAsync"})
+
+
+def _short(base: str) -> str:
+    """A base's name without namespace or type arguments: `Microsoft.AspNet.SignalR.Hub<IClient>` -> `Hub`."""
+    return base.split("<", 1)[0].rsplit(".", 1)[-1]
 
 
 def _handles_event(syntax: tree_sitter.Node) -> bool:
     """An event handler's signature: `(object sender, EventArgs e)`, any `...EventArgs`."""
-    parameters = syntax.child_by_field_name("parameters")
-    written = [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
-               for p in parameters.named_children
-               if p.type == "parameter"] if parameters is not None else []
+    written = _parameter_types(syntax)
     return len(written) == 2 and written[0].lower() in ("object", "system.object") and written[1].endswith("EventArgs")
+
+
+def _event_arguments(syntax: tree_sitter.Node) -> str:
+    """An event handler's `...EventArgs` type, without its namespace."""
+    return _parameter_types(syntax)[1].rsplit(".", 1)[-1]
+
+
+def _parameter_types(syntax: tree_sitter.Node) -> list[str]:
+    parameters = syntax.child_by_field_name("parameters")
+    return [type_name(p.child_by_field_name("type")) or node_text(p.child_by_field_name("type"))
+            for p in parameters.named_children if p.type == "parameter"] if parameters is not None else []
+
+
+# Web Forms events that are no request of the user's: a validator's server check, which runs inside
+# the postback of the button that submits (`cvPassword_ServerValidate`), and a data-bound control's
+# row being made or bound for rendering (`ItemDataBound`, `RowDataBound`, `ItemCreated`); a row's
+# command (`ItemCommand`, `RowCommand`: `...CommandEventArgs`) is one.
+NOT_ACTIONS = frozenset({"ServerValidateEventArgs", "RepeaterItemEventArgs", "DataListItemEventArgs",
+                         "GridViewRowEventArgs", "ListViewItemEventArgs", "DataGridItemEventArgs"})
 
 
 def _values(arguments: list[tuple[str | None, str]]) -> list[str]:

@@ -75,8 +75,11 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
         if not call or not (call.get("message") or call.get("message_returned")) or ref.source not in graph \
                 or not _may_send(graph, symbols, call):
             continue
-        # as written, or what the call that returned it declares (`model.ToRegisterCommand()`)
+        # as written, or what the call that returned it declares (`model.ToRegisterCommand()`), or
+        # the type argument of a library's converter that declares nothing here (a guess)
         guesses = call.get("message") or receiver_types(graph, symbols, call["argument"])
+        converted = [] if guesses else converted_to(graph, symbols, call["argument"])
+        guesses = guesses or converted
         if not guesses:
             continue
         keys = message_keys(symbols, guesses)
@@ -92,8 +95,25 @@ def link_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[R
                      **({"message_arguments": call["message_arguments"]} if call.get("message_arguments") else {})}
             if key.startswith(UNDECLARED):
                 attrs["guess"] = True  # a message type outside the index: matched by its qualified name
+            if converted:
+                attrs.update(guess=True, message_from="type_argument")
             added += add_edge(graph, ref.source, method, "CALLS", attrs)
     return added
+
+
+def converted_to(graph: nx.MultiDiGraph, symbols: SymbolTable, argument: dict) -> list[str]:
+    """The message a library's generic method is taken to return when the repository declares no
+    method for the call and it names one type argument of its own: that type (`var cmd =
+    _mapper.Map<EditArticleCommand>(model); _mediator.Send(cmd)`, AutoMapper; `JsonSerializer
+    .Deserialize<T>(json)`). The library's declaration is not read, so it is a guess; it is asked
+    only of a message sent, where a handler of exactly that type must also exist."""
+    call = argument.get("call")
+    if not call:
+        return []
+    written = call.get("type_arguments") or []
+    if len(written) != 1 or resolve_call(graph, symbols, call).methods:
+        return []
+    return list(written[0])
 
 
 def link_forwarded_messages(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> int:

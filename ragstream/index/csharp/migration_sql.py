@@ -165,9 +165,14 @@ def settle_code_sql_tables(files: list[ParsedFile]) -> list[ParsedFile]:
             kept.add(node.id)
     kept |= {node.id for node in made if node.kind == "COLUMN" and node.parent in kept}
     dropped = {node.id for node in made} - kept
-    return [replace(f, nodes=[node for node in f.nodes if node.id not in dropped],
+    # only the strings' own nodes: a script's `dbo.Users` may have the id of a string's `Users`
+    return [replace(f, nodes=[node for node in f.nodes if not _dropped(node, dropped)],
                     edges=[edge for edge in f.edges if edge.target not in dropped])
-            if any(node.id in dropped for node in f.nodes) else f for f in files]
+            if any(_dropped(node, dropped) for node in f.nodes) else f for f in files]
+
+
+def _dropped(node: Node, dropped: set[str]) -> bool:
+    return node.id in dropped and node.attrs.get("via") == SQL_STRING
 
 
 def _short(name: str) -> str:

@@ -81,6 +81,7 @@ class _ScopeBuilder:
         self.names = names
         self.locals, self.declared = names[node].bound, names[node].declared
         self.reach: dict[str, list[int]] = {}
+        self.imported: dict[str, list] = {}  # name -> the value of its first binding by an import
         self.loop_uses: list[list] | None = None  # local reads inside the innermost loop
         self.lambdas = 0
         self.sites = 0
@@ -162,7 +163,9 @@ class _ScopeBuilder:
             self.statement(stmt)
 
     def statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if stmt.__class__ is ast.Expr:  # the commonest statement: a call made for its effect
+            self.expr(stmt.value)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(stmt)
         elif isinstance(stmt, ast.ClassDef):
             self._class(stmt)
@@ -218,10 +221,8 @@ class _ScopeBuilder:
         elif isinstance(stmt, ast.Match):
             self.expr(stmt.subject)
             self._branches([case.body for case in stmt.cases])
-        else:  # Expr, Assert, Delete, Global, ...: only the calls inside count
-            for child in ast.iter_child_nodes(stmt):
-                if isinstance(child, ast.expr):
-                    self.expr(child)
+        else:  # Assert, Delete, Global, ...: only the calls inside count
+            self._children(stmt)
 
     def _return(self, value: list) -> None:
         """A parameter returned as it is gets what each call passed (`returns_params`), so a
@@ -342,6 +343,8 @@ class _ScopeBuilder:
         index = len(self.record["binds"])
         self.record["order"].append(index)
         self.record["binds"].append([name, value])
+        if value[0] == "i":
+            self.imported.setdefault(name, value)
         self.reach[name] = [index] if kill else self.reach.get(name, []) + [index]
 
     def _owner_of(self, name: str) -> "_ScopeBuilder | None":
@@ -361,7 +364,7 @@ class _ScopeBuilder:
     # --- expressions -------------------------------------------------------------------
 
     def expr(self, node: ast.expr | None) -> list:
-        if node is None:
+        if node is None or node.__class__ is ast.Constant:  # a constant holds no expression
             return ["?"]
         if isinstance(node, ast.Name):
             return self._name(node.id)
@@ -409,10 +412,16 @@ class _ScopeBuilder:
         if isinstance(node, ast.YieldFrom):
             self.record["yields"].append(["e", self.expr(node.value)])
             return ["?"]
-        for child in ast.iter_child_nodes(node):  # operators, f-strings, comparisons, ...
-            if isinstance(child, ast.expr):
-                self.expr(child)
+        self._children(node)  # operators, f-strings, comparisons, ...
         return ["?"]
+
+    def _children(self, node: ast.AST) -> None:
+        """Each expression directly under `node`, in `ast.iter_child_nodes`' order."""
+        for attr in node._fields:
+            value = getattr(node, attr, None)
+            for child in value if value.__class__ is list else (value,):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
 
     def _name(self, name: str) -> list:
         if name not in self.locals:
@@ -485,9 +494,8 @@ class _ScopeBuilder:
             return None
         builder: _ScopeBuilder | None = self
         while builder is not None:
-            for name, value in builder.record["binds"]:
-                if name == chain[0] and value[0] == "i":
-                    return ".".join([value[1], *chain[1:]])
+            if (value := builder.imported.get(chain[0])) is not None:
+                return ".".join([value[1], *chain[1:]])
             builder = builder.parent
         return None
 

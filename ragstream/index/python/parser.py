@@ -214,11 +214,15 @@ def _walk_statements(body: list[ast.stmt]):
         yield stmt
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        for child in ast.iter_child_nodes(stmt):
-            if isinstance(child, ast.stmt):
-                yield from _walk_statements([child])
-            elif isinstance(child, ast.ExceptHandler):
-                yield from _walk_statements(child.body)
+        for attr in stmt._fields:  # `ast.iter_child_nodes`, inline; a statement holds them in lists
+            value = getattr(stmt, attr, None)
+            if value.__class__ is not list:
+                continue
+            for child in value:
+                if isinstance(child, ast.stmt):
+                    yield from _walk_statements([child])
+                elif isinstance(child, ast.ExceptHandler):
+                    yield from _walk_statements(child.body)
 
 
 def _function_signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

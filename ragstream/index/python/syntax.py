@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -18,15 +19,42 @@ class ScopeNames:
     generator: bool = False
 
 
+# What the walk of `scope_names` does with a node, by its class (one isinstance chain per class,
+# not per node). Leaves bind nothing and hold no node: a third of a module's nodes (every `Load`,
+# operator and constant), not worth a visit.
+_PLAIN, _SCOPE, _DECLARES, _NAME, _IMPORT, _HANDLER, _YIELDS, _LEAF = range(8)
+_KIND_TYPES: tuple[tuple[int, tuple[type, ...]], ...] = (
+    (_SCOPE, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)), (_DECLARES, (ast.Global, ast.Nonlocal)),
+    (_NAME, (ast.Name,)), (_IMPORT, (ast.Import, ast.ImportFrom)), (_HANDLER, (ast.ExceptHandler,)),
+    (_YIELDS, (ast.Yield, ast.YieldFrom)),
+    (_LEAF, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.Constant)),
+)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = next((k for k, types in _KIND_TYPES if issubclass(cls, types)), _PLAIN)
+    return kind
+
+
 def scope_names(tree: ast.Module) -> dict[ast.AST, ScopeNames]:
     """The names of the module and of every function, class and lambda in it, in one walk.
     Comprehension variables count as their enclosing scope's (the flow facts treat them so)."""
     scopes: dict[ast.AST, ScopeNames] = {tree: ScopeNames()}
-    stack: list[tuple[ast.AST, ast.AST]] = [(child, tree) for child in tree.body]
+    # Any: each node is told apart by its class's kind (`_kind`), which mypy cannot narrow on
+    stack: list[tuple[Any, ast.AST]] = [(child, tree) for child in tree.body]
+    kinds = _KINDS
     while stack:
         node, owner = stack.pop()
+        kind = kinds.get(node.__class__)
+        if kind is None:
+            kind = _kind(node.__class__)
+        if kind == _LEAF:
+            continue
         names = scopes[owner]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if kind == _SCOPE:
             inner = scopes[node] = ScopeNames()
             if isinstance(node, ast.ClassDef):
                 names.bound.add(node.name)
@@ -42,21 +70,27 @@ def scope_names(tree: ast.Module) -> dict[ast.AST, ScopeNames]:
             stack.extend((part, owner) for part in outer)
             stack.extend((part, node) for part in ([node.body] if isinstance(node, ast.Lambda) else node.body))
             continue
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            kind = "global" if isinstance(node, ast.Global) else "nonlocal"
-            names.declared.update({name: kind for name in node.names})
-        elif isinstance(node, ast.Name):
+        if kind == _NAME:
             if isinstance(node.ctx, ast.Store):
                 names.bound.add(node.id)
             continue
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        if kind == _IMPORT:
             names.bound.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
             continue
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        if kind == _DECLARES:
+            declared = "global" if isinstance(node, ast.Global) else "nonlocal"
+            names.declared.update({name: declared for name in node.names})
+        elif kind == _HANDLER and node.name:
             names.bound.add(node.name)
-        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+        elif kind == _YIELDS:
             names.generator = True
-        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+        for attr in node._fields:  # `ast.iter_child_nodes`, inline, less the leaves
+            value = getattr(node, attr, None)
+            if value.__class__ is list:
+                stack.extend([(child, owner) for child in value
+                              if isinstance(child, ast.AST) and kinds.get(child.__class__) != _LEAF])
+            elif isinstance(value, ast.AST) and kinds.get(value.__class__) != _LEAF:
+                stack.append((value, owner))
     for names in scopes.values():
         names.bound -= set(names.declared)
     return scopes

@@ -151,6 +151,8 @@ def _add_statement(out: ParsedFile, statement: Statement, dialect: str | None,
 def _add_tree(out: ParsedFile, st: TableStatement, tree: exp.Expr) -> None:
     """What a parsed table statement declares or changes."""
     if isinstance(tree, exp.Create) and tree.kind == "TABLE":
+        if _creates_temporary(tree):
+            return  # `CREATE TABLE #work (...)`, `CREATE TEMPORARY TABLE t`: a session's, not the schema's
         if isinstance(tree.this, exp.Schema):
             add_table(out, st, tree.this)
         elif isinstance(tree.this, exp.Table) and tree.expression:
@@ -208,6 +210,14 @@ def _note_unparsed_create(out: ParsedFile, statement: Statement, tokens: list[To
     created = f"CREATE {tokens[kind].text.upper()} {dotted(tokens[kind + 1:name_end(tokens, kind + 1)])}".rstrip()
     out.nodes[0].attrs.setdefault(UNPARSED_SQL, []).append(
         {"line": statement.start_line, "statement": created, "kept": kept, "why": why})
+
+
+def _creates_temporary(create: exp.Create) -> bool:
+    """`CREATE TABLE #t (...)` / `##t` (SQL Server) or `CREATE TEMPORARY TABLE t` (PostgreSQL, MySQL, SQLite)."""
+    table = create.this.this if isinstance(create.this, exp.Schema) else create.this
+    properties = create.args.get("properties")
+    return (isinstance(table, exp.Table) and _is_temporary(table)) \
+        or bool(properties and any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions))
 
 
 def _is_temporary(table: exp.Table) -> bool:

@@ -1,0 +1,71 @@
+"""A message made by a library's generic converter and then sent (`var cmd = _mapper.Map<Cmd>(model);
+_mediator.Send(cmd)`): the mediator dispatches it to the handler of the converter's type argument
+(`messages.converted_to`), marked as the guess it is; with the dispatches that must not happen."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ragstream.index.csharp.parser import parse_csharp
+from ragstream.index.graph_build import build_graph
+
+PAGE = """
+using AutoMapper; using MediatR;
+namespace Wiki.Pages;
+public class EditArticleCommand : IRequest<CommandResult> { public string Slug { get; set; } }
+public class GetArticleQuery : IRequest<ArticleEdit> { }
+public class CommandResult { }
+public class EditArticleCommandHandler : IRequestHandler<EditArticleCommand, CommandResult>
+{
+    public Task<CommandResult> Handle(EditArticleCommand request, CancellationToken token) { return null; }
+}
+public class GetArticleHandler : IRequestHandler<GetArticleQuery, ArticleEdit>
+{
+    public Task<ArticleEdit> Handle(GetArticleQuery request, CancellationToken token) { return null; }
+}
+public class ArticleEdit { public string Slug { get; set; } public EditArticleCommand ToCommand() { return null; } }
+public class EditModel
+{
+    private readonly IMapper _mapper; private readonly IMediator _mediator;
+    public ArticleEdit Article { get; set; }
+    public async Task Held() { var cmd = _mapper.Map<EditArticleCommand>(Article); await _mediator.Send(cmd); }
+    public async Task Inline() { await _mediator.Send(_mapper.Map<EditArticleCommand>(Article)); }
+    public async Task Declared() { await _mediator.Send(Article.ToCommand()); }
+    public async Task Typed() { await _mediator.Send(new GetArticleQuery()); }
+    public async Task NoHandler() { var edit = _mapper.Map<ArticleEdit>(Article); await _mediator.Send(edit); }
+    public async Task TwoArguments() { var cmd = _mapper.Map<ArticleEdit, EditArticleCommand>(Article); await _mediator.Send(cmd); }
+}
+"""
+
+HANDLER = "cs:Wiki.Pages.EditArticleCommandHandler.Handle|METHOD"
+
+
+def _dispatches(method: str) -> dict[str, dict]:
+    graph, _ = build_graph([parse_csharp("Pages/Edit.cs", PAGE)])
+    source = f"cs:Wiki.Pages.EditModel.{method}|METHOD"
+    return {target: data for _, target, key, data in graph.out_edges(source, keys=True, data=True)
+            if key == "CALLS" and data.get("via") == "message"}
+
+
+def test_a_message_made_by_a_library_converter_reaches_its_handler_as_a_guess() -> None:
+    for method in ("Held", "Inline"):
+        sent = _dispatches(method)
+        assert set(sent) == {HANDLER}, method
+        assert sent[HANDLER]["guess"] is True and sent[HANDLER]["message_from"] == "type_argument"
+
+
+def test_a_declared_or_written_message_is_no_guess() -> None:
+    declared = _dispatches("Declared")
+    assert set(declared) == {HANDLER} and "guess" not in declared[HANDLER]
+    typed = _dispatches("Typed")
+    assert set(typed) == {"cs:Wiki.Pages.GetArticleHandler.Handle|METHOD"} and "guess" not in next(iter(typed.values()))
+
+
+def test_a_converted_value_with_no_handler_or_two_type_arguments_is_sent_nowhere() -> None:
+    assert _dispatches("NoHandler") == {}
+    assert _dispatches("TwoArguments") == {}
+
+
+def test_the_converter_call_itself_dispatches_nothing() -> None:
+    graph: nx.MultiDiGraph = build_graph([parse_csharp("Pages/Edit.cs", PAGE)])[0]
+    assert not [target for _, target, data in graph.out_edges("cs:Wiki.Pages.EditModel.Held|METHOD", data=True)
+                if data.get("member") == "Map"]
