@@ -117,3 +117,35 @@ def test_an_insert_that_says_what_to_do_with_an_existing_row_and_a_guarded_delet
     assert {("Add|METHOD", "WRITES", "GroupList"), ("Save|METHOD", "WRITES", "Settings"),
             ("Clean|METHOD", "READS", "Packages"), ("Clean|METHOD", "WRITES", "PackageDeletes")} <= edges
     assert not [edge for edge in edges if edge[2] in ("IGNORE", "the", "it") or edge[0] == "Say|METHOD"]
+
+
+def test_a_dapper_call_with_a_tuple_row_type_reads_its_table():
+    """`QueryAsync<(long id, string data)>(sql)`: the grammar reads a tuple type argument of a call as
+    comparisons unless the parser names it (`preprocessor.tuple_calls_named`); the call's SQL is then read
+    as with a class row type, and a tuple in a declaration is left as written."""
+    from ragstream.index.csharp.parser import parse_csharp
+    from ragstream.index.csharp.preprocessor import tuple_calls_named
+
+    source = '''using Dapper; namespace N; public class Repo { private readonly DbConnection connection;
+public async Task<int> Events() { var rows = await connection.QueryAsync<(long id, string data)>("SELECT id, data FROM nbxv1_evts"); return 0; }
+public async Task<int> Nested() { var rows = await connection.QueryAsync<(List<int> ids, string name)>("SELECT ids, name FROM groups"); return 0; }
+public (int a, int b) Pair() { List<(int, string)> items = new(); return (1, 2); }
+}'''
+    reads = {(r.source, r.target) for r in parse_csharp("Repo.cs", source).references if r.edge_type == "READS"}
+    assert reads == {("cs:N.Repo.Events|METHOD", "nbxv1_evts"), ("cs:N.Repo.Nested|METHOD", "groups")}
+    assert len(tuple_calls_named(source)) == len(source)
+    assert "List<(int, string)> items" in tuple_calls_named(source)
+
+
+def test_a_dapper_command_definition_runs_its_text_or_procedure():
+    """`new CommandDefinition(commandText: "fetch_matches", commandType: CommandType.StoredProcedure)`
+    runs the procedure; `new CommandDefinition(sql, ...)` runs its SQL."""
+    from ragstream.index.csharp.parser import parse_csharp
+
+    source = '''using Dapper; namespace N; public class Repo { private readonly DbConnection connection;
+public Task Fetch() => connection.ExecuteAsync(new CommandDefinition(commandText: "fetch_matches", parameters: null, commandType: CommandType.StoredProcedure));
+public Task<int> Count() => connection.ExecuteScalarAsync<int>(new CommandDefinition("SELECT COUNT(*) FROM outs", null));
+}'''
+    made = {(r.source, r.edge_type, r.target) for r in parse_csharp("Repo.cs", source).references
+            if r.edge_type in ("READS", "CALLS") and r.target in ("fetch_matches", "outs")}
+    assert made == {("cs:N.Repo.Fetch|METHOD", "CALLS", "fetch_matches"), ("cs:N.Repo.Count|METHOD", "READS", "outs")}

@@ -623,3 +623,14 @@ def test_prose_that_reads_as_sql_names_no_table():
     assert table_access("Select a file from the list") == table_access("")
     assert table_access("Delete an entry").operations == ()
     assert table_access("select Name from Users u join the_log l on 1 = 1").reads == ("Users", "the_log")
+
+
+def test_if_not_exists_is_no_part_of_a_views_or_routines_name():
+    """`CREATE MATERIALIZED VIEW IF NOT EXISTS wallets_history` (PostgreSQL) is the view
+    `wallets_history`, not one named `IF`; a routine whose name starts with `IF` keeps it."""
+    made = parse_sql("db/views.sql", "CREATE MATERIALIZED VIEW IF NOT EXISTS wallets_history AS SELECT a FROM t;\n"
+                     "CREATE VIEW IF NOT EXISTS recent AS SELECT a FROM t;\n"
+                     "CREATE OR REPLACE FUNCTION if_missing() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql;\n",
+                     "postgres")
+    assert sorted(n.id for n in made.nodes if n.kind in ("VIEW", "FUNCTION")) == [
+        "sql:if_missing|FUNCTION", "sql:recent|VIEW", "sql:wallets_history|VIEW"]

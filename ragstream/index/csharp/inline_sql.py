@@ -57,6 +57,7 @@ SQL_METHOD_PREFIXES = ("QueryFirst", "QuerySingle", "ExecuteScalar")
 SQL_COMMAND_TYPES = frozenset({
     "sqlcommand", "sqlitecommand", "npgsqlcommand", "mysqlcommand", "oraclecommand",
     "oledbcommand", "odbccommand", "sqlcecommand", "fbcommand", "db2command",
+    "commanddefinition",  # Dapper's `new CommandDefinition(sql or procedure, ..., commandType: ...)`
 })
 PROCEDURE_KINDS = ("PROCEDURE",)
 # A whole string that is one (schema-qualified, bracketed) name: a procedure's.
@@ -241,7 +242,8 @@ def _row_type(node: tree_sitter.Node) -> str | None:
     if callee is None or callee[1].type != "generic_name" or not (type_name(callee[1]) or "").startswith("Query"):
         return None
     arguments = type_arguments(callee[1])
-    return arguments[0] if len(arguments) == 1 else None
+    # a tuple row (`Query<(long id, string data)>`, named `_..._` by the parser) is no type to map
+    return arguments[0] if len(arguments) == 1 and arguments[0].strip("_") else None
 
 
 def row_type_references(sql: list[SqlText], type_guesses: Callable[[str], tuple[str, ...]]) -> list[Reference]:

@@ -22,7 +22,7 @@ from ragstream.index.csharp.declarations import (
 from ragstream.index.csharp.ef import ef_mapping
 from ragstream.index.csharp.member_fields import declared_fields
 from ragstream.index.csharp.methods import add_methods
-from ragstream.index.csharp.preprocessor import first_branches
+from ragstream.index.csharp.preprocessor import first_branches, tuple_calls_named
 from ragstream.index.csharp.naming_strategies import declared_naming
 from ragstream.index.csharp.properties import add_properties
 from ragstream.index.csharp.sql_parameters import sql_constants
@@ -33,7 +33,7 @@ __all__ = ["parse_csharp"]
 
 def parse_csharp(path: str, text: str) -> ParsedFile:
     """Parse one C# file; raises IndexingError when it is broken and no type is recognisable."""
-    root = tree_sitter.Parser(grammar()).parse(first_branches(text).encode("utf-8")).root_node
+    root = tree_sitter.Parser(grammar()).parse(tuple_calls_named(first_branches(text)).encode("utf-8")).root_node
     found = Declarations(file=file_node(path, len(text.splitlines()), LANGUAGE))
     collect(root, "", found.file.id, found)
     out = Output(ParsedFile(path=path, language=LANGUAGE, root_id=found.file.id))

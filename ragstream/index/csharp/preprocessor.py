@@ -6,6 +6,11 @@ which symbols a build defines, so it reads the first branch of each chain (the `
 what a build defining its symbol compiles) and blanks the `#elif` / `#else` branches and the
 directive lines. Blanked lines stay as empty lines: line numbers do not move, and chunks are cut
 from the original text, so both branches are still indexed as text.
+
+A call given a tuple as its type argument (`connection.QueryAsync<(long id, string data)>(sql)`,
+Dapper's row as a tuple) is read by the grammar as two comparisons, so the call and its SQL are
+lost: `tuple_calls_named` writes the tuple as one name of the same length (`<_______...>`), which
+no repository declares, so the call is a call again and nothing else moves.
 """
 from __future__ import annotations
 
@@ -35,3 +40,15 @@ def first_branches(text: str) -> str:
         elif any(later):
             lines[number] = ""
     return "\n".join(lines)
+
+
+# `Name<(long id, string data)>(`: a generic method call whose type argument is a tuple (one level of
+# nested generics inside it, `(List<int> ids, string name)`)
+_TUPLE_CALL = re.compile(r"(?<=\w<)\((?:[^()<>;{}\n]|<[^()<>;{}\n]*>)+\)(?=>\s*\()")
+
+
+def tuple_calls_named(text: str) -> str:
+    """`text` with each tuple type argument of a method call written as a name of its length."""
+    if "<(" not in text:
+        return text
+    return _TUPLE_CALL.sub(lambda m: "_" * len(m.group()), text)

@@ -26,7 +26,7 @@ from ragstream.index.sql.data_scripts import add_script_writes, merge_script_wri
 from ragstream.index.sql.refs import in_default_schema
 from ragstream.index.sql.routines import add_definition, definition
 from ragstream.index.sql.split import (
-    Statement, dotted, kind_index, name_end, opens_control_flow, split_statements, sub_statement,
+    Statement, dotted, kind_index, name_end, name_start, opens_control_flow, split_statements, sub_statement,
 )
 from ragstream.index.sql.tables import (
     TableStatement, add_alter, add_drop, add_query_table, add_rename, add_table, add_table_type,
@@ -207,7 +207,8 @@ def _note_unparsed_create(out: ParsedFile, statement: Statement, tokens: list[To
     kind = kind_index(tokens, 0) if tokens else None
     if kind is None or tokens[0].token_type != TokenType.CREATE or tokens[kind].text.upper() not in _SCHEMA_OBJECTS:
         return
-    created = f"CREATE {tokens[kind].text.upper()} {dotted(tokens[kind + 1:name_end(tokens, kind + 1)])}".rstrip()
+    start = name_start(tokens, kind)
+    created = f"CREATE {tokens[kind].text.upper()} {dotted(tokens[start:name_end(tokens, start)])}".rstrip()
     out.nodes[0].attrs.setdefault(UNPARSED_SQL, []).append(
         {"line": statement.start_line, "statement": created, "kept": kept, "why": why})
 

@@ -13,7 +13,7 @@ from sqlglot.tokens import Token, TokenType
 from ragstream.index.model import Edge, Node, ParsedFile, node_id
 from ragstream.index.sql.access import table_access, tokenize
 from ragstream.index.sql.refs import ANCHORS, Mentions, sql_reference
-from ragstream.index.sql.split import Statement, dotted, kind_index, name_end
+from ragstream.index.sql.split import Statement, dotted, kind_index, name_end, name_start
 
 _DEFINED_KINDS = {TokenType.VIEW: "VIEW", TokenType.PROCEDURE: "PROCEDURE",
                   TokenType.FUNCTION: "FUNCTION", TokenType.TRIGGER: "TRIGGER"}
@@ -45,7 +45,8 @@ def definition(statement: Statement, tokens: list[Token]) -> Definition | None:
     kind = kind_index(tokens, 0) if tokens else None
     if kind is None or tokens[kind].token_type not in _DEFINED_KINDS:
         return None
-    after_name = name_end(tokens, kind + 1)
+    start = name_start(tokens, kind)
+    after_name = name_end(tokens, start)
     body_as = _body_as(tokens, after_name)
     if after_name >= len(tokens) or body_as is None or body_as + 1 >= len(tokens):
         return None
@@ -55,7 +56,7 @@ def definition(statement: Statement, tokens: list[Token]) -> Definition | None:
     # postgres bodies are a string: AS $$ ... $$ or AS '...'
     return Definition(
         kind=_DEFINED_KINDS[tokens[kind].token_type],
-        name=dotted(tokens[kind + 1:after_name]),
+        name=dotted(tokens[start:after_name]),
         signature="\n".join(line.rstrip() for line in text[:tokens[body_as].start].splitlines()
                             ).strip(),
         body=first.text if first.token_type in _STRING_TOKENS else text[first.start:],

@@ -100,6 +100,16 @@ def kind_index(tokens: list[Token], i: int) -> int | None:
     return i if i < len(tokens) else None
 
 
+def name_start(tokens: Sequence[Token], kind: int) -> int:
+    """Index of the name after `<kind>` at `kind`, past `IF [NOT] EXISTS` (`CREATE MATERIALIZED VIEW IF
+    NOT EXISTS wallets_history`: PostgreSQL, MySQL and SQLite write it; the name is never `IF`)."""
+    i = kind + 1
+    words = [t.text.upper() for t in tokens[i:i + 3]]
+    if words[:3] == ["IF", "NOT", "EXISTS"]:
+        return i + 3
+    return i + 2 if words[:2] == ["IF", "EXISTS"] else i
+
+
 def name_end(tokens: Sequence[Token], start: int) -> int:
     """Index after the dotted name (`[dbo].[Invoices]`) that starts at `start`."""
     i = start + 1
