@@ -71,4 +71,6 @@ def test_a_statement_is_read_from_the_first_word_of_the_builders_name():
     assert [statement_of(n) for n in ("SelectFrom", "SelectCountFrom", "Count", "InsertInto", "UpdateIncrement",
                                       "DeleteFrom", "Upsert")] == ["READS", "READS", "READS", "WRITES", "WRITES",
                                                                    "WRITES", "WRITES"]
-    assert [statement_of(n) for n in ("Selected", "Updater", "Countries", "Where", "Deleted")] == [None] * 5
+    assert [statement_of(n) for n in ("DeleteFromDb", "InsertData", "SelectAsync")] == ["WRITES", "WRITES", "READS"]
+    assert [statement_of(n) for n in ("Selected", "Updater", "Countries", "Where", "Deleted", "SelectMenuItem",
+                                      "UpdateStatus")] == [None] * 7

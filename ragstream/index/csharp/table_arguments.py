@@ -5,8 +5,8 @@ An application that writes its SQL through a builder of its own (ScrewTurn Wiki'
 a provider base shared by several engines) or a library's (SqlKata-like) names each statement's
 table as a string argument and the statement by the builder method's name; no SQL string in the
 calling method names the table, so the method that runs the statement reads or writes nothing.
-A call whose name starts with a statement verb (`statement_of`: `Select`/`Count` reads;
-`Insert`/`Update`/`Delete`/`Upsert`/`Merge`/`Truncate` writes) and passes a plain string literal
+A call whose name is a statement verb and the words builders add to it (`statement_of`: `Select`/`Count`
+reads; `Insert`/`Update`/`Delete`/`Upsert`/`Merge`/`Truncate` writes; `SelectCountFrom`, `DeleteFromDb`) and passes a plain string literal
 that is the name of a TABLE or VIEW of the graph (schema and case aside, one object so named)
 makes the calling method READ or WRITE it: attrs `via="table_argument"`, `member` (the builder's
 method), `resolution="inferred"`, `guess` (the statement is read from the method's name). A
@@ -23,12 +23,15 @@ import networkx as nx
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 
-_STATEMENT = re.compile(r"^(?:(Select|Count)|(Insert|Update|Delete|Upsert|Merge|Truncate))(?=[A-Z]|$)")
+# the verb, then only the words a builder's name adds to it (`SelectCountFrom`, `InsertInto`, `DeleteFromDb`,
+# `InsertData`, `UpdateIncrement`, `...Async`): `SelectMenuItem` or `UpdateStatus` is no statement
+_STATEMENT = re.compile(r"^(?:(Select|Count)|(Insert|Update|Delete|Upsert|Merge|Truncate))"
+                        r"(?:Count)?(?:From|Into)?(?:Db|Data|Table|Rows?|Increment)?(?:Async)?$")
 
 
 def statement_of(member: str) -> str | None:
     """READS or WRITES, as a builder method's name says its statement (`SelectCountFrom`: READS,
-    `InsertInto`: WRITES); None for any other name (`Selected`, `Updater`: no statement verb)."""
+    `InsertInto`: WRITES); None for any other name (`Selected`, `SelectMenuItem`: no statement)."""
     found = _STATEMENT.match(member)
     return None if found is None else "READS" if found.group(1) else "WRITES"
 
