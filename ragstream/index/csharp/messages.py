@@ -9,7 +9,8 @@ or declared by the call the argument's value came from: `var command = model.ToR
 then `_bus.SendCommand(command)`) is linked to
 each handler of `X` — a type with a generic base bound to `X` (not the type itself, as
 `IEquatable<T>` is) and exactly one method named as handler contracts name it (`Handle...`,
-`On...`, `Execute`, `Consume`, ...; not a private one, which implements no contract) whose first parameter, and no other, is an `X` (a
+`On...`, `Execute`, `Consume`, ...; not a private one, which implements no contract) whose first parameter (or
+second, after the bus's `...Context`), and no other, is an `X` (a
 repository of `X` with `Add(X)` and `Remove(X)` handles nothing, nor does `Compare(X, X)`). A call
 on an in-memory collection (`filters.Add(filter)`), on a service bound to the message itself
 (`IValidator<X>`) or on a static helper (`JsonConvert.SerializeObject(x)`) sends nothing; a bare
@@ -296,9 +297,12 @@ def _handles(name: str) -> bool:
 
 
 def _takes_one(attrs: dict, message: str) -> bool:
-    """The method's first parameter is a `message`, and no other is (`Compare(X, X)` compares)."""
+    """The method's first parameter is a `message`, or its second after the bus's context (DotNetCqs'
+    `HandleAsync(IMessageContext context, IncidentClosed message)`), and no other is (`Compare(X, X)`
+    compares)."""
     types = [written.split("<", 1)[0].rstrip("?") for written in attrs.get("parameters") or ()]
-    return bool(types) and types[0] == message and types.count(message) == 1
+    position = 1 if len(types) > 1 and types[0].rsplit(".", 1)[-1].endswith("Context") else 0
+    return len(types) > position and types[position] == message and types.count(message) == 1
 
 
 def _bound_to(symbols: SymbolTable, call: dict, message: str) -> bool:

@@ -1,6 +1,7 @@
-"""A message made by a library's generic converter and then sent (`var cmd = _mapper.Map<Cmd>(model);
-_mediator.Send(cmd)`): the mediator dispatches it to the handler of the converter's type argument
-(`messages.converted_to`), marked as the guess it is; with the dispatches that must not happen."""
+"""Messages in shapes beyond MediatR's plain `Send(new X())`: one made by a library's generic converter
+and then sent (`var cmd = _mapper.Map<Cmd>(model); _mediator.Send(cmd)`, dispatched to the handler of the
+converter's type argument as the guess it is: `messages.converted_to`), and a handler that takes the
+bus's context before the message (DotNetCqs); with the dispatches that must not happen."""
 from __future__ import annotations
 
 import networkx as nx
@@ -69,3 +70,37 @@ def test_the_converter_call_itself_dispatches_nothing() -> None:
     graph: nx.MultiDiGraph = build_graph([parse_csharp("Pages/Edit.cs", PAGE)])[0]
     assert not [target for _, target, data in graph.out_edges("cs:Wiki.Pages.EditModel.Held|METHOD", data=True)
                 if data.get("member") == "Map"]
+
+
+BUS = """
+using DotNetCqs;
+namespace Errors.App;
+public class IncidentClosed { public int IncidentId { get; set; } }
+public class IncidentClosedHandler : IMessageHandler<IncidentClosed>
+{
+    public Task HandleAsync(IMessageContext context, IncidentClosed message) => Task.CompletedTask;
+}
+public class Comparer : IComparer<IncidentClosed>
+{
+    public int Compare(IncidentClosed x, IncidentClosed y) => 0;
+}
+public class Auditor : IMessageHandler<IncidentClosed>
+{
+    public Task HandleAsync(string note, IncidentClosed message) => Task.CompletedTask;
+}
+public class CloseIncidentHandler
+{
+    public async Task HandleAsync(IMessageContext context, int id) { await context.SendAsync(new IncidentClosed { IncidentId = id }); }
+}
+"""
+
+
+def test_a_handler_taking_the_bus_context_first_handles_the_message_it_takes_second():
+    """DotNetCqs' `HandleAsync(IMessageContext context, IncidentClosed message)`: the message second,
+    after the context; a method taking it second after anything else (`(string note, X message)`), or
+    twice (`Compare(X, X)`), handles nothing."""
+    graph, _ = build_graph([parse_csharp("App/Incidents.cs", BUS)])
+    sent = {target for _, target, key, data in graph.out_edges("cs:Errors.App.CloseIncidentHandler.HandleAsync|METHOD",
+                                                                keys=True, data=True)
+            if key == "CALLS" and data.get("via") == "message"}
+    assert sent == {"cs:Errors.App.IncidentClosedHandler.HandleAsync|METHOD"}
