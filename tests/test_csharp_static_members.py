@@ -119,3 +119,30 @@ def test_no_edge_for_an_unknown_member_or_holder_nor_by_name() -> None:
 def test_a_static_field_of_a_library_type_is_no_interface_family_guess() -> None:
     assert "cs:App.Repos.ILog.Write|METHOD" not in _calls("AccountController.Logs")
     assert "cs:App.Repos.FileLog.Write|METHOD" not in _calls("AccountController.Logs")
+
+
+QUALIFIED = {
+    "DbUtil.cs": "namespace btnet { public class DbUtil { public static int execute_nonquery(string sql) => 0; "
+                 "public static Settings Config; } public class Settings { public void Load() { } } }",
+    "Bug.cs": """namespace btnet { public class Bug {
+    public static void delete_bug(int id) { btnet.DbUtil.execute_nonquery("delete from bugs"); }
+    public static void load() { btnet.DbUtil.Config.Load(); } } }
+namespace Other.Web { public class Page1 {
+    public void Go() { btnet.Bug.delete_bug(1); }
+    public void Unknown() { nowhere.Thing.run(); } } }""",
+}
+
+
+def test_a_type_named_with_its_namespace_is_the_calls_receiver() -> None:
+    """`btnet.DbUtil.execute_nonquery(sql)` and `btnet.Bug.delete_bug(1)` from another namespace: the
+    parser can only read `btnet` as a name the file does not declare; the resolver reads the written
+    path as a type's qualified name (then its static members, `btnet.DbUtil.Config.Load()`); a path
+    naming no type links nothing."""
+    graph = build_graph([parse_csharp(path, text) for path, text in QUALIFIED.items()])[0]
+
+    def called(method: str) -> set[str]:
+        return {t for _, t, k in graph.out_edges(method, keys=True) if k == "CALLS"}
+    assert "cs:btnet.DbUtil.execute_nonquery|METHOD" in called("cs:btnet.Bug.delete_bug|METHOD")
+    assert "cs:btnet.Settings.Load|METHOD" in called("cs:btnet.Bug.load|METHOD")
+    assert called("cs:Other.Web.Page1.Go|METHOD") == {"cs:btnet.Bug.delete_bug|METHOD"}
+    assert called("cs:Other.Web.Page1.Unknown|METHOD") == set()

@@ -164,6 +164,12 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
     if "property" in receiver:
         spec = receiver["property"]
         owner = _receiver(graph, symbols, spec["receiver"], depth + 1)
+        dotted = _written_path(receiver) if not owner.guesses else None
+        if dotted:  # `btnet.DbUtil.execute_nonquery(sql)`: a type named with its namespace, not a member's member
+            named = symbols.find("csharp", dotted, ("TYPE",))
+            chain = _Receiver([named.name]) if named is not None else _type_of_chain(graph, symbols, dotted)
+            if chain.guesses or chain.through:
+                return chain
         types = [node.id for node in (symbols.find("csharp", g, ("TYPE",)) for g in owner.guesses) if node]
         member = accessed_member_type(graph, symbols, types[0], spec["member"]) if types else None
         if member is not None:  # a property or field, typed as declared
@@ -178,6 +184,17 @@ def _receiver(graph: nx.MultiDiGraph, symbols: SymbolTable, receiver: dict, dept
         if inherited is not None:
             return inherited
     return _Receiver(guesses)
+
+
+def _written_path(receiver: dict) -> str | None:
+    """`btnet.DbUtil` of a receiver the parser could only read as a member chain (`btnet`, a name the
+    file does not declare, then its `DbUtil`): the dotted name as written, for a namespace-qualified type."""
+    if "member_of" in receiver:
+        return receiver["name"]
+    if "property" in receiver:
+        owner = _written_path(receiver["property"]["receiver"])
+        return f"{owner}.{receiver['property']['member']}" if owner else None
+    return None
 
 
 def _implemented_property(graph: nx.MultiDiGraph, symbols: SymbolTable, type_id: str, member: str) -> Node | None:
