@@ -149,3 +149,23 @@ public Task<int> Count() => connection.ExecuteScalarAsync<int>(new CommandDefini
     made = {(r.source, r.edge_type, r.target) for r in parse_csharp("Repo.cs", source).references
             if r.edge_type in ("READS", "CALLS") and r.target in ("fetch_matches", "outs")}
     assert made == {("cs:N.Repo.Fetch|METHOD", "CALLS", "fetch_matches"), ("cs:N.Repo.Count|METHOD", "READS", "outs")}
+
+
+def test_sql_held_by_a_projects_statement_object_is_run_by_the_method():
+    """`var sql = new SQLString(@"delete ... from bug_posts ...")` then `DbUtil.execute_nonquery(sql)`: a
+    project's holder of a statement (its name starts with `sql` / `query`); a driver's parameter and a
+    holder's text that is no statement make nothing."""
+    from ragstream.index.csharp.parser import parse_csharp
+
+    source = '''namespace btnet { public class Bug {
+public static void delete_bug(int id) {
+    var sql = new SQLString(@"select bp_id from bug_posts where bp_bug = @bg");
+    DataSet ds = btnet.DbUtil.get_dataset(sql);
+    sql = new SQLString(@"delete from bug_posts where bp_bug = @bg
+delete from bugs where bg_id = @bg");
+    btnet.DbUtil.execute_nonquery(sql); }
+public static void other(int id) { var p = new SqlParameter("@bg", id); var h = new QueryHint("bug_posts"); } } }'''
+    made = {(r.source.rsplit(".", 1)[-1], r.edge_type, r.target) for r in parse_csharp("bug.cs", source).references
+            if r.edge_type in ("READS", "WRITES")}
+    assert made == {("delete_bug|METHOD", "READS", "bug_posts"), ("delete_bug|METHOD", "WRITES", "bug_posts"),
+                    ("delete_bug|METHOD", "WRITES", "bugs")}

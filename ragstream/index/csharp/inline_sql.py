@@ -157,6 +157,9 @@ def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlTex
         passed.update((a.start_byte, a.end_byte) for a in arguments)
         values = (string_value(expr, strings) for expr in arguments)
         text = next((value for value in values if value), None)
+        if text and node.type == "object_creation_expression" and wraps_sql(
+                (created_type(node) or "").rsplit(".", 1)[-1].lower()) and not _SQL_LIKE.match(text):
+            text = None  # a holder's text that is no statement (a name, a message)
         if text:
             found.append(SqlText(text, line_of(node), row_type=_row_type(node)))
         elif arguments and _row_type(node):
@@ -226,14 +229,27 @@ def sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
         assigned = left.child_by_field_name("name") if left.type == "member_access_expression" else left
         return [required_child(node, "right")] if node_text(assigned) == "CommandText" else []
     if node.type == "object_creation_expression":
-        is_command = (created_type(node) or "").rsplit(".", 1)[-1].lower() in SQL_COMMAND_TYPES
+        created = (created_type(node) or "").rsplit(".", 1)[-1].lower()
         arguments = node.child_by_field_name("arguments")
-        return [value for _, value in call_arguments(arguments)] if is_command and arguments else []
+        return [value for _, value in call_arguments(arguments)] \
+            if (created in SQL_COMMAND_TYPES or wraps_sql(created)) and arguments else []
     callee = callee_of(node)
     name = (type_name(callee[1]) or "") if callee else ""
     if name in SQL_METHODS or name.startswith(SQL_METHOD_PREFIXES):
         return [value for _, value in call_arguments(required_child(node, "arguments"))]
     return []
+
+
+def wraps_sql(created: str) -> bool:
+    """A project's own holder of a statement, by its name (`new SQLString(@"select ...")`, `new SqlQuery(..)`,
+    `new QueryText(..)`): its string argument is SQL the object runs later, when it reads as a statement
+    (`_method_sql`); a driver's parameter or connection (`SqlParameter`, `SqlConnection`) holds none."""
+    return created not in SQL_COMMAND_TYPES and created.startswith(("sql", "query")) \
+        and not created.endswith(_NO_STATEMENT)
+
+
+_NO_STATEMENT = ("parameter", "connection", "connectionstringbuilder", "exception", "transaction", "datareader",
+                 "dataadapter", "bulkcopy", "error")
 
 
 def _row_type(node: tree_sitter.Node) -> str | None:
