@@ -36,12 +36,18 @@ def statement_of(member: str) -> str | None:
     return None if found is None else "READS" if found.group(1) else "WRITES"
 
 
-def link_table_arguments(graph: nx.MultiDiGraph, refs: Iterable[Reference]) -> Counter:
-    """READS / WRITES from each method to the tables the builder calls it makes name."""
-    tables: dict[str, list[str]] = {}
+def tables_by_name(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
+    """Lower-case table or view name without its schema -> the nodes so named."""
+    found: dict[str, list[str]] = {}
     for node, data in graph.nodes(data=True):
         if data.get("kind") in ("TABLE", "VIEW"):
-            tables.setdefault(data.get("name", "").rsplit(".", 1)[-1].lower(), []).append(node)
+            found.setdefault(data.get("name", "").rsplit(".", 1)[-1].lower(), []).append(node)
+    return found
+
+
+def link_table_arguments(graph: nx.MultiDiGraph, refs: Iterable[Reference]) -> Counter:
+    """READS / WRITES from each method to the tables the builder calls it makes name."""
+    tables = tables_by_name(graph)
     added: Counter = Counter()
     for ref in refs:
         call = ref.attrs.get("call") or {}

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from ragstream.index.csharp.data_access import entity_tables
+from ragstream.index.csharp.table_arguments import tables_by_name
 from ragstream.index.graph_edits import add_edge
 from ragstream.index.model import Reference
 from ragstream.index.symbols import SymbolTable
@@ -26,7 +27,7 @@ from ragstream.index.symbols import SymbolTable
 
 def link_registered_tables(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: Iterable[Reference]) -> Counter:
     """MAPS_TO from each type a registration call names to the table its literal names."""
-    tables = _tables_by_name(graph)
+    tables = tables_by_name(graph)
     by_member: dict[str, list[tuple[Reference, str, str]]] = {}  # member -> (call, type, table)
     for ref in refs:
         call = ref.attrs.get("call") or {}
@@ -48,15 +49,6 @@ def link_registered_tables(graph: nx.MultiDiGraph, symbols: SymbolTable, refs: I
                 "line": ref.line, "resolution": "inferred", "via": "registry", "mapped_by": ref.source,
                 "registry": member, "guess": True})
     return added
-
-
-def _tables_by_name(graph: nx.MultiDiGraph) -> dict[str, list[str]]:
-    """Lower-case table or view name without its schema -> the nodes so named."""
-    found: dict[str, list[str]] = {}
-    for node, data in graph.nodes(data=True):
-        if data.get("kind") in ("TABLE", "VIEW"):
-            found.setdefault(data.get("name", "").rsplit(".", 1)[-1].lower(), []).append(node)
-    return found
 
 
 def _in_db_context(graph: nx.MultiDiGraph, method: str) -> bool:
