@@ -82,6 +82,11 @@ public class OrderTests
 }
 
 
+def script(sql: str) -> nx.MultiDiGraph:
+    """The graph of one T-SQL script."""
+    return build_graph([parse_sql("db/schema.sql", sql, "tsql")])[0]
+
+
 def graph() -> nx.MultiDiGraph:
     files = [parse_csharp(path, text) for path, text in APP.items()]
     files.append(parse_sql("db/schema.sql", SCHEMA, "tsql"))
@@ -871,13 +876,9 @@ def test_a_column_is_named_by_what_the_clause_after_column_says_it_holds():
     `Repository` table's columns, is the mapped entity's `Logo` property; a column whose words the
     clause does not say, or a table the question does not name, is none of them."""
     from ragstream.graph.named import columns_in_words, tables_in_words
-    from ragstream.index.csharp.parser import parse_csharp
-    from ragstream.index.graph_build import build_graph
-    from ragstream.index.sql.parser import parse_sql
 
-    logs = build_graph([parse_sql("db/logs.sql", "CREATE TABLE dbo.SystemLogs (Id INT, ClientIP NVARCHAR(64), "
-                                  "ClientAgent NVARCHAR(200)); CREATE TABLE dbo.Visits (Id INT, ClientIP NVARCHAR(64));",
-                                  "tsql")])[0]
+    logs = script("CREATE TABLE dbo.SystemLogs (Id INT, ClientIP NVARCHAR(64), ClientAgent NVARCHAR(200)); "
+                  "CREATE TABLE dbo.Visits (Id INT, ClientIP NVARCHAR(64));")
     question = "If the column that stores the client IP address in the system log table is renamed, which code is affected?"
     tables = tables_in_words(logs, question)
     assert [n.id for n in tables] == ["sql:dbo.SystemLogs|TABLE"]
@@ -902,9 +903,8 @@ def test_a_question_about_several_tables_names_one_in_each_place_it_says_a_name(
     from ragstream.graph.answers import asked_subjects
     from ragstream.graph.named import find_named, tables_in_words
 
-    logs = build_graph([parse_sql("db/logs.sql", "CREATE TABLE dbo.Log (Id INT); CREATE TABLE dbo.ActivityLog (Id INT); "
-                                  "CREATE TABLE dbo.OrderItems (Id INT); CREATE TABLE dbo.ShoppingCartItems (Id INT);",
-                                  "tsql")])[0]
+    logs = script("CREATE TABLE dbo.Log (Id INT); CREATE TABLE dbo.ActivityLog (Id INT); "
+                  "CREATE TABLE dbo.OrderItems (Id INT); CREATE TABLE dbo.ShoppingCartItems (Id INT);")
     question = "Which methods bulk-delete the system log and the customer activity log tables?"
     named = find_named(logs, question)
     assert [n.id for n in named] == ["sql:dbo.Log|TABLE"]
@@ -926,13 +926,13 @@ def test_a_table_described_by_the_two_it_links_is_the_one_with_keys_to_both():
     from ragstream.graph.answers import asked_subjects
     from ragstream.graph.named import link_tables_in_words
 
-    roles = build_graph([parse_sql("db/roles.sql", """
+    roles = script("""
 CREATE TABLE dbo.Customer (Id INT PRIMARY KEY);
 CREATE TABLE dbo.CustomerRole (Id INT PRIMARY KEY);
 CREATE TABLE dbo.CustomerRoleMapping (Id INT PRIMARY KEY,
     CustomerId INT REFERENCES dbo.Customer (Id), CustomerRoleId INT REFERENCES dbo.CustomerRole (Id));
 CREATE TABLE dbo.CustomerNote (Id INT PRIMARY KEY, CustomerId INT REFERENCES dbo.Customer (Id));
-""", "tsql")])[0]
+""")
     question = "Which methods insert or delete rows of the table that assigns customers to customer roles?"
     assert [n.id for n in asked_subjects(roles, question, "list", [])] == ["sql:dbo.CustomerRoleMapping|TABLE"]
     assert link_tables_in_words(roles, "Which methods write the table that keeps notes on customers?") == []
@@ -943,7 +943,6 @@ CREATE TABLE dbo.CustomerNote (Id INT PRIMARY KEY, CustomerId INT REFERENCES dbo
 def test_an_impact_question_naming_a_column_in_words_is_about_that_column():
     from ragstream.graph.answers import asked_subjects
 
-    issues = build_graph([parse_sql("db/c.sql", "CREATE TABLE dbo.App_Issues (IssueId INT, IssueDueDate DATETIME);",
-                                    "tsql")])[0]
+    issues = script("CREATE TABLE dbo.App_Issues (IssueId INT, IssueDueDate DATETIME);")
     assert [n.id for n in asked_subjects(issues, "If we rename the due date column of the issues table, what breaks?",
                                          "impact", [])] == ["sql:dbo.App_Issues.IssueDueDate|COLUMN"]

@@ -99,12 +99,12 @@ def _entry_of(syntax: tree_sitter.Node, name: str, decl: TypeDecl, registered: d
         if _event_arguments(syntax) in NOT_ACTIONS:
             return None
         return _entry("ANY", "page_event", None) if name.startswith("Page_") else _entry("POST", "event_handler", None)
-    if name in _HTTP_HANDLER_METHODS and any(_short(base) in HTTP_HANDLER_BASES for base in decl.bases):
+    if name in _HTTP_HANDLER_METHODS and any(base.rsplit(".", 1)[-1] in HTTP_HANDLER_BASES for base in decl.bases):
         return _entry("ANY", "http_handler", None)
     if any(a in ("WebMethod", "WebMethodAttribute") for a, _ in written):
         return _entry("POST", "web_method", None)
     public = "public" in (node_text(child) for child in syntax.children if child.type == "modifier")
-    if public and syntax.type == "method_declaration" and any(_short(base) == "Hub" for base in decl.bases) \
+    if public and syntax.type == "method_declaration" and any(base.rsplit(".", 1)[-1] == "Hub" for base in decl.bases) \
             and "static" not in (node_text(child) for child in syntax.children if child.type == "modifier"):
         return _entry("ANY", "hub_method", None)
     if public and syntax.type == "method_declaration" and _is_controller(decl) \
@@ -145,11 +145,6 @@ def _is_web_form(decl: TypeDecl) -> bool:
 WEB_FORM_BASES = ("Page", "UserControl", "MasterPage")
 HTTP_HANDLER_BASES = frozenset({"IHttpHandler", "IHttpAsyncHandler", "HttpTaskAsyncHandler"})
 _HTTP_HANDLER_METHODS = frozenset({"ProcessRequest", "ProcessRequestAsync"})
-
-
-def _short(base: str) -> str:
-    """A base's name without namespace or type arguments: `Microsoft.AspNet.SignalR.Hub<IClient>` -> `Hub`."""
-    return base.split("<", 1)[0].rsplit(".", 1)[-1]
 
 
 def _handles_event(syntax: tree_sitter.Node) -> bool:

@@ -157,8 +157,8 @@ def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlTex
         passed.update((a.start_byte, a.end_byte) for a in arguments)
         values = (string_value(expr, strings) for expr in arguments)
         text = next((value for value in values if value), None)
-        if text and node.type == "object_creation_expression" and wraps_sql(
-                (created_type(node) or "").rsplit(".", 1)[-1].lower()) and not _SQL_LIKE.match(text):
+        if text and node.type == "object_creation_expression" and wraps_sql(_created(node)) \
+                and not _SQL_LIKE.match(text):
             text = None  # a holder's text that is no statement (a name, a message)
         if text:
             found.append(SqlText(text, line_of(node), row_type=_row_type(node)))
@@ -229,7 +229,7 @@ def sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
         assigned = left.child_by_field_name("name") if left.type == "member_access_expression" else left
         return [required_child(node, "right")] if node_text(assigned) == "CommandText" else []
     if node.type == "object_creation_expression":
-        created = (created_type(node) or "").rsplit(".", 1)[-1].lower()
+        created = _created(node)
         arguments = node.child_by_field_name("arguments")
         return [value for _, value in call_arguments(arguments)] \
             if (created in SQL_COMMAND_TYPES or wraps_sql(created)) and arguments else []
@@ -238,6 +238,11 @@ def sql_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     if name in SQL_METHODS or name.startswith(SQL_METHOD_PREFIXES):
         return [value for _, value in call_arguments(required_child(node, "arguments"))]
     return []
+
+
+def _created(node: tree_sitter.Node) -> str:
+    """The lower-case short name of the type a `new T(...)` creates."""
+    return (created_type(node) or "").rsplit(".", 1)[-1].lower()
 
 
 def wraps_sql(created: str) -> bool:
