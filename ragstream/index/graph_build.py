@@ -55,6 +55,7 @@ from ragstream.index.csharp.nh_automapping import link_automapped_entities
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
 from ragstream.index.sql.templates import resolve_placeholder_schemas
+from ragstream.index.sql.code_only_tables import settle_code_only_tables
 from ragstream.index.sql.name_resolution import resolve_sql_names
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 from ragstream.test_paths import code_root
@@ -115,6 +116,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved.update(link_code_first_tables(graph, symbols, refs))  # OrmLite `db.CreateTable<T>()`
     # every schema source is in: SQL names left EXTERNAL onto the object they mean (case, schema, naming)
     stats.resolved["name_resolution"] += resolve_sql_names(graph)
+    stats.resolved["code_only_tables"] += settle_code_only_tables(graph)  # names only the code's SQL says
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
