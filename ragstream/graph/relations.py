@@ -1144,7 +1144,7 @@ def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tupl
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
                   http_verbs: Collection[str] = (), start: Collection[str] = (), face: str | None = None,
-                  actions: Collection[str] = ()) -> list[str]:
+                  actions: Collection[str] = (), objects: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
@@ -1161,7 +1161,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
     moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
-    moderators only, not `AdminController.Settings`) and fewer words it does not ask, then those
+    moderators only, not `AdminController.Settings`), of those the ones saying more of what the
+    actions are done to (`objects`: "when a user ... confirms deleting a single bug" is
+    `delete_bug`, not `delete_user`), and fewer words it does not ask, then those
     of a type the words name, then
     those upstream of more of the other hits (a flow is asked from the top down), then declared
     entry points, then those whose own name the words say ("created" -> `Create`), then search
@@ -1229,7 +1231,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         said = said_actions(graph.nodes[hit].get("name", "")) if hit in entries else frozenset()
         return 0 if said & set(actions) else 2 if said and actions else 1
 
-    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, int, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1240,7 +1242,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type), other_verb, -shared, says_action(hit),
+                not (verb or outer.search(name) or named_type), other_verb, -shared, -shared_words(objects, said),
+                says_action(hit),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
@@ -1248,7 +1251,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
-        ranked = [hit for hit in ranked if rank(hit)[:7] == rank(ranked[0])[:7]]
+        ranked = [hit for hit in ranked if rank(hit)[:8] == rank(ranked[0])[:8]]
     other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
     return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 
