@@ -109,7 +109,7 @@ def acted_on(question: str) -> frozenset[str]:
 
 # what may stand between a verb and its object ("deleting a single bug", "creates the new order")
 _DETERMINERS = (r"(?:a|an|the|this|that|these|those|one|single|new|existing|its|their|his|her|our|your|some|any|all|each"
-                r"|every|specific|particular|given|selected|whole|entire)")
+                r"|every|specific|particular|given|selected|whole|entire|first|last|second|next|previous|old|current|same|other)")
 # words after a verb that are no object of it ("deleted from", "saved to the database", "it")
 _NOT_OBJECTS = frozenset({"from", "to", "into", "in", "on", "at", "by", "for", "with", "and", "or", "is", "are", "it",
                           "them", "when", "what", "which", "how", "then", "as", "up", "out", "down", "back", "of", "through", "via",

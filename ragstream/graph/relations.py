@@ -1161,9 +1161,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
     moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
-    moderators only, not `AdminController.Settings`), of those the ones saying more of what the
-    actions are done to (`objects`: "when a user ... confirms deleting a single bug" is
-    `delete_bug`, not `delete_user`), and fewer words it does not ask, then those
+    moderators only, not `AdminController.Settings`), of those the ones whose name says the asked
+    action, then those saying more of what the actions are done to (`objects`: "when a user ...
+    confirms deleting a single bug" is `delete_bug`, not `delete_user`), and fewer words it does
+    not ask, then those
     of a type the words name, then
     those upstream of more of the other hits (a flow is asked from the top down), then declared
     entry points, then those whose own name the words say ("created" -> `Create`), then search
@@ -1242,8 +1243,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type), other_verb, -shared, -shared_words(objects, said),
-                says_action(hit),
+                not (verb or outer.search(name) or named_type), other_verb, -shared, says_action(hit),
+                -shared_words(objects, said),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
