@@ -21,7 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.action_verbs import said_actions
-from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face
+from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face, framework_contract
 from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
@@ -1147,7 +1147,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
                   actions: Collection[str] = (), objects: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
-    page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
+    page handler, a minimal API or an endpoint), members a framework calls (`framework_contract`:
+    a queue processor's `ProcessResult` override) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
     describes (`described_entries`: actions and message handlers the search missed). Those of a
     type saying most of the words the question starts its walk from come first (`start`: "walk me
@@ -1188,7 +1189,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         return _of_named_type(graph, method, asked)
 
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS])
-                if (of_named_type(m) or entry_verb(m)) and not is_constructor(graph, m)]
+                if (of_named_type(m) or entry_verb(m) or framework_contract(graph, m)) and not is_constructor(graph, m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
@@ -1211,7 +1212,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     declared = declared_type_names(graph)
     jobs = {h for h in candidates if face in FRAMEWORK_FACES and entry_face(graph, h) == face}
     entries = {h: entry_words(graph, h, declared) for h in candidates
-               if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
+               if entry_verb(h) or _dispatched_to(graph, h) or h in jobs or framework_contract(graph, h)}
 
     def starts_here(method: str) -> int:
         """How many of the start's words the method's type says (`MailboxReader` says both of "the
@@ -1243,7 +1244,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type), other_verb, -shared, says_action(hit),
+                not (verb or outer.search(name) or named_type or hit in entries), other_verb, -shared, says_action(hit),
                 -shared_words(objects, said),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
