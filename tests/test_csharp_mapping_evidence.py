@@ -524,3 +524,31 @@ namespace Blog.Commands {
     assert touched("Load") == {("READS", "sql:dbo.BlogPosts|TABLE", True)}
     assert touched("Remove") == {("WRITES", "sql:dbo.BlogPosts|TABLE", True)}
     assert touched("Cached") == set() and touched("Unmapped") == set()
+
+
+def test_a_mapper_handing_its_base_the_table_maps_its_entity_and_a_unit_of_work_writes_it():
+    """Griffin.Data: `HistoryEntryMapper : CrudEntityMapper<HistoryEntry>` with `: base("IncidentHistory")`
+    maps the entity to that table, and `_unitOfWork.InsertAsync(entry)` then writes it; a CSV
+    `ClassMap<T>` beside it maps nothing, and a mapper handing its base no string names no table."""
+    files = {"History.cs": """
+using Griffin.Data.Mapper;
+namespace Errors.History;
+public class HistoryEntry { public int Id { get; set; } public int IncidentId { get; set; } }
+public class Note { public int Id { get; set; } }
+public class HistoryEntryMapper : CrudEntityMapper<HistoryEntry>
+{
+    public HistoryEntryMapper() : base("IncidentHistory") { Property(x => x.Id).PrimaryKey(true); }
+}
+public class NoteMapper : CrudEntityMapper<Note> { public NoteMapper() : base(Settings.Name) { } }
+public class Csv : ClassMap<HistoryEntry> { public Csv() { Map(x => x.Id); } }
+public class HistoryRepository
+{
+    private readonly IAdoNetUnitOfWork _unitOfWork;
+    public async Task CreateAsync(HistoryEntry entry) { await _unitOfWork.InsertAsync(entry); }
+}
+""", "schema.sql": "CREATE TABLE IncidentHistory (Id int NOT NULL, IncidentId int NOT NULL);"}
+    graph = graph_of(files)
+    table = "sql:IncidentHistory|TABLE"
+    assert edge(graph, "cs:Errors.History.HistoryEntry|TYPE", table, "MAPS_TO")["via"] == "mapping_class"
+    assert edge(graph, "cs:Errors.History.HistoryRepository.CreateAsync|METHOD", table, "WRITES") is not None
+    assert not [t for _, t, k in graph.out_edges("cs:Errors.History.Note|TYPE", keys=True) if k == "MAPS_TO"]

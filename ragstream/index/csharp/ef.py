@@ -19,7 +19,8 @@
   automapping finds without an override: see `nh_automapping`.
 - A mapping class that maps its type argument in its constructor (FluentNHibernate's
   `ClassMap<T>`, NHibernate's `ClassMapping<T>`, EF6's `EntityTypeConfiguration<T>`) REFERENCES
-  `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names, else to `T`'s own name
+  `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names (or hands its base's
+  constructor: Griffin.Data's `: base("X")` of a `CrudEntityMapper<T>`), else to `T`'s own name
   by the ORM's convention (a guess; attrs `via="mapping_class"`). Only with evidence that the
   class maps to a database: its file imports an ORM's namespace (or qualifies the base with it),
   or its constructor names a table or key (`Table`, `Id`, `HasKey`, ...). The base's name alone is
@@ -143,9 +144,22 @@ def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
     imported = [*names.usings, *names.aliases.values(), node_text(base)]
     if found and any(written.startswith(ORM_NAMESPACES) for written in imported):
         return entity
-    own_calls = {called_name(call) for method in decl.methods if method.type == "constructor_declaration"
+    constructors = [method for method in decl.methods if method.type == "constructor_declaration"]
+    own_calls = {called_name(call) for method in constructors
                  for call in descendants(method) if call.type == "invocation_expression" and _on_this(call)}
-    return entity if own_calls & PERSISTENCE_CALLS else None
+    return entity if own_calls & PERSISTENCE_CALLS or _base_table(constructors, decl.syntax) else None
+
+
+def _base_table(constructors: list[tree_sitter.Node], owner: tree_sitter.Node) -> str | None:
+    """The table a mapping class hands its base's constructor (Griffin.Data's `HistoryEntryMapper()
+    : base("IncidentHistory")`), written as a string."""
+    for constructor in constructors:
+        initializer = child_of_type(constructor, "constructor_initializer")
+        if initializer is not None and any(child.type == "base" for child in initializer.children):
+            table = _table_from_arguments(child_of_type(initializer, "argument_list"), owner)
+            if table:
+                return table
+    return None
 
 
 def _unqualified(base: tree_sitter.Node) -> tree_sitter.Node:
@@ -162,7 +176,8 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     own_calls = [call for method in [*constructors, *_helpers(decl, constructors)] for call in descendants(method)
                  if call.type == "invocation_expression" and _on_this(call)]
     table = next((_table_from_arguments(call.child_by_field_name("arguments"), decl.syntax)
-                  for call in own_calls if called_name(call) in ("Table", "ToTable")), None)
+                  for call in own_calls if called_name(call) in ("Table", "ToTable")), None) \
+        or _base_table(constructors, decl.syntax)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(constructors[0]) if constructors else line_of(decl.syntax)
@@ -249,8 +264,9 @@ def _first_parameter(method: tree_sitter.Node) -> str | None:
 CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
                         "UnionSubclassMapping", "EntityTypeConfiguration")
 # The name of a mapping base a package or the repository derives from the ORM's (`EntityMapBase<T>`,
-# `EntitySubClassMapBase<T>`, `AuditedClassMapping<T>`): known only with a table or key in the constructor.
-MAPPING_BASE_NAME = re.compile(r"(?:Map|MapBase|Mapping|MappingBase)$")
+# `EntitySubClassMapBase<T>`, `AuditedClassMapping<T>`; a mapper ORM's own: `CrudEntityMapper<T>`,
+# `ClassMapper<T>`): known only with a table or key in the constructor, or a table handed to the base.
+MAPPING_BASE_NAME = re.compile(r"(?:Map|MapBase|Mapper|Mapping|MappingBase)$")
 # Namespaces of the ORMs whose mapping classes these are: a file importing one maps to a database.
 ORM_NAMESPACES = ("NHibernate", "FluentNHibernate", "System.Data.Entity", "Microsoft.EntityFrameworkCore")
 # What only a persistence mapping's constructor says: its table, schema or key.
