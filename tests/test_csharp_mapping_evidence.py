@@ -552,3 +552,37 @@ public class HistoryRepository
     assert edge(graph, "cs:Errors.History.HistoryEntry|TYPE", table, "MAPS_TO")["via"] == "mapping_class"
     assert edge(graph, "cs:Errors.History.HistoryRepository.CreateAsync|METHOD", table, "WRITES") is not None
     assert not [t for _, t, k in graph.out_edges("cs:Errors.History.Note|TYPE", keys=True) if k == "MAPS_TO"]
+
+
+def test_a_mapping_class_maps_the_properties_its_constructor_names_a_column_for():
+    """EF6's `this.Property(t => t.Columns).HasColumnName("qu_columns")` in an `EntityTypeConfiguration<T>`
+    constructor, FluentNHibernate's `Map(x => x.Email).Column("EmailAddr")` and `Id(x => x.Id).Column(..)`:
+    each property maps to the column named; one without a column name keeps the column of its own
+    name, and no property maps to a column of another."""
+    graph = graph_of({"Models.cs": """
+using System.Data.Entity.ModelConfiguration;
+namespace Bugs.Models;
+public class Query { public int Id { get; set; } public string Columns { get; set; } }
+public class QueryMap : EntityTypeConfiguration<Query>
+{
+    public QueryMap() { this.ToTable("queries"); this.HasKey(t => t.Id);
+        this.Property(t => t.Id).HasColumnName("qu_id"); this.Property(t => t.Columns).HasColumnName("qu_columns"); }
+}
+""", "Students.cs": """
+using FluentNHibernate.Mapping;
+namespace School;
+public class Student { public virtual long Id { get; set; } public virtual string Name { get; set; } public virtual string Email { get; set; } }
+public class StudentMap : ClassMap<Student>
+{
+    public StudentMap() { Table("Student"); Id(x => x.Id).Column("StudentID"); Map(x => x.Name); Map(x => x.Email).Column("EmailAddr"); }
+}
+""", "schema.sql": """CREATE TABLE queries (qu_id int NOT NULL, qu_columns nvarchar(max));
+CREATE TABLE Student (StudentID bigint NOT NULL, Name nvarchar(200), EmailAddr nvarchar(200));"""})
+
+    def columns(prop: str) -> set[str]:
+        return {t for _, t, k in graph.out_edges(prop, keys=True) if k == "MAPS_TO"}
+    assert columns("cs:Bugs.Models.Query.Columns|PROPERTY") == {"sql:dbo.queries.qu_columns|COLUMN"}
+    assert columns("cs:Bugs.Models.Query.Id|PROPERTY") == {"sql:dbo.queries.qu_id|COLUMN"}
+    assert columns("cs:School.Student.Email|PROPERTY") == {"sql:dbo.Student.EmailAddr|COLUMN"}
+    assert columns("cs:School.Student.Id|PROPERTY") == {"sql:dbo.Student.StudentID|COLUMN"}
+    assert columns("cs:School.Student.Name|PROPERTY") == {"sql:dbo.Student.Name|COLUMN"}

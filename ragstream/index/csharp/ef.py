@@ -181,13 +181,14 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(constructors[0]) if constructors else line_of(decl.syntax)
-    attrs: dict = {"source_candidates": sources, "via": "mapping_class"}
+    columns = configured_columns(own_calls)  # EF6: `this.Property(t => t.Columns).HasColumnName("qu_columns")`
+    attrs: dict = {"source_candidates": sources, "via": "mapping_class", **columns}
     if not table:
         attrs.update(guess=True, mapping="by_convention")
     return [
         Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
                   candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-                  attrs={"via": "mapping_class", **_members(own_calls)}),
+                  attrs={"via": "mapping_class", **_members(own_calls), **columns}),
         maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
     ]
 
