@@ -48,7 +48,7 @@ def test_a_table_only_the_code_names_is_a_table_marked_a_guess_at_its_first_use(
     assert _targets(graph, "Read", "READS") == {table}
     data = graph.nodes[table]
     assert data["kind"] == "TABLE" and data["attrs"]["via"] == "sql_text" and data["attrs"]["guess"] is True
-    assert data["path"] == "" and data["attrs"]["first_named_at"] == "Counters.cs:9"  # `Bump`: the first naming it
+    assert data["path"] == "Counters.cs" and data["start_line"] == 9  # `Bump`: the first statement naming it
     assert "ext:osu_counts|EXTERNAL" not in graph
 
 

@@ -4,9 +4,8 @@ An application whose schema lives elsewhere (another repository, a database mana
 legacy database an importer reads) still reads and writes its tables: `conn.Execute("UPDATE
 osu_counts SET ...")` names a table no script, migration or model of the repository defines.
 Once every schema source is in (`name_resolution`), such a name is an EXTERNAL SQL node; this
-pass makes it a TABLE (`via="sql_text"`, a guess, with where the code first names it; no file
-defines it, so it has no path and no chunk of its own) when code runs SQL naming it, so that a
-question about the table finds it and the code around it:
+pass makes it a TABLE (`via="sql_text"`, a guess, placed on the line of code that first names it)
+when code runs SQL naming it, so that a question about the table finds it and the code around it:
 
 - evidence is SQL the code runs or hands to what runs it (a data-access call, a command's text,
   a helper's parameter): a literal that merely reads as SQL (`via="sql_literal"`, an error
@@ -89,11 +88,12 @@ def _make_table(graph: nx.MultiDiGraph, spellings: list[str]) -> None:
                  if graph.nodes[s].get("language") != "sql"), default=("", 0, ""))
     table = node_id("sql", name, "TABLE")
     if table not in graph:
-        # no file defines it: no path, so no chunk of some code line stands for it in the search
+        # placed on the line of code that first names it: its chunk quotes that line, what the
+        # search finds the table by (no script defines it)
         graph.add_node(table, **vars(Node(
-            id=table, kind="TABLE", language="sql", name=name,
+            id=table, kind="TABLE", language="sql", name=name, path=first[0], start_line=first[1], end_line=first[1],
             signature=f"table {name} (known only from the SQL the code runs: no script, migration or model defines it)",
-            attrs={"via": CODE_ONLY, "guess": True, "first_named_by": first[2], "first_named_at": f"{first[0]}:{first[1]}",
+            attrs={"via": CODE_ONLY, "guess": True, "first_named_by": first[2],
                    **({"spellings": sorted(str(graph.nodes[n]["name"]) for n in spellings)} if len(spellings) > 1 else {})})))
     for node in spellings:
         if len(qualified) > 1 and "." in graph.nodes[node]["name"] and node != chosen:
