@@ -13,7 +13,7 @@ from ragstream.graph.action_verbs import acted_on, asked_actions, asked_http_ver
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, named_node, columns_in_words, link_tables_in_words, procedures_in_words,
-                                  says_several_tables, tables_in_words, undeclared_columns)
+                                  says_several_tables, tables_acted_on, tables_in_words, undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
 from ragstream.graph.questions import (supposes_schema_change, asked_face, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_subject_words, asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
@@ -144,8 +144,10 @@ def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, nam
     """What a list, impact or mapping question is about: the objects it names, else those it
     says in plain words (a table's, an impact's column or procedure, a mapping's entity)."""
     if shape in ("list", "impact", "mapping") and not named:
-        # "the table that assigns customers to roles", else "which code writes todo items"
-        named = link_tables_in_words(graph, question) or tables_in_words(graph, question)
+        # "the table that assigns customers to roles", else "which code writes todo items", else
+        # "which code deletes incidents" (a list's one-word table, said as what is deleted)
+        named = link_tables_in_words(graph, question) or tables_in_words(graph, question) \
+            or (tables_acted_on(graph, question) if shape == "list" else [])
         if shape == "impact":  # "the due date column of the issues table": that column of it
             named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
     elif shape in ("list", "impact", "mapping") and all(n.cue == "table" for n in named) \
