@@ -1148,7 +1148,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
     page handler, a minimal API or an endpoint), members a framework calls (`framework_contract`:
-    a queue processor's `ProcessResult` override) or whose type the asked keyword tokens (`words`)
+    a queue processor's `ProcessResult` override; entry points only where no action, handler or
+    job is among the candidates) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
     describes (`described_entries`: actions and message handlers the search missed). Those of a
     type saying most of the words the question starts its walk from come first (`start`: "walk me
@@ -1212,7 +1213,9 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     declared = declared_type_names(graph)
     jobs = {h for h in candidates if face in FRAMEWORK_FACES and entry_face(graph, h) == face}
     entries = {h: entry_words(graph, h, declared) for h in candidates
-               if entry_verb(h) or _dispatched_to(graph, h) or h in jobs or framework_contract(graph, h)}
+               if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
+    if not entries:  # no action, handler or job near the hits: what the framework calls there (a queue's callback)
+        entries = {h: entry_words(graph, h, declared) for h in candidates if framework_contract(graph, h)}
 
     def starts_here(method: str) -> int:
         """How many of the start's words the method's type says (`MailboxReader` says both of "the
