@@ -55,7 +55,8 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
     named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question) \
-        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" and not supposes_schema_change(question) else [])
+        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" and not supposes_schema_change(question) else []) \
+        or (tables_acted_on(graph, question) if shape == "list" else [])  # last: "which code deletes incidents"
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)
@@ -144,10 +145,8 @@ def asked_subjects(graph: nx.MultiDiGraph, question: str, shape: str | None, nam
     """What a list, impact or mapping question is about: the objects it names, else those it
     says in plain words (a table's, an impact's column or procedure, a mapping's entity)."""
     if shape in ("list", "impact", "mapping") and not named:
-        # "the table that assigns customers to roles", else "which code writes todo items", else
-        # "which code deletes incidents" (a list's one-word table, said as what is deleted)
-        named = link_tables_in_words(graph, question) or tables_in_words(graph, question) \
-            or (tables_acted_on(graph, question) if shape == "list" else [])
+        # "the table that assigns customers to roles", else "which code writes todo items"
+        named = link_tables_in_words(graph, question) or tables_in_words(graph, question)
         if shape == "impact":  # "the due date column of the issues table": that column of it
             named = columns_in_words(graph, named, question) or named or procedures_in_words(graph, question)
     elif shape in ("list", "impact", "mapping") and all(n.cue == "table" for n in named) \

@@ -1214,8 +1214,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     jobs = {h for h in candidates if face in FRAMEWORK_FACES and entry_face(graph, h) == face}
     entries = {h: entry_words(graph, h, declared) for h in candidates
                if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
+    callbacks: set[str] = set()
     if not entries:  # no action, handler or job near the hits: what the framework calls there (a queue's callback)
         entries = {h: entry_words(graph, h, declared) for h in candidates if framework_contract(graph, h)}
+        callbacks = set(entries)
 
     def starts_here(method: str) -> int:
         """How many of the start's words the method's type says (`MailboxReader` says both of "the
@@ -1247,7 +1249,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type or hit in entries), other_verb, -shared, says_action(hit),
+                not (verb or outer.search(name) or named_type or hit in callbacks), other_verb, -shared, says_action(hit),
                 -shared_words(objects, said),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
