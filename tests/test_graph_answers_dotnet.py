@@ -206,12 +206,6 @@ def test_questions_as_developers_ask_them_read_as_flows_lists_and_named_tables()
     # a module prefix before the first `_` need not be said
     assert [n.id for n in tables_in_words(more, "Who records the price history?")] == ["sql:dbo.Sales_PriceHistory|TABLE"]
     assert tables_in_words(built, "Which code writes orders?") == []  # one plain word names no table
-    # ... said anywhere; said as what a data verb is done to, it names the table a list is about
-    from ragstream.graph.named import tables_acted_on
-    assert [n.id for n in tables_acted_on(more, "Which pieces of code delete lines from the database?")] == \
-        ["sql:dbo.Lines|TABLE"]
-    assert [n.id for n in tables_acted_on(more, "Which code deletes order lines?")] == ["sql:dbo.OrderLines|TABLE"]
-    assert tables_acted_on(more, "Which code deletes old sessions and keeps the lines?") == []  # what is deleted is no table
     # unless the question calls it a table: the word after a module prefix (`Sales_History`)
     prefixed = build_graph([parse_sql("db/p.sql", "CREATE TABLE dbo.Sales_History (Id INT); "
                                       "CREATE TABLE dbo.Sales_HistoryLines (Id INT);", "tsql")])[0]

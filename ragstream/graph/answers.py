@@ -13,7 +13,7 @@ from ragstream.graph.action_verbs import acted_on, asked_actions, asked_http_ver
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, named_node, columns_in_words, link_tables_in_words, procedures_in_words,
-                                  says_several_tables, tables_acted_on, tables_in_words, undeclared_columns)
+                                  says_several_tables, tables_in_words, undeclared_columns)
 from ragstream.graph.phrases import subjects_in_phrases
 from ragstream.graph.questions import (supposes_schema_change, asked_face, asked_kinds, asked_operations, asked_relations, asked_start,
                                        asked_subject_words, asked_verbs, asked_words, asks_about_length, asks_for_classes, asks_for_raw_sql,
@@ -55,8 +55,7 @@ def answer_from_graph(graph: nx.MultiDiGraph, question: str, named: list[Named],
         return GraphAnswer("list", [], ("READS", "WRITES"), by_relevance(
             graph, sql_runners(graph), asked_words(question), ("runs SQL", "READS", "WRITES"), entry_hits, running=True))
     named = asked_subjects(graph, question, shape, named) or searched_subjects(graph, entry_hits, shape, question) \
-        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" and not supposes_schema_change(question) else []) \
-        or (tables_acted_on(graph, question) if shape == "list" else [])  # last: "which code deletes incidents"
+        or (changed_behaviour(graph, entry_hits, question) if shape == "impact" and not supposes_schema_change(question) else [])
     if shape not in ("list", "impact", "mapping") or not named:
         return None
     subjects = main_subjects(named)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ragstream.graph.action_verbs import acted_on
 from ragstream.index.compact_graph import compact_root, short_name
 from ragstream.index.symbols import without_template_copies
 from ragstream.keyword_tokens import identifier_parts, keyword_tokens
@@ -175,24 +174,6 @@ def tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
     first, then fewer where no longer name was said (`ActivityLog`, not also `Log` in "activity log")."""
     found = _tables_at_places(graph, stems(question), several=says_several_tables(question), one_word=False)
     return [named_node(graph, node, "words") for node in found]
-
-
-def tables_acted_on(graph: nx.MultiDiGraph, question: str) -> list[Named]:
-    """The tables named by what the question's actions are done to (`acted_on`: "which code deletes
-    incidents from the database" -> `Incidents`): those whose name's every word is one of those
-    words, the most words first; none when more than MAX_NAMED_BY_WORD tie. A one-word name said
-    anywhere is too common to name a table by ("queries", "orders"); said as the object of a
-    data verb, it names what is written."""
-    objects = acted_on(question)
-    if not objects:
-        return []
-    fits: dict[int, list[str]] = defaultdict(list)
-    for node, names in _table_names(graph):
-        best = max((len(words) for words in names if words and set(words) <= objects), default=0)
-        if best:
-            fits[best].append(node)
-    found = fits[max(fits)] if fits else []
-    return [named_node(graph, node, "words") for node in sorted(found)] if len(found) <= MAX_NAMED_BY_WORD else []
 
 
 def link_tables_in_words(graph: nx.MultiDiGraph, question: str) -> list[Named]:
