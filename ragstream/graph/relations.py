@@ -1190,7 +1190,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         return _of_named_type(graph, method, asked)
 
     upstream = [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS])
-                if (of_named_type(m) or entry_verb(m) or framework_contract(graph, m)) and not is_constructor(graph, m)]
+                if (of_named_type(m) or entry_verb(m)) and not is_constructor(graph, m)]
     if http_verbs:  # the actions of the asked verb above any hit: "delete" finds the page's OnPost
         upstream += [m for m in _callers_within(graph, methods) if entry_verb(m) in http_verbs]
     # the actions the question describes ("the finance transactions page for a month")
@@ -1207,7 +1207,6 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if face in FRAMEWORK_FACES:  # the jobs (hub methods) above the hits and those the question describes, before any action
         candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked, face)]
                        if m not in candidates and entry_face(graph, m) == face]
-    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
     # what the question says of an entry point or a handler (of other methods, a word or two of the
     # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
     declared = declared_type_names(graph)
@@ -1216,8 +1215,11 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
                if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
     callbacks: set[str] = set()
     if not entries:  # no action, handler or job near the hits: what the framework calls there (a queue's callback)
-        entries = {h: entry_words(graph, h, declared) for h in candidates if framework_contract(graph, h)}
-        callbacks = set(entries)
+        candidates += [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS])
+                       if m not in candidates and framework_contract(graph, m)]
+        callbacks = {h for h in candidates if framework_contract(graph, h)}
+        entries = {h: entry_words(graph, h, declared) for h in candidates if h in callbacks}
+    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
     def starts_here(method: str) -> int:
         """How many of the start's words the method's type says (`MailboxReader` says both of "the
