@@ -586,3 +586,24 @@ CREATE TABLE Student (StudentID bigint NOT NULL, Name nvarchar(200), EmailAddr n
     assert columns("cs:School.Student.Email|PROPERTY") == {"sql:dbo.Student.EmailAddr|COLUMN"}
     assert columns("cs:School.Student.Id|PROPERTY") == {"sql:dbo.Student.StudentID|COLUMN"}
     assert columns("cs:School.Student.Name|PROPERTY") == {"sql:dbo.Student.Name|COLUMN"}
+
+
+def test_a_table_name_attribute_maps_its_class_as_a_table_attribute_does():
+    """PetaPoco's, NPoco's and Serenity's `[TableName("Customers")]` is EF's `[Table("Customers")]`:
+    the row class maps to the table, its properties to the columns of their names."""
+    graph = graph_of({"CustomerRow.cs": """
+using Serenity.Data.Mapping;
+namespace Shop.Entities;
+[ConnectionKey("Northwind"), TableName("Customers")]
+public sealed class CustomerRow : Row<CustomerRow.RowFields>
+{
+    [Size(5), PrimaryKey] public string CustomerID { get => fields.CustomerID[this]; set => fields.CustomerID[this] = value; }
+    public class RowFields : RowFieldsBase { public StringField CustomerID; }
+}
+[DisplayName("Orders")]
+public sealed class OrderRow { public int OrderID { get; set; } }
+""", "schema.sql": "CREATE TABLE Customers (CustomerID nchar(5) NOT NULL); CREATE TABLE Orders (OrderID int NOT NULL);"})
+    assert edge(graph, "cs:Shop.Entities.CustomerRow|TYPE", "sql:Customers|TABLE", "MAPS_TO") is not None
+    assert edge(graph, "cs:Shop.Entities.CustomerRow.CustomerID|PROPERTY", "sql:Customers.CustomerID|COLUMN",
+                "MAPS_TO") is not None
+    assert not [t for _, t, k in graph.out_edges("cs:Shop.Entities.OrderRow|TYPE", keys=True) if k == "MAPS_TO"]

@@ -1,6 +1,7 @@
 """Entity Framework: DbContexts, their entities, and the tables entities map to (MAPS_TO).
 
-- A type with `[Table("X", Schema = "s")]` maps to `s.X` from its own file (source exact).
+- A type with `[Table("X", Schema = "s")]` (or `[TableName("X")]`: PetaPoco, NPoco, Serenity) maps to
+  `s.X` from its own file (source exact).
 - A DbContext (a class whose base's name ends in `DbContext`) maps each entity it names in a
   `DbSet<T>` property or `modelBuilder.Entity<T>()`. Table candidates, in order: `[Table]`
   (visible only when the entity is declared in the same file), `.ToTable("X", "s")`, the DbSet
@@ -377,8 +378,12 @@ def _configuring_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def _table_attribute(syntax: tree_sitter.Node) -> str | None:
-    """`s.X` from a `[Table("X", Schema = "s")]` attribute, `X` without a schema."""
-    return _table_from_arguments(attribute_arguments(syntax, ("Table",)), syntax)
+    """`s.X` from a `[Table("X", Schema = "s")]` attribute (EF, Dapper.Contrib, linq2db's `Name = "X"`)
+    or a `[TableName("X")]` (PetaPoco, NPoco, Serenity's rows), `X` without a schema."""
+    return _table_from_arguments(attribute_arguments(syntax, TABLE_ATTRIBUTES), syntax)
+
+
+TABLE_ATTRIBUTES = ("Table", "TableName")
 
 
 def _table_from_arguments(arguments: tree_sitter.Node | None, owner: tree_sitter.Node) -> str | None:
