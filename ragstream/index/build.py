@@ -644,7 +644,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 461
+PARSER_VERSION = 462
 
 
 def cache_prefix() -> str:
