@@ -23,11 +23,12 @@ the linked generation links the first one's BM25 files (it writes them anew if t
 A build that updates an index publishes the linked graph only, unless the edit's interim graph
 comes first (`graph_interim`): a reader never trades a linked graph for an unlinked one.
 `search` and `ask` answer from whichever generation is live, and while it is the unlinked one
-every answer, tool result and index list says the graph is linking (`graph_mark.graph_note`):
-a question asked in those seconds is most often a lookup that keywords answer, and an `ask`
-that waited would wait on a build it cannot see from its own process (a killed build leaves the
-mark, and the next build links it: `_unchanged`); a question about calls is answered with the
-note, and asked again a moment later gets the linked graph.
+every answer, tool result and index list says the graph is linking (`graph_mark.graph_note`).
+`ask` does not wait for the link, as it does not for an edit's interim graph: the unlinked
+generation is live for seconds, an answer made from it says its graph is not linked, and the same
+question a moment later gets the linked graph; a wait would hold every question asked during a
+cold build behind its slowest step (the Python call solve) and, after a killed build (whose mark
+stays until the next build links it: `_unchanged`), behind nothing that will ever come.
 """
 from __future__ import annotations
 
