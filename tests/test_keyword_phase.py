@@ -130,6 +130,25 @@ def test_a_keyword_generation_left_behind_says_so_and_is_linked_next(tree: Path,
     assert GRAPH_UPDATE not in stored.manifest and "CALLS" in {key for _, _, key in stored.graph().edges(keys=True)}
 
 
+def test_the_search_command_answers_from_the_keyword_generation_and_says_the_graph_is_linking(
+        tree: Path, tmp_path: Path, capsys):
+    import json
+
+    from ragstream.cli import main
+
+    settings = make_settings(tmp_path / "data")
+    with pytest.raises(Interrupted):
+        build_index(tree, settings, fill=False, progress=AtFirstPublication(settings, tree, stop=True))
+    config = tmp_path / "settings.yaml"
+    config.write_text(f"index:\n  data_dir: {tmp_path / 'data'}\n", encoding="utf-8")
+    assert main(["--config", str(config), "search", "build_graph", "--mode", "bm25", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert any("build_graph" in hit["id"] for hit in result["hits"])
+    assert any(w.startswith(KEYWORD) for w in result["debug"]["warnings"])
+    assert main(["--config", str(config), "search", "build_graph", "--mode", "bm25"]) == 0
+    assert f"warning (search): {KEYWORD}" in capsys.readouterr().err
+
+
 def test_linking_adds_no_node_and_changes_none_a_chunk_is_made_from(tree: Path, tmp_path: Path):
     """Why the two generations' keyword texts agree: every node of the unlinked graph is in the
     linked one with the same data, and the nodes linking adds (external ones) have no file."""
