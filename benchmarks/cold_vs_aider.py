@@ -42,10 +42,11 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def keyword_ready_child(path: str, cli: bool) -> None:
-    """Run in a child: one cold keyword-ready build of a copy of `path`; prints its figures as
-    JSON. With `cli`, the build reports to the progress bars `ragstream index` draws (its
-    `_RichProgress`, on stderr), as the command's own build does."""
+def keyword_ready_child(path: str, cli: bool, in_place: bool = False) -> None:
+    """Run in a child: one cold keyword-ready build of a copy of `path` (with `in_place`, of
+    `path` itself: a git work tree keeps its history); prints its figures as JSON. With `cli`,
+    the build reports to the progress bars `ragstream index` draws (its `_RichProgress`, on
+    stderr), as the command's own build does."""
     sys.path.insert(0, str(HERE))
     from contextlib import nullcontext
 
@@ -80,7 +81,7 @@ def keyword_ready_child(path: str, cli: bool) -> None:
                 self.inner.published(vectors)
 
     with tempfile.TemporaryDirectory(prefix="cold_vs_aider_") as scratch:
-        copy = copy_indexable(Path(path), Path(scratch))
+        copy = Path(path) if in_place else copy_indexable(Path(path), Path(scratch))
         settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
         cpu, started = cpu_seconds(), time.perf_counter()
         with _RichProgress() if cli else nullcontext() as bars:
@@ -124,11 +125,14 @@ def main() -> int:
     parser.add_argument("--json", help="also write every run's figures here")
     parser.add_argument("--cli", action="store_true",
                         help="also time each code's build as `ragstream index` runs it (its progress bars): NAME+cli")
+    parser.add_argument("--in-place", action="store_true",
+                        help="build each PATH itself, not a copy of what ragstream indexes: a git work tree "
+                             "keeps its history, which the build reads into the change history")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-cli", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        keyword_ready_child(args.child, args.child_cli)
+        keyword_ready_child(args.child, args.child_cli, args.in_place)
         return 0
     codes = dict(item.split("=", 1) for item in args.code) or {"ragstream": str(HERE.parent)}
     rows: list[dict] = []
@@ -136,7 +140,8 @@ def main() -> int:
         for path in map(lambda p: Path(p).resolve(), args.paths):
             listing = Path(lists) / f"{path.name}.files"
             count = indexed_files(path, listing)
-            contenders = {name: ([sys.executable, str(HERE / "cold_vs_aider.py"), "--child", str(path)],
+            contenders = {name: ([sys.executable, str(HERE / "cold_vs_aider.py"), "--child", str(path),
+                                  *(["--in-place"] if args.in_place else [])],
                                  {**os.environ, "PYTHONPATH": f"{Path(code).resolve()}:{HERE}"})
                           for name, code in codes.items()}
             if args.cli:
