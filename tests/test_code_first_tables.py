@@ -162,11 +162,10 @@ def test_a_declared_snake_case_convention_matches_raw_sql_onto_an_ef_model_table
     assert writes["sql:dbo.OrderLines|TABLE"]["name_rule"] == "naming_strategy"
 
 
-def test_without_a_declared_convention_underscored_names_are_not_the_model_table():
+def test_without_a_declared_convention_underscored_names_stay_external():
     graph = _build(("Shop.cs", SNAKE_EF.replace(".UseSnakeCaseNamingConvention()", "")))
     writes = _out(graph, "cs:Shop.Repo.Touch|METHOD", "WRITES")
-    assert list(writes) == ["sql:order_lines|TABLE"]  # a table only the SQL names, not `dbo.OrderLines`
-    assert graph.nodes["sql:order_lines|TABLE"]["attrs"]["via"] == "sql_text"
+    assert [graph.nodes[t]["kind"] for t in writes] == ["EXTERNAL"]
 
 
 SCHEMAS = """

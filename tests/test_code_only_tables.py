@@ -91,3 +91,23 @@ def test_table_names_are_plain_identifiers_and_not_catalogs_aliases_or_placehold
     for name in ("a", "T", "sys.tables", "INFORMATION_SCHEMA.COLUMNS", "sqlite_master", "dbo.sysobjects",
                  "osu_user_stats_mania_@p0k", "DelVolSetIds-@p0", "LATERAL", "pragma_table_xinfo", "pg_class"):
         assert not is_table_name(name), name
+
+
+def test_a_name_the_repository_defines_under_a_prefix_a_plural_or_another_casing_makes_no_table():
+    """An importer reading another application's `Page` and `post_comment` beside the repository's
+    `roadkill_pages` and an ORM's `PostComment`: those names are the repository's tables (or another
+    database's), not tables only the code names."""
+    text = """
+namespace Wiki;
+public class Importer
+{
+    private readonly System.Data.IDbConnection _db;
+    public void Pages() => Dapper.SqlMapper.Execute(_db, "SELECT Name FROM Page");
+    public void Comments() => Dapper.SqlMapper.Execute(_db, "DELETE FROM post_comment WHERE id = 1");
+    public void Files() => Dapper.SqlMapper.Execute(_db, "SELECT Name FROM File");
+}
+"""
+    script = "CREATE TABLE roadkill_pages (Id int NOT NULL); CREATE TABLE PostComment (Id int NOT NULL);"
+    graph, _ = build_graph([parse_csharp("Importer.cs", text), parse_sql("schema.sql", script)])
+    made = {n for n, d in graph.nodes(data=True) if (d.get("attrs") or {}).get("via") == "sql_text"}
+    assert made == {"sql:File|TABLE"}

@@ -14,8 +14,10 @@ when code runs SQL naming it, so that a question about the table finds it and th
 - the name is a plain identifier (`schema.name` at most, no placeholder such as `{0}` or `@p0`
   left in it), not a system catalog (`sys.*`, `INFORMATION_SCHEMA.*`, `sqlite_master`,
   `sysobjects`, `pg_*`), no one- or two-letter alias, no SQL word (`LATERAL`, `DUAL`);
-- no table of that name is defined in any schema (`audit.Posts` beside a defined `dbo.Posts`, a `Job`
-  two schemas define: those stay EXTERNAL, with their candidates);
+- no table of that name is defined in any schema, case, underscores, a module prefix and a plural
+  aside (`audit.Posts` beside a defined `dbo.Posts`, a `Job` two schemas define, an importer's `Page`
+  of another application beside the repository's `roadkill_pages`, `post_comment` beside an ORM's
+  `PostComment`: those stay EXTERNAL, with their candidates);
 - spellings of one table are one node: case aside, and the bare name with the one schema the
   code qualifies it with (`osu.osu_beatmap_difficulty_attribs` and `osu_beatmap_difficulty_attribs`).
 
@@ -28,6 +30,7 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
+from ragstream.index.csharp.naming_strategies import loose_key
 from ragstream.index.model import Node, node_id
 
 CODE_ONLY = "sql_text"  # the `via` of a table known only from the code's SQL
@@ -43,13 +46,14 @@ _WEAK = "sql_literal"
 
 def settle_code_only_tables(graph: nx.MultiDiGraph) -> int:
     """Make a TABLE of each EXTERNAL SQL name the code's SQL reads or writes; how many."""
-    defined = {str(data.get("name", "")).rsplit(".", 1)[-1].lower() for _, data in graph.nodes(data=True)
-               if data.get("kind") in ("TABLE", "VIEW") and data.get("language") == "sql"}
+    defined = {key for _, data in graph.nodes(data=True)
+               if data.get("kind") in ("TABLE", "VIEW") and data.get("language") == "sql"
+               for key in _keys(str(data.get("name", "")))}
     spellings: dict[str, list[str]] = defaultdict(list)  # bare name, lower case -> EXTERNAL nodes
     for node, data in sorted(graph.nodes(data=True)):
         if data.get("kind") == "EXTERNAL" and data.get("language") == "sql" \
                 and is_table_name(str(data.get("name", ""))) and _run_by_code(graph, node) \
-                and str(data["name"]).rsplit(".", 1)[-1].lower() not in defined:
+                and not _keys(str(data["name"])) & defined:
             spellings[str(data["name"]).rsplit(".", 1)[-1].lower()].append(node)
     for node, data in sorted(graph.nodes(data=True)):  # weaker spellings join a table the evidence made
         bare = str(data.get("name", "")).rsplit(".", 1)[-1].lower()
@@ -68,6 +72,15 @@ def is_table_name(name: str) -> bool:
     schema, _, bare = name.lower().rpartition(".")
     return len(bare) > 2 and schema not in _SYSTEM_SCHEMAS and not _SYSTEM_NAMES.match(bare) \
         and bare not in _SQL_WORDS
+
+
+def _keys(name: str) -> set[str]:
+    """The forms under which two table names may be one table's: case and underscores aside, with
+    and without a module prefix and a plural `s` (`roadkill_pages`: `roadkillpages`, `pages`,
+    `page`)."""
+    bare = name.rsplit(".", 1)[-1]
+    forms = {loose_key(bare), loose_key(bare.split("_", 1)[-1])}
+    return forms | {form[:-1] for form in forms if form.endswith("s") and len(form) > 3}
 
 
 def _run_by_code(graph: nx.MultiDiGraph, node: str) -> bool:
