@@ -1186,13 +1186,6 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     def entry_verb(method: str) -> str | None:
         return (graph.nodes[method].get("attrs", {}).get("entry") or {}).get("verb")
 
-    def answers_verb(method: str) -> bool:
-        """An entry point of an asked verb, or an MVC action that states none (`AddToCart(int id)`
-        answers a POST as well as a GET): its name then says which action it is (`says_action`)."""
-        entry = graph.nodes[method].get("attrs", {}).get("entry") or {}
-        return entry.get("verb") in http_verbs or (bool(http_verbs) and entry.get("verb") == "ANY"
-                                                   and entry.get("kind") == "action")
-
     def of_named_type(method: str) -> bool:
         return _of_named_type(graph, method, asked)
 
@@ -1257,7 +1250,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         named_type = of_named_type(hit) and not _mapped(graph, graph.nodes[hit].get("parent"))
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
-        return (bool(jobs) and hit not in jobs, -starts_here(hit), not answers_verb(hit),
+        return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
                 not (verb or outer.search(name) or named_type or hit in callbacks), other_verb, -shared, says_action(hit),
                 -shared_words(objects, said),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
