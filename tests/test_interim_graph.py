@@ -33,8 +33,11 @@ class Interrupted(Exception):
 
 
 class AtFirstPublication(Silent):
-    """Looks at the live index when the build first publishes (the interim generation); with
-    `stop`, ends the build there, as a kill at that moment would."""
+    """Looks at the live index when the build first publishes (the interim generation): what
+    `record` keeps of it and of a keyword search for `query`; with `stop`, ends the build there,
+    as a kill at that moment would."""
+
+    query = "audit_refunds"
 
     def __init__(self, settings, repo: Path, stop: bool = False):
         self.settings, self.repo, self.stop = settings, repo, stop
@@ -44,14 +47,15 @@ class AtFirstPublication(Silent):
         if self.seen is not None:
             return
         stored = store.load_index(locate(repository_info(self.repo), self.settings))
-        scope = resolve_scope(self.settings)
-        _, response, _ = search(self.settings, scope, "bm25", "audit_refunds", 5)
-        graph = stored.graph()
-        self.seen = {"manifest": stored.manifest, "hits": [h.id for h in response.hits],
-                     "warnings": response.debug.get("warnings", []), "calls": python_calls(self.settings, self.repo),
-                     "nodes": {data["name"] for _, data in graph.nodes(data=True)}, "graph_attrs": graph.graph}
+        _, response, _ = search(self.settings, resolve_scope(self.settings), "bm25", self.query, 5)
+        self.seen = self.record(stored, response, stored.graph())
         if self.stop:
             raise Interrupted
+
+    def record(self, stored, response, graph) -> dict:
+        return {"manifest": stored.manifest, "hits": [h.id for h in response.hits],
+                "warnings": response.debug.get("warnings", []), "calls": python_calls(self.settings, self.repo),
+                "nodes": {data["name"] for _, data in graph.nodes(data=True)}, "graph_attrs": graph.graph}
 
 
 def edited_repo(tmp_path: Path):

@@ -17,12 +17,13 @@ import pytest
 from ragstream import catalog
 from ragstream.controller import resolve_scope, search
 from ragstream.index import store
-from ragstream.index.build import Silent, build_index, locate, repository_info
+from ragstream.index.build import build_index, locate, repository_info
 from ragstream.index.graph_build import build_graph, unlinked_graph
 from ragstream.index.graph_mark import GRAPH_UPDATE
 from ragstream.retrieval.local_backend import LocalBackend
 from ragstream.retrieval.types import SearchRequest
 from tests.conftest import make_settings
+from tests.test_interim_graph import AtFirstPublication as FirstPublication, Interrupted
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ragstream" / "index"
 QUERIES = ("build_graph", "publish a generation atomically", "BM25 keyword tokens", "redacted texts walk",
@@ -30,32 +31,18 @@ QUERIES = ("build_graph", "publish a generation atomically", "BM25 keyword token
 KEYWORD = "graph: linking, the keyword index is ready"
 
 
-class Interrupted(Exception):
-    """Stands for the process being killed once the first generation is live."""
-
-
-class AtFirstPublication(Silent):
+class AtFirstPublication(FirstPublication):
     """Reads the live index when the build first publishes: the keyword hits of `QUERIES`, the
-    search's warnings, the graph's mark and edges, the BM25 files' inodes; with `stop`, ends the
-    build there, as a kill at that moment would."""
+    search's warnings, the graph's mark and edges, the BM25 files' inodes."""
 
-    def __init__(self, settings, repo: Path, stop: bool = False):
-        self.settings, self.repo, self.stop = settings, repo, stop
-        self.seen: dict | None = None
+    query = "build_graph"
 
-    def published(self, vectors: dict) -> None:
-        if self.seen is not None:
-            return
-        stored = store.load_index(locate(repository_info(self.repo), self.settings))
-        _, response, _ = search(self.settings, resolve_scope(self.settings), "bm25", "build_graph", 5)
-        graph = stored.graph()
-        self.seen = {"manifest": stored.manifest, "graph_attrs": dict(graph.graph), "hits": keyword_hits(self.settings, self.repo),
-                     "warnings": response.debug.get("warnings", []),
-                     "edge_types": {key for _, _, key in graph.edges(keys=True)},
-                     "bm25": inodes(stored.bm25_dir), "chunks": len(stored.chunks()),
-                     "history": stored.change_history()}
-        if self.stop:
-            raise Interrupted
+    def record(self, stored, response, graph) -> dict:
+        return {"manifest": stored.manifest, "graph_attrs": dict(graph.graph), "hits": keyword_hits(self.settings, self.repo),
+                "warnings": response.debug.get("warnings", []),
+                "edge_types": {key for _, _, key in graph.edges(keys=True)},
+                "bm25": inodes(stored.bm25_dir), "chunks": len(stored.chunks()),
+                "history": stored.change_history()}
 
 
 def keyword_hits(settings, repo: Path) -> list:
