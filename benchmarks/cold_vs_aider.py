@@ -16,6 +16,9 @@ contender runs in a fresh process on the same files, in an order that rotates ev
 
 Each row is the timed section's wall seconds (imports excluded, as in aider's bench) and its CPU
 seconds (this process's and its finished children's: parse workers, git), then the medians.
+A ragstream row also has `ready_s` / `ready_cpu_s`: the same at the first generation the build
+published, where the index answers `ragstream search` -- before the graph is linked when the
+build publishes its keyword index first (the twelfth pass), else the whole build.
 """
 from __future__ import annotations
 
@@ -39,10 +42,11 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def keyword_ready_child(path: str, cli: bool) -> None:
-    """Run in a child: one cold keyword-ready build of a copy of `path`; prints its figures as
-    JSON. With `cli`, the build reports to the progress bars `ragstream index` draws (its
-    `_RichProgress`, on stderr), as the command's own build does."""
+def keyword_ready_child(path: str, cli: bool, in_place: bool = False) -> None:
+    """Run in a child: one cold keyword-ready build of a copy of `path` (with `in_place`, of
+    `path` itself: a git work tree keeps its history); prints its figures as JSON. With `cli`,
+    the build reports to the progress bars `ragstream index` draws (its `_RichProgress`, on
+    stderr), as the command's own build does."""
     sys.path.insert(0, str(HERE))
     from contextlib import nullcontext
 
@@ -50,16 +54,42 @@ def keyword_ready_child(path: str, cli: bool) -> None:
 
     from ragstream.cli.index_commands import _RichProgress
     from ragstream.config import load_settings
-    from ragstream.index.build import build_index
+    from ragstream.index.build import Silent, build_index
+
+    class FirstPublished(Silent):
+        """Reports to `inner` (the CLI's bars, if any) and notes when a generation first went live."""
+
+        def __init__(self, inner) -> None:
+            self.inner, self.ready = inner, None
+
+        def start(self, phase, total):
+            if self.inner:
+                self.inner.start(phase, total)
+
+        def advance(self, phase, amount=1):
+            if self.inner:
+                self.inner.advance(phase, amount)
+
+        def finish(self, phase):
+            if self.inner:
+                self.inner.finish(phase)
+
+        def published(self, vectors):
+            if self.ready is None:
+                self.ready = (round(time.perf_counter() - started, 2), round(cpu_seconds() - cpu, 2))
+            if self.inner:
+                self.inner.published(vectors)
 
     with tempfile.TemporaryDirectory(prefix="cold_vs_aider_") as scratch:
-        copy = copy_indexable(Path(path), Path(scratch))
+        copy = Path(path) if in_place else copy_indexable(Path(path), Path(scratch))
         settings = load_settings(overrides={"index": {"data_dir": str(Path(scratch) / "data")}})
         cpu, started = cpu_seconds(), time.perf_counter()
-        with _RichProgress() if cli else nullcontext() as progress:
+        with _RichProgress() if cli else nullcontext() as bars:
+            progress = FirstPublished(bars)
             report = build_index(copy, settings, fill=False, progress=progress)
         seconds = time.perf_counter() - started
         print(json.dumps({"seconds": round(seconds, 2), "cpu_s": round(cpu_seconds() - cpu, 2),
+                          "ready_s": progress.ready[0], "ready_cpu_s": progress.ready[1],
                           "files": report.files, "chunks": report.chunks, "phases": report.seconds,
                           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
 
@@ -95,11 +125,14 @@ def main() -> int:
     parser.add_argument("--json", help="also write every run's figures here")
     parser.add_argument("--cli", action="store_true",
                         help="also time each code's build as `ragstream index` runs it (its progress bars): NAME+cli")
+    parser.add_argument("--in-place", action="store_true",
+                        help="build each PATH itself, not a copy of what ragstream indexes: a git work tree "
+                             "keeps its history, which the build reads into the change history")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-cli", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        keyword_ready_child(args.child, args.child_cli)
+        keyword_ready_child(args.child, args.child_cli, args.in_place)
         return 0
     codes = dict(item.split("=", 1) for item in args.code) or {"ragstream": str(HERE.parent)}
     rows: list[dict] = []
@@ -107,7 +140,8 @@ def main() -> int:
         for path in map(lambda p: Path(p).resolve(), args.paths):
             listing = Path(lists) / f"{path.name}.files"
             count = indexed_files(path, listing)
-            contenders = {name: ([sys.executable, str(HERE / "cold_vs_aider.py"), "--child", str(path)],
+            contenders = {name: ([sys.executable, str(HERE / "cold_vs_aider.py"), "--child", str(path),
+                                  *(["--in-place"] if args.in_place else [])],
                                  {**os.environ, "PYTHONPATH": f"{Path(code).resolve()}:{HERE}"})
                           for name, code in codes.items()}
             if args.cli:
@@ -125,10 +159,15 @@ def main() -> int:
                     rows.append(row)
             for name in names:
                 mine = [r for r in rows if r["repository"] == path.name and r["contender"] == name]
+                ready = "" if "ready_s" not in mine[0] else (
+                    f"; searchable at wall {' / '.join(str(r['ready_s']) for r in mine)} s"
+                    f" (median {statistics.median(r['ready_s'] for r in mine):.2f}),"
+                    f" CPU {' / '.join(str(r['ready_cpu_s']) for r in mine)} s"
+                    f" (median {statistics.median(r['ready_cpu_s'] for r in mine):.2f})")
                 print(f"{path.name} ({count} files) {name}: wall "
                       f"{' / '.join(str(r['seconds']) for r in mine)} s (median {statistics.median(r['seconds'] for r in mine):.2f}),"
                       f" CPU {' / '.join(str(r.get('cpu_s')) for r in mine)} s"
-                      f" (median {statistics.median(r['cpu_s'] for r in mine):.2f})", flush=True)
+                      f" (median {statistics.median(r['cpu_s'] for r in mine):.2f}){ready}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 0

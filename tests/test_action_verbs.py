@@ -2,7 +2,7 @@
 vocabulary (`graph/action_verbs.py`)."""
 import pytest
 
-from ragstream.graph.action_verbs import asked_actions, asked_http_verbs, said_actions
+from ragstream.graph.action_verbs import acted_on, asked_actions, asked_http_verbs, said_actions
 
 
 @pytest.mark.parametrize("name, verbs", [
@@ -42,3 +42,16 @@ def test_a_question_opens_with_its_action_and_a_new_thing_is_created():
 ])
 def test_logging_in_submits_credentials(question, verbs):
     assert asked_http_verbs(question) == verbs
+
+
+@pytest.mark.parametrize("question, objects", [
+    # who acts ("a user with delete rights") is not what is acted on
+    ("When a user with delete rights confirms deleting a single bug from the web UI, what runs?", {"bug"}),
+    ("How is an order created, from the API controller down to the tables?", {"order"}),
+    ("When a comment is deleted, what runs?", {"comment"}),
+    ("What happens when an admin removes a tag from a post?", {"tag"}),
+    ("When a user saves a draft article, which tables are written?", {"draft", "articl"}),
+    ("How does the nightly report work?", set()),
+])
+def test_what_the_actions_are_done_to(question, objects):
+    assert acted_on(question) == objects

@@ -132,3 +132,31 @@ def test_fluent_calls_outside_a_fluentmigrator_migration_make_no_table():
     assert "sql:Scratch|TABLE" not in graph and "sql:dbo.Scratch|TABLE" not in graph
     alone = parse_csharp("src/Other.cs", INITIAL.replace("using FluentMigrator;", ""))
     assert not [n for n in alone.nodes if n.kind == "TABLE"]  # no FluentMigrator import: not its migration
+
+
+def test_a_migration_helper_named_for_creating_a_table_creates_it_with_its_lambdas_columns():
+    """Serene's `this.CreateTableWithId32("Users", "UserId", s => s.WithColumn("Username")...)`: a helper
+    of the migration's own (or an extension on it) named `CreateTable...` creates the table its first
+    string names with the lambda's columns; a call on another object named so creates nothing."""
+    source = """
+using FluentMigrator;
+namespace App.Migrations
+{
+    [Migration(20141103140000)]
+    public class Initial : Migration
+    {
+        public override void Up()
+        {
+            this.CreateTableWithId32("Users", "UserId", s => s
+                .WithColumn("Username").AsString(100).NotNullable()
+                .WithColumn("DisplayName").AsString(100).NotNullable());
+            CreateTableWithId64("Roles", "RoleId", s => s.WithColumn("RoleName").AsString(100));
+            Helpers.CreateTableLater("Nope", s => s.WithColumn("A"));
+        }
+        public override void Down() { }
+    }
+}
+"""
+    made = {n.id for n in parse_csharp("Migrations/Initial.cs", source).nodes if n.kind in ("TABLE", "COLUMN")}
+    assert made == {"sql:Users|TABLE", "sql:Users.Username|COLUMN", "sql:Users.DisplayName|COLUMN",
+                    "sql:Roles|TABLE", "sql:Roles.RoleName|COLUMN"}

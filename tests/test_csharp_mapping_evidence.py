@@ -524,3 +524,86 @@ namespace Blog.Commands {
     assert touched("Load") == {("READS", "sql:dbo.BlogPosts|TABLE", True)}
     assert touched("Remove") == {("WRITES", "sql:dbo.BlogPosts|TABLE", True)}
     assert touched("Cached") == set() and touched("Unmapped") == set()
+
+
+def test_a_mapper_handing_its_base_the_table_maps_its_entity_and_a_unit_of_work_writes_it():
+    """Griffin.Data: `HistoryEntryMapper : CrudEntityMapper<HistoryEntry>` with `: base("IncidentHistory")`
+    maps the entity to that table, and `_unitOfWork.InsertAsync(entry)` then writes it; a CSV
+    `ClassMap<T>` beside it maps nothing, and a mapper handing its base no string names no table."""
+    files = {"History.cs": """
+using Griffin.Data.Mapper;
+namespace Errors.History;
+public class HistoryEntry { public int Id { get; set; } public int IncidentId { get; set; } }
+public class Note { public int Id { get; set; } }
+public class HistoryEntryMapper : CrudEntityMapper<HistoryEntry>
+{
+    public HistoryEntryMapper() : base("IncidentHistory") { Property(x => x.Id).PrimaryKey(true); }
+}
+public class NoteMapper : CrudEntityMapper<Note> { public NoteMapper() : base(Settings.Name) { } }
+public class Csv : ClassMap<HistoryEntry> { public Csv() { Map(x => x.Id); } }
+public class HistoryRepository
+{
+    private readonly IAdoNetUnitOfWork _unitOfWork;
+    public async Task CreateAsync(HistoryEntry entry) { await _unitOfWork.InsertAsync(entry); }
+}
+""", "schema.sql": "CREATE TABLE IncidentHistory (Id int NOT NULL, IncidentId int NOT NULL);"}
+    graph = graph_of(files)
+    table = "sql:IncidentHistory|TABLE"
+    assert edge(graph, "cs:Errors.History.HistoryEntry|TYPE", table, "MAPS_TO")["via"] == "mapping_class"
+    assert edge(graph, "cs:Errors.History.HistoryRepository.CreateAsync|METHOD", table, "WRITES") is not None
+    assert not [t for _, t, k in graph.out_edges("cs:Errors.History.Note|TYPE", keys=True) if k == "MAPS_TO"]
+
+
+def test_a_mapping_class_maps_the_properties_its_constructor_names_a_column_for():
+    """EF6's `this.Property(t => t.Columns).HasColumnName("qu_columns")` in an `EntityTypeConfiguration<T>`
+    constructor, FluentNHibernate's `Map(x => x.Email).Column("EmailAddr")` and `Id(x => x.Id).Column(..)`:
+    each property maps to the column named; one without a column name keeps the column of its own
+    name, and no property maps to a column of another."""
+    graph = graph_of({"Models.cs": """
+using System.Data.Entity.ModelConfiguration;
+namespace Bugs.Models;
+public class Query { public int Id { get; set; } public string Columns { get; set; } }
+public class QueryMap : EntityTypeConfiguration<Query>
+{
+    public QueryMap() { this.ToTable("queries"); this.HasKey(t => t.Id);
+        this.Property(t => t.Id).HasColumnName("qu_id"); this.Property(t => t.Columns).HasColumnName("qu_columns"); }
+}
+""", "Students.cs": """
+using FluentNHibernate.Mapping;
+namespace School;
+public class Student { public virtual long Id { get; set; } public virtual string Name { get; set; } public virtual string Email { get; set; } }
+public class StudentMap : ClassMap<Student>
+{
+    public StudentMap() { Table("Student"); Id(x => x.Id).Column("StudentID"); Map(x => x.Name); Map(x => x.Email).Column("EmailAddr"); }
+}
+""", "schema.sql": """CREATE TABLE queries (qu_id int NOT NULL, qu_columns nvarchar(max));
+CREATE TABLE Student (StudentID bigint NOT NULL, Name nvarchar(200), EmailAddr nvarchar(200));"""})
+
+    def columns(prop: str) -> set[str]:
+        return {t for _, t, k in graph.out_edges(prop, keys=True) if k == "MAPS_TO"}
+    assert columns("cs:Bugs.Models.Query.Columns|PROPERTY") == {"sql:dbo.queries.qu_columns|COLUMN"}
+    assert columns("cs:Bugs.Models.Query.Id|PROPERTY") == {"sql:dbo.queries.qu_id|COLUMN"}
+    assert columns("cs:School.Student.Email|PROPERTY") == {"sql:dbo.Student.EmailAddr|COLUMN"}
+    assert columns("cs:School.Student.Id|PROPERTY") == {"sql:dbo.Student.StudentID|COLUMN"}
+    assert columns("cs:School.Student.Name|PROPERTY") == {"sql:dbo.Student.Name|COLUMN"}
+
+
+def test_a_table_name_attribute_maps_its_class_as_a_table_attribute_does():
+    """PetaPoco's, NPoco's and Serenity's `[TableName("Customers")]` is EF's `[Table("Customers")]`:
+    the row class maps to the table, its properties to the columns of their names."""
+    graph = graph_of({"CustomerRow.cs": """
+using Serenity.Data.Mapping;
+namespace Shop.Entities;
+[ConnectionKey("Northwind"), TableName("Customers")]
+public sealed class CustomerRow : Row<CustomerRow.RowFields>
+{
+    [Size(5), PrimaryKey] public string CustomerID { get => fields.CustomerID[this]; set => fields.CustomerID[this] = value; }
+    public class RowFields : RowFieldsBase { public StringField CustomerID; }
+}
+[DisplayName("Orders")]
+public sealed class OrderRow { public int OrderID { get; set; } }
+""", "schema.sql": "CREATE TABLE Customers (CustomerID nchar(5) NOT NULL); CREATE TABLE Orders (OrderID int NOT NULL);"})
+    assert edge(graph, "cs:Shop.Entities.CustomerRow|TYPE", "sql:Customers|TABLE", "MAPS_TO") is not None
+    assert edge(graph, "cs:Shop.Entities.CustomerRow.CustomerID|PROPERTY", "sql:Customers.CustomerID|COLUMN",
+                "MAPS_TO") is not None
+    assert not [t for _, t, k in graph.out_edges("cs:Shop.Entities.OrderRow|TYPE", keys=True) if k == "MAPS_TO"]

@@ -104,3 +104,37 @@ def test_a_handler_taking_the_bus_context_first_handles_the_message_it_takes_sec
                                                                 keys=True, data=True)
             if key == "CALLS" and data.get("via") == "message"}
     assert sent == {"cs:Errors.App.IncidentClosedHandler.HandleAsync|METHOD"}
+
+
+CONSUMERS = """
+using MassTransit;
+namespace Shop.Events;
+public class BasketCheckedOut { public string UserName { get; set; } }
+public class OrderShipped { }
+public class BasketCheckedOutConsumer : IConsumer<BasketCheckedOut>
+{
+    public Task Consume(ConsumeContext<BasketCheckedOut> context) => Task.CompletedTask;
+}
+public class ShippedConsumer : IConsumer<OrderShipped>
+{
+    public Task Consume(ConsumeContext<OrderShipped> context) => Task.CompletedTask;
+}
+public class Pairs : IConsumer<BasketCheckedOut>
+{
+    public Task Consume(ConsumeContext<BasketCheckedOut, OrderShipped> context) => Task.CompletedTask;
+}
+public class Checkout
+{
+    private readonly IPublishEndpoint _publish;
+    public async Task Run(string user) { await _publish.Publish(new BasketCheckedOut { UserName = user }); }
+}
+"""
+
+
+def test_a_consumer_taking_the_bus_context_of_the_message_consumes_it():
+    """MassTransit's `Consume(ConsumeContext<BasketCheckedOut> context)`: the context carries the
+    message; the consumer of another message, and a context of two types, take nothing sent here."""
+    graph, _ = build_graph([parse_csharp("Shop/Events.cs", CONSUMERS)])
+    sent = {target for _, target, key, data in graph.out_edges("cs:Shop.Events.Checkout.Run|METHOD", keys=True, data=True)
+            if key == "CALLS" and data.get("via") == "message"}
+    assert sent == {"cs:Shop.Events.BasketCheckedOutConsumer.Consume|METHOD"}

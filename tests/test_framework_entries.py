@@ -47,6 +47,28 @@ def test_a_member_of_a_framework_job_contract_is_a_job(base, method, member):
     assert framework_contract(g, "Svc.Worker.Worker") is None
 
 
+def test_an_override_of_a_framework_base_no_code_calls_is_what_the_framework_calls():
+    """`ScoreStatisticsQueueProcessor : QueueProcessor<Score>` overrides `ProcessResult`, which the
+    package's loop calls: an entry of no face. An override the repository calls itself, an object's
+    `ToString`, a model's `OnModelCreating`, a plain public method, a test's override: none."""
+    g = _graph([("Q.Processor.ProcessResult", "METHOD"), ("Q.Processor.Retry", "METHOD"), ("Q.Processor.ToString", "METHOD"),
+                ("Q.Processor.Helper", "METHOD"), ("Q.Db.OnModelCreating", "METHOD"), ("Q.Processor", "TYPE"),
+                ("Q.Db", "TYPE"), ("Tests.Fake.ProcessResult", "METHOD"), ("Tests.Fake", "TYPE"),
+                ("ext:QueueProcessor<Score>", "EXTERNAL"), ("ext:DbContext", "EXTERNAL")],
+               [("Q.Processor", "ext:QueueProcessor<Score>", "INHERITS", {}), ("Q.Db", "ext:DbContext", "INHERITS", {}),
+                ("Tests.Fake", "ext:QueueProcessor<Score>", "INHERITS", {}),
+                ("Q.Processor.Helper", "Q.Processor.Retry", "CALLS", {})])
+    for method in ("Q.Processor.ProcessResult", "Q.Processor.Retry", "Q.Processor.ToString", "Q.Db.OnModelCreating",
+                   "Tests.Fake.ProcessResult"):
+        g.nodes[method]["attrs"] = {"modifiers": ["protected", "override"]}
+    assert framework_contract(g, "Q.Processor.ProcessResult") == Contract(
+        "QueueProcessor.ProcessResult", None, "override of a framework type's member")
+    assert entry_face(g, "Q.Processor.ProcessResult") is None  # no job, no page: an entry all the same
+    for method in ("Q.Processor.Retry", "Q.Processor.ToString", "Q.Db.OnModelCreating", "Q.Processor.Helper",
+                   "Tests.Fake.ProcessResult"):
+        assert framework_contract(g, method) is None, method
+
+
 def test_a_contract_of_the_same_name_declared_in_the_repository_is_no_framework_contract():
     g = _graph([("Svc.Worker.StopAsync", "METHOD"), ("Svc.Worker", "TYPE"), ("App.IHostedService", "TYPE")],
                [("Svc.Worker", "App.IHostedService", "IMPLEMENTS", {})])

@@ -169,3 +169,28 @@ public static void other(int id) { var p = new SqlParameter("@bg", id); var h = 
             if r.edge_type in ("READS", "WRITES")}
     assert made == {("delete_bug|METHOD", "READS", "bug_posts"), ("delete_bug|METHOD", "WRITES", "bug_posts"),
                     ("delete_bug|METHOD", "WRITES", "bugs")}
+
+
+def test_sql_appended_to_a_string_builder_is_read_whole_and_run_when_handed_on():
+    """`sb.Append("UPDATE scores SET ")...; conn.Execute(sb.ToString())`: the appended text, joined in
+    order (a chain appends to the same builder), is SQL the method runs; a builder of text that is no
+    SQL, or one never handed on, is no run statement."""
+    source = '''namespace N { class Fix {
+void Run(IDbConnection conn, int id) {
+    var sb = new StringBuilder();
+    sb.Append("UPDATE scores ");
+    sb.AppendLine("SET pp = NULL").Append($"WHERE id = {id}; ");
+    sb.Append("DELETE FROM score_pins WHERE score_id = @id");
+    conn.Execute(sb.ToString()); }
+string Report(int id) {
+    var text = new StringBuilder();
+    text.Append("Updated ").Append(id).Append(" rows from scores");
+    return text.ToString(); }
+void Kept() {
+    var q = new StringBuilder("x");
+    q.Append("SELECT id FROM osu_builds");
+    Log(q); } } }'''
+    made = {(r.source.rsplit(".", 1)[-1], r.edge_type, r.target, r.attrs.get("via"))
+            for r in parse_csharp("Fix.cs", source).references if r.edge_type in ("READS", "WRITES")}
+    assert made == {("Run|METHOD", "WRITES", "scores", "sql_builder"), ("Run|METHOD", "WRITES", "score_pins", "sql_builder"),
+                    ("Kept|METHOD", "READS", "osu_builds", "sql_literal")}

@@ -783,6 +783,21 @@ def test_a_described_entry_point_starts_the_flow_alone_unless_another_is_describ
     assert entry_methods(g, ["AdminController.Settings", "WikiAdminController.Edit"], words) == ["WikiAdminController.Edit"]
 
 
+def test_of_two_equally_described_entry_points_the_one_naming_what_is_acted_on_starts_the_flow():
+    """"When a user with delete rights confirms deleting a single bug": `delete_user` and
+    `delete_bug` pages each say two of the question's words; the bug is what is deleted, the user
+    who deletes it, whatever order the search found them in."""
+    from ragstream.graph.relations import entry_methods
+
+    pages = ("delete_user.Page_Load", "delete_bug.Page_Load")
+    g = _code_graph([(m, "METHOD") for m in pages] + [("delete_user", "TYPE"), ("delete_bug", "TYPE")], [])
+    for page in pages:
+        g.nodes[page]["attrs"] = {"entry": {"verb": "ANY", "kind": "web_forms"}}
+    words = {"user", "delet", "right", "bug", "web", "ui", "page"}
+    assert entry_methods(g, list(pages), words, {"DELETE", "POST"}, objects={"bug"})[0] == "delete_bug.Page_Load"
+    assert entry_methods(g, list(pages), words, {"DELETE", "POST"})[0] == "delete_user.Page_Load"  # search order
+
+
 def test_an_action_of_another_verb_yields_only_to_one_of_an_asked_verb():
     """"A post is deleted for good from the trash ... from the API call": the application purges
     with a PUT, and no DELETE action is among the candidates, so the PUT action starts the flow,

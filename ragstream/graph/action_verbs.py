@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ragstream.keyword_tokens import identifier_parts
+from ragstream.keyword_tokens import identifier_parts, keyword_tokens
 
 
 def _verbs(*stems: str) -> str:
@@ -79,6 +79,42 @@ def asked_actions(question: str) -> frozenset[str]:
 
 
 _NEW_THING = re.compile(r"\b(?:a|an|the)\s+new\b", re.IGNORECASE)
+
+
+def acted_on(question: str) -> frozenset[str]:
+    """The words of what the question's actions are done to: the noun after an action's verb
+    ("confirms deleting a single bug" -> bug) or before its passive ("how is an order created"
+    -> order), as keyword tokens. Of two entry points saying the same number of the question's
+    words, the one naming what is deleted is asked about, not the one naming who deletes it
+    (`delete_bug`, not `delete_user`, for "when a user ... confirms deleting a single bug")."""
+    verbs = "|".join(f"(?:{pattern.pattern})" for _, pattern in HTTP_VERBS)
+    noun = r"[A-Za-z][\w-]*"
+    said = [m.group("after") for m in re.finditer(rf"(?:{verbs})\s+(?:{_DETERMINERS}\s+)*(?P<after>{noun}(?:\s+{noun})?)",
+                                                  question, re.IGNORECASE)]
+    # "an order is created", and asked: "is an order created"
+    said += [m.group("before") for m in re.finditer(
+        rf"\b(?P<before>{noun})\s+(?:is|are|was|were|gets?|got|being|been)\s+(?:\w+ly\s+)?(?:{verbs})",
+        question, re.IGNORECASE)]
+    said += [m.group("inverted") for m in re.finditer(
+        rf"\b(?:is|are|was|were|does|do|did|gets?)\s+(?:{_DETERMINERS}\s+)*(?P<inverted>{noun})\s+(?:\w+ly\s+)?(?:{verbs})",
+        question, re.IGNORECASE)]
+    objects: set[str] = set()
+    for words in said:
+        for word in words.split():
+            if word.lower() in _NOT_OBJECTS:
+                break  # "bug from the web UI": the object ends before a preposition
+            objects.update(keyword_tokens(word))
+    return frozenset(objects)
+
+
+# what may stand between a verb and its object ("deleting a single bug", "creates the new order")
+_DETERMINERS = (r"(?:a|an|the|this|that|these|those|one|single|new|existing|its|their|his|her|our|your|some|any|all|each"
+                r"|every|specific|particular|given|selected|whole|entire|first|last|second|next|previous|old|current|same|other)")
+# words after a verb that are no object of it ("deleted from", "saved to the database", "it")
+_NOT_OBJECTS = frozenset({"from", "to", "into", "in", "on", "at", "by", "for", "with", "and", "or", "is", "are", "it",
+                          "them", "when", "what", "which", "how", "then", "as", "up", "out", "down", "back", "of", "through", "via",
+                          "over", "after", "before", "so", "that", "if", "while", "once", "there", "here", "a", "an", "the",
+                          "request", "requests", "action", "button", "rights", "permission", "permissions", "page"})
 
 
 def said_actions(name: str) -> frozenset[str]:

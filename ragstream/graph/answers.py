@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import networkx as nx
 
-from ragstream.graph.action_verbs import asked_actions, asked_http_verbs, said_actions
+from ragstream.graph.action_verbs import acted_on, asked_actions, asked_http_verbs, said_actions
 from ragstream.graph.lengths import VALIDATES, length_holders, length_properties
 from ragstream.graph.mappings import entities_in_words, mapping_answer, mapping_classes, mapping_of
 from ragstream.graph.named import (Named, named_node, columns_in_words, link_tables_in_words, procedures_in_words,
@@ -175,4 +175,4 @@ def entry_points(graph: nx.MultiDiGraph, hits: list[str], question: str) -> list
     """The entry points of a flow question that names none, among and above the search hits
     (`relations.entry_methods`)."""
     return entry_methods(graph, hits, asked_subject_words(question), asked_http_verbs(question), asked_start(question),
-                         asked_face(question), asked_actions(question))
+                         asked_face(question), asked_actions(question), acted_on(question))

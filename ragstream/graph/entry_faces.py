@@ -62,6 +62,11 @@ _JOB_BODY = re.compile(r"^(?:Execute|Invoke|Run|DoWork|StartAsync)")
 # `BackgroundService.ExecuteAsync`, Quartz.NET's `IJob.Execute`, Coravel's `IInvocable.Invoke`);
 # `None`: every public method (a SignalR hub's, which its clients call)
 _HOST_MEMBERS = ("StartAsync", "StopAsync")
+# overrides a framework calls that start no work of the application: an object's own members, an
+# EF model's building, a migration's steps
+_NOT_CALLBACKS = frozenset({"ToString", "Equals", "GetHashCode", "Dispose", "DisposeAsync", "Finalize",
+                            "OnModelCreating", "OnConfiguring", "ConfigureConventions", "BuildModel", "BuildTargetModel",
+                            "Up", "Down"})
 FRAMEWORK_CONTRACTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "IHostedService": (JOB, _HOST_MEMBERS),
     "IHostedLifecycleService": (JOB, (*_HOST_MEMBERS, "StartingAsync", "StartedAsync", "StoppingAsync", "StoppedAsync")),
@@ -125,6 +130,9 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
 
     - a member `FRAMEWORK_CONTRACTS` lists of a framework type up the method's type's bases
       (`SchedulerService : IHostedService` -> `StartAsync`; a hub's public methods);
+    - an override no code of the repository calls, on a type whose base is outside the repository
+      (a queue processor's `ProcessResult`, a generated gRPC base's `GetDiscount`): the framework
+      calls it; not `_NOT_CALLBACKS`, which every object has or which build a model or a schema;
     - a method a job library's registration names in a lambda over the type
       (`RecurringJob.AddOrUpdate<T>(x => x.M())`, `BackgroundJob.Enqueue<T>(..)`: attrs `invokes`);
     - a member of a contract the repository declares up its bases (an interface or base type
@@ -146,6 +154,12 @@ def framework_contract(graph: nx.MultiDiGraph, method: str) -> Contract | None:
         public = "public" in (data.get("attrs") or {}).get("modifiers", ())
         if (members is None and public) or name in (members or ()):
             return Contract(f"{short}.{name}", face, "framework contract")
+    external = [b for b in bases if graph.nodes[b].get("kind") == "EXTERNAL"]
+    if external and "override" in (data.get("attrs") or {}).get("modifiers", ()) and name not in _NOT_CALLBACKS \
+            and not in_tests(graph, method) and not _called_in_repository(graph, method):
+        # `ProcessResult` of a queue processor, a gRPC service's `GetDiscount`: the framework type calls it
+        short = graph.nodes[external[0]].get("name", "").split("<", 1)[0].rsplit(".", 1)[-1]
+        return Contract(f"{short}.{name}", None, "override of a framework type's member")
     registered = [d for source, _, key, d in graph.in_edges(owner, keys=True, data=True)
                   if key == "REFERENCES" and d.get("via") == "registration" and not in_tests(graph, source)]
     for d in registered:  # a job library told which method to call: `RecurringJob.AddOrUpdate<T>(x => x.M())`

@@ -21,7 +21,7 @@ from typing import Any
 import networkx as nx
 
 from ragstream.graph.action_verbs import said_actions
-from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face
+from ragstream.graph.entry_faces import FRAMEWORK_FACES, JOB, counterpart, entry_face, framework_contract
 from ragstream.graph.expansion import name_key
 from ragstream.graph.named import Named
 from ragstream.graph.stand_ins import declared_only, is_constructor
@@ -1144,10 +1144,12 @@ def _path_to(parent: Mapping[Any, tuple[Any, str] | None], node: Any, last: tupl
 
 def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str],
                   http_verbs: Collection[str] = (), start: Collection[str] = (), face: str | None = None,
-                  actions: Collection[str] = ()) -> list[str]:
+                  actions: Collection[str] = (), objects: Collection[str] = ()) -> list[str]:
     """Entry points of a flow when none is named: among the search hits that are methods, the
     methods upstream of the best of them that are HTTP entry points (attrs `entry`: an action, a
-    page handler, a minimal API or an endpoint) or whose type the asked keyword tokens (`words`)
+    page handler, a minimal API or an endpoint), members a framework calls (`framework_contract`:
+    a queue processor's `ProcessResult` override; entry points only where no action, handler or
+    job is among the candidates) or whose type the asked keyword tokens (`words`)
     name ("how does a worker fetch ..." -> `Worker.Execute`), and the entry points the question
     describes (`described_entries`: actions and message handlers the search missed). Those of a
     type saying most of the words the question starts its walk from come first (`start`: "walk me
@@ -1161,7 +1163,10 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     then HTTP entry points and message handlers the question describes with more words (`entry_words`: the
     type's and the method's names, the parameters' types, the route, who may call it: "when a
     moderator saves a post in the admin editor" is `WikiAdminController.Edit(EntryRevision)`,
-    moderators only, not `AdminController.Settings`) and fewer words it does not ask, then those
+    moderators only, not `AdminController.Settings`), of those the ones whose name says the asked
+    action, then those saying more of what the actions are done to (`objects`: "when a user ...
+    confirms deleting a single bug" is `delete_bug`, not `delete_user`), and fewer words it does
+    not ask, then those
     of a type the words name, then
     those upstream of more of the other hits (a flow is asked from the top down), then declared
     entry points, then those whose own name the words say ("created" -> `Create`), then search
@@ -1202,13 +1207,19 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if face in FRAMEWORK_FACES:  # the jobs (hub methods) above the hits and those the question describes, before any action
         candidates += [m for m in [*_callers_within(graph, methods), *described_jobs(graph, asked, face)]
                        if m not in candidates and entry_face(graph, m) == face]
-    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
     # what the question says of an entry point or a handler (of other methods, a word or two of the
     # question's object: "fetch the next job from the SQL Server queue" is no entry point of a queue)
     declared = declared_type_names(graph)
     jobs = {h for h in candidates if face in FRAMEWORK_FACES and entry_face(graph, h) == face}
     entries = {h: entry_words(graph, h, declared) for h in candidates
                if entry_verb(h) or _dispatched_to(graph, h) or h in jobs}
+    callbacks: set[str] = set()
+    if not entries:  # no action, handler or job near the hits: what the framework calls there (a queue's callback)
+        candidates += [m for m in _callers_within(graph, methods[:ENTRY_SEARCH_HITS])
+                       if m not in candidates and framework_contract(graph, m)]
+        callbacks = {h for h in candidates if framework_contract(graph, h)}
+        entries = {h: entry_words(graph, h, declared) for h in candidates if h in callbacks}
+    downstream = {h: len(_called_from(graph, h) & (set(methods) - {h})) for h in candidates}
 
     def starts_here(method: str) -> int:
         """How many of the start's words the method's type says (`MailboxReader` says both of "the
@@ -1229,7 +1240,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         said = said_actions(graph.nodes[hit].get("name", "")) if hit in entries else frozenset()
         return 0 if said & set(actions) else 2 if said and actions else 1
 
-    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, int, bool, int, bool, bool]:
+    def rank(hit: str) -> tuple[bool, int, bool, bool, bool, int, int, int, int, bool, int, bool, bool]:
         name = graph.nodes[hit].get("name", "")
         verb = entry_verb(hit)
         other_verb = asked_verb_found and verb not in (None, "ANY") and verb not in http_verbs
@@ -1240,7 +1251,8 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
         # where the question says the walk starts ("from the mailbox reader") outweighs the verb read
         # from its words ("... ends up as a new issue" is no POST of a page)
         return (bool(jobs) and hit not in jobs, -starts_here(hit), verb not in http_verbs,
-                not (verb or outer.search(name) or named_type), other_verb, -shared, says_action(hit),
+                not (verb or outer.search(name) or named_type or hit in callbacks), other_verb, -shared, says_action(hit),
+                -shared_words(objects, said),
                 unasked_words(asked, said) if shared else 0, not of_named_type(hit), -downstream[hit], not verb,
                 not asked & set(keyword_tokens(name.rsplit(".", 1)[-1])))
 
@@ -1248,7 +1260,7 @@ def entry_methods(graph: nx.MultiDiGraph, hits: list[str], words: Collection[str
     if ranked and shared_words(asked, entries.get(ranked[0], set())) >= MIN_DESCRIBING_WORDS:
         # the entry point the question describes is where the flow starts: another comes with it
         # only when described as well
-        ranked = [hit for hit in ranked if rank(hit)[:7] == rank(ranked[0])[:7]]
+        ranked = [hit for hit in ranked if rank(hit)[:8] == rank(ranked[0])[:8]]
     other = counterpart(graph, ranked[0], face, http_verbs) if ranked and face else None
     return [other, *(hit for hit in ranked[1:] if hit != other)] if other else ranked
 

@@ -11,6 +11,24 @@ files follow (a process that built before takes its graph, lines moved, when an 
 lines of Python files: `graph_reuse`). A re-index that finds the same files (by hash), the same commit and the
 same build key (`build_key`: settings, parser and redaction versions) returns after a walk
 that reads no text and publishes nothing.
+
+A build without a previous index (the first, or one that starts over) publishes twice before its
+vectors: first its keyword index over the unlinked graph (`graph_build.unlinked_graph`: every
+definition, nothing resolved across files; `graph_mark`'s "linking" mark; no change history,
+whose `git log` it does not wait for), as soon as the chunks and BM25 are written, then the linked
+generation -- the Python call solve, C#, SQL and the other
+linkers are most of a cold build's graph step, which BM25 never needed: a chunk's keyword text
+is its code and its header's own rows, never the relation rows linking adds (`keyword_text`), so
+the linked generation links the first one's BM25 files (it writes them anew if the texts differ).
+A build that updates an index publishes the linked graph only, unless the edit's interim graph
+comes first (`graph_interim`): a reader never trades a linked graph for an unlinked one.
+`search` and `ask` answer from whichever generation is live, and while it is the unlinked one
+every answer, tool result and index list says the graph is linking (`graph_mark.graph_note`).
+`ask` does not wait for the link, as it does not for an edit's interim graph: the unlinked
+generation is live for seconds, an answer made from it says its graph is not linked, and the same
+question a moment later gets the linked graph; a wait would hold every question asked during a
+cold build behind its slowest step (the Python call solve) and, after a killed build (whose mark
+stays until the next build links it: `_unchanged`), behind nothing that will ever come.
 """
 from __future__ import annotations
 
@@ -45,12 +63,12 @@ from ragstream.index.compact_forms import write_compact_forms
 from ragstream.index.embeddings import Embedder, EmbeddingCache
 from ragstream.index.generation_memo import GenerationMemo
 from ragstream.index.fill import TextPlan, coverage, fill_vectors, stage_of, write_vectors
-from ragstream.index.graph_build import ResolutionStats, build_graph
+from ragstream.index.graph_build import ResolutionStats, build_graph, unlinked_graph
 from ragstream.index.graph_interim import interim_graph
-from ragstream.index.graph_mark import GRAPH_UPDATE, graph_update
+from ragstream.index.graph_mark import GRAPH_UPDATE, graph_unlinked, graph_update
 from ragstream.index.graph_reuse import BuiltGraph, moved_graph
 from ragstream.index.graph_text import GraphText, graph_text, patched_text
-from ragstream.index.model import ParsedFile
+from ragstream.index.model import Chunk, ParsedFile
 from ragstream.index.parse import parse_many
 from ragstream.index.python.parser import module_names
 from ragstream.index.search_artifacts import write_bm25
@@ -145,7 +163,9 @@ class BuildReport:
     sql_coverage: SqlCoverage | None = None  # how much of the database the C# reaches (`sql_coverage`)
     # files whose edit was published first with the interim graph (`graph_interim`), then linked
     graph_deferred: list[str] = field(default_factory=list)
-    askable_seconds: float | None = None  # from the start to the interim generation's publication, if any
+    # from the start to the publication of a generation before the linked one, if any: an edit's with
+    # the interim graph, or a build's without a previous index with the unlinked graph (`_Early`)
+    askable_seconds: float | None = None
 
     @property
     def stage(self) -> str:
@@ -162,8 +182,8 @@ class BuildReport:
 
 
 def published_in(askable_seconds: float | None, keyword_ready_seconds: float) -> str:
-    """When a finished build's generations were published (past tense, both times): a Python
-    edit's first with the interim graph, then linked (`graph_interim`); else the keyword-ready one."""
+    """When a finished build's generations were published (past tense, both times): first with the
+    interim or unlinked graph (`_Early`), then linked; else the keyword-ready one."""
     if askable_seconds is None:
         return f"keyword-ready in {keyword_ready_seconds:.2f} s"
     return (f"askable in {askable_seconds:.2f} s (graph updating), "
@@ -283,36 +303,39 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 interim = interim_graph(linked_before, records) if moved is None and publish else None
                 if interim is None:
                     store.sweep_generations(location, keep=(generation,))
+                early = None
                 if moved is not None:
                     graph, report.resolution = moved
                     solved.carry()  # only lines of Python files moved: so did the solve's facts
-                elif interim is None:
-                    graph, report.resolution = build_graph([r.parsed for r in records.values()], python_guesses=guesses,
-                                                           python_memo=solved, python_facts=warm.line_free)
-                clock.lap("parse")
+                elif interim is not None:
+                    early = _Early(interim.graph, graph_update(interim.changed),
+                                   partial(_interim_text, kept=warm.graph_text, before=linked_before,
+                                           redo=interim.redo, same_policy=settings.acl == warm.graph_acl), True)
+                elif previous is None and publish:  # nothing to update: searchable before the link
+                    early = _Early(unlinked_graph([r.parsed for r in records.values()]), graph_unlinked(), graph_text,
+                                   False)
                 context = _Writing(info, settings, embedder, key, walked.files, previous, warm, parse_cache, cache,
                                    change_log)
-                if interim is not None:  # askable now, the graph marked as updating; linked below
-                    with store.staging(location, sweep=False) as early:
-                        os.link(generation / store.PARSED, early / store.PARSED)  # files never change once written
-                        store.sync_later(early / store.PARSED)  # its fsync in `generation` may be under way
-                        mark = graph_update(interim.changed)
-                        interim.graph.graph[GRAPH_UPDATE] = mark  # every reader of the graph sees it
-                        early_text = partial(_interim_text, kept=warm.graph_text, before=linked_before,
-                                             redo=interim.redo, same_policy=settings.acl == warm.graph_acl)
-                        early_manifest, _ = _keyword_ready(early, interim.graph, early_text, context, report, Silent(),
-                                                           {GRAPH_UPDATE: mark})
-                        store.publish(location, early, keep_previous=True)  # the solve's memo is read from it
+                first: _Written | None = None
+                if early is not None:  # searchable now, the graph marked as not linked; linked below
+                    clock.lap("parse")
+                    with store.staging(location, sweep=False) as staged:
+                        os.link(generation / store.PARSED, staged / store.PARSED)  # files never change once written
+                        store.sync_later(staged / store.PARSED)  # its fsync in `generation` may be under way
+                        early.graph.graph[GRAPH_UPDATE] = early.mark  # every reader of the graph sees it
+                        first = _keyword_ready(staged, early.graph, early.text, context, report, Silent(),
+                                               {GRAPH_UPDATE: early.mark}, history=early.history)
+                        store.publish(location, staged, keep_previous=True)  # the solve's memo is read from it
                     report.askable_seconds = round(time.perf_counter() - began, 3)
-                    report.graph_deferred = interim.changed
-                    progress.published(early_manifest["vectors"])
+                    report.graph_deferred = interim.changed if interim is not None else []
+                    progress.published(first.manifest["vectors"])
                     clock.lap("interim")
                     # the last edit's interim generation goes now, not before this one was askable
                     store.sweep_generations(location, keep=(generation, *([previous.generation] if previous else [])))
-                    graph, report.resolution = build_graph([r.parsed for r in records.values()],
-                                                           python_guesses=guesses, python_memo=solved,
-                                                           python_facts=warm.line_free)
-                    clock.lap("link")
+                if moved is None:
+                    graph, report.resolution = build_graph([r.parsed for r in records.values()], python_guesses=guesses,
+                                                           python_memo=solved, python_facts=warm.line_free)
+                clock.lap("link" if early is not None else "parse")
                 warm.linked = BuiltGraph(records, guesses, graph, report.resolution)
                 report.python_solve_reused = solved.hit
                 report.graph_moved = moved is not None
@@ -323,7 +346,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                     warm.graph_text, warm.graph_acl = text, settings.acl
                     return text
 
-                manifest, chunks = _keyword_ready(generation, graph, text_of, context, report, progress, {})
+                written = _keyword_ready(generation, graph, text_of, context, report, progress, {}, first)
+                manifest, chunks = written.manifest, written.chunks
                 if not publish:  # the live index is this one already: its records are these
                     store.discard(location, generation)
                     if previous is not None:
@@ -338,8 +362,8 @@ def _build(info: RepositoryInfo, location: store.IndexLocation, settings: Settin
                 # the interim generation, live for seconds, is left to the next staging (as a fill's
                 # are): a reader that has just loaded it can still read its files. The one before the
                 # edit, whose solve memo the link has read, goes as any replaced generation does.
-                store.publish(location, generation, keep_previous=interim is not None)
-                if interim is not None and previous is not None:
+                store.publish(location, generation, keep_previous=early is not None)
+                if early is not None and previous is not None:
                     store.retire(location, previous.generation)
                 store.keep_parse_records(location, generation, records)
                 keep_walk(location, settings.index, walked)
@@ -378,11 +402,38 @@ class _Writing:
     change_log: ChangeLog
 
 
+@dataclass(frozen=True)
+class _Early:
+    """A graph published before the one a build links (its keyword index searchable first): the
+    interim graph of an edit, or the unlinked graph of a build without a previous index; the
+    mark its generation carries (`graph_mark`) and how its texts are made."""
+
+    graph: nx.MultiDiGraph
+    mark: dict
+    text: Callable[[nx.MultiDiGraph], GraphText]
+    history: bool  # whether it waits for the change history (`git log` of up to thousands of commits)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A keyword-ready generation written: its manifest, its chunks, and the texts its BM25 files
+    were made from (in `bm25`)."""
+
+    manifest: dict
+    chunks: list[Chunk]
+    keywords: list[str]
+    bm25: Path
+
+
 def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[nx.MultiDiGraph], GraphText],
-                   w: _Writing, report: BuildReport, progress: Progress, marks: dict) -> tuple[dict, list]:
+                   w: _Writing, report: BuildReport, progress: Progress, marks: dict,
+                   first: _Written | None = None, history: bool = True) -> _Written:
     """Label `graph`, chunk, and write into `generation` everything a keyword-ready index holds
     besides its parse records (`text_of`: the texts of the labelled graph; `marks`: added to the
-    manifest); the manifest and the chunks."""
+    manifest). `first`: the generation of the same build published before it (`_Early`), whose
+    BM25 files are linked when its keyword texts are these: a header's relation rows, all that
+    linking adds to a chunk, are never keyword text (`keyword_text`). Without `history`, the
+    generation holds no change history (read as "built without them") and waits for no `git log`."""
     settings, warm = w.settings, w.warm
     texts = {f.path: f.text for f in w.files}
     counter = token_counter(settings.tokens.encoding)
@@ -404,14 +455,19 @@ def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[
     text = text_of(graph)
     store.write_graph(generation / store.GRAPH, graph, text)
     progress.start("write", 5)
-    write_bm25(generation / store.BM25_DIR, [keyword_text(c) for c in chunks], w.parse_cache,
-               cache_prefix(), warm.keyword_terms, warm.token_numbers)
+    keywords = [keyword_text(c) for c in chunks]
+    if first is not None and first.keywords == keywords:
+        store.link_folder(first.bm25, generation / store.BM25_DIR)
+    else:
+        write_bm25(generation / store.BM25_DIR, keywords, w.parse_cache, cache_prefix(), warm.keyword_terms,
+                   warm.token_numbers)
     progress.advance("write")
     store.write_bytes(generation / store.CHUNKS, chunks_jsonl(chunks, warm.chunk_json))
     progress.advance("write")
-    changes_read = w.change_log.past_changes(chunks)
-    store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
-    report.past_changes = len(changes_read)
+    if history:
+        changes_read = w.change_log.past_changes(chunks)
+        store.write_jsonl(generation / store.CHANGE_HISTORY, changes_read)
+        report.past_changes = len(changes_read)
     progress.advance("write")
     write_compact_forms(generation, graph, chunks, text)
     # Counting the windows' word pieces is the fill's work (most of a cold plan): the
@@ -429,7 +485,7 @@ def _keyword_ready(generation: Path, graph: nx.MultiDiGraph, text_of: Callable[[
     manifest["keyword_generation"] = generation.name  # what a fill's generations share
     manifest.update(marks)
     store.write_json(generation / store.MANIFEST, manifest)
-    return manifest, chunks
+    return _Written(manifest, chunks, keywords, generation / store.BM25_DIR)
 
 
 def fill_index(path: str | Path, settings: Settings, *, name: str | None = None, branch: str | None = None,
@@ -644,7 +700,7 @@ def index_status(path: str | Path, settings: Settings, *, name: str | None = Non
 
 
 # Bump when a parser's output changes, so cached parse results of unchanged files are redone.
-PARSER_VERSION = 457
+PARSER_VERSION = 462
 
 
 def cache_prefix() -> str:

@@ -55,6 +55,7 @@ from ragstream.index.csharp.nh_automapping import link_automapped_entities
 from ragstream.index.csharp.ef_migrations import settle_migrations
 from ragstream.index.sql.schema_evolution import evolve_schema
 from ragstream.index.sql.templates import resolve_placeholder_schemas
+from ragstream.index.sql.code_only_tables import settle_code_only_tables
 from ragstream.index.sql.name_resolution import resolve_sql_names
 from ragstream.index.symbols import SymbolTable, is_interface, without_template_copies
 from ragstream.test_paths import code_root
@@ -78,19 +79,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     Python's calls (`python_guesses`: whether a call on an unknown receiver may be linked by
     name, as a guess; `python_memo`: where a solve of the same flow facts may be found;
     `python_facts`: each file's line-free flow facts kept from the last build)."""
-    files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
-    files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
-    files = evolve_schema(files)  # SQL objects as the last migration script leaves them
-    files = settle_code_sql_tables(files)  # a CREATE TABLE string's table, where nothing else has it
-    graph: nx.MultiDiGraph = nx.MultiDiGraph()
-    for parsed in files:
-        for node in parsed.nodes:
-            graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds
-    for parsed in files:
-        for edge in parsed.edges:
-            # an edge into an object no file declares (one a later step took away) would make a bare node
-            if edge.source in graph and edge.target in graph:
-                add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
+    files, graph = _parsed_graph(files)
     symbols = SymbolTable(files)
     stats = ResolutionStats()
     refs = [r for f in files for r in f.references]
@@ -115,6 +104,7 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.resolved.update(link_code_first_tables(graph, symbols, refs))  # OrmLite `db.CreateTable<T>()`
     # every schema source is in: SQL names left EXTERNAL onto the object they mean (case, schema, naming)
     stats.resolved["name_resolution"] += resolve_sql_names(graph)
+    stats.resolved["code_only_tables"] += settle_code_only_tables(graph)  # names only the code's SQL says
     stats.resolved["MAPS_TO"] += link_property_columns(graph)  # each entity property to its column
     stats.resolved["REFERENCES"] += link_member_paths(graph)  # `MapFrom(s => s.Category.CategoryName)`
     stats.resolved.update(link_data_access(graph, symbols, refs))  # tables reached through DbSet<T>, IRepository<T>
@@ -145,12 +135,46 @@ def build_graph(files: list[ParsedFile], python_guesses: bool = True, python_mem
     stats.dispatch["bound_type_argument"] += link_bound_dispatch(graph, symbols, refs)
     # `RunCommandAsync<TCommand>(command)` sending `command` on: only the handler of the caller's command
     stats.dispatch["bound_method_type_argument"] += link_bound_method_dispatch(graph, symbols, refs)
+    _mark_files(graph, files)
+    return graph, stats
+
+
+def unlinked_graph(files: list[ParsedFile]) -> nx.MultiDiGraph:
+    """What `build_graph` makes before it resolves anything across files: every node (its data
+    as `build_graph`'s), the in-file edges and the graph's own marks -- what a chunk's text and
+    its header's own rows (file, symbol, defined in, signature) are made from, so a build can
+    publish its keyword index before the references are linked (`index/build.py`). A new graph:
+    `build_graph` of the same files shares no table with it."""
+    files, graph = _parsed_graph(files)
+    _mark_files(graph, files)
+    return graph
+
+
+def _parsed_graph(files: list[ParsedFile]) -> tuple[list[ParsedFile], nx.MultiDiGraph]:
+    """The files as the schema steps settle them, and their nodes and in-file edges."""
+    files = settle_migrations(files)  # EF migrations' tables as the last migration leaves them
+    files = resolve_placeholder_schemas(files)  # `$(Schema).Job` is `HangFire.Job` when twins say so
+    files = evolve_schema(files)  # SQL objects as the last migration script leaves them
+    files = settle_code_sql_tables(files)  # a CREATE TABLE string's table, where nothing else has it
+    graph: nx.MultiDiGraph = nx.MultiDiGraph()
+    for parsed in files:
+        for node in parsed.nodes:
+            graph.add_node(node.id, **vars(node))  # shallow: asdict's deep copy costs seconds
+    for parsed in files:
+        for edge in parsed.edges:
+            # an edge into an object no file declares (one a later step took away) would make a bare node
+            if edge.source in graph and edge.target in graph:
+                add_edge(graph, edge.source, edge.target, edge.type, edge.attrs)
+    return files, graph
+
+
+def _mark_files(graph: nx.MultiDiGraph, files: list[ParsedFile]) -> None:
+    """The graph's own marks of its files, set last (the graph's attributes keep their order)."""
     # the folder all files share: below it, `samples/` or `tests/` are tests (`test_paths`)
     graph.graph["code_root"] = code_root(parsed.path for parsed in files)
     # files a generator wrote (`walk.GENERATED_INDEXED`): retrieval ranks them after hand-written code
     graph.graph["generated_files"] = sorted(parsed.path for parsed in files
                                             if graph.nodes[parsed.root_id]["attrs"].get("generated"))
-    return graph, stats
 
 
 def _link(graph: nx.MultiDiGraph, symbols: SymbolTable, ref: Reference,

@@ -1,7 +1,9 @@
-"""The mark of a generation whose graph is the interim one (`graph_interim`): the files changed
-since the graph was linked, kept in the manifest and in the graph's own attributes, and the note
-every reader of the graph gives while it is there -- search and the answer's warnings, the index
-list and `index --status`, the graph page, the MCP tools. (Light: read by every front end.)"""
+"""The mark of a generation whose graph is not linked yet, kept in the manifest and in the graph's
+own attributes, and the note every reader of the graph gives while it is there -- search and the
+answer's warnings, the index list and `index --status`, the graph page, the MCP tools. Two kinds:
+the interim graph of an edit (`graph_interim`: the files changed since the graph was linked), and
+the unlinked graph a build without a previous index publishes its keyword index with
+(`graph_build.unlinked_graph`: nothing resolved across files yet). (Light: read by every front end.)"""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,6 +24,11 @@ def graph_update(changed: list[str]) -> dict:
     return {"files": changed}
 
 
+def graph_unlinked() -> dict:
+    """The manifest's mark of an unlinked graph: no file changed since a link, none made yet."""
+    return {"files": [], "unlinked": True}
+
+
 def graph_marks(manifest: Mapping) -> dict:
     """The mark of a manifest, alone (empty when its graph is linked): what an index list keeps."""
     return {GRAPH_UPDATE: manifest[GRAPH_UPDATE]} if manifest.get(GRAPH_UPDATE) else {}
@@ -34,6 +41,9 @@ def graph_note(marks: Mapping, filtered: bool = False) -> str | None:
     update = marks.get(GRAPH_UPDATE)
     if not update:
         return None
+    if update.get("unlinked"):
+        return ("graph: linking, the keyword index is ready: its definitions are in, but calls, "
+                "inheritance and references are not until the build publishes the linked graph (in seconds)")
     files = update["files"]
     if filtered:
         changed = "files changed since it was linked"

@@ -31,6 +31,7 @@ HEADER_RELATIONS = (
     ("INHERITS", "in", "subclassed by"), ("IMPLEMENTS", "in", "implemented by"),
 )
 RELATION_LABELS = tuple(f"{label}:" for _, _, label in HEADER_RELATIONS)
+_RELATION_TYPES = frozenset(edge_type for edge_type, _, _ in HEADER_RELATIONS)
 # What a retrieval filter looks at, per node: two nodes equal on all of it are always seen together.
 _FILTERED_ON = ("path", "kind", "language", "acl")
 
@@ -79,12 +80,14 @@ def render_header(graph: nx.MultiDiGraph, node: str, max_names: int, shown: Call
 def _related(graph: nx.MultiDiGraph, node: str, shown: Callable[[str], bool]) -> dict[tuple[str, str], set[str]]:
     """(edge type, direction) -> display names of the shown nodes at the other end."""
     related: dict[tuple[str, str], set[str]] = {}
-    ends = [(v, k, "out", d) for _, v, k, d in graph.out_edges(node, keys=True, data=True)]
-    ends += [(u, k, "in", d) for u, _, k, d in graph.in_edges(node, keys=True, data=True)]
-    for other, edge_type, direction, data in ends:
-        if other != node and shown(other):
-            mark = " (guess)" if data.get("guess") else ""  # linked by name only
-            related.setdefault((edge_type, direction), set()).add(display_name(graph.nodes[other]) + mark)
+    # networkx's own tables (other end -> edge type -> data), read without its edge views' cost
+    for direction, table in (("out", graph._succ[node]), ("in", graph._pred[node])):  # type: ignore[attr-defined]
+        for other, edges in table.items():
+            for edge_type, data in edges.items():
+                # an edge no row lists (a definition's DEFINES, most edges of an unlinked graph) is not judged
+                if edge_type in _RELATION_TYPES and other != node and shown(other):
+                    mark = " (guess)" if data.get("guess") else ""  # linked by name only
+                    related.setdefault((edge_type, direction), set()).add(display_name(graph.nodes[other]) + mark)
     return related
 
 

@@ -207,6 +207,15 @@ def linked_generation(location: IndexLocation, live: Path, replaced: Iterable[st
     return generation
 
 
+def link_folder(source: Path, target: Path) -> None:
+    """Hard links in `target` (made here) to the files of the folder `source`, a published
+    generation's (on disk already) that the generation being staged holds the same: files never
+    change once written. `publish` fsyncs the new folder."""
+    target.mkdir(parents=True)
+    for path in sorted(source.iterdir()):
+        os.link(path, target / path.name)
+
+
 @contextmanager
 def staging(location: IndexLocation, keep: Iterable[Path] = (), sweep: bool = True) -> Iterator[Path]:
     """A new generation to write into (`keep`, `sweep`: as `new_generation`'s); if the build fails

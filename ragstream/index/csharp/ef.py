@@ -1,6 +1,7 @@
 """Entity Framework: DbContexts, their entities, and the tables entities map to (MAPS_TO).
 
-- A type with `[Table("X", Schema = "s")]` maps to `s.X` from its own file (source exact).
+- A type with `[Table("X", Schema = "s")]` (or `[TableName("X")]`: PetaPoco, NPoco, Serenity) maps to
+  `s.X` from its own file (source exact).
 - A DbContext (a class whose base's name ends in `DbContext`) maps each entity it names in a
   `DbSet<T>` property or `modelBuilder.Entity<T>()`. Table candidates, in order: `[Table]`
   (visible only when the entity is declared in the same file), `.ToTable("X", "s")`, the DbSet
@@ -19,7 +20,8 @@
   automapping finds without an override: see `nh_automapping`.
 - A mapping class that maps its type argument in its constructor (FluentNHibernate's
   `ClassMap<T>`, NHibernate's `ClassMapping<T>`, EF6's `EntityTypeConfiguration<T>`) REFERENCES
-  `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names, else to `T`'s own name
+  `T`, and maps it to the table its `Table("X")` / `ToTable("X")` names (or hands its base's
+  constructor: Griffin.Data's `: base("X")` of a `CrudEntityMapper<T>`), else to `T`'s own name
   by the ORM's convention (a guess; attrs `via="mapping_class"`). Only with evidence that the
   class maps to a database: its file imports an ORM's namespace (or qualifies the base with it),
   or its constructor names a table or key (`Table`, `Id`, `HasKey`, ...). The base's name alone is
@@ -143,9 +145,22 @@ def _constructor_mapped_entity(decl: TypeDecl, names: Names) -> str | None:
     imported = [*names.usings, *names.aliases.values(), node_text(base)]
     if found and any(written.startswith(ORM_NAMESPACES) for written in imported):
         return entity
-    own_calls = {called_name(call) for method in decl.methods if method.type == "constructor_declaration"
+    constructors = [method for method in decl.methods if method.type == "constructor_declaration"]
+    own_calls = {called_name(call) for method in constructors
                  for call in descendants(method) if call.type == "invocation_expression" and _on_this(call)}
-    return entity if own_calls & PERSISTENCE_CALLS else None
+    return entity if own_calls & PERSISTENCE_CALLS or _base_table(constructors, decl.syntax) else None
+
+
+def _base_table(constructors: list[tree_sitter.Node], owner: tree_sitter.Node) -> str | None:
+    """The table a mapping class hands its base's constructor (Griffin.Data's `HistoryEntryMapper()
+    : base("IncidentHistory")`), written as a string."""
+    for constructor in constructors:
+        initializer = child_of_type(constructor, "constructor_initializer")
+        if initializer is not None and any(child.type == "base" for child in initializer.children):
+            table = _table_from_arguments(child_of_type(initializer, "argument_list"), owner)
+            if table:
+                return table
+    return None
 
 
 def _unqualified(base: tree_sitter.Node) -> tree_sitter.Node:
@@ -162,17 +177,19 @@ def _constructor_mapping_references(decl: TypeDecl, written: str, names: Names) 
     own_calls = [call for method in [*constructors, *_helpers(decl, constructors)] for call in descendants(method)
                  if call.type == "invocation_expression" and _on_this(call)]
     table = next((_table_from_arguments(call.child_by_field_name("arguments"), decl.syntax)
-                  for call in own_calls if called_name(call) in ("Table", "ToTable")), None)
+                  for call in own_calls if called_name(call) in ("Table", "ToTable")), None) \
+        or _base_table(constructors, decl.syntax)
     guesses = names.type_candidates(written, decl.scope)
     sources = [node_id(LANGUAGE, guess, "TYPE") for guess in guesses]
     line = line_of(constructors[0]) if constructors else line_of(decl.syntax)
-    attrs: dict = {"source_candidates": sources, "via": "mapping_class"}
+    columns = configured_columns(own_calls)  # EF6: `this.Property(t => t.Columns).HasColumnName("qu_columns")`
+    attrs: dict = {"source_candidates": sources, "via": "mapping_class", **columns}
     if not table:
         attrs.update(guess=True, mapping="by_convention")
     return [
         Reference(source=decl.id, edge_type="REFERENCES", target=written, target_language=LANGUAGE,
                   candidates=guesses, target_kinds=("TYPE",), by_name=True, external=True, line=line,
-                  attrs={"via": "mapping_class", **_members(own_calls)}),
+                  attrs={"via": "mapping_class", **_members(own_calls), **columns}),
         maps_to(sources[0], table_candidates([table or written.rsplit(".", 1)[-1]]), line, attrs),
     ]
 
@@ -249,8 +266,9 @@ def _first_parameter(method: tree_sitter.Node) -> str | None:
 CONSTRUCTOR_MAPPINGS = ("ClassMap", "SubclassMap", "ClassMapping", "SubclassMapping", "JoinedSubclassMapping",
                         "UnionSubclassMapping", "EntityTypeConfiguration")
 # The name of a mapping base a package or the repository derives from the ORM's (`EntityMapBase<T>`,
-# `EntitySubClassMapBase<T>`, `AuditedClassMapping<T>`): known only with a table or key in the constructor.
-MAPPING_BASE_NAME = re.compile(r"(?:Map|MapBase|Mapping|MappingBase)$")
+# `EntitySubClassMapBase<T>`, `AuditedClassMapping<T>`; a mapper ORM's own: `CrudEntityMapper<T>`,
+# `ClassMapper<T>`): known only with a table or key in the constructor, or a table handed to the base.
+MAPPING_BASE_NAME = re.compile(r"(?:Map|MapBase|Mapper|Mapping|MappingBase)$")
 # Namespaces of the ORMs whose mapping classes these are: a file importing one maps to a database.
 ORM_NAMESPACES = ("NHibernate", "FluentNHibernate", "System.Data.Entity", "Microsoft.EntityFrameworkCore")
 # What only a persistence mapping's constructor says: its table, schema or key.
@@ -360,8 +378,12 @@ def _configuring_calls(entity_call: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def _table_attribute(syntax: tree_sitter.Node) -> str | None:
-    """`s.X` from a `[Table("X", Schema = "s")]` attribute, `X` without a schema."""
-    return _table_from_arguments(attribute_arguments(syntax, ("Table",)), syntax)
+    """`s.X` from a `[Table("X", Schema = "s")]` attribute (EF, Dapper.Contrib, linq2db's `Name = "X"`)
+    or a `[TableName("X")]` (PetaPoco, NPoco, Serenity's rows), `X` without a schema."""
+    return _table_from_arguments(attribute_arguments(syntax, TABLE_ATTRIBUTES), syntax)
+
+
+TABLE_ATTRIBUTES = ("Table", "TableName")
 
 
 def _table_from_arguments(arguments: tree_sitter.Node | None, owner: tree_sitter.Node) -> str | None:

@@ -114,15 +114,20 @@ def _join(chain: list[tree_sitter.Node]) -> dict[str, str]:
 
 
 def configured_columns(calls: Iterable[tree_sitter.Node]) -> dict[str, dict[str, str]]:
-    """{"columns": {property: column}} from `Property(x => x.P).HasColumnName("col")`, when any."""
+    """{"columns": {property: column}} from EF's `Property(x => x.P).HasColumnName("col")` and
+    FluentNHibernate's `Map(x => x.P).Column("col")` (`Id(..)`, `References(..)` alike), when any."""
     columns = {}
     for call in calls:
-        member = _lambda_member(call) if called_name(call) == "Property" else None
-        column = next((_string_argument(c) for c in fluent_chain(call) if called_name(c) == "HasColumnName"), None) \
+        member = _lambda_member(call) if called_name(call) in _MEMBER_CALLS else None
+        column = next((_string_argument(c) for c in fluent_chain(call) if called_name(c) in _COLUMN_CALLS), None) \
             if member else None
         if member and column:
             columns[member] = column
     return {"columns": columns} if columns else {}
+
+
+_MEMBER_CALLS = frozenset({"Property", "Map", "Id", "References"})
+_COLUMN_CALLS = frozenset({"HasColumnName", "Column"})
 
 
 def model_builder_references(decl: TypeDecl, names: Names) -> list[Reference]:

@@ -8,7 +8,9 @@ FluentMigrator's expression roots (`Create`, `Alter`, `Delete`, `Rename`, `Inser
 the migration's base class) is one operation:
 
 - `Create.Table("T")` (also an application's extension of the root named `Table...` with the table
-  name first, such as `Create.TableForModel("T")`), `.InSchema("s")`, `.WithColumn("C").AsInt32()
+  name first, such as `Create.TableForModel("T")`, or a helper of the migration's named `CreateTable...`
+  with the table first and its columns in a lambda: `this.CreateTableWithId32("Users", "UserId", s =>
+  s.WithColumn("Username")...)`), `.InSchema("s")`, `.WithColumn("C").AsInt32()
   .Nullable().PrimaryKey().ForeignKey("FK", "P", "Id")`: a TABLE node, its COLUMN nodes and
   FOREIGN_KEY references shaped like the SQL parser's;
 - `Create.Column("C").OnTable("T")`, `Alter.Table("T").AddColumn("C")`: a COLUMN node;
@@ -73,7 +75,7 @@ def fluent_migration_parts(decl: TypeDecl, path: str) -> MigrationParts:
             continue
         for statement in descendants(method):
             if statement.type == "expression_statement" and statement.named_children:
-                steps = _chain(statement.named_children[0])
+                steps = _chain(statement.named_children[0]) or _helper_chain(statement.named_children[0])
                 if steps and steps[0].name in ROOTS:
                     _add_operation(parts, decl, path, statement, steps)
                 elif len(steps) == 2 and steps[0].name == "Execute" and is_sql_call(steps[1].syntax):
@@ -98,6 +100,24 @@ def _chain(expression: tree_sitter.Node) -> list[_Step]:
     if node.type != "identifier" or not steps:
         return []
     return [_Step(node_text(node), [], node), *reversed(steps)]
+
+
+def _helper_chain(expression: tree_sitter.Node) -> list[_Step]:
+    """`Create.Table("T")` and its columns, as a project's migration helper says them: a call of
+    the migration's own (or an extension on it: `this.CreateTableWithId32("Users", "UserId", s =>
+    s.WithColumn("Username").AsString(100))`) named `CreateTable...`, the table its first string
+    argument, its columns the `WithColumn` chain of a lambda argument. Empty for anything else."""
+    callee = callee_of(expression) if expression.type == "invocation_expression" else None
+    if callee is None or (callee[0] is not None and callee[0].type != "this") \
+            or not (type_name(callee[1]) or "").startswith("CreateTable"):
+        return []
+    arguments = [value for _, value in call_arguments(required_child(expression, "arguments"))]
+    table = next((text for value in arguments if (text := string_value(value, {}))), None)
+    bodies = [value.child_by_field_name("body") for value in arguments if value.type == "lambda_expression"]
+    columns = next((steps[1:] for body in bodies if body is not None and (steps := _chain(body))), [])
+    if not table:
+        return []
+    return [_Step("Create", [], expression), _Step("Table", [table], expression), *columns]
 
 
 def _first_text(step: _Step) -> str | None:

@@ -10,7 +10,9 @@ SQL text calls a procedure too. Any other string of the method that reads as a S
 (it starts with SELECT, INSERT, UPDATE, DELETE, MERGE, WITH or EXEC) is SQL too, marked
 `via="sql_literal"`: code that builds its SQL through a helper (`GetQuery(s => $"select ...")`)
 passes the data-access call a variable the parser cannot follow, but the text is in the method.
-SQL composed with Dapper's `SqlBuilder` (a template and its clauses) is SQL too, `via="sql_builder"`.
+SQL composed with Dapper's `SqlBuilder` (a template and its clauses) is SQL too, `via="sql_builder"`,
+and so is the text appended to a `StringBuilder` when the method hands the builder's `ToString()`
+to a call (`sql_literal` when it does not).
 A string parameter the type's own calls pass values to (`argument_values`) is bound to each
 value in turn: the SQL that changes with it is read once per value, `via="argument"`, and its
 tables and procedures are linked only where the repository defines them (a value is a guess at
@@ -31,7 +33,7 @@ import tree_sitter
 
 from ragstream.index.model import Reference, node_id
 from ragstream.keyword_tokens import identifier_parts
-from ragstream.index.csharp.sql_builder import built_sql
+from ragstream.index.csharp.sql_builder import appended_sql, built_sql
 from ragstream.index.csharp.argument_values import ParameterValues
 from ragstream.index.csharp.strings import UNKNOWN_PREFIX, is_format, string_bindings, string_value
 from ragstream.index.csharp.syntax import (
@@ -167,6 +169,9 @@ def _method_sql(method: tree_sitter.Node, fields: dict[str, str]) -> list[SqlTex
     known = {sql.text for sql in found}
     literals = [sql for sql in _sql_literals(method, passed, strings) if sql.text not in known]
     literals += [SqlText(text, line, via="sql_builder") for text, line in built_sql(method, strings)]
+    # a StringBuilder's text: run when the method hands it on (`conn.Execute(sb.ToString())`)
+    literals += [SqlText(text, line, via="sql_builder" if handed else "sql_literal")
+                 for text, line, handed in appended_sql(method, strings) if _SQL_LIKE.match(text)]
     if len(set(unread_rows)) == 1:  # `Query<SqlJob>(query)`, the query built from the method's one SQL
         literals = [replace(sql, row_type=unread_rows[0], row_type_guessed=True) for sql in literals]
     return found + literals

@@ -297,12 +297,21 @@ def _handles(name: str) -> bool:
 
 
 def _takes_one(attrs: dict, message: str) -> bool:
-    """The method's first parameter is a `message`, or its second after the bus's context (DotNetCqs'
+    """The method's first parameter is a `message` (or the bus's context of one: MassTransit's
+    `Consume(ConsumeContext<OrderPlaced> context)`), or its second after the bus's context (DotNetCqs'
     `HandleAsync(IMessageContext context, IncidentClosed message)`), and no other is (`Compare(X, X)`
     compares)."""
-    types = [written.split("<", 1)[0].rstrip("?") for written in attrs.get("parameters") or ()]
+    types = [_in_context(written) or written.split("<", 1)[0].rstrip("?") for written in attrs.get("parameters") or ()]
     position = 1 if len(types) > 1 and types[0].rsplit(".", 1)[-1].endswith("Context") else 0
     return len(types) > position and types[position] == message and types.count(message) == 1
+
+
+def _in_context(written: str) -> str | None:
+    """`X` of a context type carrying one message (`ConsumeContext<X>`, `IMessageContext<X>`), else None."""
+    outer, _, inner = written.partition("<")
+    inner = inner.rstrip("?").removesuffix(">").strip()
+    return inner.rsplit(".", 1)[-1] if outer.rsplit(".", 1)[-1].endswith("Context") and inner \
+        and not any(c in inner for c in "<>,") else None
 
 
 def _bound_to(symbols: SymbolTable, call: dict, message: str) -> bool:
