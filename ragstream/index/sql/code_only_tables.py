@@ -94,12 +94,14 @@ def _run_by_code(graph: nx.MultiDiGraph, node: str) -> bool:
 
 def _in_migration(graph: nx.MultiDiGraph, node: str) -> bool:
     """Whether `node` is (a member of) a migration class (`ef_role`: EF's or FluentMigrator's)."""
-    seen = 0
-    while isinstance(node, str) and node in graph and seen < 8:  # a member, its type, an outer type
-        data = graph.nodes[node]
+    current: str | None = node
+    for _ in range(8):  # a member, its type, an outer type
+        if not isinstance(current, str) or current not in graph:
+            return False
+        data = graph.nodes[current]
         if (data.get("attrs") or {}).get("ef_role") == "migration":
             return True
-        node, seen = data.get("parent"), seen + 1
+        current = data.get("parent")
     return False
 
 
