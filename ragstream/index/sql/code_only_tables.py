@@ -27,7 +27,7 @@ CALLS into the name (a routine) stay on the EXTERNAL node; every other edge into
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import networkx as nx
 
@@ -107,7 +107,7 @@ def _in_migration(graph: nx.MultiDiGraph, node: str) -> bool:
 
 def _make_table(graph: nx.MultiDiGraph, spellings: list[str]) -> None:
     """One TABLE for the spellings, named as the code most often qualifies it, else writes it."""
-    uses = Counter({node: graph.in_degree(node) for node in spellings})
+    uses = {node: graph.in_degree(node) for node in spellings}
     qualified = {str(graph.nodes[n]["name"]).split(".", 1)[0].lower() for n in spellings if "." in graph.nodes[n]["name"]}
     chosen = max(spellings, key=lambda n: ("." in graph.nodes[n]["name"] if len(qualified) == 1 else False,
                                            uses[n], graph.nodes[n]["name"]))
